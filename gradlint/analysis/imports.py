@@ -1,0 +1,185 @@
+"""What each name in a file refers to: `ag.Variable` and `V` may both mean `torch.autograd.Variable`.
+
+Resolution is file-wide and deliberately conservative: a name with any binding other than one
+consistent import (a local `def`, `class`, assignment, loop target...) resolves to nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from gradlint.analysis.syntax import dotted_name, iter_statements
+
+# Modules re-exporting a name under a second path: the canonical spelling wins.
+CANONICAL = {
+    "torch.autograd.variable.Variable": "torch.autograd.Variable",
+}
+
+_SHADOWED = object()
+
+
+@dataclass(frozen=True)
+class ImportedName:
+    """One `import` binding: `alias` in `statement` binds `local` to `target`."""
+
+    local: str
+    target: str
+    statement: cst.CSTNode  # the Import / ImportFrom small statement
+    alias: cst.ImportAlias
+
+
+@dataclass
+class ImportMap:
+    bindings: dict[str, object] = field(default_factory=dict)  # local name -> target or _SHADOWED
+    imports: list[ImportedName] = field(default_factory=list)
+    star_modules: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, module: cst.Module) -> "ImportMap":
+        result = cls()
+        for statement in iter_statements(module.body):
+            result._record(statement)
+        return result
+
+    def _record(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                full = dotted_name(alias.name) or ""
+                if alias.asname is None:
+                    local = full.split(".", 1)[0]
+                    self._bind_import(local, local, statement, alias)
+                else:
+                    self._bind_import(_asname(alias), full, statement, alias)
+        elif isinstance(statement, cst.ImportFrom):
+            self._record_from(statement)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            self._shadow(statement.name.value)
+        elif isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
+            for target in targets:
+                for name in _target_names(target.target):
+                    self._shadow(name)
+        elif isinstance(statement, (cst.For,)):
+            for name in _target_names(statement.target):
+                self._shadow(name)
+        elif isinstance(statement, cst.With):
+            for item in statement.items:
+                if item.asname is not None:
+                    for name in _target_names(item.asname.name):
+                        self._shadow(name)
+
+    def _record_from(self, statement: cst.ImportFrom) -> None:
+        if statement.relative or statement.module is None:
+            names = [] if isinstance(statement.names, cst.ImportStar) else statement.names
+            for alias in names:
+                self._shadow(_asname(alias) or (dotted_name(alias.name) or ""))
+            return
+        module = dotted_name(statement.module) or ""
+        if isinstance(statement.names, cst.ImportStar):
+            self.star_modules.append(module)
+            return
+        for alias in statement.names:
+            name = dotted_name(alias.name) or ""
+            self._bind_import(_asname(alias) or name, f"{module}.{name}", statement, alias)
+
+    def _bind_import(self, local: str, target: str, statement: cst.CSTNode, alias: cst.ImportAlias) -> None:
+        target = CANONICAL.get(target, target)
+        self.imports.append(ImportedName(local, target, statement, alias))
+        previous = self.bindings.get(local)
+        if previous is None or previous == target:
+            self.bindings[local] = target
+        else:
+            self.bindings[local] = _SHADOWED
+
+    def _shadow(self, local: str) -> None:
+        self.bindings[local] = _SHADOWED
+
+    def resolve_name(self, local: str) -> Optional[str]:
+        target = self.bindings.get(local)
+        if target is _SHADOWED:
+            return None
+        if target is None:
+            if len(self.star_modules) == 1:
+                return CANONICAL.get(f"{self.star_modules[0]}.{local}", f"{self.star_modules[0]}.{local}")
+            return None
+        return target  # type: ignore[return-value]
+
+    def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
+        """The fully qualified name an expression refers to, or None when unknown."""
+        if isinstance(node, cst.Name):
+            return self.resolve_name(node.value)
+        if isinstance(node, cst.Attribute):
+            base = self.qualified_name(node.value)
+            if base is None:
+                return None
+            full = f"{base}.{node.attr.value}"
+            return CANONICAL.get(full, full)
+        return None
+
+    def local_names_for(self, target: str) -> list[str]:
+        """Local names bound (unshadowed) exactly to `target`, e.g. the names of module `torch`."""
+        return [name for name, bound in self.bindings.items() if bound == target]
+
+    def imports_of(self, target: str) -> Iterator[ImportedName]:
+        return (imported for imported in self.imports if imported.target == target)
+
+
+def _asname(alias: cst.ImportAlias) -> Optional[str]:
+    if alias.asname is None:
+        return None
+    name = alias.asname.name
+    return name.value if isinstance(name, cst.Name) else None
+
+
+def _target_names(target: cst.CSTNode) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
+def module_level_alias(module: cst.Module, imports: ImportMap, target: str) -> Optional[str]:
+    """A name bound to `target` by an import at the top level of the module (usable anywhere)."""
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.Import):
+                continue
+            for alias in small.names:
+                full = dotted_name(alias.name) or ""
+                local = _asname(alias) or full.split(".", 1)[0]
+                bound = full if alias.asname is not None else local
+                if bound == target and imports.bindings.get(local) == target:
+                    return local
+    return None
+
+
+def import_anchor(module: cst.Module) -> Optional[cst.CSTNode]:
+    """The statement before which a new top-level import goes: after the docstring and `__future__`."""
+    for index, statement in enumerate(module.body):
+        if index == 0 and _is_docstring(statement):
+            continue
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.ImportFrom) and dotted_name(small.module or cst.Name("_")) == "__future__"
+            for small in statement.body
+        ):
+            continue
+        decorators = getattr(statement, "decorators", ())
+        return decorators[0] if decorators else statement
+    return None
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )

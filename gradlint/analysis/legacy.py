@@ -1,0 +1,100 @@
+"""The PyTorch 0.3 `Variable` API: its name and how a call's arguments map to its parameters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.syntax import is_bool_literal
+
+VARIABLE = "torch.autograd.Variable"
+# Positional order of the legacy constructor's parameters.
+_PARAMETERS = ("data", "requires_grad", "volatile")
+
+# torch factories that accept `requires_grad=` and return a fresh leaf that does not require grad.
+GRAD_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "randn", "rand", "zeros", "ones", "full", "empty", "arange", "eye", "tensor", "linspace",
+        "logspace", "randn_like", "rand_like", "zeros_like", "ones_like", "full_like", "empty_like",
+    )
+)
+# Fresh tensors from other sources (no `requires_grad=` parameter).
+OTHER_FRESH = frozenset({"torch.from_numpy", "torch.randint", "torch.randperm"})
+# Conversions that keep a fresh, grad-free tensor fresh and grad-free.
+FRESH_CONVERSIONS = frozenset(
+    {"cuda", "cpu", "to", "float", "double", "half", "long", "int", "short", "byte", "bool", "bfloat16", "type", "contiguous", "pin_memory"}
+)
+
+
+@dataclass(frozen=True)
+class VariableArguments:
+    data: Optional[cst.BaseExpression]
+    requires_grad: Optional[cst.BaseExpression]
+    volatile: Optional[cst.Arg]
+
+
+def is_variable(node: cst.CSTNode, imports: ImportMap) -> bool:
+    return imports.qualified_name(node) == VARIABLE
+
+
+def variable_arguments(call: cst.Call) -> Optional[VariableArguments]:
+    """Map the call's arguments to data / requires_grad / volatile, or None if anything else is passed."""
+    found: dict[str, cst.Arg] = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        name = arg.keyword.value if arg.keyword is not None else (_PARAMETERS[position] if position < len(_PARAMETERS) else None)
+        if name not in _PARAMETERS or name in found:
+            return None
+        found[name] = arg
+    data = found.get("data")
+    requires_grad = found.get("requires_grad")
+    return VariableArguments(
+        data.value if data else None,
+        requires_grad.value if requires_grad else None,
+        found.get("volatile"),
+    )
+
+
+def volatile_argument(call: cst.Call) -> Optional[cst.Arg]:
+    for position, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == "volatile":
+            return arg
+        if arg.keyword is None and not arg.star and position == 2:
+            return arg
+    return None
+
+
+def fresh_tensor_call(node: cst.BaseExpression, imports: ImportMap) -> Optional[cst.Call]:
+    """The factory call at the root of `node` when node is a fresh tensor that does not require grad.
+
+    Fresh means: created right here, referenced by nothing else, so unwrapping `Variable(...)`
+    around it cannot change identity, aliasing or autograd history.
+    """
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.lpar:
+        if node.func.attr.value not in FRESH_CONVERSIONS or imports.qualified_name(node.func) is not None:
+            break
+        node = node.func.value
+    if not isinstance(node, cst.Call) or any(arg.star for arg in node.args):
+        return None
+    qualified = imports.qualified_name(node.func)
+    if qualified not in GRAD_FACTORIES and qualified not in OTHER_FRESH:
+        return None
+    for arg in node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "out" or (keyword == "requires_grad" and not is_bool_literal(arg.value, False)):
+            return None
+    return node
+
+
+def is_direct_grad_factory(node: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`torch.randn(...)` itself (no conversion chain), which can take `requires_grad=True`."""
+    return (
+        isinstance(node, cst.Call)
+        and fresh_tensor_call(node, imports) is node
+        and imports.qualified_name(node.func) in GRAD_FACTORIES
+    )

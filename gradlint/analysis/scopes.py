@@ -1,0 +1,97 @@
+"""Which values a name is bound to inside one function (or module) body."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.syntax import child_statements
+
+Scope = cst.CSTNode  # a FunctionDef or the Module
+
+
+def enclosing_scope(stack: Sequence[cst.CSTNode]) -> Scope:
+    for node in reversed(stack):
+        if isinstance(node, cst.FunctionDef):
+            return node
+    return stack[0]
+
+
+class Bindings:
+    """name -> the expressions assigned to it in one scope (nested functions excluded)."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.values: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        # Names bound in ways whose value we cannot see (parameters, for/with targets, imports).
+        self.opaque: set[str] = set()
+        body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
+        if isinstance(scope, cst.FunctionDef):
+            self._parameters(scope.params)
+        for statement in _own_statements(body):
+            self._record(statement)
+
+    def _parameters(self, params: cst.Parameters) -> None:
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            self.opaque.add(param.name.value)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.opaque.add(star.name.value)
+
+    def _record(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Name):
+                    self.values[target.target.value].append(statement.value)
+                else:
+                    self._opaque_targets(target.target)
+        elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
+            if isinstance(statement.target, cst.Name) and statement.value is not None:
+                self.values[statement.target.value].append(statement.value)
+        elif isinstance(statement, cst.For):
+            self._opaque_targets(statement.target)
+        elif isinstance(statement, cst.With):
+            for item in statement.items:
+                if item.asname is not None:
+                    self._opaque_targets(item.asname.name)
+
+    def _opaque_targets(self, target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.opaque.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._opaque_targets(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._opaque_targets(target.value)
+
+    def assigned(self, name: str) -> list[cst.BaseExpression]:
+        return self.values.get(name, [])
+
+
+def _own_statements(body: Sequence[cst.CSTNode]):
+    """Statements of a scope, not descending into nested functions or classes."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        else:
+            yield from _own_statements(child_statements(statement))
+
+
+class ScopeTable:
+    """Lazily built Bindings per scope node, shared by every rule of a file."""
+
+    def __init__(self) -> None:
+        self._bindings: dict[int, Bindings] = {}
+
+    def of(self, scope: Scope) -> Bindings:
+        found = self._bindings.get(id(scope))
+        if found is None:
+            found = self._bindings[id(scope)] = Bindings(scope)
+        return found
+
+    def values_of(self, name: str, scope: Optional[Scope]) -> list[cst.BaseExpression]:
+        return self.of(scope).assigned(name) if scope is not None else []

@@ -1,0 +1,129 @@
+"""Small, allocation-free helpers over LibCST nodes."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Sequence
+
+import libcst as cst
+
+
+
+def iter_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.CSTNode]:
+    """Every statement (and small statement) in `body`, depth first, in source order.
+
+    Descends into compound statements, including function and class bodies, but not into expressions.
+    """
+    for statement in body:
+        yield statement
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        else:
+            yield from iter_statements(child_statements(statement))
+
+
+def child_statements(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements directly nested in a compound statement, in source order.
+
+    An `elif` is returned as the nested If statement it is in LibCST's tree.
+    """
+    nested: list[cst.CSTNode] = list(suite_statements(getattr(statement, "body", None)))
+    for handler in getattr(statement, "handlers", ()):
+        nested.extend(suite_statements(handler.body))
+    for case in getattr(statement, "cases", ()):
+        nested.extend(suite_statements(case.body))
+    for name in ("orelse", "finalbody"):
+        block = getattr(statement, name, None)
+        if isinstance(block, cst.If):
+            nested.append(block)
+        elif block is not None:
+            nested.extend(suite_statements(block.body))
+    return nested
+
+
+def suite_statements(suite: object) -> Sequence[cst.CSTNode]:
+    if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return suite.body
+    return ()
+
+
+def dotted_name(node: cst.CSTNode) -> Optional[str]:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+
+def is_bool_literal(node: Optional[cst.CSTNode], value: bool) -> bool:
+    return isinstance(node, cst.Name) and node.value == ("True" if value else "False")
+
+
+def is_integer_literal(node: cst.CSTNode, value: int) -> bool:
+    return isinstance(node, cst.Integer) and not node.lpar and node.evaluated_value == value
+
+
+def keyword_arg(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(arg.star for arg in call.args)
+
+
+def positional_args(call: cst.Call) -> list[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def method_call(node: cst.CSTNode) -> Optional[tuple[cst.BaseExpression, str]]:
+    """For `receiver.name(...)` return (receiver, name)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.value, node.func.attr.value
+    return None
+
+
+def is_atom(node: cst.BaseExpression) -> bool:
+    """True when `node.attr` needs no parentheses around node."""
+    if node.lpar:
+        return True
+    return isinstance(
+        node,
+        (
+            cst.Name,
+            cst.Attribute,
+            cst.Call,
+            cst.Subscript,
+            cst.List,
+            cst.Tuple,
+            cst.Dict,
+            cst.Set,
+            cst.ListComp,
+            cst.SetComp,
+            cst.DictComp,
+            cst.GeneratorExp,
+            cst.SimpleString,
+            cst.ConcatenatedString,
+            cst.FormattedString,
+        ),
+    )
+
+
+def parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    if is_atom(node):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def method_call_on(receiver: cst.BaseExpression, method: str, *args: cst.Arg) -> cst.Call:
+    """`receiver.method(args)`, parenthesizing the receiver where precedence needs it."""
+    return cst.Call(
+        func=cst.Attribute(value=parenthesized(receiver), attr=cst.Name(method)),
+        args=list(args),
+    )

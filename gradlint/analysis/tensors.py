@@ -1,0 +1,183 @@
+"""Is an expression evidently a torch tensor? Conservative: 'unknown' counts as 'no'.
+
+Evidence: results of torch functions, tensor-only methods, criterion and model calls, `.grad`,
+`Variable(...)`, and names bound (in the same function) to any of those or named like a loss.
+Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
+containers and module paths such as `torch.utils.data`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import Scope, ScopeTable
+
+# Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
+TENSOR_ONLY_METHODS = frozenset(
+    {
+        "cuda", "detach", "requires_grad_", "view", "view_as", "expand_as", "unsqueeze", "squeeze",
+        "contiguous", "masked_fill", "index_select", "gather", "scatter", "softmax", "log_softmax",
+        "matmul", "mm", "bmm", "t", "permute", "narrow", "float", "double", "half", "long", "int",
+        "byte", "sigmoid", "tanh", "relu", "clamp", "exp", "log", "pow", "abs", "neg", "sqrt",
+        "norm", "eq", "ne", "lt", "gt", "le", "ge", "topk", "argmax", "argmin", "numel",
+        "clone", "type_as", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+    }
+)
+# Reductions: a tensor when the receiver is one (numpy has the same names).
+TENSOR_PRESERVING_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "cpu", "to", "add", "mul", "sub", "div"})
+TENSOR_ATTRIBUTES = frozenset({"grad", "weight", "bias"})
+NOT_TENSOR_MODULES = ("torch.utils", "torch.nn.Module", "torch.optim", "torch.cuda", "torch.backends", "torch.distributed", "torch.device", "torch.dtype", "torch.Size")
+CRITERION = re.compile(r"^(criterion\w*|\w*loss_fn\w*|\w*loss_func\w*|\w*_loss|loss_function|crit)$", re.IGNORECASE)
+MODEL = re.compile(r"^(model|net|netd|netg|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|rnn|lstm|gru|cnn|mlp|[dg])$", re.IGNORECASE)
+TENSOR_NAME = re.compile(r"(^|_)(loss|losses|nll|logits?|outputs?|preds?|prediction|scores?)(_|\d|$)", re.IGNORECASE)
+NON_TENSOR_ROOTS = frozenset({"self", "cls", "args", "opt", "opts", "config", "cfg", "dataset", "np", "numpy", "pd", "tf", "df", "os", "sys", "math", "json", "kwargs", "params", "hparams", "flags", "FLAGS"})
+
+
+class TensorEvidence:
+    def __init__(self, imports: ImportMap, scopes: ScopeTable) -> None:
+        self.imports = imports
+        self.scopes = scopes
+
+    def is_tensor(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Call):
+            return self._call_is_tensor(node, scope, depth)
+        if isinstance(node, cst.Attribute):
+            if node.attr.value in TENSOR_ATTRIBUTES:
+                return not self._is_module_path(node.value)
+            return False
+        if isinstance(node, cst.Subscript):
+            return self.is_tensor(node.value, scope, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self.is_tensor(node.left, scope, depth + 1) or self.is_tensor(node.right, scope, depth + 1)
+        if isinstance(node, cst.Name):
+            return self._name_is_tensor(node.value, scope, depth)
+        return False
+
+    def _call_is_tensor(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is not None:
+            return qualified.startswith("torch.") and not qualified.startswith(NOT_TENSOR_MODULES) and not _is_class_name(qualified)
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in TENSOR_ONLY_METHODS:
+                return not self._is_module_path(func.value) and not _rooted_in(func.value, NON_TENSOR_ROOTS)
+            if method in TENSOR_PRESERVING_METHODS:
+                return self.is_tensor(func.value, scope, depth + 1)
+            return False
+        if isinstance(func, cst.Name):
+            return bool(CRITERION.match(func.value) or MODEL.match(func.value))
+        return False
+
+    def _name_is_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        if name in NON_TENSOR_ROOTS or self.imports.bindings.get(name) is not None:
+            return False
+        values = self.scopes.values_of(name, scope)
+        if any(_is_non_tensor_value(value) for value in values):
+            return False
+        if any(self.is_tensor(value, scope, depth + 1) for value in values):
+            return True
+        return bool(TENSOR_NAME.search(name))
+
+    def _is_module_path(self, node: cst.BaseExpression) -> bool:
+        qualified = self.imports.qualified_name(node)
+        return qualified is not None
+
+
+def _is_class_name(qualified: str) -> bool:
+    return qualified.rsplit(".", 1)[-1][:1].isupper() and not qualified.endswith(("Tensor", "Variable"))
+
+
+def _rooted_in(node: cst.BaseExpression, roots: frozenset[str]) -> bool:
+    while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
+        node = node.value if not isinstance(node, cst.Call) else node.func
+    return isinstance(node, cst.Name) and node.value in roots
+
+
+def _is_non_tensor_value(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SimpleString, cst.FormattedString))
+
+
+def root_name(node: cst.BaseExpression) -> Optional[str]:
+    """`a` for `a.b[0].c()`."""
+    while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+
+# Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
+SCALAR_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min", "dot", "dist", "numel", "all", "any"})
+LOSS_NAME = re.compile(r"^(\w*_)?(loss|nll|cost|kld|kl|bce|mse|elbo)(_\w*)?$|^(correct|n_correct|num_correct)$", re.IGNORECASE)
+
+
+def _no_arguments(call: cst.Call) -> bool:
+    return not call.args
+
+
+class ScalarEvidence:
+    """Is an expression evidently a one-number tensor, such as a loss or a full reduction?"""
+
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence) -> None:
+        self.imports = imports
+        self.scopes = scopes
+        self.tensors = tensors
+
+    def is_scalar(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Call):
+            return self._call_is_scalar(node, scope, depth)
+        if isinstance(node, cst.Name):
+            return self._name_is_scalar(node.value, scope, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self.is_scalar(node.left, scope, depth + 1) and self.is_scalar(node.right, scope, depth + 1)
+        return False
+
+    def _call_is_scalar(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is not None:
+            short = qualified.rsplit(".", 1)[-1]
+            if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in _FUNCTIONAL_LOSSES):
+                return _keeps_reduction(call)
+            return qualified.startswith("torch.") and short in SCALAR_REDUCTIONS and len(call.args) == 1
+        func = call.func
+        if isinstance(func, cst.Name):
+            return bool(CRITERION.match(func.value))
+        if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS and _no_arguments(call):
+            receiver = func.value
+            return not _rooted_in(receiver, NON_TENSOR_ROOTS) and self.imports.qualified_name(receiver) is None
+        if isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "detach", "float", "double", "cuda", "clone"):
+            return self.is_scalar(func.value, scope, depth + 1)
+        return False
+
+    def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        if name in NON_TENSOR_ROOTS or self.imports.bindings.get(name) is not None:
+            return False
+        values = self.scopes.values_of(name, scope)
+        if any(_is_non_tensor_value(value) for value in values):
+            return False
+        if any(self.is_scalar(value, scope, depth + 1) for value in values):
+            return True
+        return bool(LOSS_NAME.match(name))
+
+
+_FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+
+
+def _keeps_reduction(call: cst.Call) -> bool:
+    """A functional loss is a scalar unless `reduction='none'` or `reduce=False` is passed."""
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value == "reduction" and isinstance(arg.value, cst.SimpleString) and "none" in arg.value.value:
+            return False
+        if arg.keyword.value == "reduce" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+            return False
+    return True

@@ -1,0 +1,188 @@
+"""The `gradlint` command line: check, fix, rules, rule."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from gradlint import __version__
+from gradlint.config import PRESETS, ConfigError, Overrides, Settings, load_settings, split_codes
+from gradlint.docs import render_rule
+from gradlint.report import FORMATS, render, render_statistics
+from gradlint.rules import all_codes, all_rules, rule_by_code
+from gradlint.runner import RunSummary, check_paths, check_stdin, fix_bytes, fix_paths
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _selection_options(function):
+    options = [
+        click.argument("paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True)),
+        click.option("--select", multiple=True, help="Rule codes or prefixes to enable (replaces the configured set)."),
+        click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition."),
+        click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
+        click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this configuration file."),
+        click.option("--output-format", type=click.Choice(sorted(FORMATS)), default="text", show_default=True),
+        click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
+        click.option("--no-cache", is_flag=True, help="Do not read or write the result cache."),
+        click.option("--stdin-filename", default=None, help="The file name to report for source read from `-`."),
+        click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary."),
+        click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gradlint")
+def cli() -> None:
+    """gradlint: find autograd mistakes in PyTorch training code and migrate legacy APIs."""
+
+
+def _settings(config_file, select, extend_select, ignore, unsafe_fixes=None) -> Settings:
+    overrides = Overrides(
+        select=split_codes(select) if select else None,
+        extend_select=split_codes(extend_select),
+        ignore=split_codes(ignore),
+        unsafe_fixes=unsafe_fixes,
+    )
+    return load_settings(config_file, overrides)
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"gradlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def _report_errors(summary: RunSummary) -> None:
+    for path, reason in summary.errors:
+        click.echo(f"gradlint: error: {path}: {reason}", err=True)
+
+
+def _print_findings(summary: RunSummary, output_format: str, statistics: bool, quiet: bool) -> None:
+    if statistics:
+        click.echo(render_statistics(summary.findings), nl=False)
+    else:
+        click.echo(render(summary.findings, output_format, quiet=quiet), nl=False)
+
+
+def _exit_code(summary: RunSummary, exit_zero: bool) -> int:
+    if summary.errors:
+        return EXIT_ERROR
+    if summary.findings and not exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _guarded(verbose: bool, action):
+    """Run a command body; configuration errors exit 2 with one line, never a traceback."""
+    try:
+        return action()
+    except ConfigError as error:
+        _fail(str(error))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as error:  # last line of defence: one line, traceback only with --verbose
+        if verbose:
+            traceback.print_exc()
+        _fail(f"internal error: {type(error).__name__}: {error}")
+
+
+@cli.command()
+@_selection_options
+def check(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, stdin_filename, quiet, verbose):
+    """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
+
+    def run() -> int:
+        settings = _settings(config_file, select, extend_select, ignore)
+        if any(str(path) == "-" for path in paths):
+            summary = check_stdin(sys.stdin.buffer.read(), stdin_filename or "-", settings)
+        else:
+            summary = check_paths(list(paths) or [Path(".")], settings)
+        _report_errors(summary)
+        _print_findings(summary, output_format, statistics, quiet)
+        return _exit_code(summary, exit_zero)
+
+    sys.exit(_guarded(verbose, run))
+
+
+@cli.command()
+@_selection_options
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour.")
+@click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
+@click.option("--migrate-variable", is_flag=True, help="Select the Variable-API migration rules (GL101-GL104).")
+def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, stdin_filename, quiet, verbose, unsafe_fixes, diff, migrate_variable):
+    """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
+
+    def run() -> int:
+        chosen_select = select
+        if migrate_variable:
+            chosen_select = tuple(code for code in PRESETS["migrate-variable"] if code in all_codes())
+        settings = _settings(config_file, chosen_select, extend_select, ignore, unsafe_fixes)
+        if any(str(path) == "-" for path in paths):
+            return _fix_stdin(settings, stdin_filename or "-", exit_zero)
+        summary = fix_paths(list(paths) or [Path(".")], settings, diff=diff)
+        _report_errors(summary)
+        if diff:
+            click.echo("".join(summary.diffs), nl=False)
+            if not quiet:
+                click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.", err=True)
+            return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
+        if summary.findings:
+            _print_findings(summary, output_format, statistics, quiet=True)
+        if not quiet:
+            click.echo(f"Fixed {summary.fixed} error{'s' if summary.fixed != 1 else ''}, {len(summary.findings)} remaining.")
+        return _exit_code(summary, exit_zero)
+
+    sys.exit(_guarded(verbose, run))
+
+
+def _fix_stdin(settings: Settings, name: str, exit_zero: bool) -> int:
+    raw = sys.stdin.buffer.read()
+    summary = RunSummary()
+    fixed = fix_bytes(raw, name, settings.codes(), settings.unsafe_fixes, summary)
+    sys.stdout.buffer.write(fixed if fixed is not None else raw)
+    sys.stdout.flush()
+    _report_errors(summary)
+    return _exit_code(summary, exit_zero)
+
+
+@cli.command()
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(output_format):
+    """List every rule: code, name, fix availability."""
+    rows = [
+        {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_availability or "none"}
+        for rule in all_rules()
+    ]
+    if output_format == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        click.echo(f"{row['code']}  {row['name']:<28} fix: {row['fix']:<9} {row['summary']}")
+
+
+@cli.command()
+@click.argument("code")
+def rule(code):
+    """Print the documentation of one rule (e.g. `gradlint rule GL101`)."""
+    try:
+        found = rule_by_code(code.upper())
+    except KeyError:
+        _fail(f"unknown rule code `{code}`")
+    click.echo(render_rule(found), nl=False)
+
+
+def main() -> None:
+    cli(prog_name="gradlint")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,205 @@
+"""`[tool.gradlint]` settings and rule selection by code prefix (ruff semantics)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from gradlint.rules import all_codes
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".pytype",
+    ".ruff_cache", ".gradlint_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build",
+    "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+)
+KNOWN_KEYS = frozenset(
+    {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unsafe-fixes", "cache-dir", "respect-gitignore"}
+)
+PRESETS = {
+    "migrate-variable": ("GL101", "GL102", "GL103", "GL104"),
+    "migrate-data": ("GL301", "GL302", "GL303"),
+}
+PRESETS["migrate"] = PRESETS["migrate-variable"] + PRESETS["migrate-data"]
+
+
+class ConfigError(Exception):
+    """A usage or configuration error: exit code 2 with this message."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path
+    config_path: Optional[Path] = None
+    select: tuple[str, ...] = ("GL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    unsafe_fixes: bool = False
+    cache_dir: Optional[str] = None
+    respect_gitignore: bool = True
+
+    def codes(self) -> frozenset[str]:
+        return select_codes(self.select + self.extend_select, self.ignore)
+
+    def codes_for(self, relative_path: str) -> frozenset[str]:
+        codes = self.codes()
+        ignored = [c for pattern, cs in self.per_file_ignores if _glob_match(pattern, relative_path) for c in cs]
+        if not ignored:
+            return codes
+        return frozenset(code for code in codes if not any(code.startswith(prefix) for prefix in ignored))
+
+
+@dataclass
+class Overrides:
+    """Command-line options; None means 'not given'."""
+
+    select: Optional[tuple[str, ...]] = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: Optional[bool] = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def validate_codes(codes: Iterable[str], origin: str) -> tuple[str, ...]:
+    known = all_codes()
+    result = []
+    for code in codes:
+        code = code.strip().upper()
+        if not code:
+            continue
+        if code != "ALL" and not any(k.startswith(code) for k in known):
+            raise ConfigError(f"unknown rule selector `{code}` in {origin}")
+        result.append("GL" if code == "ALL" else code)
+    return tuple(result)
+
+
+def select_codes(selected: Iterable[str], ignored: Iterable[str]) -> frozenset[str]:
+    """The most specific matching prefix wins; on a tie, ignore wins."""
+    selected, ignored = tuple(selected), tuple(ignored)
+    result = set()
+    for code in all_codes():
+        best_select = max((len(p) for p in selected if code.startswith(p)), default=-1)
+        best_ignore = max((len(p) for p in ignored if code.startswith(p)), default=-1)
+        if best_select >= 0 and best_select > best_ignore:
+            result.add(code)
+    return frozenset(result)
+
+
+def find_config(start: Path) -> Optional[Path]:
+    """The nearest pyproject.toml (from `start` upward) that has a [tool.gradlint] table."""
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = _read_toml(candidate)
+            except ConfigError:
+                raise
+            if "gradlint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"invalid TOML in {path}: {error}") from None
+
+
+def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Path] = None) -> Settings:
+    cwd = cwd or Path.cwd()
+    path = config if config is not None else find_config(cwd.resolve())
+    settings = Settings(root=cwd.resolve())
+    if path is not None:
+        table = _read_toml(path).get("tool", {}).get("gradlint")
+        if table is None:
+            if config is not None and path.name != "pyproject.toml":
+                table = _read_toml(path)
+            else:
+                table = {}
+        settings = _apply_table(Settings(root=path.resolve().parent, config_path=path), table, str(path))
+    return _apply_overrides(settings, overrides)
+
+
+def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
+    unknown = sorted(set(table) - KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(f"unknown key `{unknown[0]}` in [tool.gradlint] of {origin}")
+    changes: dict[str, Any] = {}
+    for key in ("select", "extend-select", "ignore"):
+        if key in table:
+            changes[key.replace("-", "_")] = validate_codes(_strings(table[key], key, origin), origin)
+    for key in ("exclude", "extend-exclude"):
+        if key in table:
+            changes[key.replace("-", "_")] = tuple(_strings(table[key], key, origin))
+    if "per-file-ignores" in table:
+        value = table["per-file-ignores"]
+        if not isinstance(value, dict):
+            raise ConfigError(f"`per-file-ignores` in {origin} must be a table of glob = [codes]")
+        changes["per_file_ignores"] = tuple(
+            (pattern, validate_codes(_strings(codes, f"per-file-ignores.{pattern}", origin), origin))
+            for pattern, codes in value.items()
+        )
+    for key in ("unsafe-fixes", "respect-gitignore"):
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"`{key}` in {origin} must be true or false")
+            changes[key.replace("-", "_")] = table[key]
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str):
+            raise ConfigError(f"`cache-dir` in {origin} must be a string")
+        changes["cache_dir"] = table["cache-dir"]
+    return replace(settings, **changes)
+
+
+def _strings(value: Any, key: str, origin: str) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"`{key}` in {origin} must be a list of strings")
+    return value
+
+
+def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
+    changes: dict[str, Any] = {}
+    if overrides.select is not None:
+        changes["select"] = validate_codes(overrides.select, "--select")
+        changes["extend_select"] = ()
+    if overrides.extend_select:
+        changes["extend_select"] = changes.get("extend_select", settings.extend_select) + validate_codes(
+            overrides.extend_select, "--extend-select"
+        )
+    if overrides.ignore:
+        changes["ignore"] = settings.ignore + validate_codes(overrides.ignore, "--ignore")
+    if overrides.unsafe_fixes is not None:
+        changes["unsafe_fixes"] = overrides.unsafe_fixes
+    return replace(settings, **changes)
+
+
+def split_codes(values: Iterable[str]) -> tuple[str, ...]:
+    """`--select GL1,GL2 --select GL3` -> ('GL1', 'GL2', 'GL3')."""
+    return tuple(part for value in values for part in value.split(",") if part.strip())
+
+
+def _glob_match(pattern: str, relative_path: str) -> bool:
+    from fnmatch import fnmatchcase
+
+    pattern = pattern.rstrip("/")
+    name = relative_path.rsplit("/", 1)[-1]
+    return (
+        fnmatchcase(relative_path, pattern)
+        or fnmatchcase(relative_path, pattern + "/*")
+        or ("/" not in pattern and fnmatchcase(name, pattern))
+    )

@@ -1,0 +1,61 @@
+"""Per-file state handed to every rule: the tree, the traversal stack and the shared analyses."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
+
+if TYPE_CHECKING:
+    from gradlint.rules.base import Report
+
+
+class FileContext:
+    def __init__(self, path: str, text: str, module: cst.Module) -> None:
+        self.path = path
+        self.text = text
+        self.module = module
+        self.reports: list["Report"] = []
+        # Ancestors of the node being visited, the node itself last. Maintained by the walker.
+        self.stack: list[cst.CSTNode] = []
+
+    @cached_property
+    def imports(self) -> ImportMap:
+        return ImportMap.build(self.module)
+
+    @cached_property
+    def scopes(self) -> ScopeTable:
+        return ScopeTable()
+
+    @cached_property
+    def tensors(self) -> TensorEvidence:
+        return TensorEvidence(self.imports, self.scopes)
+
+    @cached_property
+    def scalars(self) -> ScalarEvidence:
+        return ScalarEvidence(self.imports, self.scopes, self.tensors)
+
+    def is_scalar(self, node: cst.BaseExpression) -> bool:
+        return self.scalars.is_scalar(node, self.scope())
+
+    def scope(self) -> Scope:
+        """The function (or module) enclosing the node being visited."""
+        return enclosing_scope(self.stack)
+
+    def is_tensor(self, node: cst.BaseExpression) -> bool:
+        return self.tensors.is_tensor(node, self.scope())
+
+    def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
+        return self.imports.qualified_name(node)
+
+    def parent(self, levels: int = 1) -> Optional[cst.CSTNode]:
+        index = -1 - levels
+        return self.stack[index] if len(self.stack) >= levels + 1 else None
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)

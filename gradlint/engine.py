@@ -1,0 +1,209 @@
+"""Lint one file: decode, prefilter, parse once, run every selected rule in one traversal."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from gradlint.context import FileContext
+from gradlint.model import Edit, FileResult, Finding, Fix, Location
+from gradlint.noqa import file_is_exempt, is_suppressed
+from gradlint.rules import all_rules
+from gradlint.rules.base import FixPlan, InsertLineBefore, RemoveLine, Replace, Report, Rule
+from gradlint.source import LineIndex, UndecodableSource, decode_source
+from gradlint.walker import walk
+
+PARSE_ERROR = "GL001"
+DECODE_ERROR = "GL002"
+
+
+@dataclass
+class LintOutcome:
+    findings: list[Finding] = field(default_factory=list)
+    module: Optional[cst.Module] = None
+    error: Optional[str] = None
+
+
+def rules_for(codes: Iterable[str]) -> list[type[Rule]]:
+    wanted = set(codes)
+    return [rule for rule in all_rules() if rule.code in wanted and not rule.engine_only]
+
+
+def lint_bytes(raw: bytes, path: str, codes: frozenset[str]) -> FileResult:
+    try:
+        text, _ = decode_source(raw)
+    except UndecodableSource as error:
+        if DECODE_ERROR not in codes:
+            return FileResult(path)
+        finding = _file_finding(DECODE_ERROR, f"could not decode: {error}", path, Location(1, 1))
+        return FileResult(path, [finding])
+    outcome = lint_text(text, path, codes)
+    return FileResult(path, outcome.findings, outcome.error)
+
+
+def lint_text(
+    text: str,
+    path: str,
+    codes: frozenset[str],
+    *,
+    respect_noqa: bool = True,
+    module: Optional[cst.Module] = None,
+) -> LintOutcome:
+    """Findings for `text`. Pass `module` when the caller has already parsed `text`."""
+    if respect_noqa and file_is_exempt(text):
+        return LintOutcome()
+    selected = rules_for(codes)
+    rules = [rule for rule in selected if rule.applies_to(text)]
+    if selected and not rules:
+        return LintOutcome()  # prefilter: nothing here any selected rule could match
+    if module is None:
+        module, parse_error = parse(text)
+        if module is None:
+            findings = []
+            if PARSE_ERROR in codes:
+                findings.append(_file_finding(PARSE_ERROR, f"could not parse: {parse_error[0]}", path, parse_error[1]))
+            return LintOutcome(findings)
+    context = FileContext(path, text, module)
+    try:
+        walk(context, [rule(context) for rule in rules])
+        findings = _findings(context, context.reports) if context.reports else []
+    except RecursionError:
+        return LintOutcome(module=module, error="internal error: nesting too deep to analyse")
+    except Exception as error:  # a rule bug must not stop the run
+        return LintOutcome(module=module, error=f"internal error: {type(error).__name__}: {error}")
+    if respect_noqa:
+        lines = text.splitlines()
+        findings = [f for f in findings if not _suppressed(f, lines)]
+    return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+
+
+def parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
+    """(module, _) on success, (None, (reason, location)) when the text is not valid Python 3."""
+    try:
+        return cst.parse_module(text), ("", Location(1, 1))
+    except cst.ParserSyntaxError as error:
+        return None, _syntax_error(text, error)
+    except RecursionError:
+        return None, ("nesting too deep", Location(1, 1))
+    except Exception as error:  # the native parser reports some failures as other types
+        return None, (f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}", Location(1, 1))
+
+
+def plan_edits(text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>") -> Optional[Fix]:
+    """Text edits for a fix plan over an already parsed module (used by the fixer's clean-ups)."""
+    context = FileContext(path, text, module)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return _EditBuilder(context, positions, LineIndex.of(text)).fix(plan)
+
+
+def _syntax_error(text: str, error: cst.ParserSyntaxError) -> tuple[str, Location]:
+    """Prefer CPython's wording ("Missing parentheses in call to 'print'...") when it agrees."""
+    location = Location(max(error.raw_line, 1), error.raw_column + 1)
+    try:
+        compile(text, "<gradlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as python_error:
+        reason = (python_error.msg or "invalid syntax").splitlines()[0]
+        if python_error.lineno:
+            location = Location(python_error.lineno, max(python_error.offset or 1, 1))
+        return reason, location
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    reason = error.message.splitlines()[0] if error.message else "invalid syntax"
+    return (reason if len(reason) <= 80 else reason[:77] + "..."), location
+
+
+def _suppressed(finding: Finding, lines: Sequence[str]) -> bool:
+    row = finding.noqa_row
+    return 0 < row <= len(lines) and is_suppressed(finding.code, lines[row - 1])
+
+
+def _file_finding(code: str, message: str, path: str, location: Location) -> Finding:
+    return Finding(code, message, path, location, location, None, location.row)
+
+
+def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
+    positions = MetadataWrapper(context.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    index = LineIndex.of(context.text)
+    converter = _EditBuilder(context, positions, index)
+    findings = []
+    seen = set()
+    for report in reports:
+        span = positions[report.node]
+        start = Location(span.start.line, span.start.column + 1)
+        end = Location(span.end.line, span.end.column + 1)
+        key = (report.rule.code, start, end, report.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        fix = converter.fix(report.fix) if report.fix else None
+        findings.append(Finding(report.rule.code, report.message, context.path, start, end, fix, start.row))
+    return findings
+
+
+class _EditBuilder:
+    """Turns node-level fix plans into text edits once positions are known."""
+
+    def __init__(self, context: FileContext, positions, index: LineIndex) -> None:
+        self.context = context
+        self.positions = positions
+        self.index = index
+
+    def fix(self, plan: FixPlan) -> Optional[Fix]:
+        edits = []
+        for change in plan.changes:
+            edit = self._edit(change)
+            if edit is None:
+                return None  # a fix is all or nothing
+            edits.append(edit)
+        edits.sort(key=lambda e: (e.start, e.end))
+        if any(a.end > b.start for a, b in zip(edits, edits[1:])):
+            return None
+        return Fix(plan.applicability, plan.message, tuple(edits))
+
+    def _edit(self, change) -> Optional[Edit]:
+        if isinstance(change, Replace):
+            start, end = self._span(change.node)
+            content = change.replacement
+            if not isinstance(content, str):
+                content = self.context.code_for(content)
+            return self._make(start, end, content)
+        if isinstance(change, InsertLineBefore):
+            row = self.positions[change.statement].start.line
+            indent = self._indent_if_alone(change.statement)
+            if indent is None:
+                return None
+            offset = self.index.line_start(row)
+            return self._make(offset, offset, indent + change.text + self.context.module.default_newline)
+        if isinstance(change, RemoveLine):
+            span = self.positions[change.statement]
+            if self._indent_if_alone(change.statement) is None:
+                return None
+            start = self.index.line_start(span.start.line)
+            return self._make(start, self.index.line_end(span.end.line), "")
+        raise TypeError(change)
+
+    def _span(self, node: cst.CSTNode) -> tuple[int, int]:
+        span = self.positions[node]
+        return (
+            self.index.offset(span.start.line, span.start.column),
+            self.index.offset(span.end.line, span.end.column),
+        )
+
+    def _indent_if_alone(self, statement: cst.CSTNode) -> Optional[str]:
+        """The indentation of the statement's line, if nothing but a comment shares its lines."""
+        span = self.positions[statement]
+        text = self.context.text
+        line_start = self.index.line_start(span.start.line)
+        start, end = self._span(statement)
+        before = text[line_start:start]
+        after = text[end : self.index.line_end(span.end.line)].strip()
+        if before.strip() or (after and not after.startswith("#")):
+            return None
+        return before
+
+    def _make(self, start: int, end: int, content: str) -> Edit:
+        return Edit(start, end, content, Location(*self.index.position(start)), Location(*self.index.position(end)))

@@ -1,0 +1,60 @@
+"""The values that flow from the engine to reporters and the fixer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+SAFE = "safe"
+UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    row: int  # 1-based
+    column: int  # 1-based, in characters
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace text[start:end] with `content` (offsets into the decoded source)."""
+
+    start: int
+    end: int
+    content: str
+    location: Location
+    end_location: Location
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: str  # SAFE or UNSAFE
+    message: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    message: str
+    path: str
+    location: Location
+    end_location: Location
+    fix: Optional[Fix] = None
+    noqa_row: int = 0
+
+    @property
+    def has_safe_fix(self) -> bool:
+        return self.fix is not None and self.fix.applicability == SAFE
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.location, self.code)
+
+
+@dataclass
+class FileResult:
+    """Everything one file produced. `error` is a one-line reason the file could not be checked."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: Optional[str] = None

@@ -1,0 +1,36 @@
+"""The rule registry: every `glNNN_*.py` module in this package contributes one Rule subclass."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+
+from gradlint.rules.base import Rule, check_rule_class
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> tuple[type[Rule], ...]:
+    found: dict[str, type[Rule]] = {}
+    for info in pkgutil.iter_modules(__path__):
+        if not (info.name.startswith("gl") and info.name[2:5].isdigit()):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Rule) and value.__module__ == module.__name__:
+                check_rule_class(value, module.__name__)
+                if value.code in found:
+                    raise TypeError(f"duplicate rule code {value.code}")
+                found[value.code] = value
+    return tuple(found[code] for code in sorted(found))
+
+
+def rule_by_code(code: str) -> type[Rule]:
+    for rule in all_rules():
+        if rule.code == code:
+            return rule
+    raise KeyError(code)
+
+
+def all_codes() -> tuple[str, ...]:
+    return tuple(rule.code for rule in all_rules())

@@ -1,0 +1,127 @@
+"""The rule contract: one class per rule, one rule per module (Fixit-style)."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Optional, Sequence, Union
+
+import libcst as cst
+
+from gradlint.model import SAFE, UNSAFE
+
+if TYPE_CHECKING:
+    from gradlint.context import FileContext
+
+# What a rule's fixes can be: always safe, always unsafe, or safe for some forms only.
+FIX_SAFE = SAFE
+FIX_UNSAFE = UNSAFE
+FIX_SOMETIMES = "sometimes"
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Replace `node` (without its own parentheses) by `replacement`."""
+
+    node: cst.CSTNode
+    replacement: Union[cst.CSTNode, str]
+
+
+@dataclass(frozen=True)
+class InsertLineBefore:
+    """Insert a whole line of `text` before the line on which `statement` starts."""
+
+    statement: cst.CSTNode
+    text: str
+
+
+@dataclass(frozen=True)
+class RemoveLine:
+    """Remove the line(s) holding `statement` (a statement alone on its line)."""
+
+    statement: cst.CSTNode
+
+
+Change = Union[Replace, InsertLineBefore, RemoveLine]
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    applicability: str
+    message: str
+    changes: tuple[Change, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    rule: "type[Rule]"
+    node: cst.CSTNode
+    message: str
+    fix: Optional[FixPlan]
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An example the rule must flag; `fixed` is the source after applying its fixes (unsafe included)."""
+
+    code: str
+    fixed: Optional[str] = None
+
+
+class Rule:
+    """Base class. Subclasses define `visit_<Node>` / `leave_<Node>` methods and call `report`.
+
+    The class docstring is the rule's documentation, in Markdown sections:
+    What it does / Why is this bad? / Example / Use instead / Fix safety / Known limits.
+    """
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    fix_availability: ClassVar[Optional[str]] = None
+    # The file is analysed only when one of these strings occurs in its text (cheap prefilter).
+    triggers: ClassVar[tuple[str, ...]] = ()
+    # Rules that are produced by the engine itself (parse and decode failures) visit nothing.
+    engine_only: ClassVar[bool] = False
+    # Names whose import the fixer removes once a fix of this rule has made it unused.
+    cleanup_imports: ClassVar[tuple[str, ...]] = ()
+    VALID: ClassVar[Sequence[str]] = ()
+    INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init__(self, context: "FileContext") -> None:
+        self.context = context
+
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[FixPlan] = None) -> None:
+        self.context.reports.append(Report(type(self), node, message, fix))
+
+    def safe_fix(self, message: str, *changes: Change) -> FixPlan:
+        return FixPlan(SAFE, message, changes)
+
+    def unsafe_fix(self, message: str, *changes: Change) -> FixPlan:
+        return FixPlan(UNSAFE, message, changes)
+
+    @classmethod
+    def documentation(cls) -> str:
+        return textwrap.dedent(inspect.getdoc(cls) or "").strip()
+
+    @classmethod
+    def applies_to(cls, text: str) -> bool:
+        return any(trigger in text for trigger in cls.triggers)
+
+
+_CODE = re.compile(r"^GL\d{3}$")
+
+
+def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
+    """Registry invariants: a code, a kebab-case name, a module named after the code."""
+    if not _CODE.match(rule.code):
+        raise TypeError(f"{rule.__name__}: bad code {rule.code!r}")
+    if not re.match(r"^[a-z]+(-[a-z0-9]+)*$", rule.name):
+        raise TypeError(f"{rule.__name__}: bad name {rule.name!r}")
+    expected = f"{rule.code.lower()}_{rule.name.replace('-', '_')}"
+    if module_name.rsplit(".", 1)[-1] != expected:
+        raise TypeError(f"{rule.__name__} must live in module {expected}.py")
+    if not rule.engine_only and not rule.triggers:
+        raise TypeError(f"{rule.__name__}: a rule needs prefilter triggers")

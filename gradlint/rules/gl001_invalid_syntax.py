@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.rules.base import Invalid, Rule
+
+
+class InvalidSyntax(Rule):
+    """
+    ## What it does
+    Reports a file that is not valid Python 3 (a syntax error, or a Python 2 file with
+    `print x` or `except E, e:`), at the position of the error.
+
+    ## Why is this bad?
+    Such a file cannot be analysed, so none of its mistakes can be found; under Python 3 it
+    raises `SyntaxError` on import.
+
+    ## Example
+    ```python
+    print "epoch", epoch
+    ```
+
+    ## Use instead
+    ```python
+    print("epoch", epoch)
+    ```
+
+    `except E, e:` is reported too: Python 2 meant "bind the exception to `e`", Python 3.9-3.13
+    reject it, and Python 3.14 reads it as "catch E or e".
+
+    ## Fix safety
+    No fix.
+
+    ## Known limits
+    Files that contain none of the text any selected rule looks for are skipped without parsing,
+    so their syntax errors are not reported. Suppress with `--ignore GL001`.
+    """
+
+    code = "GL001"
+    name = "invalid-syntax"
+    summary = "file could not be parsed"
+    # Parse failures are reported by the engine; this visitor adds Python 2 `except E, e:`.
+    triggers = ("except",)
+
+    VALID = (
+        "try:\n    pass\nexcept (E, F):\n    pass\n",
+        "try:\n    pass\nexcept E as e:\n    pass\n",
+    )
+    INVALID = (Invalid("try:\n    pass\nexcept E, e:\n    pass\n"),)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        kind = node.type
+        if isinstance(kind, cst.Tuple) and not kind.lpar and len(kind.elements) == 2 and node.name is None:
+            self.report(kind, "could not parse: Python 2 syntax `except E, e:`; use `except E as e:`")

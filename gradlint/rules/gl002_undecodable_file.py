@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from gradlint.rules.base import Rule
+
+
+class UndecodableFile(Rule):
+    """
+    ## What it does
+    Reports a file whose bytes are not valid text in the encoding it declares (UTF-8 unless a
+    PEP 263 coding cookie such as `# -*- coding: latin-1 -*-` says otherwise).
+
+    ## Why is this bad?
+    Python refuses to import it (`SyntaxError: (unicode error) ... can't decode byte`), and it
+    cannot be analysed.
+
+    ## Example
+    A file saved as Latin-1 (`é` is the byte `0xe9`) with no coding cookie.
+
+    ## Use instead
+    Save the file as UTF-8, or declare its encoding on the first or second line:
+    `# -*- coding: latin-1 -*-`.
+
+    ## Fix safety
+    No fix.
+
+    ## Known limits
+    Suppress with `--ignore GL002`.
+    """
+
+    code = "GL002"
+    name = "undecodable-file"
+    summary = "file is not valid text in its declared encoding"
+    engine_only = True

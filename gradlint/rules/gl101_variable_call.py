@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import libcst as cst
+
+from gradlint.analysis.legacy import (
+    VARIABLE,
+    fresh_tensor_call,
+    is_direct_grad_factory,
+    is_variable,
+    variable_arguments,
+)
+from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
+from gradlint.rules.base import FIX_SAFE, FixPlan, Invalid, Replace, Rule
+
+_DETACH = "`Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)"
+
+
+class VariableCall(Rule):
+    """
+    ## What it does
+    Flags calls of `torch.autograd.Variable`, under every import form (`Variable`, `ag.Variable`,
+    `torch.autograd.Variable`, `torch.autograd.variable.Variable`, star imports).
+
+    ## Why is this bad?
+    Since PyTorch 0.4 tensors and Variables are the same type. In torch 2.13, `Variable(t)` builds
+    `t.detach()`: a new `torch.Tensor` leaf sharing storage and version counter with `t`, with
+    autograd history cut, and `requires_grad` set from the argument. The wrapper hides that the
+    history is cut, which readers of the code rarely expect, and it is legacy API.
+
+    ## Example
+    ```python
+    from torch.autograd import Variable
+    x = Variable(inputs)
+    w = Variable(torch.randn(3, 4), requires_grad=True)
+    y = Variable(torch.from_numpy(batch)).float()
+    ```
+
+    ## Use instead
+    ```python
+    x = inputs.detach()
+    w = torch.randn(3, 4, requires_grad=True)
+    y = torch.from_numpy(batch).float()
+    ```
+
+    ## Fix safety
+    Safe: every rewrite is exact in torch >= 0.4 (checked property by property: type, leaf,
+    `requires_grad`, `grad_fn`, storage, version counter, over plain, view, non-leaf, Parameter,
+    int, complex and 0-dim tensors). `Variable(t)` becomes `t.detach()`; with
+    `requires_grad=True`, `t.detach().requires_grad_()`. A fresh tensor made right there by a torch
+    factory or `torch.from_numpy` (optionally converted with `.float()`, `.cuda()`, `.to(...)`...)
+    needs no detach, and a factory that takes `requires_grad=` gets the keyword instead, which
+    draws the same random numbers. `volatile=` is dropped in the same rewrite (it has no effect).
+    When the last use of the imported `Variable` name disappears, the import is removed.
+
+    ## Known limits
+    A name re-bound to `Variable` through an assignment (`V = Variable`) is not followed.
+    A call that passes `volatile=` together with a non-false `requires_grad` raises in torch and is
+    left unfixed, as are calls with `*args`/`**kwargs`.
+    """
+
+    code = "GL101"
+    name = "variable-call"
+    summary = "`torch.autograd.Variable(...)` wrapper"
+    fix_availability = FIX_SAFE
+    triggers = ("Variable",)
+    cleanup_imports = (VARIABLE,)
+
+    VALID = (
+        "import tensorflow as tf\nv = tf.Variable(3.0)\n",
+        "import cvxpy as cp\nx = cp.Variable(3)\n",
+        "class Variable:\n    pass\nv = Variable()\n",
+        "from sympy import Variable\nv = Variable('x')\n",
+        "x = t.detach()\n",
+    )
+    INVALID = (
+        Invalid(
+            "from torch.autograd import Variable\nx = Variable(t)\n",
+            "x = t.detach()\n",
+        ),
+        Invalid(
+            "import torch.autograd as ag\nx = ag.Variable(a * 2, requires_grad=True)\n",
+            "import torch.autograd as ag\nx = (a * 2).detach().requires_grad_()\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable\nw = Variable(torch.randn(3, 4), requires_grad=True)\n",
+            "import torch\nw = torch.randn(3, 4, requires_grad=True)\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable, grad\ny = Variable(torch.from_numpy(b)).float()\n",
+            "import torch\nfrom torch.autograd import grad\ny = torch.from_numpy(b).float()\n",
+        ),
+        Invalid(
+            "import torch\nx = torch.autograd.Variable(t, volatile=True)\n",
+            "import torch\nx = t.detach()\n",
+        ),
+        Invalid(
+            "from torch.autograd.variable import Variable as V\nx = V(t, True)\n",
+            "x = t.detach().requires_grad_()\n",
+        ),
+        Invalid(
+            "from torch.autograd import *\nx = Variable(t, requires_grad=rg)\n",
+            "from torch.autograd import *\nx = t.detach().requires_grad_(rg)\n",
+        ),
+        Invalid("from torch.autograd import Variable\nx = Variable(t, volatile=True, requires_grad=True)\n"),
+        Invalid("from torch.autograd import Variable\nx = Variable(*args)\n"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not is_variable(node.func, self.context.imports):
+            return
+        replacement = self._replacement(node)
+        fix = None
+        if replacement is not None:
+            text = self.context.code_for(replacement)
+            fix = self.safe_fix(f"Replace with `{_short(text)}`", Replace(node, replacement))
+        self.report(node, _DETACH, fix)
+
+    def _replacement(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        arguments = variable_arguments(call)
+        if arguments is None or arguments.data is None:
+            return None
+        requires_grad = arguments.requires_grad
+        if arguments.volatile is not None and not is_bool_literal(arguments.volatile.value, False):
+            # torch raises for volatile together with requires_grad; keep that code as it is.
+            if requires_grad is not None and not is_bool_literal(requires_grad, False):
+                return None
+        if requires_grad is None or is_bool_literal(requires_grad, False):
+            return self._without_grad(arguments.data)
+        return self._with_grad(arguments.data, requires_grad)
+
+    def _without_grad(self, data: cst.BaseExpression) -> cst.BaseExpression:
+        if fresh_tensor_call(data, self.context.imports) is not None:
+            return parenthesized(data)
+        return method_call_on(data, "detach")
+
+    def _with_grad(self, data: cst.BaseExpression, requires_grad: cst.BaseExpression) -> cst.BaseExpression:
+        imports = self.context.imports
+        flag: Union[cst.BaseExpression, None] = None if is_bool_literal(requires_grad, True) else requires_grad
+        if is_direct_grad_factory(data, imports):
+            return _with_keyword(data, "requires_grad", requires_grad)
+        if fresh_tensor_call(data, imports) is not None:
+            source = data
+        else:
+            source = method_call_on(data, "detach")
+        args = () if flag is None else (cst.Arg(flag),)
+        return method_call_on(source, "requires_grad_", *args)
+
+
+def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
+    """`call` with `keyword=value`, replacing an existing keyword of that name."""
+    args = [arg for arg in call.args if not (arg.keyword is not None and arg.keyword.value == keyword)]
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args.append(cst.Arg(value=value, keyword=cst.Name(keyword), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+    return call.with_changes(args=args)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 and "\n" not in text else text.splitlines()[0][:57] + "..."

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.analysis.syntax import is_integer_literal, method_call_on
+from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+
+_MESSAGE = "`{expr}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `{expr}.item()`"
+
+
+class LegacyScalarIndex(Rule):
+    """
+    ## What it does
+    Flags `<expr>.data[0]` used to read a number out of a loss or another one-number tensor.
+
+    ## Why is this bad?
+    Since PyTorch 0.4 a loss is a 0-dim tensor. In torch 2.13, `loss.data[0]` raises
+    `IndexError: invalid index of a 0-dim tensor. Use tensor.item() in Python ...`. On a 1-element
+    1-dim tensor it returns a 0-dim tensor, not a number. `loss.item()` returns the Python number
+    (`float`, or `int` for an integer tensor) and does not warn.
+
+    ## Example
+    ```python
+    running_loss += loss.data[0]
+    ```
+
+    ## Use instead
+    ```python
+    running_loss += loss.item()
+    ```
+
+    ## Fix safety
+    Safe: on the 0-dim tensors this rule reports, the original raises and `.item()` returns the
+    intended number. (On a 1-element 1-dim tensor the old form gave a 0-dim tensor and `.item()`
+    gives the number, which is what the code meant.)
+
+    ## Known limits
+    Only expressions that evidently hold one number are reported: losses (criterion calls,
+    functional losses, names like `loss` or `val_loss`), full reductions (`.sum()`, `.mean()`) and
+    names bound to them. `output.data[0]` (the first row of a batch), `.data[0, 0]`, `.data[:5]`,
+    `.data[i]`, `dataset.data[0]` and `self.data[0]` are left alone, as is any write such as
+    `x.data[0] = 1`.
+    """
+
+    code = "GL103"
+    name = "legacy-scalar-index"
+    summary = "`x.data[0]` instead of `x.item()`"
+    fix_availability = FIX_SAFE
+    triggers = (".data[0]",)
+
+    VALID = (
+        "first = dataset.data[0]\n",
+        "row = self.data[0]\n",
+        "top = output.data[0]\n",
+        "v = loss.data[0, 0]\n",
+        "v = loss.data[:5]\n",
+        "v = loss.data[i]\n",
+        "loss.data[0] = 1.0\n",
+        "import numpy as np\na = np.zeros(3)\nv = a.sum().data[0]\n",
+        "losses = []\nv = losses.data[0]\n",
+    )
+    INVALID = (
+        Invalid("total += loss.data[0]\n", "total += loss.item()\n"),
+        Invalid(
+            "loss = criterion(out, y)\nprint(loss.data[0])\n",
+            "loss = criterion(out, y)\nprint(loss.item())\n",
+        ),
+        Invalid(
+            "import torch.nn.functional as F\nt = F.nll_loss(out, y).data[0]\n",
+            "import torch.nn.functional as F\nt = F.nll_loss(out, y).item()\n",
+        ),
+        Invalid(
+            "correct = pred.eq(target).sum()\nn = correct.data[0]\n",
+            "correct = pred.eq(target).sum()\nn = correct.item()\n",
+        ),
+    )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        value = node.value
+        if not (isinstance(value, cst.Attribute) and value.attr.value == "data"):
+            return
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        if not is_integer_literal(node.slice[0].slice.value, 0) or self._is_written():
+            return
+        target = value.value
+        if not self.context.is_scalar(target):
+            return
+        expr = self.context.code_for(target)
+        replacement = method_call_on(target, "item")
+        fix = self.safe_fix(f"Replace with `{self.context.code_for(replacement)}`", Replace(node, replacement))
+        self.report(node, _MESSAGE.format(expr=expr if len(expr) <= 40 else "..."), fix)
+
+    def _is_written(self) -> bool:
+        parent = self.context.parent()
+        return isinstance(parent, (cst.AssignTarget, cst.Del)) or (
+            isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is self.context.stack[-1]
+        )
+

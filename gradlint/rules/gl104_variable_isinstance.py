@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from gradlint.analysis.imports import import_anchor, module_level_alias
+from gradlint.analysis.legacy import VARIABLE, is_variable
+from gradlint.rules.base import FIX_SAFE, InsertLineBefore, Invalid, Replace, Rule
+
+_MESSAGE = "`isinstance(x, Variable)` is legacy API; use `isinstance(x, torch.Tensor)`"
+
+
+class VariableIsinstance(Rule):
+    """
+    ## What it does
+    Flags `isinstance(x, Variable)` (also inside a tuple of classes) where `Variable` is
+    `torch.autograd.Variable`.
+
+    ## Why is this bad?
+    `Variable` is legacy API. In torch 2.13 `isinstance(t, Variable)` is True for every tensor and
+    Parameter (through a metaclass hook), so the check says "is a tensor" in an obscure way, and it
+    keeps the legacy import alive.
+
+    ## Example
+    ```python
+    if isinstance(x, Variable):
+        x = x.data
+    ```
+
+    ## Use instead
+    ```python
+    if isinstance(x, torch.Tensor):
+        x = x.data
+    ```
+
+    ## Fix safety
+    Safe: `isinstance(x, Variable)` and `isinstance(x, torch.Tensor)` agree for every object.
+    `import torch` is added when the module does not import it at top level.
+
+    ## Known limits
+    `issubclass(C, Variable)` is not rewritten: `issubclass(torch.Tensor, Variable)` is False, so
+    the two are not equivalent. `type(x) == Variable` is not reported.
+    """
+
+    code = "GL104"
+    name = "variable-isinstance"
+    summary = "`isinstance(x, Variable)`"
+    fix_availability = FIX_SAFE
+    triggers = ("Variable",)
+    cleanup_imports = (VARIABLE,)
+
+    VALID = (
+        "import tensorflow as tf\nok = isinstance(v, tf.Variable)\n",
+        "from torch.autograd import Variable\nok = issubclass(C, Variable)\n",
+        "import torch\nok = isinstance(x, torch.Tensor)\n",
+        "from torch.autograd import Variable\ndef isinstance(a, b):\n    return True\nok = isinstance(x, Variable)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable\nok = isinstance(x, Variable)\n",
+            "import torch\nok = isinstance(x, torch.Tensor)\n",
+        ),
+        Invalid(
+            "import numpy as np\nfrom torch.autograd import Variable\nok = isinstance(x, (Variable, np.ndarray))\n",
+            "import torch\nimport numpy as np\nok = isinstance(x, (torch.Tensor, np.ndarray))\n",
+        ),
+        Invalid(
+            '"""Doc."""\nimport torch as th\nok = isinstance(x, th.autograd.Variable)\n',
+            '"""Doc."""\nimport torch as th\nok = isinstance(x, th.Tensor)\n',
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not (isinstance(node.func, cst.Name) and node.func.value == "isinstance"):
+            return
+        if "isinstance" in self.context.imports.bindings or len(node.args) != 2:
+            return
+        classes = list(self._variable_nodes(node.args[1].value))
+        if not classes:
+            return
+        self.report(node, _MESSAGE, self._fix(classes))
+
+    def _variable_nodes(self, classes: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+        imports = self.context.imports
+        if isinstance(classes, cst.Tuple):
+            yield from (element.value for element in classes.elements if is_variable(element.value, imports))
+        elif is_variable(classes, imports):
+            yield classes
+
+    def _fix(self, classes: list[cst.BaseExpression]):
+        module = self.context.module
+        alias = module_level_alias(module, self.context.imports, "torch")
+        changes: list = []
+        if alias is None:
+            anchor = import_anchor(module)
+            if anchor is None or "torch" in self.context.imports.bindings:
+                return None
+            alias = "torch"
+            changes.append(InsertLineBefore(anchor, "import torch"))
+        tensor = cst.Attribute(value=cst.Name(alias), attr=cst.Name("Tensor"))
+        changes.extend(Replace(node, tensor) for node in classes)
+        return self.safe_fix(f"Replace with `{alias}.Tensor`", *changes)

@@ -1,0 +1,74 @@
+"""Reading source bytes into text and back, keeping encoding, BOM and line endings."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from bisect import bisect_right
+from dataclasses import dataclass
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class UndecodableSource(Exception):
+    """The bytes are not valid text in the encoding the file declares."""
+
+
+def decode_source(raw: bytes) -> tuple[str, str]:
+    """Return (text, encoding). The encoding round-trips through `encode_source`.
+
+    A UTF-8 BOM is reported as `utf-8-sig` so that writing the text back restores it.
+    """
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as error:
+        raise UndecodableSource(str(error)) from None
+    try:
+        text = raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        raise UndecodableSource(_describe_decode_error(raw, encoding, error)) from None
+    return text, encoding
+
+
+def _describe_decode_error(raw: bytes, encoding: str, error: Exception) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        line = raw.count(b"\n", 0, error.start) + 1
+        return f"invalid {encoding} byte 0x{raw[error.start]:02x} on line {line}"
+    return f"unknown encoding {encoding!r}"
+
+
+def encode_source(text: str, encoding: str) -> bytes:
+    return text.encode(encoding)
+
+
+def dominant_newline(text: str) -> str:
+    first = _NEWLINE.search(text)
+    return first.group() if first else "\n"
+
+
+@dataclass(frozen=True)
+class LineIndex:
+    """Maps between string offsets and 1-based (row, column) pairs; columns count characters."""
+
+    starts: tuple[int, ...]
+    length: int
+
+    @classmethod
+    def of(cls, text: str) -> "LineIndex":
+        return cls((0, *(match.end() for match in _NEWLINE.finditer(text))), len(text))
+
+    def offset(self, row: int, column: int) -> int:
+        """`column` is 0-based here, as LibCST reports it."""
+        return self.starts[row - 1] + column
+
+    def position(self, offset: int) -> tuple[int, int]:
+        row = bisect_right(self.starts, offset)
+        return row, offset - self.starts[row - 1] + 1
+
+    def line_start(self, row: int) -> int:
+        return self.starts[row - 1]
+
+    def line_end(self, row: int) -> int:
+        """Offset just past the newline that ends `row` (or the end of the text)."""
+        return self.starts[row] if row < len(self.starts) else self.length
