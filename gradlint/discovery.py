@@ -21,7 +21,7 @@ class Discovered:
 
 
 def discover(paths: list[Path], settings: Settings) -> Discovered:
-    excluded = pathspec.PathSpec.from_lines("gitwildmatch", settings.exclude + settings.extend_exclude)
+    excluded = pathspec.GitIgnoreSpec.from_lines(settings.exclude + settings.extend_exclude)
     files: list[Path] = []
     errors: list[tuple[str, str]] = []
     for path in paths:

@@ -97,6 +97,11 @@ class ImportMap:
     def _shadow(self, local: str) -> None:
         self.bindings[local] = _SHADOWED
 
+    def is_imported(self, local: str) -> bool:
+        """True when `local` is bound by imports only (a module or an imported object)."""
+        bound = self.bindings.get(local)
+        return bound is not None and bound is not _SHADOWED
+
     def resolve_name(self, local: str) -> Optional[str]:
         target = self.bindings.get(local)
         if target is _SHADOWED:

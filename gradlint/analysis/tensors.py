@@ -76,7 +76,7 @@ class TensorEvidence:
         return False
 
     def _name_is_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
-        if name in NON_TENSOR_ROOTS or self.imports.bindings.get(name) is not None:
+        if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
@@ -151,14 +151,13 @@ class ScalarEvidence:
         if isinstance(func, cst.Name):
             return bool(CRITERION.match(func.value))
         if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS and _no_arguments(call):
-            receiver = func.value
-            return not _rooted_in(receiver, NON_TENSOR_ROOTS) and self.imports.qualified_name(receiver) is None
+            return self.tensors.is_tensor(func.value, scope, depth + 1)
         if isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "detach", "float", "double", "cuda", "clone"):
             return self.is_scalar(func.value, scope, depth + 1)
         return False
 
     def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
-        if name in NON_TENSOR_ROOTS or self.imports.bindings.get(name) is not None:
+        if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):

@@ -47,7 +47,7 @@ class VolatileFlag(Rule):
     code = "GL102"
     name = "volatile-flag"
     summary = "`volatile=` has no effect since PyTorch 0.4"
-    triggers = ("volatile",)
+    triggers = ("Variable",)
 
     VALID = (
         "from torch.autograd import Variable\nx = Variable(t)\n",

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gradlint.cli import cli
+
+
+@pytest.fixture
+def run_cli(tmp_path, monkeypatch):
+    """Invoke the click command in-process with `tmp_path` as the working directory."""
+    monkeypatch.chdir(tmp_path)
+
+    def invoke(*args: str, input: bytes | str | None = None):
+        return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def run_script(tmp_path):
+    """Run the installed console script in a subprocess (as a user would)."""
+
+    def invoke(*args: str, cwd: Path | None = None, input: bytes | None = None):
+        env = {**os.environ, "NO_COLOR": "1"}
+        return subprocess.run(
+            [sys.executable, "-m", "gradlint", *args],
+            cwd=cwd or tmp_path,
+            input=input,
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
+
+    return invoke

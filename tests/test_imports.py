@@ -1,0 +1,44 @@
+"""Import resolution: every import form of torch.autograd.Variable, and the look-alikes."""
+
+from __future__ import annotations
+
+import pytest
+
+from support import lint
+
+VARIABLE_FORMS = [
+    "from torch.autograd import Variable\nx = Variable(t)\n",
+    "from torch.autograd import Variable as V\nx = V(t)\n",
+    "import torch.autograd as ag\nx = ag.Variable(t)\n",
+    "from torch import autograd\nx = autograd.Variable(t)\n",
+    "import torch\nx = torch.autograd.variable.Variable(t)\n",
+    "from torch.autograd.variable import Variable\nx = Variable(t)\n",
+    "import torch\nx = torch.autograd.Variable(t)\n",
+    "import torch as th\nx = th.autograd.Variable(t)\n",
+    "from torch.autograd import *\nx = Variable(t)\n",
+    "def f():\n    from torch.autograd import Variable\n    return Variable(t)\n",
+]
+
+LOOK_ALIKES = [
+    "import tensorflow as tf\nx = tf.Variable(t)\n",
+    "from tensorflow import Variable\nx = Variable(t)\n",
+    "import sympy\nx = sympy.Variable(t)\n",
+    "import cvxpy as cp\nx = cp.Variable(3)\n",
+    "class Variable:\n    pass\nx = Variable(t)\n",
+    "def Variable(t):\n    return t\nx = Variable(t)\n",
+    "from torch.autograd import Variable\nVariable = make_variable\nx = Variable(t)\n",
+    "x = Variable(t)\n",
+    "from torch.autograd import *\nfrom sympy import *\nx = Variable(t)\n",
+    "from .autograd import Variable\nx = Variable(t)\n",
+    "import torch\nx = torch.Variable(t)\n",
+]
+
+
+@pytest.mark.parametrize("source", VARIABLE_FORMS)
+def test_every_import_form_is_resolved(source):
+    assert [f.code for f in lint(source, "GL101")] == ["GL101"]
+
+
+@pytest.mark.parametrize("source", LOOK_ALIKES)
+def test_look_alikes_are_not_flagged(source):
+    assert lint(source, "GL101") == []
