@@ -6,12 +6,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
 
 if TYPE_CHECKING:
+    from gradlint.analysis.training import TrainingAnalysis
     from gradlint.rules.base import Report
 
 
@@ -43,6 +45,12 @@ class FileContext:
     def is_scalar(self, node: cst.BaseExpression) -> bool:
         return self.scalars.is_scalar(node, self.scope())
 
+    @cached_property
+    def training(self) -> "TrainingAnalysis":
+        from gradlint.analysis.training import TrainingAnalysis
+
+        return TrainingAnalysis(self.module, self.imports, self.tensors)
+
     def scope(self) -> Scope:
         """The function (or module) enclosing the node being visited."""
         return enclosing_scope(self.stack)
@@ -56,6 +64,14 @@ class FileContext:
     def parent(self, levels: int = 1) -> Optional[cst.CSTNode]:
         index = -1 - levels
         return self.stack[index] if len(self.stack) >= levels + 1 else None
+
+    @cached_property
+    def positions(self):
+        """Node -> CodeRange for the whole module. Computed at most once, and only when needed."""
+        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.positions[node].start.line
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

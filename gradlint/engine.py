@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradlint.context import FileContext
 from gradlint.model import Edit, FileResult, Finding, Fix, Location
@@ -96,8 +95,7 @@ def parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
 def plan_edits(text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>") -> Optional[Fix]:
     """Text edits for a fix plan over an already parsed module (used by the fixer's clean-ups)."""
     context = FileContext(path, text, module)
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return _EditBuilder(context, positions, LineIndex.of(text)).fix(plan)
+    return _EditBuilder(context, context.positions, LineIndex.of(text)).fix(plan)
 
 
 def _syntax_error(text: str, error: cst.ParserSyntaxError) -> tuple[str, Location]:
@@ -126,9 +124,8 @@ def _file_finding(code: str, message: str, path: str, location: Location) -> Fin
 
 
 def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
-    positions = MetadataWrapper(context.module, unsafe_skip_copy=True).resolve(PositionProvider)
-    index = LineIndex.of(context.text)
-    converter = _EditBuilder(context, positions, index)
+    positions = context.positions
+    converter = _EditBuilder(context, positions, LineIndex.of(context.text))
     findings = []
     seen = set()
     for report in reports:

@@ -127,3 +127,16 @@ def method_call_on(receiver: cst.BaseExpression, method: str, *args: cst.Arg) ->
         func=cst.Attribute(value=parenthesized(receiver), attr=cst.Name(method)),
         args=list(args),
     )
+
+
+def edit_distance(a: str, b: str, limit: int = 3) -> int:
+    """Levenshtein distance, cut off at `limit` (enough to tell near-misses)."""
+    if abs(len(a) - len(b)) >= limit:
+        return limit
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, start=1):
+        current = [i]
+        for j, char_b in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
+        previous = current
+    return min(previous[-1], limit)

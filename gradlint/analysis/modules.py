@@ -1,0 +1,75 @@
+"""Is an expression an `nn.Module` instance? (For rules about module-level attributes.)"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import ScopeTable, enclosing_scope
+from gradlint.analysis.syntax import dotted_name, iter_statements
+
+MODULE_NAME = re.compile(
+    r"^(model|models|net|network|netd|netg|generator|discriminator|encoder|decoder|backbone|classifier|"
+    r"head|critic|actor|policy|module|teacher|student|feature_extractor|embedding|embeddings|[dg])(_\w+|\d+)?$",
+    re.IGNORECASE,
+)
+
+
+class ModuleEvidence:
+    def __init__(self, module: cst.Module, imports: ImportMap, scopes: ScopeTable) -> None:
+        self.imports = imports
+        self.scopes = scopes
+        self.module_classes = self._module_classes(module)
+
+    def _module_classes(self, module: cst.Module) -> set[str]:
+        """Classes of this file that subclass nn.Module, directly or through each other."""
+        classes = [s for s in iter_statements(module.body) if isinstance(s, cst.ClassDef)]
+        found: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for cls in classes:
+                if cls.name.value in found:
+                    continue
+                if any(self._is_module_class(base.value, found) for base in cls.bases):
+                    found.add(cls.name.value)
+                    changed = True
+        return found
+
+    def _is_module_class(self, node: cst.BaseExpression, local: set[str]) -> bool:
+        if isinstance(node, cst.Name) and node.value in local:
+            return True
+        qualified = self.imports.qualified_name(node) or ""
+        return qualified.startswith(("torch.nn.", "torchvision.models.")) and qualified.rsplit(".", 1)[-1][:1].isupper()
+
+    def is_module(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
+        if isinstance(node, cst.Name) and node.value == "self":
+            owner = _enclosing_class(stack)
+            return owner is not None and owner.name.value in self.module_classes
+        name = dotted_name(node)
+        if name is None:
+            return False
+        if isinstance(node, cst.Name):
+            values = self.scopes.values_of(node.value, enclosing_scope(stack))
+            if any(self._constructs_module(value) for value in values):
+                return True
+            if values:
+                return False
+        return bool(MODULE_NAME.match(name.rsplit(".", 1)[-1]))
+
+    def _constructs_module(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        return self._is_module_class(value.func, self.module_classes) or (
+            (self.imports.qualified_name(value.func) or "").startswith("torchvision.models.")
+        )
+
+
+def _enclosing_class(stack: Sequence[cst.CSTNode]) -> Optional[cst.ClassDef]:
+    for node in reversed(stack):
+        if isinstance(node, cst.ClassDef):
+            return node
+    return None

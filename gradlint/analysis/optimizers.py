@@ -1,0 +1,100 @@
+"""Which expressions are optimizers (and which are look-alikes: schedulers, RL environments...)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.syntax import dotted_name, iter_statements
+
+OPTIMIZER_MODULES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "torch_optimizer.", "timm.optim.", "transformers.optimization.")
+OPTIMIZER_CLASSES = frozenset({"transformers.AdamW", "transformers.Adafactor", "torch.optim.Optimizer"})
+NOT_OPTIMIZER_MODULES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.SWALR", "optax.", "jax.", "numpy.", "scipy.", "gym.", "gymnasium.")
+# `optimizer`, `opt`, `optim_g`, `optimizer_D`, `g_optim`, `d_optimizer`, `self.opt_disc`...
+OPTIMIZER_NAME = re.compile(r"^(?:\w+_)?(?:optim|optimizer|opt)(?:_\w+|\d+)?$|^optimi[sz]er\w*$", re.IGNORECASE)
+NOT_OPTIMIZER_NAME = re.compile(r"sched|env|option|opts?_?args|opt_level|optional", re.IGNORECASE)
+SCALER_NAME = re.compile(r"scaler", re.IGNORECASE)
+
+
+class OptimizerOracle:
+    """Decides optimizer-ness from file-wide bindings (`self.opt = optim.SGD(...)` in __init__)."""
+
+    def __init__(self, module: cst.Module, imports: ImportMap) -> None:
+        self.imports = imports
+        self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self.annotated: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        for statement in iter_statements(module.body):
+            self._record(statement)
+
+    def _record(self, statement: cst.CSTNode) -> None:
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                key = _key(target.target)
+                if key is not None:
+                    self.assigned[key].append(statement.value)
+        elif isinstance(statement, cst.AnnAssign):
+            key = _key(statement.target)
+            if key is not None:
+                self.annotated[key].append(statement.annotation.annotation)
+                if statement.value is not None:
+                    self.assigned[key].append(statement.value)
+        elif isinstance(statement, cst.FunctionDef):
+            for param in (*statement.params.params, *statement.params.kwonly_params, *statement.params.posonly_params):
+                if param.annotation is not None:
+                    self.annotated[param.name.value].append(param.annotation.annotation)
+
+    def is_optimizer(self, node: cst.BaseExpression) -> bool:
+        key = _key(node)
+        if key is None:
+            return False
+        values = self.assigned.get(key, []) + self.assigned.get(_last(key), [])
+        verdicts = [self._value_verdict(value) for value in values]
+        if any(v is False for v in verdicts):
+            return False
+        if any(v is True for v in verdicts):
+            return True
+        if any(self._class_verdict(a) for a in self.annotated.get(key, []) + self.annotated.get(_last(key), [])):
+            return True
+        name = _last(key)
+        return bool(OPTIMIZER_NAME.match(name)) and not NOT_OPTIMIZER_NAME.search(name)
+
+    def is_grad_scaler(self, node: cst.BaseExpression) -> bool:
+        key = _key(node)
+        if key is None:
+            return False
+        for value in self.assigned.get(key, []):
+            if isinstance(value, cst.Call):
+                qualified = self.imports.qualified_name(value.func) or ""
+                if qualified.endswith("GradScaler"):
+                    return True
+        return bool(SCALER_NAME.search(_last(key)))
+
+    def _value_verdict(self, value: cst.BaseExpression) -> Optional[bool]:
+        """True: built by an optimizer class; False: evidently something else; None: unknown."""
+        if isinstance(value, cst.Call):
+            return self._class_verdict(value.func)
+        if isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.SimpleString, cst.Integer, cst.Float)):
+            return False
+        return None
+
+    def _class_verdict(self, func: cst.BaseExpression) -> Optional[bool]:
+        qualified = self.imports.qualified_name(func)
+        if qualified is None:
+            return None
+        if qualified.startswith(NOT_OPTIMIZER_MODULES) or "lr_scheduler" in qualified:
+            return False
+        if qualified.startswith(OPTIMIZER_MODULES) or qualified in OPTIMIZER_CLASSES:
+            return True
+        return None
+
+
+def _key(node: cst.CSTNode) -> Optional[str]:
+    return dotted_name(node)
+
+
+def _last(key: str) -> str:
+    return key.rsplit(".", 1)[-1]

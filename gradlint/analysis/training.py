@@ -1,0 +1,353 @@
+"""The structure of a training iteration: backward calls, optimizer steps, gradient resets and
+manual updates, in source order, for every loop and function body of a file.
+
+Built once per file and shared by the training-step rules. Calls to functions and methods
+defined in the same file are followed (transitively), and closures passed to `opt.step(closure)`
+count where the step runs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from functools import cached_property
+from typing import Iterator, Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.optimizers import OptimizerOracle
+from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
+from gradlint.analysis.tensors import TensorEvidence
+from gradlint.walker import iter_children
+
+BACKWARD_CALLS = frozenset({"torch.autograd.backward"})
+BACKWARD_METHODS_OF_WRAPPERS = ("accelerator", "fabric", "manual_backward", "engine", "model_engine")
+ZERO_NAMES = ("zero_grad", "zero_grads", "reset_grad", "clear_grad")
+
+
+class Kind(Enum):
+    BACKWARD = "backward"
+    STEP = "step"
+    RESET = "reset"
+    UPDATE = "update"
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: Kind
+    node: cst.CSTNode  # the call / statement that does it (a helper's call site when `via` is set)
+    statement: cst.CSTNode  # the statement of the analysed body that contains it
+    optimizer: Optional[str] = None  # dotted text of the optimizer stepped / reset
+    conditional: bool = False  # inside an if / loop / except branch of the analysed body
+    nested_loop: bool = False  # inside a loop nested in the analysed body
+    via: Optional[cst.CSTNode] = None  # the helper call it came through
+    resets_all: bool = False  # `model.zero_grad()`, or a reset we cannot attribute
+    line: Optional[cst.CSTNode] = None  # the innermost simple statement line holding it
+
+    @property
+    def direct(self) -> bool:
+        """Written in the analysed body itself (not through a helper), outside nested loops."""
+        return self.via is None and not self.nested_loop
+
+
+@dataclass
+class Region:
+    """A loop body or function body, with its events in source order."""
+
+    owner: cst.CSTNode  # For / While / FunctionDef
+    events: list[Event] = field(default_factory=list)
+
+    def of(self, kind: Kind) -> list[Event]:
+        return [event for event in self.events if event.kind is kind]
+
+
+class TrainingAnalysis:
+    def __init__(self, module: cst.Module, imports: ImportMap, tensors: TensorEvidence) -> None:
+        self.module = module
+        self.imports = imports
+        self.tensors = tensors
+        self.optimizers = OptimizerOracle(module, imports)
+        self._functions = _function_table(module)
+        self._summaries: dict[int, list[Event]] = {}
+        self._in_progress: set[int] = set()
+
+    @cached_property
+    def loops(self) -> list[Region]:
+        return [Region(node, self._events(suite_statements(node.body), scope=scope)) for node, scope in _loops(self.module)]
+
+    @cached_property
+    def functions(self) -> list[Region]:
+        return [Region(node, self._function_events(node)) for node in self._functions.all]
+
+    # -- events of a block ------------------------------------------------------------------
+
+    def _events(self, body: Sequence[cst.CSTNode], *, scope, conditional=False, nested_loop=False) -> list[Event]:
+        events: list[Event] = []
+        for statement in body:
+            events.extend(self._statement_events(statement, scope, conditional, nested_loop))
+        return events
+
+    def _statement_events(self, statement, scope, conditional, nested_loop) -> list[Event]:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return []  # a definition runs nothing; helpers and closures are followed at their call
+        if isinstance(statement, (cst.For, cst.While)):
+            inner = self._events(suite_statements(statement.body), scope=scope, conditional=True, nested_loop=True)
+            orelse = self._events(child_statements(statement.orelse) if statement.orelse else (), scope=scope, conditional=True, nested_loop=nested_loop)
+            header = self._expression_events(statement.iter if isinstance(statement, cst.For) else statement.test, statement, scope, conditional, nested_loop)
+            return [*header, *(_restate(e, statement) for e in inner + orelse)]
+        if isinstance(statement, cst.If):
+            test = self._expression_events(statement.test, statement, scope, conditional, nested_loop)
+            branches = self._events(child_statements(statement), scope=scope, conditional=True, nested_loop=nested_loop)
+            return [*test, *(_restate(e, statement) for e in branches)]
+        if isinstance(statement, (cst.With, cst.Try, cst.TryStar, cst.Match)):
+            inner = []
+            if isinstance(statement, cst.With):
+                for item in statement.items:
+                    inner.extend(self._expression_events(item.item, statement, scope, conditional, nested_loop))
+                inner.extend(self._events(suite_statements(statement.body), scope=scope, conditional=conditional, nested_loop=nested_loop))
+            elif isinstance(statement, (cst.Try, cst.TryStar)):
+                inner.extend(self._events(suite_statements(statement.body), scope=scope, conditional=conditional, nested_loop=nested_loop))
+                rest = [s for s in child_statements(statement) if s not in suite_statements(statement.body)]
+                inner.extend(self._events(rest, scope=scope, conditional=True, nested_loop=nested_loop))
+            else:
+                inner.extend(self._events(child_statements(statement), scope=scope, conditional=True, nested_loop=nested_loop))
+            return [_restate(e, statement) for e in inner]
+        if isinstance(statement, cst.SimpleStatementLine):
+            events = []
+            for small in statement.body:
+                events.extend(self._small_events(small, statement, scope, conditional, nested_loop))
+            return events
+        # A small statement of a one-line suite (`if x: opt.step()`).
+        return self._small_events(statement, statement, scope, conditional, nested_loop)
+
+    def _small_events(self, small, statement, scope, conditional, nested_loop) -> list[Event]:
+        make = lambda kind, node, **kw: Event(kind, node, statement, conditional=conditional, nested_loop=nested_loop, line=statement, **kw)  # noqa: E731
+        if isinstance(small, cst.Assign) and _assigns_grad(small):
+            return [make(Kind.RESET, small, resets_all=True)]
+        if isinstance(small, (cst.Assign, cst.AugAssign)) and _is_manual_update(small):
+            return [make(Kind.UPDATE, small)]
+        events = self._expression_events(small, statement, scope, conditional, nested_loop)
+        return [replace(event, line=statement) if event.via is None else event for event in events]
+
+    def _expression_events(self, expression, statement, scope, conditional, nested_loop) -> list[Event]:
+        events: list[Event] = []
+        for call in _calls_in(expression):
+            events.extend(self._call_events(call, statement, scope, conditional, nested_loop))
+        return events
+
+    def _call_events(self, call: cst.Call, statement, scope, conditional, nested_loop) -> list[Event]:
+        make = lambda kind, **kw: Event(kind, call, statement, conditional=conditional, nested_loop=nested_loop, **kw)  # noqa: E731
+        func = call.func
+        qualified = self.imports.qualified_name(func)
+        if qualified in BACKWARD_CALLS:
+            return [make(Kind.BACKWARD)]
+        if isinstance(func, cst.Attribute):
+            receiver, method = func.value, func.attr.value
+            if method == "backward" and self._is_backward_receiver(receiver, call, scope):
+                return [make(Kind.BACKWARD)]
+            if method == "manual_backward":
+                return [make(Kind.BACKWARD)]
+            if method == "step":
+                return self._step_events(call, receiver, statement, scope, conditional, nested_loop)
+            if method in ZERO_NAMES and qualified is None:
+                optimizer = dotted_name(receiver)
+                if self.optimizers.is_optimizer(receiver):
+                    return [make(Kind.RESET, optimizer=optimizer)]
+                return [make(Kind.RESET, optimizer=optimizer, resets_all=True)]
+            if method in ("zero_", "fill_", "detach_", "mul_") and _mentions_grad(receiver):
+                return [make(Kind.RESET, resets_all=True)] if method in ("zero_", "fill_", "mul_") else []
+            if method in ("sub_", "add_", "copy_", "addcdiv_", "addcmul_") and any(_mentions_grad(a.value) for a in call.args):
+                return [make(Kind.UPDATE)]
+        helper = self._functions.resolve(call, scope)
+        if helper is not None:
+            return [
+                replace(e, node=call, statement=statement, conditional=conditional or e.conditional, nested_loop=nested_loop or e.nested_loop, via=call, line=None)
+                for e in self._function_events(helper)
+            ]
+        return []
+
+    def _step_events(self, call, receiver, statement, scope, conditional, nested_loop) -> list[Event]:
+        make = lambda kind, **kw: Event(kind, call, statement, conditional=conditional, nested_loop=nested_loop, **kw)  # noqa: E731
+        if self.optimizers.is_grad_scaler(receiver) and call.args:
+            stepped = call.args[0].value
+            if self.optimizers.is_optimizer(stepped) or dotted_name(stepped) is not None:
+                return [make(Kind.STEP, optimizer=dotted_name(stepped))]
+            return []
+        if not self.optimizers.is_optimizer(receiver):
+            return []
+        events = []
+        for arg in call.args:  # a closure runs inside the step
+            events.extend(self._closure_events(arg.value, call, statement, scope, conditional, nested_loop))
+        events.append(make(Kind.STEP, optimizer=dotted_name(receiver)))
+        return events
+
+    def _closure_events(self, value, call, statement, scope, conditional, nested_loop) -> list[Event]:
+        if isinstance(value, cst.Lambda):
+            return [
+                replace(e, node=call, via=call)
+                for e in self._expression_events(value.body, statement, scope, conditional, nested_loop)
+            ]
+        if isinstance(value, cst.Name):
+            function = self._functions.named(value.value, scope)
+            if function is not None:
+                return [
+                    replace(e, node=call, statement=statement, conditional=conditional or e.conditional, nested_loop=nested_loop or e.nested_loop, via=call, line=None)
+                    for e in self._function_events(function)
+                ]
+        return []
+
+    def _function_events(self, function: cst.FunctionDef) -> list[Event]:
+        key = id(function)
+        if key in self._summaries:
+            return self._summaries[key]
+        if key in self._in_progress:
+            return []  # recursion: stop following
+        self._in_progress.add(key)
+        try:
+            events = self._events(suite_statements(function.body), scope=function)
+        finally:
+            self._in_progress.discard(key)
+        self._summaries[key] = events
+        return events
+
+    def _is_backward_receiver(self, receiver: cst.BaseExpression, call: cst.Call, scope) -> bool:
+        """`loss.backward()`, `(loss / k).backward()`, `scaler.scale(loss).backward()`; not `solver.backward()`."""
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "scale":
+            return True
+        if isinstance(receiver, cst.Name) and receiver.value in BACKWARD_METHODS_OF_WRAPPERS:
+            return bool(call.args)  # accelerator.backward(loss)
+        if isinstance(receiver, cst.Attribute) and receiver.attr.value in BACKWARD_METHODS_OF_WRAPPERS:
+            return bool(call.args)
+        if self.tensors.is_tensor(receiver, scope) or _looks_like_loss_value(receiver):
+            return True
+        # `l = compute(...)` then `l.backward()`: a value computed by a function call, not an object.
+        if isinstance(receiver, cst.Name) and scope is not None:
+            values = self.tensors.scopes.values_of(receiver.value, scope)
+            return bool(values) and all(_computed_value(value) for value in values)
+        return False
+
+
+def _restate(event: Event, statement: cst.CSTNode) -> Event:
+    """The same event, attributed to the enclosing statement of the analysed body."""
+    return replace(event, statement=statement)
+
+
+def _computed_value(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.BinaryOperation):
+        return True
+    if isinstance(node, cst.Call):
+        name = dotted_name(node.func)
+        return name is not None and not name.rsplit(".", 1)[-1][:1].isupper()
+    return False
+
+
+def _looks_like_loss_value(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.BinaryOperation):
+        return _looks_like_loss_value(node.left) or _looks_like_loss_value(node.right)
+    if isinstance(node, cst.Subscript):
+        return _looks_like_loss_value(node.value)
+    name = dotted_name(node)
+    return name is not None and "loss" in name.rsplit(".", 1)[-1].lower()
+
+
+def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """Calls in an expression or small statement, outermost first; lambdas and defs excluded."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(current, cst.Call):
+            yield current
+        pending.extend(reversed(list(iter_children(current))))
+
+
+def _mentions_grad(node: cst.CSTNode) -> bool:
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Attribute) and current.attr.value == "grad":
+            return True
+        pending.extend(iter_children(current))
+    return False
+
+
+def _assigns_grad(statement: cst.Assign) -> bool:
+    """`p.grad = None` / `p.grad = torch.zeros_like(p)`: a reset."""
+    return any(isinstance(t.target, cst.Attribute) and t.target.attr.value == "grad" for t in statement.targets)
+
+
+def _is_manual_update(statement) -> bool:
+    """`w -= lr * w.grad`, `w.data -= ...`, `w = w - lr * w.grad`."""
+    if isinstance(statement, cst.AugAssign):
+        return isinstance(statement.operator, (cst.SubtractAssign, cst.AddAssign)) and _mentions_grad(statement.value)
+    if len(statement.targets) != 1 or not _mentions_grad(statement.value):
+        return False
+    target = dotted_name(statement.targets[0].target)
+    return target is not None and target.rsplit(".", 1)[-1] != "grad"
+
+
+class _FunctionTable:
+    def __init__(self) -> None:
+        self.all: list[cst.FunctionDef] = []
+        self.module_level: dict[str, cst.FunctionDef] = {}
+        self.methods: dict[str, list[cst.FunctionDef]] = {}
+        self.nested: dict[int, dict[str, cst.FunctionDef]] = {}
+
+    def named(self, name: str, scope) -> Optional[cst.FunctionDef]:
+        if scope is not None and id(scope) in self.nested and name in self.nested[id(scope)]:
+            return self.nested[id(scope)][name]
+        return self.module_level.get(name)
+
+    def resolve(self, call: cst.Call, scope) -> Optional[cst.FunctionDef]:
+        func = call.func
+        if isinstance(func, cst.Name):
+            return self.named(func.value, scope)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            candidates = self.methods.get(func.attr.value, [])
+            return candidates[0] if len(candidates) == 1 else None
+        return None
+
+
+def _function_table(module: cst.Module) -> _FunctionTable:
+    table = _FunctionTable()
+
+    def visit(body, owner) -> None:
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                table.all.append(statement)
+                if owner is None:
+                    table.module_level[statement.name.value] = statement
+                elif isinstance(owner, cst.ClassDef):
+                    table.methods.setdefault(statement.name.value, []).append(statement)
+                else:
+                    table.nested.setdefault(id(owner), {})[statement.name.value] = statement
+                visit(_all_nested(statement), statement)
+            elif isinstance(statement, cst.ClassDef):
+                visit(suite_statements(statement.body), statement)
+            elif not isinstance(statement, cst.SimpleStatementLine):
+                visit(child_statements(statement), owner)
+
+    visit(module.body, None)
+    return table
+
+
+def _all_nested(function: cst.FunctionDef) -> list[cst.CSTNode]:
+    return list(suite_statements(function.body))
+
+
+def _loops(module: cst.Module) -> list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]]:
+    found: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = []
+
+    def visit(body, scope) -> None:
+        for statement in body:
+            if isinstance(statement, (cst.For, cst.While)):
+                found.append((statement, scope))
+            if isinstance(statement, cst.FunctionDef):
+                visit(suite_statements(statement.body), statement)
+            elif not isinstance(statement, cst.SimpleStatementLine):
+                visit(child_statements(statement), scope)
+
+    visit(module.body, None)
+    return found

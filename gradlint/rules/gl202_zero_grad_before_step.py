@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.training import Event, Kind, Region
+from gradlint.rules.base import FIX_UNSAFE, InsertLineBefore, Invalid, RemoveLine, Rule
+
+
+class ZeroGradBeforeStep(Rule):
+    """
+    ## What it does
+    Flags a gradient reset (`optimizer.zero_grad()`, or `model.zero_grad()` where one optimizer
+    is used) that runs after `backward()` and before that optimizer's `step()` in the same
+    iteration, with no backward in between.
+
+    ## Why is this bad?
+    The step sees no gradients. With the default `zero_grad(set_to_none=True)` the optimizer skips
+    every parameter: in torch 2.13 the weights stayed at their initial `[0.5, -0.25]` for every
+    step, with no error. With `set_to_none=False`, plain SGD is frozen too, while SGD with momentum
+    and Adam keep moving on stale state.
+
+    ## Example
+    ```python
+    loss.backward()
+    optimizer.zero_grad()
+    optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    ```
+
+    ## Fix safety
+    Unsafe: the fix moves the reset to just before the backward statement, which changes what
+    the step does (it starts training). Offered when the reset is a statement of its own line.
+
+    ## Known limits
+    Resets of another optimizer (a GAN zeroing the generator between the discriminator's
+    backward and step) are not reported; neither are conditional resets.
+    """
+
+    code = "GL202"
+    name = "zero-grad-before-step"
+    summary = "gradients are reset between backward and step"
+    fix_availability = FIX_UNSAFE
+    triggers = ("zero_grad",)
+
+    VALID = (
+        "for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
+        "for x in data:\n    loss = f(x)\n    loss.backward()\n    opt.step()\n    opt.zero_grad()\n",
+        "for x in data:\n    optD.zero_grad()\n    lossD.backward()\n    optD.step()\n    optG.zero_grad()\n    lossG.backward()\n    optG.step()\n",
+        "for x in data:\n    lossD.backward()\n    optG.zero_grad()\n    optD.step()\n",
+        "for x in data:\n    loss.backward()\n    if skip:\n        opt.zero_grad()\n    opt.step()\n",
+    )
+    INVALID = (
+        Invalid(
+            "for x in data:\n    loss = f(x)\n    loss.backward()\n    optimizer.zero_grad()\n    optimizer.step()\n",
+            "for x in data:\n    loss = f(x)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n",
+        ),
+        Invalid(
+            "def train_step(model, opt, x):\n    loss = model(x).sum()\n    loss.backward()\n    model.zero_grad()\n    opt.step()\n",
+            "def train_step(model, opt, x):\n    loss = model(x).sum()\n    model.zero_grad()\n    loss.backward()\n    opt.step()\n",
+        ),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        training = self.context.training
+        for region in [*training.loops, *training.functions]:
+            for reset, backward in self._misplaced(region):
+                self.report(reset.node, self._message(reset), self._fix(reset, backward))
+
+    def _misplaced(self, region: Region):
+        events = region.events
+        optimizers = {e.optimizer for e in region.of(Kind.STEP)}
+        for index, reset in enumerate(events):
+            if reset.kind is not Kind.RESET or not reset.direct or reset.conditional or reset.optimizer is None:
+                continue
+            if reset.resets_all and len(optimizers) != 1:
+                continue  # `netG.zero_grad()` in a GAN may be on purpose
+            backward = _last(events[:index], Kind.BACKWARD)
+            if backward is None:
+                continue
+            for later in events[index + 1 :]:
+                if later.kind is Kind.BACKWARD:
+                    break
+                if later.kind is Kind.STEP and (reset.resets_all or later.optimizer == reset.optimizer):
+                    yield reset, backward
+                    break
+
+    def _message(self, reset: Event) -> str:
+        return (
+            f"`{self.context.code_for(reset.node)}` runs after backward and before the step, so the step sees "
+            "no gradients and nothing trains; reset before `backward()`"
+        )
+
+    def _fix(self, reset: Event, backward: Event):
+        line, target = reset.line, backward.line
+        if backward.via is not None or not _own_line(line) or not isinstance(target, cst.SimpleStatementLine):
+            return None
+        moved = self.context.code_for(line.body[0])
+        return self.unsafe_fix(
+            "Move the reset before the backward call",
+            RemoveLine(line),
+            InsertLineBefore(target, moved),
+        )
+
+
+def _own_line(line: Optional[cst.CSTNode]) -> bool:
+    return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+
+
+def _last(events: list[Event], kind: Kind) -> Optional[Event]:
+    for event in reversed(events):
+        if event.kind is kind:
+            return event
+    return None

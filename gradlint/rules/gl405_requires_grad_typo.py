@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.modules import ModuleEvidence
+from gradlint.analysis.syntax import edit_distance
+from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
+from gradlint.rules.base import FIX_SOMETIMES, Invalid, Replace, Rule
+
+REQUIRES_GRAD = "requires_grad"
+
+
+def _near_miss(name: str) -> bool:
+    return name != REQUIRES_GRAD and edit_distance(name, REQUIRES_GRAD) <= 2
+
+
+class RequiresGradTypo(Rule):
+    """
+    ## What it does
+    Flags assignments and keywords that look like `requires_grad` but do nothing, or raise:
+    - an attribute near-miss: `p.require_grad = False`, `x.requires_grads = True` (edit distance
+      at most 2 from `requires_grad`);
+    - a keyword near-miss in a torch call: `torch.randn(3, require_grad=True)`;
+    - `model.requires_grad = False` on an `nn.Module`.
+
+    ## Why is this bad?
+    In torch 2.13 `x.require_grad = True` silently sets a plain Python attribute and leaves
+    `x.requires_grad` False: the gradient is never computed (or backward raises "element 0 of
+    tensors does not require grad"). `model.requires_grad = False` on a Module is also a silent
+    no-op: every parameter still has `requires_grad=True`, still receives gradients and still
+    changes; only `model.requires_grad_(False)` freezes it. A keyword typo raises `TypeError`
+    (`randn() received an invalid combination of arguments`).
+
+    ## Example
+    ```python
+    for p in model.encoder.parameters():
+        p.require_grad = False
+    model.requires_grad = False
+    w = torch.randn(3, require_grad=True)
+    ```
+
+    ## Use instead
+    ```python
+    for p in model.encoder.parameters():
+        p.requires_grad_(False)
+    model.requires_grad_(False)
+    w = torch.randn(3, requires_grad=True)
+    ```
+
+    ## Fix safety
+    The keyword fix (`require_grad=` -> `requires_grad=`) is safe: the original raises. The
+    attribute and module fixes (`x.requires_grad_(value)`) are unsafe: they change behaviour,
+    which is the point (parameters get frozen, inputs get gradients).
+
+    ## Known limits
+    An attribute near-miss that the file also reads (a config object's own `require_grad` field)
+    is not reported; neither are objects rooted in `self`, `args` or `config` unless `self` is an
+    `nn.Module`. `model.requires_grad = ...` is reported only when `model` is evidently a module:
+    an instance of an `nn.Module` subclass, `self` inside one, or a name such as `model`, `net`,
+    `encoder` or `backbone`.
+    """
+
+    code = "GL405"
+    name = "requires-grad-typo"
+    summary = "misspelt or ineffective `requires_grad`"
+    fix_availability = FIX_SOMETIMES
+    # Any string within two edits of "requires_grad" keeps one of these three pieces intact.
+    triggers = ("requ", "ires_", "grad")
+
+    VALID = (
+        "x.requires_grad = True\n",
+        "x.requires_grad_(True)\n",
+        "model.requires_grad_(False)\n",
+        "cfg.require_grad = True\nif cfg.require_grad:\n    pass\n",
+        "args.require_grad = True\n",
+        "import torch\nw = torch.randn(3, requires_grad=True)\n",
+        "class Config:\n    def __init__(self):\n        self.require_grad = False\n",
+        "x.retain_grad = True\n",
+    )
+    INVALID = (
+        Invalid("p.require_grad = False\n", "p.requires_grad_(False)\n"),
+        Invalid("x.requires_grads = True\n", "x.requires_grad_(True)\n"),
+        Invalid("model.requires_grad = False\n", "model.requires_grad_(False)\n"),
+        Invalid("import torch\nw = torch.randn(3, require_grad=True)\n", "import torch\nw = torch.randn(3, requires_grad=True)\n"),
+        Invalid("import torch.nn as nn\np = nn.Parameter(t, require_grad=False)\n", "import torch.nn as nn\np = nn.Parameter(t, requires_grad=False)\n"),
+        Invalid(
+            "import torch.nn as nn\nclass Net(nn.Module):\n    def freeze(self):\n        self.requires_grad = False\n",
+            "import torch.nn as nn\nclass Net(nn.Module):\n    def freeze(self):\n        self.requires_grad_(False)\n",
+        ),
+    )
+
+    @cached_property
+    def modules(self) -> ModuleEvidence:
+        return ModuleEvidence(self.context.module, self.context.imports, self.context.scopes)
+
+    @cached_property
+    def read_attributes(self) -> set[str]:
+        return _read_attribute_names(self.context.module)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):
+            return
+        target = node.targets[0].target
+        attribute, owner = target.attr.value, target.value
+        if _near_miss(attribute):
+            if attribute in self.read_attributes or self._is_config_object(owner):
+                return
+            message = f"`.{attribute}` is not `requires_grad`: this sets a plain attribute and changes nothing; use `.requires_grad_(...)`"
+        elif attribute == REQUIRES_GRAD and self.modules.is_module(owner, self.context.stack):
+            message = "Setting `requires_grad` on an `nn.Module` does not freeze its parameters; use `.requires_grad_(...)`"
+        else:
+            return
+        self.report(node, message, self._method_fix(node, owner))
+
+    def _is_config_object(self, owner: cst.BaseExpression) -> bool:
+        root = root_name(owner)
+        if root == "self":
+            return not self.modules.is_module(cst.Name("self"), self.context.stack)
+        return root in NON_TENSOR_ROOTS
+
+    def _method_fix(self, node: cst.Assign, owner: cst.BaseExpression):
+        line = self.context.parent()
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None
+        text = f"{self.context.code_for(owner)}.requires_grad_({self.context.code_for(node.value)})"
+        return self.unsafe_fix(f"Replace with `{text}`", Replace(node, text))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        if qualified is None or not qualified.startswith("torch."):
+            return
+        keywords = [arg.keyword.value for arg in node.args if arg.keyword is not None]
+        for arg in node.args:
+            if arg.keyword is not None and _near_miss(arg.keyword.value):
+                fix = None
+                if REQUIRES_GRAD not in keywords:
+                    fix = self.safe_fix("Rename the keyword to `requires_grad`", Replace(arg.keyword, cst.Name(REQUIRES_GRAD)))
+                self.report(arg, f"`{arg.keyword.value}=` is a typo of `requires_grad=`; the call raises TypeError", fix)
+
+
+def _read_attribute_names(module: cst.Module) -> set[str]:
+    """Attribute names that are read somewhere (not only assigned)."""
+    from gradlint.walker import iter_children
+
+    names: set[str] = set()
+    pending: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(module, None)]
+    while pending:
+        node, parent = pending.pop()
+        if isinstance(node, cst.Attribute) and not isinstance(parent, cst.AssignTarget):
+            names.add(node.attr.value)
+        pending.extend((child, node) for child in iter_children(node))
+    return names
