@@ -12,7 +12,7 @@ from gradlint.context import FileContext
 from gradlint.model import Edit, FileResult, Finding, Fix, Location
 from gradlint.noqa import file_is_exempt, is_suppressed
 from gradlint.rules import all_rules
-from gradlint.rules.base import FixPlan, InsertLineBefore, RemoveLine, Replace, Report, Rule
+from gradlint.rules.base import FixPlan, InsertLineBefore, RemoveLine, Replace, ReplaceLines, Report, Rule
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 from gradlint.walker import walk
 
@@ -175,6 +175,11 @@ class _EditBuilder:
                 return None
             offset = self.index.line_start(row)
             return self._make(offset, offset, indent + change.text + self.context.module.default_newline)
+        if isinstance(change, ReplaceLines):
+            if self._indent_if_alone(change.first) is None or self._indent_if_alone(change.last) is None:
+                return None
+            start = self.index.line_start(self.positions[change.first].start.line)
+            return self._make(start, self.index.line_end(self.positions[change.last].end.line), change.text)
         if isinstance(change, RemoveLine):
             span = self.positions[change.statement]
             if self._indent_if_alone(change.statement) is None:

@@ -37,7 +37,7 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
         chosen = choose_fixes(outcome.findings, unsafe)
         if not chosen:
             break
-        candidate = apply_edits(current, [edit for finding in chosen for edit in finding.fix.edits])
+        candidate = apply_edits(current, {edit for finding in chosen for edit in finding.fix.edits})
         module = _parsed(candidate)
         if module is None:
             rules = ", ".join(sorted({finding.code for finding in chosen}))
@@ -59,11 +59,16 @@ def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
     chosen: list[Finding] = []
     taken: list[Edit] = []
     candidates = [f for f in findings if f.fix is not None and (unsafe or f.fix.applicability == SAFE)]
+    shared: set[tuple[Edit, ...]] = set()
     for finding in sorted(candidates, key=lambda f: (f.fix.edits[0].start if f.fix.edits else 0)):
         edits = finding.fix.edits
+        if edits in shared:
+            chosen.append(finding)  # one fix serving several findings (a grouped rewrite)
+            continue
         if any(_conflict(edit, other) for edit in edits for other in taken):
             continue
         chosen.append(finding)
+        shared.add(edits)
         taken.extend(edits)
     return chosen
 

@@ -26,6 +26,8 @@ class Bindings:
         self.values: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         # Names bound in ways whose value we cannot see (parameters, for/with targets, imports).
         self.opaque: set[str] = set()
+        # Loop targets: name -> (iterable, position in a tuple target or None).
+        self.loop_sources: dict[str, list[tuple[cst.BaseExpression, Optional[int]]]] = defaultdict(list)
         body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
         if isinstance(scope, cst.FunctionDef):
             self._parameters(scope.params)
@@ -51,6 +53,7 @@ class Bindings:
                 self.values[statement.target.value].append(statement.value)
         elif isinstance(statement, cst.For):
             self._opaque_targets(statement.target)
+            self._loop_targets(statement.target, statement.iter)
         elif isinstance(statement, cst.With):
             for item in statement.items:
                 if item.asname is not None:
@@ -64,6 +67,14 @@ class Bindings:
                 self._opaque_targets(element.value)
         elif isinstance(target, cst.StarredElement):
             self._opaque_targets(target.value)
+
+    def _loop_targets(self, target: cst.CSTNode, iterable: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.loop_sources[target.value].append((iterable, None))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for position, element in enumerate(target.elements):
+                if isinstance(element.value, cst.Name):
+                    self.loop_sources[element.value.value].append((iterable, position))
 
     def assigned(self, name: str) -> list[cst.BaseExpression]:
         return self.values.get(name, [])
@@ -95,3 +106,6 @@ class ScopeTable:
 
     def values_of(self, name: str, scope: Optional[Scope]) -> list[cst.BaseExpression]:
         return self.of(scope).assigned(name) if scope is not None else []
+
+    def loop_sources_of(self, name: str, scope: Optional[Scope]) -> list[tuple[cst.BaseExpression, Optional[int]]]:
+        return self.of(scope).loop_sources.get(name, []) if scope is not None else []

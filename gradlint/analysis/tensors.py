@@ -78,6 +78,8 @@ class TensorEvidence:
     def _name_is_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
         if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
+        if any(_iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
+            return True
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
             return False
@@ -88,6 +90,25 @@ class TensorEvidence:
     def _is_module_path(self, node: cst.BaseExpression) -> bool:
         qualified = self.imports.qualified_name(node)
         return qualified is not None
+
+
+PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+
+
+def _iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -> bool:
+    """`for p in model.parameters()`, `for name, p in m.named_parameters()`, `zip(a.parameters(), ...)`."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute):
+        method = iterable.func.attr.value
+        if method in ("parameters", "buffers"):
+            return position is None
+        if method in ("named_parameters", "named_buffers"):
+            return position == 1
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip":
+        if position is not None and position < len(iterable.args):
+            return _iterates_parameters(iterable.args[position].value, None)
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "list" and iterable.args:
+        return _iterates_parameters(iterable.args[0].value, position)
+    return False
 
 
 def _is_class_name(qualified: str) -> bool:

@@ -44,7 +44,16 @@ class RemoveLine:
     statement: cst.CSTNode
 
 
-Change = Union[Replace, InsertLineBefore, RemoveLine]
+@dataclass(frozen=True)
+class ReplaceLines:
+    """Replace the whole lines from `first`'s line to `last`'s line by `text` (complete lines)."""
+
+    first: cst.CSTNode
+    last: cst.CSTNode
+    text: str
+
+
+Change = Union[Replace, InsertLineBefore, RemoveLine, ReplaceLines]
 
 
 @dataclass(frozen=True)

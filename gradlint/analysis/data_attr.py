@@ -1,0 +1,84 @@
+"""Recognising `.data` on tensors: in-place updates through it, assignments to it, and reads."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.grad_mode import runs_without_grad
+from gradlint.analysis.tensors import root_name
+from gradlint.context import FileContext
+from gradlint.walker import iter_children
+
+INIT_MODULE = "torch.nn.init."
+
+
+def data_receiver(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """`x` for the expression `x.data`, else None."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        return node.value
+    return None
+
+
+def is_tensor_data(context: FileContext, node: cst.CSTNode) -> bool:
+    """`x.data` where x is evidently a tensor (`p.grad.data`, `m.weight.data`, a parameter...)."""
+    receiver = data_receiver(node)
+    if receiver is None or context.imports.qualified_name(node) is not None:
+        return False  # `torch.utils.data`, `torchtext.data`: module paths
+    if root_name(receiver) in ("self", "cls") and not isinstance(receiver, cst.Attribute):
+        return False
+    return context.is_tensor(receiver)
+
+
+def data_nodes(context: FileContext, node: cst.CSTNode) -> list[cst.Attribute]:
+    """Every tensor `.data` attribute inside `node` (lambdas and nested defs excluded)."""
+    found = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, (cst.Lambda, cst.FunctionDef)):
+            continue
+        if isinstance(current, cst.Attribute) and is_tensor_data(context, current):
+            found.append(current)
+        pending.extend(iter_children(current))
+    return found
+
+
+def inplace_data_update(context: FileContext, small: cst.CSTNode) -> Optional[cst.Attribute]:
+    """The `.data` node written in place by a small statement, or None.
+
+    `x.data -= ...`, `x.data.add_(...)` (any in-place method), `nn.init.normal_(x.data, ...)` is
+    handled separately by `init_on_data`.
+    """
+    if isinstance(small, cst.AugAssign) and is_tensor_data(context, small.target):
+        return small.target
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        if isinstance(func, cst.Attribute) and _is_inplace_method(func.attr.value) and is_tensor_data(context, func.value):
+            return func.value
+    return None
+
+
+def init_on_data(context: FileContext, call: cst.Call) -> Optional[cst.Attribute]:
+    """The `x.data` argument of `torch.nn.init.<name>_(x.data, ...)`."""
+    qualified = context.qualified_name(call.func) or ""
+    if not qualified.startswith(INIT_MODULE) or not qualified.endswith("_") or not call.args:
+        return None
+    first = call.args[0].value
+    return first if data_receiver(first) is not None and not context.imports.qualified_name(first) else None
+
+
+def data_assignment(context: FileContext, small: cst.CSTNode) -> Optional[cst.Attribute]:
+    """The target of `x.data = expr` when x is evidently a tensor."""
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and is_tensor_data(context, small.targets[0].target):
+        return small.targets[0].target
+    return None
+
+
+def _is_inplace_method(name: str) -> bool:
+    return name.endswith("_") and not name.startswith("_") and name != "requires_grad_"
+
+
+def under_no_grad(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
+    return runs_without_grad(stack, context.imports)

@@ -1,0 +1,53 @@
+"""Where autograd is off: `with torch.no_grad():`, `inference_mode`, `set_grad_enabled(False)`,
+and functions decorated with them."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.syntax import is_bool_literal
+
+NO_GRAD = frozenset(
+    {
+        "torch.no_grad",
+        "torch.inference_mode",
+        "torch.autograd.no_grad",
+        "torch.autograd.grad_mode.no_grad",
+        "torch.autograd.inference_mode",
+        "torch.autograd.grad_mode.inference_mode",
+    }
+)
+SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
+
+
+def disables_grad(expression: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`torch.no_grad()`, `torch.no_grad` (as a decorator), `torch.set_grad_enabled(False)`."""
+    if isinstance(expression, cst.Call):
+        qualified = imports.qualified_name(expression.func)
+        if qualified in NO_GRAD:
+            return True
+        if qualified in SET_GRAD_ENABLED and expression.args:
+            return is_bool_literal(expression.args[0].value, False)
+        return False
+    return imports.qualified_name(expression) in NO_GRAD
+
+
+def is_no_grad_with(statement: cst.CSTNode, imports: ImportMap) -> bool:
+    return isinstance(statement, cst.With) and any(disables_grad(item.item, imports) for item in statement.items)
+
+
+def runs_without_grad(stack: Sequence[cst.CSTNode], imports: ImportMap) -> bool:
+    """True when the innermost node of `stack` runs with autograd off.
+
+    A `def` body runs when called, not where it is written: the search stops at the nearest
+    function, which counts only through its own decorators.
+    """
+    for node in reversed(stack[:-1]):
+        if is_no_grad_with(node, imports):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return isinstance(node, cst.FunctionDef) and any(disables_grad(d.decorator, imports) for d in node.decorators)
+    return False

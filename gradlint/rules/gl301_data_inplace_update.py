@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.data_attr import data_nodes, init_on_data, inplace_data_update, under_no_grad
+from gradlint.fixes import StripData, wrap_in_no_grad
+from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+
+_MESSAGE = (
+    "In-place update through `.data` bypasses autograd's version check (a saved tensor changed this "
+    "way gives silently wrong gradients); update the tensor itself under `torch.no_grad()`"
+)
+
+
+class DataInplaceUpdate(Rule):
+    """
+    ## What it does
+    Flags in-place updates made through a tensor's `.data`: augmented assignments
+    (`p.data -= lr * p.grad.data`), in-place methods (`w.data.clamp_(-c, c)`, `.zero_()`,
+    `.copy_(...)`, `.normal_()`...) and `torch.nn.init.*_(m.weight.data, ...)`.
+
+    ## Why is this bad?
+    `.data` hides the change from autograd's version counter. In torch 2.13, `y = x.sigmoid();
+    y.data.mul_(2)` then backward gives `x.grad = [-0.3049, 0.2486, -1.3416]` instead of the
+    analytic `[0.2350, 0.1966, 0.1050]`, and `torch.autograd.gradcheck` rejects it; clamping a
+    weight through `.data` between forward and backward silently corrupts the input gradient.
+    The same update under `torch.no_grad()` raises `RuntimeError: one of the variables needed for
+    gradient computation has been modified by an inplace operation`.
+
+    ## Example
+    ```python
+    for p in model.parameters():
+        p.data -= lr * p.grad.data
+    nn.init.normal_(m.weight.data, 0.0, 0.02)
+    ```
+
+    ## Use instead
+    ```python
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= lr * p.grad
+    nn.init.normal_(m.weight, 0.0, 0.02)
+    ```
+
+    ## Fix safety
+    Safe: the statement is wrapped in `with torch.no_grad():` with `.data` removed (consecutive
+    statements share one `with`; inside an existing no-grad block `.data` is just dropped;
+    `p.grad.data` becomes `p.grad`). The results are bitwise equal (five SGD forms checked); the
+    only difference is that an update of a tensor a live graph still needs now raises instead of
+    silently corrupting gradients. `nn.init` functions already run without grad, so only `.data`
+    is dropped there.
+
+    ## Known limits
+    Only tensors the analysis can see are flagged: parameters from `.parameters()` loops,
+    `.weight`, `.bias`, `.grad`, names bound to torch results. `self.data` of a plain class,
+    `dataset.data` and module paths such as `torch.utils.data` are never touched.
+    """
+
+    code = "GL301"
+    name = "data-inplace-update"
+    summary = "in-place update through `.data`"
+    fix_availability = FIX_SAFE
+    triggers = (".data",)
+
+    VALID = (
+        "import torch\nwith torch.no_grad():\n    w -= lr * w.grad\n",
+        "dataset.data -= mean\n",
+        "self.data.fill_(0)\n",
+        "import torch.utils.data\nloader = torch.utils.data.DataLoader(ds)\n",
+        "y = x.data.clone()\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\nfor p in model.parameters():\n    p.data -= lr * p.grad.data\n",
+            "import torch\nfor p in model.parameters():\n    with torch.no_grad():\n        p -= lr * p.grad\n",
+        ),
+        Invalid(
+            "import torch\ndef clip(model):\n    # keep weights small\n    model.weight.data.clamp_(-0.01, 0.01)\n    model.bias.data.zero_()\n    return model\n",
+            "import torch\ndef clip(model):\n    # keep weights small\n    with torch.no_grad():\n        model.weight.clamp_(-0.01, 0.01)\n        model.bias.zero_()\n    return model\n",
+        ),
+        Invalid(
+            "import torch\nw = torch.randn(3, requires_grad=True)\nwith torch.no_grad():\n    w.data.add_(-lr, w.grad.data)\n",
+            "import torch\nw = torch.randn(3, requires_grad=True)\nwith torch.no_grad():\n    w.add_(-lr, w.grad)\n",
+        ),
+        Invalid(
+            "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, 0.02)\n",
+            "import torch.nn as nn\nnn.init.normal_(m.weight, 0.0, 0.02)\n",
+        ),
+        Invalid(
+            "for p in net.parameters():\n    p.data.mul_(0.5)\n",
+            "import torch\nfor p in net.parameters():\n    with torch.no_grad():\n        p.mul_(0.5)\n",
+        ),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._check_block(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._check_block(node.body)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        target = init_on_data(self.context, node)
+        if target is not None:
+            fix = self.safe_fix("Drop `.data` (`nn.init` runs without grad)", Replace(target, target.value))
+            self.report(node, "`nn.init` on `.data` is legacy; pass the tensor itself (init already runs under no_grad)", fix)
+
+    def _check_block(self, body: Sequence[cst.CSTNode]) -> None:
+        for group in _runs(body, self._is_update_line):
+            fix = self._fix(group)
+            for line in group:
+                for small in line.body:
+                    if inplace_data_update(self.context, small) is not None:
+                        self.report(small, _MESSAGE, fix)
+
+    def _is_update_line(self, line: cst.CSTNode) -> bool:
+        return isinstance(line, cst.SimpleStatementLine) and any(
+            inplace_data_update(self.context, small) is not None for small in line.body
+        )
+
+    def _fix(self, group: list[cst.SimpleStatementLine]):
+        stack = self.context.stack
+        strip = lambda line: line.visit(StripData({id(n) for n in data_nodes(self.context, line)}))  # noqa: E731
+        if under_no_grad(self.context, [*stack, group[0]]):
+            changes = [Replace(n, n.value) for line in group for n in data_nodes(self.context, line)]
+            return self.safe_fix("Drop `.data` (already under no_grad)", *changes)
+        changes = wrap_in_no_grad(self.context, group, stack, strip)
+        if changes is None:
+            return None
+        return self.safe_fix("Update under `torch.no_grad()` without `.data`", *changes)
+
+
+def _runs(body: Sequence[cst.CSTNode], matches: Callable[[cst.CSTNode], bool]) -> list[list[cst.SimpleStatementLine]]:
+    """Maximal runs of consecutive statements of `body` that match."""
+    runs: list[list] = []
+    current: list = []
+    for statement in body:
+        if matches(statement):
+            current.append(statement)
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs
+
+

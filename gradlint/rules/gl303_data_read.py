@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.analysis.data_attr import data_assignment, init_on_data, inplace_data_update, is_tensor_data
+from gradlint.analysis.syntax import is_integer_literal, method_call_on
+from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+
+_MESSAGE = (
+    "`.data` gives a view that autograd does not track: mutating it while a graph needs the tensor "
+    "silently corrupts gradients; use `{replacement}`"
+)
+
+
+class DataRead(Rule):
+    """
+    ## What it does
+    Flags reads of a tensor's `.data`: `y = x.data`, `x.data.cpu().numpy()`, `out.data.max(1)`,
+    `p.grad.data`.
+
+    ## Why is this bad?
+    `x.data` and `x.detach()` share storage, but only `.detach()` shares the version counter. In
+    torch 2.13, with `out = (x ** 2).sum()`, mutating `x.data.mul_(10)` and then calling backward
+    gives a silent `x.grad = [20, 40, 60]` where the truth is `[2, 4, 6]`; through `x.detach()`
+    the same mutation raises `RuntimeError: ... modified by an inplace operation`.
+
+    ## Example
+    ```python
+    pred = output.data.max(1)[1]
+    grad_norm = p.grad.data.norm()
+    ```
+
+    ## Use instead
+    ```python
+    pred = output.detach().max(1)[1]
+    grad_norm = p.grad.norm()
+    ```
+
+    ## Fix safety
+    Safe: `.data` becomes `.detach()` (`x.grad.data` becomes `x.grad`, which needs neither). The
+    values, storage, dtype and `requires_grad=False` are the same; the only change is that an
+    illegal in-place mutation now raises instead of silently corrupting gradients.
+
+    ## Known limits
+    Writes through `.data` are GL301/GL302, and `loss.data[0]` is GL103. Only evident tensors
+    are flagged: `dataset.data`, `self.data`, `args.data`, numpy arrays and module paths such as
+    `torch.utils.data` are not.
+    """
+
+    code = "GL303"
+    name = "data-read"
+    summary = "read of `.data` instead of `.detach()`"
+    fix_availability = FIX_SAFE
+    triggers = (".data",)
+
+    VALID = (
+        "import torch.utils.data\nds = torch.utils.data.TensorDataset(x)\n",
+        "from torchtext import data\nfield = data.Field()\n",
+        "x = dataset.data\n",
+        "x = self.data\n",
+        "n = args.data\n",
+        "v = loss.data[0]\n",
+        "y = x.detach()\n",
+        "for p in model.parameters():\n    p.data -= lr * p.grad.data\n",
+        "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, m.bias.data.std())\n",
+    )
+    INVALID = (
+        Invalid("pred = output.data.max(1)[1]\n", "pred = output.detach().max(1)[1]\n"),
+        Invalid("for p in model.parameters():\n    g = p.grad.data.norm()\n", "for p in model.parameters():\n    g = p.grad.norm()\n"),
+        Invalid("import torch\nx = torch.randn(3)\ny = x.data\n", "import torch\nx = torch.randn(3)\ny = x.detach()\n"),
+        Invalid("y = model.weight.data[0]\nz = output.data[:, 0]\n", "y = model.weight.data[0]\nz = output.detach()[:, 0]\n"),
+    )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "data" or not is_tensor_data(self.context, node) or self._is_written_or_other_rule(node):
+            return
+        receiver = node.value
+        if isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad":
+            replacement = receiver
+        else:
+            replacement = method_call_on(receiver, "detach")
+        text = self.context.code_for(replacement)
+        self.report(node, _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"), self.safe_fix(f"Replace with `{text}`", Replace(node, replacement)))
+
+    def _is_written_or_other_rule(self, node: cst.Attribute) -> bool:
+        stack = self.context.stack
+        parent = stack[-2] if len(stack) > 1 else None
+        if isinstance(parent, cst.Subscript) and len(parent.slice) == 1:
+            index = parent.slice[0].slice
+            if isinstance(index, cst.Index) and is_integer_literal(index.value, 0):
+                return True  # `x.data[0]`: GL103's territory
+        for ancestor in reversed(stack[:-1]):
+            if isinstance(ancestor, (cst.AssignTarget, cst.Del)):
+                return True
+            if isinstance(ancestor, cst.Call) and init_on_data(self.context, ancestor) is not None:
+                return True  # GL301 drops every `.data` of the init call
+            if isinstance(ancestor, cst.BaseSmallStatement):
+                # Inside a write through `.data` (GL301 / GL302), whose fix rewrites the statement.
+                return inplace_data_update(self.context, ancestor) is not None or data_assignment(self.context, ancestor) is not None
+        return False
