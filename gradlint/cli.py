@@ -117,14 +117,16 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
 @_selection_options
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour.")
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
-@click.option("--migrate-variable", is_flag=True, help="Select the Variable-API migration rules (GL101-GL104).")
-def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, stdin_filename, quiet, verbose, unsafe_fixes, diff, migrate_variable):
+@click.option("--migrate-variable", "presets", flag_value="migrate-variable", multiple=True, help="Select the Variable-API migration rules (GL101-GL104).")
+@click.option("--migrate-data", "presets", flag_value="migrate-data", multiple=True, help="Select the `.data` migration rules (GL301-GL303).")
+@click.option("--migrate", "presets", flag_value="migrate", multiple=True, help="Select every migration rule (GL101-GL104, GL301-GL303).")
+def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, stdin_filename, quiet, verbose, unsafe_fixes, diff, presets):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
 
     def run() -> int:
         chosen_select = select
-        if migrate_variable:
-            chosen_select = tuple(code for code in PRESETS["migrate-variable"] if code in all_codes())
+        if presets:
+            chosen_select = tuple(code for preset in presets for code in PRESETS[preset] if code in all_codes())
         settings = _settings(config_file, chosen_select, extend_select, ignore, unsafe_fixes)
         if any(str(path) == "-" for path in paths):
             return _fix_stdin(settings, stdin_filename or "-", exit_zero)

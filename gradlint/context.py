@@ -13,6 +13,7 @@ from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
 
 if TYPE_CHECKING:
+    from gradlint.analysis.grad_tracking import GradEvidence
     from gradlint.analysis.training import TrainingAnalysis
     from gradlint.rules.base import Report
 
@@ -50,6 +51,21 @@ class FileContext:
         from gradlint.analysis.training import TrainingAnalysis
 
         return TrainingAnalysis(self.module, self.imports, self.tensors)
+
+    @cached_property
+    def grads(self) -> "GradEvidence":
+        from gradlint.analysis.grad_tracking import GradEvidence
+
+        return GradEvidence(self.imports, self.scopes, self.tensors)
+
+    def carries_grad(self, node: cst.BaseExpression) -> bool:
+        return self.grads.carries_grad(node, self.scope())
+
+    def without_grad(self) -> bool:
+        """True when the node being visited runs with autograd off (no_grad block or decorator)."""
+        from gradlint.analysis.grad_mode import runs_without_grad
+
+        return runs_without_grad(self.stack, self.imports)
 
     def scope(self) -> Scope:
         """The function (or module) enclosing the node being visited."""

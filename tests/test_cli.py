@@ -236,6 +236,26 @@ def test_fix_migrate_variable_selects_only_migration_rules(run_cli, tmp_path):
     assert result.exit_code == 0
 
 
+DATA_LEGACY = "import torch\nw = torch.zeros(3, requires_grad=True)\nw.data.mul_(2)\ny = w.data\n"
+
+
+def test_fix_migrate_data_selects_only_data_rules(run_cli, tmp_path):
+    path = write(tmp_path / "a.py", LEGACY + DATA_LEGACY)
+    result = run_cli("fix", "--migrate-data", "a.py")
+    text = path.read_text()
+    assert "Variable(t)" in text, "GL101 is not part of --migrate-data"
+    assert "with torch.no_grad():\n    w.mul_(2)\n" in text and "y = w.detach()\n" in text
+    assert result.exit_code == 0 and "0 remaining" in result.output
+
+
+def test_fix_migrate_selects_every_migration_rule(run_cli, tmp_path):
+    path = write(tmp_path / "a.py", LEGACY + DATA_LEGACY)
+    result = run_cli("fix", "--migrate", "a.py")
+    text = path.read_text()
+    assert "Variable" not in text and ".data" not in text
+    assert result.exit_code == 0, result.output
+
+
 def test_fix_stdin_prints_fixed_source(run_cli):
     result = run_cli("fix", "-", input=LEGACY)
     assert result.output == "x = t.detach()\n"

@@ -31,8 +31,10 @@ class Bindings:
         body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
         if isinstance(scope, cst.FunctionDef):
             self._parameters(scope.params)
-        for statement in _own_statements(body):
-            self._record(statement)
+        # id(value) -> the `with` statements around its assignment (to tell no_grad blocks).
+        self.withs: dict[int, tuple[cst.With, ...]] = {}
+        for statement, withs in _own_statements(body, ()):
+            self._record(statement, withs)
 
     def _parameters(self, params: cst.Parameters) -> None:
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -41,7 +43,10 @@ class Bindings:
             if isinstance(star, cst.Param):
                 self.opaque.add(star.name.value)
 
-    def _record(self, statement: cst.CSTNode) -> None:
+    def _record(self, statement: cst.CSTNode, withs: tuple[cst.With, ...]) -> None:
+        value = getattr(statement, "value", None)
+        if isinstance(value, cst.BaseExpression):
+            self.withs[id(value)] = withs
         if isinstance(statement, cst.Assign):
             for target in statement.targets:
                 if isinstance(target.target, cst.Name):
@@ -79,17 +84,22 @@ class Bindings:
     def assigned(self, name: str) -> list[cst.BaseExpression]:
         return self.values.get(name, [])
 
+    def withs_around(self, value: cst.BaseExpression) -> tuple[cst.With, ...]:
+        return self.withs.get(id(value), ())
 
-def _own_statements(body: Sequence[cst.CSTNode]):
-    """Statements of a scope, not descending into nested functions or classes."""
+
+def _own_statements(body: Sequence[cst.CSTNode], withs: tuple[cst.With, ...]):
+    """(statement, enclosing withs) of a scope, not descending into nested functions or classes."""
     for statement in body:
-        yield statement
+        yield statement, withs
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
         if isinstance(statement, cst.SimpleStatementLine):
-            yield from statement.body
+            for small in statement.body:
+                yield small, withs
         else:
-            yield from _own_statements(child_statements(statement))
+            inner = (*withs, statement) if isinstance(statement, cst.With) else withs
+            yield from _own_statements(child_statements(statement), inner)
 
 
 class ScopeTable:

@@ -1,0 +1,169 @@
+"""Does an expression carry autograd history (a model output, a loss, ops on parameters)?
+
+Conservative like the other analyses: unknown means no. Values assigned inside a no-grad block
+carry none; `.detach()`, `.item()`, `.data`, comparisons and `argmax` end the history.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.grad_mode import is_no_grad_with
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.syntax import dotted_name, is_bool_literal, is_integer_literal, keyword_arg
+from gradlint.analysis.tensors import CRITERION, TensorEvidence, _iterates_parameters
+
+MODEL_CALLEE = re.compile(
+    r"^(model|net|network|net_?[dg]|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|"
+    r"backbone|head|[dg]|lstm|rnn|gru|mlp|cnn|linear|fc|layer\d*)$",
+    re.IGNORECASE,
+)
+ENDS_HISTORY = frozenset(
+    {"detach", "item", "tolist", "numpy", "argmax", "argmin", "eq", "ne", "lt", "gt", "le", "ge", "long", "int",
+     "bool", "byte", "short", "size", "dim", "numel", "nonzero", "sign", "round", "floor", "ceil", "new_zeros",
+     "new_ones", "new_empty", "zeros_like", "ones_like", "isnan", "isinf", "all", "any", "data_ptr", "stride"}
+)
+KEEPS_HISTORY = frozenset(
+    {"cpu", "cuda", "to", "float", "double", "half", "view", "view_as", "reshape", "squeeze", "unsqueeze", "t",
+     "permute", "transpose", "flatten", "sum", "mean", "std", "var", "norm", "prod", "softmax", "log_softmax",
+     "sigmoid", "tanh", "relu", "exp", "log", "pow", "abs", "clone", "contiguous", "mul", "add", "sub", "div",
+     "matmul", "mm", "bmm", "max", "min", "topk", "sort", "expand", "expand_as", "repeat", "narrow", "select",
+     "index_select", "gather", "masked_fill", "clamp", "sqrt", "neg", "squeeze_", "type_as", "chunk", "split"}
+)
+INDEX_RESULTS = frozenset({"max", "min", "topk", "sort", "kthvalue", "mode", "median"})
+NO_HISTORY_FUNCTIONS = frozenset({"argmax", "argmin", "no_grad", "zeros", "ones", "empty", "arange", "eye", "randint", "randperm", "from_numpy", "tensor", "as_tensor", "zeros_like", "ones_like", "randn", "rand", "full", "linspace", "eq", "ne", "isnan", "isinf"})
+
+
+REQUIRES_GRAD_FACTORIES = frozenset(f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "tensor", "full", "empty", "randn_like", "rand_like", "zeros_like", "ones_like"))
+
+
+class GradEvidence:
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence) -> None:
+        self.imports = imports
+        self.scopes = scopes
+        self.tensors = tensors
+
+    def carries_grad(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
+        if depth > 10:
+            return False
+        if isinstance(node, cst.Call):
+            return self._call(node, scope, depth)
+        if isinstance(node, cst.Name):
+            return self._name(node.value, scope, depth)
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in ("weight", "bias") and self.imports.qualified_name(node) is None
+        if isinstance(node, cst.Subscript):
+            inner = node.value
+            if _is_index_result(inner, node):
+                return False
+            return self.carries_grad(inner, scope, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self.carries_grad(node.left, scope, depth + 1) or self.carries_grad(node.right, scope, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return self.carries_grad(node.expression, scope, depth + 1)
+        return False
+
+    def _call(self, call: cst.Call, scope, depth: int) -> bool:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is not None:
+            return self._torch_function(qualified, call, scope, depth)
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in ENDS_HISTORY or method.endswith("_") and method != "squeeze_":
+                return False
+            if method in KEEPS_HISTORY:
+                return self.carries_grad(func.value, scope, depth + 1)
+            name = func.attr.value
+            return bool(MODEL_CALLEE.match(name) or CRITERION.match(name)) and _rooted_in_self(func.value)
+        if isinstance(func, cst.Name):
+            return bool(CRITERION.match(func.value) or MODEL_CALLEE.match(func.value))
+        return False
+
+    def _torch_function(self, qualified: str, call: cst.Call, scope, depth: int) -> bool:
+        if qualified == "torch.autograd.Variable" or qualified in REQUIRES_GRAD_FACTORIES:
+            flag = keyword_arg(call, "requires_grad")
+            if flag is not None:
+                return is_bool_literal(flag.value, True)
+            if qualified == "torch.autograd.Variable" and len(call.args) > 1 and call.args[1].keyword is None:
+                return is_bool_literal(call.args[1].value, True)
+            return False
+        if not qualified.startswith("torch.") or qualified.rsplit(".", 1)[-1] in NO_HISTORY_FUNCTIONS:
+            return False
+        short = qualified.rsplit(".", 1)[-1]
+        if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits")):
+            return True
+        return any(self._argument_carries(arg.value, scope, depth) for arg in call.args if arg.keyword is None)
+
+    def _argument_carries(self, value: cst.BaseExpression, scope, depth: int) -> bool:
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return any(self.carries_grad(e.value, scope, depth + 1) for e in value.elements)
+        return self.carries_grad(value, scope, depth + 1)
+
+    def _name(self, name: str, scope, depth: int) -> bool:
+        if self.imports.is_imported(name):
+            return False
+        if any(_iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
+            return True
+        bindings = self.scopes.of(scope) if scope is not None else None
+        if bindings is None:
+            return False
+        values = bindings.assigned(name)
+        if not values:
+            return False
+        last = values[-1]
+        if any(is_no_grad_with(w, self.imports) for w in bindings.withs_around(last)):
+            return False
+        return self.carries_grad(last, scope, depth + 1)
+
+    def built_without_grad(self, name: str, scope) -> bool:
+        """Every assignment of `name` in `scope` is inside a no-grad block (or ends the history)."""
+        if scope is None:
+            return False
+        bindings = self.scopes.of(scope)
+        values = bindings.assigned(name)
+        if not values or name in bindings.opaque:
+            return False
+        return all(any(is_no_grad_with(w, self.imports) for w in bindings.withs_around(v)) or ends_history(v) for v in values)
+
+
+def ends_history(node: cst.BaseExpression) -> bool:
+    """`x.detach()`, `x.data`, `x.item()`... at the end of the expression."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value in ("detach", "item", "tolist")
+    return isinstance(node, cst.Attribute) and node.attr.value == "data"
+
+
+def _rooted_in_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _is_index_result(inner: cst.BaseExpression, subscript: cst.Subscript) -> bool:
+    """`x.max(1)[1]`: the indices of a (values, indices) result carry no history."""
+    if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value in INDEX_RESULTS):
+        return False
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return False
+    index = subscript.slice[0].slice.value
+    return is_integer_literal(index, 1) or (isinstance(index, cst.Attribute) and index.attr.value == "indices")
+
+
+def mentioned_names(node: cst.CSTNode) -> set[str]:
+    from gradlint.walker import iter_children
+
+    names: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Name):
+            names.add(current.value)
+        pending.extend(iter_children(current))
+    return names
+
+
+def target_key(node: cst.BaseExpression) -> Optional[str]:
+    return dotted_name(node)

@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.grad_tracking import mentioned_names
+from gradlint.analysis.syntax import dotted_name, method_call_on
+from gradlint.analysis.syntax import iter_statements
+from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+from gradlint.walker import iter_children
+
+_MESSAGE = (
+    "`{target}` accumulates a tensor that carries its autograd graph, so every iteration's graph stays "
+    "alive and memory grows; accumulate `{value}.detach()` (or `.item()` for logging)"
+)
+
+
+class LossAccumulationGraph(Rule):
+    """
+    ## What it does
+    Flags a graph-carrying tensor (a loss, a model output) accumulated inside a loop into something
+    that outlives the iteration: `total += loss`, `total = total + loss`, `losses.append(loss)`.
+
+    ## Why is this bad?
+    The total keeps a reference to each iteration's graph (its `grad_fn` chain grows by one node
+    per step), so the activations of every batch stay in memory: in torch 2.13, collecting the
+    outputs of 20 batches kept 20 of 20 input batches alive, against 0 with `.detach()`. Training
+    slows down and eventually runs out of memory, with correct-looking numbers.
+
+    ## Example
+    ```python
+    total_loss = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss
+    ```
+
+    ## Use instead
+    ```python
+        total_loss += loss.detach()   # or loss.item() for a Python float
+    ```
+
+    ## Fix safety
+    Safe: `.detach()` gives the same value, dtype and device, and a tensor stays a tensor; only the
+    graph is dropped. (`.item()` would change the type to a Python float.)
+
+    ## Known limits
+    Not reported: accumulation under `torch.no_grad()`, values already `.item()`/`.detach()`/
+    `float(...)`, totals reset inside the loop, and totals (or lists) that are backpropagated after
+    the loop, which is an intended multi-term loss.
+    """
+
+    code = "GL401"
+    name = "loss-accumulation-graph"
+    summary = "graph-carrying loss accumulated across iterations"
+    fix_availability = FIX_SAFE
+    triggers = ("+=", "append", "= ")
+
+    VALID = (
+        "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    total += loss.item()\n",
+        "import torch\ntotal = 0\nwith torch.no_grad():\n    for x, y in data:\n        loss = criterion(model(x), y)\n        total += loss\n",
+        "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    total += loss\ntotal.backward()\n",
+        "losses = []\nfor x, y in data:\n    losses.append(criterion(model(x), y))\nsum(losses).backward()\n",
+        "for x, y in data:\n    step = 0\n    step += criterion(model(x), y)\n    step.backward()\n",
+        "total = 0\nfor x in data:\n    total += len(x)\n",
+    )
+    INVALID = (
+        Invalid(
+            "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss\n",
+            "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss.detach()\n",
+        ),
+        Invalid(
+            "losses = []\nfor x, y in data:\n    loss = criterion(model(x), y)\n    losses.append(loss)\n",
+            "losses = []\nfor x, y in data:\n    loss = criterion(model(x), y)\n    losses.append(loss.detach())\n",
+        ),
+        Invalid(
+            "total = 0\nfor x, y in data:\n    total = total + criterion(model(x), y)\n",
+            "total = 0\nfor x, y in data:\n    total = total + criterion(model(x), y).detach()\n",
+        ),
+    )
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.operator, (cst.AddAssign, cst.SubtractAssign)):
+            self._check(node.target, node.value, node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.value, cst.BinaryOperation):
+            return
+        target, value = node.targets[0].target, node.value
+        if isinstance(value.operator, (cst.Add, cst.Subtract)) and dotted_name(value.left) == dotted_name(target) is not None:
+            self._check(target, value.right, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1 and not node.args[0].keyword:
+            self._check(func.value, node.args[0].value, node)
+
+    def _check(self, target: cst.BaseExpression, value: cst.BaseExpression, node: cst.CSTNode) -> None:
+        key = dotted_name(target)
+        if key is None or self.context.without_grad():
+            return
+        loop = _innermost_loop(self.context.stack)
+        if loop is None or not self.context.carries_grad(value):
+            return
+        if _reset_inside(loop, key) or self._backpropagated(key):
+            return
+        fix = self.safe_fix(f"Accumulate `{_short(self.context.code_for(value))}.detach()`", Replace(value, method_call_on(value, "detach")))
+        self.report(node, _MESSAGE.format(target=key, value=_short(self.context.code_for(value))), fix)
+
+    def _backpropagated(self, key: str) -> bool:
+        """The total (or a value built from it) is the receiver of a backward call in this scope."""
+        scope = self.context.scope()
+        body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
+        names = {key.split(".", 1)[0]}
+        statements = list(iter_statements(body))
+        for statement in statements:  # one level of `total = sum(losses)`
+            if isinstance(statement, cst.Assign) and names & mentioned_names(statement.value):
+                names |= {n for t in statement.targets for n in mentioned_names(t.target)}
+        for statement in statements:
+            for call in _backward_calls(statement):
+                if names & mentioned_names(call):
+                    return True
+        return False
+
+
+def _backward_calls(statement: cst.CSTNode):
+    pending = [statement]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not statement:
+            continue
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+                yield node
+        if not isinstance(node, cst.BaseCompoundStatement) or node is statement:
+            pending.extend(iter_children(node))
+
+
+def _innermost_loop(stack) -> Optional[cst.CSTNode]:
+    for node in reversed(stack):
+        if isinstance(node, (cst.For, cst.While)):
+            return node
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return None
+    return None
+
+
+def _reset_inside(loop: cst.CSTNode, key: str) -> bool:
+    """`total = 0` inside the loop body: the total does not outlive the iteration."""
+    for statement in iter_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
+        if isinstance(statement, cst.Assign) and any(dotted_name(t.target) == key for t in statement.targets):
+            value = statement.value
+            if not (isinstance(value, cst.BinaryOperation) and dotted_name(value.left) == key):
+                return True
+    return False
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 and "\n" not in text else "value"

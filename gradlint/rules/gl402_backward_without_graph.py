@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.grad_tracking import ends_history
+from gradlint.rules.base import Invalid, Rule
+
+_MESSAGE = (
+    "`{receiver}` has no autograd graph ({reason}), so `backward()` raises "
+    "\"element 0 of tensors does not require grad and does not have a grad_fn\""
+)
+
+
+class BackwardWithoutGraph(Rule):
+    """
+    ## What it does
+    Flags `.backward()` on a value that cannot have a graph: `x.detach().backward()`, a `.data`-
+    derived value, or a loss computed entirely inside `torch.no_grad()` / `inference_mode()` (or
+    in a function decorated with them).
+
+    ## Why is this bad?
+    In torch 2.13 each of these raises `RuntimeError: element 0 of tensors does not require grad
+    and does not have a grad_fn`: the training step dies at runtime, often only in the code path
+    that was not tested (evaluation helpers reused for training, a refactor that moved the loss
+    into a no-grad block).
+
+    ## Example
+    ```python
+    with torch.no_grad():
+        loss = criterion(model(x), y)
+    loss.backward()
+    ```
+
+    ## Use instead
+    ```python
+    loss = criterion(model(x), y)
+    loss.backward()
+    ```
+
+    ## Fix safety
+    No fix: whether the graph or the backward call is the mistake needs a human decision.
+
+    ## Known limits
+    `loss.backward()` called inside `no_grad` on a loss built outside it works in torch and is not
+    reported. A name assigned both inside and outside a no-grad block is not reported.
+    """
+
+    code = "GL402"
+    name = "backward-without-graph"
+    summary = "backward on a value without autograd history"
+    triggers = ("backward",)
+
+    VALID = (
+        "loss = criterion(model(x), y)\nloss.backward()\n",
+        "import torch\nloss = criterion(model(x), y)\nwith torch.no_grad():\n    loss.backward()\n",
+        "import torch\nwith torch.no_grad():\n    val = criterion(model(x), y)\nloss = criterion(model(x), y)\nloss.backward()\n",
+        "def f(loss):\n    loss.backward()\n",
+    )
+    INVALID = (
+        Invalid("loss = criterion(model(x), y)\nloss.detach().backward()\n"),
+        Invalid("loss = criterion(model(x), y)\nloss.data.backward()\n"),
+        Invalid("import torch\nwith torch.no_grad():\n    loss = criterion(model(x), y)\nloss.backward()\n"),
+        Invalid("import torch\n@torch.no_grad()\ndef step(model, x, y):\n    loss = criterion(model(x), y)\n    loss.backward()\n"),
+        Invalid("def step(loss):\n    frozen = loss.detach()\n    frozen.backward()\n"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "backward"):
+            return
+        reason = self._reason(func.value)
+        if reason is not None:
+            receiver = self.context.code_for(func.value)
+            self.report(node, _MESSAGE.format(receiver=receiver if len(receiver) <= 40 else "the value", reason=reason))
+
+    def _reason(self, receiver: cst.BaseExpression) -> Optional[str]:
+        if ends_history(receiver):
+            return "`.detach()`/`.data` cuts it"
+        if not isinstance(receiver, cst.Name):
+            return None
+        scope = self.context.scope()
+        if self.context.grads.built_without_grad(receiver.value, scope):
+            return "it was computed with grad disabled or detached"
+        if isinstance(scope, cst.FunctionDef) and self.context.without_grad():
+            bindings = self.context.scopes.of(scope)
+            if bindings.assigned(receiver.value) and receiver.value not in bindings.opaque:
+                return "the function runs under no_grad"
+        return None

@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.data_attr import data_nodes
+from gradlint.analysis.syntax import dotted_name
+from gradlint.fixes import StripData, enclosing_line, indentation, render_at, wrap_in_no_grad
+from gradlint.rules.base import FIX_UNSAFE, Invalid, ReplaceLines, Rule
+
+_MESSAGE = (
+    "`{name} = {name} - ...{name}.grad` rebinds `{name}` to a new tensor that is not a leaf (or "
+    "does not require grad): its `.grad` stays None and the next step fails; update in place under "
+    "`torch.no_grad()`"
+)
+
+
+class LeafRebindUpdate(Rule):
+    """
+    ## What it does
+    Flags a manual gradient step that rebinds the parameter instead of updating it in place:
+    `w = w - lr * w.grad`, `w = w.sub(lr * w.grad)`, with or without `torch.no_grad()`.
+
+    ## Why is this bad?
+    The new `w` is a different tensor. Outside no_grad it is a non-leaf: in torch 2.13 reading
+    `w.grad` at the next step warns "The .grad attribute of a Tensor that is not a leaf Tensor is
+    being accessed" and the update fails with `TypeError: unsupported operand type(s) for *:
+    'float' and 'NoneType'`. Inside no_grad it no longer requires grad, and the next `backward()`
+    raises "element 0 of tensors does not require grad". Modules and optimizers also keep pointing
+    at the old tensor.
+
+    ## Example
+    ```python
+    w = w - lr * w.grad
+    ```
+
+    ## Use instead
+    ```python
+    with torch.no_grad():
+        w -= lr * w.grad
+    ```
+
+    ## Fix safety
+    Unsafe: the in-place form keeps `w` the same leaf object, which changes behaviour (that is
+    the point). Remember to reset `w.grad` each step (see GL201).
+
+    ## Known limits
+    Only the direct form `name = name -/+ ...name.grad...` and `name.sub/add(...)` are recognised.
+    """
+
+    code = "GL403"
+    name = "leaf-rebind-update"
+    summary = "manual update rebinds the parameter"
+    fix_availability = FIX_UNSAFE
+    triggers = (".grad",)
+
+    VALID = (
+        "import torch\nwith torch.no_grad():\n    w -= lr * w.grad\n",
+        "w = w - lr * v.grad\n",
+        "g = w.grad * 2\n",
+        "m = beta * m + (1 - beta) * w.grad\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\nw = w - lr * w.grad\n",
+            "import torch\nwith torch.no_grad():\n    w -= lr * w.grad\n",
+        ),
+        Invalid(
+            "import torch\nwith torch.no_grad():\n    W = W - lr * W.grad.data\n",
+            "import torch\nwith torch.no_grad():\n    W -= lr * W.grad\n",
+        ),
+        Invalid(
+            "import torch\ndef step(w, lr):\n    w = w.sub(lr * w.grad)\n    return w\n",
+            "import torch\ndef step(w, lr):\n    with torch.no_grad():\n        w -= lr * w.grad\n    return w\n",
+        ),
+    )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        name = node.targets[0].target.value
+        update = _update_of(node.value, name)
+        if update is not None:
+            self.report(node, _MESSAGE.format(name=name), self._fix(node, name, *update))
+
+    def _fix(self, node: cst.Assign, name: str, operator: cst.BaseAugOp, amount: cst.BaseExpression):
+        found = enclosing_line(self.context.stack)
+        if found is None or len(found[0].body) != 1:
+            return None
+        line, index = found
+        amount = amount.visit(StripData({id(n) for n in data_nodes(self.context, amount)}))
+        inplace = cst.AugAssign(target=cst.Name(name), operator=operator, value=amount)
+        render = lambda statement: statement.with_changes(body=[inplace])  # noqa: E731
+        outer = self.context.stack[:index]
+        message = "Update in place under `torch.no_grad()`"
+        if self.context.without_grad():
+            text = render_at(self.context, render(line).with_changes(leading_lines=()), indentation(self.context, outer))
+            return self.unsafe_fix(message, ReplaceLines(line, line, text))
+        changes = wrap_in_no_grad(self.context, [line], outer, render)
+        return None if changes is None else self.unsafe_fix(message, *changes)
+
+
+def _update_of(value: cst.BaseExpression, name: str) -> Optional[tuple[cst.BaseAugOp, cst.BaseExpression]]:
+    """(`-=`/`+=`, amount) for `name - amount` / `name.sub(amount)` where amount uses `name.grad`."""
+    if isinstance(value, cst.BinaryOperation) and dotted_name(value.left) == name and not value.lpar:
+        operator = {cst.Subtract: cst.SubtractAssign, cst.Add: cst.AddAssign}.get(type(value.operator))
+        if operator is not None and _uses_grad_of(value.right, name):
+            return operator(), value.right
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and dotted_name(value.func.value) == name:
+        operator = {"sub": cst.SubtractAssign, "add": cst.AddAssign}.get(value.func.attr.value)
+        if operator is not None and len(value.args) == 1 and value.args[0].keyword is None and _uses_grad_of(value.args[0].value, name):
+            return operator(), value.args[0].value
+    return None
+
+
+def _uses_grad_of(node: cst.CSTNode, name: str) -> bool:
+    from gradlint.walker import iter_children
+
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Attribute) and current.attr.value == "grad" and dotted_name(current.value) == name:
+            return True
+        pending.extend(iter_children(current))
+    return False
