@@ -166,6 +166,8 @@ class _EditBuilder:
             start, end = self._span(change.node)
             content = change.replacement
             if not isinstance(content, str):
+                if _wraps_parenthesized(content, change.node):
+                    start, end = self._span_with_parentheses(change.node, start, end)
                 content = self.context.code_for(content)
             return self._make(start, end, content)
         if isinstance(change, InsertLineBefore):
@@ -195,6 +197,21 @@ class _EditBuilder:
             self.index.offset(span.end.line, span.end.column),
         )
 
+    def _span_with_parentheses(self, node: cst.CSTNode, start: int, end: int) -> tuple[int, int]:
+        """Widen `start, end` over the node's own parentheses (the replacement renders them itself)."""
+        text = self.context.text
+        for _ in node.lpar:
+            before = start - 1
+            while before >= 0 and text[before] in " \t":
+                before -= 1
+            after = end
+            while after < len(text) and text[after] in " \t":
+                after += 1
+            if before < 0 or after >= len(text) or text[before] != "(" or text[after] != ")":
+                return start, end
+            start, end = before, after + 1
+        return start, end
+
     def _indent_if_alone(self, statement: cst.CSTNode) -> Optional[str]:
         """The indentation of the statement's line, if nothing but a comment shares its lines."""
         span = self.positions[statement]
@@ -209,3 +226,11 @@ class _EditBuilder:
 
     def _make(self, start: int, end: int, content: str) -> Edit:
         return Edit(start, end, content, Location(*self.index.position(start)), Location(*self.index.position(end)))
+
+
+def _wraps_parenthesized(replacement: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`replacement` is `node.method(...)` or `node.attr` built around a node that has parentheses."""
+    if not getattr(node, "lpar", None):
+        return False
+    func = replacement.func if isinstance(replacement, cst.Call) else replacement
+    return isinstance(func, cst.Attribute) and func.value is node

@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.syntax import is_bool_literal
+from gradlint.walker import iter_children
 
 NO_GRAD = frozenset(
     {
@@ -51,3 +52,23 @@ def runs_without_grad(stack: Sequence[cst.CSTNode], imports: ImportMap) -> bool:
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return isinstance(node, cst.FunctionDef) and any(disables_grad(d.decorator, imports) for d in node.decorators)
     return False
+
+
+def functions_called_without_grad(module: cst.Module, imports: ImportMap) -> frozenset[str]:
+    """Names of functions and methods called somewhere inside a no-grad block of `module`."""
+    names: set[str] = set()
+    pending: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+    while pending:
+        node, off = pending.pop()
+        if isinstance(node, cst.Call) and off:
+            func = node.func
+            if isinstance(func, cst.Name):
+                names.add(func.value)
+            elif isinstance(func, cst.Attribute):
+                names.add(func.attr.value)
+        if isinstance(node, cst.FunctionDef):
+            off = any(disables_grad(d.decorator, imports) for d in node.decorators)
+        elif is_no_grad_with(node, imports):
+            off = True
+        pending.extend((child, off) for child in iter_children(node))
+    return frozenset(names)

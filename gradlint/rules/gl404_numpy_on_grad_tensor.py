@@ -1,0 +1,149 @@
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.grad_mode import functions_called_without_grad
+from gradlint.analysis.syntax import keyword_arg, method_call_on, positional_args
+from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+
+_MESSAGE = (
+    "`{receiver}` carries autograd history: `{call}` raises \"Can't call numpy() on Tensor that requires grad\"; "
+    "call `.detach()` first"
+)
+NUMPY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray"})
+# Frameworks whose tensors also have `.numpy()`; their files are not PyTorch training code.
+OTHER_FRAMEWORKS = ("tensorflow", "keras", "jax", "mxnet", "paddle", "cupy")
+# Methods that keep the tensor (and its history) between the value and `.numpy()`.
+CHAIN_METHODS = frozenset({"cpu", "cuda", "to", "float", "double", "half", "contiguous", "squeeze", "view", "reshape", "flatten", "clone"})
+
+
+class NumpyOnGradTensor(Rule):
+    """
+    ## What it does
+    Flags `.numpy()`, `np.array(t)` and `np.asarray(t)` on a tensor that carries autograd history
+    (a model output, a loss, a result of operations on parameters) when no `.detach()` or `.data`
+    comes earlier in the chain and the code does not run under `torch.no_grad()`.
+
+    ## Why is this bad?
+    In torch 2.13 each form raises `RuntimeError: Can't call numpy() on Tensor that requires grad.
+    Use tensor.detach().numpy() instead.` (`np.array(t)` also emits a numpy DeprecationWarning
+    first). The crash typically hides in logging or metric code that only runs every N steps.
+
+    ## Example
+    ```python
+    out = model(x)
+    preds = out.cpu().numpy()
+    ```
+
+    ## Use instead
+    ```python
+    out = model(x)
+    preds = out.detach().cpu().numpy()
+    ```
+
+    ## Fix safety
+    Safe: `.detach()` is inserted before `.cpu()` / `.numpy()` (or around the argument of
+    `np.array`). `.detach().cpu().numpy()` gives exactly the values the original would return under
+    `no_grad`, and shares memory with a CPU tensor just like `.numpy()`.
+
+    ## Known limits
+    Only values evidently built with grad in the same function are checked. A function whose name
+    is called inside a `no_grad` block in the same file is assumed to run without grad. Files that
+    import TensorFlow, Keras or JAX are skipped, since their tensors have `.numpy()` too.
+    """
+
+    code = "GL404"
+    name = "numpy-on-grad-tensor"
+    summary = "`.numpy()` on a tensor that requires grad"
+    fix_availability = FIX_SAFE
+    triggers = ("numpy", "np.")
+
+    VALID = (
+        "out = model(x)\npreds = out.detach().cpu().numpy()\n",
+        "out = model(x)\npreds = out.data.cpu().numpy()\n",
+        "import torch\nwith torch.no_grad():\n    out = model(x)\npreds = out.numpy()\n",
+        "import torch\nout = model(x)\nwith torch.no_grad():\n    preds = out.numpy()\n",
+        "out = model(x)\npreds = out.numpy(force=True)\n",
+        "out = model(x)\npreds = out.argmax(1).numpy()\n",
+        "import tensorflow as tf\nout = model(x)\npreds = out.numpy()\n",
+        "loss = criterion(model(x), y)\nvalue = loss.item()\n",
+        "import numpy as np\narr = np.array(values)\n",
+        "import torch\ndef predict(x):\n    out = model(x)\n    return out.numpy()\nwith torch.no_grad():\n    predict(batch)\n",
+    )
+    INVALID = (
+        Invalid(
+            "out = model(x)\npreds = out.cpu().numpy()\n",
+            "out = model(x)\npreds = out.detach().cpu().numpy()\n",
+        ),
+        Invalid(
+            "loss = criterion(model(x), y)\nvalue = loss.numpy()\n",
+            "loss = criterion(model(x), y)\nvalue = loss.detach().numpy()\n",
+        ),
+        Invalid(
+            "import numpy as np\nout = model(x)\narr = np.asarray(out)\n",
+            "import numpy as np\nout = model(x)\narr = np.asarray(out.detach())\n",
+        ),
+        Invalid(
+            "import torch\nw = torch.randn(3, requires_grad=True)\nprint((w * 2).numpy())\n",
+            "import torch\nw = torch.randn(3, requires_grad=True)\nprint((w * 2).detach().numpy())\n",
+        ),
+    )
+
+    @cached_property
+    def disabled(self) -> bool:
+        return any(imported.target.split(".", 1)[0] in OTHER_FRAMEWORKS for imported in self.context.imports.imports)
+
+    @cached_property
+    def no_grad_callees(self) -> frozenset[str]:
+        return functions_called_without_grad(self.context.module, self.context.imports)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.disabled:
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
+            if node.args or keyword_arg(node, "force") is not None:
+                return  # `numpy(force=True)` detaches itself
+            self._check(func.value, node, _detach_point(func.value))
+        elif self.context.qualified_name(func) in NUMPY_CONSTRUCTORS:
+            args = positional_args(node)
+            if args:
+                self._check(args[0].value, node, args[0].value)
+
+    def _check(self, value: cst.BaseExpression, call: cst.Call, detach_point: cst.BaseExpression) -> None:
+        if not self.context.carries_grad(value) or self.context.without_grad() or self._caller_disables_grad():
+            return
+        fix = self.safe_fix("Insert `.detach()`", Replace(detach_point, method_call_on(detach_point, "detach")))
+        receiver = self.context.code_for(value)
+        call_text = self.context.code_for(call)
+        self.report(call, _MESSAGE.format(receiver=_short(receiver), call=_short(call_text)), fix)
+
+    def _caller_disables_grad(self) -> bool:
+        function = _enclosing_function(self.context.stack)
+        if function is None:
+            return False
+        return function.name.value in self.no_grad_callees
+
+
+def _detach_point(receiver: cst.BaseExpression) -> cst.BaseExpression:
+    """Where `.detach()` goes: before the first `.cpu()` of the chain, else right before `.numpy()`."""
+    current = receiver
+    while isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in CHAIN_METHODS:
+        if current.func.attr.value == "cpu":
+            return current.func.value
+        current = current.func.value
+    return receiver
+
+
+def _enclosing_function(stack) -> Optional[cst.FunctionDef]:
+    for node in reversed(stack):
+        if isinstance(node, cst.FunctionDef):
+            return node
+    return None
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 and "\n" not in text else "the value"
