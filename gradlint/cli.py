@@ -31,6 +31,7 @@ def _selection_options(function):
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the result cache."),
+        click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: one per core)."),
         click.option("--stdin-filename", default=None, help="The file name to report for source read from `-`."),
         click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary."),
         click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors."),
@@ -97,7 +98,7 @@ def _guarded(verbose: bool, action):
 
 @cli.command()
 @_selection_options
-def check(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, stdin_filename, quiet, verbose):
+def check(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
 
     def run() -> int:
@@ -105,7 +106,7 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
         if any(str(path) == "-" for path in paths):
             summary = check_stdin(sys.stdin.buffer.read(), stdin_filename or "-", settings)
         else:
-            summary = check_paths(list(paths) or [Path(".")], settings)
+            summary = check_paths(list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache)
         _report_errors(summary)
         _print_findings(summary, output_format, statistics, quiet)
         return _exit_code(summary, exit_zero)
@@ -120,7 +121,7 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
 @click.option("--migrate-variable", "presets", flag_value="migrate-variable", multiple=True, help="Select the Variable-API migration rules (GL101-GL104).")
 @click.option("--migrate-data", "presets", flag_value="migrate-data", multiple=True, help="Select the `.data` migration rules (GL301-GL303).")
 @click.option("--migrate", "presets", flag_value="migrate", multiple=True, help="Select every migration rule (GL101-GL104, GL301-GL303).")
-def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, stdin_filename, quiet, verbose, unsafe_fixes, diff, presets):
+def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, unsafe_fixes, diff, presets):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
 
     def run() -> int:
@@ -130,7 +131,7 @@ def fix(paths, select, extend_select, ignore, config_file, output_format, statis
         settings = _settings(config_file, chosen_select, extend_select, ignore, unsafe_fixes)
         if any(str(path) == "-" for path in paths):
             return _fix_stdin(settings, stdin_filename or "-", exit_zero)
-        summary = fix_paths(list(paths) or [Path(".")], settings, diff=diff)
+        summary = fix_paths(list(paths) or [Path(".")], settings, diff=diff, jobs=jobs)
         _report_errors(summary)
         if diff:
             click.echo("".join(summary.diffs), nl=False)

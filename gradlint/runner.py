@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
+from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
 from gradlint.config import Settings
 from gradlint.discovery import discover
 from gradlint.engine import lint_bytes
@@ -16,6 +20,11 @@ from gradlint.model import FileResult, Finding
 from gradlint.source import UndecodableSource, decode_source, encode_source
 from gradlint.engine import DECODE_ERROR
 from gradlint.model import Location
+
+
+MIN_FILES_PER_WORKER = 8
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass
@@ -45,20 +54,66 @@ def _targets(paths: list[Path], settings: Settings, summary: RunSummary) -> list
     return found.files
 
 
-def check_paths(paths: list[Path], settings: Settings) -> RunSummary:
+def check_paths(paths: list[Path], settings: Settings, *, jobs: int = 0, use_cache: bool = True) -> RunSummary:
+    """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all cores)."""
     summary = RunSummary()
-    for path in _targets(paths, settings, summary):
-        summary.add(check_file(path, settings))
+    cache = ResultCache(cache_directory(settings)) if use_cache else None
+    results: dict[int, FileResult] = {}
+    pending: list[tuple[int, str, bytes, frozenset[str], str]] = []
+    for index, path in enumerate(_targets(paths, settings, summary)):
+        try:
+            raw = read_source(path)
+        except SourceReadError as error:
+            results[index] = FileResult(str(path), error=str(error))
+            continue
+        codes = settings.codes_for(relative_to_root(path, settings))
+        digest = entry_digest(raw, codes)
+        cached = cache.get(str(path), digest) if cache is not None else None
+        if cached is not None:
+            results[index] = cached
+        else:
+            pending.append((index, str(path), raw, codes, digest))
+    for (index, name, _, _, digest), result in zip(pending, lint_many([(name, raw, codes) for _, name, raw, codes, _ in pending], jobs)):
+        results[index] = result
+        if cache is not None:
+            cache.put(name, digest, result)
+    for index in sorted(results):
+        summary.add(results[index])
+    if cache is not None:
+        cache.save()
     summary.findings.sort(key=Finding.sort_key)
     return summary
 
 
-def check_file(path: Path, settings: Settings) -> FileResult:
+def cache_directory(settings: Settings) -> Path:
+    return settings.root / (settings.cache_dir or CACHE_DIR_NAME)
+
+
+def worker_count(jobs: int) -> int:
+    return jobs if jobs > 0 else (os.cpu_count() or 1)
+
+
+def lint_many(work: list[tuple[str, bytes, frozenset[str]]], jobs: int) -> list[FileResult]:
+    """Lint (name, raw, codes) items, in order."""
+    return map_in_pool(_lint_item, work, jobs)
+
+
+def map_in_pool(function: Callable[[T], R], work: list[T], jobs: int) -> list[R]:
+    """`[function(item) for item in work]`, in a process pool when there is enough work to pay for it."""
+    workers = min(worker_count(jobs), len(work) // MIN_FILES_PER_WORKER)
+    if workers <= 1:
+        return [function(item) for item in work]
+    chunk = max(1, len(work) // (workers * 8))
     try:
-        raw = read_source(path)
-    except SourceReadError as error:
-        return FileResult(str(path), error=str(error))
-    return lint_bytes(raw, str(path), settings.codes_for(relative_to_root(path, settings)))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(function, work, chunksize=chunk))
+    except (OSError, BrokenProcessPool):
+        return [function(item) for item in work]  # no processes available here: stay correct
+
+
+def _lint_item(item: tuple[str, bytes, frozenset[str]]) -> FileResult:
+    name, raw, codes = item
+    return lint_bytes(raw, name, codes)
 
 
 def check_stdin(raw: bytes, name: str, settings: Settings) -> RunSummary:
@@ -68,24 +123,34 @@ def check_stdin(raw: bytes, name: str, settings: Settings) -> RunSummary:
     return summary
 
 
-def fix_paths(paths: list[Path], settings: Settings, *, diff: bool) -> RunSummary:
+def fix_paths(paths: list[Path], settings: Settings, *, diff: bool, jobs: int = 0) -> RunSummary:
+    """Compute fixes in a process pool, then write (or diff) them here, one file at a time."""
     summary = RunSummary()
+    work: list[tuple[Path, bytes, frozenset[str], bool]] = []
     for path in _targets(paths, settings, summary):
-        fix_file(path, settings, summary, diff=diff)
+        try:
+            raw = read_source(path)
+        except SourceReadError as error:
+            summary.errors.append((str(path), str(error)))
+            continue
+        work.append((path, raw, settings.codes_for(relative_to_root(path, settings)), settings.unsafe_fixes))
+    for (path, raw, _, _), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs)):
+        summary.findings.extend(partial.findings)
+        summary.errors.extend(partial.errors)
+        summary.fixed += partial.fixed
+        if fixed is not None and fixed != raw:
+            _write_fixed(path, raw, fixed, summary, diff=diff)
     summary.findings.sort(key=Finding.sort_key)
     return summary
 
 
-def fix_file(path: Path, settings: Settings, summary: RunSummary, *, diff: bool) -> None:
-    try:
-        raw = read_source(path)
-    except SourceReadError as error:
-        summary.errors.append((str(path), str(error)))
-        return
-    codes = settings.codes_for(relative_to_root(path, settings))
-    fixed = fix_bytes(raw, str(path), codes, settings.unsafe_fixes, summary)
-    if fixed is None or fixed == raw:
-        return
+def _fix_item(item: tuple[Path, bytes, frozenset[str], bool]) -> tuple[Optional[bytes], RunSummary]:
+    path, raw, codes, unsafe = item
+    partial = RunSummary()
+    return fix_bytes(raw, str(path), codes, unsafe, partial), partial
+
+
+def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:
     summary.changed_files += 1
     if diff:
         summary.diffs.append(unified_diff(raw, fixed, str(path)))

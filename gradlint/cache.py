@@ -1,0 +1,140 @@
+"""Result cache: a file whose content, selected codes and gradlint build are unchanged is not re-checked.
+
+One JSON pack per project root (`<cache-dir>/results-<build>.json`), mapping each path to the
+digest it was checked under and its serialized result. The build fingerprint covers the version and
+the size and modification time of every module of the package, so an edited rule invalidates
+everything. A missing, corrupt or partial pack is treated as empty and rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+import gradlint
+from gradlint.model import Edit, FileResult, Finding, Fix, Location
+
+CACHE_DIR_NAME = ".gradlint_cache"
+FORMAT = 1
+
+
+@lru_cache(maxsize=1)
+def build_fingerprint() -> str:
+    """The version plus a stat of every module of the package (editable installs change in place)."""
+    package = Path(gradlint.__file__).parent
+    stamp = hashlib.sha256(f"{gradlint.__version__}:{FORMAT}".encode())
+    for module in sorted(package.rglob("*.py")):
+        info = module.stat()
+        stamp.update(f"{module.relative_to(package)}:{info.st_size}:{info.st_mtime_ns}".encode())
+    return stamp.hexdigest()[:16]
+
+
+def entry_digest(raw: bytes, codes: frozenset[str]) -> str:
+    return hashlib.sha256(raw + b"\0" + ",".join(sorted(codes)).encode()).hexdigest()
+
+
+class ResultCache:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.pack = directory / f"results-{build_fingerprint()}.json"
+        self.entries: dict[str, Any] = self._load()
+        self.dirty = False
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.pack.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, path: str, digest: str) -> Optional[FileResult]:
+        entry = self.entries.get(path)
+        if not isinstance(entry, dict) or entry.get("digest") != digest:
+            return None
+        try:
+            return _result_from_json(path, entry["result"])
+        except (KeyError, TypeError, ValueError):
+            return None  # a damaged entry is simply a miss
+
+    def put(self, path: str, digest: str, result: FileResult) -> None:
+        if result.error is not None and result.error.startswith(("could not read", "internal error")):
+            return  # transient or unexpected: always retry
+        self.entries[path] = {"digest": digest, "result": _result_to_json(result)}
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# Automatically created by gradlint.\n*\n", encoding="utf-8")
+            for stale in self.directory.glob("results-*.json"):
+                if stale != self.pack:
+                    stale.unlink(missing_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(self.entries, out, separators=(",", ":"))
+            os.replace(temporary, self.pack)
+        except OSError:
+            pass  # a read-only tree still gets its results, just not cached
+
+
+def _location_to_json(location: Location) -> list[int]:
+    return [location.row, location.column]
+
+
+def _location(value: list[int]) -> Location:
+    row, column = value
+    return Location(int(row), int(column))
+
+
+def _result_to_json(result: FileResult) -> dict[str, Any]:
+    return {"error": result.error, "findings": [_finding_to_json(f) for f in result.findings]}
+
+
+def _finding_to_json(finding: Finding) -> dict[str, Any]:
+    fix = finding.fix
+    return {
+        "code": finding.code,
+        "message": finding.message,
+        "location": _location_to_json(finding.location),
+        "end_location": _location_to_json(finding.end_location),
+        "noqa_row": finding.noqa_row,
+        "fix": None
+        if fix is None
+        else {
+            "applicability": fix.applicability,
+            "message": fix.message,
+            "edits": [[e.start, e.end, e.content, _location_to_json(e.location), _location_to_json(e.end_location)] for e in fix.edits],
+        },
+    }
+
+
+def _result_from_json(path: str, data: dict[str, Any]) -> FileResult:
+    return FileResult(path, [_finding_from_json(path, f) for f in data["findings"]], data["error"])
+
+
+def _finding_from_json(path: str, data: dict[str, Any]) -> Finding:
+    fix = data["fix"]
+    return Finding(
+        code=str(data["code"]),
+        message=str(data["message"]),
+        path=path,
+        location=_location(data["location"]),
+        end_location=_location(data["end_location"]),
+        fix=None
+        if fix is None
+        else Fix(
+            str(fix["applicability"]),
+            str(fix["message"]),
+            tuple(Edit(int(s), int(e), str(c), _location(a), _location(b)) for s, e, c, a, b in fix["edits"]),
+        ),
+        noqa_row=int(data["noqa_row"]),
+    )
