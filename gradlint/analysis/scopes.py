@@ -51,7 +51,7 @@ class Bindings:
             for target in statement.targets:
                 if isinstance(target.target, cst.Name):
                     self.values[target.target.value].append(statement.value)
-                else:
+                elif not self._unpack(target.target, statement.value, withs):
                     self._opaque_targets(target.target)
         elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
             if isinstance(statement.target, cst.Name) and statement.value is not None:
@@ -63,6 +63,20 @@ class Bindings:
             for item in statement.items:
                 if item.asname is not None:
                     self._opaque_targets(item.asname.name)
+
+    def _unpack(self, target: cst.CSTNode, value: cst.BaseExpression, withs: tuple[cst.With, ...]) -> bool:
+        """`a, b = x, y`: bind each name to its own element; False when the shapes do not match."""
+        if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+            return False
+        names, elements = target.elements, value.elements
+        if len(names) != len(elements) or any(isinstance(e, cst.StarredElement) for e in (*names, *elements)):
+            return False
+        if not all(isinstance(name.value, cst.Name) for name in names):
+            return False
+        for name, element in zip(names, elements):
+            self.values[name.value.value].append(element.value)
+            self.withs[id(element.value)] = withs
+        return True
 
     def _opaque_targets(self, target: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
