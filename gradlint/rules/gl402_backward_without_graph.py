@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.grad_mode import disables_grad
 from gradlint.analysis.grad_tracking import ends_history
 from gradlint.rules.base import Invalid, Rule
 
@@ -57,6 +58,7 @@ class BackwardWithoutGraph(Rule):
         "import torch\nloss = criterion(model(x), y)\nwith torch.no_grad():\n    loss.backward()\n",
         "import torch\nwith torch.no_grad():\n    val = criterion(model(x), y)\nloss = criterion(model(x), y)\nloss.backward()\n",
         "def f(loss):\n    loss.backward()\n",
+        "import torch\ndef step(model, x, y):\n    loss = criterion(model(x), y)\n    with torch.no_grad():\n        loss.backward()\n",
     )
     INVALID = (
         Invalid("loss = criterion(model(x), y)\nloss.detach().backward()\n"),
@@ -83,7 +85,7 @@ class BackwardWithoutGraph(Rule):
         scope = self.context.scope()
         if self.context.grads.built_without_grad(receiver.value, scope):
             return "it was computed with grad disabled or detached"
-        if isinstance(scope, cst.FunctionDef) and self.context.without_grad():
+        if isinstance(scope, cst.FunctionDef) and any(disables_grad(d.decorator, self.context.imports) for d in scope.decorators):
             bindings = self.context.scopes.of(scope)
             if bindings.assigned(receiver.value) and receiver.value not in bindings.opaque:
                 return "the function runs under no_grad"
