@@ -18,7 +18,7 @@ from support import ROOT
 CORPUS = ROOT / "tests" / "data" / "training_negatives"
 FILES = sorted(CORPUS.glob("*.py"))
 # Files that need something besides torch and numpy to run (an environment, accelerate, TensorFlow).
-NOT_RUNNABLE = {"accelerate_backward.py", "rl_env_step.py", "look_alike_names.py"}
+NOT_RUNNABLE = {"accelerate_backward.py", "rl_env_step.py", "look_alike_names.py", "data_attribute_look_alikes.py"}
 
 
 def test_corpus_is_not_empty():

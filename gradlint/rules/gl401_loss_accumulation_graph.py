@@ -4,7 +4,6 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
 from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
@@ -49,8 +48,9 @@ class LossAccumulationGraph(Rule):
 
     ## Known limits
     Not reported: accumulation under `torch.no_grad()`, values already `.item()`/`.detach()`/
-    `float(...)`, totals reset inside the loop, and totals (or lists) that are backpropagated after
-    the loop, which is an intended multi-term loss.
+    `float(...)`, totals reset unconditionally in every iteration (a reset under `if` is still
+    reported), and totals (or lists) that are backpropagated after the loop, which is an intended
+    multi-term loss.
     """
 
     code = "GL401"
@@ -66,6 +66,9 @@ class LossAccumulationGraph(Rule):
         "losses = []\nfor x, y in data:\n    losses.append(criterion(model(x), y))\nsum(losses).backward()\n",
         "for x, y in data:\n    step = 0\n    step += criterion(model(x), y)\n    step.backward()\n",
         "total = 0\nfor x in data:\n    total += len(x)\n",
+        "class T:\n    def fit(self, data):\n        for x, y in data:\n            self.losses.append(self.criterion(self.model(x), y))\n"
+        "        torch.stack(self.losses).mean().backward()\n",
+        "for x, y in data:\n    with ctx:\n        total = 0\n    total += criterion(model(x), y)\n",
     )
     INVALID = (
         Invalid(
@@ -79,6 +82,20 @@ class LossAccumulationGraph(Rule):
         Invalid(
             "total = 0\nfor x, y in data:\n    total = total + criterion(model(x), y)\n",
             "total = 0\nfor x, y in data:\n    total = total + criterion(model(x), y).detach()\n",
+        ),
+        # A reset under `if` still lets the total carry the graphs of every iteration in between.
+        Invalid(
+            "running = 0\nfor i, (x, y) in enumerate(data):\n    loss = criterion(model(x), y)\n    loss.backward()\n"
+            "    running += loss\n    if i % 100 == 99:\n        print(running / 100)\n        running = 0\n",
+            "running = 0\nfor i, (x, y) in enumerate(data):\n    loss = criterion(model(x), y)\n    loss.backward()\n"
+            "    running += loss.detach()\n    if i % 100 == 99:\n        print(running / 100)\n        running = 0\n",
+        ),
+        # `self.scaler.scale(loss).backward()` mentions `self`, not `self.losses`.
+        Invalid(
+            "class T:\n    def fit(self, data):\n        for x, y in data:\n            loss = self.criterion(self.model(x), y)\n"
+            "            self.scaler.scale(loss).backward()\n            self.losses.append(loss)\n",
+            "class T:\n    def fit(self, data):\n        for x, y in data:\n            loss = self.criterion(self.model(x), y)\n"
+            "            self.scaler.scale(loss).backward()\n            self.losses.append(loss.detach())\n",
         ),
     )
 
@@ -114,16 +131,35 @@ class LossAccumulationGraph(Rule):
         """The total (or a value built from it) is the receiver of a backward call in this scope."""
         scope = self.context.scope()
         body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
-        names = {key.split(".", 1)[0]}
+        keys = {key}
         statements = list(iter_statements(body))
         for statement in statements:  # one level of `total = sum(losses)`
-            if isinstance(statement, cst.Assign) and names & mentioned_names(statement.value):
-                names |= {n for t in statement.targets for n in mentioned_names(t.target)}
+            if isinstance(statement, cst.Assign) and keys & _mentioned_keys(statement.value):
+                keys |= {k for t in statement.targets for k in _mentioned_keys(t.target)}
         for statement in statements:
             for call in _backward_calls(statement):
-                if names & mentioned_names(call):
+                if keys & _mentioned_keys(call):
                     return True
         return False
+
+
+def _mentioned_keys(node: cst.CSTNode) -> set[str]:
+    """Names and dotted names (`self.losses`) read in `node`: `self.scaler.scale(loss)` mentions
+    `self`, `self.scaler`, `self.scaler.scale` and `loss`, but not `self.losses`."""
+    keys: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Attribute):
+            key = dotted_name(current)
+            if key is not None:
+                keys.add(key)
+            pending.append(current.value)
+            continue
+        if isinstance(current, cst.Name):
+            keys.add(current.value)
+        pending.extend(iter_children(current))
+    return keys
 
 
 def _backward_calls(statement: cst.CSTNode):
@@ -150,13 +186,25 @@ def _innermost_loop(stack) -> Optional[cst.CSTNode]:
 
 
 def _reset_inside(loop: cst.CSTNode, key: str) -> bool:
-    """`total = 0` inside the loop body: the total does not outlive the iteration."""
-    for statement in iter_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
+    """`total = 0` run by every iteration: the total does not outlive the iteration.
+
+    Only unconditional statements of the loop body count (`with` blocks included): a reset under
+    `if i % 100 == 99:` still lets the total carry up to 100 iterations' graphs.
+    """
+    for statement in _unconditional_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
         if isinstance(statement, cst.Assign) and any(dotted_name(t.target) == key for t in statement.targets):
             value = statement.value
             if not (isinstance(value, cst.BinaryOperation) and dotted_name(value.left) == key):
                 return True
     return False
+
+
+def _unconditional_statements(body):
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
+            yield from _unconditional_statements(statement.body.body)
 
 
 def _short(text: str) -> str:

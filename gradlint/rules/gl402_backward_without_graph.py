@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.grad_mode import disables_grad
-from gradlint.analysis.grad_tracking import ends_history
+from gradlint.analysis.grad_tracking import ends_history, grad_mode_of
 from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
@@ -45,7 +45,9 @@ class BackwardWithoutGraph(Rule):
 
     ## Known limits
     `loss.backward()` called inside `no_grad` on a loss built outside it works in torch and is not
-    reported. A name assigned both inside and outside a no-grad block is not reported.
+    reported, nor is a loss built under `torch.enable_grad()` (which turns autograd back on inside a
+    no-grad block or function). A name assigned both inside and outside a no-grad block is not
+    reported.
     """
 
     code = "GL402"
@@ -59,6 +61,12 @@ class BackwardWithoutGraph(Rule):
         "import torch\nwith torch.no_grad():\n    val = criterion(model(x), y)\nloss = criterion(model(x), y)\nloss.backward()\n",
         "def f(loss):\n    loss.backward()\n",
         "import torch\ndef step(model, x, y):\n    loss = criterion(model(x), y)\n    with torch.no_grad():\n        loss.backward()\n",
+        # enable_grad inside a no-grad block (or a no_grad-decorated function) turns autograd back on.
+        "import torch\nwith torch.no_grad():\n    with torch.enable_grad():\n        loss = criterion(model(x), y)\nloss.backward()\n",
+        "import torch\n@torch.no_grad()\ndef attack(model, x, y):\n    with torch.enable_grad():\n        loss = criterion(model(x), y)\n"
+        "    loss.backward()\n",
+        "import torch\ndef step(model, x, y, train):\n    with torch.set_grad_enabled(train):\n        loss = criterion(model(x), y)\n"
+        "    loss.backward()\n",
     )
     INVALID = (
         Invalid("loss = criterion(model(x), y)\nloss.detach().backward()\n"),
@@ -66,6 +74,7 @@ class BackwardWithoutGraph(Rule):
         Invalid("import torch\nwith torch.no_grad():\n    loss = criterion(model(x), y)\nloss.backward()\n"),
         Invalid("import torch\n@torch.no_grad()\ndef step(model, x, y):\n    loss = criterion(model(x), y)\n    loss.backward()\n"),
         Invalid("def step(loss):\n    frozen = loss.detach()\n    frozen.backward()\n"),
+        Invalid("import torch\nwith torch.enable_grad():\n    with torch.no_grad():\n        loss = criterion(model(x), y)\nloss.backward()\n"),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -87,6 +96,9 @@ class BackwardWithoutGraph(Rule):
             return "it was computed with grad disabled or detached"
         if isinstance(scope, cst.FunctionDef) and any(disables_grad(d.decorator, self.context.imports) for d in scope.decorators):
             bindings = self.context.scopes.of(scope)
-            if bindings.assigned(receiver.value) and receiver.value not in bindings.opaque:
+            values = bindings.assigned(receiver.value)
+            if values and receiver.value not in bindings.opaque and not any(
+                grad_mode_of(bindings.withs_around(v), self.context.imports) for v in values
+            ):
                 return "the function runs under no_grad"
         return None
