@@ -51,13 +51,14 @@ def lint_text(
     *,
     respect_noqa: bool = True,
     module: Optional[cst.Module] = None,
+    prefilter: bool = True,
 ) -> LintOutcome:
     """Findings for `text`. Pass `module` when the caller has already parsed `text`."""
     if respect_noqa and file_is_exempt(text):
         return LintOutcome()
     selected = rules_for(codes)
-    rules = [rule for rule in selected if rule.applies_to(text)]
-    if selected and not rules:
+    rules = [rule for rule in selected if not prefilter or rule.applies_to(text)]
+    if selected and not rules and (PARSE_ERROR not in codes or _compiles(text)):
         return LintOutcome()  # prefilter: nothing here any selected rule could match
     if module is None:
         module, parse_error = parse(text)
@@ -78,6 +79,15 @@ def lint_text(
         lines = text.splitlines()
         findings = [f for f in findings if not _suppressed(f, lines)]
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+
+
+def _compiles(text: str) -> bool:
+    """CPython's own parser (C, far cheaper than LibCST's): is `text` plausibly valid Python 3?"""
+    try:
+        compile(text, "<gradlint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:

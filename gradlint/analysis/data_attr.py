@@ -48,16 +48,31 @@ def data_nodes(context: FileContext, node: cst.CSTNode) -> list[cst.Attribute]:
 def inplace_data_update(context: FileContext, small: cst.CSTNode) -> Optional[cst.Attribute]:
     """The `.data` node written in place by a small statement, or None.
 
-    `x.data -= ...`, `x.data.add_(...)` (any in-place method), `nn.init.normal_(x.data, ...)` is
-    handled separately by `init_on_data`.
+    `x.data -= ...`, `x.data.add_(...)` (any in-place method that changes values, also in a chain
+    such as `x.data.mul_(d).add_(y)`), `x.data[i] = v`, `x.data[mask] += v`.
+    `nn.init.normal_(x.data, ...)` is handled separately by `init_on_data`.
     """
-    if isinstance(small, cst.AugAssign) and is_tensor_data(context, small.target):
-        return small.target
+    if isinstance(small, cst.AugAssign):
+        return _written_data(context, small.target)
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Subscript):
+        return _written_data(context, small.targets[0].target)
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-        func = small.value.func
-        if isinstance(func, cst.Attribute) and _is_inplace_method(func.attr.value) and is_tensor_data(context, func.value):
-            return func.value
+        call = small.value
+        while isinstance(call.func, cst.Attribute) and _is_inplace_method(call.func.attr.value):
+            receiver = call.func.value
+            if is_tensor_data(context, receiver):
+                return receiver
+            if not isinstance(receiver, cst.Call):
+                break
+            call = receiver
     return None
+
+
+def _written_data(context: FileContext, target: cst.BaseExpression) -> Optional[cst.Attribute]:
+    """`x.data` for the assignment targets `x.data`, `x.data[i]`, `x.data[i][j]`."""
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return target if is_tensor_data(context, target) else None
 
 
 def init_on_data(context: FileContext, call: cst.Call) -> Optional[cst.Attribute]:
@@ -70,14 +85,27 @@ def init_on_data(context: FileContext, call: cst.Call) -> Optional[cst.Attribute
 
 
 def data_assignment(context: FileContext, small: cst.CSTNode) -> Optional[cst.Attribute]:
-    """The target of `x.data = expr` when x is evidently a tensor."""
-    if isinstance(small, cst.Assign) and len(small.targets) == 1 and is_tensor_data(context, small.targets[0].target):
-        return small.targets[0].target
+    """The target of `x.data = expr` (also `x.data = y = expr`) when x is evidently a tensor."""
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            if is_tensor_data(context, target.target):
+                return target.target
     return None
 
 
+# In-place methods that change only the Python tensor object's metadata (shape, strides, storage,
+# autograd flags), not the values. `x.data` is a fresh tensor object, so on it they leave `x` as it
+# was; on `x` itself (the GL301 rewrite) they would resize, re-point or detach it.
+_METADATA_INPLACE = frozenset(
+    {
+        "requires_grad_", "detach_", "set_", "resize_", "resize_as_", "as_strided_", "squeeze_",
+        "unsqueeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "rename_", "share_memory_",
+    }
+)
+
+
 def _is_inplace_method(name: str) -> bool:
-    return name.endswith("_") and not name.startswith("_") and name != "requires_grad_"
+    return name.endswith("_") and not name.startswith("_") and name not in _METADATA_INPLACE
 
 
 def under_no_grad(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:

@@ -5,8 +5,8 @@ from typing import Callable, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_nodes, init_on_data, inplace_data_update, under_no_grad
-from gradlint.fixes import StripData, wrap_in_no_grad
-from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+from gradlint.fixes import StripData, indentation, render_at, torch_alias, wrap_in_no_grad
+from gradlint.rules.base import FIX_SAFE, Invalid, Replace, ReplaceLines, Rule
 
 _MESSAGE = (
     "In-place update through `.data` bypasses autograd's version check (a saved tensor changed this "
@@ -106,16 +106,71 @@ class DataInplaceUpdate(Rule):
             fix = self.safe_fix("Drop `.data` (`nn.init` runs without grad)", Replace(target, target.value))
             self.report(node, "`nn.init` on `.data` is legacy; pass the tensor itself (init already runs under no_grad)", fix)
 
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        # `for p in ps: p.data -= x`: the one-line body becomes an indented `with` block.
+        if not all(inplace_data_update(self.context, small) is not None for small in node.body):
+            self._report_unwrappable(node.body)
+            return
+        fix = self._suite_fix(node)
+        if fix is None:
+            self._report_unwrappable(node.body)
+            return
+        for small in node.body:
+            self.report(small, _MESSAGE, fix)
+
+    def _suite_fix(self, suite: cst.SimpleStatementSuite):
+        stack = self.context.stack
+        if under_no_grad(self.context, [*stack, suite.body[0]]) or len(stack) < 3:
+            return None  # the plain `.data` drop of `_report_unwrappable`
+        owner, block = stack[-2], stack[-3]
+        if isinstance(owner, (cst.For, cst.While, cst.If, cst.With)):
+            if not isinstance(block, (cst.IndentedBlock, cst.Module)) or owner.body is not suite:
+                return None  # `elif ...: ...` renders differently on its own
+        elif not isinstance(owner, cst.Else):
+            return None  # `def f(): ...`, `class C: ...`, `try: ...`
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        strip = StripData({id(n) for small in suite.body for n in data_nodes(self.context, small)})
+        inner = cst.SimpleStatementLine(
+            body=[small.visit(strip) for small in suite.body], trailing_whitespace=suite.trailing_whitespace
+        )
+        no_grad = cst.With(
+            items=[cst.WithItem(cst.Call(cst.Attribute(cst.Name(alias), cst.Name("no_grad"))))],
+            body=cst.IndentedBlock([inner]),
+        )
+        rewritten = owner.with_changes(body=cst.IndentedBlock([no_grad]), leading_lines=())
+        text = render_at(self.context, rewritten, indentation(self.context, stack[:-2]))
+        changes.append(ReplaceLines(owner, owner, text))
+        return self.safe_fix("Update under `torch.no_grad()` without `.data`", *changes)
+
     def _check_block(self, body: Sequence[cst.CSTNode]) -> None:
         for group in _runs(body, self._is_update_line):
             fix = self._fix(group)
             for line in group:
                 for small in line.body:
-                    if inplace_data_update(self.context, small) is not None:
-                        self.report(small, _MESSAGE, fix)
+                    self.report(small, _MESSAGE, fix)
+        for line in body:
+            if isinstance(line, cst.SimpleStatementLine) and not self._is_update_line(line):
+                # Updates sharing a line with other statements (`loss = f(x); w.data.zero_()`):
+                # wrapping the line would run those under no_grad too.
+                self._report_unwrappable(line.body)
+
+    def _report_unwrappable(self, smalls: Sequence[cst.BaseSmallStatement]) -> None:
+        updates = [small for small in smalls if inplace_data_update(self.context, small) is not None]
+        if not updates:
+            return
+        fix = None
+        if under_no_grad(self.context, [*self.context.stack, updates[0]]):
+            changes = [Replace(n, n.value) for small in updates for n in data_nodes(self.context, small)]
+            fix = self.safe_fix("Drop `.data` (already under no_grad)", *changes)
+        for small in updates:
+            self.report(small, _MESSAGE, fix)
 
     def _is_update_line(self, line: cst.CSTNode) -> bool:
-        return isinstance(line, cst.SimpleStatementLine) and any(
+        """A line made only of in-place `.data` updates (so the whole line can go under no_grad)."""
+        return isinstance(line, cst.SimpleStatementLine) and all(
             inplace_data_update(self.context, small) is not None for small in line.body
         )
 

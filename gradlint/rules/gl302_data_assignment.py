@@ -74,7 +74,7 @@ class DataAssignment(Rule):
 
     def _fix(self, node: cst.Assign, target: cst.Attribute):
         found = enclosing_line(self.context.stack)
-        if found is None or len(found[0].body) != 1:
+        if found is None or len(found[0].body) != 1 or len(node.targets) != 1:
             return None
         line, index = found
         strip = StripData({id(n) for n in data_nodes(self.context, node.value)})

@@ -92,8 +92,8 @@ class DataRead(Rule):
         for ancestor in reversed(stack[:-1]):
             if isinstance(ancestor, (cst.AssignTarget, cst.Del)):
                 return True
-            if isinstance(ancestor, cst.Call) and init_on_data(self.context, ancestor) is not None:
-                return True  # GL301 drops every `.data` of the init call
+            if isinstance(ancestor, cst.Call) and init_on_data(self.context, ancestor) is node:
+                return True  # GL301 drops the `.data` of the tensor the init call fills
             if isinstance(ancestor, cst.BaseSmallStatement):
                 # Inside a write through `.data` (GL301 / GL302), whose fix rewrites the statement.
                 return inplace_data_update(self.context, ancestor) is not None or data_assignment(self.context, ancestor) is not None

@@ -27,6 +27,7 @@ OPTIMIZER = {
     role: re.compile(rf"^(?:(?:{_OPTIMIZER})_?(?:{names})|(?:{names})_?(?:{_OPTIMIZER}))$", re.IGNORECASE)
     for role, names in _ROLE.items()
 }
+_OPTIMIZER_IN_TEXT = re.compile(rf"\b(?:(?:{_OPTIMIZER})_?(?:{_ROLE['d']})|(?:{_ROLE['d']})_?(?:{_OPTIMIZER}))\b", re.IGNORECASE)
 # Tensor methods that keep the generator's graph on the way into the discriminator.
 SHAPE_METHODS = frozenset({"view", "reshape", "squeeze", "unsqueeze", "flatten", "to", "float", "cuda", "contiguous", "permute"})
 
@@ -119,6 +120,11 @@ class GanDiscriminatorNoDetach(Rule):
             "        loss.backward()\n        self.d_optimizer.step()\n",
         ),
     )
+
+    @classmethod
+    def applies_to(cls, text: str) -> bool:
+        # Only files that step a discriminator's optimizer can hold a discriminator update.
+        return "step" in text and _OPTIMIZER_IN_TEXT.search(text) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
         if _generator_frozen(node):

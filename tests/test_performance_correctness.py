@@ -1,0 +1,100 @@
+"""What the speed-ups must never change: the text prefilter, the process pool and the result cache
+give exactly the findings of a plain single-process run. (Speed itself is measured by bench/.)"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+import gradlint
+import gradlint.cache
+from gradlint.engine import lint_text
+from gradlint.rules import all_codes
+from support import ROOT, write
+
+CORPUS = sorted(
+    [*ROOT.glob("fixtures/GL*/bad.py"), *ROOT.glob("fixtures/GL*/good.py"), *ROOT.glob("examples/legacy/*.py"),
+     *ROOT.glob("tests/data/training_negatives/*.py")]
+)
+SINGLE_RULES = sorted(all_codes())
+
+
+def findings(text, codes, prefilter):
+    outcome = lint_text(text, "f.py", frozenset(codes), prefilter=prefilter)
+    return [(f.code, f.location, f.end_location, f.message, f.fix) for f in outcome.findings]
+
+
+@pytest.mark.parametrize("path", [p for p in CORPUS if p.parent.name != "GL002_undecodable_file"], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_prefilter_never_hides_a_finding(path):
+    text = path.read_text(encoding="utf-8")
+    for codes in [SINGLE_RULES, *([code] for code in SINGLE_RULES)]:
+        assert findings(text, codes, True) == findings(text, codes, False), codes
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A project of more files than one worker takes, so the pool really runs."""
+    for index, path in enumerate(CORPUS * 2):
+        shutil.copy(path, tmp_path / f"m{index:03d}_{path.name}")
+    return tmp_path
+
+
+def check_json(run_cli, *args):
+    result = run_cli("check", "--output-format", "json", *args, ".")
+    return result.exit_code, json.loads(result.output)
+
+
+def test_parallel_and_single_process_give_identical_json(run_cli, project):
+    single = check_json(run_cli, "--no-cache", "-j", "1")
+    parallel = check_json(run_cli, "--no-cache", "-j", "2")
+    assert single[1] and single == parallel
+
+
+def test_cache_returns_identical_findings(run_cli, project):
+    cold = check_json(run_cli, "--no-cache")
+    first = check_json(run_cli)
+    assert (project / ".gradlint_cache" / ".gitignore").exists()
+    warm = check_json(run_cli)
+    assert cold == first == warm
+
+
+def test_changed_file_is_rechecked(run_cli, project):
+    check_json(run_cli)
+    write(project / "new.py", "from torch.autograd import Variable\nx = Variable(t)\n")
+    _, rows = check_json(run_cli)
+    assert any(row["filename"].endswith("new.py") and row["code"] == "GL101" for row in rows)
+    write(project / "new.py", "x = t.detach()\n")
+    _, rows = check_json(run_cli)
+    assert not any(row["filename"].endswith("new.py") for row in rows)
+
+
+def test_changed_setting_is_respected(run_cli, project):
+    _, everything = check_json(run_cli)
+    _, only = check_json(run_cli, "--select", "GL103")
+    assert {row["code"] for row in only} == {"GL103"}
+    assert len(only) == len([row for row in everything if row["code"] == "GL103"])
+
+
+def test_changed_version_invalidates(run_cli, project, monkeypatch):
+    check_json(run_cli)
+    packs = sorted((project / ".gradlint_cache").glob("results-*.json"))
+    monkeypatch.setattr(gradlint, "__version__", "9.9.9")
+    gradlint.cache.build_fingerprint.cache_clear()
+    try:
+        check_json(run_cli)
+        assert sorted((project / ".gradlint_cache").glob("results-*.json")) != packs
+    finally:
+        gradlint.cache.build_fingerprint.cache_clear()
+
+
+def test_corrupt_cache_is_ignored_and_rewritten(run_cli, project):
+    expected = check_json(run_cli, "--no-cache")
+    check_json(run_cli)
+    [pack] = (project / ".gradlint_cache").glob("results-*.json")
+    pack.write_text('{"truncated": ', encoding="utf-8")
+    assert check_json(run_cli) == expected
+    json.loads(pack.read_text(encoding="utf-8"))  # valid again
+    pack.write_text(json.dumps({str(project / "m000_bad.py"): {"digest": "x", "result": 5}}), encoding="utf-8")
+    assert check_json(run_cli) == expected
