@@ -11,7 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.grad_mode import SET_GRAD_ENABLED, disables_grad
+from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, is_integer_literal, keyword_arg
@@ -129,34 +129,6 @@ class GradEvidence:
         if not values or name in bindings.opaque:
             return False
         return all(grad_mode_of(bindings.withs_around(v), self.imports) is False or ends_history(v) for v in values)
-
-
-ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
-
-
-def may_enable_grad(expression: cst.BaseExpression, imports: ImportMap) -> bool:
-    """`torch.enable_grad()`, or `torch.set_grad_enabled(flag)` with a flag that is not literally False."""
-    if isinstance(expression, cst.Call):
-        qualified = imports.qualified_name(expression.func)
-        if qualified in ENABLE_GRAD:
-            return True
-        return qualified in SET_GRAD_ENABLED and not (expression.args and is_bool_literal(expression.args[0].value, False))
-    return imports.qualified_name(expression) in ENABLE_GRAD
-
-
-def grad_mode_of(withs, imports: ImportMap) -> Optional[bool]:
-    """The grad mode the innermost grad-mode `with` (of `withs`, outermost first) sets: False for
-    no_grad / inference_mode / set_grad_enabled(False), True for enable_grad (or a flag that may be
-    True), None when no `with` sets it. `with torch.no_grad(): with torch.enable_grad():` is True."""
-    for statement in reversed(tuple(withs)):
-        if not isinstance(statement, cst.With):
-            continue
-        for item in reversed(statement.items):
-            if disables_grad(item.item, imports):
-                return False
-            if may_enable_grad(item.item, imports):
-                return True
-    return None
 
 
 def ends_history(node: cst.BaseExpression) -> bool:

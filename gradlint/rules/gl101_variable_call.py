@@ -12,7 +12,7 @@ from gradlint.analysis.legacy import (
     variable_arguments,
 )
 from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
-from gradlint.rules.base import FIX_SAFE, FixPlan, Invalid, Replace, Rule
+from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
 
 _DETACH = "`Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)"
 

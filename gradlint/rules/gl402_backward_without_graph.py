@@ -5,7 +5,8 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.grad_mode import disables_grad
-from gradlint.analysis.grad_tracking import ends_history, grad_mode_of
+from gradlint.analysis.grad_mode import grad_mode_of
+from gradlint.analysis.grad_tracking import ends_history
 from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
