@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import ast
+import codecs
+import io
+import re
+import tokenize
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
@@ -38,7 +42,8 @@ def lint_bytes(raw: bytes, path: str, codes: frozenset[str]) -> FileResult:
     except UndecodableSource as error:
         if DECODE_ERROR not in codes:
             return FileResult(path)
-        finding = _file_finding(DECODE_ERROR, f"could not decode: {error}", path, Location(1, 1))
+        message, location = _decode_error(raw, str(error))
+        finding = _file_finding(DECODE_ERROR, f"could not decode: {message}", path, location)
         return FileResult(path, [finding])
     outcome = lint_text(text, path, codes)
     return FileResult(path, outcome.findings, outcome.error)
@@ -129,6 +134,39 @@ def _suppressed(finding: Finding, lines: Sequence[str]) -> bool:
     return 0 < row <= len(lines) and is_suppressed(finding.code, lines[row - 1])
 
 
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
+
+
+def _decode_error(raw: bytes, reason: str) -> tuple[str, Location]:
+    """Where CPython refuses undecodable bytes: at the first invalid byte (CPython's "on line N"),
+    or at the coding cookie when it names an unknown encoding or contradicts a BOM."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as error:
+        if not str(error).startswith("invalid or missing encoding declaration"):
+            return reason, _cookie_location(raw)
+        encoding = "utf-8"  # no cookie, and the first two lines are not UTF-8
+    body = raw
+    if encoding == "utf-8-sig":
+        encoding, body = "utf-8", raw[len(codecs.BOM_UTF8):]
+    try:
+        body.decode(encoding)
+    except UnicodeDecodeError as error:
+        before = body[: error.start].decode(encoding, errors="replace")
+        row, column = LineIndex.of(before).position(len(before))
+        return f"invalid {encoding} byte 0x{body[error.start]:02x} on line {row}", Location(row, column)
+    except LookupError:
+        return reason, _cookie_location(raw)
+    return reason, Location(1, 1)
+
+
+def _cookie_location(raw: bytes) -> Location:
+    for row, line in enumerate(raw.splitlines()[:2], start=1):
+        if _CODING_COOKIE.match(line):
+            return Location(row, 1)
+    return Location(1, 1)
+
+
 def _file_finding(code: str, message: str, path: str, location: Location) -> Finding:
     return Finding(code, message, path, location, location, None, location.row)
 
@@ -139,7 +177,8 @@ def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
     findings = []
     seen = set()
     for report in reports:
-        span = positions[report.node]
+        converter.hint = report.top
+        span = positions.lookup(report.node, report.top)
         start = Location(span.start.line, span.start.column + 1)
         end = Location(span.end.line, span.end.column + 1)
         key = (report.rule.code, start, end, report.message)
@@ -158,6 +197,7 @@ class _EditBuilder:
         self.context = context
         self.positions = positions
         self.index = index
+        self.hint: Optional[cst.CSTNode] = None  # top-level statement of the finding being converted
 
     def fix(self, plan: FixPlan) -> Optional[Fix]:
         edits = []
@@ -181,7 +221,7 @@ class _EditBuilder:
                 content = self.context.code_for(content)
             return self._make(start, end, content)
         if isinstance(change, InsertLineBefore):
-            row = self.positions[change.statement].start.line
+            row = self._position(change.statement).start.line
             indent = self._indent_if_alone(change.statement)
             if indent is None:
                 return None
@@ -190,18 +230,21 @@ class _EditBuilder:
         if isinstance(change, ReplaceLines):
             if self._indent_if_alone(change.first) is None or self._indent_if_alone(change.last) is None:
                 return None
-            start = self.index.line_start(self.positions[change.first].start.line)
-            return self._make(start, self.index.line_end(self.positions[change.last].end.line), change.text)
+            start = self.index.line_start(self._position(change.first).start.line)
+            return self._make(start, self.index.line_end(self._position(change.last).end.line), change.text)
         if isinstance(change, RemoveLine):
-            span = self.positions[change.statement]
+            span = self._position(change.statement)
             if self._indent_if_alone(change.statement) is None:
                 return None
             start = self.index.line_start(span.start.line)
             return self._make(start, self.index.line_end(span.end.line), "")
         raise TypeError(change)
 
+    def _position(self, node: cst.CSTNode):
+        return self.positions.lookup(node, self.hint)
+
     def _span(self, node: cst.CSTNode) -> tuple[int, int]:
-        span = self.positions[node]
+        span = self._position(node)
         return (
             self.index.offset(span.start.line, span.start.column),
             self.index.offset(span.end.line, span.end.column),
@@ -224,7 +267,7 @@ class _EditBuilder:
 
     def _indent_if_alone(self, statement: cst.CSTNode) -> Optional[str]:
         """The indentation of the statement's line, if nothing but a comment shares its lines."""
-        span = self.positions[statement]
+        span = self._position(statement)
         text = self.context.text
         line_start = self.index.line_start(span.start.line)
         start, end = self._span(statement)

@@ -7,11 +7,13 @@ class UndecodableFile(Rule):
     """
     ## What it does
     Reports a file whose bytes are not valid text in the encoding it declares (UTF-8 unless a
-    PEP 263 coding cookie such as `# -*- coding: latin-1 -*-` says otherwise).
+    PEP 263 coding cookie such as `# -*- coding: latin-1 -*-` says otherwise), at the first
+    invalid byte (the line CPython names in its error), or at the coding cookie when that names
+    an unknown encoding or contradicts a UTF-8 BOM.
 
     ## Why is this bad?
-    Python refuses to import it (`SyntaxError: (unicode error) ... can't decode byte`), and it
-    cannot be analysed.
+    Python refuses to import it (`SyntaxError: Non-UTF-8 code starting with '\\xe9' in file ... on
+    line 6, but no encoding declared`), and it cannot be analysed.
 
     ## Example
     A file saved as Latin-1 (`é` is the byte `0xe9`) with no coding cookie.

@@ -48,16 +48,21 @@ class VariableCall(Rule):
     Safe: every rewrite is exact in torch >= 0.4 (checked property by property: type, leaf,
     `requires_grad`, `grad_fn`, storage, version counter, over plain, view, non-leaf, Parameter,
     int, complex and 0-dim tensors). `Variable(t)` becomes `t.detach()`; with
-    `requires_grad=True`, `t.detach().requires_grad_()`. A fresh tensor made right there by a torch
-    factory or `torch.from_numpy` (optionally converted with `.float()`, `.cuda()`, `.to(...)`...)
-    needs no detach, and a factory that takes `requires_grad=` gets the keyword instead, which
-    draws the same random numbers. `volatile=` is dropped in the same rewrite (it has no effect).
-    When the last use of the imported `Variable` name disappears, the import is removed.
+    `requires_grad=True`, `t.detach().requires_grad_()`. `Variable` also takes an int 0..255 or a
+    one-element integer or bool tensor as the flag, while `requires_grad_()` and the factories take
+    only a bool: an int literal is read as True / False, and a flag that is not a literal becomes
+    `requires_grad_(bool(flag))` (which also accepts the flags `Variable` rejected, such as None).
+    A fresh tensor made right there by a torch factory or `torch.from_numpy` (optionally converted
+    with `.float()`, `.cuda()`, `.to(...)`...) needs no detach, and a factory that takes
+    `requires_grad=` gets the keyword instead, which draws the same random numbers. `volatile=` is
+    dropped in the same rewrite (it has no effect). When the last use of the imported `Variable`
+    name disappears, the import is removed.
 
     ## Known limits
     A name re-bound to `Variable` through an assignment (`V = Variable`) is not followed.
     A call that passes `volatile=` together with a non-false `requires_grad` raises in torch and is
-    left unfixed, as are calls with `*args`/`**kwargs`.
+    left unfixed, as are calls with `*args`/`**kwargs`, `Variable(None)` (an empty tensor) and an
+    int flag above 255 (torch raises `OverflowError`).
     """
 
     code = "GL101"
@@ -101,8 +106,22 @@ class VariableCall(Rule):
         ),
         Invalid(
             "from torch.autograd import *\nx = Variable(t, requires_grad=rg)\n",
-            "from torch.autograd import *\nx = t.detach().requires_grad_(rg)\n",
+            "from torch.autograd import *\nx = t.detach().requires_grad_(bool(rg))\n",
         ),
+        # `Variable` accepts an int flag (an unsigned char); `requires_grad_(1)` raises TypeError.
+        Invalid("from torch.autograd import Variable\nx = Variable(t, 1)\n", "x = t.detach().requires_grad_()\n"),
+        Invalid("from torch.autograd import Variable\nx = Variable(t, requires_grad=0)\n", "x = t.detach()\n"),
+        Invalid(
+            "import torch\nfrom torch.autograd import Variable\nx = Variable(torch.ones(2), requires_grad=flag)\n",
+            "import torch\nx = torch.ones(2, requires_grad=bool(flag))\n",
+        ),
+        Invalid(
+            "from torch.autograd import Variable\nx = Variable(t, requires_grad=not frozen)\n",
+            "x = t.detach().requires_grad_(not frozen)\n",
+        ),
+        Invalid("from torch.autograd import Variable\nx = Variable(t, requires_grad=256)\n"),
+        Invalid("from torch.autograd import Variable\nbool = int\nx = Variable(t, requires_grad=rg)\n"),
+        Invalid("from torch.autograd import Variable\nx = Variable(None)\n"),
         Invalid("from torch.autograd import Variable\nx = Variable(t, volatile=True, requires_grad=True)\n"),
         Invalid("from torch.autograd import Variable\nx = Variable(*args)\n"),
     )
@@ -119,33 +138,69 @@ class VariableCall(Rule):
 
     def _replacement(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         arguments = variable_arguments(call)
-        if arguments is None or arguments.data is None:
+        if arguments is None or arguments.data is None or _is_none(arguments.data):
             return None
-        requires_grad = arguments.requires_grad
-        if arguments.volatile is not None and not is_bool_literal(arguments.volatile.value, False):
+        requires_grad = _flag(arguments.requires_grad)
+        volatile = _flag(arguments.volatile.value if arguments.volatile is not None else None)
+        if _UNPARSABLE in (requires_grad, volatile):
+            return None  # torch rejects the flag (OverflowError); keep the call as it is
+        if volatile is not False and requires_grad is not False:
             # torch raises for volatile together with requires_grad; keep that code as it is.
-            if requires_grad is not None and not is_bool_literal(requires_grad, False):
+            if arguments.volatile is not None and arguments.requires_grad is not None:
                 return None
-        if requires_grad is None or is_bool_literal(requires_grad, False):
+        if requires_grad is False or arguments.requires_grad is None:
             return self._without_grad(arguments.data)
-        return self._with_grad(arguments.data, requires_grad)
+        if requires_grad is True:
+            return self._with_grad(arguments.data, None)
+        if "bool" in self.context.imports.bindings:
+            return None
+        return self._with_grad(arguments.data, _as_bool(arguments.requires_grad))
 
     def _without_grad(self, data: cst.BaseExpression) -> cst.BaseExpression:
         if fresh_tensor_call(data, self.context.imports) is not None:
             return parenthesized(data)
         return method_call_on(data, "detach")
 
-    def _with_grad(self, data: cst.BaseExpression, requires_grad: cst.BaseExpression) -> cst.BaseExpression:
+    def _with_grad(self, data: cst.BaseExpression, flag: Optional[cst.BaseExpression]) -> cst.BaseExpression:
+        """`data` as a fresh leaf with requires_grad set to `flag` (True when None)."""
         imports = self.context.imports
-        flag: Union[cst.BaseExpression, None] = None if is_bool_literal(requires_grad, True) else requires_grad
         if is_direct_grad_factory(data, imports):
-            return _with_keyword(data, "requires_grad", requires_grad)
+            return _with_keyword(data, "requires_grad", cst.Name("True") if flag is None else flag)
         if fresh_tensor_call(data, imports) is not None:
             source = data
         else:
             source = method_call_on(data, "detach")
         args = () if flag is None else (cst.Arg(flag),)
         return method_call_on(source, "requires_grad_", *args)
+
+
+# `Variable` parses its flags with the C format "b" (an unsigned char through `__index__`): True,
+# False, any int in 0..255 and one-element integer or bool tensors are accepted, while
+# `requires_grad_()` and the factories' `requires_grad=` accept only a real bool.
+_UNPARSABLE = "unparsable"
+
+
+def _flag(node: Optional[cst.BaseExpression]) -> Union[bool, str, None]:
+    """True / False for a literal flag, _UNPARSABLE for an int literal torch rejects, None if unknown."""
+    if node is None:
+        return None
+    if is_bool_literal(node, True) or is_bool_literal(node, False):
+        return is_bool_literal(node, True)
+    if isinstance(node, cst.Integer):
+        value = node.evaluated_value
+        return _UNPARSABLE if value > 255 else value != 0
+    return None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _as_bool(flag: cst.BaseExpression) -> cst.BaseExpression:
+    """`bool(flag)`: what `Variable` made of any flag it accepted (`not x` is a bool already)."""
+    if isinstance(flag, cst.UnaryOperation) and isinstance(flag.operator, cst.Not) and not flag.lpar:
+        return flag
+    return cst.Call(func=cst.Name("bool"), args=[cst.Arg(flag)])
 
 
 def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
