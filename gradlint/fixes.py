@@ -85,3 +85,18 @@ class StripData(cst.CSTTransformer):
                 value = value.with_changes(lpar=original.lpar, rpar=original.rpar)
             return value
         return updated
+
+
+def consecutive_runs(body: Sequence[cst.CSTNode], matches: Callable[[cst.CSTNode], bool]) -> list[list[cst.CSTNode]]:
+    """Maximal runs of consecutive statements of `body` that match."""
+    runs: list[list[cst.CSTNode]] = []
+    current: list[cst.CSTNode] = []
+    for statement in body:
+        if matches(statement):
+            current.append(statement)
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs

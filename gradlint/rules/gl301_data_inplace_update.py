@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from typing import Sequence
 
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_nodes, init_on_data, inplace_data_update, under_no_grad
-from gradlint.fixes import StripData, indentation, render_at, torch_alias, wrap_in_no_grad
+from gradlint.fixes import StripData, consecutive_runs, indentation, render_at, torch_alias, wrap_in_no_grad
 from gradlint.rules.base import FIX_SAFE, Invalid, Replace, ReplaceLines, Rule
 
 _MESSAGE = (
@@ -19,7 +19,8 @@ class DataInplaceUpdate(Rule):
     ## What it does
     Flags in-place updates made through a tensor's `.data`: augmented assignments
     (`p.data -= lr * p.grad.data`), in-place methods (`w.data.clamp_(-c, c)`, `.zero_()`,
-    `.copy_(...)`, `.normal_()`...) and `torch.nn.init.*_(m.weight.data, ...)`.
+    `.copy_(...)`, `.normal_()`, chains such as `ema.data.mul_(d).add_(p.data)`...), writes
+    through an index (`w.data[w.data < 0] = 0`) and `torch.nn.init.*_(m.weight.data, ...)`.
 
     ## Why is this bad?
     `.data` hides the change from autograd's version counter. In torch 2.13, `y = x.sigmoid();
@@ -53,6 +54,11 @@ class DataInplaceUpdate(Rule):
     is dropped there.
 
     ## Known limits
+    An update that shares its line with another statement (`loss = f(x); w.data.zero_()`) is
+    reported without a fix, as is a one-line `elif`/`try` body; other one-line bodies
+    (`for p in ps: p.data -= x`) are split into an indented `with` block. Metadata-only in-place
+    methods (`set_`, `resize_`, `unsqueeze_`, `t_`, `detach_`...) are not updates: on `x.data`
+    they leave `x` unchanged, so GL303 rewrites them to `x.detach()`, which behaves the same.
     Only tensors the analysis can see are flagged: parameters from `.parameters()` loops,
     `.weight`, `.bias`, `.grad`, names bound to torch results. `self.data` of a plain class,
     `dataset.data` and module paths such as `torch.utils.data` are never touched.
@@ -70,6 +76,8 @@ class DataInplaceUpdate(Rule):
         "self.data.fill_(0)\n",
         "import torch.utils.data\nloader = torch.utils.data.DataLoader(ds)\n",
         "y = x.data.clone()\n",
+        # Metadata-only in-place ops leave `m.weight` as it was when applied to `.data` (GL303's).
+        "m = torch.nn.Linear(2, 2)\nm.weight.data.unsqueeze_(0)\nm.weight.data.set_(w)\n",
     )
     INVALID = (
         Invalid(
@@ -92,6 +100,20 @@ class DataInplaceUpdate(Rule):
             "for p in net.parameters():\n    p.data.mul_(0.5)\n",
             "import torch\nfor p in net.parameters():\n    with torch.no_grad():\n        p.mul_(0.5)\n",
         ),
+        Invalid(  # one-line bodies become indented blocks
+            "import torch\nfor p in model.parameters():\n    if p.grad is not None: p.data.add_(p.grad.data, alpha=-lr)\n"
+            "    else: p.data.zero_()  # unused\n",
+            "import torch\nfor p in model.parameters():\n    if p.grad is not None:\n        with torch.no_grad():\n"
+            "            p.add_(p.grad, alpha=-lr)\n    else:\n        with torch.no_grad():\n            p.zero_()  # unused\n",
+        ),
+        Invalid(  # in-place chains (EMA) and writes through an index
+            "import torch\nfor p, q in zip(model.parameters(), ema.parameters()):\n    q.data.mul_(0.99).add_(p.data, alpha=0.01)\n"
+            "    q.data[q.data < 0] = 0\n",
+            "import torch\nfor p, q in zip(model.parameters(), ema.parameters()):\n    with torch.no_grad():\n"
+            "        q.mul_(0.99).add_(p, alpha=0.01)\n        q[q < 0] = 0\n",
+        ),
+        # Sharing a line with another statement: no_grad would also switch off that statement's graph.
+        Invalid("import torch\ndef f(model, x):\n    loss = model(x).sum(); model.weight.data.zero_()\n    return loss\n"),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -146,7 +168,7 @@ class DataInplaceUpdate(Rule):
         return self.safe_fix("Update under `torch.no_grad()` without `.data`", *changes)
 
     def _check_block(self, body: Sequence[cst.CSTNode]) -> None:
-        for group in _runs(body, self._is_update_line):
+        for group in consecutive_runs(body, self._is_update_line):
             fix = self._fix(group)
             for line in group:
                 for small in line.body:
@@ -184,20 +206,3 @@ class DataInplaceUpdate(Rule):
         if changes is None:
             return None
         return self.safe_fix("Update under `torch.no_grad()` without `.data`", *changes)
-
-
-def _runs(body: Sequence[cst.CSTNode], matches: Callable[[cst.CSTNode], bool]) -> list[list[cst.SimpleStatementLine]]:
-    """Maximal runs of consecutive statements of `body` that match."""
-    runs: list[list] = []
-    current: list = []
-    for statement in body:
-        if matches(statement):
-            current.append(statement)
-        elif current:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
-    return runs
-
-

@@ -1,15 +1,18 @@
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_assignment, data_nodes, under_no_grad
-from gradlint.fixes import StripData, enclosing_line, render_at, indentation, wrap_in_no_grad
-from gradlint.rules.base import FIX_UNSAFE, Invalid, ReplaceLines, Rule
+from gradlint.fixes import StripData, consecutive_runs, enclosing_line, indentation, render_at, wrap_in_no_grad
+from gradlint.rules.base import FIX_UNSAFE, FixPlan, Invalid, ReplaceLines, Rule
 
 _MESSAGE = (
     "Assigning to `.data` swaps the tensor's storage behind autograd (aliases go stale, shape and "
     "dtype checks are skipped); copy in place under `torch.no_grad()`"
 )
+_FIX_MESSAGE = "Copy in place under `torch.no_grad()` (same shape and dtype only)"
 
 
 class DataAssignment(Rule):
@@ -35,14 +38,16 @@ class DataAssignment(Rule):
     ```
 
     ## Fix safety
-    Unsafe: `with torch.no_grad(): x.copy_(expr)` gives equal values only when `expr` has the same
-    shape and dtype as `x` (copy_ broadcasts or casts otherwise), and it keeps aliases in sync,
-    which the original did not.
+    Unsafe: `with torch.no_grad(): x.copy_(expr)` (consecutive assignments share one `with`)
+    gives equal values only when `expr` has the same shape and dtype as `x` (copy_ broadcasts or
+    casts otherwise, and a shape it cannot broadcast raises), and it keeps aliases in sync, which
+    the original did not: `x` no longer shares storage with `expr` either.
 
     ## Known limits
     Only evident tensors are flagged (`.weight`, `.bias`, `.grad`, parameters from
     `.parameters()` loops, names bound to torch results). `self.data = ...` in a plain class is
-    never flagged.
+    never flagged. A chained assignment (`a.data = b.data = w`), a one-line body and a line shared
+    with other statements are reported without a fix.
     """
 
     code = "GL302"
@@ -65,30 +70,70 @@ class DataAssignment(Rule):
             "import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.data = p.data * 0.5\n",
             "import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.copy_(p * 0.5)\n",
         ),
+        Invalid(  # consecutive assignments share one `with`
+            "import torch\ndef sync(target, source):\n    target.weight.data = source.weight.data.clone()\n"
+            "    target.bias.data = source.bias.data.clone()\n",
+            "import torch\ndef sync(target, source):\n    with torch.no_grad():\n        target.weight.copy_(source.weight.clone())\n"
+            "        target.bias.copy_(source.bias.clone())\n",
+        ),
+        Invalid("import torch\na.weight.data = b.weight.data = w\n"),  # chained targets: reported, no fix
     )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._grouped: dict[int, Optional[FixPlan]] = {}  # id(line) -> the fix shared by its run
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._group(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._group(node.body)
+
+    def _group(self, body) -> None:
+        """Consecutive assignments share one `with torch.no_grad():`."""
+        stack = self.context.stack
+        for run in consecutive_runs(body, self._is_fixable_line):
+            if len(run) < 2 or under_no_grad(self.context, [*stack, run[0]]):
+                continue
+            changes = wrap_in_no_grad(self.context, run, stack, lambda line: line.with_changes(body=[self._copy(line.body[0])]))
+            fix = None if changes is None else self.unsafe_fix(_FIX_MESSAGE, *changes)
+            self._grouped.update((id(line), fix) for line in run)
+
+    def _is_fixable_line(self, line: cst.CSTNode) -> bool:
+        return (
+            isinstance(line, cst.SimpleStatementLine)
+            and len(line.body) == 1
+            and isinstance(line.body[0], cst.Assign)
+            and len(line.body[0].targets) == 1
+            and data_assignment(self.context, line.body[0]) is not None
+        )
 
     def visit_Assign(self, node: cst.Assign) -> None:
         target = data_assignment(self.context, node)
         if target is not None:
-            self.report(node, _MESSAGE, self._fix(node, target))
+            found = enclosing_line(self.context.stack)
+            if found is not None and id(found[0]) in self._grouped:
+                self.report(node, _MESSAGE, self._grouped[id(found[0])])
+            else:
+                self.report(node, _MESSAGE, self._fix(node))
 
-    def _fix(self, node: cst.Assign, target: cst.Attribute):
+    def _copy(self, node: cst.Assign) -> cst.Expr:
+        """`x.copy_(expr)` for `x.data = expr`, `.data` dropped inside expr."""
+        strip = StripData({id(n) for n in data_nodes(self.context, node.value)})
+        target = node.targets[0].target
+        return cst.Expr(
+            cst.Call(func=cst.Attribute(value=target.value, attr=cst.Name("copy_")), args=[cst.Arg(node.value.visit(strip))])
+        )
+
+    def _fix(self, node: cst.Assign) -> Optional[FixPlan]:
         found = enclosing_line(self.context.stack)
         if found is None or len(found[0].body) != 1 or len(node.targets) != 1:
             return None
         line, index = found
-        strip = StripData({id(n) for n in data_nodes(self.context, node.value)})
-        copy = cst.Expr(
-            cst.Call(
-                func=cst.Attribute(value=target.value, attr=cst.Name("copy_")),
-                args=[cst.Arg(node.value.visit(strip))],
-            )
-        )
-        render = lambda statement: statement.with_changes(body=[copy])  # noqa: E731
+        render = lambda statement: statement.with_changes(body=[self._copy(node)])  # noqa: E731
         outer = self.context.stack[:index]
-        message = "Copy in place under `torch.no_grad()` (same shape and dtype only)"
         if under_no_grad(self.context, self.context.stack[: index + 1]):
             text = render_at(self.context, render(line).with_changes(leading_lines=()), indentation(self.context, outer))
-            return self.unsafe_fix(message, ReplaceLines(line, line, text))
+            return self.unsafe_fix(_FIX_MESSAGE, ReplaceLines(line, line, text))
         changes = wrap_in_no_grad(self.context, [line], outer, render)
-        return None if changes is None else self.unsafe_fix(message, *changes)
+        return None if changes is None else self.unsafe_fix(_FIX_MESSAGE, *changes)

@@ -42,7 +42,8 @@ class DataRead(Rule):
     illegal in-place mutation now raises instead of silently corrupting gradients.
 
     ## Known limits
-    Writes through `.data` are GL301/GL302, and `loss.data[0]` is GL103. Only evident tensors
+    Writes through `.data` are GL301/GL302, and `loss.data[0]` (a number read from a loss or a
+    full reduction) is GL103; `model.bias.data[0]` is a read like any other. Only evident tensors
     are flagged: `dataset.data`, `self.data`, `args.data`, numpy arrays and module paths such as
     `torch.utils.data` are not.
     """
@@ -62,13 +63,23 @@ class DataRead(Rule):
         "v = loss.data[0]\n",
         "y = x.detach()\n",
         "for p in model.parameters():\n    p.data -= lr * p.grad.data\n",
-        "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, m.bias.data.std())\n",
+        "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, 0.02)\n",
+        "ema.weight.data.mul_(0.99).add_(model.weight.data)\n",
+        "w.data[w.data < 0] = 0\n",
     )
     INVALID = (
         Invalid("pred = output.data.max(1)[1]\n", "pred = output.detach().max(1)[1]\n"),
         Invalid("for p in model.parameters():\n    g = p.grad.data.norm()\n", "for p in model.parameters():\n    g = p.grad.norm()\n"),
         Invalid("import torch\nx = torch.randn(3)\ny = x.data\n", "import torch\nx = torch.randn(3)\ny = x.detach()\n"),
-        Invalid("y = model.weight.data[0]\nz = output.data[:, 0]\n", "y = model.weight.data[0]\nz = output.detach()[:, 0]\n"),
+        Invalid("y = model.weight.data[0]\nz = output.data[:, 0]\n", "y = model.weight.detach()[0]\nz = output.detach()[:, 0]\n"),
+        Invalid(  # only the filled tensor is GL301's
+            "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, m.bias.data.std())\n",
+            "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, m.bias.detach().std())\n",
+        ),
+        Invalid(  # metadata-only in-place ops change the `.data` object, not `m.weight`: same with detach()
+            "m.weight.data.resize_(5)\n",
+            "m.weight.detach().resize_(5)\n",
+        ),
     )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -87,8 +98,8 @@ class DataRead(Rule):
         parent = stack[-2] if len(stack) > 1 else None
         if isinstance(parent, cst.Subscript) and len(parent.slice) == 1:
             index = parent.slice[0].slice
-            if isinstance(index, cst.Index) and is_integer_literal(index.value, 0):
-                return True  # `x.data[0]`: GL103's territory
+            if isinstance(index, cst.Index) and is_integer_literal(index.value, 0) and self.context.is_scalar(node.value):
+                return True  # `loss.data[0]`: GL103's territory (`.item()`); `bias.data[0]` is a read
         for ancestor in reversed(stack[:-1]):
             if isinstance(ancestor, (cst.AssignTarget, cst.Del)):
                 return True
