@@ -6,11 +6,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
+from gradlint.positions import LazyPositions
 
 if TYPE_CHECKING:
     from gradlint.analysis.grad_tracking import GradEvidence
@@ -82,12 +83,35 @@ class FileContext:
         return self.stack[index] if len(self.stack) >= levels + 1 else None
 
     @cached_property
-    def positions(self):
-        """Node -> CodeRange for the whole module. Computed at most once, and only when needed."""
-        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    def positions(self) -> LazyPositions:
+        """Node -> CodeRange, resolved per top-level statement and only when needed."""
+        return LazyPositions(self.module, self.text)
 
-    def line_of(self, node: cst.CSTNode) -> int:
-        return self.positions[node].start.line
+    def top_statement(self) -> Optional[cst.CSTNode]:
+        """The top-level statement holding the node being visited."""
+        return self.stack[1] if len(self.stack) > 1 else None
+
+    @cached_property
+    def _statement_tops(self) -> dict[int, cst.CSTNode]:
+        """id(statement) -> its top-level statement, for statements at any depth (not expressions)."""
+        tops: dict[int, cst.CSTNode] = {}
+        for top in self.module.body:
+            tops[id(top)] = top
+            for statement in iter_statements([top]):
+                tops[id(statement)] = top
+        return tops
+
+    def top_of(self, statement: Optional[cst.CSTNode]) -> Optional[cst.CSTNode]:
+        """The top-level statement holding `statement` (any statement, nested or small)."""
+        return None if statement is None else self._statement_tops.get(id(statement))
+
+    def position_hint(self, near: Optional[cst.CSTNode] = None) -> Optional[cst.CSTNode]:
+        """The top-level statement to resolve positions in: the one being visited, or `near`'s."""
+        return self.top_statement() or self.top_of(near)
+
+    def line_of(self, node: cst.CSTNode, near: Optional[cst.CSTNode] = None) -> int:
+        """`near`: a statement holding `node`, for rules that report outside the traversal."""
+        return self.positions.lookup(node, self.position_hint(near)).start.line
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -72,7 +72,7 @@ class ZeroGradBeforeStep(Rule):
         training = self.context.training
         for region in [*training.loops, *training.functions]:
             for reset, backward in self._misplaced(region):
-                self.report(reset.node, self._message(reset), self._fix(reset, backward))
+                self.report(reset.node, self._message(reset), self._fix(reset, backward), near=reset.statement)
 
     def _misplaced(self, region: Region):
         events = region.events

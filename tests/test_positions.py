@@ -1,0 +1,60 @@
+"""Per-statement positions must equal LibCST's whole-module positions for every node."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from gradlint.positions import LazyPositions
+from gradlint.walker import iter_children
+from support import ROOT
+
+TRICKY = {
+    "decorators": "import torch\n\n\n@torch.no_grad()\n@other(\n    1,\n)\ndef f(x):\n    return x.data\n\n# trailing\n",
+    "semicolons": "a = 1; b = a.data\nif a:\n    c = 2  # note\n        # indented comment\n# dedented comment\nd = b.data\n",
+    "crlf": "x = 1\r\n\r\nclass A:\r\n    def m(self):\r\n        return self.w.data\r\ny = x\r\n",
+    "strings": 's = """\nmulti\nline\n"""\nt = f"{s}"\\\n    .strip()\n',
+    "no_trailing_newline": "import torch\nw = torch.zeros(3)\nw.data",
+    "tabs": "if True:\n\tx = 1\n\tif x:\n\t\ty = x\n",
+    "comment_header": "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\n\"\"\"doc\"\"\"\n\nimport os\n",
+}
+FILES = sorted([*ROOT.glob("fixtures/GL[1-9]*/bad.py"), *ROOT.glob("examples/legacy/*.py"), ROOT / "gradlint" / "model.py", ROOT / "gradlint" / "cli.py"])
+
+
+def all_nodes_by_top(module):
+    for top in module.body:
+        pending = [top]
+        while pending:
+            node = pending.pop()
+            yield top, node
+            pending.extend(iter_children(node))
+
+
+def assert_same_positions(text):
+    module = cst.parse_module(text)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lazy = LazyPositions(module, text)
+    for top, node in all_nodes_by_top(module):
+        if node in expected:
+            assert lazy.lookup(node, top) == expected[node], module.code_for_node(node)[:60]
+    assert lazy._full is None or not module.body  # answered per statement, never by the fallback
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_tricky_layouts(name):
+    assert_same_positions(TRICKY[name])
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_project_files(path):
+    assert_same_positions(path.read_text(encoding="utf-8"))
+
+
+def test_node_outside_the_hinted_statement_falls_back_correctly():
+    text = "import torch\nx = torch.zeros(2)\ny = x.data\n"
+    module = cst.parse_module(text)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lazy = LazyPositions(module, text)
+    first, last = module.body[0], module.body[-1]
+    assert lazy.lookup(first, last) == expected[first]
