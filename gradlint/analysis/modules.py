@@ -16,6 +16,8 @@ MODULE_NAME = re.compile(
     r"head|critic|actor|policy|module|teacher|student|feature_extractor|embedding|embeddings|[dg])(_\w+|\d+)?$",
     re.IGNORECASE,
 )
+# Capitalised names of torch.nn that build tensors, not modules.
+TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
 
 
 class ModuleEvidence:
@@ -23,6 +25,14 @@ class ModuleEvidence:
         self.imports = imports
         self.scopes = scopes
         self.module_classes = self._module_classes(module)
+        self.attribute_values: dict[str, list[cst.BaseExpression]] = {}  # `self.embedding` -> assigned values
+        for statement in iter_statements(module.body):
+            if isinstance(statement, cst.Assign):
+                for target in statement.targets:
+                    if isinstance(target.target, cst.Attribute):
+                        name = dotted_name(target.target)
+                        if name is not None:
+                            self.attribute_values.setdefault(name, []).append(statement.value)
 
     def _module_classes(self, module: cst.Module) -> set[str]:
         """Classes of this file that subclass nn.Module, directly or through each other."""
@@ -43,7 +53,8 @@ class ModuleEvidence:
         if isinstance(node, cst.Name) and node.value in local:
             return True
         qualified = self.imports.qualified_name(node) or ""
-        return qualified.startswith(("torch.nn.", "torchvision.models.")) and qualified.rsplit(".", 1)[-1][:1].isupper()
+        last = qualified.rsplit(".", 1)[-1]
+        return qualified.startswith(("torch.nn.", "torchvision.models.")) and last[:1].isupper() and last not in TENSOR_CLASSES
 
     def is_module(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
         if isinstance(node, cst.Name) and node.value == "self":
@@ -58,7 +69,20 @@ class ModuleEvidence:
                 return True
             if values:
                 return False
+        else:
+            values = self.attribute_values.get(name, [])
+            if any(self._constructs_module(value) for value in values):
+                return True
+            if any(self._constructs_tensor(value) for value in values):
+                return False  # `self.embedding = nn.Parameter(...)`
         return bool(MODULE_NAME.match(name.rsplit(".", 1)[-1]))
+
+    def _constructs_tensor(self, value: cst.BaseExpression) -> bool:
+        """`nn.Parameter(...)`, `torch.randn(...)`, `torch.zeros(...)`..."""
+        if not isinstance(value, cst.Call):
+            return False
+        parts = (self.imports.qualified_name(value.func) or "").split(".")
+        return parts[0] == "torch" and (parts[-1] in TENSOR_CLASSES or (len(parts) == 2 and parts[1][:1].islower()))
 
     def _constructs_module(self, value: cst.BaseExpression) -> bool:
         if not isinstance(value, cst.Call):

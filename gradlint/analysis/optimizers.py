@@ -13,7 +13,8 @@ from gradlint.analysis.syntax import dotted_name, iter_statements
 
 OPTIMIZER_MODULES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "torch_optimizer.", "timm.optim.", "transformers.optimization.")
 OPTIMIZER_CLASSES = frozenset({"transformers.AdamW", "transformers.Adafactor", "torch.optim.Optimizer"})
-NOT_OPTIMIZER_MODULES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.SWALR", "optax.", "jax.", "numpy.", "scipy.", "gym.", "gymnasium.")
+# MXNet's `gluon.Trainer.step()` overwrites gradients (grad_req="write"), so its loops need no reset.
+NOT_OPTIMIZER_MODULES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.SWALR", "optax.", "jax.", "numpy.", "scipy.", "gym.", "gymnasium.", "mxnet.")
 # `optimizer`, `opt`, `optim_g`, `optimizer_D`, `g_optim`, `d_optimizer`, `self.opt_disc`...
 OPTIMIZER_NAME = re.compile(r"^(?:\w+_)?(?:optim|optimizer|opt)(?:_\w+|\d+)?$|^optimi[sz]er\w*$", re.IGNORECASE)
 NOT_OPTIMIZER_NAME = re.compile(r"sched|env|option|opts?_?args|opt_level|optional", re.IGNORECASE)

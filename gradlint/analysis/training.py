@@ -8,6 +8,7 @@ count where the step runs them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
@@ -23,7 +24,8 @@ from gradlint.walker import iter_children
 
 BACKWARD_CALLS = frozenset({"torch.autograd.backward"})
 BACKWARD_METHODS_OF_WRAPPERS = ("accelerator", "fabric", "manual_backward", "engine", "model_engine")
-ZERO_NAMES = ("zero_grad", "zero_grads", "reset_grad", "clear_grad")
+# `opt.zero_grad()`, `model.cleargrads()`, `utils.zero_grads(model)`, `zero_grad(model)`, `clear_grad()`...
+ZERO_NAME = re.compile(r"^(?:zero_?grads?|zero_gradients|reset_?grads?|clear_?grads?|cleargrads)$", re.IGNORECASE)
 
 
 class Kind(Enum):
@@ -79,6 +81,26 @@ class TrainingAnalysis:
     @cached_property
     def functions(self) -> list[Region]:
         return [Region(node, self._function_events(node)) for node in self._functions.all]
+
+    @cached_property
+    def module_region(self) -> Region:
+        """The module's own statements (function and class bodies run only where they are called)."""
+        return Region(self.module, self._events(self.module.body, scope=None))
+
+    def runs_backward_before(self, loop: Region) -> bool:
+        """Some body that holds `loop` calls backward before entering it (a loop primed before its first step)."""
+        inside = {id(event.node) for event in loop.events}
+        if not inside:
+            return False
+        for region in [self.module_region, *self.functions, *self.loops]:
+            if region.owner is loop.owner or not any(id(event.node) in inside for event in region.events):
+                continue  # the loop itself, or a body that does not hold it
+            for event in region.events:
+                if id(event.node) in inside:
+                    break
+                if event.kind is Kind.BACKWARD and not event.conditional and not event.nested_loop:
+                    return True
+        return False
 
     # -- events of a block ------------------------------------------------------------------
 
@@ -150,14 +172,16 @@ class TrainingAnalysis:
                 return [make(Kind.BACKWARD)]
             if method == "step":
                 return self._step_events(call, receiver, statement, scope, conditional, nested_loop)
-            if method in ZERO_NAMES and qualified is None:
+            if ZERO_NAME.match(method):
+                if qualified is not None:  # `utils.zero_grads(model)`: a module's function
+                    return [make(Kind.RESET, resets_all=True)]
                 optimizer = dotted_name(receiver)
                 if self.optimizers.is_optimizer(receiver):
                     return [make(Kind.RESET, optimizer=optimizer)]
                 return [make(Kind.RESET, optimizer=optimizer, resets_all=True)]
             if method in ("zero_", "fill_", "detach_", "mul_") and _mentions_grad(receiver):
                 return [make(Kind.RESET, resets_all=True)] if method in ("zero_", "fill_", "mul_") else []
-            if method in ("sub_", "add_", "copy_", "addcdiv_", "addcmul_") and any(_mentions_grad(a.value) for a in call.args):
+            if method in ("sub_", "add_", "copy_", "addcdiv_", "addcmul_") and _updates_own_grad(receiver, [a.value for a in call.args]):
                 return [make(Kind.UPDATE)]
         helper = self._functions.resolve(call, scope)
         if helper is not None:
@@ -165,6 +189,8 @@ class TrainingAnalysis:
                 replace(e, node=call, statement=statement, conditional=conditional or e.conditional, nested_loop=nested_loop or e.nested_loop, via=call, line=None)
                 for e in self._function_events(helper)
             ]
+        if isinstance(func, cst.Name) and ZERO_NAME.match(func.value):
+            return [make(Kind.RESET, resets_all=True)]  # `zero_grad(model)` imported from elsewhere
         return []
 
     def _step_events(self, call, receiver, statement, scope, conditional, nested_loop) -> list[Event]:
@@ -263,6 +289,34 @@ def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
         pending.extend(reversed(list(iter_children(current))))
 
 
+_EMPTY = cst.Module(body=[])
+
+
+def _text(node: cst.CSTNode) -> str:
+    """Source text of an expression with the `.data` hop dropped: `p.data` and `p` are the same tensor."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value
+    return "".join(_EMPTY.code_for_node(node).split())
+
+
+def _grad_owners(node: cst.CSTNode) -> set[str]:
+    """The text of `X` for every `X.grad` (or `X.data.grad`) read in an expression."""
+    owners: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Attribute) and current.attr.value == "grad":
+            owners.add(_text(current.value))
+        pending.extend(iter_children(current))
+    return owners
+
+
+def _updates_own_grad(target: cst.CSTNode, values: Sequence[cst.CSTNode]) -> bool:
+    """`w` (or `w.data`, `params[i]`) is changed in place from its own `.grad`: the same tensor keeps collecting gradients."""
+    name = _text(target)
+    return any(name in _grad_owners(value) for value in values)
+
+
 def _mentions_grad(node: cst.CSTNode) -> bool:
     pending = [node]
     while pending:
@@ -279,13 +333,18 @@ def _assigns_grad(statement: cst.Assign) -> bool:
 
 
 def _is_manual_update(statement) -> bool:
-    """`w -= lr * w.grad`, `w.data -= ...`, `w = w - lr * w.grad`."""
+    """`w -= lr * w.grad`, `w.data -= lr * w.grad.data`, `w.data = w.data - lr * w.grad`: the tensor
+    updated is the one whose `.grad` is read, and it stays the same object.
+
+    Not `perturbed = x + eps * x.grad.sign()` (a new tensor; x is not updated) nor the rebinding
+    `w = w - lr * w.grad` (a new tensor each iteration, whose `.grad` starts empty: GL403's business).
+    """
     if isinstance(statement, cst.AugAssign):
-        return isinstance(statement.operator, (cst.SubtractAssign, cst.AddAssign)) and _mentions_grad(statement.value)
-    if len(statement.targets) != 1 or not _mentions_grad(statement.value):
+        return isinstance(statement.operator, (cst.SubtractAssign, cst.AddAssign)) and _updates_own_grad(statement.target, [statement.value])
+    if len(statement.targets) != 1:
         return False
     target = dotted_name(statement.targets[0].target)
-    return target is not None and target.rsplit(".", 1)[-1] != "grad"
+    return target is not None and target.endswith(".data") and _updates_own_grad(statement.targets[0].target, [statement.value])
 
 
 class _FunctionTable:
@@ -294,6 +353,7 @@ class _FunctionTable:
         self.module_level: dict[str, cst.FunctionDef] = {}
         self.methods: dict[str, list[cst.FunctionDef]] = {}
         self.nested: dict[int, dict[str, cst.FunctionDef]] = {}
+        self.owner_class: dict[int, cst.ClassDef] = {}  # method -> its class
 
     def named(self, name: str, scope) -> Optional[cst.FunctionDef]:
         if scope is not None and id(scope) in self.nested and name in self.nested[id(scope)]:
@@ -306,6 +366,9 @@ class _FunctionTable:
             return self.named(func.value, scope)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             candidates = self.methods.get(func.attr.value, [])
+            if len(candidates) > 1 and scope is not None:  # the same name in several classes: the caller's own
+                owner = self.owner_class.get(id(scope))
+                candidates = [c for c in candidates if owner is not None and self.owner_class.get(id(c)) is owner]
             return candidates[0] if len(candidates) == 1 else None
         return None
 
@@ -321,6 +384,7 @@ def _function_table(module: cst.Module) -> _FunctionTable:
                     table.module_level[statement.name.value] = statement
                 elif isinstance(owner, cst.ClassDef):
                     table.methods.setdefault(statement.name.value, []).append(statement)
+                    table.owner_class[id(statement)] = owner
                 else:
                     table.nested.setdefault(id(owner), {})[statement.name.value] = statement
                 visit(_all_nested(statement), statement)

@@ -44,8 +44,12 @@ class MissingZeroGrad(Rule):
     updates (`w -= lr * w.grad`) get no fix.
 
     ## Known limits
-    Resets done in another file (a trainer base class, a callback) are not seen. Loops that
-    reset every k iterations (gradient accumulation) are not reported. Silence a deliberate
+    Resets done in another file (a trainer base class, a callback) are not seen, unless they are
+    called by a reset-like name (`zero_grad(model)`, `utils.zero_grads(model)`, `model.cleargrads()`).
+    Loops that reset every k iterations (gradient accumulation) are not reported. A manual update
+    counts only when the tensor changed in place is the one whose `.grad` it reads (`w -= lr * w.grad`);
+    `x_adv = x_adv + alpha * x_adv.grad.sign()` builds a new tensor each iteration and is not one.
+    MXNet's `gluon.Trainer` overwrites gradients and is not an optimizer here. Silence a deliberate
     accumulation across the whole loop with `# noqa: GL201` on the loop line.
     """
 
@@ -65,6 +69,12 @@ class MissingZeroGrad(Rule):
         "for x in data:\n    def closure():\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n        return loss\n    opt.step(closure)\n",
         "for x in data:\n    for p in model.parameters():\n        p.grad = None\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
         "import torch\nfor x in data:\n    loss = f(w, x)\n    loss.backward()\n    with torch.no_grad():\n        w -= lr * w.grad\n        w.grad.zero_()\n",
+        "for x, y in loader:\n    x.requires_grad_(True)\n    loss = f(model(x), y)\n    loss.backward()\n    adversarial = x + eps * x.grad.sign()\n",
+        "import torch\nfor _ in range(steps):\n    x_adv.requires_grad_(True)\n    loss = f(model(x_adv))\n    loss.backward()\n    with torch.no_grad():\n        x_adv = x_adv + alpha * x_adv.grad.sign()\n",
+        "import utils\nfor x in data:\n    utils.zero_grads(model)\n    loss = f(x)\n    loss.backward()\n    optimizer.step()\n",
+        "from helpers import zero_grad\nfor x in data:\n    zero_grad(model)\n    loss = f(x)\n    loss.backward()\n    optimizer.step()\n",
+        "class A:\n    def reset(self):\n        pass\nclass B:\n    def reset(self):\n        self.opt.zero_grad()\n    def fit(self, data):\n        for x in data:\n            self.reset()\n            loss = f(x)\n            loss.backward()\n            self.opt.step()\n",
+        "from mxnet import gluon\noptimizer = gluon.Trainer(params, 'sgd')\nfor x in data:\n    loss = f(x)\n    loss.backward()\n    optimizer.step(32)\n",
     )
     INVALID = (
         Invalid(
@@ -76,6 +86,9 @@ class MissingZeroGrad(Rule):
             "optimizer.zero_grad()\nwhile True:\n    loss = f()\n    optimizer.zero_grad()\n    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
         ),
         Invalid("import torch\nfor x in data:\n    loss = f(w, x)\n    loss.backward()\n    with torch.no_grad():\n        w -= lr * w.grad\n"),
+        Invalid("for x in data:\n    loss = f(w, x)\n    loss.backward()\n    w.data = w.data - lr * w.grad.data\n"),
+        Invalid("for x in data:\n    loss = f(x)\n    loss.backward()\n    for p in params:\n        p.data.add_(p.grad.data, alpha=-lr)\n"),
+        Invalid("for x in data:\n    loss = f(x)\n    loss.backward()\n    for i in range(n):\n        params[i] -= lr * params[i].grad\n"),
     )
 
     def visit_Module(self, node: cst.Module) -> None:

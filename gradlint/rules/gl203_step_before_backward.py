@@ -41,7 +41,10 @@ class StepBeforeBackward(Rule):
     ## Known limits
     Learning-rate schedulers (`scheduler.step()`), environments (`env.step(action)`) and other
     objects with a `step()` method are not optimizers and are never reported. A backward done
-    in another file is not seen.
+    in another file is not seen. A conditional step (`if (i + 1) % k == 0: optimizer.step()` at the
+    top of an accumulation loop) is not reported, nor is a loop primed by a backward just before it
+    (`loss.backward()` then `for ...: optimizer.step(); optimizer.zero_grad(); ...; loss.backward()`),
+    which steps on fresh gradients.
     """
 
     code = "GL203"
@@ -55,10 +58,13 @@ class StepBeforeBackward(Rule):
         "for t in range(n):\n    obs, r, done, info = env.step(action)\n    loss = f(obs)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n",
         "for x in data:\n    opt.zero_grad()\n    scaler.scale(loss).backward()\n    scaler.step(opt)\n    scaler.update()\n",
         "for x in data:\n    def closure():\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n        return loss\n    opt.step(closure)\n",
+        "for i, x in enumerate(data):\n    if i % k == 0:\n        opt.step()\n        opt.zero_grad()\n    loss = f(x) / k\n    loss.backward()\n",
+        "def train(opt, batches):\n    loss = f(batches[0])\n    loss.backward()\n    for x in batches[1:]:\n        opt.step()\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n    opt.step()\n",
     )
     INVALID = (
         Invalid("for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    opt.step()\n    loss.backward()\n"),
         Invalid("for x in data:\n    optimizer.step()\n    optimizer.zero_grad()\n    loss = f(x)\n    loss.backward()\n"),
+        Invalid("def train(opt, batches):\n    for x in batches:\n        loss = f(x)\n        loss.backward()\n    for x in batches:\n        opt.step()\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n"),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -71,9 +77,9 @@ class StepBeforeBackward(Rule):
         for index, event in enumerate(region.events):
             if event.kind is Kind.BACKWARD:
                 seen_backward = True
-            elif event.kind is Kind.STEP and not seen_backward and event.direct:
+            elif event.kind is Kind.STEP and not seen_backward and event.direct and not event.conditional:
                 later = region.events[index + 1 :]
-                if any(e.kind is Kind.BACKWARD and not e.nested_loop for e in later):
+                if any(e.kind is Kind.BACKWARD and not e.nested_loop for e in later) and not self._primed(region):
                     self.report(
                         event.node,
                         f"`{self.context.code_for(event.node)}` runs before this iteration's `backward()`, "
@@ -81,3 +87,8 @@ class StepBeforeBackward(Rule):
                         near=event.statement,
                     )
                 return
+
+    def _primed(self, region: Region) -> bool:
+        """`loss.backward()` before the loop, then `step(); zero_grad(); ...; backward()` in it: a rotated
+        loop whose every step uses the gradient just computed at the current parameters."""
+        return isinstance(region.owner, (cst.For, cst.While)) and self.context.training.runs_backward_before(region)

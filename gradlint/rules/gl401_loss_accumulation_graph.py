@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional
 
 import libcst as cst
 
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
+from gradlint.analysis.tensors import _iterates_parameters
 from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
 from gradlint.walker import iter_children
 
@@ -60,6 +62,9 @@ class LossAccumulationGraph(Rule):
     triggers = ("+=", "append", "= ")
 
     VALID = (
+        "params = []\nfor p in model.parameters():\n    params.append(p)\n",
+        "def get_loss(outputs):\n    loss = 0.0\n    for value in outputs:\n        loss += criterion(value, target)\n    return loss\n"
+        "total = get_loss(model(x))\ntotal.backward()\n",
         "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    total += loss.item()\n",
         "import torch\ntotal = 0\nwith torch.no_grad():\n    for x, y in data:\n        loss = criterion(model(x), y)\n        total += loss\n",
         "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    total += loss\ntotal.backward()\n",
@@ -71,6 +76,10 @@ class LossAccumulationGraph(Rule):
         "for x, y in data:\n    with ctx:\n        total = 0\n    total += criterion(model(x), y)\n",
     )
     INVALID = (
+        Invalid(
+            "def evaluate(loader):\n    total = 0\n    for x, y in loader:\n        total += criterion(model(x), y)\n    return total\n",
+            "def evaluate(loader):\n    total = 0\n    for x, y in loader:\n        total += criterion(model(x), y).detach()\n    return total\n",
+        ),
         Invalid(
             "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss\n",
             "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss.detach()\n",
@@ -120,12 +129,51 @@ class LossAccumulationGraph(Rule):
         if key is None or self.context.without_grad():
             return
         loop = _innermost_loop(self.context.stack)
-        if loop is None or not self.context.carries_grad(value):
+        if loop is None or self._is_leaf(value) or not self.context.carries_grad(value):
             return
-        if _reset_inside(loop, key) or self._backpropagated(key):
+        if _reset_inside(loop, key) or self._backpropagated(key) or self._returned(key):
             return
         fix = self.safe_fix(f"Accumulate `{_short(self.context.code_for(value))}.detach()`", Replace(value, method_call_on(value, "detach")))
         self.report(node, _MESSAGE.format(target=key, value=_short(self.context.code_for(value))), fix)
+
+    def _is_leaf(self, value: cst.BaseExpression) -> bool:
+        """A parameter or buffer itself (`params.append(p)`, `.weight`): a leaf holds no graph."""
+        if isinstance(value, cst.Attribute):
+            return value.attr.value in ("weight", "bias")
+        if not isinstance(value, cst.Name):
+            return False
+        sources = self.context.scopes.loop_sources_of(value.value, self.context.scope())
+        return any(_iterates_parameters(source, position) for source, position in sources)
+
+    def _returned(self, key: str) -> bool:
+        """`return total` from a function whose result the file backpropagates: a loss builder."""
+        scope = self.context.scope()
+        if not isinstance(scope, cst.FunctionDef):
+            return False
+        returns_total = any(
+            isinstance(statement, cst.Return) and statement.value is not None and key in _mentioned_keys(statement.value)
+            for statement in iter_statements(scope.body.body)
+        )
+        return returns_total and scope.name.value in self._backpropagated_callees
+
+    @cached_property
+    def _backpropagated_callees(self) -> frozenset[str]:
+        """Functions whose result reaches a backward call: `f(x).backward()` or `l = f(x)` ... `l.backward()`."""
+        statements = list(iter_statements(self.context.module.body))
+        sources: dict[str, set[str]] = {}
+        for statement in statements:
+            if isinstance(statement, cst.Assign):
+                for target in statement.targets:
+                    for name in _mentioned_keys(target.target):
+                        sources.setdefault(name, set()).update(_called_names(statement.value))
+        callees: set[str] = set()
+        for statement in statements:
+            for call in _backward_calls(statement):
+                receiver = call.func.value
+                callees |= _called_names(receiver)
+                for name in _mentioned_keys(receiver):
+                    callees |= sources.get(name, set())
+        return frozenset(callees)
 
     def _backpropagated(self, key: str) -> bool:
         """The total (or a value built from it) is the receiver of a backward call in this scope."""
@@ -160,6 +208,22 @@ def _mentioned_keys(node: cst.CSTNode) -> set[str]:
             keys.add(current.value)
         pending.extend(iter_children(current))
     return keys
+
+
+def _called_names(node: cst.CSTNode) -> set[str]:
+    """Names of the functions called in `node` (`f` for `f(x)`, `g` for `self.g(x)`)."""
+    names: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Call):
+            func = current.func
+            if isinstance(func, cst.Name):
+                names.add(func.value)
+            elif isinstance(func, cst.Attribute):
+                names.add(func.attr.value)
+        pending.extend(iter_children(current))
+    return names
 
 
 def _backward_calls(statement: cst.CSTNode):

@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_nodes
-from gradlint.analysis.syntax import dotted_name
+from gradlint.analysis.syntax import dotted_name, is_bool_literal, iter_statements, suite_statements
 from gradlint.fixes import StripData, enclosing_line, indentation, render_at, wrap_in_no_grad
 from gradlint.rules.base import FIX_UNSAFE, Invalid, ReplaceLines, Rule
 
@@ -56,6 +56,8 @@ class LeafRebindUpdate(Rule):
     triggers = (".grad",)
 
     VALID = (
+        "import torch\nfor _ in range(steps):\n    x_adv.requires_grad_(True)\n    loss = criterion(model(x_adv), y)\n    loss.backward()\n"
+        "    with torch.no_grad():\n        x_adv = x_adv + alpha * x_adv.grad.sign()\n",
         "import torch\nwith torch.no_grad():\n    w -= lr * w.grad\n",
         "w = w - lr * v.grad\n",
         "g = w.grad * 2\n",
@@ -81,8 +83,24 @@ class LeafRebindUpdate(Rule):
             return
         name = node.targets[0].target.value
         update = _update_of(node.value, name)
-        if update is not None:
+        if update is not None and not self._re_enabled_in_loop(name):
             self.report(node, _MESSAGE.format(name=name), self._fix(node, name, *update))
+
+    def _re_enabled_in_loop(self, name: str) -> bool:
+        """PGD-style loops make the new tensor a leaf again: `x.requires_grad_()` / `x.requires_grad = True`."""
+        loop = next((n for n in reversed(self.context.stack) if isinstance(n, (cst.For, cst.While, cst.FunctionDef))), None)
+        if not isinstance(loop, (cst.For, cst.While)):
+            return False
+        for statement in iter_statements(suite_statements(loop.body)):
+            if isinstance(statement, cst.Expr):
+                call = statement.value
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_":
+                    if dotted_name(call.func.value) == name and not (call.args and is_bool_literal(call.args[0].value, False)):
+                        return True
+            elif isinstance(statement, cst.Assign) and is_bool_literal(statement.value, True):
+                if any(dotted_name(t.target) == f"{name}.requires_grad" for t in statement.targets):
+                    return True
+        return False
 
     def _fix(self, node: cst.Assign, name: str, operator: cst.BaseAugOp, amount: cst.BaseExpression):
         found = enclosing_line(self.context.stack)

@@ -14,7 +14,8 @@ REQUIRES_GRAD = "requires_grad"
 
 
 def _near_miss(name: str) -> bool:
-    return name != REQUIRES_GRAD and edit_distance(name, REQUIRES_GRAD) <= 2
+    # `_requires_grad` is a deliberate private field, not a typo.
+    return name != REQUIRES_GRAD and not name.startswith("_") and edit_distance(name, REQUIRES_GRAD) <= 2
 
 
 class RequiresGradTypo(Rule):
@@ -58,7 +59,10 @@ class RequiresGradTypo(Rule):
     ## Known limits
     An attribute near-miss that the file also reads (a config object's own `require_grad` field)
     is not reported; neither are objects rooted in `self`, `args` or `config` unless `self` is an
-    `nn.Module`. `model.requires_grad = ...` is reported only when `model` is evidently a module:
+    `nn.Module`, nor private names (`self._requires_grad`). A module class that reads its
+    `self.requires_grad` back (`requires_grad=self.requires_grad`) keeps its own flag and is not
+    reported. Keywords of private torch APIs are not checked
+    (`torch.Tensor._make_subclass` really takes `require_grad=`). `model.requires_grad = ...` is reported only when `model` is evidently a module:
     an instance of an `nn.Module` subclass, `self` inside one, or a name such as `model`, `net`,
     `encoder` or `backbone`.
     """
@@ -79,11 +83,17 @@ class RequiresGradTypo(Rule):
         "import torch\nw = torch.randn(3, requires_grad=True)\n",
         "class Config:\n    def __init__(self):\n        self.require_grad = False\n",
         "x.retain_grad = True\n",
+        "import torch\nclass Buffer(torch.Tensor):\n    def __new__(cls, data, flag=False):\n        return torch.Tensor._make_subclass(cls, data, require_grad=flag)\n",
+        "import torch.nn as nn\nclass Adapter(nn.Module):\n    def __init__(self, trainable):\n        super().__init__()\n        self._requires_grad = trainable\n",
+        "import torch\nimport torch.nn as nn\nembedding = nn.Parameter(torch.randn(10, 4))\nembedding.requires_grad = False\n",
+        "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embedding = nn.Parameter(torch.randn(10, 4))\n        self.embedding.requires_grad = False\n",
+        "import torch\nimport torch.nn as nn\nclass Volume(nn.Module):\n    def __init__(self, requires_grad=True):\n        super().__init__()\n        self.requires_grad = requires_grad\n        self.origin = nn.Parameter(torch.zeros(3), requires_grad=self.requires_grad)\n",
     )
     INVALID = (
         Invalid("p.require_grad = False\n", "p.requires_grad_(False)\n"),
         Invalid("x.requires_grads = True\n", "x.requires_grad_(True)\n"),
         Invalid("model.requires_grad = False\n", "model.requires_grad_(False)\n"),
+        Invalid("model.requires_grad = False\nassert not model.requires_grad\n", "model.requires_grad_(False)\nassert not model.requires_grad\n"),
         Invalid("import torch\nw = torch.randn(3, require_grad=True)\n", "import torch\nw = torch.randn(3, requires_grad=True)\n"),
         Invalid("import torch.nn as nn\np = nn.Parameter(t, require_grad=False)\n", "import torch.nn as nn\np = nn.Parameter(t, requires_grad=False)\n"),
         Invalid(
@@ -110,10 +120,27 @@ class RequiresGradTypo(Rule):
                 return
             message = f"`.{attribute}` is not `requires_grad`: this sets a plain attribute and changes nothing; use `.requires_grad_(...)`"
         elif attribute == REQUIRES_GRAD and self.modules.is_module(owner, self.context.stack):
+            if self._reads_own_flag(owner):
+                return  # `self.requires_grad = flag` read back by the class: its own setting
             message = "Setting `requires_grad` on an `nn.Module` does not freeze its parameters; use `.requires_grad_(...)`"
         else:
             return
         self.report(node, message, self._method_fix(node, owner))
+
+    def _reads_own_flag(self, owner: cst.BaseExpression) -> bool:
+        """A module class keeping its own `self.requires_grad` setting. Elsewhere, reading the
+        attribute back (`assert not model.requires_grad`) only confirms the mistake."""
+        name = self.context.code_for(owner).strip()
+        return root_name(owner) == "self" and f"{name}.{REQUIRES_GRAD}" in self.read_requires_grad
+
+    @cached_property
+    def read_requires_grad(self) -> set[str]:
+        """`x.requires_grad` expressions read somewhere in the file (not assigned)."""
+        return {
+            self.context.code_for(node).strip()
+            for node, parent in _attributes(self.context.module)
+            if node.attr.value == REQUIRES_GRAD and not isinstance(parent, cst.AssignTarget)
+        }
 
     def _is_config_object(self, owner: cst.BaseExpression) -> bool:
         root = root_name(owner)
@@ -132,6 +159,8 @@ class RequiresGradTypo(Rule):
         qualified = self.context.qualified_name(node.func)
         if qualified is None or not qualified.startswith("torch."):
             return
+        if any(part.startswith("_") for part in qualified.split(".")):
+            return  # private API with its own spelling: `torch.Tensor._make_subclass(cls, data, require_grad=...)`
         keywords = [arg.keyword.value for arg in node.args if arg.keyword is not None]
         for arg in node.args:
             if arg.keyword is not None and _near_miss(arg.keyword.value):
@@ -143,13 +172,18 @@ class RequiresGradTypo(Rule):
 
 def _read_attribute_names(module: cst.Module) -> set[str]:
     """Attribute names that are read somewhere (not only assigned)."""
+    return {node.attr.value for node, parent in _attributes(module) if not isinstance(parent, cst.AssignTarget)}
+
+
+def _attributes(module: cst.Module) -> list[tuple[cst.Attribute, Optional[cst.CSTNode]]]:
+    """Every attribute expression of the file, with its parent node."""
     from gradlint.walker import iter_children
 
-    names: set[str] = set()
+    found: list[tuple[cst.Attribute, Optional[cst.CSTNode]]] = []
     pending: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(module, None)]
     while pending:
         node, parent = pending.pop()
-        if isinstance(node, cst.Attribute) and not isinstance(parent, cst.AssignTarget):
-            names.add(node.attr.value)
+        if isinstance(node, cst.Attribute):
+            found.append((node, parent))
         pending.extend((child, node) for child in iter_children(node))
-    return names
+    return found
