@@ -11,7 +11,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
-from gradlint.positions import LazyPositions
+from gradlint.positions import LazyPositions, member_statement
 
 if TYPE_CHECKING:
     from gradlint.analysis.grad_tracking import GradEvidence
@@ -88,8 +88,9 @@ class FileContext:
         return LazyPositions(self.module, self.text)
 
     def top_statement(self) -> Optional[cst.CSTNode]:
-        """The top-level statement holding the node being visited."""
-        return self.stack[1] if len(self.stack) > 1 else None
+        """The statement positions are resolved in for the node being visited (top-level, or a
+        member of a top-level class)."""
+        return member_statement(self.stack)
 
     @cached_property
     def _statement_tops(self) -> dict[int, cst.CSTNode]:
@@ -97,8 +98,10 @@ class FileContext:
         tops: dict[int, cst.CSTNode] = {}
         for top in self.module.body:
             tops[id(top)] = top
-            for statement in iter_statements([top]):
-                tops[id(statement)] = top
+            members = top.body.body if isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock) else None
+            for owner in members if members is not None else [top]:
+                for statement in iter_statements([owner]):
+                    tops[id(statement)] = owner
         return tops
 
     def top_of(self, statement: Optional[cst.CSTNode]) -> Optional[cst.CSTNode]:

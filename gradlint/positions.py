@@ -1,10 +1,12 @@
 """Positions of reported nodes without computing them for the whole module.
 
 LibCST's PositionProvider renders the whole module and records every node: on a 10,000-line file
-that costs more than the parse. Findings are few, so positions are resolved one top-level statement
-at a time: the statement is rendered alone and its rows are shifted by the line on which CPython's
-own parser (C, cheap) places it. Anything unexpected falls back to the whole-module provider, so a
-position is never wrong.
+that costs more than the parse. Findings are few, so positions are resolved one statement at a
+time: a top-level statement, or a member of a top-level class (test files are often one huge
+class). The statement is rendered alone; its rows are shifted by the line on which CPython's own
+parser (C, cheap) places it, and its columns by the indentation it lost, line by line, after
+checking that every rendered line is the source line minus that indentation. Anything unexpected
+falls back to the whole-module provider, so a position is never wrong.
 """
 
 from __future__ import annotations
@@ -16,40 +18,58 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 
+class _Placed:
+    """Positions of one statement rendered alone, and how to move them to the real file."""
+
+    def __init__(self, positions, row_offset: int, column_shifts: list[int]) -> None:
+        self.positions = positions
+        self.row_offset = row_offset
+        self.column_shifts = column_shifts  # per rendered row (1-based index - 1)
+
+    def get(self, node: cst.CSTNode) -> Optional[CodeRange]:
+        found = self.positions.get(node)
+        if found is None:
+            return None
+        return CodeRange(self._moved(found.start), self._moved(found.end))
+
+    def _moved(self, position: CodePosition) -> CodePosition:
+        row = position.line
+        shift = self.column_shifts[row - 1] if row - 1 < len(self.column_shifts) else 0
+        return CodePosition(row + self.row_offset, position.column + shift)
+
+
 class LazyPositions:
     def __init__(self, module: cst.Module, text: str) -> None:
         self.module = module
         self.text = text
-        self._by_statement: dict[int, tuple[object, int]] = {}  # id(top statement) -> (positions, row offset)
+        self._placed: dict[int, _Placed] = {}  # id(statement) -> its resolved positions
         self._full: Optional[object] = None
-        self._first_rows: Optional[dict[int, int]] = None
+        self._rows: Optional[dict[int, int]] = None
+        self._lines: Optional[list[str]] = None
 
     def lookup(self, node: cst.CSTNode, hint: Optional[cst.CSTNode] = None) -> CodeRange:
-        """The node's range; `hint` is the top-level statement that probably contains it."""
+        """The node's range; `hint` is the statement (top-level or class member) that probably holds it."""
         if self._full is not None:
             return self._full[node]
-        for positions, offset in self._candidates(hint):
-            found = positions.get(node)
+        if hint is not None and id(hint) not in self._placed:
+            placed = self._place(hint)
+            if placed is not None:
+                self._placed[id(hint)] = placed
+        for placed in self._placed.values():
+            found = placed.get(node)
             if found is not None:
-                return _shifted(found, offset)
+                return found
         return self._whole()[node]
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         return self.lookup(node)
-
-    def _candidates(self, hint: Optional[cst.CSTNode]):
-        if hint is not None and id(hint) not in self._by_statement:
-            resolved = self._resolve_statement(hint)
-            if resolved is not None:
-                self._by_statement[id(hint)] = resolved
-        return list(self._by_statement.values())
 
     def _whole(self):
         if self._full is None:
             self._full = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         return self._full
 
-    def _resolve_statement(self, statement: cst.CSTNode) -> Optional[tuple[object, int]]:
+    def _place(self, statement: cst.CSTNode) -> Optional[_Placed]:
         first_row = self._statement_rows().get(id(statement))
         if first_row is None:
             return None
@@ -63,39 +83,71 @@ class LazyPositions:
             has_trailing_newline=True,
         )
         positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        offset = first_row - positions[statement].start.line
-        if not self._agrees(alone, positions[statement].start.line, first_row):
-            return None
-        return positions, offset
+        row_offset = first_row - positions[statement].start.line
+        shifts = self._column_shifts(alone.code.splitlines(), row_offset)
+        return None if shifts is None else _Placed(positions, row_offset, shifts)
 
-    def _agrees(self, alone: cst.Module, row: int, first_row: int) -> bool:
-        """The statement's first line, rendered alone, is the source line CPython placed it on."""
-        rendered = alone.code.splitlines()
-        lines = self.text.splitlines()
-        return 0 < row <= len(rendered) and 0 < first_row <= len(lines) and rendered[row - 1] == lines[first_row - 1]
+    def _column_shifts(self, rendered: list[str], row_offset: int) -> Optional[list[int]]:
+        """For each rendered line, the indentation the source line has in front of it; None when a
+        line is not the source line (then the placement is wrong and the caller falls back)."""
+        lines = self._source_lines()
+        shifts = []
+        for index, line in enumerate(rendered):
+            row = index + 1 + row_offset
+            if not 0 < row <= len(lines):
+                if line.strip():
+                    return None
+                shifts.append(0)  # leading blank/comment lines outside the file: never positions
+                continue
+            source = lines[row - 1]
+            if not source.endswith(line) or source[: len(source) - len(line)].strip(" \t"):
+                return None
+            shifts.append(len(source) - len(line))
+        return shifts
+
+    def _source_lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
 
     def _statement_rows(self) -> dict[int, int]:
-        """id(top-level LibCST statement) -> the row CPython's parser puts it on."""
-        if self._first_rows is None:
-            self._first_rows = {}
+        """id(LibCST statement) -> the row CPython's parser puts it on, for top-level statements
+        and the members of top-level classes."""
+        if self._rows is None:
+            self._rows = {}
             try:
                 tree = ast.parse(self.text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return self._first_rows
-            statements = iter(tree.body)
-            for statement in self.module.body:
-                count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-                taken = [next(statements, None) for _ in range(count)]
-                if taken[0] is None:
-                    return {}
-                # LibCST places a decorated def/class on its `def`/`class` line, as CPython does.
-                self._first_rows[id(statement)] = taken[0].lineno
-            if next(statements, None) is not None:
-                self._first_rows = {}  # the two parsers disagree on the statements: trust neither mapping
-        return self._first_rows
+                return self._rows
+            if not _pair(self.module.body, tree.body, self._rows):
+                self._rows = {}  # the two parsers disagree on the statements: trust neither mapping
+        return self._rows
 
 
-def _shifted(found: CodeRange, offset: int) -> CodeRange:
-    if offset == 0:
-        return found
-    return CodeRange(CodePosition(found.start.line + offset, found.start.column), CodePosition(found.end.line + offset, found.end.column))
+def _pair(statements, nodes: list[ast.stmt], rows: dict[int, int], depth: int = 0) -> bool:
+    """Match LibCST statements with CPython's (`a; b` is one LibCST line, two CPython statements)."""
+    position = 0
+    for statement in statements:
+        count = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        if position + count > len(nodes):
+            return False
+        node = nodes[position]
+        position += count
+        # LibCST places a decorated def/class on its `def`/`class` line, as CPython does.
+        rows[id(statement)] = node.lineno
+        if depth == 0 and isinstance(statement, cst.ClassDef) and isinstance(node, ast.ClassDef):
+            body = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
+            if body and not _pair(body, node.body, rows, depth + 1):
+                return False
+    return position == len(nodes)
+
+
+def member_statement(stack) -> Optional[cst.CSTNode]:
+    """The statement to resolve positions in for the innermost node of a traversal `stack`:
+    a member of a top-level class when there is one, else the top-level statement."""
+    if len(stack) < 2:
+        return None
+    top = stack[1]
+    if isinstance(top, cst.ClassDef) and len(stack) > 3 and isinstance(stack[2], cst.IndentedBlock):
+        return stack[3]
+    return top

@@ -58,3 +58,25 @@ def test_node_outside_the_hinted_statement_falls_back_correctly():
     lazy = LazyPositions(module, text)
     first, last = module.body[0], module.body[-1]
     assert lazy.lookup(first, last) == expected[first]
+
+
+CLASS_MEMBERS = (
+    "import torch\n\n\nclass Test:\n    x = 1; y = 2\n\n    # comment\n    @staticmethod\n    def f(a,\n          b):\n"
+    "        s = '''\nkeep\n  this'''\n        return a.data + (b\n            .data)\n\n    def g(self): return self.w.data\n"
+)
+
+
+@pytest.mark.parametrize("text", [CLASS_MEMBERS, CLASS_MEMBERS.replace("\n", "\r\n"), CLASS_MEMBERS.replace("    ", "\t")])
+def test_class_members_are_placed_line_by_line(text):
+    module = cst.parse_module(text)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lazy = LazyPositions(module, text)
+    classdef = module.body[-1]
+    for member in classdef.body.body:
+        pending = [member]
+        while pending:
+            node = pending.pop()
+            if node in expected:
+                assert lazy.lookup(node, member) == expected[node], module.code_for_node(node)[:60]
+            pending.extend(iter_children(node))
+    assert lazy._full is None
