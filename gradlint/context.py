@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
-from gradlint.positions import LazyPositions, member_statement
+from gradlint.positions import LazyPositions, member_statement, placement_units
 
 if TYPE_CHECKING:
     from gradlint.analysis.grad_tracking import GradEvidence
@@ -94,15 +93,10 @@ class FileContext:
 
     @cached_property
     def _statement_tops(self) -> dict[int, cst.CSTNode]:
-        """id(statement) -> its top-level statement, for statements at any depth (not expressions)."""
-        tops: dict[int, cst.CSTNode] = {}
-        for top in self.module.body:
-            tops[id(top)] = top
-            members = top.body.body if isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock) else None
-            for owner in members if members is not None else [top]:
-                for statement in iter_statements([owner]):
-                    tops[id(statement)] = owner
-        return tops
+        """id(statement) -> the statement positions are resolved in (see `top_statement`)."""
+        units: dict[int, cst.CSTNode] = {}
+        placement_units(self.module.body, units)
+        return units
 
     def top_of(self, statement: Optional[cst.CSTNode]) -> Optional[cst.CSTNode]:
         """The top-level statement holding `statement` (any statement, nested or small)."""

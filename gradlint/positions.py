@@ -17,6 +17,8 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from gradlint.analysis.syntax import child_statements
+
 
 class _Placed:
     """Positions of one statement rendered alone, and how to move them to the real file."""
@@ -112,7 +114,7 @@ class LazyPositions:
 
     def _statement_rows(self) -> dict[int, int]:
         """id(LibCST statement) -> the row CPython's parser puts it on, for top-level statements
-        and the members of top-level classes."""
+        and the members of classes nested in them."""
         if self._rows is None:
             self._rows = {}
             try:
@@ -124,7 +126,7 @@ class LazyPositions:
         return self._rows
 
 
-def _pair(statements, nodes: list[ast.stmt], rows: dict[int, int], depth: int = 0) -> bool:
+def _pair(statements, nodes: list[ast.stmt], rows: dict[int, int]) -> bool:
     """Match LibCST statements with CPython's (`a; b` is one LibCST line, two CPython statements)."""
     position = 0
     for statement in statements:
@@ -135,19 +137,37 @@ def _pair(statements, nodes: list[ast.stmt], rows: dict[int, int], depth: int = 
         position += count
         # LibCST places a decorated def/class on its `def`/`class` line, as CPython does.
         rows[id(statement)] = node.lineno
-        if depth == 0 and isinstance(statement, cst.ClassDef) and isinstance(node, ast.ClassDef):
+        if isinstance(statement, cst.ClassDef) and isinstance(node, ast.ClassDef):
             body = statement.body.body if isinstance(statement.body, cst.IndentedBlock) else ()
-            if body and not _pair(body, node.body, rows, depth + 1):
+            if body and not _pair(body, node.body, rows):
                 return False
     return position == len(nodes)
 
 
 def member_statement(stack) -> Optional[cst.CSTNode]:
-    """The statement to resolve positions in for the innermost node of a traversal `stack`:
-    a member of a top-level class when there is one, else the top-level statement."""
+    """The statement to resolve positions in for the innermost node of a traversal `stack`: the
+    top-level statement, or the innermost member of the (possibly nested) classes it opens."""
     if len(stack) < 2:
         return None
-    top = stack[1]
-    if isinstance(top, cst.ClassDef) and len(stack) > 3 and isinstance(stack[2], cst.IndentedBlock):
-        return stack[3]
-    return top
+    index = 1
+    while isinstance(stack[index], cst.ClassDef) and len(stack) > index + 2 and isinstance(stack[index + 1], cst.IndentedBlock):
+        index += 2
+    return stack[index]
+
+
+def placement_units(statements, units: dict[int, cst.CSTNode]) -> None:
+    """Map id(statement) -> the statement `member_statement` would pick for it, for every
+    statement (not expression) in `statements`."""
+    for statement in statements:
+        units[id(statement)] = statement
+        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            placement_units(statement.body.body, units)
+            continue
+        pending = [statement]
+        while pending:
+            current = pending.pop()
+            units[id(current)] = statement
+            if isinstance(current, cst.SimpleStatementLine):
+                pending.extend(current.body)
+            elif not isinstance(current, cst.BaseSmallStatement):
+                pending.extend(child_statements(current))

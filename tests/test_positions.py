@@ -60,19 +60,24 @@ def test_node_outside_the_hinted_statement_falls_back_correctly():
     assert lazy.lookup(first, last) == expected[first]
 
 
-CLASS_MEMBERS = (
-    "import torch\n\n\nclass Test:\n    x = 1; y = 2\n\n    # comment\n    @staticmethod\n    def f(a,\n          b):\n"
-    "        s = '''\nkeep\n  this'''\n        return a.data + (b\n            .data)\n\n    def g(self): return self.w.data\n"
-)
+def class_members(i: str, newline: str = "\n") -> str:
+    """Nested classes whose members use indentation unit `i`."""
+    lines = [
+        "import torch", "", "", "class Outer:", f"{i}class Test:", f"{i}{i}x = 1; y = 2", "",
+        f"{i}{i}# comment", f"{i}{i}@staticmethod", f"{i}{i}def f(a,", "              b):",
+        f"{i}{i}{i}s = \'\'\'", "keep", "  this\'\'\'", f"{i}{i}{i}return a.data + (b", "                .data)", "",
+        f"{i}{i}def g(self): return self.w.data",
+    ]
+    return newline.join(lines) + newline
 
 
-@pytest.mark.parametrize("text", [CLASS_MEMBERS, CLASS_MEMBERS.replace("\n", "\r\n"), CLASS_MEMBERS.replace("    ", "\t")])
+@pytest.mark.parametrize("text", [class_members("    "), class_members("    ", "\r\n"), class_members("\t"), class_members("  ")])
 def test_class_members_are_placed_line_by_line(text):
     module = cst.parse_module(text)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     lazy = LazyPositions(module, text)
-    classdef = module.body[-1]
-    for member in classdef.body.body:
+    inner = module.body[-1].body.body[0]
+    for member in inner.body.body:
         pending = [member]
         while pending:
             node = pending.pop()
