@@ -15,14 +15,35 @@ from gradlint.config import PRESETS, ConfigError, Overrides, Settings, load_sett
 from gradlint.docs import render_rule
 from gradlint.report import FORMATS, render, render_statistics
 from gradlint.rules import all_codes, all_rules, rule_by_code
-from gradlint.runner import RunSummary, check_paths, check_stdin, fix_bytes, fix_paths
+from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_bytes, fix_paths
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
+class FileSize(click.ParamType):
+    """A size in bytes: `2097152`, `512K`, `2M`, `2MiB`; `0` means no limit."""
+
+    name = "size"
+    UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2, "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3}
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        text = str(value).strip().upper()
+        number = text.rstrip("KMGIB")
+        unit = text[len(number) :]
+        try:
+            size = float(number)
+        except ValueError:
+            size = -1.0
+        if unit not in self.UNITS or size < 0:
+            self.fail(f"{value!r} is not a size such as 2097152, 512K or 2M", param, ctx)
+        return int(size * self.UNITS[unit])
+
+
 def _selection_options(function):
     options = [
-        click.argument("paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True)),
+        click.argument("paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True, readable=False)),  # unreadable: reported per file
         click.option("--select", multiple=True, help="Rule codes or prefixes to enable (replaces the configured set)."),
         click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition."),
         click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
@@ -35,6 +56,13 @@ def _selection_options(function):
         click.option("--stdin-filename", default=None, help="The file name to report for source read from `-`."),
         click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary."),
         click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors."),
+        click.option(
+            "--max-file-size",
+            type=FileSize(),
+            default=MAX_FILE_BYTES,
+            show_default="2M",
+            help="Larger files are only decoded and compiled, not analysed (a warning names them); 0: no limit.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -63,6 +91,8 @@ def _fail(message: str) -> NoReturn:
 
 
 def _report_errors(summary: RunSummary) -> None:
+    for path, reason in summary.warnings:
+        click.echo(f"gradlint: warning: {path}: {reason}", err=True)
     for path, reason in summary.errors:
         click.echo(f"gradlint: error: {path}: {reason}", err=True)
 
@@ -98,15 +128,15 @@ def _guarded(verbose: bool, action):
 
 @cli.command()
 @_selection_options
-def check(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose):
+def check(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
 
     def run() -> int:
         settings = _settings(config_file, select, extend_select, ignore)
         if any(str(path) == "-" for path in paths):
-            summary = check_stdin(sys.stdin.buffer.read(), stdin_filename or "-", settings)
+            summary = check_stdin(sys.stdin.buffer.read(), stdin_filename or "-", settings, max_bytes=max_file_size)
         else:
-            summary = check_paths(list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache)
+            summary = check_paths(list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache, max_bytes=max_file_size)
         _report_errors(summary)
         _print_findings(summary, output_format, statistics, quiet)
         return _exit_code(summary, exit_zero)
@@ -121,7 +151,7 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
 @click.option("--migrate-variable", "presets", flag_value="migrate-variable", multiple=True, help="Select the Variable-API migration rules (GL101-GL104).")
 @click.option("--migrate-data", "presets", flag_value="migrate-data", multiple=True, help="Select the `.data` migration rules (GL301-GL303).")
 @click.option("--migrate", "presets", flag_value="migrate", multiple=True, help="Select every migration rule (GL101-GL104, GL301-GL303).")
-def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, unsafe_fixes, diff, presets):
+def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, presets):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
 
     def run() -> int:
@@ -130,8 +160,8 @@ def fix(paths, select, extend_select, ignore, config_file, output_format, statis
             chosen_select = tuple(code for preset in presets for code in PRESETS[preset] if code in all_codes())
         settings = _settings(config_file, chosen_select, extend_select, ignore, unsafe_fixes)
         if any(str(path) == "-" for path in paths):
-            return _fix_stdin(settings, stdin_filename or "-", exit_zero)
-        summary = fix_paths(list(paths) or [Path(".")], settings, diff=diff, jobs=jobs)
+            return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size)
+        summary = fix_paths(list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size)
         _report_errors(summary)
         if diff:
             click.echo("".join(summary.diffs), nl=False)
@@ -147,10 +177,10 @@ def fix(paths, select, extend_select, ignore, config_file, output_format, statis
     sys.exit(_guarded(verbose, run))
 
 
-def _fix_stdin(settings: Settings, name: str, exit_zero: bool) -> int:
+def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int) -> int:
     raw = sys.stdin.buffer.read()
     summary = RunSummary()
-    fixed = fix_bytes(raw, name, settings.codes(), settings.unsafe_fixes, summary)
+    fixed = fix_bytes(raw, name, settings.codes(), settings.unsafe_fixes, summary, max_bytes=max_bytes)
     sys.stdout.buffer.write(fixed if fixed is not None else raw)
     sys.stdout.flush()
     _report_errors(summary)

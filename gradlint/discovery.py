@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional
@@ -10,6 +12,7 @@ from typing import Iterator, Optional
 import pathspec
 
 from gradlint.config import Settings
+from gradlint.files import describe_file_type, describe_os_error
 
 SOURCE_SUFFIXES = (".py", ".pyi")
 
@@ -25,18 +28,35 @@ def discover(paths: list[Path], settings: Settings) -> Discovered:
     files: list[Path] = []
     errors: list[tuple[str, str]] = []
     for path in paths:
-        if path.is_dir():
+        kind, reason = _classify(path)
+        if kind == "directory":
             walker = _Walker(settings, excluded, errors)
             files.extend(walker.walk(path))
-        elif path.is_file() or path.is_fifo():
-            files.append(path)  # named explicitly: always checked
-        elif path.is_symlink():
-            errors.append((str(path), "broken symbolic link"))
-        elif path.exists():
-            errors.append((str(path), "not a regular file or directory"))
+        elif kind == "file":
+            files.append(path)  # named explicitly: always checked, even when excluded
         else:
-            errors.append((str(path), "no such file or directory"))
+            errors.append((str(path), reason))
     return Discovered(_unique(files), errors)
+
+
+def _classify(path: Path) -> tuple[str, str]:
+    """("directory" | "file" | "unreadable", reason). Never raises, never opens the path (opening
+    a FIFO blocks, opening some devices has side effects)."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "unreadable", "symbolic link loop"
+        if os.path.islink(path):
+            return "unreadable", "broken symbolic link (its target does not exist)"
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "unreadable", "no such file or directory"
+        return "unreadable", describe_os_error(error)
+    if stat.S_ISDIR(info.st_mode):
+        return "directory", ""
+    if stat.S_ISREG(info.st_mode):
+        return "file", ""
+    return "unreadable", f"not a regular file ({describe_file_type(info.st_mode)})"
 
 
 def _unique(files: list[Path]) -> list[Path]:
@@ -48,6 +68,18 @@ def _unique(files: list[Path]) -> list[Path]:
             seen.add(key)
             result.append(file)
     return result
+
+
+def _is_regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)  # from the directory listing: no extra stat
+    except OSError:
+        return False
+
+
+def _is_editor_lock(entry: os.DirEntry) -> bool:
+    """Emacs marks a file being edited with a dangling symbolic link `.#name.py`: not source."""
+    return entry.name.startswith(".#") and entry.is_symlink()
 
 
 class _Walker:
@@ -69,21 +101,28 @@ class _Walker:
         try:
             entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
         except OSError as error:
-            self.errors.append((str(directory), error.strerror or str(error)))
+            self.errors.append((str(directory), f"cannot list directory: {describe_os_error(error)}"))
             return
         for entry in entries:
             path = Path(entry.path)
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
-                is_file = entry.is_file()
             except OSError:
-                continue
+                is_dir = False
             if self._is_excluded(path, is_dir) or _is_ignored(path, is_dir, ignores):
                 continue
             if is_dir:
                 yield from self._walk(path, ignores)
-            elif is_file and entry.name.endswith(SOURCE_SUFFIXES):
-                yield path
+            elif entry.name.endswith(SOURCE_SUFFIXES):
+                if _is_regular(entry):
+                    yield path
+                    continue
+                kind, reason = _classify(path)
+                if kind == "file":
+                    yield path  # a symbolic link to a file
+                elif kind == "unreadable" and not _is_editor_lock(entry):
+                    self.errors.append((str(path), reason))
+                # a symbolic link to a directory is not followed (no loops, no escaping the tree)
 
     def _is_excluded(self, path: Path, is_dir: bool) -> bool:
         relative = _relative(path, self.root)

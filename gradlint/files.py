@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -17,21 +18,56 @@ class ChangedOnDisk(Exception):
     """The file changed between reading and writing; it was not overwritten."""
 
 
+# Opening never blocks: O_NONBLOCK makes opening a FIFO (or a device) return at once, and the
+# descriptor is then checked with fstat, so a file swapped for a FIFO after discovery is refused
+# instead of hanging the run.
+_EXTRA_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def describe_os_error(error: OSError) -> str:
+    """A short, lower-case reason for an OSError (no errno numbers, no repeated path)."""
+    reasons = {
+        errno.ENOENT: "no such file or directory (deleted, or a broken symbolic link?)",
+        errno.ELOOP: "symbolic link loop",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+        errno.EISDIR: "is a directory",
+        errno.ENOTDIR: "a parent of the path is not a directory",
+    }
+    if error.errno in reasons:
+        return reasons[error.errno]
+    reason = error.strerror or str(error) or type(error).__name__
+    return reason[:1].lower() + reason[1:]
+
+
 def read_source(path: Path) -> bytes:
+    """The bytes of a regular file, or SourceReadError with a one-line reason. Never blocks."""
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise SourceReadError("is a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file")
-        with open(path, "rb") as handle:
-            return handle.read()
+        with open(path, "rb", buffering=0, opener=_nonblocking) as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise SourceReadError(f"not a regular file ({describe_file_type(info.st_mode)})")
+            return handle.readall()
     except SourceReadError:
         raise
-    except FileNotFoundError:
-        raise SourceReadError("no such file or directory (deleted or a broken link?)") from None
-    except PermissionError:
-        raise SourceReadError("permission denied") from None
     except OSError as error:
-        raise SourceReadError(error.strerror or str(error)) from None
+        raise SourceReadError(describe_os_error(error)) from None
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | _EXTRA_FLAGS)
+
+
+def describe_file_type(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "a special file"
 
 
 def digest(data: bytes) -> str:
@@ -42,19 +78,25 @@ def write_atomic(path: Path, data: bytes, expected_original: bytes) -> None:
     """Replace `path` with `data` unless its content is no longer `expected_original`.
 
     Writes a temporary file in the same directory and renames it over the original, so a reader
-    (or a crash) sees either the old or the new file, never a half-written one. Keeps the mode.
+    (or a crash) sees either the old or the new file, never a half-written one. Keeps the mode
+    (and, where permitted, the owner). The content is compared with `expected_original` as late
+    as possible, after the temporary file is complete and just before the rename.
     """
-    if digest(read_source(path)) != digest(expected_original):
+    expected = digest(expected_original)
+    if digest(read_source(path)) != expected:
         raise ChangedOnDisk("changed on disk since it was read; not overwritten")
     target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(os.stat(target).st_mode)
+    info = os.stat(target)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradlint-tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(temporary, mode)
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        _keep_owner(temporary, info)
+        if digest(read_source(target)) != expected:
+            raise ChangedOnDisk("changed on disk since it was read; not overwritten")
         os.replace(temporary, target)
     except BaseException:
         try:
@@ -62,3 +104,30 @@ def write_atomic(path: Path, data: bytes, expected_original: bytes) -> None:
         except OSError:
             pass
         raise
+    _sync_directory(target.parent)
+
+
+def _keep_owner(temporary: str, info: os.stat_result) -> None:
+    if not hasattr(os, "chown"):
+        return
+    current = os.stat(temporary)
+    if (current.st_uid, current.st_gid) == (info.st_uid, info.st_gid):
+        return
+    try:
+        os.chown(temporary, info.st_uid, info.st_gid)
+    except OSError:
+        pass  # only root (or a member of the group) may; the content is what matters
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename durable (best effort; not every platform can open a directory)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)

@@ -4,25 +4,40 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
+import threading
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, TypeVar
+from typing import Callable, Optional, TypeVar, Union
 
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
 from gradlint.config import Settings
 from gradlint.discovery import discover
-from gradlint.engine import lint_bytes
-from gradlint.files import ChangedOnDisk, SourceReadError, read_source, write_atomic
+from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_bytes, parse, rules_for
+from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.fixer import fix_text
-from gradlint.model import FileResult, Finding
-from gradlint.source import UndecodableSource, decode_source, encode_source
-from gradlint.engine import DECODE_ERROR
-from gradlint.model import Location
+from gradlint.model import FileResult, Finding, Location
+from gradlint.noqa import file_is_exempt
+from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
 
 MIN_FILES_PER_WORKER = 8
+# Files larger than this are not parsed with LibCST (about ten seconds and a gigabyte of memory per
+# megabyte of dense code); they are still decoded and compiled, and skipped with a warning only
+# when some selected rule could have found something in them. `--max-file-size` changes it.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+# Analysis runs in a thread with a large stack and a higher recursion limit, so that code nested
+# as deeply as CPython itself accepts (about 3,000 levels of `a + b + ...` or `x.a.b...`) is
+# analysed instead of failing with RecursionError in LibCST or in a rule.
+ANALYSIS_RECURSION_LIMIT = 20_000
+PYTHON_RECURSION_LIMIT = 1_000  # CPython's default: what `python file.py` compiles with
+ANALYSIS_STACK_BYTES = 256 * 1024 * 1024
+# CPython's own nesting limits: a file over them does not compile, so it is reported as GL001
+# without handing it to LibCST, which can take seconds and gigabytes on such input.
+_PYTHON_NESTING_LIMITS = ("too many nested parentheses", "too many levels of indentation", "too many statically nested blocks")
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -31,6 +46,7 @@ R = TypeVar("R")
 class RunSummary:
     findings: list[Finding] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, one-line reason)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (path, one-line reason); exit code unchanged
     fixed: int = 0
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
@@ -54,7 +70,9 @@ def _targets(paths: list[Path], settings: Settings, summary: RunSummary) -> list
     return found.files
 
 
-def check_paths(paths: list[Path], settings: Settings, *, jobs: int = 0, use_cache: bool = True) -> RunSummary:
+def check_paths(
+    paths: list[Path], settings: Settings, *, jobs: int = 0, use_cache: bool = True, max_bytes: int = MAX_FILE_BYTES
+) -> RunSummary:
     """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all cores)."""
     summary = RunSummary()
     cache = ResultCache(cache_directory(settings)) if use_cache else None
@@ -67,6 +85,9 @@ def check_paths(paths: list[Path], settings: Settings, *, jobs: int = 0, use_cac
             results[index] = FileResult(str(path), error=str(error))
             continue
         codes = settings.codes_for(relative_to_root(path, settings))
+        if _oversized(raw, max_bytes):
+            results[index] = lint_oversized(raw, str(path), codes, max_bytes, summary)  # never cached
+            continue
         digest = entry_digest(raw, codes)
         cached = cache.get(str(path), digest) if cache is not None else None
         if cached is not None:
@@ -113,30 +134,173 @@ def map_in_pool(function: Callable[[T], R], work: list[T], jobs: int) -> list[R]
 
 def _lint_item(item: tuple[str, bytes, frozenset[str]]) -> FileResult:
     name, raw, codes = item
-    return lint_bytes(raw, name, codes)
+    return lint_file(raw, name, codes)
 
 
-def check_stdin(raw: bytes, name: str, settings: Settings) -> RunSummary:
+def lint_file(raw: bytes, name: str, codes: frozenset[str]) -> FileResult:
+    """`lint_bytes` that never raises: a file over CPython's nesting limits is GL001, deep but valid
+    code is analysed with a deeper stack, and any other failure is a one-line internal error."""
+    try:
+        rejected = python_nesting_error(raw, name, codes)
+        if rejected is not None:
+            return FileResult(name, rejected)
+        return run_deep(lambda: lint_bytes(raw, name, codes))
+    except Exception as error:
+        return FileResult(name, error=describe_internal_error(error))
+
+
+def describe_internal_error(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "internal error: nesting too deep to analyse"
+    if isinstance(error, MemoryError):
+        return "internal error: out of memory"
+    lines = str(error).strip().splitlines()
+    return f"internal error: {type(error).__name__}" + (f": {lines[0][:200]}" if lines else "")
+
+
+def run_deep(function: Callable[[], R], recursion_limit: int = ANALYSIS_RECURSION_LIMIT) -> R:
+    """`function()` in a fresh thread with a large stack, under `recursion_limit` (counted from the
+    thread's start, so the result does not depend on how deep the caller is; the previous limit is
+    restored afterwards). Exceptions propagate. Runs in place when no such thread can be made."""
+    outcome: list[Union[R, BaseException]] = []
+
+    def target() -> None:
+        try:
+            sys.setrecursionlimit(recursion_limit)
+            outcome.append(function())
+        except BaseException as error:  # re-raised in the caller
+            outcome.append(error)
+
+    try:
+        previous_stack = threading.stack_size(ANALYSIS_STACK_BYTES)
+    except (ValueError, RuntimeError):
+        return function()
+    previous_limit = sys.getrecursionlimit()
+    try:
+        thread = threading.Thread(target=target, name="gradlint-analysis", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread (resource limits): the caller's stack will do
+            return function()
+    finally:
+        threading.stack_size(previous_stack)
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(previous_limit)
+    (result,) = outcome
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def python_nesting_error(raw: bytes, name: str, codes: frozenset[str]) -> Optional[list[Finding]]:
+    """GL001 (or nothing, when GL001 is not selected) for a file that CPython refuses because it is
+    nested beyond CPython's own limits; None for every other file (the engine decides)."""
+    try:
+        text, _ = decode_source(raw)
+    except UndecodableSource:
+        return None
+    if file_is_exempt(text):
+        return None
+    failure = _python_compile_failure(text)
+    if failure is None:
+        return None
+    reason, location = failure
+    if not (reason.startswith(_PYTHON_NESTING_LIMITS) or "RecursionError" in reason or "MemoryError" in reason):
+        return None
+    return [_parse_error_finding(reason, name, location)] if PARSE_ERROR in codes else []
+
+
+def _python_compile_failure(text: str) -> Optional[tuple[str, Location]]:
+    """Why CPython, with its default recursion limit, refuses `text`, and where; None if it compiles."""
+    return run_deep(lambda: _compile_failure(text), PYTHON_RECURSION_LIMIT)
+
+
+def _compile_failure(text: str) -> Optional[tuple[str, Location]]:
+    # Compiled to bytecode, as `import` does: four times faster than building Python AST objects.
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are not ours to print (nor errors under -W error)
+            compile(text, "<gradlint>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        reason = (error.msg or "invalid syntax").splitlines()[0]
+        return reason, Location(max(error.lineno or 1, 1), max(error.offset or 1, 1))
+    except RecursionError:
+        return "nesting too deep for Python's compiler (RecursionError)", Location(1, 1)
+    except MemoryError:
+        return "too complex for Python's parser (MemoryError)", Location(1, 1)
+    except ValueError as error:  # null bytes
+        return str(error).splitlines()[0] if str(error) else "invalid source", Location(1, 1)
+    return None
+
+
+def _parse_error_finding(reason: str, name: str, location: Location) -> Finding:
+    return Finding(PARSE_ERROR, f"could not parse: {reason}", name, location, location, None, location.row)
+
+
+def _oversized(raw: bytes, max_bytes: int) -> bool:
+    return max_bytes > 0 and len(raw) > max_bytes
+
+
+def _size(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MiB"
+    if size >= 1024:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size} bytes"
+
+
+def lint_oversized(raw: bytes, name: str, codes: frozenset[str], max_bytes: int, summary: RunSummary) -> FileResult:
+    """A file over the size limit: decoded (GL002) and compiled by CPython (GL001), but not parsed
+    with LibCST. A warning says so when any selected rule could have found something in it."""
+    try:
+        text, _ = decode_source(raw)
+    except UndecodableSource:
+        return lint_bytes(raw, name, codes)  # GL002 only; nothing is parsed
+    if file_is_exempt(text):
+        return FileResult(name)
+    failure = _python_compile_failure(text)
+    if failure is not None:
+        reason, location = failure
+        return FileResult(name, [_parse_error_finding(reason, name, location)] if PARSE_ERROR in codes else [])
+    if any(rule.applies_to(text) for rule in rules_for(codes)):
+        summary.warnings.append(
+            (name, f"not analysed: {_size(len(raw))} is over the {_size(max_bytes)} size limit (raise it with --max-file-size)")
+        )
+    return FileResult(name)
+
+
+def check_stdin(raw: bytes, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES) -> RunSummary:
     summary = RunSummary()
     codes = settings.codes_for(relative_to_root(Path(name), settings)) if name != "-" else settings.codes()
-    summary.add(lint_bytes(raw, name, codes))
+    if _oversized(raw, max_bytes):
+        summary.add(lint_oversized(raw, name, codes, max_bytes, summary))
+    else:
+        summary.add(lint_file(raw, name, codes))
     return summary
 
 
-def fix_paths(paths: list[Path], settings: Settings, *, diff: bool, jobs: int = 0) -> RunSummary:
+def fix_paths(paths: list[Path], settings: Settings, *, diff: bool, jobs: int = 0, max_bytes: int = MAX_FILE_BYTES) -> RunSummary:
     """Compute fixes in a process pool, then write (or diff) them here, one file at a time."""
     summary = RunSummary()
-    work: list[tuple[Path, bytes, frozenset[str], bool]] = []
+    work: list[tuple[Path, bytes, frozenset[str], bool, int]] = []
+    seen: set[str] = set()
     for path in _targets(paths, settings, summary):
+        real = os.path.realpath(path)
+        if real in seen:
+            continue  # the same file by another name (a symbolic link): fix it once
+        seen.add(real)
         try:
             raw = read_source(path)
         except SourceReadError as error:
             summary.errors.append((str(path), str(error)))
             continue
-        work.append((path, raw, settings.codes_for(relative_to_root(path, settings)), settings.unsafe_fixes))
-    for (path, raw, _, _), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs)):
+        work.append((path, raw, settings.codes_for(relative_to_root(path, settings)), settings.unsafe_fixes, max_bytes))
+    for (path, raw, _, _, _), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs)):
         summary.findings.extend(partial.findings)
         summary.errors.extend(partial.errors)
+        summary.warnings.extend(partial.warnings)
         summary.fixed += partial.fixed
         if fixed is not None and fixed != raw:
             _write_fixed(path, raw, fixed, summary, diff=diff)
@@ -144,10 +308,10 @@ def fix_paths(paths: list[Path], settings: Settings, *, diff: bool, jobs: int = 
     return summary
 
 
-def _fix_item(item: tuple[Path, bytes, frozenset[str], bool]) -> tuple[Optional[bytes], RunSummary]:
-    path, raw, codes, unsafe = item
+def _fix_item(item: tuple[Path, bytes, frozenset[str], bool, int]) -> tuple[Optional[bytes], RunSummary]:
+    path, raw, codes, unsafe, max_bytes = item
     partial = RunSummary()
-    return fix_bytes(raw, str(path), codes, unsafe, partial), partial
+    return fix_bytes(raw, str(path), codes, unsafe, partial, max_bytes=max_bytes), partial
 
 
 def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:
@@ -157,22 +321,37 @@ def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, d
         return
     try:
         write_atomic(path, fixed, raw)
-    except (ChangedOnDisk, SourceReadError) as error:
+    except ChangedOnDisk as error:
         summary.errors.append((str(path), str(error)))
+    except SourceReadError as error:
+        summary.errors.append((str(path), f"not overwritten: {error}"))
     except OSError as error:
-        summary.errors.append((str(path), f"could not write: {error.strerror or error}"))
+        summary.errors.append((str(path), f"could not write: {describe_os_error(error)}"))
 
 
-def fix_bytes(raw: bytes, name: str, codes: frozenset[str], unsafe: bool, summary: RunSummary) -> Optional[bytes]:
-    """The fixed bytes (same encoding and BOM), or None when nothing could be done."""
+def fix_bytes(
+    raw: bytes, name: str, codes: frozenset[str], unsafe: bool, summary: RunSummary, *, max_bytes: int = MAX_FILE_BYTES
+) -> Optional[bytes]:
+    """The fixed bytes (same encoding, BOM, line endings and final newline), or None when nothing
+    could be done. Never raises: failures are one-line errors in `summary`."""
+    if _oversized(raw, max_bytes):
+        summary.findings.extend(lint_oversized(raw, name, codes, max_bytes, summary).findings)
+        return None
     try:
         text, encoding = decode_source(raw)
     except UndecodableSource as error:
         if DECODE_ERROR in codes:
-            at = Location(1, 1)
-            summary.findings.append(Finding(DECODE_ERROR, f"could not decode: {error}", name, at, at, None, 1))
+            summary.findings.extend(lint_bytes(raw, name, codes).findings)
         return None
-    result = fix_text(text, name, codes, unsafe=unsafe)
+    try:
+        rejected = python_nesting_error(raw, name, codes)
+        if rejected is not None:
+            summary.findings.extend(rejected)
+            return None
+        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe))
+    except Exception as error:
+        summary.errors.append((name, f"{describe_internal_error(error)}; file left unchanged"))
+        return None
     summary.findings.extend(result.remaining)
     if result.error is not None:
         summary.errors.append((name, result.error))
@@ -180,14 +359,38 @@ def fix_bytes(raw: bytes, name: str, codes: frozenset[str], unsafe: bool, summar
     summary.fixed += result.applied
     if result.text == text:
         return raw
+    fixed_text = _keep_final_newline(text, result.text)
     try:
-        return encode_source(result.text, encoding)
+        return encode_source(fixed_text, encoding)
     except UnicodeEncodeError:
         summary.errors.append((name, f"fixed text cannot be encoded as {encoding}; file left unchanged"))
         return None
 
 
+def _ends_with_newline(text: str) -> bool:
+    return text.endswith(("\n", "\r"))
+
+
+def _keep_final_newline(original: str, fixed: str) -> str:
+    """A fix that removed or rewrote the last line must not add or drop the final newline."""
+    if _ends_with_newline(original) == _ends_with_newline(fixed) or not fixed:
+        return fixed
+    if _ends_with_newline(fixed):
+        candidate = fixed[:-2] if fixed.endswith("\r\n") else fixed[:-1]
+    else:
+        candidate = fixed + dominant_newline(original)
+    module, _ = parse(candidate)
+    return candidate if module is not None else fixed
+
+
 def unified_diff(before: bytes, after: bytes, name: str) -> str:
-    old = before.decode("utf-8", errors="replace").splitlines(keepends=True)
-    new = after.decode("utf-8", errors="replace").splitlines(keepends=True)
+    old = _text_for_diff(before).splitlines(keepends=True)
+    new = _text_for_diff(after).splitlines(keepends=True)
     return "".join(difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}"))
+
+
+def _text_for_diff(raw: bytes) -> str:
+    try:
+        return decode_source(raw)[0]
+    except UndecodableSource:
+        return raw.decode("utf-8", errors="replace")
