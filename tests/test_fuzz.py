@@ -1,0 +1,546 @@
+"""Fuzzing the engine and the fixer (issue 7, "Tests at scale").
+
+Three sources of programs:
+
+* hypothesmith: arbitrary syntactically valid Python (from the grammar, and from LibCST nodes).
+  They almost never contain torch idioms, so most rules stay silent on them; they exercise the
+  parser, the prefilter, the walker and the position machinery on unusual syntax.
+* hypothesmith programs with torch and legacy snippets spliced in (statements inserted into random
+  blocks, expressions wrapped in `Variable(...)`, `.data`, `.data[0]`), so the rules do fire on
+  unusual surroundings.
+* a grammar of training-loop statements (imports, loops, `def`/`class`, `with`, `try`, one-line
+  bodies, `;`-joined statements, comments, tabs, CRLF, parenthesised continuation lines) built from
+  the idioms every rule looks for.
+
+The properties, with every rule selected and every fix enabled (unsafe included): checking never
+raises and never reports an internal error; fixing returns text that compiles whenever the input
+compiled (and the input, untouched, when it did not); a second fix changes nothing.
+
+The mutation fuzz (bottom of the file) takes the fixture sources and the legacy examples, injects
+legacy patterns at random valid positions with a LibCST transformer driven by hypothesis draws,
+and checks `fix --migrate` (GL101-GL104, GL301-GL303): the output compiles, is idempotent, and no
+migration finding with a safe fix is left.
+
+Normal runs draw a bounded, derandomized number of examples (this file stays well under a minute);
+`pytest tests/test_fuzz.py --hypothesis-profile=long` draws thousands, randomized.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Callable, Optional
+
+import hypothesmith
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import strategies as st
+
+from gradlint.engine import lint_text
+from gradlint.fixer import fix_text
+from gradlint.rules import all_codes
+from gradlint.source import LineIndex
+from support import ROOT
+
+ALL = frozenset(all_codes())
+MIGRATE = frozenset({"GL101", "GL102", "GL103", "GL104", "GL301", "GL302", "GL303"})
+# hypothesmith compiles what it generates: "'str' object is not callable; perhaps you missed a comma?"
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
+LONG = settings.get_current_profile_name() == "long"
+
+
+def budget(examples: int) -> settings:
+    """`examples` derandomized examples in a normal run; the long profile's count otherwise."""
+    if LONG:
+        return settings(deadline=None, suppress_health_check=list(HealthCheck))
+    return settings(max_examples=examples, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+
+def compiles(text: str) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning: "is" with a literal, invalid escapes...
+        try:
+            compile(text, "<fuzz>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
+
+
+def check_and_fix(source: str, codes: frozenset[str] = ALL, *, unsafe: bool = True) -> str:
+    """The engine and fixer properties on one program; returns the fixed text."""
+    note(f"source:\n{source}")
+    outcome = lint_text(source, "fuzz.py", codes)
+    assert outcome.error is None, outcome.error
+    for finding in outcome.findings:
+        assert 1 <= finding.location.row <= len(LineIndex.of(source).starts)
+        assert finding.location <= finding.end_location
+    result = fix_text(source, "fuzz.py", codes, unsafe=unsafe)
+    assert result.error is None, result.error
+    if not compiles(source):
+        assert result.text == source and result.applied == 0
+        return source
+    note(f"fixed:\n{result.text}")
+    assert compiles(result.text), "the fix produced code that does not compile"
+    again = fix_text(result.text, "fuzz.py", codes, unsafe=unsafe)
+    assert again.error is None, again.error
+    assert again.text == result.text, "a second fix changed the text"
+    return result.text
+
+
+# --------------------------------------------------------------------------------------------
+# hypothesmith programs, as generated
+
+@budget(40)
+@given(hypothesmith.from_grammar())
+def test_grammar_programs(source):
+    check_and_fix(source)
+
+
+@budget(8)
+@given(hypothesmith.from_node())
+def test_node_programs(source):
+    check_and_fix(source)
+
+
+# --------------------------------------------------------------------------------------------
+# LibCST mutations: wrap expressions in legacy patterns, insert legacy statements
+
+WRAPS = ("variable", "variable_volatile", "variable_grad", "data", "data_index")
+# Expressions that can take `.attr` / `(...)` without parentheses of their own.
+_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set, cst.ListComp,
+           cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.SimpleString, cst.FormattedString)
+
+SNIPPETS = (
+    "x = Variable(torch.randn(3, 4))",
+    "x = Variable(x, volatile=True)",
+    "w = Variable(torch.randn(4, 1), requires_grad=True)",
+    "loss = (out - y).pow(2).mean()",
+    "loss.backward()",
+    "optimizer.step()",
+    "optimizer.zero_grad()",
+    "print(loss.data[0])",
+    "total += loss.data[0]",
+    "w.data -= lr * w.grad.data",
+    "w.grad.data.zero_()",
+    "p.data.copy_(q.data)",
+    "x.data = torch.zeros(3)",
+    "y = x.data.numpy()",
+    "if isinstance(x, Variable):\n    x = x.data\n",
+    "for p in model.parameters():\n    p.data.add_(-lr, p.grad.data)\n",
+    "w.require_grad = True",
+    "total_loss += loss",
+    "losses.append(loss)",
+    "w = w - lr * w.grad",
+    "arr = out.numpy()",
+    "with torch.no_grad():\n    w -= lr * w.grad\n",
+    "for x, y in loader:\n    out = model(Variable(x))\n    loss = criterion(out, Variable(y))\n    loss.backward()\n    optimizer.step()\n",
+    "d_fake = netD(netG(z))\nd_loss = criterion(d_fake, zeros)\nd_loss.backward()\noptD.step()\n",
+)
+VARIABLE_IMPORTS = (
+    ("from torch.autograd import Variable", "Variable"),
+    ("from torch import autograd", "autograd.Variable"),
+    ("import torch", "torch.autograd.Variable"),
+    ("from torch.autograd import Variable as V", "V"),
+)
+
+
+def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, _ATOMIC) or getattr(node, "lpar", None):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _call_argument(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` as the only argument of a call: yields and bare tuples need parentheses there."""
+    if isinstance(node, (cst.Yield, cst.Tuple)) and not node.lpar:
+        return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return node
+
+
+class _Stores(cst.CSTVisitor):
+    """ids of every node inside an assignment, loop, `with`, `del` or walrus target."""
+
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+
+    def _mark(self, node: Optional[cst.CSTNode]) -> None:
+        if node is None:
+            return
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            self.ids.add(id(current))
+            pending.extend(current.children)
+
+    def visit_AssignTarget(self, node):
+        self._mark(node.target)
+
+    def visit_AugAssign(self, node):
+        self._mark(node.target)
+
+    def visit_AnnAssign(self, node):
+        self._mark(node.target)
+
+    def visit_For(self, node):
+        self._mark(node.target)
+
+    def visit_CompFor(self, node):
+        self._mark(node.target)
+
+    def visit_AsName(self, node):
+        self._mark(node.name)
+
+    def visit_Del(self, node):
+        self._mark(node.target)
+
+    def visit_NamedExpr(self, node):
+        self._mark(node.target)
+
+
+class Mutator(cst.CSTTransformer):
+    """Wraps expressions in value positions in legacy patterns, as `decide` draws them.
+
+    `decide(kind)` returns None (leave alone) or a choice: for an expression slot one of WRAPS,
+    for a statement block the index of a SNIPPET to insert there.
+    """
+
+    def __init__(self, decide: Callable[[str], Optional[object]], variable: str, stores: set[int], snippets: bool) -> None:
+        super().__init__()
+        self.decide = decide
+        self.variable = variable
+        self.stores = stores
+        self.snippets = snippets
+        self.count = 0
+
+    # expressions ------------------------------------------------------------------------
+
+    def _wrap(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        if isinstance(node, (cst.StarredElement,)):
+            return node
+        choice = self.decide("expression")
+        if choice is None:
+            return node
+        self.count += 1
+        if choice.startswith("variable"):
+            function = cst.parse_expression(self.variable)
+            args = [cst.Arg(_call_argument(node))]
+            if choice == "variable_volatile":
+                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("volatile")))
+            elif choice == "variable_grad":
+                args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("requires_grad")))
+            return cst.Call(function, args)
+        data = cst.Attribute(_parenthesized(node), cst.Name("data"))
+        if choice == "data":
+            return data
+        return cst.Subscript(data, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(value=self._wrap(updated.value))
+
+    def leave_Assign(self, original, updated):
+        return updated.with_changes(value=self._wrap(updated.value))
+
+    def leave_AugAssign(self, original, updated):
+        return updated.with_changes(value=self._wrap(updated.value))
+
+    def leave_AnnAssign(self, original, updated):
+        if updated.value is None:
+            return updated
+        return updated.with_changes(value=self._wrap(updated.value))
+
+    def leave_Return(self, original, updated):
+        if updated.value is None:
+            return updated
+        return updated.with_changes(value=self._wrap(updated.value))
+
+    def leave_BinaryOperation(self, original, updated):
+        return updated.with_changes(left=self._wrap(updated.left), right=self._wrap(updated.right))
+
+    def leave_Index(self, original, updated):
+        return updated.with_changes(value=self._wrap(updated.value))
+
+    def leave_Element(self, original, updated):
+        if id(original) in self.stores:
+            return updated
+        return updated.with_changes(value=self._wrap(updated.value))
+
+    # statements -------------------------------------------------------------------------
+
+    def _insert(self, body, start: int):
+        if not self.snippets:
+            return body
+        result = list(body[:start])
+        for statement in list(body[start:]) + [None]:
+            choice = self.decide("statement")
+            if choice is not None:
+                self.count += 1
+                result.extend(cst.parse_module(SNIPPETS[choice]).body)
+            if statement is not None:
+                result.append(statement)
+        return result
+
+    def leave_IndentedBlock(self, original, updated):
+        return updated.with_changes(body=self._insert(updated.body, 0))
+
+    def leave_Module(self, original, updated):
+        return updated.with_changes(body=self._insert(updated.body, _preamble(updated)))
+
+
+def _preamble(module: cst.Module) -> int:
+    """Statements that must stay first: a docstring and `from __future__` imports."""
+    index = 0
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            break
+        small = statement.body[0]
+        if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__":
+            index += 1
+        elif index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+            index += 1
+        else:
+            break
+    return index
+
+
+def _with_imports(module: cst.Module, lines: list[str]) -> cst.Module:
+    index = _preamble(module)
+    added = [cst.parse_statement(line + "\n") for line in lines]
+    return module.with_changes(body=[*module.body[:index], *added, *module.body[index:]])
+
+
+@st.composite
+def mutated(draw, source: str, *, snippets: bool, rate_choices=(2, 5, 12)) -> str:
+    """`source` with legacy patterns injected at random valid positions (and their imports)."""
+    module = cst.parse_module(source)
+    stores = _Stores()
+    module.visit(stores)
+    rate = draw(st.sampled_from(rate_choices), label="rate (%)")
+    limit = draw(st.integers(1, 10), label="at most this many mutations")
+    import_line, variable = draw(st.sampled_from(VARIABLE_IMPORTS), label="Variable spelling")
+
+    def decide(kind: str):
+        if mutator.count >= limit or draw(st.integers(0, 99)) >= rate:
+            return None
+        if kind == "expression":
+            return draw(st.sampled_from(WRAPS))
+        return draw(st.integers(0, len(SNIPPETS) - 1))
+
+    mutator = Mutator(decide, variable, stores.ids, snippets)
+    module = module.visit(mutator)
+    imports = ["import torch", import_line] if mutator.count else []
+    if snippets and imports and draw(st.booleans(), label="also a snippet-style `Variable` import"):
+        imports.append("from torch.autograd import Variable")
+    return _with_imports(module, imports).code
+
+
+# --------------------------------------------------------------------------------------------
+# hypothesmith programs with torch idioms spliced in
+
+def _libcst_parses(source: str) -> bool:
+    try:
+        cst.parse_module(source)
+    except Exception:
+        return False
+    return True
+
+
+@budget(40)
+@given(st.data(), hypothesmith.from_grammar().filter(_libcst_parses))
+def test_spliced_grammar_programs(data, source):
+    spliced = data.draw(mutated(source, snippets=True, rate_choices=(10, 25, 50)))
+    assume(compiles(spliced))  # e.g. `print(loss.data[0])` inserted after a `return` in a generator is fine, but not everything is
+    check_and_fix(spliced)
+    check_and_fix(spliced, MIGRATE, unsafe=False)
+
+
+# --------------------------------------------------------------------------------------------
+# A grammar of training-loop statements
+
+NAMES = ("x", "y", "w", "b", "out", "loss", "model", "total", "losses", "p", "fake", "z", "hidden", "acc")
+ATOMS = (
+    "x", "y", "w", "loss", "out", "total", "0", "1.0", "lr", "model(x)", "criterion(out, y)",
+    "(out - y).pow(2).mean()", "x.mm(w)", "w.grad", "p.grad.data", "torch.randn(3, 4)",
+    "torch.zeros(3, requires_grad=True)", "torch.tensor([1.0], require_grad=True)", "loss.item()",
+    "netD(fake)", "netG(z)", "netD(fake.detach())", "np.mean(losses)", "sum(losses)", "x.cpu().numpy()",
+    "isinstance(x, Variable)", "w.requires_grad", "[q for q in model.parameters()]", "hidden[0]",
+    "torch.autograd.Variable(x)", "F.mse_loss(out, y)", "model.parameters()", "loader",
+)
+UNARY = (
+    "Variable({})", "Variable({}, volatile=True)", "Variable({}, requires_grad=True)",
+    "Variable({}, requires_grad=False)", "Variable({}, True)", "({}).data", "{}.data", "({}).data[0]",
+    "{}.data[0]", "({}).numpy()", "{}.detach()", "({}).sum()", "torch.sum({})", "np.asarray({})",
+    "-{}", "(\n{}\n)", "[{}]", "({},)", "float({})", "{}.cuda()", "(lambda: {})", "{}.detach().numpy()",
+    "{}.to(device)", "{}.float()", "{}.item()",
+    # layouts the fixes must keep intact: comments, continuation lines, odd spacing, nesting
+    "Variable(\n    {},  # the input\n    volatile=True,\n)", "Variable( {} )", "Variable(({}))", "Variable(data={})",
+    "Variable({}, requires_grad=flag)", "Variable({}, requires_grad=not frozen)", "Variable({}, 1)",
+    "Variable(Variable({}))", "Variable({}).data[0]", "{}.data  [0]", "{}.data[\n0]", "{}. data",
+    "({}  # note\n).data", "Variable({}) \\\n    .cuda()", "ag.Variable({})", "Variable(*{})", "Variable({}, **kw)",
+    "torch.from_numpy({}).float()", "Variable(torch.from_numpy({}), requires_grad=True)",
+    "Variable(torch.zeros({}), requires_grad=True)",
+)
+BINARY = ("{} + {}", "{} * {}", "({} - {})", "{} if {} else 0", "f({}, key={})", "{} == {}", "[{}, {}]")
+SIMPLE = (
+    "{n} = {e}", "{n} += {e}", "{n} -= {e}", "{n}.data = {e}", "{n}.data -= {e}", "{n}.data += {e}",
+    "{n}.data.add_({e})", "{n}.data.copy_({e})", "{n}.data.mul_({e})", "{n}.grad.data.zero_()",
+    "{n}.data.zero_()", "{n}.data[0] = {e}", "{n}.data.fill_(0)", "{n}.grad = None",
+    "loss.backward()", "loss.backward(retain_graph=True)", "d_loss.backward()", "g_loss.backward()",
+    "optimizer.zero_grad()", "optimizer.step()", "opt.zero_grad(set_to_none=True)", "model.zero_grad()",
+    "optD.step()", "optG.step()", "optD.zero_grad()", "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+    "optimizer = optim.Adam([w, b])", "losses.append({e})", "print({e})", "total += loss",
+    "total += loss.data[0]", "total_loss = total_loss + loss", "{n}.require_grad = True",
+    "{n}.requires_grad = False", "{n}.requires_grad_(True)", "{n} = {n} - lr * {n}.grad",
+    "{n} = Variable({e})", "{n} = Variable({e}, volatile=True)", "assert isinstance({n}, Variable)",
+    "arr = {a}.numpy()", "fake = netG(z)", "d_loss = criterion(netD(fake), ones)", "g_loss = criterion(netD(fake), ones)",
+    "hidden = repackage(hidden)", "del {n}", "pass", "{n}, {m} = {e}, {e}", "{n}: float = {e}",
+    "x = y = {e}", "({n}) = {e}", "w.data.sub_(lr * w.grad.data)",
+    "{n} = {e}  # noqa: GL101", "{n} = {e}  # noqa",
+    "{n}.data.add_(-lr, {n}.grad.data)", "{n}.data = {n}.data - lr * {n}.grad.data", "{n}.data[{m} < 0] = 0",
+    "{n}.data.mul_(0.99).add_({m}.data, alpha=0.01)", "{n} = \\\n    {e}", "{n}.data -= \\\n    lr * {n}.grad.data",
+    "{n}.data.copy_(\n    {e}  # copied\n)", "nn.init.normal_({n}.weight.data, 0.0, 0.02)",
+    "print('%.3f' % loss.data[0])", "{n} = {n}.data; {m} = {m}.data[0]", "{n}.weight.data = {m}.weight.data.clone()",
+    "{n}.data.add_(1); {m}.data.add_(1)", "{n}.requires_grad=True", "{n}.volatile = True", "{n}.data",
+    "total_loss += loss.data", "total_loss += loss.item()", "correct += (pred == y).sum().data[0]",
+    "losses.append(loss.data.cpu().numpy())", "{n}.grad.data.clamp_(-1, 1)", "torch.save({n}.data, path)",
+)
+HEADERS = (
+    "for {n} in range(3):", "for x, y in loader:", "for i, (x, y) in enumerate(loader):",
+    "for p in model.parameters():", "while step < 10:", "if {e}:", "with torch.no_grad():",
+    "with torch.enable_grad():", "with torch.set_grad_enabled(False):", "try:",
+    "def train(model, loader, optimizer):", "def closure():", "class Trainer:",
+    "@torch.no_grad()\ndef evaluate(model):", "for epoch in range(2):", "async def run():",
+    "if {e}:  # a comment", "for p in \\\n        model.parameters():", "with torch.no_grad(), open(f) as h:",
+    "while (\n    step < 10\n):", "match {n}:\ncase 0:", "with torch.autograd.set_detect_anomaly(True):",
+)
+IMPORTS = (
+    "import torch", "from torch.autograd import Variable", "import torch.nn as nn",
+    "import torch.nn.functional as F", "import numpy as np", "from torch import optim",
+    "import torch.autograd as ag", "from torch.autograd import *", "from torch import nn, optim",
+)
+
+
+_ATOM = re.compile(r"^[A-Za-z_][\w.]*(\(.*\)|\[.*\])?$", re.S)
+
+
+@st.composite
+def expressions(draw, depth: int = 0) -> str:
+    kind = draw(st.integers(0, 5)) if depth < 3 else 0
+    if kind <= 2:
+        return draw(st.sampled_from(ATOMS))
+    if kind <= 4:
+        template, inner = draw(st.sampled_from(UNARY)), draw(expressions(depth + 1))
+        if template.startswith("{}") and not _ATOM.match(inner):
+            inner = f"({inner})"  # `0.data`, `-x.data` and `a if b else c.data` say something else
+        return template.format(inner)
+    operands = [draw(expressions(depth + 1)) for _ in range(2)]
+    return draw(st.sampled_from(BINARY)).format(*(a if _ATOM.match(a) else f"({a})" for a in operands))
+
+
+@st.composite
+def simple_statements(draw, in_function: bool, in_loop: bool) -> str:
+    template = draw(st.sampled_from(SIMPLE + (("return {e}", "return") if in_function else ())
+                                    + (("continue", "break") if in_loop else ())))
+    e = draw(expressions())
+    return template.format(n=draw(st.sampled_from(NAMES)), m=draw(st.sampled_from(NAMES)), e=e, a=e if _ATOM.match(e) else f"({e})")
+
+
+@st.composite
+def blocks(draw, indent: str, unit: str, depth: int, in_function: bool, in_loop: bool, in_class: bool = False) -> list[str]:
+    """Lines (without newlines) of a block of 1..5 statements at `indent`."""
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 5))):
+        kind = draw(st.integers(0, 9))
+        if in_class:
+            body = draw(blocks(indent + unit, unit, depth + 1, True, False))
+            lines += [f"{indent}def step(self, x):", *body]
+        elif kind <= 5 or depth >= 3:
+            statements = [draw(simple_statements(in_function, in_loop)) for _ in range(draw(st.integers(1, 3)) if kind == 0 else 1)]
+            statements = [s for s in statements[:-1] if "#" not in s] + statements[-1:]  # a comment ends the line
+            line = indent + "; ".join(statements)
+            if draw(st.integers(0, 9)) == 0:
+                line += "  # a comment"
+            lines.append(line)
+        else:
+            header = draw(st.sampled_from(HEADERS)).format(n=draw(st.sampled_from(NAMES)), e=draw(expressions(2)))
+            function = header.split("\n")[-1].lstrip().startswith(("def", "async def"))
+            loop = not function and (in_loop or header.startswith(("for", "while")))
+            inner = indent + unit
+            if header.startswith("match"):  # `case` is indented under `match`, its body under `case`
+                header = f"{indent}{header.replace(chr(10), chr(10) + inner)}"
+                inner += unit
+            else:
+                header = "\n".join(indent + part for part in header.split("\n"))
+            if draw(st.integers(0, 7)) == 0 and not header.lstrip().startswith(("try", "class", "@")) and "#" not in header:
+                lines.append(f"{header} {draw(simple_statements(function or in_function, loop))}")  # one-line body
+                continue
+            body = draw(blocks(inner, unit, depth + 1, function or in_function, loop, header.lstrip().startswith("class")))
+            lines += [header, *body]
+            if header.lstrip().startswith("try"):
+                lines += [f"{indent}except Exception:", *draw(blocks(indent + unit, unit, depth + 1, in_function, in_loop))]
+            elif header.lstrip().startswith("if") and draw(st.booleans()):
+                if draw(st.booleans()):
+                    lines += [f"{indent}elif {draw(expressions(2))}:", *draw(blocks(inner, unit, depth + 1, in_function, in_loop))]
+                lines += [f"{indent}else:", *draw(blocks(inner, unit, depth + 1, in_function, in_loop))]
+            elif header.lstrip().startswith(("for", "while")) and draw(st.integers(0, 4)) == 0:
+                lines += [f"{indent}else:", *draw(blocks(inner, unit, depth + 1, in_function, in_loop))]
+        if draw(st.integers(0, 9)) == 0:
+            lines.append("")
+    return lines
+
+
+@st.composite
+def training_programs(draw) -> str:
+    unit = draw(st.sampled_from(("    ", "  ", "\t")), label="indent")
+    newline = draw(st.sampled_from(("\n", "\n", "\r\n")), label="newline")
+    lines = []
+    if draw(st.booleans()):
+        lines.append('"""A training script."""')
+    if draw(st.booleans()):
+        lines.append("from __future__ import annotations")
+    lines += draw(st.lists(st.sampled_from(IMPORTS), max_size=5, unique=True))
+    lines += draw(blocks("", unit, 0, False, False))
+    text = newline.join(lines)
+    if draw(st.integers(0, 4)):
+        text += newline
+    return text
+
+
+@budget(120)
+@given(training_programs())
+def test_training_programs(source):
+    assert compiles(source), source
+    check_and_fix(source)
+    check_and_fix(source, MIGRATE, unsafe=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Mutation fuzz over the fixtures and the legacy examples
+
+SOURCES = sorted(
+    [path for folder in sorted((ROOT / "fixtures").glob("GL*")) if not folder.name.startswith(("GL001", "GL002"))
+     for path in (folder / "bad.py", folder / "good.py") if path.exists()]
+    + sorted((ROOT / "examples" / "legacy").glob("*.py"))
+)
+
+
+def _source(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def test_mutation_sources_exist():
+    assert len(SOURCES) >= 30
+    assert all(compiles(_source(path)) for path in SOURCES)
+
+
+@budget(60)
+@given(st.data(), st.sampled_from(SOURCES))
+def test_mutated_sources_migrate(data, path):
+    source = data.draw(mutated(_source(path), snippets=data.draw(st.booleans(), label="insert statements")))
+    note(f"from {path.relative_to(ROOT)}")
+    assert compiles(source)
+    unsafe = data.draw(st.booleans(), label="unsafe")
+    fixed = check_and_fix(source, MIGRATE, unsafe=unsafe)
+    left = lint_text(fixed, "fuzz.py", MIGRATE).findings
+    assert not [f for f in left if f.has_safe_fix], [(f.code, f.location, f.message) for f in left if f.has_safe_fix]
