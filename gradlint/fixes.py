@@ -26,7 +26,10 @@ def torch_alias(context: FileContext) -> Optional[tuple[str, list[Change]]]:
 def indentation(context: FileContext, stack: Sequence[cst.CSTNode]) -> str:
     """The indentation of a statement whose ancestors are `stack`, from the tree (no positions)."""
     unit = context.module.default_indent
-    return "".join(node.indent if node.indent is not None else unit for node in stack if isinstance(node, cst.IndentedBlock))
+    # A `match` indents its `case` clauses itself (they are not in an IndentedBlock).
+    return "".join(
+        node.indent if node.indent is not None else unit for node in stack if isinstance(node, (cst.IndentedBlock, cst.Match))
+    )
 
 
 def enclosing_line(stack: Sequence[cst.CSTNode]) -> Optional[tuple[cst.SimpleStatementLine, int]]:

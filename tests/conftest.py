@@ -38,3 +38,13 @@ def run_script(tmp_path):
         )
 
     return invoke
+
+
+# Hypothesis profiles. The default profile is hypothesis's own; each fuzz test in test_fuzz.py
+# draws a bounded, derandomized number of examples under it. `pytest --hypothesis-profile=long`
+# lets every fuzz test draw thousands of randomized examples (failures are kept in .hypothesis/).
+from hypothesis import HealthCheck, settings as hypothesis_settings  # noqa: E402
+
+hypothesis_settings.register_profile(
+    "long", max_examples=3000, deadline=None, derandomize=False, suppress_health_check=list(HealthCheck)
+)

@@ -92,13 +92,13 @@ def check_and_fix(source: str, codes: frozenset[str] = ALL, *, unsafe: bool = Tr
 # --------------------------------------------------------------------------------------------
 # hypothesmith programs, as generated
 
-@budget(40)
+@budget(200)
 @given(hypothesmith.from_grammar())
 def test_grammar_programs(source):
     check_and_fix(source)
 
 
-@budget(8)
+@budget(30)
 @given(hypothesmith.from_node())
 def test_node_programs(source):
     check_and_fix(source)
@@ -310,6 +310,101 @@ def _with_imports(module: cst.Module, lines: list[str]) -> cst.Module:
     return module.with_changes(body=[*module.body[:index], *added, *module.body[index:]])
 
 
+LAYOUTS = ("wrap_if", "wrap_match", "wrap_try", "wrap_with", "join", "suite")
+
+
+def _block(statement: cst.BaseStatement) -> cst.IndentedBlock:
+    return cst.IndentedBlock([statement.with_changes(leading_lines=())])
+
+
+class Relayout(cst.CSTTransformer):
+    """Moves statements around without changing what they say, as `decide("layout")` draws:
+    one level deeper under `if True:` / `match` / `try` / `with`, joined with the previous line by
+    `;`, or a one-statement block turned into a one-line body (`for p in ps: p.data.zero_()`)."""
+
+    def __init__(self, decide: Callable[[str], Optional[str]]) -> None:
+        super().__init__()
+        self.decide = decide
+
+    def _relayout(self, body, start: int):
+        result = list(body[:start])
+        for statement in body[start:]:
+            choice = self.decide("layout")
+            leading = statement.leading_lines
+            if choice == "wrap_if":
+                statement = cst.If(cst.Name("True"), _block(statement), leading_lines=leading)
+            elif choice == "wrap_match":
+                case = cst.MatchCase(cst.MatchAs(), _block(statement))
+                statement = cst.Match(cst.Name("mode"), [case], leading_lines=leading)
+            elif choice == "wrap_try":
+                handler = cst.ExceptHandler(cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])]), type=cst.Name("Exception"))
+                statement = cst.Try(_block(statement), handlers=[handler], leading_lines=leading)
+            elif choice == "wrap_with":
+                item = cst.WithItem(cst.Call(cst.Attribute(cst.Name("torch"), cst.Name("enable_grad"))))
+                statement = cst.With([item], _block(statement), leading_lines=leading)
+            elif (
+                choice == "join"
+                and result
+                and isinstance(statement, cst.SimpleStatementLine)
+                and isinstance(result[-1], cst.SimpleStatementLine)
+                and not statement.leading_lines
+            ):
+                previous = result.pop()
+                first = [*previous.body[:-1], previous.body[-1].with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")))]
+                statement = previous.with_changes(body=[*first, *statement.body], trailing_whitespace=statement.trailing_whitespace)
+            elif (
+                choice == "suite"
+                and isinstance(statement, (cst.For, cst.While, cst.If, cst.With))
+                and isinstance(statement.body, cst.IndentedBlock)
+                and len(statement.body.body) == 1
+                and isinstance(statement.body.body[0], cst.SimpleStatementLine)
+                and not statement.body.body[0].leading_lines
+                and not statement.body.footer
+                and (not isinstance(statement, cst.If) or statement.orelse is None)
+            ):
+                line = statement.body.body[0]
+                statement = statement.with_changes(body=cst.SimpleStatementSuite(line.body, trailing_whitespace=line.trailing_whitespace))
+            result.append(statement)
+        return result
+
+    def leave_IndentedBlock(self, original, updated):
+        return updated.with_changes(body=self._relayout(updated.body, 0))
+
+    def leave_Module(self, original, updated):
+        return updated.with_changes(body=self._relayout(updated.body, _preamble(updated)))
+
+
+@st.composite
+def relayout(draw, source: str) -> str:
+    """`source` (valid Python) with statements moved into new blocks, joined, made one-line bodies,
+    indented with tabs or two spaces, and with CRLF line endings, as hypothesis draws."""
+    rate = draw(st.sampled_from((0, 3, 10, 30)), label="layout rate (%)")
+
+    def decide(kind: str):
+        return draw(st.sampled_from(LAYOUTS)) if rate and draw(st.integers(0, 99)) < rate else None
+
+    module = cst.parse_module(source).visit(Relayout(decide))
+    indent = draw(st.sampled_from((None, "\t", "  ")), label="indent unit")
+    if indent is not None:
+        module = module.with_changes(default_indent=indent).visit(_Reindent(indent))
+    text = module.code
+    if draw(st.booleans(), label="CRLF"):
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return text
+
+
+class _Reindent(cst.CSTTransformer):
+    def __init__(self, unit: str) -> None:
+        super().__init__()
+        self.unit = unit
+
+    def leave_IndentedBlock(self, original, updated):
+        return updated.with_changes(indent=self.unit)
+
+    def leave_Match(self, original, updated):
+        return updated.with_changes(indent=self.unit)
+
+
 @st.composite
 def mutated(draw, source: str, *, snippets: bool, rate_choices=(2, 5, 12)) -> str:
     """`source` with legacy patterns injected at random valid positions (and their imports)."""
@@ -346,7 +441,7 @@ def _libcst_parses(source: str) -> bool:
     return True
 
 
-@budget(40)
+@budget(200)
 @given(st.data(), hypothesmith.from_grammar().filter(_libcst_parses))
 def test_spliced_grammar_programs(data, source):
     spliced = data.draw(mutated(source, snippets=True, rate_choices=(10, 25, 50)))
@@ -414,6 +509,30 @@ HEADERS = (
     "if {e}:  # a comment", "for p in \\\n        model.parameters():", "with torch.no_grad(), open(f) as h:",
     "while (\n    step < 10\n):", "match {n}:\ncase 0:", "with torch.autograd.set_detect_anomaly(True):",
 )
+# Whole idioms (statement order matters to GL2xx, GL401, GL402, GL406), written with 4-space indents.
+CHUNKS = (
+    "loss.backward()\noptimizer.zero_grad()\noptimizer.step()",
+    "optimizer.zero_grad()\nloss = criterion(model(x), y)\noptimizer.step()\nloss.backward()",
+    "with torch.no_grad():\n    loss = criterion(model(x), y)\nloss.backward()",
+    "fake = G(z)\nd_loss = bce(D(real), ones) + bce(D(fake), zeros)\nd_loss.backward()\nopt_d.step()",
+    "for x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()",
+    "total_loss = 0\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()\n"
+    "    total_loss += loss",
+    "for x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(Variable(x)), Variable(y))\n    loss.backward()\n"
+    "    optimizer.step()\n    losses.append(loss.data[0])",
+    "for x, y in loader:  # train\n    out = model(x); loss = F.nll_loss(out, y)\n    loss.backward(); optimizer.step()",
+    "for x, y in loader:\n    loss = criterion(model(x), y)\n\n    # accumulate\n    loss.backward()\n    optimizer.step()\n"
+    "    running += loss",
+    "for epoch in range(2):\n    for x, y in loader:\n        loss = criterion(model(x), y); loss.backward()\n        optimizer.step()",
+    "for i in range(10):\n    fake = netG(z)\n    d_loss = criterion(netD(fake), zeros)\n    d_loss.backward()\n    optD.step()\n"
+    "    g_loss = criterion(netD(fake), ones)\n    g_loss.backward()\n    optG.step()",
+    "hist = []\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    optimizer.zero_grad()\n    loss.backward()\n"
+    "    optimizer.step()\n    hist.append(loss)",
+    "w = torch.randn(3, requires_grad=True)\nfor t in range(5):\n    loss = (w * x).sum()\n    loss.backward()\n"
+    "    w = w - lr * w.grad\n    print(w.detach().numpy(), w.numpy())",
+    "pred = model(x)\nnp.save(path, pred.numpy())\nplt.plot(loss.cpu().numpy())",
+    "x = torch.zeros(3, require_grad=True)\nw.requieres_grad = True\ny = torch.ones(2, requires_gard=True)",
+) + SNIPPETS
 IMPORTS = (
     "import torch", "from torch.autograd import Variable", "import torch.nn as nn",
     "import torch.nn.functional as F", "import numpy as np", "from torch import optim",
@@ -455,6 +574,11 @@ def blocks(draw, indent: str, unit: str, depth: int, in_function: bool, in_loop:
         if in_class:
             body = draw(blocks(indent + unit, unit, depth + 1, True, False))
             lines += [f"{indent}def step(self, x):", *body]
+        elif kind == 9:
+            chunk = draw(st.sampled_from(CHUNKS))
+            for line in chunk.strip("\n").split("\n"):
+                stripped = line.lstrip(" ")
+                lines.append(indent + unit * ((len(line) - len(stripped)) // 4) + stripped if stripped else "")
         elif kind <= 5 or depth >= 3:
             statements = [draw(simple_statements(in_function, in_loop)) for _ in range(draw(st.integers(1, 3)) if kind == 0 else 1)]
             statements = [s for s in statements[:-1] if "#" not in s] + statements[-1:]  # a comment ends the line
@@ -507,7 +631,7 @@ def training_programs(draw) -> str:
     return text
 
 
-@budget(120)
+@budget(300)
 @given(training_programs())
 def test_training_programs(source):
     assert compiles(source), source
@@ -534,10 +658,11 @@ def test_mutation_sources_exist():
     assert all(compiles(_source(path)) for path in SOURCES)
 
 
-@budget(60)
+@budget(150)
 @given(st.data(), st.sampled_from(SOURCES))
 def test_mutated_sources_migrate(data, path):
     source = data.draw(mutated(_source(path), snippets=data.draw(st.booleans(), label="insert statements")))
+    source = data.draw(relayout(source))
     note(f"from {path.relative_to(ROOT)}")
     assert compiles(source)
     unsafe = data.draw(st.booleans(), label="unsafe")

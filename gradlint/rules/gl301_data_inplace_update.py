@@ -114,6 +114,11 @@ class DataInplaceUpdate(Rule):
         ),
         # Sharing a line with another statement: no_grad would also switch off that statement's graph.
         Invalid("import torch\ndef f(model, x):\n    loss = model(x).sum(); model.weight.data.zero_()\n    return loss\n"),
+        Invalid(  # `case` clauses are indented by the `match` itself, not by an indented block
+            "import torch\nmatch mode:\n  case 'sgd':\n    for p in model.parameters():\n      p.data.add_(p.grad.data, alpha=-lr)\n",
+            "import torch\nmatch mode:\n  case 'sgd':\n    for p in model.parameters():\n      with torch.no_grad():\n"
+            "        p.add_(p.grad, alpha=-lr)\n",
+        ),
     )
 
     def visit_Module(self, node: cst.Module) -> None:

@@ -77,6 +77,10 @@ class DataAssignment(Rule):
             "        target.bias.copy_(source.bias.clone())\n",
         ),
         Invalid("import torch\na.weight.data = b.weight.data = w\n"),  # chained targets: reported, no fix
+        Invalid(  # inside a `match` (whose `case` clauses it indents itself)
+            "import torch\nmatch mode:\n    case 'copy':\n        target.weight.data = source.weight.data.clone()\n",
+            "import torch\nmatch mode:\n    case 'copy':\n        with torch.no_grad():\n            target.weight.copy_(source.weight.clone())\n",
+        ),
     )
 
     def __init__(self, context) -> None:

@@ -76,6 +76,10 @@ class LeafRebindUpdate(Rule):
             "import torch\ndef step(w, lr):\n    w = w.sub(lr * w.grad)\n    return w\n",
             "import torch\ndef step(w, lr):\n    with torch.no_grad():\n        w -= lr * w.grad\n    return w\n",
         ),
+        Invalid(  # inside a `match` (whose `case` clauses it indents itself)
+            "import torch\nmatch step:\n    case 0:\n        w = w - lr * w.grad\n",
+            "import torch\nmatch step:\n    case 0:\n        with torch.no_grad():\n            w -= lr * w.grad\n",
+        ),
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
