@@ -12,7 +12,9 @@ site-packages (about 4,600 files, 69 MB) is run: about two minutes on two cores,
 in one process pool, largest files first.
 
 Properties: no exception escapes, no `FileResult.error` and no fixer error (both mean an internal
-error), every fixed file compiles with `compile()`, and fixing it again changes nothing.
+error), the findings (locations and fix edits) are the same when every position comes from
+LibCST's whole-module PositionProvider instead of gradlint's per-statement resolution, every fixed
+file compiles with `compile()`, and fixing it again changes nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import pytest
 
+from gradlint.positions import LazyPositions
 from gradlint.rules import all_codes
 from gradlint.runner import RunSummary, fix_bytes, lint_file
 
@@ -66,6 +69,17 @@ def check_and_fix(path: str) -> dict:
         outcome["findings"] = len(result.findings)
         if result.error is not None:
             outcome["problems"].append(f"check: {result.error}")
+        if result.findings:
+            # Positions are resolved statement by statement (or class member by class member);
+            # LibCST's whole-module provider is the oracle.
+            lookup = LazyPositions.lookup
+            LazyPositions.lookup = lambda self, node, hint=None: self._whole()[node]
+            try:
+                expected = lint_file(raw, path, ALL)
+            finally:
+                LazyPositions.lookup = lookup
+            if expected.findings != result.findings:
+                outcome["problems"].append("lazy positions differ from the whole-module ones")
         if any(finding.fix is not None for finding in result.findings):
             summary = RunSummary()
             fixed = fix_bytes(raw, path, ALL, True, summary)  # what `gradlint fix --unsafe-fixes --diff` runs

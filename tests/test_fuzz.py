@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -40,6 +41,7 @@ from hypothesis import strategies as st
 
 from gradlint.engine import lint_text
 from gradlint.fixer import fix_text
+from gradlint.positions import LazyPositions
 from gradlint.rules import all_codes
 from gradlint.source import LineIndex
 from support import ROOT
@@ -68,6 +70,17 @@ def compiles(text: str) -> bool:
     return True
 
 
+@contextmanager
+def whole_module_positions():
+    """Every position from LibCST's PositionProvider over the whole module (no per-statement shortcut)."""
+    lookup = LazyPositions.lookup
+    LazyPositions.lookup = lambda self, node, hint=None: self._whole()[node]
+    try:
+        yield
+    finally:
+        LazyPositions.lookup = lookup
+
+
 def check_and_fix(source: str, codes: frozenset[str] = ALL, *, unsafe: bool = True) -> str:
     """The engine and fixer properties on one program; returns the fixed text."""
     note(f"source:\n{source}")
@@ -76,6 +89,12 @@ def check_and_fix(source: str, codes: frozenset[str] = ALL, *, unsafe: bool = Tr
     for finding in outcome.findings:
         assert 1 <= finding.location.row <= len(LineIndex.of(source).starts)
         assert finding.location <= finding.end_location
+    if outcome.findings:
+        # Positions are resolved statement by statement; LibCST's whole-module provider is the
+        # oracle. A wrong offset could rewrite the wrong text and still compile.
+        with whole_module_positions():
+            expected = lint_text(source, "fuzz.py", codes)
+        assert outcome.findings == expected.findings, "lazy positions differ from the whole-module ones"
     result = fix_text(source, "fuzz.py", codes, unsafe=unsafe)
     assert result.error is None, result.error
     if not compiles(source):
@@ -310,7 +329,31 @@ def _with_imports(module: cst.Module, lines: list[str]) -> cst.Module:
     return module.with_changes(body=[*module.body[:index], *added, *module.body[index:]])
 
 
-LAYOUTS = ("wrap_if", "wrap_match", "wrap_try", "wrap_with", "join", "suite")
+LAYOUTS = ("wrap_if", "wrap_match", "wrap_try", "wrap_with", "wrap_class", "wrap_def", "join", "suite")
+
+
+def _scope_blockers(statement: cst.CSTNode) -> set[str]:
+    """What keeps `statement` from moving into a new `def` or `class` body: `return`/`yield`/`await`
+    of the enclosing function, `break`/`continue` of an enclosing loop, `nonlocal`, `import *`."""
+    found: set[str] = set()
+    pending = [(statement, False, False)]
+    while pending:
+        node, in_function, in_loop = pending.pop()
+        if isinstance(node, cst.Nonlocal):
+            found.add("nonlocal")
+        elif isinstance(node, cst.ImportStar):
+            found.add("star")
+        elif isinstance(node, (cst.Return, cst.Yield)) and not in_function:
+            found.add("return")
+        elif isinstance(node, cst.Await) and not in_function:
+            found.add("await")
+        elif isinstance(node, (cst.Break, cst.Continue)) and not in_loop:
+            found.add("loop")
+        nested = node is not statement and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        for child in node.children:
+            loop = (in_loop or isinstance(node, (cst.For, cst.While)) and child is node.body) and not nested
+            pending.append((child, in_function or nested, loop))
+    return found
 
 
 def _block(statement: cst.BaseStatement) -> cst.IndentedBlock:
@@ -339,6 +382,10 @@ class Relayout(cst.CSTTransformer):
             elif choice == "wrap_try":
                 handler = cst.ExceptHandler(cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])]), type=cst.Name("Exception"))
                 statement = cst.Try(_block(statement), handlers=[handler], leading_lines=leading)
+            elif choice == "wrap_class" and not _scope_blockers(statement):
+                statement = cst.ClassDef(cst.Name("Wrapper"), _block(statement), leading_lines=leading)
+            elif choice == "wrap_def" and not _scope_blockers(statement) - {"return"}:
+                statement = cst.FunctionDef(cst.Name("wrapper"), cst.Parameters(), _block(statement), leading_lines=leading)
             elif choice == "wrap_with":
                 item = cst.WithItem(cst.Call(cst.Attribute(cst.Name("torch"), cst.Name("enable_grad"))))
                 statement = cst.With([item], _block(statement), leading_lines=leading)
@@ -461,6 +508,7 @@ ATOMS = (
     "netD(fake)", "netG(z)", "netD(fake.detach())", "np.mean(losses)", "sum(losses)", "x.cpu().numpy()",
     "isinstance(x, Variable)", "w.requires_grad", "[q for q in model.parameters()]", "hidden[0]",
     "torch.autograd.Variable(x)", "F.mse_loss(out, y)", "model.parameters()", "loader",
+    "'é😀'", "λ", "größe.data", "f'{x!r:>10}'", "b'\\x00'", "'''a\nb'''", "...", "x[1:2, ...]",
 )
 UNARY = (
     "Variable({})", "Variable({}, volatile=True)", "Variable({}, requires_grad=True)",
@@ -499,6 +547,7 @@ SIMPLE = (
     "{n}.data.add_(1); {m}.data.add_(1)", "{n}.requires_grad=True", "{n}.volatile = True", "{n}.data",
     "total_loss += loss.data", "total_loss += loss.item()", "correct += (pred == y).sum().data[0]",
     "losses.append(loss.data.cpu().numpy())", "{n}.grad.data.clamp_(-1, 1)", "torch.save({n}.data, path)",
+    "print('—😀—', {e})", "λ = {e}", "{n}.data.add_({e})\t# a tab before the comment", "print('{{}}'.format({e}))",
 )
 HEADERS = (
     "for {n} in range(3):", "for x, y in loader:", "for i, (x, y) in enumerate(loader):",
@@ -632,11 +681,13 @@ def training_programs(draw) -> str:
 
 
 @budget(300)
-@given(training_programs())
-def test_training_programs(source):
+@given(training_programs(), st.sets(st.sampled_from(sorted(ALL)), min_size=1), st.booleans())
+def test_training_programs(source, codes, unsafe):
+    """Every rule, the migration preset, and a random selection (fixes interact differently)."""
     assert compiles(source), source
     check_and_fix(source)
     check_and_fix(source, MIGRATE, unsafe=False)
+    check_and_fix(source, frozenset(codes), unsafe=unsafe)
 
 
 # --------------------------------------------------------------------------------------------
