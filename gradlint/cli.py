@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, Optional
 
 import click
 
 from gradlint import __version__
 from gradlint.config import PRESETS, ConfigError, Overrides, Settings, load_settings, split_codes
 from gradlint.docs import render_rule
-from gradlint.report import FORMATS, render, render_statistics
+from gradlint.files import SourceReadError, read_source
+from gradlint.progress import ProgressBar, wants_progress
+from gradlint.report import FORMATS, RenderOptions, render, render_statistics
 from gradlint.rules import all_codes, all_rules, rule_by_code
+from gradlint.source import UndecodableSource, decode_source
 from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_bytes, fix_paths
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -50,6 +54,7 @@ def _selection_options(function):
         click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this configuration file."),
         click.option("--output-format", type=click.Choice(sorted(FORMATS)), default="text", show_default=True),
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
+        click.option("--show-fixes", is_flag=True, help="Show each available fix as a diff under its finding (text format)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the result cache."),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: one per core)."),
@@ -97,11 +102,58 @@ def _report_errors(summary: RunSummary) -> None:
         click.echo(f"gradlint: error: {path}: {reason}", err=True)
 
 
-def _print_findings(summary: RunSummary, output_format: str, statistics: bool, quiet: bool) -> None:
+def use_color(stream=None, environ=None) -> bool:
+    """Colour on a terminal; `NO_COLOR` (any value) turns it off, `FORCE_COLOR` on (https://no-color.org)."""
+    stream = sys.stdout if stream is None else stream
+    environ = os.environ if environ is None else environ
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _print_findings(summary: RunSummary, output_format: str, statistics: bool, quiet: bool, show_fixes: bool, stdin_sources=None) -> None:
     if statistics:
         click.echo(render_statistics(summary.findings), nl=False)
-    else:
-        click.echo(render(summary.findings, output_format, quiet=quiet), nl=False)
+        return
+    options = RenderOptions(quiet=quiet, color=use_color(), show_fixes=show_fixes, source_of=SourceReader(stdin_sources or {}))
+    click.echo(render(summary.findings, output_format, options), nl=False, color=options.color)
+
+
+class SourceReader:
+    """Decoded text of a reported file, read once (None when it cannot be read or decoded)."""
+
+    def __init__(self, known: dict) -> None:
+        self.texts = dict(known)
+
+    def __call__(self, path: str):
+        if path not in self.texts:
+            self.texts[path] = self._read(path)
+        return self.texts[path]
+
+    @staticmethod
+    def _read(path: str):
+        try:
+            return decode_source(read_source(Path(path)))[0]
+        except (SourceReadError, UndecodableSource, OSError):
+            return None
+
+
+def _progress_bar() -> Optional[ProgressBar]:
+    return ProgressBar(sys.stderr) if wants_progress(sys.stderr) else None
+
+
+def _run_with_progress(function, *args, **kwargs) -> RunSummary:
+    bar = _progress_bar()
+    try:
+        return function(*args, progress=bar, **kwargs)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _exit_code(summary: RunSummary, exit_zero: bool) -> int:
@@ -128,17 +180,20 @@ def _guarded(verbose: bool, action):
 
 @cli.command()
 @_selection_options
-def check(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size):
+def check(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
 
     def run() -> int:
         settings = _settings(config_file, select, extend_select, ignore)
+        stdin_sources = {}
         if any(str(path) == "-" for path in paths):
-            summary = check_stdin(sys.stdin.buffer.read(), stdin_filename or "-", settings, max_bytes=max_file_size)
+            raw, name = sys.stdin.buffer.read(), stdin_filename or "-"
+            summary = check_stdin(raw, name, settings, max_bytes=max_file_size)
+            stdin_sources[name] = _decoded_or_none(raw)
         else:
-            summary = check_paths(list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache, max_bytes=max_file_size)
+            summary = _run_with_progress(check_paths, list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache, max_bytes=max_file_size)
         _report_errors(summary)
-        _print_findings(summary, output_format, statistics, quiet)
+        _print_findings(summary, output_format, statistics, quiet, show_fixes, stdin_sources)
         return _exit_code(summary, exit_zero)
 
     sys.exit(_guarded(verbose, run))
@@ -151,7 +206,7 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
 @click.option("--migrate-variable", "presets", flag_value="migrate-variable", multiple=True, help="Select the Variable-API migration rules (GL101-GL104).")
 @click.option("--migrate-data", "presets", flag_value="migrate-data", multiple=True, help="Select the `.data` migration rules (GL301-GL303).")
 @click.option("--migrate", "presets", flag_value="migrate", multiple=True, help="Select every migration rule (GL101-GL104, GL301-GL303).")
-def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, presets):
+def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, presets):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
 
     def run() -> int:
@@ -161,7 +216,7 @@ def fix(paths, select, extend_select, ignore, config_file, output_format, statis
         settings = _settings(config_file, chosen_select, extend_select, ignore, unsafe_fixes)
         if any(str(path) == "-" for path in paths):
             return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size)
-        summary = fix_paths(list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size)
+        summary = _run_with_progress(fix_paths, list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size)
         _report_errors(summary)
         if diff:
             click.echo("".join(summary.diffs), nl=False)
@@ -169,12 +224,19 @@ def fix(paths, select, extend_select, ignore, config_file, output_format, statis
                 click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.", err=True)
             return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
         if summary.findings:
-            _print_findings(summary, output_format, statistics, quiet=True)
+            _print_findings(summary, output_format, statistics, True, show_fixes)
         if not quiet:
             click.echo(f"Fixed {summary.fixed} error{'s' if summary.fixed != 1 else ''}, {len(summary.findings)} remaining.")
         return _exit_code(summary, exit_zero)
 
     sys.exit(_guarded(verbose, run))
+
+
+def _decoded_or_none(raw: bytes):
+    try:
+        return decode_source(raw)[0]
+    except UndecodableSource:
+        return None
 
 
 def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int) -> int:
@@ -211,6 +273,16 @@ def rule(code):
     except KeyError:
         _fail(f"unknown rule code `{code}`")
     click.echo(render_rule(found), nl=False)
+
+
+@cli.command()
+def server():
+    """Run the language server on stdin/stdout (needs `pip install 'gradlint[lsp]'`)."""
+    try:
+        from gradlint.server import serve
+    except ImportError as error:
+        _fail(f"the language server needs pygls: pip install 'gradlint[lsp]' ({error})")
+    serve()
 
 
 def main() -> None:

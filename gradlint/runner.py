@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, TypeVar, Union
+from typing import Callable, Iterable, Optional, TypeVar, Union
 
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
 from gradlint.config import Settings
@@ -39,6 +39,7 @@ ANALYSIS_STACK_BYTES = 256 * 1024 * 1024
 # CPython's own nesting limits: a file over them does not compile, so it is reported as GL001
 # without handing it to LibCST, which can take seconds and gigabytes on such input.
 _PYTHON_NESTING_LIMITS = ("too many nested parentheses", "too many levels of indentation", "too many statically nested blocks")
+Progress = Callable[[int, int], None]  # (files done, files to do)
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -72,7 +73,13 @@ def _targets(paths: list[Path], settings: Settings, summary: RunSummary) -> list
 
 
 def check_paths(
-    paths: list[Path], settings: Settings, *, jobs: int = 0, use_cache: bool = True, max_bytes: int = MAX_FILE_BYTES
+    paths: list[Path],
+    settings: Settings,
+    *,
+    jobs: int = 0,
+    use_cache: bool = True,
+    max_bytes: int = MAX_FILE_BYTES,
+    progress: Optional[Progress] = None,
 ) -> RunSummary:
     """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all cores)."""
     summary = RunSummary()
@@ -95,7 +102,7 @@ def check_paths(
             results[index] = cached
         else:
             pending.append((index, str(path), raw, codes, digest))
-    for (index, name, _, _, digest), result in zip(pending, lint_many([(name, raw, codes) for _, name, raw, codes, _ in pending], jobs)):
+    for (index, name, _, _, digest), result in zip(pending, lint_many([(name, raw, codes) for _, name, raw, codes, _ in pending], jobs, progress)):
         results[index] = result
         if cache is not None:
             cache.put(name, digest, result)
@@ -115,22 +122,34 @@ def worker_count(jobs: int) -> int:
     return jobs if jobs > 0 else (os.cpu_count() or 1)
 
 
-def lint_many(work: list[tuple[str, bytes, frozenset[str]]], jobs: int) -> list[FileResult]:
+def lint_many(work: list[tuple[str, bytes, frozenset[str]]], jobs: int, progress: Optional[Progress] = None) -> list[FileResult]:
     """Lint (name, raw, codes) items, in order."""
-    return map_in_pool(_lint_item, work, jobs)
+    return map_in_pool(_lint_item, work, jobs, progress)
 
 
-def map_in_pool(function: Callable[[T], R], work: list[T], jobs: int) -> list[R]:
-    """`[function(item) for item in work]`, in a process pool when there is enough work to pay for it."""
+def map_in_pool(function: Callable[[T], R], work: list[T], jobs: int, progress: Optional[Progress] = None) -> list[R]:
+    """`[function(item) for item in work]`, in a process pool when there is enough work to pay for it.
+
+    `progress(done, total)` is called as results arrive."""
     workers = min(worker_count(jobs), len(work) // MIN_FILES_PER_WORKER)
     if workers <= 1:
-        return [function(item) for item in work]
+        return _collect((function(item) for item in work), len(work), progress)
     chunk = max(1, len(work) // (workers * 8))
     try:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(function, work, chunksize=chunk))
+            return _collect(pool.map(function, work, chunksize=chunk), len(work), progress)
     except (OSError, BrokenProcessPool):
-        return [function(item) for item in work]  # no processes available here: stay correct
+        return _collect((function(item) for item in work), len(work), progress)  # no processes here: stay correct
+
+
+def _collect(results: Iterable[R], total: int, progress: Optional[Progress]) -> list[R]:
+    if progress is None:
+        return list(results)
+    collected = []
+    for result in results:
+        collected.append(result)
+        progress(len(collected), total)
+    return collected
 
 
 def _lint_item(item: tuple[str, bytes, frozenset[str]]) -> FileResult:
@@ -282,7 +301,15 @@ def check_stdin(raw: bytes, name: str, settings: Settings, *, max_bytes: int = M
     return summary
 
 
-def fix_paths(paths: list[Path], settings: Settings, *, diff: bool, jobs: int = 0, max_bytes: int = MAX_FILE_BYTES) -> RunSummary:
+def fix_paths(
+    paths: list[Path],
+    settings: Settings,
+    *,
+    diff: bool,
+    jobs: int = 0,
+    max_bytes: int = MAX_FILE_BYTES,
+    progress: Optional[Progress] = None,
+) -> RunSummary:
     """Compute fixes in a process pool, then write (or diff) them here, one file at a time."""
     summary = RunSummary()
     work: list[tuple[Path, bytes, frozenset[str], bool, int]] = []
@@ -298,7 +325,7 @@ def fix_paths(paths: list[Path], settings: Settings, *, diff: bool, jobs: int = 
             summary.errors.append((str(path), str(error)))
             continue
         work.append((path, raw, settings.codes_for(relative_to_root(path, settings)), settings.unsafe_fixes, max_bytes))
-    for (path, raw, _, _, _), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs)):
+    for (path, raw, _, _, _), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs, progress)):
         summary.findings.extend(partial.findings)
         summary.errors.extend(partial.errors)
         summary.warnings.extend(partial.warnings)

@@ -54,3 +54,33 @@ def test_flake8_noqa_is_honoured_the_flake8_way(tmp_path):
     result = flake8("a.py", cwd=tmp_path)
     assert re.findall(r"a\.py:(\d+):(\d+): (GL\d+)", result.stdout) == [("3", "5", "GL101")]
     assert result.returncode == 1
+
+
+def _readme_block(heading: str, language: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split(f"\n{heading}\n", 1)[1].split("\n### ", 1)[0]
+    return re.search(rf"```{language}\n(.*?)```", section, re.S).group(1)
+
+
+def test_readme_flake8_command(tmp_path):
+    command = _readme_block("### flake8", "sh").split()
+    assert command[:3] == ["flake8", "--select", "GL"]
+    write(tmp_path / "src" / "train.py", "from torch.autograd import Variable\nx = Variable(t)\nx = 1  # a long line is fine under --select GL" + " " * 80 + "\n")
+    result = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert re.findall(r"(GL\d+|E\d+)", result.stdout) == ["GL101"] and result.returncode == 1
+
+
+def test_readme_flake8_config_and_which_settings_win(tmp_path):
+    """The README's `[flake8]` block: GL runs beside pycodestyle, flake8's per-file-ignores apply,
+    and `[tool.gradlint]` does not (flake8 decides what it reports)."""
+    write(tmp_path / "setup.cfg", _readme_block("### flake8", "ini"))
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nignore = ["GL101"]\n')
+    legacy = "from torch.autograd import Variable\nx = Variable(t)\n"
+    write(tmp_path / "src" / "train.py", legacy)
+    write(tmp_path / "tests" / "test_train.py", legacy + "for a in loader:\n    loss = f(a)\n    loss.backward()\n    opt.step()\n")
+    write(tmp_path / "src" / "exempt.py", "# gradlint: noqa\n" + legacy)
+    result = subprocess.run([sys.executable, "-m", "flake8", "src", "tests"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    reported = sorted(re.findall(r"^(\S+):\d+:\d+: (GL\d+)", result.stdout, re.M))
+    assert reported == [("src/train.py", "GL101"), ("tests/test_train.py", "GL101")]  # GL201 ignored in tests/
+    gradlint = subprocess.run([sys.executable, "-m", "gradlint", "check", "--output-format", "concise", "src", "tests"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "GL101" not in gradlint.stdout and "GL201" in gradlint.stdout  # gradlint reads [tool.gradlint]

@@ -1,4 +1,4 @@
-"""Reporters: pure functions from findings to text."""
+"""Reporters: pure functions from findings (and, for text, the sources they point into) to text."""
 
 from __future__ import annotations
 
@@ -7,18 +7,21 @@ from typing import Callable, Sequence
 from gradlint.model import Finding
 from gradlint.report.github import render_github
 from gradlint.report.json import render_json
+from gradlint.report.options import RenderOptions
+from gradlint.report.sarif import render_sarif
 from gradlint.report.text import render_concise, render_statistics, render_text
 
-FORMATS: dict[str, Callable[..., str]] = {
+FORMATS: dict[str, Callable[[Sequence[Finding], RenderOptions], str]] = {
     "text": render_text,
     "concise": render_concise,
     "json": render_json,
     "github": render_github,
+    "sarif": render_sarif,
 }
 
 
-def render(findings: Sequence[Finding], output_format: str, *, quiet: bool = False) -> str:
-    return FORMATS[output_format](findings, quiet=quiet)
+def render(findings: Sequence[Finding], output_format: str, options: RenderOptions = RenderOptions()) -> str:
+    return FORMATS[output_format](findings, options)
 
 
-__all__ = ["FORMATS", "render", "render_statistics"]
+__all__ = ["FORMATS", "RenderOptions", "render", "render_statistics"]

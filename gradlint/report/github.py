@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from gradlint.model import Finding
+from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
 
 
@@ -16,7 +17,7 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(findings: Sequence[Finding], *, quiet: bool = False) -> str:
+def render_github(findings: Sequence[Finding], options: RenderOptions) -> str:
     lines = []
     for finding in findings:
         properties = ",".join(

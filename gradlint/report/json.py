@@ -5,6 +5,7 @@ from typing import Sequence
 
 from gradlint import RULE_DOCS_URL
 from gradlint.model import Finding, Location
+from gradlint.report.options import RenderOptions
 from gradlint.report.paths import absolute_path
 
 
@@ -35,5 +36,5 @@ def finding_to_dict(finding: Finding) -> dict:
     }
 
 
-def render_json(findings: Sequence[Finding], *, quiet: bool = False) -> str:
+def render_json(findings: Sequence[Finding], options: RenderOptions) -> str:
     return json.dumps([finding_to_dict(finding) for finding in findings], indent=2) + "\n"

@@ -4,25 +4,46 @@ from collections import Counter
 from typing import Sequence
 
 from gradlint.model import Finding
+from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
+from gradlint.report.snippet import Painter, code_frame, fix_diff
 from gradlint.rules import rule_by_code
 
 
-def finding_line(finding: Finding) -> str:
+def finding_line(finding: Finding, paint: Painter = Painter(False)) -> str:
     marker = " [*]" if finding.has_safe_fix else ""
     location = finding.location
-    return f"{display_path(finding.path)}:{location.row}:{location.column}: {finding.code}{marker} {finding.message}"
+    where = paint(display_path(finding.path), bold=True) + f":{location.row}:{location.column}:"
+    return f"{where} {paint(finding.code, fg='red', bold=True)}{marker} {finding.message}"
 
 
-def render_concise(findings: Sequence[Finding], *, quiet: bool = False) -> str:
-    return "".join(finding_line(finding) + "\n" for finding in findings)
+def render_concise(findings: Sequence[Finding], options: RenderOptions) -> str:
+    paint = Painter(options.color)
+    return "".join(finding_line(finding, paint) + "\n" for finding in findings)
 
 
-def render_text(findings: Sequence[Finding], *, quiet: bool = False) -> str:
-    lines = [finding_line(finding) for finding in findings]
-    if not quiet:
+def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
+    """Each finding with its source line and carets (and its fix as a diff with `show_fixes`)."""
+    paint = Painter(options.color)
+    lines: list[str] = []
+    for finding in findings:
+        lines.append(finding_line(finding, paint))
+        lines.extend(_details(finding, options, paint))
+        lines.append("")
+    if not options.quiet:
         lines.extend(summary_lines(findings))
     return "".join(line + "\n" for line in lines)
+
+
+def _details(finding: Finding, options: RenderOptions, paint: Painter) -> list[str]:
+    text = options.source_of(finding.path)
+    lines = code_frame(finding, text, paint) if text is not None else []
+    if finding.fix is not None:
+        kind = "safe fix" if finding.has_safe_fix else "unsafe fix (--unsafe-fixes)"
+        lines.append(f"  = {kind}: {finding.fix.message}")
+        if options.show_fixes and text is not None:
+            lines.extend(fix_diff(finding.fix, text, paint))
+    return lines
 
 
 def summary_lines(findings: Sequence[Finding]) -> list[str]:

@@ -32,8 +32,8 @@ class InvalidSyntax(Rule):
     No fix.
 
     ## Known limits
-    Files that contain none of the text any selected rule looks for are skipped without parsing,
-    so their syntax errors are not reported. Suppress with `--ignore GL001`.
+    Only the first syntax error of a file is reported, at the position CPython gives it. Suppress
+    with `--ignore GL001`.
     """
 
     code = "GL001"

@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+def _no_source(path: str) -> Optional[str]:
+    return None
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    quiet: bool = False  # findings only, no summary
+    color: bool = False  # ANSI styles (the CLI decides: a TTY and no NO_COLOR)
+    show_fixes: bool = False  # print each available fix as a small diff
+    source_of: Callable[[str], Optional[str]] = _no_source  # decoded text of a reported path, if readable

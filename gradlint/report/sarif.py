@@ -1,0 +1,105 @@
+"""SARIF 2.1.0 (one run), for GitHub code scanning and other SARIF viewers."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path, PurePath
+from typing import Sequence
+from urllib.parse import quote
+
+from gradlint import RULE_DOCS_URL, __version__
+from gradlint.model import Edit, Finding, Location
+from gradlint.report.options import RenderOptions
+from gradlint.rules import all_rules
+from gradlint.rules.base import Rule
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SOURCE_ROOT = "%SRCROOT%"
+INFORMATION_URI = "https://github.com/gradlint/gradlint"
+# Files that could not be analysed are errors; every rule finding is a warning.
+ERROR_CODES = frozenset({"GL001", "GL002"})
+
+
+def level_of(code: str) -> str:
+    return "error" if code in ERROR_CODES else "warning"
+
+
+def _first_section(documentation: str) -> str:
+    """The prose of the rule doc's first section ("What it does"), on one line."""
+    first = documentation.split("\n## ", 1)[0]
+    return " ".join(" ".join(first.splitlines()[1:]).split())
+
+
+def rule_descriptor(rule: "type[Rule]") -> dict:
+    documentation = rule.documentation()
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": f"{rule.summary[:1].upper()}{rule.summary[1:]}."},
+        "fullDescription": {"text": _first_section(documentation)},
+        "help": {"text": documentation, "markdown": documentation},
+        "helpUri": f"{RULE_DOCS_URL}{rule.code}.md",
+        "defaultConfiguration": {"level": level_of(rule.code)},
+        "properties": {"fix": rule.fix_availability or "none"},
+    }
+
+
+def artifact_location(path: str) -> dict:
+    """Relative to the source root (the working directory) when inside it, else an absolute file URI."""
+    absolute = Path(path) if os.path.isabs(path) else Path(os.getcwd(), path)
+    try:
+        relative = PurePath(os.path.relpath(absolute))
+    except ValueError:
+        relative = None
+    if relative is not None and not relative.as_posix().startswith("../"):
+        return {"uri": quote(relative.as_posix()), "uriBaseId": SOURCE_ROOT}
+    return {"uri": absolute.as_uri()}
+
+
+def region(start: Location, end: Location) -> dict:
+    return {"startLine": start.row, "startColumn": start.column, "endLine": end.row, "endColumn": end.column}
+
+
+def _replacement(edit: Edit) -> dict:
+    return {"deletedRegion": region(edit.location, edit.end_location), "insertedContent": {"text": edit.content}}
+
+
+def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
+    location = artifact_location(finding.path)
+    result = {
+        "ruleId": finding.code,
+        "level": level_of(finding.code),
+        "message": {"text": finding.message},
+        "locations": [{"physicalLocation": {"artifactLocation": location, "region": region(finding.location, finding.end_location)}}],
+    }
+    if finding.code in rule_index:
+        result["ruleIndex"] = rule_index[finding.code]
+    if finding.fix is not None:
+        change = {"artifactLocation": location, "replacements": [_replacement(edit) for edit in finding.fix.edits]}
+        result["fixes"] = [{"description": {"text": finding.fix.message}, "artifactChanges": [change]}]
+        result["properties"] = {"fixApplicability": finding.fix.applicability}
+    return result
+
+
+def sarif_log(findings: Sequence[Finding]) -> dict:
+    rules = list(all_rules())
+    rule_index = {rule.code: index for index, rule in enumerate(rules)}
+    driver = {
+        "name": "gradlint",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [rule_descriptor(rule) for rule in rules],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(os.getcwd()).as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(finding, rule_index) for finding in findings],
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render_sarif(findings: Sequence[Finding], options: RenderOptions) -> str:
+    return json.dumps(sarif_log(findings), indent=2, ensure_ascii=False) + "\n"

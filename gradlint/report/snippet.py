@@ -1,0 +1,102 @@
+"""Source excerpts for the text format: the offending line with carets, and a fix as a small diff."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Optional
+
+import click
+
+from gradlint.model import Finding, Fix, Location
+from gradlint.source import LineIndex
+
+TAB = "    "
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _cell_width(character: str) -> int:
+    if unicodedata.combining(character):
+        return 0
+    return 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Terminal cells taken by `text` (tabs already expanded); wide CJK and emoji take two."""
+    return sum(_cell_width(character) for character in text)
+
+
+class Painter:
+    """ANSI styles when colour is on, plain text otherwise."""
+
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, **style) -> str:
+        return click.style(text, **style) if self.color else text
+
+
+def _line(index: LineIndex, text: str, row: int) -> str:
+    return text[index.line_start(row) : index.line_end(row)].rstrip("\r\n")
+
+
+def _gutter(width: int, number: Optional[int] = None) -> str:
+    return f"{number if number is not None else '':>{width}} |"
+
+
+def code_frame(finding: Finding, text: str, paint: Painter) -> list[str]:
+    """The finding's first line with carets under its span (to the line's end when it spans lines)."""
+    index = LineIndex.of(text)
+    start, end = finding.location, finding.end_location
+    if not 1 <= start.row <= len(index.starts):
+        return []
+    line = _line(index, text, start.row)
+    last_column = end.column if end.row == start.row else len(line) + 1
+    before = line[: start.column - 1].replace("\t", TAB)
+    marked = line[start.column - 1 : last_column - 1].replace("\t", TAB)
+    width = len(str(start.row))
+    carets = "^" * max(1, display_width(marked))
+    return [
+        paint(_gutter(width), fg="blue"),
+        paint(_gutter(width, start.row), fg="blue") + " " + line.replace("\t", TAB),
+        paint(_gutter(width), fg="blue") + " " + " " * display_width(before) + paint(f"{carets} {finding.code}", fg="red", bold=True),
+        paint(_gutter(width), fg="blue"),
+    ]
+
+
+def _affected_rows(fix: Fix) -> tuple[int, int]:
+    first = min(edit.location.row for edit in fix.edits)
+    last = max(edit.end_location.row - (edit.end_location.column == 1 and edit.end_location.row > edit.location.row) for edit in fix.edits)
+    return first, max(first, last)
+
+
+def _offset(index: LineIndex, location: Location) -> int:
+    return index.offset(location.row, location.column - 1)
+
+
+def fix_diff(fix: Fix, text: str, paint: Painter) -> list[str]:
+    """The lines a fix touches, before (`-`) and after (`+`)."""
+    index = LineIndex.of(text)
+    first, last = _affected_rows(fix)
+    if last > len(index.starts):
+        return []
+    begin, stop = index.line_start(first), index.line_end(last)
+    after = text[begin:stop]
+    for edit in sorted(fix.edits, key=lambda edit: edit.location, reverse=True):
+        start, end = _offset(index, edit.location) - begin, _offset(index, edit.end_location) - begin
+        after = after[:start] + edit.content + after[end:]
+    before_lines = [_line(index, text, row) for row in range(first, last + 1)]
+    after_lines = _split_lines(after)
+    width = len(str(max(last, first + len(after_lines))))
+    removed = [_numbered(row, "-", line, width, paint, "red") for row, line in zip(range(first, last + 1), before_lines)]
+    added = [_numbered(row, "+", line, width, paint, "green") for row, line in zip(range(first, first + len(after_lines)), after_lines)]
+    return removed + added
+
+
+def _split_lines(text: str) -> list[str]:
+    lines = _NEWLINE.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _numbered(row: int, sign: str, line: str, width: int, paint: Painter, color: str) -> str:
+    return paint(f"{row:>{width}} {sign} {line.replace(chr(9), TAB)}", fg=color)
