@@ -107,9 +107,16 @@ def parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
         return None, (f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}", Location(1, 1))
 
 
-def plan_edits(text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>") -> Optional[Fix]:
-    """Text edits for a fix plan over an already parsed module (used by the fixer's clean-ups)."""
+def plan_edits(
+    text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>", statements: Sequence[cst.CSTNode] = ()
+) -> Optional[Fix]:
+    """Text edits for a fix plan over an already parsed module (used by the fixer's clean-ups).
+
+    `statements`: the top-level statements the changes are in, so that positions are resolved
+    there instead of over the whole module (which can be too deep to render)."""
     context = FileContext(path, text, module)
+    for statement in statements:
+        context.positions.lookup(statement, statement)
     return _EditBuilder(context, context.positions, LineIndex.of(text)).fix(plan)
 
 

@@ -40,7 +40,7 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
         candidate = apply_edits(current, {edit for finding in chosen for edit in finding.fix.edits})
         module = _parsed(candidate)
         if module is None:
-            rules = ", ".join(sorted({finding.code for finding in chosen}))
+            rules = ", ".join(culprits(current, chosen))
             return FixResult(text, 0, outcome.findings, f"internal error: a fix by {rules} produced invalid code; file left unchanged")
         current = candidate
         applied += len(chosen)
@@ -73,6 +73,18 @@ def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
     return chosen
 
 
+def culprits(text: str, chosen: list[Finding]) -> list[str]:
+    """The rules whose fixes, applied alone, break `text`; every rule of the round if none does
+    alone (the breakage comes from fixes combined)."""
+    codes = sorted({finding.code for finding in chosen})
+    alone = [
+        code
+        for code in codes
+        if _parsed(apply_edits(text, {edit for finding in chosen if finding.code == code for edit in finding.fix.edits})) is None
+    ]
+    return alone or codes
+
+
 def _conflict(a: Edit, b: Edit) -> bool:
     return a.start == b.start or (a.start < b.end and b.start < a.end)
 
@@ -99,17 +111,19 @@ def _remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes:
             return None
     imports = ImportMap.build(module)
     used = _used_names(module)
-    changes = []
+    changes, lines = [], []
     for target in sorted(targets):
         for imported in imports.imports_of(target):
             if imported.local in used or not isinstance(imported.statement, cst.ImportFrom):
                 continue
-            change = _removal(module, imported.statement, imported.alias)
+            line = _top_level_line(module, imported.statement)
+            change = _removal(line, imported.statement, imported.alias) if line is not None else None
             if change is not None:
                 changes.append(change)
+                lines.append(line)
     if not changes:
         return None
-    fix = plan_edits(text, module, FixPlan(SAFE, "remove unused import", tuple(changes)))
+    fix = plan_edits(text, module, FixPlan(SAFE, "remove unused import", tuple(changes)), statements=lines)
     if fix is None:
         return None
     candidate = apply_edits(text, fix.edits)
@@ -130,12 +144,9 @@ def _used_names(module: cst.Module) -> set[str]:
     return used
 
 
-def _removal(module: cst.Module, statement: cst.ImportFrom, alias: cst.ImportAlias):
-    """Remove one alias from a top-level `from ... import` (or the whole line if it was the last)."""
-    names = statement.names
-    if isinstance(names, cst.ImportStar):
-        return None
-    line = next(
+def _top_level_line(module: cst.Module, statement: cst.ImportFrom) -> Optional[cst.SimpleStatementLine]:
+    """The module-level line holding `statement`; None inside a block (removing it could empty the block)."""
+    return next(
         (
             node
             for node in module.body
@@ -143,8 +154,13 @@ def _removal(module: cst.Module, statement: cst.ImportFrom, alias: cst.ImportAli
         ),
         None,
     )
-    if line is None:
-        return None  # only top-level imports: removing one inside a block could empty the block
+
+
+def _removal(line: cst.SimpleStatementLine, statement: cst.ImportFrom, alias: cst.ImportAlias):
+    """Remove one alias from a top-level `from ... import` (or the whole line if it was the last)."""
+    names = statement.names
+    if isinstance(names, cst.ImportStar):
+        return None
     kept = [name for name in names if name is not alias]
     if not kept:
         return RemoveLine(line) if len(line.body) == 1 else None

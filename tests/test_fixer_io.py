@@ -111,3 +111,20 @@ def test_unsafe_fixes_need_opt_in():
     finding = Finding("GL101", "m", "a.py", at, at, Fix(UNSAFE, "m", (Edit(0, 1, "y", at, at),)), 1)
     assert choose_fixes([finding], unsafe=False) == []
     assert choose_fixes([finding], unsafe=True) == [finding]
+
+
+def test_fixes_that_break_the_code_only_together_name_every_rule_of_the_round(monkeypatch):
+    """Each fix parses alone; the combination does not: the error names both rules."""
+    from gradlint import fixer
+
+    real_apply = fixer.apply_edits
+
+    def breaks_when_combined(text, edits):
+        edits = set(edits)
+        result = real_apply(text, edits)
+        return result + "def (:\n" if len({edit.content for edit in edits}) > 1 else result
+
+    monkeypatch.setattr(fixer, "apply_edits", breaks_when_combined)
+    result = fix_text(LEGACY, "a.py", frozenset({"GL101", "GL103"}))
+    assert result.text == LEGACY
+    assert "a fix by GL101, GL103 produced invalid code" in result.error

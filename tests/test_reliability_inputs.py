@@ -144,6 +144,20 @@ def test_thousand_deep_nesting(run_cli, tmp_path):
     assert result.exit_code == 1
 
 
+@pytest.mark.parametrize("operator", ["and", "or"])
+def test_twenty_thousand_term_boolean_chain_is_checked_and_fixed(run_cli, tmp_path, operator):
+    """CPython compiles a flat `a and a and ...` of any length; LibCST nests it 20,000 deep."""
+    chain = "x = " + f" {operator} ".join(["a"] * 20_000) + "\n"
+    path = write(tmp_path / "chain.py", HEADER + chain + "y = Variable(t)\n")
+    checked = concise(run_cli, "chain.py")
+    assert checked.output.splitlines()[0].startswith("chain.py:3:5: GL101 ")
+    assert error_lines(checked.output) == []
+    fixed = run_cli("fix", "chain.py")
+    assert fixed.exit_code == 0, fixed.output
+    assert path.read_text() == chain + "y = t.detach()\n"
+    compile(path.read_text(), "chain.py", "exec")
+
+
 def test_thousand_deep_expression_is_fixed(run_cli, tmp_path):
     path = write(tmp_path / "binop.py", HEADER + "x = Variable(t)" + " + 1" * 1000 + "\n")
     result = run_cli("fix", "binop.py")
