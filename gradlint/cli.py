@@ -19,7 +19,7 @@ from gradlint.progress import ProgressBar, wants_progress
 from gradlint.report import FORMATS, RenderOptions, render, render_statistics
 from gradlint.rules import all_codes, all_rules, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
-from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_bytes, fix_paths
+from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_bytes, fix_paths, stdin_is_excluded
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -56,6 +56,7 @@ def _selection_options(function):
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
         click.option("--show-fixes", is_flag=True, help="Show each available fix as a diff under its finding (text format)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
+        click.option("--force-exclude/--no-force-exclude", default=None, help="Apply exclude and extend-exclude to files named on the command line too."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the result cache."),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: one per core)."),
         click.option("--stdin-filename", default=None, help="The file name to report for source read from `-`."),
@@ -80,12 +81,13 @@ def cli() -> None:
     """gradlint: find autograd mistakes in PyTorch training code and migrate legacy APIs."""
 
 
-def _settings(config_file, select, extend_select, ignore, unsafe_fixes=None) -> Settings:
+def _settings(config_file, select, extend_select, ignore, force_exclude, unsafe_fixes=None) -> Settings:
     overrides = Overrides(
         select=split_codes(select) if select else None,
         extend_select=split_codes(extend_select),
         ignore=split_codes(ignore),
         unsafe_fixes=unsafe_fixes,
+        force_exclude=force_exclude,
     )
     return load_settings(config_file, overrides)
 
@@ -144,7 +146,7 @@ class SourceReader:
 
 
 def _progress_bar() -> Optional[ProgressBar]:
-    return ProgressBar(sys.stderr) if wants_progress(sys.stderr) else None
+    return ProgressBar(sys.stderr) if wants_progress(sys.stderr, sys.stdout) else None
 
 
 def _run_with_progress(function, *args, **kwargs) -> RunSummary:
@@ -180,11 +182,11 @@ def _guarded(verbose: bool, action):
 
 @cli.command()
 @_selection_options
-def check(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size):
+def check(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, force_exclude, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
 
     def run() -> int:
-        settings = _settings(config_file, select, extend_select, ignore)
+        settings = _settings(config_file, select, extend_select, ignore, force_exclude)
         stdin_sources = {}
         if any(str(path) == "-" for path in paths):
             raw, name = sys.stdin.buffer.read(), stdin_filename or "-"
@@ -206,14 +208,14 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
 @click.option("--migrate-variable", "presets", flag_value="migrate-variable", multiple=True, help="Select the Variable-API migration rules (GL101-GL104).")
 @click.option("--migrate-data", "presets", flag_value="migrate-data", multiple=True, help="Select the `.data` migration rules (GL301-GL303).")
 @click.option("--migrate", "presets", flag_value="migrate", multiple=True, help="Select every migration rule (GL101-GL104, GL301-GL303).")
-def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, presets):
+def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, force_exclude, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, presets):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
 
     def run() -> int:
         chosen_select = select
         if presets:
             chosen_select = tuple(code for preset in presets for code in PRESETS[preset] if code in all_codes())
-        settings = _settings(config_file, chosen_select, extend_select, ignore, unsafe_fixes)
+        settings = _settings(config_file, chosen_select, extend_select, ignore, force_exclude, unsafe_fixes)
         if any(str(path) == "-" for path in paths):
             return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size)
         summary = _run_with_progress(fix_paths, list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size)
@@ -242,7 +244,7 @@ def _decoded_or_none(raw: bytes):
 def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int) -> int:
     raw = sys.stdin.buffer.read()
     summary = RunSummary()
-    fixed = fix_bytes(raw, name, settings.codes(), settings.unsafe_fixes, summary, max_bytes=max_bytes)
+    fixed = None if stdin_is_excluded(name, settings) else fix_bytes(raw, name, settings.codes(), settings.unsafe_fixes, summary, max_bytes=max_bytes)
     sys.stdout.buffer.write(fixed if fixed is not None else raw)
     sys.stdout.flush()
     _report_errors(summary)
@@ -277,11 +279,11 @@ def rule(code):
 
 @cli.command()
 def server():
-    """Run the language server on stdin/stdout (needs `pip install 'gradlint[lsp]'`)."""
+    """Run the language server on stdin/stdout (needs pygls: the `lsp` extra)."""
     try:
         from gradlint.server import serve
     except ImportError as error:
-        _fail(f"the language server needs pygls: pip install 'gradlint[lsp]' ({error})")
+        _fail(f"the language server needs pygls (the `lsp` extra: pip install 'pygls>=2,<3'): {error}")
     serve()
 
 

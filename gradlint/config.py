@@ -20,7 +20,7 @@ DEFAULT_EXCLUDE = (
     "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
 )
 KNOWN_KEYS = frozenset(
-    {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unsafe-fixes", "cache-dir", "respect-gitignore"}
+    {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unsafe-fixes", "cache-dir", "respect-gitignore", "force-exclude"}
 )
 PRESETS = {
     "migrate-variable": ("GL101", "GL102", "GL103", "GL104"),
@@ -46,6 +46,7 @@ class Settings:
     unsafe_fixes: bool = False
     cache_dir: Optional[str] = None
     respect_gitignore: bool = True
+    force_exclude: bool = False  # also exclude files named on the command line (pre-commit passes names)
 
     def codes(self) -> frozenset[str]:
         return select_codes(self.select + self.extend_select, self.ignore)
@@ -66,6 +67,7 @@ class Overrides:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: Optional[bool] = None
+    force_exclude: Optional[bool] = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -152,7 +154,7 @@ def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
             (pattern, validate_codes(_strings(codes, f"per-file-ignores.{pattern}", origin), origin))
             for pattern, codes in value.items()
         )
-    for key in ("unsafe-fixes", "respect-gitignore"):
+    for key in ("unsafe-fixes", "respect-gitignore", "force-exclude"):
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"`{key}` in {origin} must be true or false")
@@ -185,6 +187,8 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
         changes["ignore"] = settings.ignore + validate_codes(overrides.ignore, "--ignore")
     if overrides.unsafe_fixes is not None:
         changes["unsafe_fixes"] = overrides.unsafe_fixes
+    if overrides.force_exclude is not None:
+        changes["force_exclude"] = overrides.force_exclude
     return replace(settings, **changes)
 
 

@@ -33,10 +33,27 @@ def discover(paths: list[Path], settings: Settings) -> Discovered:
             walker = _Walker(settings, excluded, errors)
             files.extend(walker.walk(path))
         elif kind == "file":
-            files.append(path)  # named explicitly: always checked, even when excluded
+            if not (settings.force_exclude and is_excluded(path, settings, excluded)):
+                files.append(path)  # named explicitly: checked even when excluded, unless forced
         else:
             errors.append((str(path), reason))
     return Discovered(_unique(files), errors)
+
+
+def is_excluded(path: Path, settings: Settings, excluded: Optional[pathspec.PathSpec] = None) -> bool:
+    """Whether a walk from the settings' root would skip `path` by `exclude`/`extend-exclude`
+    (the file itself or one of its directories)."""
+    if excluded is None:
+        excluded = pathspec.GitIgnoreSpec.from_lines(settings.exclude + settings.extend_exclude)
+    try:
+        parts = path.resolve().relative_to(settings.root.resolve()).parts
+    except ValueError:
+        parts = (path.name,)  # outside the configured tree: only its own name can match
+    for depth in range(1, len(parts) + 1):
+        slash = "/" if depth < len(parts) else ""
+        if excluded.match_file("/".join(parts[:depth]) + slash) or excluded.match_file(parts[depth - 1] + slash):
+            return True
+    return False
 
 
 def _classify(path: Path) -> tuple[str, str]:

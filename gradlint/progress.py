@@ -11,11 +11,16 @@ MIN_FILES_FOR_PROGRESS = 300
 BAR_WIDTH = 30
 
 
-def wants_progress(stream: IO[str], environ: Optional[dict] = None) -> bool:
-    """A bar only for a person watching: `stream` is a terminal and no CI system is running us."""
+def wants_progress(stream: IO[str], output: IO[str], environ: Optional[dict] = None) -> bool:
+    """A bar only for a person watching: both the bar's `stream` and the findings' `output` are a
+    terminal (not piped into another program), and no CI system is running us."""
     environ = os.environ if environ is None else environ
     if environ.get("CI") or environ.get("GITHUB_ACTIONS") or environ.get("TERM") == "dumb":
         return False
+    return _is_terminal(stream) and _is_terminal(output)
+
+
+def _is_terminal(stream: IO[str]) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):

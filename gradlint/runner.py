@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Optional, TypeVar, Union
 
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
 from gradlint.config import Settings
-from gradlint.discovery import discover
+from gradlint.discovery import discover, is_excluded
 from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_bytes, parse, rules_for
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.fixer import fix_text
@@ -291,8 +291,15 @@ def lint_oversized(raw: bytes, name: str, codes: frozenset[str], max_bytes: int,
     return FileResult(name)
 
 
+def stdin_is_excluded(name: str, settings: Settings) -> bool:
+    """`--force-exclude` applies to the name given with `--stdin-filename` too."""
+    return settings.force_exclude and name != "-" and is_excluded(Path(name), settings)
+
+
 def check_stdin(raw: bytes, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES) -> RunSummary:
     summary = RunSummary()
+    if stdin_is_excluded(name, settings):
+        return summary
     codes = settings.codes_for(relative_to_root(Path(name), settings)) if name != "-" else settings.codes()
     if _oversized(raw, max_bytes):
         summary.add(lint_oversized(raw, name, codes, max_bytes, summary))
@@ -367,7 +374,7 @@ def fix_bytes(
         return None
     try:
         text, encoding = decode_source(raw)
-    except UndecodableSource as error:
+    except UndecodableSource:
         if DECODE_ERROR in codes:
             summary.findings.extend(lint_bytes(raw, name, codes).findings)
         return None

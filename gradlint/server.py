@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-import pathspec
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
@@ -21,7 +20,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from gradlint import RULE_DOCS_URL, __version__
 from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings
-from gradlint.discovery import SOURCE_SUFFIXES
+from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
 from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_text
 from gradlint.fixer import fix_text
 from gradlint.model import SAFE, FileResult, Finding, Location
@@ -241,20 +240,6 @@ def serve() -> None:
     server = create_server()
     server.start_io()
     raise SystemExit(0 if server.shut_down else 1)
-
-
-def is_excluded(path: Path, settings: Settings) -> bool:
-    """Whether a directory walk from the settings' root would skip `path` (exclude, extend-exclude)."""
-    try:
-        parts = path.resolve().relative_to(settings.root).parts
-    except ValueError:
-        return False  # outside the configured tree: nothing there is excluded
-    spec = pathspec.GitIgnoreSpec.from_lines(settings.exclude + settings.extend_exclude)
-    for depth in range(1, len(parts) + 1):
-        slash = "/" if depth < len(parts) else ""
-        if spec.match_file("/".join(parts[:depth]) + slash) or spec.match_file(parts[depth - 1] + slash):
-            return True
-    return False
 
 
 def _is_python(path: Optional[Path], language_id: Optional[str]) -> bool:

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from gradlint.engine import lint_text
 from gradlint.rules import all_codes
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Legacy PyTorch 0.3 code whose findings (GL101 at 6:9, GL103 at 8:12) all have safe fixes.
+LEGACY_EVALUATE = """\
+import torch
+from torch.autograd import Variable
+
+
+def evaluate(model, batch, target):
+    x = Variable(batch)
+    loss = torch.nn.functional.mse_loss(model(x), target)
+    return loss.data[0]
+"""
 
 
 def lint(source: str, *codes: str, path: str = "example.py"):
@@ -22,3 +35,15 @@ def write(path: Path, text) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+def readme_block(heading: str, language: str = "yaml") -> str:
+    """The first fenced `language` block of the README section that starts with `heading`."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"\n{heading}\n")
+    section = text[start + len(heading) + 2 :]
+    following = re.search(r"^#{1,3} ", section, flags=re.MULTILINE)
+    section = section[: following.start()] if following else section
+    block = re.search(rf"^```{language}\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
+    assert block, f"no {language} block under {heading!r} in README.md"
+    return block.group(1)

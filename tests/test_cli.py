@@ -317,3 +317,29 @@ def test_permission_denied_is_one_line(run_cli, tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert "secret.py: permission denied" in result.output
     assert "a.py:2:5: GL101" in result.output
+
+
+def test_force_exclude_applies_exclude_to_named_files(run_cli, tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["generated/", "old_*.py"]\n')
+    excluded = [write(tmp_path / "generated" / "a.py", LEGACY), write(tmp_path / "old_b.py", LEGACY)]
+    kept = write(tmp_path / "src" / "c.py", LEGACY)
+    named = [str(path.relative_to(tmp_path)) for path in [*excluded, kept]]
+    plain = run_cli("check", "--output-format", "concise", *named).output
+    assert all(name in plain for name in named)  # named explicitly: checked by default
+    forced = run_cli("check", "--output-format", "concise", "--force-exclude", *named)
+    assert forced.exit_code == 1
+    assert [line.split(":")[0] for line in forced.output.splitlines()] == [named[2]]
+    fixed = run_cli("fix", "--force-exclude", *named)
+    assert fixed.exit_code == 0
+    assert [path.read_text() for path in excluded] == [LEGACY, LEGACY] and kept.read_text() != LEGACY
+    stdin = run_cli("check", "--force-exclude", "-", "--stdin-filename", named[0], input=LEGACY)
+    assert stdin.exit_code == 0 and "GL101" not in stdin.output
+    stdin_fix = run_cli("fix", "--force-exclude", "-", "--stdin-filename", named[0], input=LEGACY)
+    assert stdin_fix.output == LEGACY
+
+
+def test_force_exclude_from_the_configuration(run_cli, tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["generated/"]\nforce-exclude = true\n')
+    write(tmp_path / "generated" / "a.py", LEGACY)
+    assert run_cli("check", "generated/a.py").exit_code == 0
+    assert run_cli("check", "--no-force-exclude", "generated/a.py").exit_code == 1

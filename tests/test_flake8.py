@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from support import ROOT, write
+from support import ROOT, readme_block, write
 
 FIXTURE_FILES = sorted(
     p for p in (ROOT / "fixtures").glob("GL[1-9]*/bad.py")
@@ -56,14 +56,8 @@ def test_flake8_noqa_is_honoured_the_flake8_way(tmp_path):
     assert result.returncode == 1
 
 
-def _readme_block(heading: str, language: str) -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(f"\n{heading}\n", 1)[1].split("\n### ", 1)[0]
-    return re.search(rf"```{language}\n(.*?)```", section, re.S).group(1)
-
-
 def test_readme_flake8_command(tmp_path):
-    command = _readme_block("### flake8", "sh").split()
+    command = readme_block("### flake8", "sh").split()
     assert command[:3] == ["flake8", "--select", "GL"]
     write(tmp_path / "src" / "train.py", "from torch.autograd import Variable\nx = Variable(t)\nx = 1  # a long line is fine under --select GL" + " " * 80 + "\n")
     result = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
@@ -73,7 +67,7 @@ def test_readme_flake8_command(tmp_path):
 def test_readme_flake8_config_and_which_settings_win(tmp_path):
     """The README's `[flake8]` block: GL runs beside pycodestyle, flake8's per-file-ignores apply,
     and `[tool.gradlint]` does not (flake8 decides what it reports)."""
-    write(tmp_path / "setup.cfg", _readme_block("### flake8", "ini"))
+    write(tmp_path / "setup.cfg", readme_block("### flake8", "ini"))
     write(tmp_path / "pyproject.toml", '[tool.gradlint]\nignore = ["GL101"]\n')
     legacy = "from torch.autograd import Variable\nx = Variable(t)\n"
     write(tmp_path / "src" / "train.py", legacy)

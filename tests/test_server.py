@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
-from support import write
+from support import readme_block, write
 
 from gradlint import RULE_DOCS_URL
 from gradlint.fixer import fix_text
@@ -430,20 +430,10 @@ def test_exit_without_shutdown_ends_the_process_with_code_1(workspace):
         session.stop()
 
 
-def readme_block(language: str) -> str:
-    """The fenced `language` block of the README's language server section."""
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("\n### Editors (language server)\n") :]
-    section = section[: section.index("\n## ", 1)]
-    block = re.search(rf"^```{language}\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
-    assert block, f"no {language} block in the README's language server section"
-    return block.group(1)
-
-
 def test_readme_editor_snippets_start_this_server(workspace):
-    vscode = json.loads(readme_block("json"))
+    vscode = json.loads(readme_block("### Editors (language server)", "json"))
     command = [vscode["glspc.server.command"], *vscode["glspc.server.commandArguments"]]
-    neovim = readme_block("lua")
+    neovim = readme_block("### Editors (language server)", "lua")
     assert re.findall(r'"([^"]*)"', re.search(r"cmd = \{(.*?)\}", neovim).group(1)) == command == ["gradlint", "server"]
     assert vscode["glspc.server.languageId"] == ["python"] and 'filetypes = { "python" }' in neovim
     (on_save,) = vscode["editor.codeActionsOnSave"]

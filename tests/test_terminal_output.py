@@ -130,10 +130,11 @@ def test_progress_bar_only_for_a_person_at_a_terminal():
         def isatty(self):
             return True
 
-    assert wants_progress(Terminal(), {})
-    assert not wants_progress(Terminal(), {"CI": "true"})
-    assert not wants_progress(Terminal(), {"GITHUB_ACTIONS": "true"})
-    assert not wants_progress(io.StringIO(), {})
+    assert wants_progress(Terminal(), Terminal(), {})
+    assert not wants_progress(Terminal(), Terminal(), {"CI": "true"})
+    assert not wants_progress(Terminal(), Terminal(), {"GITHUB_ACTIONS": "true"})
+    assert not wants_progress(io.StringIO(), Terminal(), {})
+    assert not wants_progress(Terminal(), io.StringIO(), {})  # findings piped into another program
 
 
 def test_progress_bar_draws_and_erases_itself():
@@ -152,42 +153,53 @@ def test_progress_bar_draws_and_erases_itself():
     assert quiet.getvalue() == ""
 
 
-def _run_with_terminal_stderr(args: list[str], cwd, env: dict) -> tuple[bytes, bytes, int]:
-    """Run gradlint with stderr on a pseudo-terminal and stdout on a pipe."""
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "gradlint", *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=terminal)
-    os.close(terminal)
-    stderr = b""
+def _read_all(descriptor: int, process: subprocess.Popen) -> bytes:
+    data = b""
     while True:
-        ready, _, _ = select.select([controller], [], [], 120)
+        ready, _, _ = select.select([descriptor], [], [], 120)
         if not ready:
             process.kill()
             raise AssertionError("gradlint did not finish")
         try:
-            chunk = os.read(controller, 65536)
+            chunk = os.read(descriptor, 65536)
         except OSError:  # the terminal closed: the process is done
-            break
+            return data
         if not chunk:
-            break
-        stderr += chunk
-    stdout = process.stdout.read()
+            return data
+        data += chunk
+
+
+def _run_on_terminals(args: list[str], cwd, env: dict, stdout_terminal: bool) -> tuple[bytes, bytes, int]:
+    """Run gradlint with stderr on a pseudo-terminal, and stdout on another one or on a pipe."""
+    error_side, error_terminal = pty.openpty()
+    if stdout_terminal:
+        output_side, output_terminal = pty.openpty()
+    else:
+        output_side, output_terminal = os.pipe()
+    process = subprocess.Popen([sys.executable, "-m", "gradlint", *args], cwd=cwd, env=env, stdout=output_terminal, stderr=error_terminal)
+    os.close(error_terminal)
+    os.close(output_terminal)
+    stdout = _read_all(output_side, process)  # small output: fits the buffers, no interleaving needed
+    stderr = _read_all(error_side, process)
     process.wait(timeout=60)
-    os.close(controller)
+    os.close(error_side)
+    os.close(output_side)
     return stdout, stderr, process.returncode
 
 
-@pytest.mark.parametrize("in_ci", [False, True], ids=["terminal", "ci"])
-def test_progress_bar_on_a_terminal_stderr_in_a_real_run(tmp_path, in_ci):
+@pytest.mark.parametrize("situation", ["terminal", "ci", "piped"])
+def test_progress_bar_on_a_terminal_in_a_real_run(tmp_path, situation):
     for number in range(320):
         write(tmp_path / "pkg" / f"m{number}.py", f"import torch\nx{number} = torch.ones({number})\n")
     write(tmp_path / "pkg" / "bad.py", LEGACY)
-    env = {key: value for key, value in os.environ.items() if key not in ("CI", "GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR")}
-    if in_ci:
+    env = {key: value for key, value in os.environ.items() if key not in ("CI", "GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR", "TERM")}
+    env["NO_COLOR"] = "1"
+    if situation == "ci":
         env["CI"] = "true"
-    stdout, stderr, code = _run_with_terminal_stderr(["check", "--no-cache", "pkg"], tmp_path, env)
+    stdout, stderr, code = _run_on_terminals(["check", "--no-cache", "pkg"], tmp_path, env, stdout_terminal=situation != "piped")
     assert code == 1
     assert b"files" not in stdout and b"GL101" in stdout  # findings on stdout, never the bar
-    if in_ci:
-        assert b"files" not in stderr
-    else:
+    if situation == "terminal":
         assert b"/321 files" in stderr and stderr.endswith(b"\r\x1b[K")
+    else:
+        assert b"files" not in stderr
