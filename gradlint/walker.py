@@ -38,15 +38,30 @@ def _fields_of(node_type: type) -> tuple[str, ...]:
     return names
 
 
-def iter_children(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+class _NodeTypes(dict):
+    """type -> whether it is a CSTNode. `isinstance` against LibCST's abstract base classes goes
+    through ABCMeta, which is the single largest cost of a traversal; a dict lookup is not."""
+
+    def __missing__(self, kind: type) -> bool:
+        self[kind] = is_node = issubclass(kind, cst.CSTNode)
+        return is_node
+
+
+_IS_NODE = _NodeTypes()
+
+
+def iter_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The node's children in source order, without whitespace and punctuation."""
+    children = []
+    is_node = _IS_NODE
     for name in _fields_of(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif type(value) in (tuple, list):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+        kind = type(value)
+        if kind is tuple or kind is list:
+            children.extend(item for item in value if is_node[type(item)])
+        elif is_node[kind]:
+            children.append(value)
+    return children
 
 
 Handler = Callable[[cst.CSTNode], object]
@@ -84,5 +99,4 @@ def walk(context: FileContext, rules: Iterable[Rule]) -> None:
         for handler in visits.get(kind, ()):
             handler(node)
         pending.append((node, True))
-        children = list(iter_children(node))
-        pending.extend((child, False) for child in reversed(children))
+        pending.extend((child, False) for child in reversed(iter_children(node)))

@@ -16,7 +16,7 @@ import pytest
 from gradlint.cli import use_color
 from gradlint.progress import ProgressBar, wants_progress
 from gradlint.report.snippet import display_width
-from support import write
+from support import ROOT, write
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LEGACY = "import torch\nfrom torch.autograd import Variable\nx = Variable(torch.ones(2))\n"
@@ -203,3 +203,13 @@ def test_progress_bar_on_a_terminal_in_a_real_run(tmp_path, situation):
         assert b"/321 files" in stderr and stderr.endswith(b"\r\x1b[K")
     else:
         assert b"files" not in stderr
+
+
+def test_readme_sample_output_is_what_check_prints(run_cli, tmp_path):
+    """The output block of README's "Checking" section, for tests/data/readme/train.py."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Checking\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
+    (sample,) = [text for language, text in blocks if not language]
+    write(tmp_path / "train.py", (ROOT / "tests" / "data" / "readme" / "train.py").read_text(encoding="utf-8"))
+    assert run_cli("check", "train.py").output == sample

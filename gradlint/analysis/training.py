@@ -286,7 +286,7 @@ def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
             continue
         if isinstance(current, cst.Call):
             yield current
-        pending.extend(reversed(list(iter_children(current))))
+        pending.extend(reversed(iter_children(current)))
 
 
 _EMPTY = cst.Module(body=[])

@@ -211,7 +211,7 @@ def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
             continue
         if isinstance(current, cst.Call):
             yield current
-        pending.extend(reversed(list(iter_children(current))))
+        pending.extend(reversed(iter_children(current)))
 
 
 def _role_of(callee: cst.BaseExpression) -> Optional[str]:
