@@ -296,11 +296,16 @@ def stdin_is_excluded(name: str, settings: Settings) -> bool:
     return settings.force_exclude and name != "-" and is_excluded(Path(name), settings)
 
 
+def stdin_codes(name: str, settings: Settings) -> frozenset[str]:
+    """The rules for source read from stdin: per-file-ignores apply to its `--stdin-filename`."""
+    return settings.codes_for(relative_to_root(Path(name), settings)) if name != "-" else settings.codes()
+
+
 def check_stdin(raw: bytes, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES) -> RunSummary:
     summary = RunSummary()
     if stdin_is_excluded(name, settings):
         return summary
-    codes = settings.codes_for(relative_to_root(Path(name), settings)) if name != "-" else settings.codes()
+    codes = stdin_codes(name, settings)
     if _oversized(raw, max_bytes):
         summary.add(lint_oversized(raw, name, codes, max_bytes, summary))
     else:

@@ -343,3 +343,11 @@ def test_force_exclude_from_the_configuration(run_cli, tmp_path):
     write(tmp_path / "generated" / "a.py", LEGACY)
     assert run_cli("check", "generated/a.py").exit_code == 0
     assert run_cli("check", "--no-force-exclude", "generated/a.py").exit_code == 1
+
+
+def test_per_file_ignores_apply_to_the_stdin_filename(run_cli, tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.gradlint.per-file-ignores]\n"legacy/*" = ["GL101"]\n')
+    checked = run_cli("check", "-", "--stdin-filename", "legacy/a.py", input=LEGACY)
+    assert checked.exit_code == 0
+    assert run_cli("fix", "-", "--stdin-filename", "legacy/a.py", input=LEGACY).output == LEGACY
+    assert run_cli("fix", "-", "--stdin-filename", "src/a.py", input=LEGACY).output == "x = t.detach()\n"
