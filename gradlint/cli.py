@@ -122,7 +122,12 @@ def _print_findings(summary: RunSummary, output_format: str, statistics: bool, q
     if statistics:
         click.echo(render_statistics(summary.findings), nl=False)
         return
-    options = RenderOptions(quiet=quiet, color=use_color(), show_fixes=show_fixes, source_of=SourceReader(stdin_sources or {}))
+    problems = tuple((path, reason, "error") for path, reason in summary.errors) + tuple(
+        (path, reason, "warning") for path, reason in summary.warnings
+    )
+    options = RenderOptions(
+        quiet=quiet, color=use_color(), show_fixes=show_fixes, source_of=SourceReader(stdin_sources or {}), problems=problems
+    )
     click.echo(render(summary.findings, output_format, options), nl=False, color=options.color)
 
 

@@ -154,3 +154,30 @@ def test_readme_code_scanning_command(run_cli, tmp_path):
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
     assert uris == {"src/train.py"}
     assert re.fullmatch(r"file:///.*/", log["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"])
+
+
+def test_files_that_could_not_be_checked_are_tool_notifications(run_cli, tmp_path):
+    write(tmp_path / "src" / "train.py", LEGACY)
+    (tmp_path / "src" / "gone.py").symlink_to(tmp_path / "missing.py")
+    write(tmp_path / "big.py", "x = 1\n" * 200)
+    result = run_cli("check", "--output-format", "sarif", "--max-file-size", "1K", "src", "big.py")
+    assert result.exit_code == 2
+    log = json.loads(result.stdout)
+    assert_valid(log)
+    (invocation,) = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    notes = {
+        (note["level"], note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]): note["message"]["text"]
+        for note in invocation["toolExecutionNotifications"]
+    }
+    assert set(notes) == {("error", "src/gone.py"), ("warning", "big.py")}
+    assert "broken symbolic link" in notes[("error", "src/gone.py")]
+    assert "size limit" in notes[("warning", "big.py")]
+    assert {r["ruleId"] for r in log["runs"][0]["results"]} >= {"GL101"}
+
+
+def test_a_clean_run_is_a_successful_invocation(run_cli, tmp_path):
+    write(tmp_path / "ok.py", "import torch\n")
+    log = json.loads(run_cli("check", "--output-format", "sarif", "ok.py").stdout)
+    assert_valid(log)
+    assert log["runs"][0]["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": []}]

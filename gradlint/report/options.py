@@ -14,3 +14,6 @@ class RenderOptions:
     color: bool = False  # ANSI styles (the CLI decides: a TTY and no NO_COLOR)
     show_fixes: bool = False  # print each available fix as a small diff
     source_of: Callable[[str], Optional[str]] = _no_source  # decoded text of a reported path, if readable
+    # Paths that could not be checked: (path, one-line reason, "error" or "warning"). The text
+    # formats leave them to stderr; SARIF records them as tool execution notifications.
+    problems: tuple[tuple[str, str, str], ...] = ()

@@ -82,7 +82,23 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
     return result
 
 
-def sarif_log(findings: Sequence[Finding]) -> dict:
+def _notification(path: str, reason: str, level: str) -> dict:
+    return {
+        "level": level,
+        "message": {"text": reason},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact_location(path)}}],
+    }
+
+
+def invocation(problems: Sequence[tuple[str, str, str]]) -> dict:
+    """Whether every file could be checked, and why not where one could not."""
+    return {
+        "executionSuccessful": not any(level == "error" for _, _, level in problems),
+        "toolExecutionNotifications": [_notification(*problem) for problem in problems],
+    }
+
+
+def sarif_log(findings: Sequence[Finding], problems: Sequence[tuple[str, str, str]] = ()) -> dict:
     rules = list(all_rules())
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
     driver = {
@@ -96,10 +112,11 @@ def sarif_log(findings: Sequence[Finding]) -> dict:
         "tool": {"driver": driver},
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(os.getcwd()).as_uri().rstrip("/") + "/"}},
         "columnKind": "unicodeCodePoints",
+        "invocations": [invocation(problems)],
         "results": [_result(finding, rule_index) for finding in findings],
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
 def render_sarif(findings: Sequence[Finding], options: RenderOptions) -> str:
-    return json.dumps(sarif_log(findings), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(sarif_log(findings, options.problems), indent=2, ensure_ascii=False) + "\n"
