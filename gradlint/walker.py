@@ -58,7 +58,7 @@ def iter_children(node: cst.CSTNode) -> list[cst.CSTNode]:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            children.extend(item for item in value if is_node[type(item)])
+            children += [item for item in value if is_node[type(item)]]
         elif is_node[kind]:
             children.append(value)
     return children
@@ -87,16 +87,20 @@ def walk(context: FileContext, rules: Iterable[Rule]) -> None:
     visits, leaves = _dispatch_tables(rules)
     stack = context.stack
     pending: list[tuple[cst.CSTNode, bool]] = [(context.module, False)]
+    next_item, schedule, schedule_all = pending.pop, pending.append, pending.extend  # bound once: hot loop
+    enter, leave = stack.append, stack.pop
     while pending:
-        node, leaving = pending.pop()
-        kind = type(node).__name__
+        node, leaving = next_item()
         if leaving:
-            for handler in leaves.get(kind, ()):
+            for handler in leaves.get(type(node).__name__, ()):
                 handler(node)
-            stack.pop()
+            leave()
             continue
-        stack.append(node)
-        for handler in visits.get(kind, ()):
+        enter(node)
+        for handler in visits.get(type(node).__name__, ()):
             handler(node)
-        pending.append((node, True))
-        pending.extend((child, False) for child in reversed(iter_children(node)))
+        schedule((node, True))
+        children = iter_children(node)
+        if children:
+            children.reverse()
+            schedule_all([(child, False) for child in children])

@@ -45,7 +45,8 @@ class ImportMap:
         return result
 
     def _record(self, statement: cst.CSTNode) -> None:
-        if isinstance(statement, cst.Import):
+        kind = type(statement)  # exact types: see analysis/syntax.py
+        if kind is cst.Import:
             for alias in statement.names:
                 full = dotted_name(alias.name) or ""
                 if alias.asname is None:
@@ -53,19 +54,19 @@ class ImportMap:
                     self._bind_import(local, local, statement, alias)
                 else:
                     self._bind_import(_asname(alias), full, statement, alias)
-        elif isinstance(statement, cst.ImportFrom):
+        elif kind is cst.ImportFrom:
             self._record_from(statement)
-        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
             self._shadow(statement.name.value)
-        elif isinstance(statement, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
+        elif kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
+            targets = statement.targets if kind is cst.Assign else [statement]
             for target in targets:
                 for name in _target_names(target.target):
                     self._shadow(name)
-        elif isinstance(statement, (cst.For,)):
+        elif kind is cst.For:
             for name in _target_names(statement.target):
                 self._shadow(name)
-        elif isinstance(statement, cst.With):
+        elif kind is cst.With:
             for item in statement.items:
                 if item.asname is not None:
                     for name in _target_names(item.asname.name):

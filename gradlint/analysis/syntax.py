@@ -1,4 +1,8 @@
-"""Small, allocation-free helpers over LibCST nodes."""
+"""Small, allocation-free helpers over LibCST nodes.
+
+Hot paths test exact node types (`type(node) is cst.Name`): the concrete LibCST node classes have
+no subclasses, and `isinstance` against them goes through ABCMeta, which is several times slower.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +17,14 @@ def iter_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.CSTNode]:
 
     Descends into compound statements, including function and class bodies, but not into expressions.
     """
-    for statement in body:
+    pending = list(reversed(body))
+    while pending:
+        statement = pending.pop()
         yield statement
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             yield from statement.body
         else:
-            yield from iter_statements(child_statements(statement))
+            pending.extend(reversed(child_statements(statement)))
 
 
 def child_statements(statement: cst.CSTNode) -> list[cst.CSTNode]:
@@ -33,15 +39,18 @@ def child_statements(statement: cst.CSTNode) -> list[cst.CSTNode]:
         nested.extend(suite_statements(case.body))
     for name in ("orelse", "finalbody"):
         block = getattr(statement, name, None)
-        if isinstance(block, cst.If):
+        if type(block) is cst.If:
             nested.append(block)
         elif block is not None:
             nested.extend(suite_statements(block.body))
     return nested
 
 
+_SUITES = (cst.IndentedBlock, cst.SimpleStatementSuite)
+
+
 def suite_statements(suite: object) -> Sequence[cst.CSTNode]:
-    if isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+    if type(suite) in _SUITES:
         return suite.body
     return ()
 
@@ -49,10 +58,10 @@ def suite_statements(suite: object) -> Sequence[cst.CSTNode]:
 def dotted_name(node: cst.CSTNode) -> Optional[str]:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

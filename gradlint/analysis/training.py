@@ -277,14 +277,20 @@ def _looks_like_loss_value(node: cst.BaseExpression) -> bool:
     return name is not None and "loss" in name.rsplit(".", 1)[-1].lower()
 
 
+_NOT_RUN_HERE = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
+
+
 def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
     """Calls in an expression or small statement, outermost first; lambdas and defs excluded."""
+    # Exact type tests: these node classes have no subclasses, and isinstance against LibCST's
+    # ABC-derived classes is the slow path of this hot loop.
     pending = [node]
     while pending:
         current = pending.pop()
-        if isinstance(current, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        kind = type(current)
+        if kind in _NOT_RUN_HERE:
             continue
-        if isinstance(current, cst.Call):
+        if kind is cst.Call:
             yield current
         pending.extend(reversed(iter_children(current)))
 
