@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import queue
 import sys
 import threading
 import warnings
@@ -11,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, TypeVar, Union
+from typing import Callable, Iterable, Optional, TypeVar
 
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
 from gradlint.config import Settings
@@ -179,39 +180,86 @@ def describe_internal_error(error: BaseException) -> str:
 
 
 def run_deep(function: Callable[[], R], recursion_limit: int = ANALYSIS_RECURSION_LIMIT) -> R:
-    """`function()` in a fresh thread with a large stack, under `recursion_limit` (counted from the
-    thread's start, so the result does not depend on how deep the caller is; the previous limit is
+    """`function()` on a thread with a large stack, under `recursion_limit` (counted from that
+    thread's base, so the result does not depend on how deep the caller is; the previous limit is
     restored afterwards). Exceptions propagate. Runs in place when no such thread can be made."""
-    outcome: list[Union[R, BaseException]] = []
+    return _DEEP_THREAD.run(function, recursion_limit)
 
-    def target() -> None:
-        try:
-            sys.setrecursionlimit(recursion_limit)
-            outcome.append(function())
-        except BaseException as error:  # re-raised in the caller
-            outcome.append(error)
 
+class _DeepThread:
+    """One long-lived thread per process with a large stack. A fresh thread per file cost about
+    20 % of the parse time (a new stack and allocator arena to fault in for every file)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: Optional[threading.Thread] = None
+        self._tasks: "queue.SimpleQueue[tuple[Callable[[], object], int, list, threading.Event]]" = queue.SimpleQueue()
+
+    def run(self, function: Callable[[], R], recursion_limit: int) -> R:
+        if threading.current_thread() is self._thread:
+            return _under_limit(function, recursion_limit)  # already here (a nested call)
+        if not self._started():
+            return function()  # no thread (resource limits): the caller's stack will do
+        outcome: list = []
+        done = threading.Event()
+        self._tasks.put((function, recursion_limit, outcome, done))
+        done.wait()
+        (result,) = outcome
+        if isinstance(result, _Raised):
+            raise result.error
+        return result
+
+    def forget(self) -> None:
+        """After fork: the child has no such thread, whatever the parent had."""
+        self._lock = threading.Lock()
+        self._thread = None
+        self._tasks = queue.SimpleQueue()
+
+    def _started(self) -> bool:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return True
+            try:
+                previous_stack = threading.stack_size(ANALYSIS_STACK_BYTES)
+            except (ValueError, RuntimeError):
+                return False
+            try:
+                thread = threading.Thread(target=self._serve, name="gradlint-analysis", daemon=True)
+                thread.start()
+            except RuntimeError:
+                return False
+            finally:
+                threading.stack_size(previous_stack)
+            self._thread = thread
+            return True
+
+    def _serve(self) -> None:
+        while True:
+            function, recursion_limit, outcome, done = self._tasks.get()
+            try:
+                outcome.append(_under_limit(function, recursion_limit))
+            except BaseException as error:  # re-raised in the caller
+                outcome.append(_Raised(error))
+            finally:
+                done.set()
+
+
+@dataclass(frozen=True)
+class _Raised:
+    error: BaseException
+
+
+def _under_limit(function: Callable[[], R], recursion_limit: int) -> R:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(recursion_limit)
     try:
-        previous_stack = threading.stack_size(ANALYSIS_STACK_BYTES)
-    except (ValueError, RuntimeError):
         return function()
-    previous_limit = sys.getrecursionlimit()
-    try:
-        thread = threading.Thread(target=target, name="gradlint-analysis", daemon=True)
-        try:
-            thread.start()
-        except RuntimeError:  # no thread (resource limits): the caller's stack will do
-            return function()
     finally:
-        threading.stack_size(previous_stack)
-    try:
-        thread.join()
-    finally:
-        sys.setrecursionlimit(previous_limit)
-    (result,) = outcome
-    if isinstance(result, BaseException):
-        raise result
-    return result
+        sys.setrecursionlimit(previous)
+
+
+_DEEP_THREAD = _DeepThread()
+os.register_at_fork(after_in_child=_DEEP_THREAD.forget)
 
 
 def python_nesting_error(raw: bytes, name: str, codes: frozenset[str]) -> Optional[list[Finding]]:

@@ -197,6 +197,29 @@ def test_recursion_limit_is_restored(tmp_path):
     assert sys.getrecursionlimit() == before
 
 
+def test_analysis_thread_is_reused_and_survives_fork(tmp_path):
+    """The deep-stack thread is made once per process; a worker forked after the parent made its
+    own gets a fresh one instead of waiting forever on the parent's."""
+    script = f"""
+import sys, threading
+from gradlint import runner
+from gradlint.rules import all_codes
+deep = {HEADER!r} + "x = Variable(t)" + " + 1" * 1000 + "\\n"
+codes = frozenset(all_codes())
+first = runner.lint_file(deep.encode(), "a.py", codes)
+threads = {{t.ident for t in threading.enumerate() if t.name == "gradlint-analysis"}}
+second = runner.lint_file(deep.encode(), "b.py", codes)
+assert {{t.ident for t in threading.enumerate() if t.name == "gradlint-analysis"}} == threads and len(threads) == 1
+results = runner.map_in_pool(runner._lint_item, [(f"f{{i}}.py", deep.encode(), codes) for i in range(32)], jobs=2)
+assert [r.findings[0].code for r in results] == ["GL101"] * 32, results[0]
+assert runner.run_deep(sys.getrecursionlimit) == runner.ANALYSIS_RECURSION_LIMIT
+print("ok", first.findings[0].code, second.findings[0].code)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ok", "GL101", "GL101"]
+
+
 # ---------------------------------------------------------------------------------------------
 # Size: a 5 MB file is decoded and compiled, but not parsed with LibCST (minutes, gigabytes).
 
