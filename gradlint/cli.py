@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import traceback
 from pathlib import Path
@@ -15,7 +14,7 @@ from gradlint import __version__
 from gradlint.config import PRESETS, ConfigError, Overrides, Settings, load_settings, split_codes
 from gradlint.docs import render_rule
 from gradlint.files import SourceReadError, read_source
-from gradlint.progress import ProgressBar, wants_progress
+from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, RenderOptions, render, render_statistics
 from gradlint.rules import all_codes, all_rules, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
@@ -104,20 +103,6 @@ def _report_errors(summary: RunSummary) -> None:
         click.echo(f"gradlint: error: {path}: {reason}", err=True)
 
 
-def use_color(stream=None, environ=None) -> bool:
-    """Colour on a terminal; `NO_COLOR` (any value) turns it off, `FORCE_COLOR` on (https://no-color.org)."""
-    stream = sys.stdout if stream is None else stream
-    environ = os.environ if environ is None else environ
-    if environ.get("NO_COLOR"):
-        return False
-    if environ.get("FORCE_COLOR"):
-        return True
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 def _print_findings(summary: RunSummary, output_format: str, statistics: bool, quiet: bool, show_fixes: bool, stdin_sources=None) -> None:
     if statistics:
         click.echo(render_statistics(summary.findings), nl=False)
@@ -126,28 +111,24 @@ def _print_findings(summary: RunSummary, output_format: str, statistics: bool, q
         (path, reason, "warning") for path, reason in summary.warnings
     )
     options = RenderOptions(
-        quiet=quiet, color=use_color(), show_fixes=show_fixes, source_of=SourceReader(stdin_sources or {}), problems=problems
+        quiet=quiet, color=use_color(), show_fixes=show_fixes, source_of=_source_reader(stdin_sources or {}), problems=problems
     )
     click.echo(render(summary.findings, output_format, options), nl=False, color=options.color)
 
 
-class SourceReader:
-    """Decoded text of a reported file, read once (None when it cannot be read or decoded)."""
+def _source_reader(known: dict):
+    """The decoded text of a reported file (`known` holds stdin's); None when it cannot be read or
+    decoded. The text reporter asks once per file."""
 
-    def __init__(self, known: dict) -> None:
-        self.texts = dict(known)
-
-    def __call__(self, path: str):
-        if path not in self.texts:
-            self.texts[path] = self._read(path)
-        return self.texts[path]
-
-    @staticmethod
-    def _read(path: str):
+    def source_of(path: str):
+        if path in known:
+            return known[path]
         try:
-            return decode_source(read_source(Path(path)))[0]
-        except (SourceReadError, UndecodableSource, OSError):
+            return _decoded_or_none(read_source(Path(path)))
+        except (SourceReadError, OSError):
             return None
+
+    return source_of
 
 
 def _progress_bar() -> Optional[ProgressBar]:

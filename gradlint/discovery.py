@@ -49,11 +49,16 @@ def is_excluded(path: Path, settings: Settings, excluded: Optional[pathspec.Path
         parts = path.resolve().relative_to(settings.root.resolve()).parts
     except ValueError:
         parts = (path.name,)  # outside the configured tree: only its own name can match
-    for depth in range(1, len(parts) + 1):
-        slash = "/" if depth < len(parts) else ""
-        if excluded.match_file("/".join(parts[:depth]) + slash) or excluded.match_file(parts[depth - 1] + slash):
-            return True
-    return False
+    return any(
+        _matches(excluded, "/".join(parts[:depth]), parts[depth - 1], is_dir=depth < len(parts))
+        for depth in range(1, len(parts) + 1)
+    )
+
+
+def _matches(excluded: pathspec.PathSpec, relative: str, name: str, *, is_dir: bool) -> bool:
+    """An exclude pattern matches the path relative to the root, or its name alone."""
+    slash = "/" if is_dir else ""
+    return excluded.match_file(relative + slash) or excluded.match_file(name + slash)
 
 
 def _classify(path: Path) -> tuple[str, str]:
@@ -143,10 +148,7 @@ class _Walker:
 
     def _is_excluded(self, path: Path, is_dir: bool) -> bool:
         relative = _relative(path, self.root)
-        if relative is None:
-            relative = path.name
-        candidates = [relative + ("/" if is_dir else ""), path.name + ("/" if is_dir else "")]
-        return any(self.excluded.match_file(candidate) for candidate in candidates)
+        return _matches(self.excluded, relative if relative is not None else path.name, path.name, is_dir=is_dir)
 
     def _parent_gitignores(self, top: Path) -> list[tuple[Path, pathspec.PathSpec]]:
         """.gitignore files of the directories above `top`, up to the repository root."""

@@ -24,7 +24,7 @@ from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
 from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_text
 from gradlint.fixer import fix_text
 from gradlint.model import SAFE, FileResult, Finding, Location
-from gradlint.runner import RunSummary, check_stdin, fix_bytes, relative_to_root, run_deep
+from gradlint.runner import RunSummary, check_stdin, fix_bytes, run_deep, stdin_codes
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
@@ -270,10 +270,6 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
     return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
 
 
-def _codes(name: str, settings: Settings) -> frozenset[str]:
-    return settings.codes_for(relative_to_root(Path(name), settings))
-
-
 def _source_bytes(text: str) -> Optional[bytes]:
     """The bytes a file holding `text` would have (in the encoding its coding comment declares),
     so that it is checked exactly as on disk; None if `text` cannot be written that way."""
@@ -290,14 +286,14 @@ def _lint(text: str, name: str, settings: Settings) -> RunSummary:
     if raw is not None:
         return check_stdin(raw, name, settings)
     summary = RunSummary()
-    outcome = run_deep(lambda: lint_text(text, name, _codes(name, settings)))
+    outcome = run_deep(lambda: lint_text(text, name, stdin_codes(name, settings)))
     summary.add(FileResult(name, outcome.findings, outcome.error))
     return summary
 
 
 def _fixed(text: str, name: str, settings: Settings) -> Optional[str]:
     """The text after `gradlint fix` (safe fixes only); None when it cannot be fixed."""
-    codes = _codes(name, settings)
+    codes = stdin_codes(name, settings)
     raw = _source_bytes(text)
     if raw is None:
         result = run_deep(lambda: fix_text(text, name, codes))

@@ -13,8 +13,7 @@ import sys
 
 import pytest
 
-from gradlint.cli import use_color
-from gradlint.progress import ProgressBar, wants_progress
+from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report.snippet import display_width
 from support import ROOT, write
 

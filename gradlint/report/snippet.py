@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import click
 
@@ -36,21 +36,30 @@ class Painter:
         return click.style(text, **style) if self.color else text
 
 
-def _line(index: LineIndex, text: str, row: int) -> str:
-    return text[index.line_start(row) : index.line_end(row)].rstrip("\r\n")
+class Source(NamedTuple):
+    """A reported file's text with its line index, made once for all of its findings."""
+
+    text: str
+    index: LineIndex
+
+    @classmethod
+    def of(cls, text: str) -> "Source":
+        return cls(text, LineIndex.of(text))
+
+    def line(self, row: int) -> str:
+        return self.text[self.index.line_start(row) : self.index.line_end(row)].rstrip("\r\n")
 
 
 def _gutter(width: int, number: Optional[int] = None) -> str:
     return f"{number if number is not None else '':>{width}} |"
 
 
-def code_frame(finding: Finding, text: str, paint: Painter) -> list[str]:
+def code_frame(finding: Finding, source: Source, paint: Painter) -> list[str]:
     """The finding's first line with carets under its span (to the line's end when it spans lines)."""
-    index = LineIndex.of(text)
     start, end = finding.location, finding.end_location
-    if not 1 <= start.row <= len(index.starts):
+    if not 1 <= start.row <= len(source.index.starts):
         return []
-    line = _line(index, text, start.row)
+    line = source.line(start.row)
     last_column = end.column if end.row == start.row else len(line) + 1
     before = line[: start.column - 1].replace("\t", TAB)
     marked = line[start.column - 1 : last_column - 1].replace("\t", TAB)
@@ -74,9 +83,9 @@ def _offset(index: LineIndex, location: Location) -> int:
     return index.offset(location.row, location.column - 1)
 
 
-def fix_diff(fix: Fix, text: str, paint: Painter) -> list[str]:
+def fix_diff(fix: Fix, source: Source, paint: Painter) -> list[str]:
     """The lines a fix touches, before (`-`) and after (`+`)."""
-    index = LineIndex.of(text)
+    text, index = source
     first, last = _affected_rows(fix)
     if last > len(index.starts):
         return []
@@ -85,7 +94,7 @@ def fix_diff(fix: Fix, text: str, paint: Painter) -> list[str]:
     for edit in sorted(fix.edits, key=lambda edit: edit.location, reverse=True):
         start, end = _offset(index, edit.location) - begin, _offset(index, edit.end_location) - begin
         after = after[:start] + edit.content + after[end:]
-    before_lines = [_line(index, text, row) for row in range(first, last + 1)]
+    before_lines = [source.line(row) for row in range(first, last + 1)]
     after_lines = _split_lines(after)
     width = len(str(max(last, first + len(after_lines))))
     removed = [_numbered(row, "-", line, width, paint, "red") for row, line in zip(range(first, last + 1), before_lines)]

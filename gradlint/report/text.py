@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Optional, Sequence
 
 from gradlint.model import Finding
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
-from gradlint.report.snippet import Painter, code_frame, fix_diff
+from gradlint.report.snippet import Painter, Source, code_frame, fix_diff
 from gradlint.rules import rule_by_code
 
 
@@ -25,24 +25,27 @@ def render_concise(findings: Sequence[Finding], options: RenderOptions) -> str:
 def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
     """Each finding with its source line and carets (and its fix as a diff with `show_fixes`)."""
     paint = Painter(options.color)
+    sources: dict[str, Optional[Source]] = {}
     lines: list[str] = []
     for finding in findings:
+        if finding.path not in sources:
+            text = options.source_of(finding.path)
+            sources[finding.path] = Source.of(text) if text is not None else None
         lines.append(finding_line(finding, paint))
-        lines.extend(_details(finding, options, paint))
+        lines.extend(_details(finding, sources[finding.path], options.show_fixes, paint))
         lines.append("")
     if not options.quiet:
         lines.extend(summary_lines(findings))
     return "".join(line + "\n" for line in lines)
 
 
-def _details(finding: Finding, options: RenderOptions, paint: Painter) -> list[str]:
-    text = options.source_of(finding.path)
-    lines = code_frame(finding, text, paint) if text is not None else []
+def _details(finding: Finding, source: Optional[Source], show_fixes: bool, paint: Painter) -> list[str]:
+    lines = code_frame(finding, source, paint) if source is not None else []
     if finding.fix is not None:
         kind = "safe fix" if finding.has_safe_fix else "unsafe fix (--unsafe-fixes)"
         lines.append(f"  = {kind}: {finding.fix.message}")
-        if options.show_fixes and text is not None:
-            lines.extend(fix_diff(finding.fix, text, paint))
+        if show_fixes and source is not None:
+            lines.extend(fix_diff(finding.fix, source, paint))
     return lines
 
 

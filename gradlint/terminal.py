@@ -1,4 +1,5 @@
-"""A one-line progress bar on stderr for long runs in a terminal (never in CI or into a pipe)."""
+"""What depends on a person watching a terminal: colour, and a one-line progress bar on stderr
+for long runs (never in CI or into a pipe)."""
 
 from __future__ import annotations
 
@@ -11,20 +12,31 @@ MIN_FILES_FOR_PROGRESS = 300
 BAR_WIDTH = 30
 
 
+def is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def use_color(stream: Optional[IO[str]] = None, environ: Optional[dict] = None) -> bool:
+    """Colour on a terminal; `NO_COLOR` (any value) turns it off, `FORCE_COLOR` on (https://no-color.org)."""
+    stream = sys.stdout if stream is None else stream
+    environ = os.environ if environ is None else environ
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    return is_terminal(stream)
+
+
 def wants_progress(stream: IO[str], output: IO[str], environ: Optional[dict] = None) -> bool:
     """A bar only for a person watching: both the bar's `stream` and the findings' `output` are a
     terminal (not piped into another program), and no CI system is running us."""
     environ = os.environ if environ is None else environ
     if environ.get("CI") or environ.get("GITHUB_ACTIONS") or environ.get("TERM") == "dumb":
         return False
-    return _is_terminal(stream) and _is_terminal(output)
-
-
-def _is_terminal(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return is_terminal(stream) and is_terminal(output)
 
 
 class ProgressBar:
