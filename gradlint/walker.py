@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -62,6 +62,15 @@ def iter_children(node: cst.CSTNode) -> list[cst.CSTNode]:
         elif is_node[kind]:
             children.append(value)
     return children
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node below it (iteratively: deep trees cannot overflow the stack)."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(iter_children(current))
 
 
 Handler = Callable[[cst.CSTNode], object]

@@ -153,16 +153,9 @@ def _is_index_result(inner: cst.BaseExpression, subscript: cst.Subscript) -> boo
 
 
 def mentioned_names(node: cst.CSTNode) -> set[str]:
-    from gradlint.walker import iter_children
+    from gradlint.walker import descendants
 
-    names: set[str] = set()
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, cst.Name):
-            names.add(current.value)
-        pending.extend(iter_children(current))
-    return names
+    return {current.value for current in descendants(node) if isinstance(current, cst.Name)}
 
 
 def target_key(node: cst.BaseExpression) -> Optional[str]:

@@ -20,7 +20,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
 from gradlint.analysis.tensors import TensorEvidence
-from gradlint.walker import iter_children
+from gradlint.walker import descendants, iter_children
 
 BACKWARD_CALLS = frozenset({"torch.autograd.backward"})
 BACKWARD_METHODS_OF_WRAPPERS = ("accelerator", "fabric", "manual_backward", "engine", "model_engine")
@@ -307,14 +307,11 @@ def _text(node: cst.CSTNode) -> str:
 
 def _grad_owners(node: cst.CSTNode) -> set[str]:
     """The text of `X` for every `X.grad` (or `X.data.grad`) read in an expression."""
-    owners: set[str] = set()
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, cst.Attribute) and current.attr.value == "grad":
-            owners.add(_text(current.value))
-        pending.extend(iter_children(current))
-    return owners
+    return {
+        _text(current.value)
+        for current in descendants(node)
+        if isinstance(current, cst.Attribute) and current.attr.value == "grad"
+    }
 
 
 def _updates_own_grad(target: cst.CSTNode, values: Sequence[cst.CSTNode]) -> bool:
@@ -324,13 +321,7 @@ def _updates_own_grad(target: cst.CSTNode, values: Sequence[cst.CSTNode]) -> boo
 
 
 def _mentions_grad(node: cst.CSTNode) -> bool:
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, cst.Attribute) and current.attr.value == "grad":
-            return True
-        pending.extend(iter_children(current))
-    return False
+    return any(isinstance(current, cst.Attribute) and current.attr.value == "grad" for current in descendants(node))
 
 
 def _assigns_grad(statement: cst.Assign) -> bool:

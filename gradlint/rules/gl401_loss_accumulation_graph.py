@@ -9,7 +9,7 @@ from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.tensors import _iterates_parameters
 from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
-from gradlint.walker import iter_children
+from gradlint.walker import descendants, iter_children
 
 _MESSAGE = (
     "`{target}` accumulates a tensor that carries its autograd graph, so every iteration's graph stays "
@@ -213,16 +213,13 @@ def _mentioned_keys(node: cst.CSTNode) -> set[str]:
 def _called_names(node: cst.CSTNode) -> set[str]:
     """Names of the functions called in `node` (`f` for `f(x)`, `g` for `self.g(x)`)."""
     names: set[str] = set()
-    pending = [node]
-    while pending:
-        current = pending.pop()
+    for current in descendants(node):
         if isinstance(current, cst.Call):
             func = current.func
             if isinstance(func, cst.Name):
                 names.add(func.value)
             elif isinstance(func, cst.Attribute):
                 names.add(func.attr.value)
-        pending.extend(iter_children(current))
     return names
 
 

@@ -137,12 +137,9 @@ def _update_of(value: cst.BaseExpression, name: str) -> Optional[tuple[cst.BaseA
 
 
 def _uses_grad_of(node: cst.CSTNode, name: str) -> bool:
-    from gradlint.walker import iter_children
+    from gradlint.walker import descendants
 
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, cst.Attribute) and current.attr.value == "grad" and dotted_name(current.value) == name:
-            return True
-        pending.extend(iter_children(current))
-    return False
+    return any(
+        isinstance(current, cst.Attribute) and current.attr.value == "grad" and dotted_name(current.value) == name
+        for current in descendants(node)
+    )
