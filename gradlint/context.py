@@ -7,14 +7,15 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from gradlint.analysis.grad_mode import runs_without_grad
+from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
+from gradlint.analysis.training import TrainingAnalysis
 from gradlint.positions import LazyPositions, member_statement, placement_units
 
 if TYPE_CHECKING:
-    from gradlint.analysis.grad_tracking import GradEvidence
-    from gradlint.analysis.training import TrainingAnalysis
     from gradlint.rules.base import Report
 
 
@@ -47,15 +48,11 @@ class FileContext:
         return self.scalars.is_scalar(node, self.scope())
 
     @cached_property
-    def training(self) -> "TrainingAnalysis":
-        from gradlint.analysis.training import TrainingAnalysis
-
+    def training(self) -> TrainingAnalysis:
         return TrainingAnalysis(self.module, self.imports, self.tensors)
 
     @cached_property
-    def grads(self) -> "GradEvidence":
-        from gradlint.analysis.grad_tracking import GradEvidence
-
+    def grads(self) -> GradEvidence:
         return GradEvidence(self.imports, self.scopes, self.tensors)
 
     def carries_grad(self, node: cst.BaseExpression) -> bool:
@@ -63,8 +60,6 @@ class FileContext:
 
     def without_grad(self) -> bool:
         """True when the node being visited runs with autograd off (no_grad block or decorator)."""
-        from gradlint.analysis.grad_mode import runs_without_grad
-
         return runs_without_grad(self.stack, self.imports)
 
     def scope(self) -> Scope:

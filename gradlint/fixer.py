@@ -12,7 +12,7 @@ from gradlint.engine import lint_text, parse, plan_edits
 from gradlint.model import SAFE, Edit, Finding
 from gradlint.rules import rule_by_code
 from gradlint.rules.base import FixPlan, RemoveLine, Replace
-from gradlint.walker import iter_children
+from gradlint.analysis.tree import iter_children
 
 MAX_ROUNDS = 20
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from gradlint.analysis.imports import import_anchor, module_level_alias
-from gradlint.context import FileContext
 from gradlint.rules.base import Change, InsertLineBefore, ReplaceLines
+
+if TYPE_CHECKING:
+    from gradlint.context import FileContext
 
 
 def torch_alias(context: FileContext) -> Optional[tuple[str, list[Change]]]:

@@ -7,7 +7,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradlint.positions import LazyPositions
-from gradlint.walker import iter_children
+from gradlint.analysis.tree import iter_children
 from support import ROOT
 
 TRICKY = {

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import libcst as cst
 
 from gradlint.analysis.grad_mode import runs_without_grad
 from gradlint.analysis.tensors import root_name
-from gradlint.context import FileContext
-from gradlint.walker import iter_children
+from gradlint.analysis.tree import iter_children
+
+if TYPE_CHECKING:
+    from gradlint.context import FileContext
 
 INIT_MODULE = "torch.nn.init."
 

@@ -9,7 +9,7 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.syntax import is_bool_literal
-from gradlint.walker import iter_children
+from gradlint.analysis.tree import iter_children
 
 NO_GRAD = frozenset(
     {

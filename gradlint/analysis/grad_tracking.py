@@ -15,7 +15,8 @@ from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, is_integer_literal, keyword_arg
-from gradlint.analysis.tensors import CRITERION, TensorEvidence, _iterates_parameters
+from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters
+from gradlint.analysis.tree import descendants
 
 MODEL_CALLEE = re.compile(
     r"^(model|net|network|net_?[dg]|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|"
@@ -107,7 +108,7 @@ class GradEvidence:
     def _name(self, name: str, scope, depth: int) -> bool:
         if self.imports.is_imported(name):
             return False
-        if any(_iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
+        if any(iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
             return True
         bindings = self.scopes.of(scope) if scope is not None else None
         if bindings is None:
@@ -153,8 +154,6 @@ def _is_index_result(inner: cst.BaseExpression, subscript: cst.Subscript) -> boo
 
 
 def mentioned_names(node: cst.CSTNode) -> set[str]:
-    from gradlint.walker import descendants
-
     return {current.value for current in descendants(node) if isinstance(current, cst.Name)}
 
 

@@ -78,7 +78,7 @@ class TensorEvidence:
     def _name_is_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
         if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
-        if any(_iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
+        if any(iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
             return True
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
@@ -95,7 +95,7 @@ class TensorEvidence:
 PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
 
 
-def _iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -> bool:
+def iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -> bool:
     """`for p in model.parameters()`, `for name, p in m.named_parameters()`, `zip(a.parameters(), ...)`."""
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute):
         method = iterable.func.attr.value
@@ -105,9 +105,9 @@ def _iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) 
             return position == 1
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip":
         if position is not None and position < len(iterable.args):
-            return _iterates_parameters(iterable.args[position].value, None)
+            return iterates_parameters(iterable.args[position].value, None)
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "list" and iterable.args:
-        return _iterates_parameters(iterable.args[0].value, position)
+        return iterates_parameters(iterable.args[0].value, position)
     return False
 
 

@@ -20,7 +20,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
 from gradlint.analysis.tensors import TensorEvidence
-from gradlint.walker import descendants, iter_children
+from gradlint.analysis.tree import descendants, iter_children
 
 BACKWARD_CALLS = frozenset({"torch.autograd.backward"})
 BACKWARD_METHODS_OF_WRAPPERS = ("accelerator", "fabric", "manual_backward", "engine", "model_engine")

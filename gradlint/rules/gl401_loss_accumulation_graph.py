@@ -7,9 +7,9 @@ import libcst as cst
 
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
-from gradlint.analysis.tensors import _iterates_parameters
+from gradlint.analysis.tensors import iterates_parameters
 from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
-from gradlint.walker import descendants, iter_children
+from gradlint.analysis.tree import descendants, iter_children
 
 _MESSAGE = (
     "`{target}` accumulates a tensor that carries its autograd graph, so every iteration's graph stays "
@@ -143,7 +143,7 @@ class LossAccumulationGraph(Rule):
         if not isinstance(value, cst.Name):
             return False
         sources = self.context.scopes.loop_sources_of(value.value, self.context.scope())
-        return any(_iterates_parameters(source, position) for source, position in sources)
+        return any(iterates_parameters(source, position) for source, position in sources)
 
     def _returned(self, key: str) -> bool:
         """`return total` from a function whose result the file backpropagates: a loss builder."""

@@ -6,6 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.data_attr import data_nodes
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, iter_statements, suite_statements
+from gradlint.analysis.tree import descendants
 from gradlint.fixes import StripData, enclosing_line, indentation, render_at, wrap_in_no_grad
 from gradlint.rules.base import FIX_UNSAFE, Invalid, ReplaceLines, Rule
 
@@ -137,8 +138,6 @@ def _update_of(value: cst.BaseExpression, name: str) -> Optional[tuple[cst.BaseA
 
 
 def _uses_grad_of(node: cst.CSTNode, name: str) -> bool:
-    from gradlint.walker import descendants
-
     return any(
         isinstance(current, cst.Attribute) and current.attr.value == "grad" and dotted_name(current.value) == name
         for current in descendants(node)

@@ -8,6 +8,7 @@ import libcst as cst
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.syntax import edit_distance
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
+from gradlint.analysis.tree import iter_children
 from gradlint.rules.base import FIX_SOMETIMES, Invalid, Replace, Rule
 
 REQUIRES_GRAD = "requires_grad"
@@ -177,8 +178,6 @@ def _read_attribute_names(module: cst.Module) -> set[str]:
 
 def _attributes(module: cst.Module) -> list[tuple[cst.Attribute, Optional[cst.CSTNode]]]:
     """Every attribute expression of the file, with its parent node."""
-    from gradlint.walker import iter_children
-
     found: list[tuple[cst.Attribute, Optional[cst.CSTNode]]] = []
     pending: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(module, None)]
     while pending:

@@ -11,7 +11,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.grad_tracking import ends_history, mentioned_names
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, method_call_on, positional_args, suite_statements
 from gradlint.rules.base import FIX_UNSAFE, Invalid, Replace, Rule
-from gradlint.walker import iter_children
+from gradlint.analysis.tree import iter_children
 
 _MESSAGE = (
     "generator output `{fake}` reaches the discriminator without `.detach()` in the discriminator update "
