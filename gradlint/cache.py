@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import gradlint
+from gradlint.fix.plan import Applicability
 from gradlint.model import Edit, FileResult, Finding, Fix, Location
 
 CACHE_DIR_NAME = ".gradlint_cache"
@@ -132,7 +133,7 @@ def _finding_from_json(path: str, data: dict[str, Any]) -> Finding:
         fix=None
         if fix is None
         else Fix(
-            str(fix["applicability"]),
+            Applicability(fix["applicability"]),
             str(fix["message"]),
             tuple(Edit(int(s), int(e), str(c), _location(a), _location(b)) for s, e, c, a, b in fix["edits"]),
         ),

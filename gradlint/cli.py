@@ -242,7 +242,7 @@ def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int) -
 def rules(output_format):
     """List every rule: code, name, fix availability."""
     rows = [
-        {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_availability or "none"}
+        {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_summary()}
         for rule in all_rules()
     ]
     if output_format == "json":

@@ -9,15 +9,25 @@ import sys
 from pathlib import Path
 
 from gradlint.config import PRESETS
+from gradlint.fix.plan import Applicability, Availability
 from gradlint.rules import all_rules
 from gradlint.rules.base import Rule
 
-_FIX_TEXT = {"safe": "safe", "unsafe": "unsafe (`--unsafe-fixes`)", "sometimes": "safe or unsafe, per form", None: "none"}
+_KIND_TEXT = {Applicability.SAFE: "safe", Applicability.UNSAFE: "unsafe (`--unsafe-fixes`)"}
+
+
+def fix_text(rule: "type[Rule]") -> str:
+    """The declared fix in words: which kinds, and whether every finding has one."""
+    if rule.fix_availability is Availability.NONE:
+        return "none"
+    kinds = [text for kind, text in _KIND_TEXT.items() if kind in rule.fix_applicabilities]
+    text = kinds[0] if len(kinds) == 1 else f"{' or '.join(kinds)}, per form"
+    return text if rule.fix_availability is Availability.ALWAYS else f"{text}, for some forms only"
 
 
 def render_rule(rule: "type[Rule]") -> str:
     presets = [f"`--{name}`" for name, codes in PRESETS.items() if rule.code in codes]
-    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Fix: {_FIX_TEXT[rule.fix_availability]}."]
+    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Fix: {fix_text(rule)}."]
     if presets:
         header.append(f"Selected by `gradlint fix` {', '.join(presets)}.")
     header.append(f"Suppress one finding with `# noqa: {rule.code}`.")
@@ -34,7 +44,7 @@ def render_index() -> str:
         "|---|---|---|---|",
     ]
     for rule in all_rules():
-        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {_FIX_TEXT[rule.fix_availability]} | {rule.summary} |")
+        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {fix_text(rule)} | {rule.summary} |")
     return "\n".join(lines) + "\n"
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-SAFE = "safe"
-UNSAFE = "unsafe"
+from gradlint.fix.plan import Applicability
+
+SAFE = Applicability.SAFE
+UNSAFE = Applicability.UNSAFE
 
 
 @dataclass(frozen=True, order=True)
@@ -28,7 +30,7 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
-    applicability: str  # SAFE or UNSAFE
+    applicability: Applicability
     message: str
     edits: tuple[Edit, ...]
 

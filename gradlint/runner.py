@@ -19,7 +19,7 @@ from gradlint.config import Settings
 from gradlint.discovery import discover, is_excluded
 from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_bytes, parse, rules_for
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
-from gradlint.fixer import fix_text
+from gradlint.fix.apply import fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.noqa import file_is_exempt
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source

@@ -22,7 +22,7 @@ from gradlint import RULE_DOCS_URL, __version__
 from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings
 from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
 from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_text
-from gradlint.fixer import fix_text
+from gradlint.fix.apply import fix_text
 from gradlint.model import SAFE, FileResult, Finding, Location
 from gradlint.runner import RunSummary, check_stdin, fix_bytes, run_deep, stdin_codes
 from gradlint.source import LineIndex, UndecodableSource, decode_source

@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from gradlint import files, fixer, runner
+from gradlint import files, runner
+from gradlint.fix import apply as fixer
 from gradlint.model import SAFE
 from gradlint.rules import rule_by_code
-from gradlint.rules.base import FixPlan, Replace
+from gradlint.fix.plan import FixPlan, Replace
 from support import ROOT, write
 
 LEGACY = "from torch.autograd import Variable\nx = Variable(t)\nloss_sum = loss.data[0]\n"

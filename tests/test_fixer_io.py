@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from gradlint.files import ChangedOnDisk, write_atomic
-from gradlint.fixer import fix_text
+from gradlint.fix.apply import fix_text
 from support import write
 
 LEGACY = "from torch.autograd import Variable\nx = Variable(t)\nloss_sum = loss.data[0]\n"
@@ -65,7 +65,7 @@ def test_write_refuses_a_file_changed_since_it_was_read(tmp_path):
 
 
 def test_fix_that_would_not_parse_leaves_the_file_untouched(monkeypatch):
-    from gradlint import fixer
+    from gradlint.fix import apply as fixer
 
     real_apply = fixer.apply_edits
     monkeypatch.setattr(fixer, "apply_edits", lambda text, edits: real_apply(text, edits) + "def (:\n")
@@ -103,7 +103,7 @@ def test_overlapping_fixes_are_applied_in_rounds():
 
 def test_unsafe_fixes_need_opt_in():
     from gradlint.model import UNSAFE
-    from gradlint.fixer import choose_fixes
+    from gradlint.fix.apply import choose_fixes
     from gradlint.model import Edit, Finding, Fix, Location
 
     at = Location(1, 1)
@@ -114,7 +114,7 @@ def test_unsafe_fixes_need_opt_in():
 
 def test_fixes_that_break_the_code_only_together_name_every_rule_of_the_round(monkeypatch):
     """Each fix parses alone; the combination does not: the error names both rules."""
-    from gradlint import fixer
+    from gradlint.fix import apply as fixer
 
     real_apply = fixer.apply_edits
 

@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 
 from gradlint.engine import lint_text
-from gradlint.fixer import fix_text
+from gradlint.fix.apply import fix_text
 from gradlint.positions import LazyPositions
 from gradlint.rules import all_codes
 from gradlint.source import LineIndex

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradlint.fixer import fix_text
+from gradlint.fix.apply import fix_text
 from gradlint.rules import all_rules
 from support import lint
 

@@ -17,7 +17,7 @@ import pytest
 from support import readme_block, write
 
 from gradlint import RULE_DOCS_URL
-from gradlint.fixer import fix_text
+from gradlint.fix.apply import fix_text
 from gradlint.rules import all_codes
 
 TIMEOUT = 15.0  # seconds for any one answer; a hung server fails the test instead of hanging it

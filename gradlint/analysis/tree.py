@@ -9,6 +9,9 @@ never visited: no rule needs them.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import typing
+from functools import lru_cache
 from typing import Iterator
 
 import libcst as cst
@@ -18,21 +21,60 @@ _SKIPPED_FIELDS = frozenset(
         "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma",
         "semicolon", "newline", "trailing_whitespace", "equal", "colon", "dot", "operator",
         "asynchronous", "star_tok", "default_comma", "whitespace",
+        # the punctuation and whitespace of slices, relative imports, `match` and one-line suites
+        "first_colon", "second_colon", "relative", "trailing_comma", "separator", "leading_whitespace", "last_line",
     }
 )
 _child_fields: dict[type, tuple[str, ...]] = {}
 
 
+def _is_child_field(name: str) -> bool:
+    return name not in _SKIPPED_FIELDS and not name.startswith("whitespace")
+
+
 def _fields_of(node_type: type) -> tuple[str, ...]:
     names = _child_fields.get(node_type)
     if names is None:
-        names = tuple(
-            f.name
-            for f in dataclasses.fields(node_type)
-            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
-        )
+        names = tuple(f.name for f in dataclasses.fields(node_type) if _is_child_field(f.name))
         _child_fields[node_type] = names
     return names
+
+
+@lru_cache(maxsize=None)
+def reachable_node_types() -> frozenset[str]:
+    """Names of the LibCST node types a traversal through `iter_children` can meet, from the
+    declared types of the fields it follows (so `Comma` or `Add`, only ever in skipped fields, are
+    not among them)."""
+    concrete = [
+        value
+        for value in vars(cst).values()
+        if isinstance(value, type) and issubclass(value, cst.CSTNode) and not inspect.isabstract(value)
+    ]
+    by_base: dict[object, list[type]] = {}
+    for node_type in concrete:
+        for base in node_type.__mro__:
+            by_base.setdefault(base, []).append(node_type)
+            by_base.setdefault(base.__name__, []).append(node_type)  # forward references name it
+
+    def node_types_in(annotation: object) -> list[type]:
+        if isinstance(annotation, typing.ForwardRef):
+            annotation = annotation.__forward_arg__
+        arguments = typing.get_args(annotation)
+        if arguments:
+            return [found for argument in arguments for found in node_types_in(argument)]
+        return by_base.get(annotation, [])
+
+    reached: set[type] = set()
+    pending: list[type] = [cst.Module]
+    while pending:
+        node_type = pending.pop()
+        if node_type in reached:
+            continue
+        reached.add(node_type)
+        for field in dataclasses.fields(node_type):
+            if _is_child_field(field.name):
+                pending.extend(node_types_in(field.type))
+    return frozenset(node_type.__name__ for node_type in reached)
 
 
 class _NodeTypes(dict):

@@ -41,7 +41,7 @@ def rule_descriptor(rule: "type[Rule]") -> dict:
         "help": {"text": documentation, "markdown": documentation},
         "helpUri": f"{RULE_DOCS_URL}{rule.code}.md",
         "defaultConfiguration": {"level": level_of(rule.code)},
-        "properties": {"fix": rule.fix_availability or "none"},
+        "properties": {"fix": rule.fix_summary()},
     }
 
 

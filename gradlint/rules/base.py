@@ -6,61 +6,15 @@ import inspect
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Optional, Sequence, Union
+from typing import TYPE_CHECKING, ClassVar, Optional, Sequence
 
 import libcst as cst
 
-from gradlint.model import SAFE, UNSAFE
+from gradlint.analysis.tree import reachable_node_types
+from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, describe_fix
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext
-
-# What a rule's fixes can be: always safe, always unsafe, or safe for some forms only.
-FIX_SAFE = SAFE
-FIX_UNSAFE = UNSAFE
-FIX_SOMETIMES = "sometimes"
-
-
-@dataclass(frozen=True)
-class Replace:
-    """Replace `node` (without its own parentheses) by `replacement`."""
-
-    node: cst.CSTNode
-    replacement: Union[cst.CSTNode, str]
-
-
-@dataclass(frozen=True)
-class InsertLineBefore:
-    """Insert a whole line of `text` before the line on which `statement` starts."""
-
-    statement: cst.CSTNode
-    text: str
-
-
-@dataclass(frozen=True)
-class RemoveLine:
-    """Remove the line(s) holding `statement` (a statement alone on its line)."""
-
-    statement: cst.CSTNode
-
-
-@dataclass(frozen=True)
-class ReplaceLines:
-    """Replace the whole lines from `first`'s line to `last`'s line by `text` (complete lines)."""
-
-    first: cst.CSTNode
-    last: cst.CSTNode
-    text: str
-
-
-Change = Union[Replace, InsertLineBefore, RemoveLine, ReplaceLines]
-
-
-@dataclass(frozen=True)
-class FixPlan:
-    applicability: str
-    message: str
-    changes: tuple[Change, ...]
 
 
 @dataclass(frozen=True)
@@ -90,7 +44,9 @@ class Rule:
     code: ClassVar[str] = ""
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
-    fix_availability: ClassVar[Optional[str]] = None
+    # Whether findings come with a fix, and how safe those fixes can be (checked against INVALID).
+    fix_availability: ClassVar[Availability] = Availability.NONE
+    fix_applicabilities: ClassVar[tuple[Applicability, ...]] = ()
     # The file is analysed only when one of these strings occurs in its text (cheap prefilter).
     triggers: ClassVar[tuple[str, ...]] = ()
     # Rules that are produced by the engine itself (parse and decode failures) visit nothing.
@@ -108,10 +64,15 @@ class Rule:
         self.context.reports.append(Report(type(self), node, message, fix, self.context.position_hint(near if near is not None else node)))
 
     def safe_fix(self, message: str, *changes: Change) -> FixPlan:
-        return FixPlan(SAFE, message, changes)
+        return FixPlan(Applicability.SAFE, message, changes)
 
     def unsafe_fix(self, message: str, *changes: Change) -> FixPlan:
-        return FixPlan(UNSAFE, message, changes)
+        return FixPlan(Applicability.UNSAFE, message, changes)
+
+    @classmethod
+    def fix_summary(cls) -> str:
+        """The declared fix, as `gradlint rules` and SARIF print it ("safe", "sometimes unsafe", ...)."""
+        return describe_fix(cls.fix_availability, cls.fix_applicabilities)
 
     @classmethod
     def documentation(cls) -> str:
@@ -134,5 +95,11 @@ def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
     expected = f"{rule.code.lower()}_{rule.name.replace('-', '_')}"
     if module_name.rsplit(".", 1)[-1] != expected:
         raise TypeError(f"{rule.__name__} must live in module {expected}.py")
+    if (rule.fix_availability is Availability.NONE) != (not rule.fix_applicabilities):
+        raise TypeError(f"{rule.__name__}: declare fix applicabilities exactly when a fix is available")
+    for attribute in dir(rule):
+        prefix, _, node_type = attribute.partition("_")
+        if prefix in ("visit", "leave") and node_type not in reachable_node_types():
+            raise TypeError(f"{rule.__name__}.{attribute}: the traversal never reaches a `{node_type}` node")
     if not rule.engine_only and not rule.triggers:
         raise TypeError(f"{rule.__name__}: a rule needs prefilter triggers")

@@ -12,7 +12,8 @@ from gradlint.analysis.legacy import (
     variable_arguments,
 )
 from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
-from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
 
 _DETACH = "`Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)"
 
@@ -68,7 +69,8 @@ class VariableCall(Rule):
     code = "GL101"
     name = "variable-call"
     summary = "`torch.autograd.Variable(...)` wrapper"
-    fix_availability = FIX_SAFE
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.SAFE,)
     triggers = ("Variable",)
     cleanup_imports = (VARIABLE,)
 

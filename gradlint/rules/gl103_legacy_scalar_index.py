@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint.analysis.syntax import is_integer_literal, method_call_on
-from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = "`{expr}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `{expr}.item()`"
 
@@ -45,7 +46,8 @@ class LegacyScalarIndex(Rule):
     code = "GL103"
     name = "legacy-scalar-index"
     summary = "`x.data[0]` instead of `x.item()`"
-    fix_availability = FIX_SAFE
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.SAFE,)
     triggers = (".data[0]",)
 
     VALID = (

@@ -6,7 +6,8 @@ import libcst as cst
 
 from gradlint.analysis.imports import import_anchor, module_level_alias
 from gradlint.analysis.legacy import VARIABLE, is_variable
-from gradlint.rules.base import FIX_SAFE, InsertLineBefore, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, InsertLineBefore, Replace
+from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = "`isinstance(x, Variable)` is legacy API; use `isinstance(x, torch.Tensor)`"
 
@@ -46,7 +47,8 @@ class VariableIsinstance(Rule):
     code = "GL104"
     name = "variable-isinstance"
     summary = "`isinstance(x, Variable)`"
-    fix_availability = FIX_SAFE
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.SAFE,)
     triggers = ("Variable",)
     cleanup_imports = (VARIABLE,)
 

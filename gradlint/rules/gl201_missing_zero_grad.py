@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint.analysis.training import Event, Kind, Region
-from gradlint.rules.base import FIX_UNSAFE, InsertLineBefore, Invalid, Rule
+from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
+from gradlint.rules.base import Invalid, Rule
 
 
 class MissingZeroGrad(Rule):
@@ -56,7 +57,8 @@ class MissingZeroGrad(Rule):
     code = "GL201"
     name = "missing-zero-grad"
     summary = "gradients are never reset in a training loop"
-    fix_availability = FIX_UNSAFE
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("backward",)
 
     VALID = (

@@ -5,7 +5,8 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.training import Event, Kind, Region
-from gradlint.rules.base import FIX_UNSAFE, InsertLineBefore, Invalid, RemoveLine, Rule
+from gradlint.fix.plan import Applicability, Availability, InsertLineBefore, RemoveLine
+from gradlint.rules.base import Invalid, Rule
 
 
 class ZeroGradBeforeStep(Rule):
@@ -47,7 +48,8 @@ class ZeroGradBeforeStep(Rule):
     code = "GL202"
     name = "zero-grad-before-step"
     summary = "gradients are reset between backward and step"
-    fix_availability = FIX_UNSAFE
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("zero_grad",)
 
     VALID = (

@@ -5,8 +5,9 @@ from typing import Sequence
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_nodes, init_on_data, inplace_data_update, under_no_grad
-from gradlint.fixes import StripData, consecutive_runs, indentation, render_at, torch_alias, wrap_in_no_grad
-from gradlint.rules.base import FIX_SAFE, Invalid, Replace, ReplaceLines, Rule
+from gradlint.fix.builders import StripData, consecutive_runs, indentation, render_at, torch_alias, wrap_in_no_grad
+from gradlint.fix.plan import Applicability, Availability, Replace, ReplaceLines
+from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
     "In-place update through `.data` bypasses autograd's version check (a saved tensor changed this "
@@ -67,7 +68,8 @@ class DataInplaceUpdate(Rule):
     code = "GL301"
     name = "data-inplace-update"
     summary = "in-place update through `.data`"
-    fix_availability = FIX_SAFE
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.SAFE,)
     triggers = (".data",)
 
     VALID = (

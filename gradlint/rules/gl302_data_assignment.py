@@ -5,8 +5,9 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_assignment, data_nodes, under_no_grad
-from gradlint.fixes import StripData, consecutive_runs, enclosing_line, indentation, render_at, wrap_in_no_grad
-from gradlint.rules.base import FIX_UNSAFE, FixPlan, Invalid, ReplaceLines, Rule
+from gradlint.fix.builders import StripData, consecutive_runs, enclosing_line, indentation, render_at, wrap_in_no_grad
+from gradlint.fix.plan import Applicability, Availability, FixPlan, ReplaceLines
+from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
     "Assigning to `.data` swaps the tensor's storage behind autograd (aliases go stale, shape and "
@@ -53,7 +54,8 @@ class DataAssignment(Rule):
     code = "GL302"
     name = "data-assignment"
     summary = "assignment to `.data`"
-    fix_availability = FIX_UNSAFE
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.UNSAFE,)
     triggers = (".data",)
 
     VALID = (

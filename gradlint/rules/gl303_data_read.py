@@ -4,7 +4,8 @@ import libcst as cst
 
 from gradlint.analysis.data_attr import data_assignment, init_on_data, inplace_data_update, is_tensor_data
 from gradlint.analysis.syntax import is_integer_literal, method_call_on
-from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
     "`.data` gives a view that autograd does not track: mutating it while a graph needs the tensor "
@@ -51,7 +52,8 @@ class DataRead(Rule):
     code = "GL303"
     name = "data-read"
     summary = "read of `.data` instead of `.detach()`"
-    fix_availability = FIX_SAFE
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.SAFE,)
     triggers = (".data",)
 
     VALID = (

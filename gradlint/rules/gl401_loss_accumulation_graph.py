@@ -8,7 +8,8 @@ import libcst as cst
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.tensors import iterates_parameters
-from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
 from gradlint.analysis.tree import descendants, iter_children
 
 _MESSAGE = (
@@ -58,7 +59,8 @@ class LossAccumulationGraph(Rule):
     code = "GL401"
     name = "loss-accumulation-graph"
     summary = "graph-carrying loss accumulated across iterations"
-    fix_availability = FIX_SAFE
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.SAFE,)
     triggers = ("+=", "append", "= ")
 
     VALID = (

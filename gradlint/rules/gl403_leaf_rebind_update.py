@@ -7,8 +7,9 @@ import libcst as cst
 from gradlint.analysis.data_attr import data_nodes
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, iter_statements, suite_statements
 from gradlint.analysis.tree import descendants
-from gradlint.fixes import StripData, enclosing_line, indentation, render_at, wrap_in_no_grad
-from gradlint.rules.base import FIX_UNSAFE, Invalid, ReplaceLines, Rule
+from gradlint.fix.builders import StripData, enclosing_line, indentation, render_at, wrap_in_no_grad
+from gradlint.fix.plan import Applicability, Availability, ReplaceLines
+from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
     "`{name} = {name} - ...{name}.grad` rebinds `{name}` to a new tensor that is not a leaf (or "
@@ -53,7 +54,8 @@ class LeafRebindUpdate(Rule):
     code = "GL403"
     name = "leaf-rebind-update"
     summary = "manual update rebinds the parameter"
-    fix_availability = FIX_UNSAFE
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.UNSAFE,)
     triggers = (".grad",)
 
     VALID = (

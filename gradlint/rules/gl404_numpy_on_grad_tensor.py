@@ -7,7 +7,8 @@ import libcst as cst
 
 from gradlint.analysis.grad_mode import functions_called_without_grad
 from gradlint.analysis.syntax import keyword_arg, method_call_on, positional_args
-from gradlint.rules.base import FIX_SAFE, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
     "`{receiver}` carries autograd history: `{call}` raises \"Can't call numpy() on Tensor that requires grad\"; "
@@ -58,7 +59,8 @@ class NumpyOnGradTensor(Rule):
     code = "GL404"
     name = "numpy-on-grad-tensor"
     summary = "`.numpy()` on a tensor that requires grad"
-    fix_availability = FIX_SAFE
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.SAFE,)
     triggers = ("numpy", "np.")
 
     VALID = (

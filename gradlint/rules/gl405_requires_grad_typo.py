@@ -9,7 +9,8 @@ from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.syntax import edit_distance
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
 from gradlint.analysis.tree import iter_children
-from gradlint.rules.base import FIX_SOMETIMES, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
 
 REQUIRES_GRAD = "requires_grad"
 
@@ -71,7 +72,8 @@ class RequiresGradTypo(Rule):
     code = "GL405"
     name = "requires-grad-typo"
     summary = "misspelt or ineffective `requires_grad`"
-    fix_availability = FIX_SOMETIMES
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     # Any string within two edits of "requires_grad" keeps one of these three pieces intact.
     triggers = ("requ", "ires_", "grad")
 

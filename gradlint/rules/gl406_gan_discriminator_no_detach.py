@@ -10,7 +10,8 @@ from gradlint.analysis.grad_mode import is_no_grad_with
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.grad_tracking import ends_history, mentioned_names
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, method_call_on, positional_args, suite_statements
-from gradlint.rules.base import FIX_UNSAFE, Invalid, Replace, Rule
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
 from gradlint.analysis.tree import iter_children
 
 _MESSAGE = (
@@ -86,7 +87,8 @@ class GanDiscriminatorNoDetach(Rule):
     code = "GL406"
     name = "gan-discriminator-no-detach"
     summary = "discriminator update backpropagates into the generator"
-    fix_availability = FIX_UNSAFE
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("step",)
 
     VALID = (

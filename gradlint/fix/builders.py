@@ -8,7 +8,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from gradlint.analysis.imports import import_anchor, module_level_alias
-from gradlint.rules.base import Change, InsertLineBefore, ReplaceLines
+from gradlint.fix.plan import Change, InsertLineBefore, ReplaceLines
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext

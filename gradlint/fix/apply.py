@@ -1,0 +1,88 @@
+"""Apply fixes: non-overlapping edits per round, re-parse, repeat until nothing changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from gradlint.engine import lint_text
+from gradlint.fix.cleanup import parsed, remove_unused_imports
+from gradlint.fix.edits import apply_edits
+from gradlint.fix.plan import Applicability
+from gradlint.model import Edit, Finding
+
+MAX_ROUNDS = 20
+
+
+@dataclass
+class FixResult:
+    text: str
+    applied: int = 0
+    remaining: list[Finding] = field(default_factory=list)
+    error: Optional[str] = None
+
+
+def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = False) -> FixResult:
+    """Return the fixed text (or the original, untouched, with an error) and what remains."""
+    current, module = text, None
+    applied = 0
+    fixed_codes: set[str] = set()
+    for _ in range(MAX_ROUNDS):
+        outcome = lint_text(current, path, codes, module=module)
+        if outcome.error is not None:
+            return FixResult(text, 0, outcome.findings, outcome.error)
+        chosen = choose_fixes(outcome.findings, unsafe)
+        if not chosen:
+            break
+        candidate = apply_edits(current, {edit for finding in chosen for edit in finding.fix.edits})
+        module = parsed(candidate)
+        if module is None:
+            rules = ", ".join(culprits(current, chosen))
+            return FixResult(text, 0, outcome.findings, f"internal error: a fix by {rules} produced invalid code; file left unchanged")
+        current = candidate
+        applied += len(chosen)
+        fixed_codes.update(finding.code for finding in chosen)
+    else:
+        outcome = lint_text(current, path, codes, module=module)
+    cleaned = remove_unused_imports(current, module, fixed_codes)
+    if cleaned is not None:
+        current, module = cleaned
+        outcome = lint_text(current, path, codes, module=module)
+    return FixResult(current, applied, outcome.findings)
+
+
+def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
+    """Fixable findings whose edits overlap no edit already chosen in this round."""
+    chosen: list[Finding] = []
+    taken: list[Edit] = []
+    candidates = [f for f in findings if f.fix is not None and (unsafe or f.fix.applicability == Applicability.SAFE)]
+    shared: set[tuple[Edit, ...]] = set()
+    for finding in sorted(candidates, key=lambda f: (f.fix.edits[0].start if f.fix.edits else 0)):
+        edits = finding.fix.edits
+        if edits in shared:
+            chosen.append(finding)  # one fix serving several findings (a grouped rewrite)
+            continue
+        if any(_conflict(edit, other) for edit in edits for other in taken):
+            continue
+        chosen.append(finding)
+        shared.add(edits)
+        taken.extend(edits)
+    return chosen
+
+
+def culprits(text: str, chosen: list[Finding]) -> list[str]:
+    """The rules whose fixes, applied alone, break `text`; every rule of the round if none does
+    alone (the breakage comes from fixes combined)."""
+    codes = sorted({finding.code for finding in chosen})
+    alone = [
+        code
+        for code in codes
+        if parsed(apply_edits(text, {edit for finding in chosen if finding.code == code for edit in finding.fix.edits})) is None
+    ]
+    return alone or codes
+
+
+def _conflict(a: Edit, b: Edit) -> bool:
+    return a.start == b.start or (a.start < b.end and b.start < a.end)

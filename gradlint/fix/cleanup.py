@@ -1,0 +1,88 @@
+"""After fixes: drop the imports they left unused (declared per rule in `cleanup_imports`)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.tree import iter_children
+from gradlint.engine import parse
+from gradlint.fix.edits import apply_edits, plan_edits
+from gradlint.fix.plan import Applicability, FixPlan, RemoveLine, Replace
+from gradlint.rules import rule_by_code
+
+
+def parsed(text: str) -> Optional[cst.Module]:
+    """The module, or None when `text` does not parse."""
+    module, _ = parse(text)
+    return module
+
+
+def remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes: set[str]) -> Optional[tuple[str, cst.Module]]:
+    """Drop imports of names (declared by the rules that fixed something) that the fixes left unused."""
+    targets = {name for code in fixed_codes for name in rule_by_code(code).cleanup_imports}
+    if not targets:
+        return None
+    if module is None:
+        module = parsed(text)
+        if module is None:
+            return None
+    imports = ImportMap.build(module)
+    used = _used_names(module)
+    changes, lines = [], []
+    for target in sorted(targets):
+        for imported in imports.imports_of(target):
+            if imported.local in used or not isinstance(imported.statement, cst.ImportFrom):
+                continue
+            line = _top_level_line(module, imported.statement)
+            change = _removal(line, imported.statement, imported.alias) if line is not None else None
+            if change is not None:
+                changes.append(change)
+                lines.append(line)
+    if not changes:
+        return None
+    fix = plan_edits(text, module, FixPlan(Applicability.SAFE, "remove unused import", tuple(changes)), statements=lines)
+    if fix is None:
+        return None
+    candidate = apply_edits(text, fix.edits)
+    candidate_module = parsed(candidate)
+    return (candidate, candidate_module) if candidate_module is not None else None
+
+
+def _used_names(module: cst.Module) -> set[str]:
+    used: set[str] = set()
+    pending: list[cst.CSTNode] = [module]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            continue
+        if isinstance(node, cst.Name):
+            used.add(node.value)
+        pending.extend(iter_children(node))
+    return used
+
+
+def _top_level_line(module: cst.Module, statement: cst.ImportFrom) -> Optional[cst.SimpleStatementLine]:
+    """The module-level line holding `statement`; None inside a block (removing it could empty the block)."""
+    return next(
+        (
+            node
+            for node in module.body
+            if isinstance(node, cst.SimpleStatementLine) and any(small is statement for small in node.body)
+        ),
+        None,
+    )
+
+
+def _removal(line: cst.SimpleStatementLine, statement: cst.ImportFrom, alias: cst.ImportAlias):
+    """Remove one alias from a top-level `from ... import` (or the whole line if it was the last)."""
+    names = statement.names
+    if isinstance(names, cst.ImportStar):
+        return None
+    kept = [name for name in names if name is not alias]
+    if not kept:
+        return RemoveLine(line) if len(line.body) == 1 else None
+    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return Replace(statement, statement.with_changes(names=kept))
