@@ -13,7 +13,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
-from gradlint.positions import LazyPositions, member_statement, placement_units
+from gradlint.positions import LazyPositions, member_statement, placement_map
 
 if TYPE_CHECKING:
     from gradlint.rules.base import Report
@@ -87,23 +87,16 @@ class FileContext:
         return member_statement(self.stack)
 
     @cached_property
-    def _statement_tops(self) -> dict[int, cst.CSTNode]:
-        """id(statement) -> the statement positions are resolved in (see `top_statement`)."""
-        units: dict[int, cst.CSTNode] = {}
-        placement_units(self.module.body, units)
-        return units
+    def _placements(self) -> dict[int, cst.CSTNode]:
+        return placement_map(self.module)
 
-    def top_of(self, statement: Optional[cst.CSTNode]) -> Optional[cst.CSTNode]:
-        """The top-level statement holding `statement` (any statement, nested or small)."""
-        return None if statement is None else self._statement_tops.get(id(statement))
+    def placement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The statement positions of `node` are resolved in, wherever it is in the module. The
+        map is built on first use only: rules reporting from within the traversal never need it."""
+        return self._placements.get(id(node))
 
-    def position_hint(self, near: Optional[cst.CSTNode] = None) -> Optional[cst.CSTNode]:
-        """The top-level statement to resolve positions in: the one being visited, or `near`'s."""
-        return self.top_statement() or self.top_of(near)
-
-    def line_of(self, node: cst.CSTNode, near: Optional[cst.CSTNode] = None) -> int:
-        """`near`: a statement holding `node`, for rules that report outside the traversal."""
-        return self.positions.lookup(node, self.position_hint(near)).start.line
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.positions.lookup(node, self.top_statement() or self.placement_of(node)).start.line
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -172,8 +172,9 @@ def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
     findings = []
     seen = set()
     for report in reports:
-        converter.hint = report.top
-        span = positions.lookup(report.node, report.top)
+        # Reported outside the traversal (a whole-file rule): find the statement holding the node.
+        converter.hint = report.top if report.top is not None else context.placement_of(report.node)
+        span = positions.lookup(report.node, converter.hint)
         start = Location(span.start.line, span.start.column + 1)
         end = Location(span.end.line, span.end.column + 1)
         key = (report.rule.code, start, end, report.message)

@@ -17,7 +17,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from gradlint.analysis.syntax import child_statements
+from gradlint.analysis.tree import iter_children
 
 
 class _Placed:
@@ -155,19 +155,19 @@ def member_statement(stack) -> Optional[cst.CSTNode]:
     return stack[index]
 
 
-def placement_units(statements, units: dict[int, cst.CSTNode]) -> None:
-    """Map id(statement) -> the statement `member_statement` would pick for it, for every
-    statement (not expression) in `statements`."""
-    for statement in statements:
-        units[id(statement)] = statement
-        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
-            placement_units(statement.body.body, units)
-            continue
-        pending = [statement]
-        while pending:
-            current = pending.pop()
-            units[id(current)] = statement
-            if isinstance(current, cst.SimpleStatementLine):
-                pending.extend(current.body)
-            elif not isinstance(current, cst.BaseSmallStatement):
-                pending.extend(child_statements(current))
+def placement_map(module: cst.Module) -> dict[int, cst.CSTNode]:
+    """id(node) -> the statement `member_statement` would pick for it, for every node the traversal
+    reaches: one linear pass, for nodes reported outside the traversal."""
+    units: dict[int, cst.CSTNode] = {}
+    pending: list[tuple[cst.CSTNode, cst.CSTNode]] = [(statement, statement) for statement in module.body]
+    while pending:
+        node, unit = pending.pop()
+        units[id(node)] = unit
+        children = iter_children(node)
+        if node is unit and isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock):
+            # The members of a class are placement units of their own (see `member_statement`).
+            units[id(node.body)] = unit
+            pending.extend((member, member) for member in node.body.body)
+            children = [child for child in children if child is not node.body]
+        pending.extend((child, unit) for child in children)
+    return units

@@ -23,7 +23,7 @@ class Report:
     node: cst.CSTNode
     message: str
     fix: Optional[FixPlan]
-    top: Optional[cst.CSTNode] = None  # the top-level statement it was reported in (a position hint)
+    top: Optional[cst.CSTNode] = None  # the statement being visited when it was reported (a position hint)
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,8 @@ class Rule:
     def __init__(self, context: "FileContext") -> None:
         self.context = context
 
-    def report(self, node: cst.CSTNode, message: str, fix: Optional[FixPlan] = None, *, near: Optional[cst.CSTNode] = None) -> None:
-        """`near`: a statement holding `node`, when reporting outside the traversal (from visit_Module)."""
-        self.context.reports.append(Report(type(self), node, message, fix, self.context.position_hint(near if near is not None else node)))
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[FixPlan] = None) -> None:
+        self.context.reports.append(Report(type(self), node, message, fix, self.context.top_statement()))
 
     def safe_fix(self, message: str, *changes: Change) -> FixPlan:
         return FixPlan(Applicability.SAFE, message, changes)

@@ -106,7 +106,7 @@ class MissingZeroGrad(Rule):
             return  # the inner loop is the one to report
         backward, update = backwards[0], updates[0]
         message = (
-            f"Loop runs `{self._text(backward)}` (line {self.context.line_of(backward.node, near=backward.statement)}) and "
+            f"Loop runs `{self._text(backward)}` (line {self.context.line_of(backward.node)}) and "
             f"`{self._text(update)}` but never resets gradients; they accumulate across iterations"
         )
         self.report(region.owner, message, self._fix(backward, region))

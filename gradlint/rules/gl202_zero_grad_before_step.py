@@ -74,7 +74,7 @@ class ZeroGradBeforeStep(Rule):
         training = self.context.training
         for region in [*training.loops, *training.functions]:
             for reset, backward in self._misplaced(region):
-                self.report(reset.node, self._message(reset), self._fix(reset, backward), near=reset.statement)
+                self.report(reset.node, self._message(reset), self._fix(reset, backward))
 
     def _misplaced(self, region: Region):
         events = region.events

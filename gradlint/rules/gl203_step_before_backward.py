@@ -84,7 +84,6 @@ class StepBeforeBackward(Rule):
                         event.node,
                         f"`{self.context.code_for(event.node)}` runs before this iteration's `backward()`, "
                         "so it uses no gradients or the previous iteration's",
-                        near=event.statement,
                     )
                 return
 

@@ -155,8 +155,8 @@ class GanDiscriminatorNoDetach(Rule):
                     return
                 if role == "d" and backward_seen:
                     fix = self.unsafe_fix("Detach the generator output", Replace(argument, method_call_on(argument, "detach")))
-                    message = _MESSAGE.format(fake=_short(self.context.code_for(argument)), step=_short(self.context.code_for(call)), line=self.context.line_of(call, near=later.node))
-                    self.report(argument, message, fix, near=lines[index].node)
+                    message = _MESSAGE.format(fake=_short(self.context.code_for(argument)), step=_short(self.context.code_for(call)), line=self.context.line_of(call))
+                    self.report(argument, message, fix)
                     return
                 if _is_backward(call):
                     backward_seen = True
