@@ -14,6 +14,7 @@ import libcst as cst
 
 from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
+from gradlint.messages import snippet
 from gradlint.model import FileResult, Finding, Location
 from gradlint.noqa import file_is_exempt, is_suppressed
 from gradlint.rules import all_rules
@@ -121,7 +122,7 @@ def _syntax_error(text: str, error: cst.ParserSyntaxError) -> tuple[str, Locatio
     except (ValueError, RecursionError, MemoryError):
         pass
     reason = error.message.splitlines()[0] if error.message else "invalid syntax"
-    return (reason if len(reason) <= 80 else reason[:77] + "..."), location
+    return snippet(reason, 80), location
 
 
 def _suppressed(finding: Finding, lines: Sequence[str]) -> bool:

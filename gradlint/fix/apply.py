@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-import libcst as cst
-
 from gradlint.engine import lint_text
 from gradlint.fix.cleanup import parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits

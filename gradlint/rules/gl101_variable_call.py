@@ -13,6 +13,7 @@ from gradlint.analysis.legacy import (
 )
 from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
 from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
 _DETACH = "`Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)"
@@ -135,7 +136,7 @@ class VariableCall(Rule):
         fix = None
         if replacement is not None:
             text = self.context.code_for(replacement)
-            fix = self.safe_fix(f"Replace with `{_short(text)}`", Replace(node, replacement))
+            fix = self.safe_fix(f"Replace with `{snippet(text, 60)}`", Replace(node, replacement))
         self.report(node, _DETACH, fix)
 
     def _replacement(self, call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -213,7 +214,3 @@ def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cs
     args.append(cst.Arg(value=value, keyword=cst.Name(keyword), equal=cst.AssignEqual(
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
     return call.with_changes(args=args)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 60 and "\n" not in text else text.splitlines()[0][:57] + "..."

@@ -4,6 +4,7 @@ import libcst as cst
 
 from gradlint.analysis.syntax import is_integer_literal, method_call_on
 from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = "`{expr}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `{expr}.item()`"
@@ -91,11 +92,10 @@ class LegacyScalarIndex(Rule):
         expr = self.context.code_for(target)
         replacement = method_call_on(target, "item")
         fix = self.safe_fix(f"Replace with `{self.context.code_for(replacement)}`", Replace(node, replacement))
-        self.report(node, _MESSAGE.format(expr=expr if len(expr) <= 40 else "..."), fix)
+        self.report(node, _MESSAGE.format(expr=snippet(expr, 40, "...")), fix)
 
     def _is_written(self) -> bool:
         parent = self.context.parent()
         return isinstance(parent, (cst.AssignTarget, cst.Del)) or (
             isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is self.context.stack[-1]
         )
-

@@ -4,6 +4,7 @@ import libcst as cst
 
 from gradlint.analysis.training import Event, Kind, Region
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
 
@@ -121,5 +122,4 @@ class MissingZeroGrad(Rule):
         return self.unsafe_fix(f"Insert `{optimizer}.zero_grad()` before the backward call", InsertLineBefore(backward.line, f"{optimizer}.zero_grad()"))
 
     def _text(self, event: Event) -> str:
-        text = self.context.code_for(event.node).strip()
-        return text if len(text) <= 50 and "\n" not in text else text.splitlines()[0][:47] + "..."
+        return snippet(self.context.code_for(event.node).strip(), 50)

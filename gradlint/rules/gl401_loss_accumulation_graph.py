@@ -9,6 +9,7 @@ from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.tensors import iterates_parameters
 from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -135,8 +136,8 @@ class LossAccumulationGraph(Rule):
             return
         if _reset_inside(loop, key) or self._backpropagated(key) or self._returned(key):
             return
-        fix = self.safe_fix(f"Accumulate `{_short(self.context.code_for(value))}.detach()`", Replace(value, method_call_on(value, "detach")))
-        self.report(node, _MESSAGE.format(target=key, value=_short(self.context.code_for(value))), fix)
+        fix = self.safe_fix(f"Accumulate `{snippet(self.context.code_for(value), 40, 'value')}.detach()`", Replace(value, method_call_on(value, "detach")))
+        self.report(node, _MESSAGE.format(target=key, value=snippet(self.context.code_for(value), 40, "value")), fix)
 
     def _is_leaf(self, value: cst.BaseExpression) -> bool:
         """A parameter or buffer itself (`params.append(p)`, `.weight`): a leaf holds no graph."""
@@ -268,7 +269,3 @@ def _unconditional_statements(body):
             yield from statement.body
         elif isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock):
             yield from _unconditional_statements(statement.body.body)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 40 and "\n" not in text else "value"

@@ -7,6 +7,7 @@ import libcst as cst
 from gradlint.analysis.grad_mode import disables_grad
 from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.grad_tracking import ends_history
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
@@ -85,7 +86,7 @@ class BackwardWithoutGraph(Rule):
         reason = self._reason(func.value)
         if reason is not None:
             receiver = self.context.code_for(func.value)
-            self.report(node, _MESSAGE.format(receiver=receiver if len(receiver) <= 40 else "the value", reason=reason))
+            self.report(node, _MESSAGE.format(receiver=snippet(receiver, 40, "the value"), reason=reason))
 
     def _reason(self, receiver: cst.BaseExpression) -> Optional[str]:
         if ends_history(receiver):

@@ -8,6 +8,7 @@ import libcst as cst
 from gradlint.analysis.grad_mode import functions_called_without_grad
 from gradlint.analysis.syntax import keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
@@ -121,7 +122,7 @@ class NumpyOnGradTensor(Rule):
         fix = self.safe_fix("Insert `.detach()`", Replace(detach_point, method_call_on(detach_point, "detach")))
         receiver = self.context.code_for(value)
         call_text = self.context.code_for(call)
-        self.report(call, _MESSAGE.format(receiver=_short(receiver), call=_short(call_text)), fix)
+        self.report(call, _MESSAGE.format(receiver=snippet(receiver, 40, "the value"), call=snippet(call_text, 40, "the value")), fix)
 
     def _caller_disables_grad(self) -> bool:
         function = _enclosing_function(self.context.stack)
@@ -145,7 +146,3 @@ def _enclosing_function(stack) -> Optional[cst.FunctionDef]:
         if isinstance(node, cst.FunctionDef):
             return node
     return None
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 40 and "\n" not in text else "the value"

@@ -11,6 +11,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.grad_tracking import ends_history, mentioned_names
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, method_call_on, positional_args, suite_statements
 from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 from gradlint.analysis.tree import iter_children
 
@@ -155,7 +156,7 @@ class GanDiscriminatorNoDetach(Rule):
                     return
                 if role == "d" and backward_seen:
                     fix = self.unsafe_fix("Detach the generator output", Replace(argument, method_call_on(argument, "detach")))
-                    message = _MESSAGE.format(fake=_short(self.context.code_for(argument)), step=_short(self.context.code_for(call)), line=self.context.line_of(call))
+                    message = _MESSAGE.format(fake=snippet(self.context.code_for(argument), 40, "the value"), step=snippet(self.context.code_for(call), 40, "the value"), line=self.context.line_of(call))
                     self.report(argument, message, fix)
                     return
                 if _is_backward(call):
@@ -307,7 +308,3 @@ def _freezes(node: cst.CSTNode) -> bool:
             isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
         )
     return False
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 40 and "\n" not in text else "the value"
