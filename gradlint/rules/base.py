@@ -26,12 +26,30 @@ class Report:
     top: Optional[cst.CSTNode] = None  # the statement being visited when it was reported (a position hint)
 
 
+def example_source(text: str) -> str:
+    """An example as written in a rule class: an escaped one-liner as it is, or a triple-quoted
+    block (starting with a newline) dedented to the source it shows."""
+    return textwrap.dedent(text[1:]) if text.startswith("\n") else text
+
+
 @dataclass(frozen=True)
 class Invalid:
-    """An example the rule must flag; `fixed` is the source after applying its fixes (unsafe included)."""
+    """An example the rule must flag; `fixed` is the source after applying its fixes (unsafe included).
+
+    Optionally pinned: a finding of the rule at `line`/`column` (1-based, as reported), whose
+    message contains `message`, and whose fix is titled `fix_title`."""
 
     code: str
     fixed: Optional[str] = None
+    line: Optional[int] = None
+    column: Optional[int] = None
+    message: Optional[str] = None
+    fix_title: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_source(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", example_source(self.fixed))
 
 
 class Rule:
@@ -55,6 +73,11 @@ class Rule:
     cleanup_imports: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "VALID" in vars(cls):
+            cls.VALID = tuple(example_source(source) for source in cls.VALID)
 
     def __init__(self, context: "FileContext") -> None:
         self.context = context

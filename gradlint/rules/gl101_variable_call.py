@@ -76,57 +76,145 @@ class VariableCall(Rule):
     cleanup_imports = (VARIABLE,)
 
     VALID = (
-        "import tensorflow as tf\nv = tf.Variable(3.0)\n",
-        "import cvxpy as cp\nx = cp.Variable(3)\n",
-        "class Variable:\n    pass\nv = Variable()\n",
-        "from sympy import Variable\nv = Variable('x')\n",
+        """
+        import tensorflow as tf
+        v = tf.Variable(3.0)
+        """,
+        """
+        import cvxpy as cp
+        x = cp.Variable(3)
+        """,
+        """
+        class Variable:
+            pass
+        v = Variable()
+        """,
+        """
+        from sympy import Variable
+        v = Variable('x')
+        """,
         "x = t.detach()\n",
     )
     INVALID = (
         Invalid(
-            "from torch.autograd import Variable\nx = Variable(t)\n",
+            "\n            from torch.autograd import Variable\n            x = Variable(t)\n            ",
             "x = t.detach()\n",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `t.detach()`",
         ),
         Invalid(
-            "import torch.autograd as ag\nx = ag.Variable(a * 2, requires_grad=True)\n",
-            "import torch.autograd as ag\nx = (a * 2).detach().requires_grad_()\n",
+            "\n            import torch.autograd as ag\n            x = ag.Variable(a * 2, requires_grad=True)\n            ",
+            "\n            import torch.autograd as ag\n            x = (a * 2).detach().requires_grad_()\n            ",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `(a * 2).detach().requires_grad_()`",
         ),
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\nw = Variable(torch.randn(3, 4), requires_grad=True)\n",
-            "import torch\nw = torch.randn(3, 4, requires_grad=True)\n",
+            "\n            import torch\n            from torch.autograd import Variable\n            w = Variable(torch.randn(3, 4), requires_grad=True)\n            ",
+            "\n            import torch\n            w = torch.randn(3, 4, requires_grad=True)\n            ",
+            line=3,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `torch.randn(3, 4, requires_grad=True)`",
         ),
         Invalid(
-            "import torch\nfrom torch.autograd import Variable, grad\ny = Variable(torch.from_numpy(b)).float()\n",
-            "import torch\nfrom torch.autograd import grad\ny = torch.from_numpy(b).float()\n",
+            "\n            import torch\n            from torch.autograd import Variable, grad\n            y = Variable(torch.from_numpy(b)).float()\n            ",
+            "\n            import torch\n            from torch.autograd import grad\n            y = torch.from_numpy(b).float()\n            ",
+            line=3,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `torch.from_numpy(b)`",
         ),
         Invalid(
-            "import torch\nx = torch.autograd.Variable(t, volatile=True)\n",
-            "import torch\nx = t.detach()\n",
+            "\n            import torch\n            x = torch.autograd.Variable(t, volatile=True)\n            ",
+            "\n            import torch\n            x = t.detach()\n            ",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `t.detach()`",
         ),
         Invalid(
-            "from torch.autograd.variable import Variable as V\nx = V(t, True)\n",
+            "\n            from torch.autograd.variable import Variable as V\n            x = V(t, True)\n            ",
             "x = t.detach().requires_grad_()\n",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `t.detach().requires_grad_()`",
         ),
         Invalid(
-            "from torch.autograd import *\nx = Variable(t, requires_grad=rg)\n",
-            "from torch.autograd import *\nx = t.detach().requires_grad_(bool(rg))\n",
+            "\n            from torch.autograd import *\n            x = Variable(t, requires_grad=rg)\n            ",
+            "\n            from torch.autograd import *\n            x = t.detach().requires_grad_(bool(rg))\n            ",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `t.detach().requires_grad_(bool(rg))`",
         ),
         # `Variable` accepts an int flag (an unsigned char); `requires_grad_(1)` raises TypeError.
-        Invalid("from torch.autograd import Variable\nx = Variable(t, 1)\n", "x = t.detach().requires_grad_()\n"),
-        Invalid("from torch.autograd import Variable\nx = Variable(t, requires_grad=0)\n", "x = t.detach()\n"),
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\nx = Variable(torch.ones(2), requires_grad=flag)\n",
-            "import torch\nx = torch.ones(2, requires_grad=bool(flag))\n",
+            "\n            from torch.autograd import Variable\n            x = Variable(t, 1)\n            ",
+            "x = t.detach().requires_grad_()\n",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `t.detach().requires_grad_()`",
         ),
         Invalid(
-            "from torch.autograd import Variable\nx = Variable(t, requires_grad=not frozen)\n",
+            "\n            from torch.autograd import Variable\n            x = Variable(t, requires_grad=0)\n            ",
+            "x = t.detach()\n",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `t.detach()`",
+        ),
+        Invalid(
+            "\n            import torch\n            from torch.autograd import Variable\n            x = Variable(torch.ones(2), requires_grad=flag)\n            ",
+            "\n            import torch\n            x = torch.ones(2, requires_grad=bool(flag))\n            ",
+            line=3,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `torch.ones(2, requires_grad=bool(flag))`",
+        ),
+        Invalid(
+            "\n            from torch.autograd import Variable\n            x = Variable(t, requires_grad=not frozen)\n            ",
             "x = t.detach().requires_grad_(not frozen)\n",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `t.detach().requires_grad_(not frozen)`",
         ),
-        Invalid("from torch.autograd import Variable\nx = Variable(t, requires_grad=256)\n"),
-        Invalid("from torch.autograd import Variable\nbool = int\nx = Variable(t, requires_grad=rg)\n"),
-        Invalid("from torch.autograd import Variable\nx = Variable(None)\n"),
-        Invalid("from torch.autograd import Variable\nx = Variable(t, volatile=True, requires_grad=True)\n"),
-        Invalid("from torch.autograd import Variable\nx = Variable(*args)\n"),
+        Invalid(
+            "\n            from torch.autograd import Variable\n            x = Variable(t, requires_grad=256)\n            ",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+        ),
+        Invalid(
+            "\n            from torch.autograd import Variable\n            bool = int\n            x = Variable(t, requires_grad=rg)\n            ",
+            line=3,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+        ),
+        Invalid(
+            "\n            from torch.autograd import Variable\n            x = Variable(None)\n            ",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+        ),
+        Invalid(
+            "\n            from torch.autograd import Variable\n            x = Variable(t, volatile=True, requires_grad=True)\n            ",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+        ),
+        Invalid(
+            "\n            from torch.autograd import Variable\n            x = Variable(*args)\n            ",
+            line=2,
+            column=5,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

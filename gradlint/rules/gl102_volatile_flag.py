@@ -25,6 +25,8 @@ class VolatileFlag(Rule):
 
     ## Example
     ```python
+    from torch.autograd import Variable
+
     x = Variable(images, volatile=True)
     out = model(x)
     ```
@@ -50,13 +52,32 @@ class VolatileFlag(Rule):
     triggers = ("Variable",)
 
     VALID = (
-        "from torch.autograd import Variable\nx = Variable(t)\n",
-        "import tensorflow as tf\nv = tf.Variable(1, volatile=True)\n",
-        "def f(volatile=True):\n    return g(volatile=volatile)\n",
+        """
+        from torch.autograd import Variable
+        x = Variable(t)
+        """,
+        """
+        import tensorflow as tf
+        v = tf.Variable(1, volatile=True)
+        """,
+        """
+        def f(volatile=True):
+            return g(volatile=volatile)
+        """,
     )
     INVALID = (
-        Invalid("from torch.autograd import Variable\nx = Variable(t, volatile=True)\n"),
-        Invalid("import torch\nx = torch.autograd.Variable(t, False, True)\n"),
+        Invalid(
+            "\n            from torch.autograd import Variable\n            x = Variable(t, volatile=True)\n            ",
+            line=2,
+            column=17,
+            message="`volatile=` has had no effect since PyTorch 0.4, so the",
+        ),
+        Invalid(
+            "\n            import torch\n            x = torch.autograd.Variable(t, False, True)\n            ",
+            line=2,
+            column=39,
+            message="`volatile=` has had no effect since PyTorch 0.4, so the",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

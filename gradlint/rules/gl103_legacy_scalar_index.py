@@ -91,7 +91,7 @@ class LegacyScalarIndex(Rule):
             return
         expr = self.context.code_for(target)
         replacement = method_call_on(target, "item")
-        fix = self.safe_fix(f"Replace with `{self.context.code_for(replacement)}`", Replace(node, replacement))
+        fix = self.safe_fix(f"Replace with `{snippet(self.context.code_for(replacement), 60)}`", Replace(node, replacement))
         self.report(node, _MESSAGE.format(expr=snippet(expr, 40, "...")), fix)
 
     def _is_written(self) -> bool:

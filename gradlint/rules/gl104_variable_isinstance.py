@@ -25,6 +25,8 @@ class VariableIsinstance(Rule):
 
     ## Example
     ```python
+    from torch.autograd import Variable
+
     if isinstance(x, Variable):
         x = x.data
     ```

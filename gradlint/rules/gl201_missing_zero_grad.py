@@ -63,35 +63,168 @@ class MissingZeroGrad(Rule):
     triggers = ("backward",)
 
     VALID = (
-        "for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
-        "for i, x in enumerate(data):\n    loss = f(x) / k\n    loss.backward()\n    if (i + 1) % k == 0:\n        opt.step()\n        opt.zero_grad()\n",
-        "for x in data:\n    loss = f(x)\n    loss.backward()\n",
-        "for x in data:\n    solver.backward()\n    solver.step()\n",
-        "for x in data:\n    loss = f(x)\n    loss.backward()\n    scheduler.step()\n",
-        "def reset():\n    optimizer.zero_grad()\nfor x in data:\n    reset()\n    loss = f(x)\n    loss.backward()\n    optimizer.step()\n",
-        "for x in data:\n    def closure():\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n        return loss\n    opt.step(closure)\n",
-        "for x in data:\n    for p in model.parameters():\n        p.grad = None\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
-        "import torch\nfor x in data:\n    loss = f(w, x)\n    loss.backward()\n    with torch.no_grad():\n        w -= lr * w.grad\n        w.grad.zero_()\n",
-        "for x, y in loader:\n    x.requires_grad_(True)\n    loss = f(model(x), y)\n    loss.backward()\n    adversarial = x + eps * x.grad.sign()\n",
-        "import torch\nfor _ in range(steps):\n    x_adv.requires_grad_(True)\n    loss = f(model(x_adv))\n    loss.backward()\n    with torch.no_grad():\n        x_adv = x_adv + alpha * x_adv.grad.sign()\n",
-        "import utils\nfor x in data:\n    utils.zero_grads(model)\n    loss = f(x)\n    loss.backward()\n    optimizer.step()\n",
-        "from helpers import zero_grad\nfor x in data:\n    zero_grad(model)\n    loss = f(x)\n    loss.backward()\n    optimizer.step()\n",
-        "class A:\n    def reset(self):\n        pass\nclass B:\n    def reset(self):\n        self.opt.zero_grad()\n    def fit(self, data):\n        for x in data:\n            self.reset()\n            loss = f(x)\n            loss.backward()\n            self.opt.step()\n",
-        "from mxnet import gluon\noptimizer = gluon.Trainer(params, 'sgd')\nfor x in data:\n    loss = f(x)\n    loss.backward()\n    optimizer.step(32)\n",
+        """
+        for x in data:
+            opt.zero_grad()
+            loss = f(x)
+            loss.backward()
+            opt.step()
+        """,
+        """
+        for i, x in enumerate(data):
+            loss = f(x) / k
+            loss.backward()
+            if (i + 1) % k == 0:
+                opt.step()
+                opt.zero_grad()
+        """,
+        """
+        for x in data:
+            loss = f(x)
+            loss.backward()
+        """,
+        """
+        for x in data:
+            solver.backward()
+            solver.step()
+        """,
+        """
+        for x in data:
+            loss = f(x)
+            loss.backward()
+            scheduler.step()
+        """,
+        """
+        def reset():
+            optimizer.zero_grad()
+        for x in data:
+            reset()
+            loss = f(x)
+            loss.backward()
+            optimizer.step()
+        """,
+        """
+        for x in data:
+            def closure():
+                opt.zero_grad()
+                loss = f(x)
+                loss.backward()
+                return loss
+            opt.step(closure)
+        """,
+        """
+        for x in data:
+            for p in model.parameters():
+                p.grad = None
+            loss = f(x)
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        for x in data:
+            loss = f(w, x)
+            loss.backward()
+            with torch.no_grad():
+                w -= lr * w.grad
+                w.grad.zero_()
+        """,
+        """
+        for x, y in loader:
+            x.requires_grad_(True)
+            loss = f(model(x), y)
+            loss.backward()
+            adversarial = x + eps * x.grad.sign()
+        """,
+        """
+        import torch
+        for _ in range(steps):
+            x_adv.requires_grad_(True)
+            loss = f(model(x_adv))
+            loss.backward()
+            with torch.no_grad():
+                x_adv = x_adv + alpha * x_adv.grad.sign()
+        """,
+        """
+        import utils
+        for x in data:
+            utils.zero_grads(model)
+            loss = f(x)
+            loss.backward()
+            optimizer.step()
+        """,
+        """
+        from helpers import zero_grad
+        for x in data:
+            zero_grad(model)
+            loss = f(x)
+            loss.backward()
+            optimizer.step()
+        """,
+        """
+        class A:
+            def reset(self):
+                pass
+        class B:
+            def reset(self):
+                self.opt.zero_grad()
+            def fit(self, data):
+                for x in data:
+                    self.reset()
+                    loss = f(x)
+                    loss.backward()
+                    self.opt.step()
+        """,
+        """
+        from mxnet import gluon
+        optimizer = gluon.Trainer(params, 'sgd')
+        for x in data:
+            loss = f(x)
+            loss.backward()
+            optimizer.step(32)
+        """,
     )
     INVALID = (
         Invalid(
-            "for x in data:\n    loss = f(x)\n    loss.backward()\n    optimizer.step()\n",
-            "for x in data:\n    loss = f(x)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n",
+            "\n            for x in data:\n                loss = f(x)\n                loss.backward()\n                optimizer.step()\n            ",
+            "\n            for x in data:\n                loss = f(x)\n                optimizer.zero_grad()\n                loss.backward()\n                optimizer.step()\n            ",
+            line=1,
+            column=1,
+            message="Loop runs `loss.backward()` (line 3) and `optimizer.step()`",
+            fix_title="Insert `optimizer.zero_grad()` before the backward call",
         ),
         Invalid(
-            "optimizer.zero_grad()\nwhile True:\n    loss = f()\n    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
-            "optimizer.zero_grad()\nwhile True:\n    loss = f()\n    optimizer.zero_grad()\n    scaler.scale(loss).backward()\n    scaler.step(optimizer)\n    scaler.update()\n",
+            "\n            optimizer.zero_grad()\n            while True:\n                loss = f()\n                scaler.scale(loss).backward()\n                scaler.step(optimizer)\n                scaler.update()\n            ",
+            "\n            optimizer.zero_grad()\n            while True:\n                loss = f()\n                optimizer.zero_grad()\n                scaler.scale(loss).backward()\n                scaler.step(optimizer)\n                scaler.update()\n            ",
+            line=2,
+            column=1,
+            message="Loop runs `scaler.scale(loss).backward()` (line 4) and",
+            fix_title="Insert `optimizer.zero_grad()` before the backward call",
         ),
-        Invalid("import torch\nfor x in data:\n    loss = f(w, x)\n    loss.backward()\n    with torch.no_grad():\n        w -= lr * w.grad\n"),
-        Invalid("for x in data:\n    loss = f(w, x)\n    loss.backward()\n    w.data = w.data - lr * w.grad.data\n"),
-        Invalid("for x in data:\n    loss = f(x)\n    loss.backward()\n    for p in params:\n        p.data.add_(p.grad.data, alpha=-lr)\n"),
-        Invalid("for x in data:\n    loss = f(x)\n    loss.backward()\n    for i in range(n):\n        params[i] -= lr * params[i].grad\n"),
+        Invalid(
+            "\n            import torch\n            for x in data:\n                loss = f(w, x)\n                loss.backward()\n                with torch.no_grad():\n                    w -= lr * w.grad\n            ",
+            line=2,
+            column=1,
+            message="Loop runs `loss.backward()` (line 4) and `w -= lr * w.grad`",
+        ),
+        Invalid(
+            "\n            for x in data:\n                loss = f(w, x)\n                loss.backward()\n                w.data = w.data - lr * w.grad.data\n            ",
+            line=1,
+            column=1,
+            message="Loop runs `loss.backward()` (line 3) and `w.data = w.data -",
+        ),
+        Invalid(
+            "\n            for x in data:\n                loss = f(x)\n                loss.backward()\n                for p in params:\n                    p.data.add_(p.grad.data, alpha=-lr)\n            ",
+            line=1,
+            column=1,
+            message="Loop runs `loss.backward()` (line 3) and",
+        ),
+        Invalid(
+            "\n            for x in data:\n                loss = f(x)\n                loss.backward()\n                for i in range(n):\n                    params[i] -= lr * params[i].grad\n            ",
+            line=1,
+            column=1,
+            message="Loop runs `loss.backward()` (line 3) and `params[i] -= lr *",
+        ),
     )
 
     def visit_Module(self, node: cst.Module) -> None:

@@ -24,16 +24,20 @@ class ZeroGradBeforeStep(Rule):
 
     ## Example
     ```python
-    loss.backward()
-    optimizer.zero_grad()
-    optimizer.step()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
     ```
 
     ## Use instead
     ```python
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
     ```
 
     ## Fix safety
@@ -53,20 +57,69 @@ class ZeroGradBeforeStep(Rule):
     triggers = ("zero_grad",)
 
     VALID = (
-        "for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
-        "for x in data:\n    loss = f(x)\n    loss.backward()\n    opt.step()\n    opt.zero_grad()\n",
-        "for x in data:\n    optD.zero_grad()\n    lossD.backward()\n    optD.step()\n    optG.zero_grad()\n    lossG.backward()\n    optG.step()\n",
-        "for x in data:\n    lossD.backward()\n    optG.zero_grad()\n    optD.step()\n",
-        "for x in data:\n    loss.backward()\n    if skip:\n        opt.zero_grad()\n    opt.step()\n",
+        """
+        for x in data:
+            opt.zero_grad()
+            loss = f(x)
+            loss.backward()
+            opt.step()
+        """,
+        """
+        for x in data:
+            loss = f(x)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        """,
+        """
+        for x in data:
+            optD.zero_grad()
+            lossD.backward()
+            optD.step()
+            optG.zero_grad()
+            lossG.backward()
+            optG.step()
+        """,
+        """
+        for x in data:
+            lossD.backward()
+            optG.zero_grad()
+            optD.step()
+        """,
+        """
+        for x in data:
+            loss.backward()
+            if skip:
+                opt.zero_grad()
+            opt.step()
+        """,
     )
     INVALID = (
         Invalid(
-            "for x in data:\n    loss = f(x)\n    loss.backward()\n    optimizer.zero_grad()\n    optimizer.step()\n",
-            "for x in data:\n    loss = f(x)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n",
+            "\n            for x in data:\n                loss = f(x)\n                loss.backward()\n                optimizer.zero_grad()\n                optimizer.step()\n            ",
+            "\n            for x in data:\n                loss = f(x)\n                optimizer.zero_grad()\n                loss.backward()\n                optimizer.step()\n            ",
+            line=4,
+            column=5,
+            message="`optimizer.zero_grad()` runs after backward and before the",
+            fix_title="Move the reset before the backward call",
         ),
         Invalid(
-            "def train_step(model, opt, x):\n    loss = model(x).sum()\n    loss.backward()\n    model.zero_grad()\n    opt.step()\n",
-            "def train_step(model, opt, x):\n    loss = model(x).sum()\n    model.zero_grad()\n    loss.backward()\n    opt.step()\n",
+            "\n            def train_step(model, opt, x):\n                loss = model(x).sum()\n                loss.backward()\n                model.zero_grad()\n                opt.step()\n            ",
+            "\n            def train_step(model, opt, x):\n                loss = model(x).sum()\n                model.zero_grad()\n                loss.backward()\n                opt.step()\n            ",
+            line=4,
+            column=5,
+            message="`model.zero_grad()` runs after backward and before the",
+            fix_title="Move the reset before the backward call",
+        ),
+        Invalid(  # the reset shares its line with the step: reported, no fix
+            """
+            for x in data:
+                loss = f(x)
+                loss.backward()
+                optimizer.zero_grad(); optimizer.step()
+            """,
+            line=4, column=5,
+            message="`optimizer.zero_grad()` runs after backward and before the step",
         ),
     )
 

@@ -21,18 +21,20 @@ class StepBeforeBackward(Rule):
 
     ## Example
     ```python
-    optimizer.zero_grad()
-    loss = criterion(model(x), y)
-    optimizer.step()
-    loss.backward()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        optimizer.step()
+        loss.backward()
     ```
 
     ## Use instead
     ```python
-    optimizer.zero_grad()
-    loss = criterion(model(x), y)
-    loss.backward()
-    optimizer.step()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
     ```
 
     ## Fix safety
@@ -53,18 +55,83 @@ class StepBeforeBackward(Rule):
     triggers = ("backward",)
 
     VALID = (
-        "for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
-        "for x in data:\n    scheduler.step()\n    loss = f(x)\n    loss.backward()\n    opt.step()\n",
-        "for t in range(n):\n    obs, r, done, info = env.step(action)\n    loss = f(obs)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n",
-        "for x in data:\n    opt.zero_grad()\n    scaler.scale(loss).backward()\n    scaler.step(opt)\n    scaler.update()\n",
-        "for x in data:\n    def closure():\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n        return loss\n    opt.step(closure)\n",
-        "for i, x in enumerate(data):\n    if i % k == 0:\n        opt.step()\n        opt.zero_grad()\n    loss = f(x) / k\n    loss.backward()\n",
-        "def train(opt, batches):\n    loss = f(batches[0])\n    loss.backward()\n    for x in batches[1:]:\n        opt.step()\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n    opt.step()\n",
+        """
+        for x in data:
+            opt.zero_grad()
+            loss = f(x)
+            loss.backward()
+            opt.step()
+        """,
+        """
+        for x in data:
+            scheduler.step()
+            loss = f(x)
+            loss.backward()
+            opt.step()
+        """,
+        """
+        for t in range(n):
+            obs, r, done, info = env.step(action)
+            loss = f(obs)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        for x in data:
+            opt.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        """,
+        """
+        for x in data:
+            def closure():
+                opt.zero_grad()
+                loss = f(x)
+                loss.backward()
+                return loss
+            opt.step(closure)
+        """,
+        """
+        for i, x in enumerate(data):
+            if i % k == 0:
+                opt.step()
+                opt.zero_grad()
+            loss = f(x) / k
+            loss.backward()
+        """,
+        """
+        def train(opt, batches):
+            loss = f(batches[0])
+            loss.backward()
+            for x in batches[1:]:
+                opt.step()
+                opt.zero_grad()
+                loss = f(x)
+                loss.backward()
+            opt.step()
+        """,
     )
     INVALID = (
-        Invalid("for x in data:\n    opt.zero_grad()\n    loss = f(x)\n    opt.step()\n    loss.backward()\n"),
-        Invalid("for x in data:\n    optimizer.step()\n    optimizer.zero_grad()\n    loss = f(x)\n    loss.backward()\n"),
-        Invalid("def train(opt, batches):\n    for x in batches:\n        loss = f(x)\n        loss.backward()\n    for x in batches:\n        opt.step()\n        opt.zero_grad()\n        loss = f(x)\n        loss.backward()\n"),
+        Invalid(
+            "\n            for x in data:\n                opt.zero_grad()\n                loss = f(x)\n                opt.step()\n                loss.backward()\n            ",
+            line=4,
+            column=5,
+            message="`opt.step()` runs before this iteration's `backward()`, so",
+        ),
+        Invalid(
+            "\n            for x in data:\n                optimizer.step()\n                optimizer.zero_grad()\n                loss = f(x)\n                loss.backward()\n            ",
+            line=2,
+            column=5,
+            message="`optimizer.step()` runs before this iteration's",
+        ),
+        Invalid(
+            "\n            def train(opt, batches):\n                for x in batches:\n                    loss = f(x)\n                    loss.backward()\n                for x in batches:\n                    opt.step()\n                    opt.zero_grad()\n                    loss = f(x)\n                    loss.backward()\n            ",
+            line=6,
+            column=9,
+            message="`opt.step()` runs before this iteration's `backward()`, so",
+        ),
     )
 
     def visit_Module(self, node: cst.Module) -> None:

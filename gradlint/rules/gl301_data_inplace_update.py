@@ -73,53 +73,178 @@ class DataInplaceUpdate(Rule):
     triggers = (".data",)
 
     VALID = (
-        "import torch\nwith torch.no_grad():\n    w -= lr * w.grad\n",
+        """
+        import torch
+        with torch.no_grad():
+            w -= lr * w.grad
+        """,
         "dataset.data -= mean\n",
         "self.data.fill_(0)\n",
-        "import torch.utils.data\nloader = torch.utils.data.DataLoader(ds)\n",
+        """
+        import torch.utils.data
+        loader = torch.utils.data.DataLoader(ds)
+        """,
         "y = x.data.clone()\n",
         # Metadata-only in-place ops leave `m.weight` as it was when applied to `.data` (GL303's).
-        "m = torch.nn.Linear(2, 2)\nm.weight.data.unsqueeze_(0)\nm.weight.data.set_(w)\n",
+        """
+        m = torch.nn.Linear(2, 2)
+        m.weight.data.unsqueeze_(0)
+        m.weight.data.set_(w)
+        """,
     )
     INVALID = (
         Invalid(
-            "import torch\nfor p in model.parameters():\n    p.data -= lr * p.grad.data\n",
-            "import torch\nfor p in model.parameters():\n    with torch.no_grad():\n        p -= lr * p.grad\n",
+            """
+            import torch
+            for p in model.parameters():
+                p.data -= lr * p.grad.data
+            """,
+            """
+            import torch
+            for p in model.parameters():
+                with torch.no_grad():
+                    p -= lr * p.grad
+            """,
+            line=3, column=5,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
         ),
         Invalid(
-            "import torch\ndef clip(model):\n    # keep weights small\n    model.weight.data.clamp_(-0.01, 0.01)\n    model.bias.data.zero_()\n    return model\n",
-            "import torch\ndef clip(model):\n    # keep weights small\n    with torch.no_grad():\n        model.weight.clamp_(-0.01, 0.01)\n        model.bias.zero_()\n    return model\n",
+            """
+            import torch
+            def clip(model):
+                # keep weights small
+                model.weight.data.clamp_(-0.01, 0.01)
+                model.bias.data.zero_()
+                return model
+            """,
+            """
+            import torch
+            def clip(model):
+                # keep weights small
+                with torch.no_grad():
+                    model.weight.clamp_(-0.01, 0.01)
+                    model.bias.zero_()
+                return model
+            """,
+            line=4, column=5,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
         ),
         Invalid(
-            "import torch\nw = torch.randn(3, requires_grad=True)\nwith torch.no_grad():\n    w.data.add_(-lr, w.grad.data)\n",
-            "import torch\nw = torch.randn(3, requires_grad=True)\nwith torch.no_grad():\n    w.add_(-lr, w.grad)\n",
+            """
+            import torch
+            w = torch.randn(3, requires_grad=True)
+            with torch.no_grad():
+                w.data.add_(-lr, w.grad.data)
+            """,
+            """
+            import torch
+            w = torch.randn(3, requires_grad=True)
+            with torch.no_grad():
+                w.add_(-lr, w.grad)
+            """,
+            line=4, column=5,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Drop `.data` (already under no_grad)",
         ),
         Invalid(
-            "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, 0.02)\n",
-            "import torch.nn as nn\nnn.init.normal_(m.weight, 0.0, 0.02)\n",
+            """
+            import torch.nn as nn
+            nn.init.normal_(m.weight.data, 0.0, 0.02)
+            """,
+            """
+            import torch.nn as nn
+            nn.init.normal_(m.weight, 0.0, 0.02)
+            """,
+            line=2, column=1,
+            message="`nn.init` on `.data` is legacy; pass the tensor itself",
+            fix_title="Drop `.data` (`nn.init` runs without grad)",
         ),
         Invalid(
-            "for p in net.parameters():\n    p.data.mul_(0.5)\n",
-            "import torch\nfor p in net.parameters():\n    with torch.no_grad():\n        p.mul_(0.5)\n",
+            """
+            for p in net.parameters():
+                p.data.mul_(0.5)
+            """,
+            """
+            import torch
+            for p in net.parameters():
+                with torch.no_grad():
+                    p.mul_(0.5)
+            """,
+            line=2, column=5,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
         ),
         Invalid(  # one-line bodies become indented blocks
-            "import torch\nfor p in model.parameters():\n    if p.grad is not None: p.data.add_(p.grad.data, alpha=-lr)\n"
-            "    else: p.data.zero_()  # unused\n",
-            "import torch\nfor p in model.parameters():\n    if p.grad is not None:\n        with torch.no_grad():\n"
-            "            p.add_(p.grad, alpha=-lr)\n    else:\n        with torch.no_grad():\n            p.zero_()  # unused\n",
+            """
+            import torch
+            for p in model.parameters():
+                if p.grad is not None: p.data.add_(p.grad.data, alpha=-lr)
+                else: p.data.zero_()  # unused
+            """,
+            """
+            import torch
+            for p in model.parameters():
+                if p.grad is not None:
+                    with torch.no_grad():
+                        p.add_(p.grad, alpha=-lr)
+                else:
+                    with torch.no_grad():
+                        p.zero_()  # unused
+            """,
+            line=3, column=28,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
         ),
         Invalid(  # in-place chains (EMA) and writes through an index
-            "import torch\nfor p, q in zip(model.parameters(), ema.parameters()):\n    q.data.mul_(0.99).add_(p.data, alpha=0.01)\n"
-            "    q.data[q.data < 0] = 0\n",
-            "import torch\nfor p, q in zip(model.parameters(), ema.parameters()):\n    with torch.no_grad():\n"
-            "        q.mul_(0.99).add_(p, alpha=0.01)\n        q[q < 0] = 0\n",
+            """
+            import torch
+            for p, q in zip(model.parameters(), ema.parameters()):
+                q.data.mul_(0.99).add_(p.data, alpha=0.01)
+                q.data[q.data < 0] = 0
+            """,
+            """
+            import torch
+            for p, q in zip(model.parameters(), ema.parameters()):
+                with torch.no_grad():
+                    q.mul_(0.99).add_(p, alpha=0.01)
+                    q[q < 0] = 0
+            """,
+            line=3, column=5,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
         ),
         # Sharing a line with another statement: no_grad would also switch off that statement's graph.
-        Invalid("import torch\ndef f(model, x):\n    loss = model(x).sum(); model.weight.data.zero_()\n    return loss\n"),
+        Invalid(
+            """
+            import torch
+            def f(model, x):
+                loss = model(x).sum(); model.weight.data.zero_()
+                return loss
+            """,
+            line=3, column=28,
+            message="In-place update through `.data` bypasses autograd's version",
+        ),
         Invalid(  # `case` clauses are indented by the `match` itself, not by an indented block
-            "import torch\nmatch mode:\n  case 'sgd':\n    for p in model.parameters():\n      p.data.add_(p.grad.data, alpha=-lr)\n",
-            "import torch\nmatch mode:\n  case 'sgd':\n    for p in model.parameters():\n      with torch.no_grad():\n"
-            "        p.add_(p.grad, alpha=-lr)\n",
+            """
+            import torch
+            match mode:
+              case 'sgd':
+                for p in model.parameters():
+                  p.data.add_(p.grad.data, alpha=-lr)
+            """,
+            """
+            import torch
+            match mode:
+              case 'sgd':
+                for p in model.parameters():
+                  with torch.no_grad():
+                    p.add_(p.grad, alpha=-lr)
+            """,
+            line=5, column=7,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
         ),
     )
 

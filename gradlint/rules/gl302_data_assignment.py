@@ -61,27 +61,87 @@ class DataAssignment(Rule):
     VALID = (
         "self.data = load()\n",
         "dataset.data = dataset.data[:100]\n",
-        "import torch\nwith torch.no_grad():\n    m.weight.copy_(w)\n",
+        """
+        import torch
+        with torch.no_grad():
+            m.weight.copy_(w)
+        """,
     )
     INVALID = (
         Invalid(
-            "import torch\ntarget.weight.data = source.weight.data.clone()\n",
-            "import torch\nwith torch.no_grad():\n    target.weight.copy_(source.weight.clone())\n",
+            """
+            import torch
+            target.weight.data = source.weight.data.clone()
+            """,
+            """
+            import torch
+            with torch.no_grad():
+                target.weight.copy_(source.weight.clone())
+            """,
+            line=2, column=1,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
         Invalid(
-            "import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.data = p.data * 0.5\n",
-            "import torch\nwith torch.no_grad():\n    for p in model.parameters():\n        p.copy_(p * 0.5)\n",
+            """
+            import torch
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.data = p.data * 0.5
+            """,
+            """
+            import torch
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.copy_(p * 0.5)
+            """,
+            line=4, column=9,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
         Invalid(  # consecutive assignments share one `with`
-            "import torch\ndef sync(target, source):\n    target.weight.data = source.weight.data.clone()\n"
-            "    target.bias.data = source.bias.data.clone()\n",
-            "import torch\ndef sync(target, source):\n    with torch.no_grad():\n        target.weight.copy_(source.weight.clone())\n"
-            "        target.bias.copy_(source.bias.clone())\n",
+            """
+            import torch
+            def sync(target, source):
+                target.weight.data = source.weight.data.clone()
+                target.bias.data = source.bias.data.clone()
+            """,
+            """
+            import torch
+            def sync(target, source):
+                with torch.no_grad():
+                    target.weight.copy_(source.weight.clone())
+                    target.bias.copy_(source.bias.clone())
+            """,
+            line=3, column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
-        Invalid("import torch\na.weight.data = b.weight.data = w\n"),  # chained targets: reported, no fix
+        Invalid(
+            """
+            import torch
+            a.weight.data = b.weight.data = w
+            """,
+            line=2, column=1,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),  # chained targets: reported, no fix
         Invalid(  # inside a `match` (whose `case` clauses it indents itself)
-            "import torch\nmatch mode:\n    case 'copy':\n        target.weight.data = source.weight.data.clone()\n",
-            "import torch\nmatch mode:\n    case 'copy':\n        with torch.no_grad():\n            target.weight.copy_(source.weight.clone())\n",
+            """
+            import torch
+            match mode:
+                case 'copy':
+                    target.weight.data = source.weight.data.clone()
+            """,
+            """
+            import torch
+            match mode:
+                case 'copy':
+                    with torch.no_grad():
+                        target.weight.copy_(source.weight.clone())
+            """,
+            line=4, column=9,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
     )
 

@@ -31,6 +31,8 @@ class BackwardWithoutGraph(Rule):
 
     ## Example
     ```python
+    import torch
+
     with torch.no_grad():
         loss = criterion(model(x), y)
     loss.backward()
@@ -58,25 +60,116 @@ class BackwardWithoutGraph(Rule):
     triggers = ("backward",)
 
     VALID = (
-        "loss = criterion(model(x), y)\nloss.backward()\n",
-        "import torch\nloss = criterion(model(x), y)\nwith torch.no_grad():\n    loss.backward()\n",
-        "import torch\nwith torch.no_grad():\n    val = criterion(model(x), y)\nloss = criterion(model(x), y)\nloss.backward()\n",
-        "def f(loss):\n    loss.backward()\n",
-        "import torch\ndef step(model, x, y):\n    loss = criterion(model(x), y)\n    with torch.no_grad():\n        loss.backward()\n",
+        """
+        loss = criterion(model(x), y)
+        loss.backward()
+        """,
+        """
+        import torch
+        loss = criterion(model(x), y)
+        with torch.no_grad():
+            loss.backward()
+        """,
+        """
+        import torch
+        with torch.no_grad():
+            val = criterion(model(x), y)
+        loss = criterion(model(x), y)
+        loss.backward()
+        """,
+        """
+        def f(loss):
+            loss.backward()
+        """,
+        """
+        import torch
+        def step(model, x, y):
+            loss = criterion(model(x), y)
+            with torch.no_grad():
+                loss.backward()
+        """,
         # enable_grad inside a no-grad block (or a no_grad-decorated function) turns autograd back on.
-        "import torch\nwith torch.no_grad():\n    with torch.enable_grad():\n        loss = criterion(model(x), y)\nloss.backward()\n",
-        "import torch\n@torch.no_grad()\ndef attack(model, x, y):\n    with torch.enable_grad():\n        loss = criterion(model(x), y)\n"
-        "    loss.backward()\n",
-        "import torch\ndef step(model, x, y, train):\n    with torch.set_grad_enabled(train):\n        loss = criterion(model(x), y)\n"
-        "    loss.backward()\n",
+        """
+        import torch
+        with torch.no_grad():
+            with torch.enable_grad():
+                loss = criterion(model(x), y)
+        loss.backward()
+        """,
+        """
+        import torch
+        @torch.no_grad()
+        def attack(model, x, y):
+            with torch.enable_grad():
+                loss = criterion(model(x), y)
+            loss.backward()
+        """,
+        """
+        import torch
+        def step(model, x, y, train):
+            with torch.set_grad_enabled(train):
+                loss = criterion(model(x), y)
+            loss.backward()
+        """,
     )
     INVALID = (
-        Invalid("loss = criterion(model(x), y)\nloss.detach().backward()\n"),
-        Invalid("loss = criterion(model(x), y)\nloss.data.backward()\n"),
-        Invalid("import torch\nwith torch.no_grad():\n    loss = criterion(model(x), y)\nloss.backward()\n"),
-        Invalid("import torch\n@torch.no_grad()\ndef step(model, x, y):\n    loss = criterion(model(x), y)\n    loss.backward()\n"),
-        Invalid("def step(loss):\n    frozen = loss.detach()\n    frozen.backward()\n"),
-        Invalid("import torch\nwith torch.enable_grad():\n    with torch.no_grad():\n        loss = criterion(model(x), y)\nloss.backward()\n"),
+        Invalid(
+            """
+            loss = criterion(model(x), y)
+            loss.detach().backward()
+            """,
+            line=2, column=1,
+            message="`loss.detach()` has no autograd graph (`.detach()`/`.data`",
+        ),
+        Invalid(
+            """
+            loss = criterion(model(x), y)
+            loss.data.backward()
+            """,
+            line=2, column=1,
+            message="`loss.data` has no autograd graph (`.detach()`/`.data` cuts",
+        ),
+        Invalid(
+            """
+            import torch
+            with torch.no_grad():
+                loss = criterion(model(x), y)
+            loss.backward()
+            """,
+            line=4, column=1,
+            message="`loss` has no autograd graph (it was computed with grad",
+        ),
+        Invalid(
+            """
+            import torch
+            @torch.no_grad()
+            def step(model, x, y):
+                loss = criterion(model(x), y)
+                loss.backward()
+            """,
+            line=5, column=5,
+            message="`loss` has no autograd graph (the function runs under",
+        ),
+        Invalid(
+            """
+            def step(loss):
+                frozen = loss.detach()
+                frozen.backward()
+            """,
+            line=3, column=5,
+            message="`frozen` has no autograd graph (it was computed with grad",
+        ),
+        Invalid(
+            """
+            import torch
+            with torch.enable_grad():
+                with torch.no_grad():
+                    loss = criterion(model(x), y)
+            loss.backward()
+            """,
+            line=5, column=1,
+            message="`loss` has no autograd graph (it was computed with grad",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -59,29 +59,97 @@ class LeafRebindUpdate(Rule):
     triggers = (".grad",)
 
     VALID = (
-        "import torch\nfor _ in range(steps):\n    x_adv.requires_grad_(True)\n    loss = criterion(model(x_adv), y)\n    loss.backward()\n"
-        "    with torch.no_grad():\n        x_adv = x_adv + alpha * x_adv.grad.sign()\n",
-        "import torch\nwith torch.no_grad():\n    w -= lr * w.grad\n",
+        """
+        import torch
+        for _ in range(steps):
+            x_adv.requires_grad_(True)
+            loss = criterion(model(x_adv), y)
+            loss.backward()
+            with torch.no_grad():
+                x_adv = x_adv + alpha * x_adv.grad.sign()
+        """,
+        """
+        import torch
+        with torch.no_grad():
+            w -= lr * w.grad
+        """,
         "w = w - lr * v.grad\n",
         "g = w.grad * 2\n",
         "m = beta * m + (1 - beta) * w.grad\n",
     )
     INVALID = (
         Invalid(
-            "import torch\nw = w - lr * w.grad\n",
-            "import torch\nwith torch.no_grad():\n    w -= lr * w.grad\n",
+            """
+            import torch
+            w = w - lr * w.grad
+            """,
+            """
+            import torch
+            with torch.no_grad():
+                w -= lr * w.grad
+            """,
+            line=2, column=1,
+            message="`w = w - ...w.grad` rebinds `w` to a new tensor that is not",
+            fix_title="Update in place under `torch.no_grad()`",
         ),
         Invalid(
-            "import torch\nwith torch.no_grad():\n    W = W - lr * W.grad.data\n",
-            "import torch\nwith torch.no_grad():\n    W -= lr * W.grad\n",
+            """
+            import torch
+            with torch.no_grad():
+                W = W - lr * W.grad.data
+            """,
+            """
+            import torch
+            with torch.no_grad():
+                W -= lr * W.grad
+            """,
+            line=3, column=5,
+            message="`W = W - ...W.grad` rebinds `W` to a new tensor that is not",
+            fix_title="Update in place under `torch.no_grad()`",
         ),
         Invalid(
-            "import torch\ndef step(w, lr):\n    w = w.sub(lr * w.grad)\n    return w\n",
-            "import torch\ndef step(w, lr):\n    with torch.no_grad():\n        w -= lr * w.grad\n    return w\n",
+            """
+            import torch
+            def step(w, lr):
+                w = w.sub(lr * w.grad)
+                return w
+            """,
+            """
+            import torch
+            def step(w, lr):
+                with torch.no_grad():
+                    w -= lr * w.grad
+                return w
+            """,
+            line=3, column=5,
+            message="`w = w - ...w.grad` rebinds `w` to a new tensor that is not",
+            fix_title="Update in place under `torch.no_grad()`",
         ),
         Invalid(  # inside a `match` (whose `case` clauses it indents itself)
-            "import torch\nmatch step:\n    case 0:\n        w = w - lr * w.grad\n",
-            "import torch\nmatch step:\n    case 0:\n        with torch.no_grad():\n            w -= lr * w.grad\n",
+            """
+            import torch
+            match step:
+                case 0:
+                    w = w - lr * w.grad
+            """,
+            """
+            import torch
+            match step:
+                case 0:
+                    with torch.no_grad():
+                        w -= lr * w.grad
+            """,
+            line=4, column=9,
+            message="`w = w - ...w.grad` rebinds `w` to a new tensor that is not",
+            fix_title="Update in place under `torch.no_grad()`",
+        ),
+        Invalid(  # the update shares its line: reported, no fix
+            """
+            for x in data:
+                w = w - lr * w.grad; steps += 1
+            """,
+            line=2, column=5,
+            message="`w = w - ...w.grad` rebinds `w` to a new tensor",
         ),
     )
 
