@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -14,16 +15,24 @@ from support import ROOT
 
 FIXTURES = ROOT / "fixtures"
 FOLDERS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and re.match(r"GL\d{3}_", p.name))
-EXPECT = re.compile(rb"#\s*expect:\s*(GL\d{3}(?:\s*,\s*GL\d{3})*)")
+# `# expect: GL101` or, pinning the column too, `# expect: GL101:9`; several separated by commas.
+EXPECT = re.compile(rb"#\s*expect:\s*(GL\d{3}(?::\d+)?(?:\s*,\s*GL\d{3}(?::\d+)?)*)")
 
 
-def expected_findings(path: Path) -> list[tuple[int, str]]:
+def expected_markers(path: Path) -> list[tuple[int, str, Optional[int]]]:
+    """(row, code, column or None) for every `# expect:` marker of the file."""
     expected = []
     for row, line in enumerate(path.read_bytes().splitlines(), start=1):
         match = EXPECT.search(line)
         if match:
-            expected.extend((row, code.strip().decode()) for code in match.group(1).split(b","))
-    return sorted(expected)
+            for marker in match.group(1).decode().split(","):
+                code, _, column = marker.strip().partition(":")
+                expected.append((row, code, int(column) if column else None))
+    return expected
+
+
+def expected_findings(path: Path) -> list[tuple[int, str]]:
+    return sorted((row, code) for row, code, _ in expected_markers(path))
 
 
 def actual_findings(path: Path) -> list[tuple[int, str]]:
@@ -38,6 +47,28 @@ def test_bad_file_findings_match_expect_markers(folder):
     expected = expected_findings(bad)
     assert expected, f"{bad} has no `# expect:` markers"
     assert actual_findings(bad) == expected
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
+def test_bad_file_findings_are_at_the_pinned_columns(folder):
+    bad = folder / "bad.py"
+    result = lint_bytes(bad.read_bytes(), str(bad), frozenset(all_codes()))
+    found = {(f.location.row, f.code, f.location.column) for f in result.findings}
+    for row, code, column in expected_markers(bad):
+        if column is not None:
+            assert (row, code, column) in found, f"{bad.name}:{row}: no {code} at column {column}"
+
+
+def test_expect_markers_may_pin_columns(tmp_path):
+    marked = tmp_path / "bad.py"
+    marked.write_text("x = 1  # expect: GL101:9, GL102\ny = 2  # expect: GL303\n")
+    assert expected_markers(marked) == [(1, "GL101", 9), (1, "GL102", None), (2, "GL303", None)]
+    assert expected_findings(marked) == [(1, "GL101"), (1, "GL102"), (2, "GL303")]
+
+
+def test_a_good_share_of_markers_pin_columns():
+    markers = [marker for folder in FOLDERS for marker in expected_markers(folder / "bad.py")]
+    assert sum(column is not None for _, _, column in markers) * 3 >= len(markers)
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
