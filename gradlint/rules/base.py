@@ -109,7 +109,9 @@ _CODE = re.compile(r"^GL\d{3}$")
 
 
 def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
-    """Registry invariants: a code, a kebab-case name, a module named after the code."""
+    """Registry invariants: a code, a kebab-case name, a module named after the code, a consistent
+    fix declaration, and handlers only for node types the traversal reaches (a misspelled
+    `visit_Cal` or a `visit_Comma` would otherwise never run, silently)."""
     if not _CODE.match(rule.code):
         raise TypeError(f"{rule.__name__}: bad code {rule.code!r}")
     if not re.match(r"^[a-z]+(-[a-z0-9]+)*$", rule.name):
