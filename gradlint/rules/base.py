@@ -93,8 +93,6 @@ class Rule:
     fix_availability: ClassVar[Optional[str]] = None
     # The file is analysed only when one of these strings occurs in its text (cheap prefilter).
     triggers: ClassVar[tuple[str, ...]] = ()
-    # Rules that are produced by the engine itself (parse and decode failures) visit nothing.
-    engine_only: ClassVar[bool] = False
     # Names whose import the fixer removes once a fix of this rule has made it unused.
     cleanup_imports: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[Sequence[str]] = ()
@@ -121,6 +119,10 @@ class Rule:
     def applies_to(cls, text: str) -> bool:
         return any(trigger in text for trigger in cls.triggers)
 
+    @classmethod
+    def visits_nodes(cls) -> bool:
+        return any(attribute.startswith(("visit_", "leave_")) for attribute in dir(cls))
+
 
 _CODE = re.compile(r"^GL\d{3}$")
 
@@ -134,5 +136,5 @@ def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
     expected = f"{rule.code.lower()}_{rule.name.replace('-', '_')}"
     if module_name.rsplit(".", 1)[-1] != expected:
         raise TypeError(f"{rule.__name__} must live in module {expected}.py")
-    if not rule.engine_only and not rule.triggers:
+    if rule.visits_nodes() and not rule.triggers:
         raise TypeError(f"{rule.__name__}: a rule needs prefilter triggers")
