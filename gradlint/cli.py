@@ -18,7 +18,7 @@ from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, RenderOptions, render, render_statistics
 from gradlint.rules import all_codes, all_rules, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
-from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_bytes, fix_paths, stdin_codes, stdin_is_excluded
+from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -229,9 +229,10 @@ def _decoded_or_none(raw: bytes):
 
 def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int) -> int:
     raw = sys.stdin.buffer.read()
+    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=max_bytes)
     summary = RunSummary()
-    fixed = None if stdin_is_excluded(name, settings) else fix_bytes(raw, name, stdin_codes(name, settings), settings.unsafe_fixes, summary, max_bytes=max_bytes)
-    sys.stdout.buffer.write(fixed if fixed is not None else raw)
+    summary.add(result)
+    sys.stdout.buffer.write(result.fixed if result.fixed is not None else raw)
     sys.stdout.flush()
     _report_errors(summary)
     return _exit_code(summary, exit_zero)

@@ -8,6 +8,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Optional, Sequence
 
 import libcst as cst
@@ -17,13 +18,11 @@ from gradlint.fix.edits import EditBuilder
 from gradlint.messages import snippet
 from gradlint.model import FileResult, Finding, Location
 from gradlint.noqa import file_is_exempt, is_suppressed
-from gradlint.rules import all_rules
+from gradlint.rules import all_rules, rule_for_failure
 from gradlint.rules.base import Report, Rule
+from gradlint.rules.file_rule import FileFailure
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 from gradlint.walker import walk
-
-PARSE_ERROR = "GL001"
-DECODE_ERROR = "GL002"
 
 
 @dataclass
@@ -34,21 +33,38 @@ class LintOutcome:
 
 
 def rules_for(codes: Iterable[str]) -> list[type[Rule]]:
+    """The selected rules that visit nodes (file rules that only report a failure visit nothing)."""
     wanted = set(codes)
-    return [rule for rule in all_rules() if rule.code in wanted and not rule.engine_only]
+    return [rule for rule in _visiting_rules() if rule.code in wanted]
+
+
+@lru_cache(maxsize=None)
+def _visiting_rules() -> tuple[type[Rule], ...]:
+    return tuple(rule for rule in all_rules() if rule.visits_nodes())
 
 
 def lint_bytes(raw: bytes, path: str, codes: frozenset[str]) -> FileResult:
     try:
         text, _ = decode_source(raw)
     except UndecodableSource as error:
-        if DECODE_ERROR not in codes:
-            return FileResult(path)
-        message, location = _decode_error(raw, str(error))
-        finding = _file_finding(DECODE_ERROR, f"could not decode: {message}", path, location)
-        return FileResult(path, [finding])
+        return FileResult(path, undecodable_findings(raw, str(error), path, codes))
     outcome = lint_text(text, path, codes)
     return FileResult(path, outcome.findings, outcome.error)
+
+
+def undecodable_findings(raw: bytes, reason: str, path: str, codes: frozenset[str]) -> list[Finding]:
+    """The finding for bytes that are not text in their declared encoding, if its rule is selected."""
+    rule = rule_for_failure(FileFailure.UNDECODABLE)
+    if rule.code not in codes:
+        return []
+    message, location = _decode_error(raw, reason)
+    return [rule.finding(message, path, location)]
+
+
+def invalid_syntax_findings(reason: str, location: Location, path: str, codes: frozenset[str]) -> list[Finding]:
+    """The finding for text that is not valid Python 3, if its rule is selected."""
+    rule = rule_for_failure(FileFailure.INVALID_SYNTAX)
+    return [rule.finding(reason, path, location)] if rule.code in codes else []
 
 
 def lint_text(
@@ -63,17 +79,29 @@ def lint_text(
     """Findings for `text`. Pass `module` when the caller has already parsed `text`."""
     if respect_noqa and file_is_exempt(text):
         return LintOutcome()
+    return analyse_text(text, path, codes, line_noqa=respect_noqa, module=module, prefilter=prefilter)
+
+
+def analyse_text(
+    text: str,
+    path: str,
+    codes: frozenset[str],
+    *,
+    line_noqa: bool = True,
+    module: Optional[cst.Module] = None,
+    prefilter: bool = True,
+) -> LintOutcome:
+    """Prefilter, parse, run the rules, drop what `# noqa` comments suppress (`line_noqa`).
+    The whole-file `# gradlint: noqa` is the caller's to check."""
     selected = rules_for(codes)
     rules = [rule for rule in selected if not prefilter or rule.applies_to(text)]
-    if selected and not rules and (PARSE_ERROR not in codes or _compiles(text)):
+    if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(text)):
         return LintOutcome()  # prefilter: nothing here any selected rule could match
     if module is None:
         module, parse_error = parse(text)
         if module is None:
-            findings = []
-            if PARSE_ERROR in codes:
-                findings.append(_file_finding(PARSE_ERROR, f"could not parse: {parse_error[0]}", path, parse_error[1]))
-            return LintOutcome(findings)
+            reason, location = parse_error
+            return LintOutcome(invalid_syntax_findings(reason, location, path, codes))
     context = FileContext(path, text, module)
     try:
         walk(context, [rule(context) for rule in rules])
@@ -82,7 +110,7 @@ def lint_text(
         return LintOutcome(module=module, error="internal error: nesting too deep to analyse")
     except Exception as error:  # a rule bug must not stop the run
         return LintOutcome(module=module, error=f"internal error: {type(error).__name__}: {error}")
-    if respect_noqa:
+    if line_noqa:
         lines = text.splitlines()
         findings = [f for f in findings if not _suppressed(f, lines)]
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
@@ -161,10 +189,6 @@ def _cookie_location(raw: bytes) -> Location:
         if _CODING_COOKIE.match(line):
             return Location(row, 1)
     return Location(1, 1)
-
-
-def _file_finding(code: str, message: str, path: str, location: Location) -> Finding:
-    return Finding(code, message, path, location, location, None, location.row)
 
 
 def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:

@@ -1,7 +1,8 @@
 """flake8 adapter: `flake8 --select GL` runs every gradlint rule on each file.
 
 flake8 owns selection and `# noqa` handling here; gradlint only honours its own whole-file
-`# gradlint: noqa` comment.
+`# gradlint: noqa` comment. Each file goes through the same pipeline as `gradlint check` (deep
+stack, CPython's nesting limits, the size limit).
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ import ast
 from typing import Iterator, Sequence
 
 from gradlint import __version__
-from gradlint.engine import lint_text
-from gradlint.noqa import file_is_exempt
+from gradlint.pipeline import check_source
 from gradlint.rules import all_codes
 
 
@@ -24,10 +24,7 @@ class GradlintPlugin:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        text = "".join(self.lines)
-        if file_is_exempt(text):
-            return
-        outcome = lint_text(text, self.filename, frozenset(all_codes()), respect_noqa=False)
-        for finding in outcome.findings:
+        result = check_source("".join(self.lines), self.filename, frozenset(all_codes()), own_noqa=False)
+        for finding in result.findings:
             # flake8 columns are 0-based offsets; it adds 1 when printing.
             yield finding.location.row, finding.location.column - 1, f"{finding.code} {finding.message}", type(self)

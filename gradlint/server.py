@@ -21,15 +21,16 @@ from pygls.workspace.position_codec import PositionCodec
 from gradlint import RULE_DOCS_URL, __version__
 from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings
 from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
-from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_text
-from gradlint.fix.apply import fix_text
-from gradlint.model import SAFE, FileResult, Finding, Location
-from gradlint.runner import RunSummary, check_stdin, fix_bytes, run_deep, stdin_codes
+from gradlint.model import SAFE, Finding, Location
+from gradlint.rules import file_rules
+from gradlint.runner import RunSummary, check_stdin, fix_stdin
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
 SOURCE = "gradlint"
+# Files that could not be read as Python are errors; every other finding is a warning.
+_FILE_RULE_CODES = frozenset(rule.code for rule in file_rules())
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ def _is_python(path: Optional[Path], language_id: Optional[str]) -> bool:
 
 
 def _diagnostic(finding: Finding, positions: Positions) -> types.Diagnostic:
-    unreadable = finding.code in (PARSE_ERROR, DECODE_ERROR)
+    unreadable = finding.code in _FILE_RULE_CODES
     return types.Diagnostic(
         range=positions.span(finding.location, finding.end_location),
         message=finding.message,
@@ -283,20 +284,13 @@ def _source_bytes(text: str) -> Optional[bytes]:
 
 def _lint(text: str, name: str, settings: Settings) -> RunSummary:
     raw = _source_bytes(text)
-    if raw is not None:
-        return check_stdin(raw, name, settings)
-    summary = RunSummary()
-    outcome = run_deep(lambda: lint_text(text, name, stdin_codes(name, settings)))
-    summary.add(FileResult(name, outcome.findings, outcome.error))
-    return summary
+    return check_stdin(raw if raw is not None else text, name, settings)
 
 
 def _fixed(text: str, name: str, settings: Settings) -> Optional[str]:
     """The text after `gradlint fix` (safe fixes only); None when it cannot be fixed."""
-    codes = stdin_codes(name, settings)
     raw = _source_bytes(text)
-    if raw is None:
-        result = run_deep(lambda: fix_text(text, name, codes))
-        return result.text if result.error is None else None
-    fixed = fix_bytes(raw, name, codes, False, RunSummary())
-    return decode_source(fixed)[0] if fixed is not None else None
+    result = fix_stdin(raw if raw is not None else text, name, settings, unsafe=False)
+    if result.fixed is None or result.error is not None:
+        return None
+    return result.fixed if isinstance(result.fixed, str) else decode_source(result.fixed)[0]

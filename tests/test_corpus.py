@@ -2,8 +2,8 @@
 
 The corpus is the `.py` files of the installed torch package and of the rest of this
 environment's site-packages (sympy, numpy, networkx, pip, pygments, libcst, setuptools, hypothesis,
-pytest...). Every file is checked with every rule (`runner.lint_file`, as `gradlint check`
-does) and, when a finding has a fix, fixed with every fix enabled, unsafe included (`runner.fix_bytes`, in memory,
+pytest...). Every file is checked with every rule (`pipeline.check_source`, as `gradlint check`
+does) and, when a finding has a fix, fixed with every fix enabled, unsafe included (`pipeline.fix_source`, in memory,
 as `gradlint fix --unsafe-fixes --diff` does: nothing is ever written to site-packages). Fixing a
 file without a fixable finding would return it unchanged, so it is not run.
 
@@ -33,7 +33,7 @@ import pytest
 
 from gradlint.positions import LazyPositions
 from gradlint.rules import all_codes
-from gradlint.runner import RunSummary, fix_bytes, lint_file
+from gradlint.pipeline import check_source, fix_source
 
 ALL = frozenset(all_codes())
 
@@ -65,7 +65,7 @@ def check_and_fix(path: str) -> dict:
     outcome = {"path": path, "problems": [], "applied": 0, "findings": 0}
     try:
         raw = Path(path).read_bytes()
-        result = lint_file(raw, path, ALL)  # what `gradlint check` runs on each file
+        result = check_source(raw, path, ALL)  # what `gradlint check` runs on each file
         outcome["findings"] = len(result.findings)
         if result.error is not None:
             outcome["problems"].append(f"check: {result.error}")
@@ -75,16 +75,16 @@ def check_and_fix(path: str) -> dict:
             lookup = LazyPositions.lookup
             LazyPositions.lookup = lambda self, node, hint=None: self._whole()[node]
             try:
-                expected = lint_file(raw, path, ALL)
+                expected = check_source(raw, path, ALL)
             finally:
                 LazyPositions.lookup = lookup
             if expected.findings != result.findings:
                 outcome["problems"].append("lazy positions differ from the whole-module ones")
         if any(finding.fix is not None for finding in result.findings):
-            summary = RunSummary()
-            fixed = fix_bytes(raw, path, ALL, True, summary)  # what `gradlint fix --unsafe-fixes --diff` runs
-            outcome["problems"] += [f"fix: {reason}" for _, reason in summary.errors]
-            outcome["applied"] = summary.fixed
+            first = fix_source(raw, path, ALL, unsafe=True)  # what `gradlint fix --unsafe-fixes --diff` runs
+            fixed = first.fixed
+            outcome["problems"] += [f"fix: {first.error}"] if first.error is not None else []
+            outcome["applied"] = first.applied
             if fixed is not None and fixed != raw:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -92,9 +92,9 @@ def check_and_fix(path: str) -> dict:
                         compile(fixed, path, "exec", dont_inherit=True)
                     except SyntaxError as error:
                         outcome["problems"].append(f"fixed text does not compile: {error}")
-                again = RunSummary()
-                if fix_bytes(fixed, path, ALL, True, again) != fixed or again.errors:
-                    outcome["problems"].append(f"a second fix changed the file ({again.errors})")
+                again = fix_source(fixed, path, ALL, unsafe=True)
+                if again.fixed != fixed or again.error is not None:
+                    outcome["problems"].append(f"a second fix changed the file ({again.error})")
     except BaseException:  # noqa: B036 - anything escaping is the bug this test is for
         outcome["problems"].append("exception: " + traceback.format_exc())
     outcome["seconds"] = time.perf_counter() - started

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gradlint import files, runner
+from gradlint import files, pipeline, runner
 from gradlint.fix import apply as fixer
 from gradlint.model import SAFE
 from gradlint.rules import rule_by_code
@@ -70,14 +70,14 @@ def test_a_rule_fix_that_does_not_parse_leaves_the_file_untouched(run_cli, tmp_p
 
 
 def test_an_exception_while_fixing_is_one_line_and_the_run_goes_on(run_cli, tmp_path, monkeypatch):
-    real = runner.fix_text
+    real = pipeline.fix_text
 
     def exploding(text, name, codes, *, unsafe=False):
         if name.endswith("a.py"):
             raise RecursionError("maximum recursion depth exceeded")
         return real(text, name, codes, unsafe=unsafe)
 
-    monkeypatch.setattr(runner, "fix_text", exploding)
+    monkeypatch.setattr(pipeline, "fix_text", exploding)
     write(tmp_path / "a.py", LEGACY)
     other = write(tmp_path / "b.py", LEGACY)
     result = run_cli("fix", "--verbose", ".")
@@ -197,7 +197,7 @@ def test_fix_keeps_mode_and_owner(run_cli, tmp_path):
 # A file that changes on disk while it is being fixed is left alone and reported.
 
 def test_file_changed_between_reading_and_writing(run_cli, tmp_path, monkeypatch):
-    real = runner.fix_bytes
+    real = runner.fix_source
 
     def meanwhile(raw, name, *args, **kwargs):
         fixed = real(raw, name, *args, **kwargs)
@@ -205,7 +205,7 @@ def test_file_changed_between_reading_and_writing(run_cli, tmp_path, monkeypatch
             Path(name).write_text("# saved by the editor meanwhile\n")
         return fixed
 
-    monkeypatch.setattr(runner, "fix_bytes", meanwhile)
+    monkeypatch.setattr(runner, "fix_source", meanwhile)
     edited = write(tmp_path / "edited.py", LEGACY)
     other = write(tmp_path / "other.py", LEGACY)
     result = run_cli("fix", ".")
@@ -233,14 +233,14 @@ def test_file_changed_while_the_new_content_is_being_written(run_cli, tmp_path, 
 
 
 def test_file_deleted_between_reading_and_writing(run_cli, tmp_path, monkeypatch):
-    real = runner.fix_bytes
+    real = runner.fix_source
 
     def meanwhile(raw, name, *args, **kwargs):
         fixed = real(raw, name, *args, **kwargs)
         Path(name).unlink()
         return fixed
 
-    monkeypatch.setattr(runner, "fix_bytes", meanwhile)
+    monkeypatch.setattr(runner, "fix_source", meanwhile)
     write(tmp_path / "a.py", LEGACY)
     result = run_cli("fix", "a.py")
     assert error_lines(result.output) == [

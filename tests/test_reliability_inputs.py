@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gradlint import runner
+from gradlint import deepstack, pipeline, runner
 from gradlint.files import SourceReadError, read_source
 from support import write
 
@@ -166,16 +166,16 @@ def test_thousand_deep_expression_is_fixed(run_cli, tmp_path):
 
 
 def test_recursion_in_analysis_is_one_line_and_the_run_goes_on(run_cli, tmp_path, monkeypatch):
-    real = runner.lint_bytes
+    real = pipeline.analyse_text
 
-    def deep(raw, name, codes):
+    def deep(text, name, codes, **options):
         if name.endswith("deep.py"):
             raise RecursionError("maximum recursion depth exceeded")
         if name.endswith("odd.py"):
             raise ValueError("an unexpected\nmulti-line message")
-        return real(raw, name, codes)
+        return real(text, name, codes, **options)
 
-    monkeypatch.setattr(runner, "lint_bytes", deep)
+    monkeypatch.setattr(pipeline, "analyse_text", deep)
     write(tmp_path / "deep.py", LEGACY)
     write(tmp_path / "odd.py", LEGACY)
     write(tmp_path / "good.py", LEGACY)
@@ -190,10 +190,10 @@ def test_recursion_in_analysis_is_one_line_and_the_run_goes_on(run_cli, tmp_path
 
 def test_recursion_limit_is_restored(tmp_path):
     before = sys.getrecursionlimit()
-    assert runner.run_deep(sys.getrecursionlimit) == runner.ANALYSIS_RECURSION_LIMIT
-    assert runner.run_deep(sys.getrecursionlimit, 1234) == 1234
+    assert deepstack.run_deep(sys.getrecursionlimit) == deepstack.ANALYSIS_RECURSION_LIMIT
+    assert deepstack.run_deep(sys.getrecursionlimit, 1234) == 1234
     with pytest.raises(KeyError):
-        runner.run_deep(lambda: {}["missing"])
+        deepstack.run_deep(lambda: {}["missing"])
     assert sys.getrecursionlimit() == before
 
 
@@ -202,17 +202,17 @@ def test_analysis_thread_is_reused_and_survives_fork(tmp_path):
     own gets a fresh one instead of waiting forever on the parent's."""
     script = f"""
 import sys, threading
-from gradlint import runner
+from gradlint import deepstack, pipeline, pool, runner
 from gradlint.rules import all_codes
 deep = {HEADER!r} + "x = Variable(t)" + " + 1" * 1000 + "\\n"
 codes = frozenset(all_codes())
-first = runner.lint_file(deep.encode(), "a.py", codes)
+first = pipeline.check_source(deep.encode(), "a.py", codes)
 threads = {{t.ident for t in threading.enumerate() if t.name == "gradlint-analysis"}}
-second = runner.lint_file(deep.encode(), "b.py", codes)
+second = pipeline.check_source(deep.encode(), "b.py", codes)
 assert {{t.ident for t in threading.enumerate() if t.name == "gradlint-analysis"}} == threads and len(threads) == 1
-results = runner.map_in_pool(runner._lint_item, [(f"f{{i}}.py", deep.encode(), codes) for i in range(32)], jobs=2)
+results = pool.map_in_pool(runner._check_item, [runner.WorkItem(f"f{{i}}.py", deep.encode(), codes, pipeline.MAX_FILE_BYTES) for i in range(32)], jobs=2)
 assert [r.findings[0].code for r in results] == ["GL101"] * 32, results[0]
-assert runner.run_deep(sys.getrecursionlimit) == runner.ANALYSIS_RECURSION_LIMIT
+assert deepstack.run_deep(sys.getrecursionlimit) == deepstack.ANALYSIS_RECURSION_LIMIT
 print("ok", first.findings[0].code, second.findings[0].code)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

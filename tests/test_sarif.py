@@ -13,7 +13,7 @@ import pytest
 from gradlint.engine import lint_text
 from gradlint.report import RenderOptions, render
 from gradlint.rules import all_codes, all_rules
-from gradlint.runner import lint_file
+from gradlint.pipeline import check_source
 from gradlint.source import LineIndex
 from support import ROOT, write
 
@@ -56,7 +56,7 @@ def test_the_schema_rejects_what_it_should():
 def test_every_fixture_gives_valid_sarif_that_mirrors_the_findings(path, monkeypatch):
     monkeypatch.chdir(ROOT)
     relative = str(path.relative_to(ROOT))
-    findings = lint_file(path.read_bytes(), relative, frozenset(all_codes())).findings
+    findings = check_source(path.read_bytes(), relative, frozenset(all_codes())).findings
     assert findings
     log = sarif_of(findings)
     assert_valid(log)

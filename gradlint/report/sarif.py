@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import Sequence
 from urllib.parse import quote
@@ -11,18 +12,22 @@ from urllib.parse import quote
 from gradlint import RULE_DOCS_URL, __version__
 from gradlint.model import Edit, Finding, Location
 from gradlint.report.options import RenderOptions
-from gradlint.rules import all_rules
+from gradlint.rules import all_rules, file_rules
 from gradlint.rules.base import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SOURCE_ROOT = "%SRCROOT%"
 INFORMATION_URI = "https://github.com/gradlint/gradlint"
-# Files that could not be analysed are errors; every rule finding is a warning.
-ERROR_CODES = frozenset({"GL001", "GL002"})
 
 
 def level_of(code: str) -> str:
-    return "error" if code in ERROR_CODES else "warning"
+    """Files that could not be analysed (file rules) are errors; every other finding is a warning."""
+    return "error" if code in _error_codes() else "warning"
+
+
+@lru_cache(maxsize=None)
+def _error_codes() -> frozenset[str]:
+    return frozenset(rule.code for rule in file_rules())
 
 
 def _first_section(documentation: str) -> str:

@@ -7,6 +7,7 @@ import pkgutil
 from functools import lru_cache
 
 from gradlint.rules.base import Rule, check_rule_class
+from gradlint.rules.file_rule import FileFailure, FileRule
 
 
 @lru_cache(maxsize=None)
@@ -34,3 +35,17 @@ def rule_by_code(code: str) -> type[Rule]:
 
 def all_codes() -> tuple[str, ...]:
     return tuple(rule.code for rule in all_rules())
+
+
+def file_rules() -> tuple[type[FileRule], ...]:
+    """The rules reported for a file as a whole (errors rather than warnings in reports)."""
+    return tuple(rule for rule in all_rules() if issubclass(rule, FileRule))
+
+
+@lru_cache(maxsize=None)
+def rule_for_failure(failure: FileFailure) -> type[FileRule]:
+    """The one rule that reports `failure`."""
+    found = [rule for rule in file_rules() if rule.failure is failure]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} rules report {failure.value} files; exactly one must")
+    return found[0]

@@ -67,8 +67,6 @@ class Rule:
     fix_applicabilities: ClassVar[tuple[Applicability, ...]] = ()
     # The file is analysed only when one of these strings occurs in its text (cheap prefilter).
     triggers: ClassVar[tuple[str, ...]] = ()
-    # Rules that are produced by the engine itself (parse and decode failures) visit nothing.
-    engine_only: ClassVar[bool] = False
     # Names whose import the fixer removes once a fix of this rule has made it unused.
     cleanup_imports: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[Sequence[str]] = ()
@@ -104,6 +102,10 @@ class Rule:
     def applies_to(cls, text: str) -> bool:
         return any(trigger in text for trigger in cls.triggers)
 
+    @classmethod
+    def visits_nodes(cls) -> bool:
+        return any(attribute.startswith(("visit_", "leave_")) for attribute in dir(cls))
+
 
 _CODE = re.compile(r"^GL\d{3}$")
 
@@ -125,5 +127,5 @@ def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
         prefix, _, node_type = attribute.partition("_")
         if prefix in ("visit", "leave") and node_type not in reachable_node_types():
             raise TypeError(f"{rule.__name__}.{attribute}: the traversal never reaches a `{node_type}` node")
-    if not rule.engine_only and not rule.triggers:
+    if rule.visits_nodes() and not rule.triggers:
         raise TypeError(f"{rule.__name__}: a rule needs prefilter triggers")

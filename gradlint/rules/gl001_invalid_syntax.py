@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid
+from gradlint.rules.file_rule import FileFailure, FileRule
 
 
-class InvalidSyntax(Rule):
+class InvalidSyntax(FileRule):
     """
     ## What it does
     Reports a file that is not valid Python 3 (a syntax error, or a Python 2 file with
@@ -39,7 +40,10 @@ class InvalidSyntax(Rule):
     code = "GL001"
     name = "invalid-syntax"
     summary = "file could not be parsed"
-    # Parse failures are reported by the engine; this visitor adds Python 2 `except E, e:`.
+    failure = FileFailure.INVALID_SYNTAX
+    message_prefix = "could not parse: "
+    # Parse failures are reported before any node is visited; this visitor adds Python 2
+    # `except E, e:`, which LibCST parses.
     triggers = ("except",)
 
     VALID = (

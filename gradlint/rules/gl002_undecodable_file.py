@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from gradlint.rules.base import Rule
+from gradlint.rules.file_rule import FileFailure, FileRule
 
 
-class UndecodableFile(Rule):
+class UndecodableFile(FileRule):
     """
     ## What it does
     Reports a file whose bytes are not valid text in the encoding it declares (UTF-8 unless a
@@ -32,4 +32,5 @@ class UndecodableFile(Rule):
     code = "GL002"
     name = "undecodable-file"
     summary = "file is not valid text in its declared encoding"
-    engine_only = True
+    failure = FileFailure.UNDECODABLE
+    message_prefix = "could not decode: "

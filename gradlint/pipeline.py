@@ -1,0 +1,207 @@
+"""One file, from its bytes (or text) to its findings or its fixed source.
+
+Every front end (the CLI's files and stdin, the language server, the flake8 plugin) goes through
+`check_source` or `fix_source`, so every guard runs once, in one order: decode, whole-file
+`# gradlint: noqa`, size limit, CPython's compile check, then prefilter, parse, analysis on the
+deep stack, and `# noqa` filtering.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from gradlint.deepstack import run_deep
+from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
+from gradlint.fix.apply import fix_text
+from gradlint.model import FileResult, Finding, Location
+from gradlint.noqa import file_is_exempt
+from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
+
+Source = Union[bytes, str]  # a file's bytes, or text already decoded (an editor buffer, flake8's lines)
+
+# Files larger than this are not parsed with LibCST (a generated 5 MB file of legacy training code
+# took 11 minutes and 3.3 GB to check); they are still decoded (GL002) and compiled by CPython
+# (GL001), and skipped with a warning only when some selected rule could have found something in
+# them. `--max-file-size` changes it (0: no limit). Never cached, so a raised limit takes effect.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+PYTHON_RECURSION_LIMIT = 1_000  # CPython's default: what `python file.py` compiles with
+# CPython's own nesting limits: a file over them does not compile, so it is reported as GL001
+# without handing it to LibCST, which can take seconds and gigabytes on such input.
+_PYTHON_NESTING_LIMITS = ("too many nested parentheses", "too many levels of indentation", "too many statically nested blocks")
+
+
+@dataclass
+class SourceResult(FileResult):
+    """What one file produced. `error` and `warning` are one-line reasons (an error means the file
+    could not be checked or fixed; a warning does not change the exit code)."""
+
+    warning: Optional[str] = None
+    fixed: Optional[Source] = None  # fix_source: the fixed source (the input itself when unchanged); None when not fixed
+    applied: int = 0  # fix_source: how many fixes were applied
+    cacheable: bool = True  # False when the outcome depends on the size limit rather than on the source
+
+
+@dataclass(frozen=True)
+class _Decoded:
+    text: str
+    encoding: Optional[str]  # None when the source was given as text
+    size: int  # in bytes
+    exempt: bool = False  # `# gradlint: noqa`: nothing to report, nothing to fix
+
+
+def check_source(
+    source: Source, name: str, codes: frozenset[str], *, max_bytes: int = MAX_FILE_BYTES, own_noqa: bool = True
+) -> SourceResult:
+    """Findings for one file. Never raises: a failure is a one-line internal error.
+
+    `own_noqa`: drop findings suppressed by `# noqa` comments (False where the host, flake8,
+    handles them; the whole-file `# gradlint: noqa` is honoured either way)."""
+    try:
+        decoded, early = _guards(source, name, codes, max_bytes)
+        if early is not None:
+            return early
+        outcome = run_deep(lambda: analyse_text(decoded.text, name, codes, line_noqa=own_noqa))
+        return SourceResult(name, outcome.findings, outcome.error)
+    except Exception as error:
+        return SourceResult(name, error=describe_internal_error(error))
+
+
+def fix_source(
+    source: Source, name: str, codes: frozenset[str], *, unsafe: bool = False, max_bytes: int = MAX_FILE_BYTES
+) -> SourceResult:
+    """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
+    `source`; `source` itself when nothing changed), or None when it could not be fixed, with
+    what remains in `findings`. Never raises: failures are one-line errors, the file unchanged."""
+    try:
+        decoded, early = _guards(source, name, codes, max_bytes)
+    except Exception as error:
+        return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
+    if early is not None:
+        if decoded.exempt:
+            early.fixed = source
+        return early
+    text = decoded.text
+    try:
+        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe))
+    except Exception as error:
+        return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
+    if result.error is not None:
+        return SourceResult(name, result.remaining, result.error)
+    outcome = SourceResult(name, result.remaining, applied=result.applied)
+    if result.text == text:
+        outcome.fixed = source
+        return outcome
+    fixed_text = _keep_final_newline(text, result.text)
+    if decoded.encoding is None:
+        outcome.fixed = fixed_text
+        return outcome
+    try:
+        outcome.fixed = encode_source(fixed_text, decoded.encoding)
+    except UnicodeEncodeError:
+        return SourceResult(name, result.remaining, f"fixed text cannot be encoded as {decoded.encoding}; file left unchanged")
+    return outcome
+
+
+def over_size_limit(size: int, max_bytes: int) -> bool:
+    return max_bytes > 0 and size > max_bytes
+
+
+def describe_internal_error(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "internal error: nesting too deep to analyse"
+    if isinstance(error, MemoryError):
+        return "internal error: out of memory"
+    lines = str(error).strip().splitlines()
+    return f"internal error: {type(error).__name__}" + (f": {lines[0][:200]}" if lines else "")
+
+
+def _guards(source: Source, name: str, codes: frozenset[str], max_bytes: int) -> tuple[_Decoded, Optional[SourceResult]]:
+    """The checks before analysis, in order. The result when one of them decides the file."""
+    if isinstance(source, str):
+        decoded = _Decoded(source, None, len(source.encode("utf-8", errors="surrogatepass")))
+    else:
+        try:
+            text, encoding = decode_source(source)
+        except UndecodableSource as error:
+            return _Decoded("", None, len(source)), SourceResult(name, undecodable_findings(source, str(error), name, codes))
+        decoded = _Decoded(text, encoding, len(source))
+    if file_is_exempt(decoded.text):
+        return _Decoded(decoded.text, decoded.encoding, decoded.size, exempt=True), SourceResult(name)
+    if over_size_limit(decoded.size, max_bytes):
+        return decoded, _unanalysed(decoded, name, codes, max_bytes)
+    refused = _refused_by_python(decoded.text, name, codes)
+    return decoded, (SourceResult(name, refused) if refused is not None else None)
+
+
+def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int) -> SourceResult:
+    """A file over the size limit: compiled by CPython (GL001), but not parsed with LibCST. A
+    warning says so when any selected rule could have found something in it."""
+    result = SourceResult(name, cacheable=False)
+    failure = _python_compile_failure(decoded.text)
+    if failure is not None:
+        reason, location = failure
+        result.findings = invalid_syntax_findings(reason, location, name, codes)
+    elif any(rule.applies_to(decoded.text) for rule in rules_for(codes)):
+        result.warning = f"not analysed: {_size(decoded.size)} is over the {_size(max_bytes)} size limit (raise it with --max-file-size)"
+    return result
+
+
+def _refused_by_python(text: str, name: str, codes: frozenset[str]) -> Optional[list[Finding]]:
+    """GL001 (or nothing, when GL001 is not selected) for text that CPython refuses because it is
+    nested beyond CPython's own limits; None for every other text (the analysis decides)."""
+    failure = _python_compile_failure(text)
+    if failure is None:
+        return None
+    reason, location = failure
+    if not (reason.startswith(_PYTHON_NESTING_LIMITS) or "RecursionError" in reason or "MemoryError" in reason):
+        return None
+    return invalid_syntax_findings(reason, location, name, codes)
+
+
+def _python_compile_failure(text: str) -> Optional[tuple[str, Location]]:
+    """Why CPython, with its default recursion limit, refuses `text`, and where; None if it compiles."""
+    return run_deep(lambda: _compile_failure(text), PYTHON_RECURSION_LIMIT)
+
+
+def _compile_failure(text: str) -> Optional[tuple[str, Location]]:
+    # Compiled to bytecode, as `import` does: four times faster than building Python AST objects.
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are not ours to print (nor errors under -W error)
+            compile(text, "<gradlint>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        reason = (error.msg or "invalid syntax").splitlines()[0]
+        return reason, Location(max(error.lineno or 1, 1), max(error.offset or 1, 1))
+    except RecursionError:
+        return "nesting too deep for Python's compiler (RecursionError)", Location(1, 1)
+    except MemoryError:
+        return "too complex for Python's parser (MemoryError)", Location(1, 1)
+    except ValueError as error:  # null bytes
+        return str(error).splitlines()[0] if str(error) else "invalid source", Location(1, 1)
+    return None
+
+
+def _size(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MiB"
+    if size >= 1024:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size} bytes"
+
+
+def _ends_with_newline(text: str) -> bool:
+    return text.endswith(("\n", "\r"))
+
+
+def _keep_final_newline(original: str, fixed: str) -> str:
+    """A fix that removed or rewrote the last line must not add or drop the final newline."""
+    if _ends_with_newline(original) == _ends_with_newline(fixed) or not fixed:
+        return fixed
+    if _ends_with_newline(fixed):
+        candidate = fixed[:-2] if fixed.endswith("\r\n") else fixed[:-1]
+    else:
+        candidate = fixed + dominant_newline(original)
+    module, _ = parse(candidate)
+    return candidate if module is not None else fixed

@@ -1,0 +1,41 @@
+"""Map a function over per-file work items, in a process pool when there is enough work to pay for it."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterable, Optional, TypeVar
+
+MIN_FILES_PER_WORKER = 8
+Progress = Callable[[int, int], None]  # (files done, files to do)
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def worker_count(jobs: int) -> int:
+    return jobs if jobs > 0 else (os.cpu_count() or 1)
+
+
+def map_in_pool(function: Callable[[T], R], work: list[T], jobs: int, progress: Optional[Progress] = None) -> list[R]:
+    """`[function(item) for item in work]`, in a process pool when there is enough work to pay for it
+    (`jobs` 0 = all cores). `progress(done, total)` is called as results arrive."""
+    workers = min(worker_count(jobs), len(work) // MIN_FILES_PER_WORKER)
+    if workers <= 1:
+        return _collect((function(item) for item in work), len(work), progress)
+    chunk = max(1, len(work) // (workers * 8))
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return _collect(pool.map(function, work, chunksize=chunk), len(work), progress)
+    except (OSError, BrokenProcessPool):
+        return _collect((function(item) for item in work), len(work), progress)  # no processes here: stay correct
+
+
+def _collect(results: Iterable[R], total: int, progress: Optional[Progress]) -> list[R]:
+    if progress is None:
+        return list(results)
+    collected = []
+    for result in results:
+        collected.append(result)
+        progress(len(collected), total)
+    return collected
