@@ -11,12 +11,12 @@ from typing import NoReturn, Optional
 import click
 
 from gradlint import __version__
-from gradlint.config import PRESETS, ConfigError, Overrides, Settings, load_settings, split_codes
+from gradlint.config import ConfigError, Overrides, Settings, load_settings, split_codes
 from gradlint.docs import render_rule
 from gradlint.files import SourceReadError, read_source
 from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, RenderOptions, render, render_statistics
-from gradlint.rules import all_codes, all_rules, rule_by_code
+from gradlint.rules import ALL_MIGRATIONS, all_codes, all_rules, presets, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
 from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin
 
@@ -187,20 +187,27 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
     sys.exit(_guarded(verbose, run))
 
 
+def _preset_options(command):
+    """One flag per migration preset the rules declare (`--migrate-variable`, ..., `--migrate`)."""
+    for name, codes in reversed(presets().items()):
+        what = "every migration rule" if name == ALL_MIGRATIONS else f"the {name.split('-', 1)[1]} migration rules"
+        help_text = f"Select {what} ({', '.join(codes)})."
+        command = click.option(f"--{name}", "chosen_presets", flag_value=name, multiple=True, help=help_text)(command)
+    return command
+
+
 @cli.command()
 @_selection_options
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour.")
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
-@click.option("--migrate-variable", "presets", flag_value="migrate-variable", multiple=True, help="Select the Variable-API migration rules (GL101-GL104).")
-@click.option("--migrate-data", "presets", flag_value="migrate-data", multiple=True, help="Select the `.data` migration rules (GL301-GL303).")
-@click.option("--migrate", "presets", flag_value="migrate", multiple=True, help="Select every migration rule (GL101-GL104, GL301-GL303).")
-def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, force_exclude, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, presets):
+@_preset_options
+def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, force_exclude, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, chosen_presets):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
 
     def run() -> int:
         chosen_select = select
-        if presets:
-            chosen_select = tuple(code for preset in presets for code in PRESETS[preset] if code in all_codes())
+        if chosen_presets:
+            chosen_select = tuple(code for preset in chosen_presets for code in presets()[preset])
         settings = _settings(config_file, chosen_select, extend_select, ignore, force_exclude, unsafe_fixes)
         if any(str(path) == "-" for path in paths):
             return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size)

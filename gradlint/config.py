@@ -22,11 +22,6 @@ DEFAULT_EXCLUDE = (
 KNOWN_KEYS = frozenset(
     {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unsafe-fixes", "cache-dir", "respect-gitignore", "force-exclude"}
 )
-PRESETS = {
-    "migrate-variable": ("GL101", "GL102", "GL103", "GL104"),
-    "migrate-data": ("GL301", "GL302", "GL303"),
-}
-PRESETS["migrate"] = PRESETS["migrate-variable"] + PRESETS["migrate-data"]
 
 
 class ConfigError(Exception):

@@ -1,6 +1,6 @@
-"""Render the rule catalog (`rules/*.md`) from the rule classes.
+"""Render the rule catalog (`rules/*.md`) and README's rule table from the rule classes.
 
-`python -m gradlint.docs rules` rewrites the catalog; `--check` exits 1 when it is out of date.
+`python -m gradlint.docs rules` rewrites both; `--check` exits 1 when either is out of date.
 """
 
 from __future__ import annotations
@@ -8,11 +8,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gradlint.config import PRESETS
 from gradlint.fix.plan import Applicability, Availability
-from gradlint.rules import all_rules
+from gradlint.rules import all_rules, presets
 from gradlint.rules.base import Rule
 
+# What each family of rules finds (README's table has one row per family).
+FAMILIES = {
+    "GL0": "files that cannot be analysed",
+    "GL1": "the `Variable` API of PyTorch 0.3",
+    "GL2": "training loops that accumulate gradients forever or never train",
+    "GL3": "`.data`, which hides in-place mutations from autograd",
+    "GL4": "detach mistakes that leak memory, raise, or silently do nothing",
+    "GL5": "APIs removed or renamed since PyTorch 0.3",
+    "GL6": "training semantics that silently go wrong",
+    "GL7": "model definitions whose parameters are never trained, saved or moved",
+}
+README_TABLE_START = "<!-- rule table: generated from the rule classes by `python -m gradlint.docs rules` -->"
+README_TABLE_END = "<!-- end of rule table -->"
 _KIND_TEXT = {Applicability.SAFE: "safe", Applicability.UNSAFE: "unsafe (`--unsafe-fixes`)"}
 
 
@@ -26,10 +38,10 @@ def fix_text(rule: "type[Rule]") -> str:
 
 
 def render_rule(rule: "type[Rule]") -> str:
-    presets = [f"`--{name}`" for name, codes in PRESETS.items() if rule.code in codes]
+    flags = [f"`--{name}`" for name, codes in presets().items() if rule.code in codes]
     header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Fix: {fix_text(rule)}."]
-    if presets:
-        header.append(f"Selected by `gradlint fix` {', '.join(presets)}.")
+    if flags:
+        header.append(f"Selected by `gradlint fix` {', '.join(flags)}.")
     header.append(f"Suppress one finding with `# noqa: {rule.code}`.")
     return "\n".join(header) + "\n\n" + rule.documentation() + "\n"
 
@@ -48,6 +60,37 @@ def render_index() -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_readme_table() -> str:
+    """One row per rule family: its codes, names, what it finds, and its fixes."""
+    lines = ["| code | name | finds | fix |", "|---|---|---|---|"]
+    for family, finds in FAMILIES.items():
+        members = [rule for rule in all_rules() if rule.code.startswith(family)]
+        if not members:
+            continue
+        codes = members[0].code if len(members) == 1 else f"{members[0].code}–{members[-1].code}"
+        names = ", ".join(rule.name for rule in members)
+        lines.append(f"| {codes} | {names} | {finds} | {_family_fixes(members)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _family_fixes(members: "list[type[Rule]]") -> str:
+    """The kinds of fix a family's rules offer: `safe / unsafe / none`."""
+    kinds = {kind.value for rule in members for kind in rule.fix_applicabilities}
+    if any(rule.fix_availability is Availability.NONE for rule in members):
+        kinds.add("none")
+    return " / ".join(kind for kind in ("safe", "unsafe", "none") if kind in kinds)
+
+
+def with_readme_table(readme: str) -> str:
+    """`readme` with the text between the rule-table markers regenerated (unchanged without markers)."""
+    start = readme.find(README_TABLE_START)
+    end = readme.find(README_TABLE_END)
+    if start < 0 or end < start:
+        return readme
+    head = readme[: start + len(README_TABLE_START)]
+    return f"{head}\n{render_readme_table()}{readme[end:]}"
+
+
 def rendered_catalog() -> dict[str, str]:
     catalog = {f"{rule.code}.md": render_rule(rule) for rule in all_rules()}
     catalog["README.md"] = render_index()
@@ -59,6 +102,9 @@ def stale_files(directory: Path) -> list[str]:
     expected = rendered_catalog()
     stale = [name for name, text in expected.items() if _read(directory / name) != text]
     stale += sorted(p.name for p in directory.glob("*.md") if p.name not in expected)
+    readme = _readme_of(directory)
+    if readme.exists() and with_readme_table(_read(readme)) != _read(readme):
+        stale.append(f"../{readme.name}")
     return stale
 
 
@@ -70,6 +116,14 @@ def write_catalog(directory: Path) -> None:
     for path in directory.glob("*.md"):
         if path.name not in expected:
             path.unlink()
+    readme = _readme_of(directory)
+    if readme.exists():
+        readme.write_text(with_readme_table(_read(readme)), encoding="utf-8", newline="\n")
+
+
+def _readme_of(catalog: Path) -> Path:
+    """The project README beside the catalog directory."""
+    return catalog.parent / "README.md"
 
 
 def _read(path: Path) -> str:

@@ -37,6 +37,22 @@ def all_codes() -> tuple[str, ...]:
     return tuple(rule.code for rule in all_rules())
 
 
+ALL_MIGRATIONS = "migrate"
+
+
+@lru_cache(maxsize=None)
+def presets() -> dict[str, tuple[str, ...]]:
+    """`gradlint fix` presets, from the rules' declared migrations: `migrate-<name>` selects the
+    rules of one migration, `migrate` every migration rule."""
+    found: dict[str, tuple[str, ...]] = {}
+    for rule in all_rules():
+        if rule.migration is not None:
+            name = f"{ALL_MIGRATIONS}-{rule.migration}"
+            found[name] = found.get(name, ()) + (rule.code,)
+    found[ALL_MIGRATIONS] = tuple(code for codes in found.values() for code in codes)
+    return found
+
+
 def file_rules() -> tuple[type[FileRule], ...]:
     """The rules reported for a file as a whole (errors rather than warnings in reports)."""
     return tuple(rule for rule in all_rules() if issubclass(rule, FileRule))

@@ -69,6 +69,8 @@ class Rule:
     triggers: ClassVar[tuple[str, ...]] = ()
     # Names whose import the fixer removes once a fix of this rule has made it unused.
     cleanup_imports: ClassVar[tuple[str, ...]] = ()
+    # The migration this rule is part of: selected by `gradlint fix --migrate-<name>` and `--migrate`.
+    migration: ClassVar[Optional[str]] = None
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 

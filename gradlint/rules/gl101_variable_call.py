@@ -70,6 +70,7 @@ class VariableCall(Rule):
     code = "GL101"
     name = "variable-call"
     summary = "`torch.autograd.Variable(...)` wrapper"
+    migration = "variable"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("Variable",)

@@ -49,6 +49,7 @@ class VolatileFlag(Rule):
     code = "GL102"
     name = "volatile-flag"
     summary = "`volatile=` has no effect since PyTorch 0.4"
+    migration = "variable"
     triggers = ("Variable",)
 
     VALID = (

@@ -47,6 +47,7 @@ class LegacyScalarIndex(Rule):
     code = "GL103"
     name = "legacy-scalar-index"
     summary = "`x.data[0]` instead of `x.item()`"
+    migration = "variable"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = (".data[0]",)

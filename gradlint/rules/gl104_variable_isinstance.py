@@ -49,6 +49,7 @@ class VariableIsinstance(Rule):
     code = "GL104"
     name = "variable-isinstance"
     summary = "`isinstance(x, Variable)`"
+    migration = "variable"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("Variable",)

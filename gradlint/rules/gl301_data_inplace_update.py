@@ -68,6 +68,7 @@ class DataInplaceUpdate(Rule):
     code = "GL301"
     name = "data-inplace-update"
     summary = "in-place update through `.data`"
+    migration = "data"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = (".data",)

@@ -54,6 +54,7 @@ class DataAssignment(Rule):
     code = "GL302"
     name = "data-assignment"
     summary = "assignment to `.data`"
+    migration = "data"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = (".data",)

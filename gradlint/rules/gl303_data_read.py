@@ -52,6 +52,7 @@ class DataRead(Rule):
     code = "GL303"
     name = "data-read"
     summary = "read of `.data` instead of `.detach()`"
+    migration = "data"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = (".data",)
