@@ -8,7 +8,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 import libcst as cst
 
@@ -19,6 +19,9 @@ from gradlint.rules import all_rules
 from gradlint.rules.base import FixPlan, InsertLineBefore, RemoveLine, Replace, ReplaceLines, Report, Rule
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 from gradlint.walker import walk
+
+if TYPE_CHECKING:
+    from gradlint.analysis.project import ProjectFacts
 
 PARSE_ERROR = "GL001"
 DECODE_ERROR = "GL002"
@@ -36,7 +39,7 @@ def rules_for(codes: Iterable[str]) -> list[type[Rule]]:
     return [rule for rule in all_rules() if rule.code in wanted and not rule.engine_only]
 
 
-def lint_bytes(raw: bytes, path: str, codes: frozenset[str]) -> FileResult:
+def lint_bytes(raw: bytes, path: str, codes: frozenset[str], project: Optional["ProjectFacts"] = None) -> FileResult:
     try:
         text, _ = decode_source(raw)
     except UndecodableSource as error:
@@ -45,7 +48,7 @@ def lint_bytes(raw: bytes, path: str, codes: frozenset[str]) -> FileResult:
         message, location = _decode_error(raw, str(error))
         finding = _file_finding(DECODE_ERROR, f"could not decode: {message}", path, location)
         return FileResult(path, [finding])
-    outcome = lint_text(text, path, codes)
+    outcome = lint_text(text, path, codes, project=project)
     return FileResult(path, outcome.findings, outcome.error)
 
 
@@ -57,12 +60,14 @@ def lint_text(
     respect_noqa: bool = True,
     module: Optional[cst.Module] = None,
     prefilter: bool = True,
+    project: Optional["ProjectFacts"] = None,
 ) -> LintOutcome:
-    """Findings for `text`. Pass `module` when the caller has already parsed `text`."""
+    """Findings for `text`. Pass `module` when the caller has already parsed `text`, and `project`
+    for what the file brings in from the other files of its run."""
     if respect_noqa and file_is_exempt(text):
         return LintOutcome()
     selected = rules_for(codes)
-    rules = [rule for rule in selected if not prefilter or rule.applies_to(text)]
+    rules = [rule for rule in selected if not prefilter or rule.applies_to(text) or _applies_through(rule, project)]
     if selected and not rules and (PARSE_ERROR not in codes or _compiles(text)):
         return LintOutcome()  # prefilter: nothing here any selected rule could match
     if module is None:
@@ -72,7 +77,7 @@ def lint_text(
             if PARSE_ERROR in codes:
                 findings.append(_file_finding(PARSE_ERROR, f"could not parse: {parse_error[0]}", path, parse_error[1]))
             return LintOutcome(findings)
-    context = FileContext(path, text, module)
+    context = FileContext(path, text, module, project)
     try:
         walk(context, [rule(context) for rule in rules])
         findings = _findings(context, context.reports) if context.reports else []
@@ -84,6 +89,12 @@ def lint_text(
         lines = text.splitlines()
         findings = [f for f in findings if not _suppressed(f, lines)]
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+
+
+def _applies_through(rule: type[Rule], project: Optional["ProjectFacts"]) -> bool:
+    """The prefilter also sees the names a file uses through other files (`V` from a module that
+    does `from torch.autograd import Variable as V`)."""
+    return project is not None and rule.applies_to(project.trigger_text())
 
 
 def _compiles(text: str) -> bool:
