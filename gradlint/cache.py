@@ -34,8 +34,11 @@ def build_fingerprint() -> str:
     return stamp.hexdigest()[:16]
 
 
-def entry_digest(raw: bytes, codes: frozenset[str]) -> str:
-    return hashlib.sha256(raw + b"\0" + ",".join(sorted(codes)).encode()).hexdigest()
+def entry_digest(raw: bytes, codes: frozenset[str], project_key: str = "") -> str:
+    """`project_key`: the digest of the facts the file uses from other files (editing `model.py`
+    must re-check the files that import names from it)."""
+    facts = b"\0" + project_key.encode() if project_key else b""
+    return hashlib.sha256(raw + b"\0" + ",".join(sorted(codes)).encode() + facts).hexdigest()
 
 
 class ResultCache:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
 
@@ -13,6 +13,10 @@ from gradlint.model import SAFE, Edit, Finding
 from gradlint.rules import rule_by_code
 from gradlint.rules.base import FixPlan, RemoveLine, Replace
 from gradlint.analysis.tree import iter_children
+
+if TYPE_CHECKING:
+    from gradlint.analysis.imports import ImportedName
+    from gradlint.analysis.project import ProjectFacts
 
 MAX_ROUNDS = 20
 
@@ -25,13 +29,16 @@ class FixResult:
     error: Optional[str] = None
 
 
-def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = False) -> FixResult:
-    """Return the fixed text (or the original, untouched, with an error) and what remains."""
+def fix_text(
+    text: str, path: str, codes: frozenset[str], *, unsafe: bool = False, project: Optional["ProjectFacts"] = None
+) -> FixResult:
+    """Return the fixed text (or the original, untouched, with an error) and what remains.
+    `project`: what the file uses from, and gives to, the other files of its run."""
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
     for _ in range(MAX_ROUNDS):
-        outcome = lint_text(current, path, codes, module=module)
+        outcome = lint_text(current, path, codes, module=module, project=project)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
         chosen = choose_fixes(outcome.findings, unsafe)
@@ -46,11 +53,11 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
         applied += len(chosen)
         fixed_codes.update(finding.code for finding in chosen)
     else:
-        outcome = lint_text(current, path, codes, module=module)
-    cleaned = _remove_unused_imports(current, module, fixed_codes)
+        outcome = lint_text(current, path, codes, module=module, project=project)
+    cleaned = _remove_unused_imports(current, module, fixed_codes, project)
     if cleaned is not None:
         current, module = cleaned
-        outcome = lint_text(current, path, codes, module=module)
+        outcome = lint_text(current, path, codes, module=module, project=project)
     return FixResult(current, applied, outcome.findings)
 
 
@@ -100,7 +107,9 @@ def _parsed(text: str) -> Optional[cst.Module]:
     return module
 
 
-def _remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes: set[str]) -> Optional[tuple[str, cst.Module]]:
+def _remove_unused_imports(
+    text: str, module: Optional[cst.Module], fixed_codes: set[str], project: Optional["ProjectFacts"] = None
+) -> Optional[tuple[str, cst.Module]]:
     """Drop imports of names (declared by the rules that fixed something) that the fixes left unused."""
     targets = {name for code in fixed_codes for name in rule_by_code(code).cleanup_imports}
     if not targets:
@@ -116,6 +125,8 @@ def _remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes:
         for imported in imports.imports_of(target):
             if imported.local in used or not isinstance(imported.statement, cst.ImportFrom):
                 continue
+            if imported_by_other_files(imported, project):
+                continue
             line = _top_level_line(module, imported.statement)
             change = _removal(line, imported.statement, imported.alias) if line is not None else None
             if change is not None:
@@ -129,6 +140,12 @@ def _remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes:
     candidate = apply_edits(text, fix.edits)
     candidate_module = _parsed(candidate)
     return (candidate, candidate_module) if candidate_module is not None else None
+
+
+def imported_by_other_files(imported: "ImportedName", project: Optional["ProjectFacts"]) -> bool:
+    """Another file of the project imports this name from this module (`from model import
+    Variable`, `from model import *`, `model.Variable`): removing it here would break that file."""
+    return project is not None and imported.local in project.reimported
 
 
 def _used_names(module: cst.Module) -> set[str]:

@@ -12,8 +12,9 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, TypeVar
+from typing import Callable, Iterable, Optional, Sequence, TypeVar
 
+from gradlint.analysis.project import ProjectFacts, ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
 from gradlint.config import Settings
 from gradlint.discovery import discover, is_excluded
@@ -86,7 +87,8 @@ def check_paths(
     summary = RunSummary()
     cache = ResultCache(cache_directory(settings)) if use_cache else None
     results: dict[int, FileResult] = {}
-    pending: list[tuple[int, str, bytes, frozenset[str], str]] = []
+    readable: list[tuple[int, Path, bytes, frozenset[str]]] = []
+    pending: list[tuple[int, str, bytes, frozenset[str], str, Optional[ProjectFacts]]] = []
     for index, path in enumerate(_targets(paths, settings, summary)):
         try:
             raw = read_source(path)
@@ -97,13 +99,17 @@ def check_paths(
         if _oversized(raw, max_bytes):
             results[index] = lint_oversized(raw, str(path), codes, max_bytes, summary)  # never cached
             continue
-        digest = entry_digest(raw, codes)
+        readable.append((index, path, raw, codes))
+    facts = project_facts([(path, raw) for _, path, raw, _ in readable], paths, settings)
+    for (index, path, raw, codes), project in zip(readable, facts):
+        digest = entry_digest(raw, codes, project.key() if project else "")
         cached = cache.get(str(path), digest) if cache is not None else None
         if cached is not None:
             results[index] = cached
         else:
-            pending.append((index, str(path), raw, codes, digest))
-    for (index, name, _, _, digest), result in zip(pending, lint_many([(name, raw, codes) for _, name, raw, codes, _ in pending], jobs, progress)):
+            pending.append((index, str(path), raw, codes, digest, project))
+    work = [(name, raw, codes, project) for _, name, raw, codes, _, project in pending]
+    for (index, name, _, _, digest, _), result in zip(pending, lint_many(work, jobs, progress)):
         results[index] = result
         if cache is not None:
             cache.put(name, digest, result)
@@ -123,8 +129,8 @@ def worker_count(jobs: int) -> int:
     return jobs if jobs > 0 else (os.cpu_count() or 1)
 
 
-def lint_many(work: list[tuple[str, bytes, frozenset[str]]], jobs: int, progress: Optional[Progress] = None) -> list[FileResult]:
-    """Lint (name, raw, codes) items, in order."""
+def lint_many(work: list[tuple], jobs: int, progress: Optional[Progress] = None) -> list[FileResult]:
+    """Lint (name, raw, codes) or (name, raw, codes, project facts) items, in order."""
     return map_in_pool(_lint_item, work, jobs, progress)
 
 
@@ -153,19 +159,19 @@ def _collect(results: Iterable[R], total: int, progress: Optional[Progress]) -> 
     return collected
 
 
-def _lint_item(item: tuple[str, bytes, frozenset[str]]) -> FileResult:
-    name, raw, codes = item
-    return lint_file(raw, name, codes)
+def _lint_item(item: tuple) -> FileResult:
+    name, raw, codes, *project = item
+    return lint_file(raw, name, codes, project[0] if project else None)
 
 
-def lint_file(raw: bytes, name: str, codes: frozenset[str]) -> FileResult:
+def lint_file(raw: bytes, name: str, codes: frozenset[str], project: Optional[ProjectFacts] = None) -> FileResult:
     """`lint_bytes` that never raises: a file over CPython's nesting limits is GL001, deep but valid
     code is analysed with a deeper stack, and any other failure is a one-line internal error."""
     try:
         rejected = python_nesting_error(raw, name, codes)
         if rejected is not None:
             return FileResult(name, rejected)
-        return run_deep(lambda: lint_bytes(raw, name, codes))
+        return run_deep(lambda: lint_bytes(raw, name, codes, project))
     except Exception as error:
         return FileResult(name, error=describe_internal_error(error))
 
@@ -372,7 +378,7 @@ def fix_paths(
 ) -> RunSummary:
     """Compute fixes in a process pool, then write (or diff) them here, one file at a time."""
     summary = RunSummary()
-    work: list[tuple[Path, bytes, frozenset[str], bool, int]] = []
+    work: list[tuple[Path, bytes, frozenset[str], bool, int, Optional[ProjectFacts]]] = []
     seen: set[str] = set()
     for path in _targets(paths, settings, summary):
         real = os.path.realpath(path)
@@ -384,8 +390,11 @@ def fix_paths(
         except SourceReadError as error:
             summary.errors.append((str(path), str(error)))
             continue
-        work.append((path, raw, settings.codes_for(relative_to_root(path, settings)), settings.unsafe_fixes, max_bytes))
-    for (path, raw, _, _, _), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs, progress)):
+        work.append((path, raw, settings.codes_for(relative_to_root(path, settings)), settings.unsafe_fixes, max_bytes, None))
+    sources = [(path, raw) for path, raw, *_ in work if not _oversized(raw, max_bytes)]
+    facts = dict(zip((path for path, _ in sources), project_facts(sources, paths, settings, for_fix=True)))
+    work = [(*item[:5], facts.get(item[0])) for item in work]
+    for (path, raw, *_), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs, progress)):
         summary.findings.extend(partial.findings)
         summary.errors.extend(partial.errors)
         summary.warnings.extend(partial.warnings)
@@ -396,10 +405,23 @@ def fix_paths(
     return summary
 
 
-def _fix_item(item: tuple[Path, bytes, frozenset[str], bool, int]) -> tuple[Optional[bytes], RunSummary]:
-    path, raw, codes, unsafe, max_bytes = item
+def _fix_item(item: tuple[Path, bytes, frozenset[str], bool, int, Optional[ProjectFacts]]) -> tuple[Optional[bytes], RunSummary]:
+    path, raw, codes, unsafe, max_bytes, project = item
     partial = RunSummary()
-    return fix_bytes(raw, str(path), codes, unsafe, partial, max_bytes=max_bytes), partial
+    return fix_bytes(raw, str(path), codes, unsafe, partial, max_bytes=max_bytes, project=project), partial
+
+
+# -- the project index: what each file of the run uses from the others -----------------------------
+
+
+def project_facts(
+    sources: Sequence[tuple[Path, bytes]], paths: Sequence[Path], settings: Settings, *, for_fix: bool = False
+) -> list[Optional[ProjectFacts]]:
+    """Per file (in order), the facts it uses from the other files of the run; None for most.
+    `for_fix` adds the names other files import from it (their imports must survive the fix)."""
+    roots = [path if path.is_dir() else path.parent for path in paths] + [settings.root]
+    index = ProjectIndex([(str(path), raw) for path, raw in sources], [str(root) for root in roots])
+    return [index.facts_for(str(path), for_fix=for_fix) for path, _ in sources]
 
 
 def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:
@@ -418,7 +440,14 @@ def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, d
 
 
 def fix_bytes(
-    raw: bytes, name: str, codes: frozenset[str], unsafe: bool, summary: RunSummary, *, max_bytes: int = MAX_FILE_BYTES
+    raw: bytes,
+    name: str,
+    codes: frozenset[str],
+    unsafe: bool,
+    summary: RunSummary,
+    *,
+    max_bytes: int = MAX_FILE_BYTES,
+    project: Optional[ProjectFacts] = None,
 ) -> Optional[bytes]:
     """The fixed bytes (same encoding, BOM, line endings and final newline), or None when nothing
     could be done. Never raises: failures are one-line errors in `summary`."""
@@ -436,7 +465,7 @@ def fix_bytes(
         if rejected is not None:
             summary.findings.extend(rejected)
             return None
-        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe))
+        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe, project=project))
     except Exception as error:
         summary.errors.append((name, f"{describe_internal_error(error)}; file left unchanged"))
         return None
