@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import queue
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence, TypeVar
 
 from gradlint.analysis.project import ProjectFacts, ProjectIndex
-from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
+from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings
 from gradlint.discovery import discover, is_excluded
 from gradlint.engine import DECODE_ERROR, PARSE_ERROR, lint_bytes, parse, rules_for
@@ -88,7 +89,7 @@ def check_paths(
     cache = ResultCache(cache_directory(settings)) if use_cache else None
     results: dict[int, FileResult] = {}
     readable: list[tuple[int, Path, bytes, frozenset[str]]] = []
-    pending: list[tuple[int, str, bytes, frozenset[str], str, Optional[ProjectFacts]]] = []
+    pending: list[tuple[int, str, bytes, frozenset[str], str, Optional[ProjectFacts], str]] = []
     for index, path in enumerate(_targets(paths, settings, summary)):
         try:
             raw = read_source(path)
@@ -100,19 +101,24 @@ def check_paths(
             results[index] = lint_oversized(raw, str(path), codes, max_bytes, summary)  # never cached
             continue
         readable.append((index, path, raw, codes))
-    facts = project_facts([(path, raw) for _, path, raw, _ in readable], paths, settings)
-    for (index, path, raw, codes), project in zip(readable, facts):
-        digest = entry_digest(raw, codes, project.key() if project else "")
+    contents = [content_digest(raw) for _, _, raw, _ in readable]
+    project = RunProject([(path, raw) for _, path, raw, _ in readable], contents, paths, settings)
+    for (index, path, raw, codes), content in zip(readable, contents):
+        key = cache.project_key(str(path), project.fingerprint) if cache is not None else None
+        facts = project.facts_for(path) if key is None else None
+        key = facts.key() if facts else key or ""
+        digest = entry_digest(content, codes, key)
         cached = cache.get(str(path), digest) if cache is not None else None
         if cached is not None:
             results[index] = cached
         else:
-            pending.append((index, str(path), raw, codes, digest, project))
-    work = [(name, raw, codes, project) for _, name, raw, codes, _, project in pending]
-    for (index, name, _, _, digest, _), result in zip(pending, lint_many(work, jobs, progress)):
+            facts = facts or (project.facts_for(path) if key else None)
+            pending.append((index, str(path), raw, codes, digest, facts, key))
+    work = [(name, raw, codes, facts) for _, name, raw, codes, _, facts, _ in pending]
+    for (index, name, _, _, digest, _, key), result in zip(pending, lint_many(work, jobs, progress)):
         results[index] = result
         if cache is not None:
-            cache.put(name, digest, result)
+            cache.put(name, digest, result, run=project.fingerprint, project_key=key)
     for index in sorted(results):
         summary.add(results[index])
     if cache is not None:
@@ -392,8 +398,8 @@ def fix_paths(
             continue
         work.append((path, raw, settings.codes_for(relative_to_root(path, settings)), settings.unsafe_fixes, max_bytes, None))
     sources = [(path, raw) for path, raw, *_ in work if not _oversized(raw, max_bytes)]
-    facts = dict(zip((path for path, _ in sources), project_facts(sources, paths, settings, for_fix=True)))
-    work = [(*item[:5], facts.get(item[0])) for item in work]
+    project = RunProject(sources, [], paths, settings)
+    work = [(*item[:5], project.facts_for(item[0], for_fix=True)) for item in work]
     for (path, raw, *_), (fixed, partial) in zip(work, map_in_pool(_fix_item, work, jobs, progress)):
         summary.findings.extend(partial.findings)
         summary.errors.extend(partial.errors)
@@ -414,14 +420,25 @@ def _fix_item(item: tuple[Path, bytes, frozenset[str], bool, int, Optional[Proje
 # -- the project index: what each file of the run uses from the others -----------------------------
 
 
-def project_facts(
-    sources: Sequence[tuple[Path, bytes]], paths: Sequence[Path], settings: Settings, *, for_fix: bool = False
-) -> list[Optional[ProjectFacts]]:
-    """Per file (in order), the facts it uses from the other files of the run; None for most.
-    `for_fix` adds the names other files import from it (their imports must survive the fix)."""
-    roots = [path if path.is_dir() else path.parent for path in paths] + [settings.root]
-    index = ProjectIndex([(str(path), raw) for path, raw in sources], [str(root) for root in roots])
-    return [index.facts_for(str(path), for_fix=for_fix) for path, _ in sources]
+class RunProject:
+    """The files of one run as a project. The index is built only when a file's facts are asked
+    for: a cached run of unchanged files (same `fingerprint`) reuses the facts keys it stored."""
+
+    def __init__(self, sources: Sequence[tuple[Path, bytes]], contents: Sequence[str], paths: Sequence[Path], settings: Settings) -> None:
+        self.sources = sources
+        self.roots = [str(path if path.is_dir() else path.parent) for path in paths] + [str(settings.root)]
+        stamp = hashlib.sha256("\0".join(self.roots).encode())
+        for (path, _), content in zip(sources, contents):
+            stamp.update(f"\0{path}\0{content}".encode())
+        self.fingerprint = stamp.hexdigest()[:32]
+        self._index: Optional[ProjectIndex] = None
+
+    def facts_for(self, path: Path, *, for_fix: bool = False) -> Optional[ProjectFacts]:
+        """What `path` uses from the other files of the run (None for most files). `for_fix` adds
+        the names other files import from it (their imports must survive the fix)."""
+        if self._index is None:
+            self._index = ProjectIndex([(str(source), raw) for source, raw in self.sources], self.roots)
+        return self._index.facts_for(str(path), for_fix=for_fix)
 
 
 def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:

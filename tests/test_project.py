@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from gradlint.analysis.project import ProjectIndex
 from gradlint.config import Settings
 from gradlint.runner import check_paths, check_stdin, fix_paths
@@ -217,3 +219,20 @@ def test_facts_are_small_and_only_for_files_that_use_other_files(tmp_path):
     assert json.dumps(sorted(train.stars["model"].names)) == '["Variable", "make", "torch"]'
     assert train.key() == facts(tmp_path, "train.py").key() != facts(tmp_path, "model.py", for_fix=True).key()
     assert os.path.isabs(str(tmp_path))
+
+
+def test_an_unchanged_cached_run_does_not_build_the_index(tmp_path, monkeypatch):
+    import gradlint.runner
+
+    project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    settings = Settings(root=tmp_path)
+    first = check_paths([tmp_path], settings, jobs=1).findings
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the project index was rebuilt")
+
+    monkeypatch.setattr(gradlint.runner, "ProjectIndex", refuse)
+    assert check_paths([tmp_path], settings, jobs=1).findings == first and len(first) == 2
+    write(tmp_path / "other.py", "import os\n")
+    with pytest.raises(AssertionError, match="rebuilt"):
+        check_paths([tmp_path], settings, jobs=1)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence
 
@@ -94,6 +95,7 @@ class ProjectIndex:
             self._sources[os.path.abspath(path)] = raw
         self._roots = [os.path.abspath(root) for root in roots]
         self._packages = {os.path.dirname(path) for path in self._sources if os.path.basename(path) == "__init__.py"}
+        self._tops: dict[str, str] = {}
         self._local = {path for path in self._sources if not self._is_final(path)}
         self._statements: dict[str, list[_Import]] = {}
         self._modules: dict[str, Optional[_Module]] = {}
@@ -102,8 +104,7 @@ class ProjectIndex:
         self._star_exports: dict[str, StarFacts] = {}
         self._facts: dict[str, ProjectFacts] = {}
         self._reimported: dict[str, set[str]] = {}
-        if self._local:
-            self._build()
+        self._done: set[str] = set()  # files whose own imports have been looked at
 
     # -- per-file answers -------------------------------------------------------------------
 
@@ -111,6 +112,8 @@ class ProjectIndex:
         """The facts `path` uses from other files, or None when it uses none. `for_fix` adds the
         names other files import from it (the fixer must keep those imports)."""
         key = os.path.abspath(path)
+        for importer in self._sources if for_fix else (key,):
+            self._look_at(importer)  # whether another file imports from `key` needs them all
         facts = self._facts.get(key)
         reimported = frozenset(self._reimported.get(key, ())) if for_fix else frozenset()
         if reimported:
@@ -119,13 +122,15 @@ class ProjectIndex:
 
     # -- building ---------------------------------------------------------------------------
 
-    def _build(self) -> None:
-        for path, raw in self._sources.items():
-            if b"import" not in raw:
-                continue  # imports nothing, so it cannot see another file's names
-            statements = self._import_statements(path)
-            if any(self._locate(path, item.module, item.level) is not None for item in statements):
-                self._facts_of_importer(path, statements)
+    def _look_at(self, path: str) -> None:
+        if path in self._done:
+            return
+        self._done.add(path)
+        if not self._local or b"import" not in self._sources.get(path, b""):
+            return  # imports nothing, so it cannot see another file's names
+        statements = self._import_statements(path)
+        if any(self._locate(path, item.module, item.level) is not None for item in statements):
+            self._facts_of_importer(path, statements)
 
     def _facts_of_importer(self, path: str, statements: list[_Import]) -> None:
         names: dict[str, str] = {}
@@ -321,17 +326,22 @@ class ProjectIndex:
         yield from self._roots
 
     def _top_folder(self, path: str) -> str:
-        folder = os.path.dirname(path)
-        while folder in self._packages:
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-        return folder
+        start = os.path.dirname(path)
+        top = self._tops.get(start)
+        if top is None:
+            folder = start
+            while folder in self._packages:
+                parent = os.path.dirname(folder)
+                if parent == folder:
+                    break
+                folder = parent
+            top = self._tops[start] = folder
+        return top
 
     def _is_final(self, path: str) -> bool:
+        """In a package (or a module) named like one of FINAL_PACKAGES."""
         top = self._top_folder(path)
-        first = os.path.relpath(path, top).split(os.sep, 1)[0]
+        first = path[len(top) :].lstrip(os.sep).split(os.sep, 1)[0]
         return first.removesuffix(".py") in FINAL_PACKAGES
 
     # -- parsing (CPython's ast, import statements first) ----------------------------------------
@@ -340,7 +350,7 @@ class ProjectIndex:
         """Every import binding written in the file (at any depth), from a text scan."""
         if path not in self._statements:
             raw = self._sources.get(path, b"")
-            self._statements[path] = list(_imports_in(_parse_imports(_import_source(raw)))) if b"import" in raw else []
+            self._statements[path] = [item for line in _import_lines(raw) for item in _parse_import(line)] if b"import" in raw else []
         return self._statements[path]
 
     def _module(self, path: str) -> Optional[_Module]:
@@ -352,11 +362,10 @@ class ProjectIndex:
 _ABSENT = object()
 
 
-def _import_source(raw: bytes) -> bytes:
-    """The import statements of a source, one per line and dedented, found without tokenizing.
-
-    Over-approximates (an import written in a string is found too); what a line found this way
-    means is then decided by `ast`, line by line if the whole does not parse."""
+def _import_lines(raw: bytes) -> list[bytes]:
+    """The import statements of a source, each on one line without comments, found without
+    tokenizing. Over-approximates (an import-like line in a string is found too); `_parse_import`
+    keeps only what is exactly an import statement."""
     statements: list[bytes] = []
     position = raw.find(b"import")
     end = 0
@@ -378,7 +387,7 @@ def _import_source(raw: bytes) -> bytes:
                     end = following
                 statements.append(b" ".join(pieces))
         position = raw.find(b"import", max(end, position + 1))
-    return b"\n".join(statements)
+    return statements
 
 
 def _line_end(raw: bytes, position: int) -> int:
@@ -390,18 +399,52 @@ def _without_comment(line: bytes) -> bytes:
     return line.split(b"#", 1)[0]
 
 
-def _parse_imports(source: bytes) -> Optional[ast.Module]:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        pass
-    body: list[ast.stmt] = []  # one bad line (an import-like sentence in a string) must not hide the rest
-    for line in source.split(b"\n"):
-        try:
-            body.extend(ast.parse(line).body)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-    return ast.Module(body=body, type_ignores=[])
+_NAME = r"[^\W\d]\w*"
+_DOTTED = rf"{_NAME}(?:\s*\.\s*{_NAME})*"
+_ALIAS = re.compile(rf"\s*({_DOTTED})(?:\s+as\s+({_NAME}))?\s*")
+_FROM = re.compile(rf"from\s*(\.*)\s*((?:{_DOTTED})?)\s+import\s*(.*)", re.S)
+_IMPORT = re.compile(r"import\s+(.*)", re.S)
+
+
+def _parse_import(line: bytes) -> list[_Import]:
+    """The bindings of one import statement; [] when the line is not exactly one."""
+    text = line.decode("utf-8", "replace").strip()
+    found = _FROM.fullmatch(text)
+    if found is not None:
+        dots, module, names = found.groups()
+        if not dots and not module:
+            return []
+        module = re.sub(r"\s+", "", module)
+        names = names.strip()
+        if names == "*":
+            return [_Import(module, len(dots), None, None, star=True)]
+        if names.startswith("(") and names.endswith(")"):
+            names = names[1:-1]
+        aliases = _aliases(names, dotted=False)
+        return [] if aliases is None else [_Import(module, len(dots), name, local or name) for name, local in aliases]
+    found = _IMPORT.fullmatch(text)
+    if found is None:
+        return []
+    aliases = _aliases(found.group(1), dotted=True)
+    if aliases is None:
+        return []
+    return [_Import(name, 0, None, local or name.split(".", 1)[0]) for name, local in aliases]
+
+
+def _aliases(text: str, *, dotted: bool) -> Optional[list[tuple[str, Optional[str]]]]:
+    parts = text.split(",")
+    if parts and not parts[-1].strip() and not dotted:
+        parts.pop()  # a trailing comma inside parentheses
+    result = []
+    for part in parts:
+        found = _ALIAS.fullmatch(part)
+        if found is None:
+            return None
+        name = re.sub(r"\s+", "", found.group(1))
+        if not dotted and "." in name:
+            return None
+        result.append((name, found.group(2)))
+    return result or None
 
 
 def _parse_module(source: bytes) -> Optional[ast.Module]:
@@ -409,13 +452,6 @@ def _parse_module(source: bytes) -> Optional[ast.Module]:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-
-
-def _imports_in(tree: Optional[ast.Module]) -> Iterator[_Import]:
-    if tree is None:
-        return
-    for node in tree.body:
-        yield from _bindings_of(node)
 
 
 def _bindings_of(node: ast.stmt) -> Iterator[_Import]:
