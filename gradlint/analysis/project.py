@@ -27,6 +27,10 @@ from gradlint.analysis.imports import CANONICAL
 # Modules whose public spelling is what rules match: when torch's own sources are the project,
 # `torch.nn.Module` must stay `torch.nn.Module`, not become the module that defines it.
 FINAL_PACKAGES = frozenset({"torch"})
+# A module larger than this is not parsed whole, so what it re-exports stays unresolved: the modules
+# that re-export names in a training project are small, while parsing the largest modules of a
+# library (when a library is the project) cost more than the rest of the index together.
+MAX_MODULE_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -112,8 +116,10 @@ class ProjectIndex:
         """The facts `path` uses from other files, or None when it uses none. `for_fix` adds the
         names other files import from it (the fixer must keep those imports)."""
         key = os.path.abspath(path)
-        for importer in self._sources if for_fix else (key,):
-            self._look_at(importer)  # whether another file imports from `key` needs them all
+        if for_fix and len(self._done) < len(self._sources):
+            for importer in self._sources:
+                self._look_at(importer)  # whether another file imports from `key` needs them all
+        self._look_at(key)
         facts = self._facts.get(key)
         reimported = frozenset(self._reimported.get(key, ())) if for_fix else frozenset()
         if reimported:
@@ -123,7 +129,7 @@ class ProjectIndex:
     # -- building ---------------------------------------------------------------------------
 
     def _look_at(self, path: str) -> None:
-        if path in self._done:
+        if path in self._done or path not in self._sources:
             return
         self._done.add(path)
         if not self._local or b"import" not in self._sources.get(path, b""):
@@ -355,7 +361,8 @@ class ProjectIndex:
 
     def _module(self, path: str) -> Optional[_Module]:
         if path not in self._modules:
-            self._modules[path] = _module_facts(_parse_module(self._sources.get(path, b"")))
+            source = self._sources.get(path, b"")
+            self._modules[path] = _module_facts(_parse_module(source)) if len(source) <= MAX_MODULE_BYTES else None
         return self._modules[path]
 
 
