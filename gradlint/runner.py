@@ -177,6 +177,8 @@ def lint_file(raw: bytes, name: str, codes: frozenset[str], project: Optional[Pr
         rejected = python_nesting_error(raw, name, codes)
         if rejected is not None:
             return FileResult(name, rejected)
+        if project is None:  # the single-file call, exactly as every other front end makes it
+            return run_deep(lambda: lint_bytes(raw, name, codes))
         return run_deep(lambda: lint_bytes(raw, name, codes, project))
     except Exception as error:
         return FileResult(name, error=describe_internal_error(error))
@@ -482,7 +484,10 @@ def fix_bytes(
         if rejected is not None:
             summary.findings.extend(rejected)
             return None
-        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe, project=project))
+        if project is None:
+            result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe))
+        else:
+            result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe, project=project))
     except Exception as error:
         summary.errors.append((name, f"{describe_internal_error(error)}; file left unchanged"))
         return None
