@@ -8,9 +8,9 @@ from its own spellings (`model.Variable`, `.model.Variable`) to those outside na
 local star imports bring in. Names that stay inside the project (a class defined in `model.py`)
 are left as the single-file analysis spells them.
 
-The index is cheap by construction: import statements are found with a text scan, only those are
-parsed (with CPython's `ast`, never LibCST), and a module is parsed whole only when a name asked
-for may be one of its imports.
+The index is cheap by construction: import statements are found with a text scan and read by a
+small parser, a module is parsed whole (with CPython's `ast`, never LibCST) only when a name asked
+for may be one of its imports, and a file's facts are worked out only when asked for.
 """
 
 from __future__ import annotations
