@@ -236,3 +236,14 @@ def test_an_unchanged_cached_run_does_not_build_the_index(tmp_path, monkeypatch)
     write(tmp_path / "other.py", "import os\n")
     with pytest.raises(AssertionError, match="rebuilt"):
         check_paths([tmp_path], settings, jobs=1)
+
+
+def test_a_chain_of_re_exports_deeper_than_the_stack_degrades_to_single_file(tmp_path):
+    files = {f"m{index}.py": f"from m{index + 1} import Variable\n" for index in range(600)}
+    files["m600.py"] = "from torch.autograd import Variable\n"
+    files["train.py"] = "from m0 import Variable\nx = Variable(t)\n"
+    project(tmp_path, files)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.glob("*.py"))]
+    index = ProjectIndex(sources, [str(tmp_path)])
+    assert index.facts_for(str(tmp_path / "train.py")) is None
+    assert index.facts_for(str(tmp_path / "m599.py")).names == {"m600.Variable": "torch.autograd.Variable"}

@@ -136,7 +136,10 @@ class ProjectIndex:
             return  # imports nothing, so it cannot see another file's names
         statements = self._import_statements(path)
         if any(self._locate(path, item.module, item.level) is not None for item in statements):
-            self._facts_of_importer(path, statements)
+            try:
+                self._facts_of_importer(path, statements)
+            except RecursionError:
+                pass  # re-exports chained deeper than the stack: this file is checked on its own chained deeper than Python's stack: file by file
 
     def _facts_of_importer(self, path: str, statements: list[_Import]) -> None:
         names: dict[str, str] = {}
