@@ -139,7 +139,7 @@ class ProjectIndex:
             try:
                 self._facts_of_importer(path, statements)
             except RecursionError:
-                pass  # re-exports chained deeper than the stack: this file is checked on its own chained deeper than Python's stack: file by file
+                pass  # re-exports chained deeper than the stack: this file is checked on its own
 
     def _facts_of_importer(self, path: str, statements: list[_Import]) -> None:
         names: dict[str, str] = {}
