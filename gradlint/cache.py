@@ -35,8 +35,14 @@ def build_fingerprint() -> str:
     return stamp.hexdigest()[:16]
 
 
-def entry_digest(raw: bytes, codes: frozenset[str]) -> str:
-    return hashlib.sha256(raw + b"\0" + ",".join(sorted(codes)).encode()).hexdigest()
+def content_digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def entry_digest(content: str, codes: frozenset[str], project_key: str = "") -> str:
+    """`content`: the file's `content_digest`; `project_key`: the digest of the facts the file uses
+    from other files (editing `model.py` must re-check the files that import names from it)."""
+    return hashlib.sha256(f"{content}\0{','.join(sorted(codes))}\0{project_key}".encode()).hexdigest()
 
 
 class ResultCache:
@@ -62,11 +68,20 @@ class ResultCache:
         except (KeyError, TypeError, ValueError):
             return None  # a damaged entry is simply a miss
 
-    def put(self, path: str, digest: str, result: FileResult) -> None:
+    def put(self, path: str, digest: str, result: FileResult, *, run: str = "", project_key: str = "") -> None:
+        """`run`: the fingerprint of every file of the run, under which the file used the project
+        facts `project_key` (an unchanged run need not rebuild the project index)."""
         if result.error is not None and result.error.startswith(("could not read", "internal error")):
             return  # transient or unexpected: always retry
-        self.entries[path] = {"digest": digest, "result": _result_to_json(result)}
+        self.entries[path] = {"digest": digest, "result": _result_to_json(result), "run": run, "project": project_key}
         self.dirty = True
+
+    def project_key(self, path: str, run: str) -> Optional[str]:
+        """The project facts key `path` was checked with, if that was in a run of the same files."""
+        entry = self.entries.get(path)
+        if isinstance(entry, dict) and entry.get("run") == run and isinstance(entry.get("project"), str):
+            return entry["project"]
+        return None
 
     def save(self) -> None:
         if not self.dirty:

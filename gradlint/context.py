@@ -16,21 +16,23 @@ from gradlint.analysis.training import TrainingAnalysis
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
 if TYPE_CHECKING:
+    from gradlint.analysis.project import ProjectFacts
     from gradlint.rules.base import Report
 
 
 class FileContext:
-    def __init__(self, path: str, text: str, module: cst.Module) -> None:
+    def __init__(self, path: str, text: str, module: cst.Module, project: Optional["ProjectFacts"] = None) -> None:
         self.path = path
         self.text = text
         self.module = module
+        self.project = project  # what this file uses from the other files of its run, if any
         self.reports: list["Report"] = []
         # Ancestors of the node being visited, the node itself last. Maintained by the walker.
         self.stack: list[cst.CSTNode] = []
 
     @cached_property
     def imports(self) -> ImportMap:
-        return ImportMap.build(self.module)
+        return ImportMap.build(self.module, self.project)
 
     @cached_property
     def scopes(self) -> ScopeTable:

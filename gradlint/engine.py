@@ -9,7 +9,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 import libcst as cst
 
@@ -23,6 +23,9 @@ from gradlint.rules.base import Report, Rule
 from gradlint.rules.file_rule import FileFailure
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 from gradlint.walker import walk
+
+if TYPE_CHECKING:
+    from gradlint.analysis.project import ProjectFacts
 
 
 @dataclass
@@ -43,12 +46,12 @@ def _visiting_rules() -> tuple[type[Rule], ...]:
     return tuple(rule for rule in all_rules() if rule.visits_nodes())
 
 
-def lint_bytes(raw: bytes, path: str, codes: frozenset[str]) -> FileResult:
+def lint_bytes(raw: bytes, path: str, codes: frozenset[str], project: Optional["ProjectFacts"] = None) -> FileResult:
     try:
         text, _ = decode_source(raw)
     except UndecodableSource as error:
         return FileResult(path, undecodable_findings(raw, str(error), path, codes))
-    outcome = lint_text(text, path, codes)
+    outcome = lint_text(text, path, codes, project=project)
     return FileResult(path, outcome.findings, outcome.error)
 
 
@@ -75,11 +78,13 @@ def lint_text(
     respect_noqa: bool = True,
     module: Optional[cst.Module] = None,
     prefilter: bool = True,
+    project: Optional["ProjectFacts"] = None,
 ) -> LintOutcome:
-    """Findings for `text`. Pass `module` when the caller has already parsed `text`."""
+    """Findings for `text`. Pass `module` when the caller has already parsed `text`, and `project`
+    for what the file brings in from the other files of its run."""
     if respect_noqa and file_is_exempt(text):
         return LintOutcome()
-    return analyse_text(text, path, codes, line_noqa=respect_noqa, module=module, prefilter=prefilter)
+    return analyse_text(text, path, codes, line_noqa=respect_noqa, module=module, prefilter=prefilter, project=project)
 
 
 def analyse_text(
@@ -90,11 +95,12 @@ def analyse_text(
     line_noqa: bool = True,
     module: Optional[cst.Module] = None,
     prefilter: bool = True,
+    project: Optional["ProjectFacts"] = None,
 ) -> LintOutcome:
     """Prefilter, parse, run the rules, drop what `# noqa` comments suppress (`line_noqa`).
     The whole-file `# gradlint: noqa` is the caller's to check."""
     selected = rules_for(codes)
-    rules = [rule for rule in selected if not prefilter or rule.applies_to(text)]
+    rules = [rule for rule in selected if not prefilter or rule.applies_to(text) or _applies_through(rule, project)]
     if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(text)):
         return LintOutcome()  # prefilter: nothing here any selected rule could match
     if module is None:
@@ -102,7 +108,7 @@ def analyse_text(
         if module is None:
             reason, location = parse_error
             return LintOutcome(invalid_syntax_findings(reason, location, path, codes))
-    context = FileContext(path, text, module)
+    context = FileContext(path, text, module, project)
     try:
         walk(context, [rule(context) for rule in rules])
         findings = _findings(context, context.reports) if context.reports else []
@@ -114,6 +120,12 @@ def analyse_text(
         lines = text.splitlines()
         findings = [f for f in findings if not _suppressed(f, lines)]
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+
+
+def _applies_through(rule: type[Rule], project: Optional["ProjectFacts"]) -> bool:
+    """The prefilter also sees the names a file uses through other files (`V` from a module that
+    does `from torch.autograd import Variable as V`)."""
+    return project is not None and rule.applies_to(project.trigger_text())
 
 
 def _compiles(text: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
@@ -18,6 +18,9 @@ from gradlint.fix.apply import fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.noqa import file_is_exempt
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
+
+if TYPE_CHECKING:
+    from gradlint.analysis.project import ProjectFacts
 
 Source = Union[bytes, str]  # a file's bytes, or text already decoded (an editor buffer, flake8's lines)
 
@@ -52,24 +55,37 @@ class _Decoded:
 
 
 def check_source(
-    source: Source, name: str, codes: frozenset[str], *, max_bytes: int = MAX_FILE_BYTES, own_noqa: bool = True
+    source: Source,
+    name: str,
+    codes: frozenset[str],
+    *,
+    max_bytes: int = MAX_FILE_BYTES,
+    own_noqa: bool = True,
+    project: Optional["ProjectFacts"] = None,
 ) -> SourceResult:
     """Findings for one file. Never raises: a failure is a one-line internal error.
 
     `own_noqa`: drop findings suppressed by `# noqa` comments (False where the host, flake8,
-    handles them; the whole-file `# gradlint: noqa` is honoured either way)."""
+    handles them; the whole-file `# gradlint: noqa` is honoured either way). `project`: what the
+    file uses from the other files of its run (None: the file alone)."""
     try:
         decoded, early = _guards(source, name, codes, max_bytes)
         if early is not None:
             return early
-        outcome = run_deep(lambda: analyse_text(decoded.text, name, codes, line_noqa=own_noqa))
+        outcome = run_deep(lambda: analyse_text(decoded.text, name, codes, line_noqa=own_noqa, project=project))
         return SourceResult(name, outcome.findings, outcome.error)
     except Exception as error:
         return SourceResult(name, error=describe_internal_error(error))
 
 
 def fix_source(
-    source: Source, name: str, codes: frozenset[str], *, unsafe: bool = False, max_bytes: int = MAX_FILE_BYTES
+    source: Source,
+    name: str,
+    codes: frozenset[str],
+    *,
+    unsafe: bool = False,
+    max_bytes: int = MAX_FILE_BYTES,
+    project: Optional["ProjectFacts"] = None,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
@@ -84,7 +100,7 @@ def fix_source(
         return early
     text = decoded.text
     try:
-        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe))
+        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe, project=project))
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:

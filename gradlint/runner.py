@@ -5,12 +5,14 @@ What happens to one file is `pipeline.check_source` / `pipeline.fix_source`."""
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
-from gradlint.cache import CACHE_DIR_NAME, ResultCache, entry_digest
+from gradlint.analysis.project import ProjectFacts, ProjectIndex
+from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings
 from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
@@ -47,6 +49,7 @@ class WorkItem:
     codes: frozenset[str]
     max_bytes: int
     unsafe: bool = False  # fix only
+    project: Optional[ProjectFacts] = None  # what the file uses from (and, for fix, gives to) the other files of the run
 
 
 def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int) -> WorkItem:
@@ -80,25 +83,37 @@ def check_paths(
     summary = RunSummary()
     cache = ResultCache(cache_directory(settings)) if use_cache else None
     results: dict[int, SourceResult] = {}
-    pending: list[tuple[int, WorkItem, Optional[str]]] = []  # (index, work, cache digest)
+    readable: list[tuple[int, Path, WorkItem]] = []
     for index, path in enumerate(_targets(paths, settings, summary)):
         try:
             raw = read_source(path)
         except SourceReadError as error:
             results[index] = SourceResult(str(path), error=str(error))
             continue
-        item = work_item(path, raw, settings, max_bytes)
-        # Over the size limit, the result depends on the limit: never looked up (nor stored).
-        digest = entry_digest(raw, item.codes) if cache is not None and not over_size_limit(len(raw), max_bytes) else None
+        readable.append((index, path, work_item(path, raw, settings, max_bytes)))
+    analysed = [entry for entry in readable if not over_size_limit(len(entry[2].raw), max_bytes)]
+    contents = {index: content_digest(item.raw) for index, _, item in analysed}
+    project = RunProject([(path, item.raw) for _, path, item in analysed], [contents[index] for index, _, _ in analysed], paths, settings)
+    pending: list[tuple[int, WorkItem, Optional[str], str]] = []  # (index, work, cache digest, project key)
+    for index, path, item in readable:
+        if index not in contents:  # over the size limit, the result depends on the limit: never cached
+            pending.append((index, item, None, ""))
+            continue
+        key = cache.project_key(item.name, project.fingerprint) if cache is not None else None
+        facts = project.facts_for(path) if key is None else None
+        key = facts.key() if facts else key or ""
+        digest = entry_digest(contents[index], item.codes, key) if cache is not None else None
         cached = cache.get(item.name, digest) if digest is not None else None
         if cached is not None:
             results[index] = SourceResult(cached.path, cached.findings, cached.error)
         else:
-            pending.append((index, item, digest))
-    for (index, item, digest), result in zip(pending, map_in_pool(_check_item, [item for _, item, _ in pending], jobs, progress)):
+            facts = facts or (project.facts_for(path) if key else None)
+            pending.append((index, replace(item, project=facts), digest, key))
+    work = [item for _, item, _, _ in pending]
+    for (index, item, digest, key), result in zip(pending, map_in_pool(_check_item, work, jobs, progress)):
         results[index] = result
         if digest is not None and result.cacheable:
-            cache.put(item.name, digest, result)
+            cache.put(item.name, digest, result, run=project.fingerprint, project_key=key)
     for index in sorted(results):
         summary.add(results[index])
     if cache is not None:
@@ -112,11 +127,11 @@ def cache_directory(settings: Settings) -> Path:
 
 
 def _check_item(item: WorkItem) -> SourceResult:
-    return check_source(item.raw, item.name, item.codes, max_bytes=item.max_bytes)
+    return check_source(item.raw, item.name, item.codes, max_bytes=item.max_bytes, project=item.project)
 
 
 def _fix_item(item: WorkItem) -> SourceResult:
-    return fix_source(item.raw, item.name, item.codes, unsafe=item.unsafe, max_bytes=item.max_bytes)
+    return fix_source(item.raw, item.name, item.codes, unsafe=item.unsafe, max_bytes=item.max_bytes, project=item.project)
 
 
 def stdin_is_excluded(name: str, settings: Settings) -> bool:
@@ -170,12 +185,39 @@ def fix_paths(
             continue
         targets.append(path)
         work.append(work_item(path, raw, settings, max_bytes))
+    analysed = [(path, item.raw) for path, item in zip(targets, work) if not over_size_limit(len(item.raw), max_bytes)]
+    project = RunProject(analysed, [], paths, settings)
+    work = [replace(item, project=project.facts_for(path, for_fix=True)) for path, item in zip(targets, work)]
     for path, item, result in zip(targets, work, map_in_pool(_fix_item, work, jobs, progress)):
         summary.add(result)
         if result.fixed is not None and result.fixed != item.raw:
             _write_fixed(path, item.raw, result.fixed, summary, diff=diff)
     summary.findings.sort(key=Finding.sort_key)
     return summary
+
+
+# -- the project index: what each file of the run uses from the others -----------------------------
+
+
+class RunProject:
+    """The files of one run as a project. The index is built only when a file's facts are asked
+    for: a cached run of unchanged files (same `fingerprint`) reuses the facts keys it stored."""
+
+    def __init__(self, sources: Sequence[tuple[Path, bytes]], contents: Sequence[str], paths: Sequence[Path], settings: Settings) -> None:
+        self.sources = sources
+        self.roots = [str(path if path.is_dir() else path.parent) for path in paths] + [str(settings.root)]
+        stamp = hashlib.sha256("\0".join(self.roots).encode())
+        for (path, _), content in zip(sources, contents):
+            stamp.update(f"\0{path}\0{content}".encode())
+        self.fingerprint = stamp.hexdigest()[:32]
+        self._index: Optional[ProjectIndex] = None
+
+    def facts_for(self, path: Path, *, for_fix: bool = False) -> Optional[ProjectFacts]:
+        """What `path` uses from the other files of the run (None for most files). `for_fix` adds
+        the names other files import from it (their imports must survive the fix)."""
+        if self._index is None:
+            self._index = ProjectIndex([(str(source), raw) for source, raw in self.sources], self.roots)
+        return self._index.facts_for(str(path), for_fix=for_fix)
 
 
 def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:

@@ -72,10 +72,10 @@ def test_a_rule_fix_that_does_not_parse_leaves_the_file_untouched(run_cli, tmp_p
 def test_an_exception_while_fixing_is_one_line_and_the_run_goes_on(run_cli, tmp_path, monkeypatch):
     real = pipeline.fix_text
 
-    def exploding(text, name, codes, *, unsafe=False):
+    def exploding(text, name, codes, *, unsafe=False, **options):
         if name.endswith("a.py"):
             raise RecursionError("maximum recursion depth exceeded")
-        return real(text, name, codes, unsafe=unsafe)
+        return real(text, name, codes, unsafe=unsafe, **options)
 
     monkeypatch.setattr(pipeline, "fix_text", exploding)
     write(tmp_path / "a.py", LEGACY)

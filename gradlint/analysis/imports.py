@@ -7,11 +7,14 @@ consistent import (a local `def`, `class`, assignment, loop target...) resolves 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 import libcst as cst
 
 from gradlint.analysis.syntax import dotted_name, iter_statements
+
+if TYPE_CHECKING:
+    from gradlint.analysis.project import ProjectFacts
 
 # Modules re-exporting a name under a second path: the canonical spelling wins.
 CANONICAL = {
@@ -36,10 +39,12 @@ class ImportMap:
     bindings: dict[str, object] = field(default_factory=dict)  # local name -> target or _SHADOWED
     imports: list[ImportedName] = field(default_factory=list)
     star_modules: list[str] = field(default_factory=list)
+    project: Optional["ProjectFacts"] = None  # names this file brings in from other files of its run
+    project_stars: list[str] = field(default_factory=list)  # star imports of local modules, as written
 
     @classmethod
-    def build(cls, module: cst.Module) -> "ImportMap":
-        result = cls()
+    def build(cls, module: cst.Module, project: Optional["ProjectFacts"] = None) -> "ImportMap":
+        result = cls(project=project or None)
         for statement in iter_statements(module.body):
             result._record(statement)
         return result
@@ -74,6 +79,8 @@ class ImportMap:
 
     def _record_from(self, statement: cst.ImportFrom) -> None:
         if statement.relative or statement.module is None:
+            if self.project is not None and self._record_relative_from(statement):
+                return
             names = [] if isinstance(statement.names, cst.ImportStar) else statement.names
             for alias in names:
                 self._shadow(_asname(alias) or (dotted_name(alias.name) or ""))
@@ -81,6 +88,8 @@ class ImportMap:
         module = dotted_name(statement.module) or ""
         if isinstance(statement.names, cst.ImportStar):
             self.star_modules.append(module)
+            if self.project is not None and module in self.project.stars:
+                self.project_stars.append(module)
             return
         for alias in statement.names:
             name = dotted_name(alias.name) or ""
@@ -89,6 +98,8 @@ class ImportMap:
     def _bind_import(self, local: str, target: str, statement: cst.CSTNode, alias: cst.ImportAlias) -> None:
         target = CANONICAL.get(target, target)
         self.imports.append(ImportedName(local, target, statement, alias))
+        if self.project is not None:
+            target = self.project.names.get(target, target)
         previous = self.bindings.get(local)
         if previous is None or previous == target:
             self.bindings[local] = target
@@ -108,6 +119,10 @@ class ImportMap:
         if target is _SHADOWED:
             return None
         if target is None:
+            if self.project_stars:
+                found = self._from_project_star(local)
+                if found is not None:
+                    return found
             if len(self.star_modules) == 1:
                 return CANONICAL.get(f"{self.star_modules[0]}.{local}", f"{self.star_modules[0]}.{local}")
             return None
@@ -122,6 +137,8 @@ class ImportMap:
             if base is None:
                 return None
             full = f"{base}.{node.attr.value}"
+            if self.project is not None:
+                full = self.project.names.get(full, full)
             return CANONICAL.get(full, full)
         return None
 
@@ -130,7 +147,46 @@ class ImportMap:
         return [name for name, bound in self.bindings.items() if bound == target]
 
     def imports_of(self, target: str) -> Iterator[ImportedName]:
+        """Imports written as `target` in this file (not those reaching it through another file)."""
         return (imported for imported in self.imports if imported.target == target)
+
+    # -- names from other files of the project (only with `project` facts) -----------------------
+
+    def _record_relative_from(self, statement: cst.ImportFrom) -> bool:
+        """`from .model import Variable` where `model` imports it from outside: bind the outside
+        name. False when the facts know nothing of this module (the import stays unresolved)."""
+        spelling = "." * len(statement.relative) + (dotted_name(statement.module) or "" if statement.module else "")
+        if isinstance(statement.names, cst.ImportStar):
+            if spelling not in self.project.stars:
+                return False
+            self.project_stars.append(spelling)
+            return True
+        for alias in statement.names:
+            name = dotted_name(alias.name) or ""
+            target = self.project.names.get(f"{spelling}.{name}")
+            if target is None:
+                self._shadow(_asname(alias) or name)
+            else:
+                self._bind_import(_asname(alias) or name, target, statement, alias)
+        return True
+
+    def _from_project_star(self, local: str) -> Optional[str]:
+        """The outside name an unbound `local` stands for when exactly one star import can bring
+        it and that one is (or leads through a local module to) an outside module."""
+        candidates: list[Optional[str]] = []
+        for module in self.star_modules + [m for m in self.project_stars if m.startswith(".")]:
+            star = self.project.stars.get(module) if module in self.project_stars else None
+            if star is None:
+                candidates.append(None if module.startswith(".") else f"{module}.{local}")
+            elif local in star.names:
+                candidates.append(self.project.names.get(f"{module}.{local}"))
+            elif not star.closed:
+                candidates.append(f"{star.fallback}.{local}" if star.fallback else None)
+            if len(candidates) > 1:
+                return None
+        if len(candidates) != 1 or candidates[0] is None:
+            return None
+        return CANONICAL.get(candidates[0], candidates[0])
 
 
 def _asname(alias: cst.ImportAlias) -> Optional[str]:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from gradlint.engine import lint_text
 from gradlint.fix.cleanup import parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
 from gradlint.fix.plan import Applicability
 from gradlint.model import Edit, Finding
+
+if TYPE_CHECKING:
+    from gradlint.analysis.project import ProjectFacts
 
 MAX_ROUNDS = 20
 
@@ -22,13 +25,16 @@ class FixResult:
     error: Optional[str] = None
 
 
-def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = False) -> FixResult:
-    """Return the fixed text (or the original, untouched, with an error) and what remains."""
+def fix_text(
+    text: str, path: str, codes: frozenset[str], *, unsafe: bool = False, project: Optional["ProjectFacts"] = None
+) -> FixResult:
+    """Return the fixed text (or the original, untouched, with an error) and what remains.
+    `project`: what the file uses from, and gives to, the other files of its run."""
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
     for _ in range(MAX_ROUNDS):
-        outcome = lint_text(current, path, codes, module=module)
+        outcome = lint_text(current, path, codes, module=module, project=project)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
         chosen = choose_fixes(outcome.findings, unsafe)
@@ -43,11 +49,11 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
         applied += len(chosen)
         fixed_codes.update(finding.code for finding in chosen)
     else:
-        outcome = lint_text(current, path, codes, module=module)
-    cleaned = remove_unused_imports(current, module, fixed_codes)
+        outcome = lint_text(current, path, codes, module=module, project=project)
+    cleaned = remove_unused_imports(current, module, fixed_codes, project)
     if cleaned is not None:
         current, module = cleaned
-        outcome = lint_text(current, path, codes, module=module)
+        outcome = lint_text(current, path, codes, module=module, project=project)
     return FixResult(current, applied, outcome.findings)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
@@ -13,6 +13,10 @@ from gradlint.fix.edits import apply_edits, plan_edits
 from gradlint.fix.plan import Applicability, FixPlan, RemoveLine, Replace
 from gradlint.rules import rule_by_code
 
+if TYPE_CHECKING:
+    from gradlint.analysis.imports import ImportedName
+    from gradlint.analysis.project import ProjectFacts
+
 
 def parsed(text: str) -> Optional[cst.Module]:
     """The module, or None when `text` does not parse."""
@@ -20,7 +24,9 @@ def parsed(text: str) -> Optional[cst.Module]:
     return module
 
 
-def remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes: set[str]) -> Optional[tuple[str, cst.Module]]:
+def remove_unused_imports(
+    text: str, module: Optional[cst.Module], fixed_codes: set[str], project: Optional["ProjectFacts"] = None
+) -> Optional[tuple[str, cst.Module]]:
     """Drop imports of names (declared by the rules that fixed something) that the fixes left unused."""
     targets = {name for code in fixed_codes for name in rule_by_code(code).cleanup_imports}
     if not targets:
@@ -36,6 +42,8 @@ def remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes: 
         for imported in imports.imports_of(target):
             if imported.local in used or not isinstance(imported.statement, cst.ImportFrom):
                 continue
+            if imported_by_other_files(imported, project):
+                continue
             line = _top_level_line(module, imported.statement)
             change = _removal(line, imported.statement, imported.alias) if line is not None else None
             if change is not None:
@@ -49,6 +57,12 @@ def remove_unused_imports(text: str, module: Optional[cst.Module], fixed_codes: 
     candidate = apply_edits(text, fix.edits)
     candidate_module = parsed(candidate)
     return (candidate, candidate_module) if candidate_module is not None else None
+
+
+def imported_by_other_files(imported: "ImportedName", project: Optional["ProjectFacts"]) -> bool:
+    """Another file of the project imports this name from this module (`from model import
+    Variable`, `from model import *`, `model.Variable`): removing it here would break that file."""
+    return project is not None and imported.local in project.reimported
 
 
 def _used_names(module: cst.Module) -> set[str]:

@@ -1,0 +1,567 @@
+"""The files of one run as a project: which local modules exist, what each binds at module level,
+and which names a file brings in from them (explicitly, as module attributes, or by star imports).
+
+Rules only need one thing from other files: when a name imported from a local module is really an
+import of an outside library (`model.py` does `from torch.autograd import Variable`), the
+importing file must see the outside name. Each file gets `ProjectFacts`: a small, picklable map
+from its own spellings (`model.Variable`, `.model.Variable`) to those outside names, plus what its
+local star imports bring in. Names that stay inside the project (a class defined in `model.py`)
+are left as the single-file analysis spells them.
+
+The index is cheap by construction: import statements are found with a text scan and read by a
+small parser, a module is parsed whole (with CPython's `ast`, never LibCST) only when a name asked
+for may be one of its imports, and a file's facts are worked out only when asked for.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Optional, Sequence
+
+from gradlint.analysis.imports import CANONICAL
+
+# Modules whose public spelling is what rules match: when torch's own sources are the project,
+# `torch.nn.Module` must stay `torch.nn.Module`, not become the module that defines it.
+FINAL_PACKAGES = frozenset({"torch"})
+# A module larger than this is not parsed whole, so what it re-exports stays unresolved: the modules
+# that re-export names in a training project are small, while parsing the largest modules of a
+# library (when a library is the project) cost more than the rest of the index together.
+MAX_MODULE_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class StarFacts:
+    """What `from <module> import *` brings in: `names` for sure, and when `closed` is False also
+    names not listed, which come from `fallback` (an outside module) when that is known."""
+
+    names: frozenset[str]
+    closed: bool = True
+    fallback: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ProjectFacts:
+    """What one file needs from the other files of its project (spellings as the file writes them)."""
+
+    names: dict[str, str] = field(default_factory=dict)  # "model.Variable" -> "torch.autograd.Variable"
+    stars: dict[str, StarFacts] = field(default_factory=dict)  # "model" / ".model" -> star exports
+    reimported: frozenset[str] = frozenset()  # names of this module that other files import from it
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.stars or self.reimported)
+
+    def key(self) -> str:
+        """A stable digest of these facts, for cache keys."""
+        parts = [repr(sorted(self.names.items())), repr(sorted(self.reimported))]
+        parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+    def trigger_text(self) -> str:
+        """The outside names this file may use without spelling them (for the rules' prefilter)."""
+        return " ".join(self.names.values()) + " " + " ".join(star.fallback or "" for star in self.stars.values())
+
+
+@dataclass(frozen=True)
+class _Import:
+    """One import statement's binding: `from <module> import <name> as <local>` (name None: star),
+    or `import <module> as <local>` (name None, star False)."""
+
+    module: str
+    level: int
+    name: Optional[str]
+    local: Optional[str]
+    star: bool = False
+
+
+_DEFINED = object()  # bound at module level by something other than one import
+_UNKNOWN = object()
+
+
+@dataclass
+class _Module:
+    """Module-level facts of one file, from a full `ast` parse."""
+
+    bindings: dict[str, object] = field(default_factory=dict)  # name -> _Import, _DEFINED or _UNKNOWN
+    stars: list[_Import] = field(default_factory=list)
+    all_names: Optional[tuple[str, ...]] = None
+
+
+class ProjectIndex:
+    """Built once per run from (path, source bytes); `facts_for(path)` answers per file."""
+
+    def __init__(self, files: Sequence[tuple[str, bytes]], roots: Sequence[str] = ()) -> None:
+        self._sources: dict[str, bytes] = {}
+        for path, raw in files:
+            self._sources[os.path.abspath(path)] = raw
+        self._roots = [os.path.abspath(root) for root in roots]
+        self._packages = {os.path.dirname(path) for path in self._sources if os.path.basename(path) == "__init__.py"}
+        self._tops: dict[str, str] = {}
+        self._local = {path for path in self._sources if not self._is_final(path)}
+        self._statements: dict[str, list[_Import]] = {}
+        self._modules: dict[str, Optional[_Module]] = {}
+        self._located: dict[tuple[str, str], Optional[str]] = {}
+        self._resolved: dict[tuple[str, str], Optional[str]] = {}
+        self._star_exports: dict[str, StarFacts] = {}
+        self._facts: dict[str, ProjectFacts] = {}
+        self._reimported: dict[str, set[str]] = {}
+        self._done: set[str] = set()  # files whose own imports have been looked at
+
+    # -- per-file answers -------------------------------------------------------------------
+
+    def facts_for(self, path: str, *, for_fix: bool = False) -> Optional[ProjectFacts]:
+        """The facts `path` uses from other files, or None when it uses none. `for_fix` adds the
+        names other files import from it (the fixer must keep those imports)."""
+        key = os.path.abspath(path)
+        if for_fix and len(self._done) < len(self._sources):
+            for importer in self._sources:
+                self._look_at(importer)  # whether another file imports from `key` needs them all
+        self._look_at(key)
+        facts = self._facts.get(key)
+        reimported = frozenset(self._reimported.get(key, ())) if for_fix else frozenset()
+        if reimported:
+            facts = ProjectFacts(facts.names if facts else {}, facts.stars if facts else {}, reimported)
+        return facts or None
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _look_at(self, path: str) -> None:
+        if path in self._done or path not in self._sources:
+            return
+        self._done.add(path)
+        if not self._local or b"import" not in self._sources.get(path, b""):
+            return  # imports nothing, so it cannot see another file's names
+        statements = self._import_statements(path)
+        if any(self._locate(path, item.module, item.level) is not None for item in statements):
+            try:
+                self._facts_of_importer(path, statements)
+            except RecursionError:
+                pass  # re-exports chained deeper than the stack: this file is checked on its own
+
+    def _facts_of_importer(self, path: str, statements: list[_Import]) -> None:
+        names: dict[str, str] = {}
+        stars: dict[str, StarFacts] = {}
+        text = self._sources[path]
+        for item in statements:
+            spelling = "." * item.level + item.module
+            target = self._locate(path, item.module, item.level)
+            if target is None:
+                continue
+            if item.star:
+                exports = self._star_exports_of(target, set())
+                stars[spelling] = exports
+                self._mark_star_imported(path, target, set())
+                for name in exports.names:
+                    self._add(names, f"{spelling}.{name}", self._resolve(target, name, set()))
+            elif item.name is not None:
+                self._add(names, f"{spelling}.{item.name}", self._resolve(target, item.name, set()))
+                submodule = self._locate(path, f"{item.module}.{item.name}", 0) if item.level == 0 else None
+                if submodule is not None:
+                    self._module_attributes(names, f"{spelling}.{item.name}", submodule, path, item.local, text)
+                elif path != target:
+                    self._reimported.setdefault(target, set()).add(item.name)
+            elif item.level == 0:
+                parts = item.module.split(".")
+                for length in range(1, len(parts) + 1):
+                    prefix = ".".join(parts[:length])
+                    module = self._locate(path, prefix, 0)
+                    if module is not None:
+                        local = item.local if length == len(parts) and item.local else (parts[0] if length == 1 else None)
+                        self._module_attributes(names, prefix, module, path, local, text)
+        if names or stars:
+            self._facts[path] = ProjectFacts(names, stars)
+
+    def _module_attributes(
+        self, names: dict[str, str], prefix: str, module: str, importer: str, local: Optional[str], text: bytes
+    ) -> None:
+        """`prefix.<name>` for every import of `module` that leads outside the project."""
+        for item in self._import_statements(module):
+            bound = item.local
+            if bound is None:
+                continue
+            self._add(names, f"{prefix}.{bound}", self._resolve(module, bound, set()))
+            if local is not None and module != importer and f"{local}.{bound}".encode() in text:
+                self._reimported.setdefault(module, set()).add(bound)
+
+    def _mark_star_imported(self, importer: str, module: str, seen: set[str]) -> None:
+        """Every import-bound name of a star-imported module (and of the modules it star-imports)
+        may be used by the importer."""
+        if module in seen or module == importer:
+            return
+        seen.add(module)
+        bound = {item.local for item in self._import_statements(module) if item.local is not None}
+        self._reimported.setdefault(module, set()).update(bound)
+        for item in self._import_statements(module):
+            if item.star:
+                target = self._locate(module, item.module, item.level)
+                if target is not None:
+                    self._mark_star_imported(importer, target, seen)
+
+    @staticmethod
+    def _add(names: dict[str, str], spelling: str, target: Optional[str]) -> None:
+        if target is not None:
+            names[spelling] = target
+
+    # -- resolution ---------------------------------------------------------------------------
+
+    def _resolve(self, path: str, name: str, seen: set[tuple[str, str]]) -> Optional[str]:
+        """The outside qualified name `name` in module `path` stands for; None when it is defined in
+        the project or unknown."""
+        key = (path, name)
+        if key in self._resolved:
+            return self._resolved[key]
+        if key in seen:
+            return None  # a cycle of re-exports names nothing outside
+        seen.add(key)
+        result = self._resolve_uncached(path, name, seen)
+        self._resolved[key] = result
+        return result
+
+    def _resolve_uncached(self, path: str, name: str, seen: set[tuple[str, str]]) -> Optional[str]:
+        if not any(item.local == name or item.star for item in self._import_statements(path)):
+            return None  # not imported here at all: defined here, or nowhere
+        module = self._module(path)
+        if module is None:
+            return None
+        bound = module.bindings.get(name)
+        if isinstance(bound, _Import):
+            return self._follow(path, bound, seen)
+        if bound is not None:
+            return None
+        found = [self._star_candidate(path, star, name, seen) for star in module.stars]
+        found = [candidate for candidate in found if candidate is not _ABSENT]
+        if len(found) == 1 and isinstance(found[0], str):
+            return found[0]
+        return None
+
+    def _follow(self, path: str, item: _Import, seen: set[tuple[str, str]]) -> Optional[str]:
+        if item.name is None:  # `import a.b` binds module `a`, `import a.b as c` binds `a.b`
+            first = item.module.split(".", 1)[0]
+            bound = first if item.local == first else item.module
+            return None if self._is_project_module(path, bound) else bound
+        target = self._locate(path, item.module, item.level)
+        if target is not None:
+            return self._resolve(target, item.name, seen)
+        if item.level or self._is_project_module(path, item.module):
+            return None  # a local module that is not in the run: unknown
+        full = f"{item.module}.{item.name}"
+        return CANONICAL.get(full, full)
+
+    def _is_project_module(self, path: str, module: str) -> bool:
+        """`module` or its top-level package is a file of the run."""
+        return self._locate(path, module.split(".", 1)[0], 0) is not None or self._locate(path, module, 0) is not None
+
+    def _star_candidate(self, path: str, star: _Import, name: str, seen: set[tuple[str, str]]) -> object:
+        """Where `name` comes from through one star import: an outside name, None (somewhere
+        unknown or inside), or _ABSENT (this star import does not bring it)."""
+        target = self._locate(path, star.module, star.level)
+        if target is None:
+            if star.level or self._is_project_module(path, star.module):
+                return None
+            full = f"{star.module}.{name}"
+            return CANONICAL.get(full, full)
+        exports = self._star_exports_of(target, set())
+        if name in exports.names:
+            return self._resolve(target, name, seen)
+        if exports.closed:
+            return _ABSENT
+        if exports.fallback is None:
+            return None
+        full = f"{exports.fallback}.{name}"
+        return CANONICAL.get(full, full)
+
+    def _star_exports_of(self, path: str, seen: set[str]) -> StarFacts:
+        """What `from <path's module> import *` brings in, through chains of star imports."""
+        if path in self._star_exports:
+            return self._star_exports[path]
+        if path in seen:
+            return StarFacts(frozenset(), closed=False)  # a cycle: what it adds is not known here
+        seen.add(path)
+        module = self._module(path)
+        if module is None:
+            result = StarFacts(frozenset(), closed=False)
+        elif module.all_names is not None:
+            result = StarFacts(frozenset(module.all_names))
+        else:
+            names = {name for name in module.bindings if not name.startswith("_")}
+            fallbacks: set[Optional[str]] = set()
+            for star in module.stars:
+                target = self._locate(path, star.module, star.level)
+                if target is not None:
+                    inner = self._star_exports_of(target, seen)
+                    names |= inner.names
+                    if not inner.closed:
+                        fallbacks.add(inner.fallback)
+                elif star.level or self._is_project_module(path, star.module):
+                    fallbacks.add(None)
+                else:
+                    fallbacks.add(star.module)
+            fallback = next(iter(fallbacks)) if len(fallbacks) == 1 else None
+            result = StarFacts(frozenset(names), closed=not fallbacks, fallback=fallback)
+        if len(seen) == 1 or result.closed:
+            self._star_exports[path] = result  # results inside an open cycle depend on the entry point
+        return result
+
+    # -- locating modules -----------------------------------------------------------------------
+
+    def _locate(self, path: str, module: str, level: int) -> Optional[str]:
+        """The local file `module` names when imported from `path` (relative when level > 0)."""
+        if level:
+            base = os.path.dirname(path)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            return self._file_under(base, module)
+        for root in self._search_roots(path):
+            found = self._file_under(root, module)
+            if found is not None:
+                return found
+        return None
+
+    def _file_under(self, base: str, module: str) -> Optional[str]:
+        key = (base, module)
+        if key not in self._located:
+            folder = os.path.join(base, *module.split(".")) if module else base
+            candidates = (folder + ".py", os.path.join(folder, "__init__.py")) if module else (os.path.join(base, "__init__.py"),)
+            self._located[key] = next((candidate for candidate in candidates if candidate in self._local), None)
+        return self._located[key]
+
+    def _search_roots(self, path: str) -> Iterator[str]:
+        """Where an absolute import from `path` looks: the script's own folder (or the folder
+        holding its top-level package), then the roots of the run."""
+        yield self._top_folder(path)
+        yield from self._roots
+
+    def _top_folder(self, path: str) -> str:
+        start = os.path.dirname(path)
+        top = self._tops.get(start)
+        if top is None:
+            folder = start
+            while folder in self._packages:
+                parent = os.path.dirname(folder)
+                if parent == folder:
+                    break
+                folder = parent
+            top = self._tops[start] = folder
+        return top
+
+    def _is_final(self, path: str) -> bool:
+        """In a package (or a module) named like one of FINAL_PACKAGES."""
+        top = self._top_folder(path)
+        first = path[len(top) :].lstrip(os.sep).split(os.sep, 1)[0]
+        return first.removesuffix(".py") in FINAL_PACKAGES
+
+    # -- parsing (CPython's ast, import statements first) ----------------------------------------
+
+    def _import_statements(self, path: str) -> list[_Import]:
+        """Every import binding written in the file (at any depth), from a text scan."""
+        if path not in self._statements:
+            raw = self._sources.get(path, b"")
+            self._statements[path] = [item for line in _import_lines(raw) for item in _parse_import(line)] if b"import" in raw else []
+        return self._statements[path]
+
+    def _module(self, path: str) -> Optional[_Module]:
+        if path not in self._modules:
+            source = self._sources.get(path, b"")
+            self._modules[path] = _module_facts(_parse_module(source)) if len(source) <= MAX_MODULE_BYTES else None
+        return self._modules[path]
+
+
+_ABSENT = object()
+
+
+def _import_lines(raw: bytes) -> list[bytes]:
+    """The import statements of a source, each on one line without comments, found without
+    tokenizing. Over-approximates (an import-like line in a string is found too); `_parse_import`
+    keeps only what is exactly an import statement."""
+    statements: list[bytes] = []
+    position = raw.find(b"import")
+    end = 0
+    while position != -1:
+        start = raw.rfind(b"\n", 0, position) + 1
+        if start >= end:
+            end = _line_end(raw, position)
+            for part in raw[start:end].split(b";"):
+                statement = _without_comment(part).strip()
+                if not statement.startswith((b"import ", b"from ")):
+                    continue
+                pieces = [statement]
+                while (b"(" in statement and b")" not in pieces[-1]) or pieces[-1].endswith(b"\\"):
+                    if end >= len(raw) or len(pieces) > 200:
+                        break
+                    following = _line_end(raw, end + 1)
+                    pieces[-1] = pieces[-1].rstrip(b"\\")
+                    pieces.append(_without_comment(raw[end + 1 : following]).strip())
+                    end = following
+                statements.append(b" ".join(pieces))
+        position = raw.find(b"import", max(end, position + 1))
+    return statements
+
+
+def _line_end(raw: bytes, position: int) -> int:
+    end = raw.find(b"\n", position)
+    return len(raw) if end == -1 else end
+
+
+def _without_comment(line: bytes) -> bytes:
+    return line.split(b"#", 1)[0]
+
+
+_NAME = r"[^\W\d]\w*"
+_DOTTED = rf"{_NAME}(?:\s*\.\s*{_NAME})*"
+_ALIAS = re.compile(rf"\s*({_DOTTED})(?:\s+as\s+({_NAME}))?\s*")
+_FROM = re.compile(rf"from\s*(\.*)\s*((?:{_DOTTED})?)\s+import\s*(.*)", re.S)
+_IMPORT = re.compile(r"import\s+(.*)", re.S)
+
+
+def _parse_import(line: bytes) -> list[_Import]:
+    """The bindings of one import statement; [] when the line is not exactly one."""
+    text = line.decode("utf-8", "replace").strip()
+    found = _FROM.fullmatch(text)
+    if found is not None:
+        dots, module, names = found.groups()
+        if not dots and not module:
+            return []
+        module = re.sub(r"\s+", "", module)
+        names = names.strip()
+        if names == "*":
+            return [_Import(module, len(dots), None, None, star=True)]
+        if names.startswith("(") and names.endswith(")"):
+            names = names[1:-1]
+        aliases = _aliases(names, dotted=False)
+        return [] if aliases is None else [_Import(module, len(dots), name, local or name) for name, local in aliases]
+    found = _IMPORT.fullmatch(text)
+    if found is None:
+        return []
+    aliases = _aliases(found.group(1), dotted=True)
+    if aliases is None:
+        return []
+    return [_Import(name, 0, None, local or name.split(".", 1)[0]) for name, local in aliases]
+
+
+def _aliases(text: str, *, dotted: bool) -> Optional[list[tuple[str, Optional[str]]]]:
+    parts = text.split(",")
+    if parts and not parts[-1].strip() and not dotted:
+        parts.pop()  # a trailing comma inside parentheses
+    result = []
+    for part in parts:
+        found = _ALIAS.fullmatch(part)
+        if found is None:
+            return None
+        name = re.sub(r"\s+", "", found.group(1))
+        if not dotted and "." in name:
+            return None
+        result.append((name, found.group(2)))
+    return result or None
+
+
+def _parse_module(source: bytes) -> Optional[ast.Module]:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _bindings_of(node: ast.stmt) -> Iterator[_Import]:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname is not None:
+                yield _Import(alias.name, 0, None, alias.asname)
+            else:
+                yield _Import(alias.name, 0, None, alias.name.split(".", 1)[0])
+    elif isinstance(node, ast.ImportFrom):
+        module = node.module or ""
+        for alias in node.names:
+            if alias.name == "*":
+                yield _Import(module, node.level, None, None, star=True)
+            else:
+                yield _Import(module, node.level, alias.name, alias.asname or alias.name)
+
+
+def _module_facts(tree: Optional[ast.Module]) -> Optional[_Module]:
+    if tree is None:
+        return None
+    result = _Module()
+    for statement in _module_level(tree.body):
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for item in _bindings_of(statement):
+                if item.star:
+                    result.stars.append(item)
+                else:
+                    previous = result.bindings.get(item.local)
+                    result.bindings[item.local] = item if previous is None or previous == item else _UNKNOWN
+            continue
+        for name in _defined_names(statement):
+            result.bindings[name] = _DEFINED
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _assigns(statement, "__all__"):
+            result.all_names = _literal_names(statement.value)
+    return result
+
+
+def _module_level(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements that run at module level: also inside `if`, `try`, `with` and loops."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            yield from _module_level(statement.body)
+            yield from _module_level(getattr(statement, "orelse", ()))
+        elif isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
+            yield from _module_level(statement.body)
+            for handler in statement.handlers:
+                yield from _module_level(handler.body)
+            yield from _module_level(statement.orelse)
+            yield from _module_level(statement.finalbody)
+        elif type(statement).__name__ == "Match":
+            for case in statement.cases:
+                yield from _module_level(case.body)
+
+
+def _defined_names(statement: ast.stmt) -> Iterator[str]:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield statement.name
+    elif isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            yield from _target_names(target)
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        yield from _target_names(statement.target)
+    elif isinstance(statement, (ast.For, ast.AsyncFor)):
+        yield from _target_names(statement.target)
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        for item in statement.items:
+            if item.optional_vars is not None:
+                yield from _target_names(item.optional_vars)
+    elif isinstance(statement, ast.Try):
+        for handler in statement.handlers:
+            if handler.name:
+                yield handler.name
+    elif isinstance(statement, ast.Global):
+        yield from statement.names
+
+
+def _target_names(target: ast.expr) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value)
+
+
+def _assigns(statement: ast.stmt, name: str) -> bool:
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return any(isinstance(target, ast.Name) and target.id == name for target in targets)
+
+
+def _literal_names(value: Optional[ast.expr]) -> Optional[tuple[str, ...]]:
+    """`__all__` as a literal list or tuple of strings; None when it is anything else."""
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    names = []
+    for element in value.elts:
+        if not isinstance(element, ast.Constant) or not isinstance(element.value, str):
+            return None
+        names.append(element.value)
+    return tuple(names)

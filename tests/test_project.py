@@ -1,0 +1,249 @@
+"""The project index: names a file brings in from the other files of the same run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gradlint.analysis.project import ProjectIndex
+from gradlint.config import Settings
+from gradlint.runner import check_paths, check_stdin, fix_paths
+from support import write
+
+MODEL = "import torch\nfrom torch.autograd import Variable\n\n\ndef make(t):\n    return Variable(t)\n"
+TRAIN = "from model import *\n\nx = Variable(t)\n"
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        write(root / name, text)
+    return root
+
+
+def codes_by_file(root: Path, paths=None, **options) -> dict[str, list[str]]:
+    summary = check_paths([root] if paths is None else paths, Settings(root=root), use_cache=False, jobs=1, **options)
+    found: dict[str, list[str]] = {}
+    for finding in summary.findings:
+        found.setdefault(Path(finding.path).relative_to(root).as_posix(), []).append(f"{finding.code}:{finding.location.row}")
+    assert summary.errors == []
+    return found
+
+
+def facts(root: Path, name: str, *, for_fix: bool = False):
+    sources = [(str(path), path.read_bytes()) for path in sorted(root.rglob("*.py"))]
+    return ProjectIndex(sources, [str(root)]).facts_for(str(root / name), for_fix=for_fix)
+
+
+def test_variable_through_a_local_star_import_is_found_in_a_project_run(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    assert codes_by_file(tmp_path) == {"model.py": ["GL101:6"], "train.py": ["GL101:3"]}
+
+
+def test_a_single_file_run_and_stdin_stay_single_file(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    assert codes_by_file(tmp_path, [tmp_path / "train.py"]) == {}
+    assert check_stdin(TRAIN.encode(), str(tmp_path / "train.py"), Settings(root=tmp_path)).findings == []
+
+
+def test_explicit_imports_and_module_attributes_of_a_local_module(tmp_path):
+    project(tmp_path, {
+        "model.py": "from torch.autograd import Variable as V\nimport torch.autograd as ag\n",
+        "a.py": "from model import V\nx = V(t)\n",
+        "b.py": "import model\nx = model.V(t)\ny = model.ag.Variable(t)\n",
+        "c.py": "import model as m\nx = m.V(t)\n",
+    })
+    assert codes_by_file(tmp_path) == {"a.py": ["GL101:2"], "b.py": ["GL101:2", "GL101:3"], "c.py": ["GL101:2"]}
+
+
+def test_local_definitions_are_not_outside_names(tmp_path):
+    project(tmp_path, {
+        "model.py": "from torch.autograd import Variable\n\n\ndef Variable(t):\n    return t\n",
+        "train.py": TRAIN,
+    })
+    assert codes_by_file(tmp_path) == {}
+    assert facts(tmp_path, "train.py").names == {}
+
+
+def test_transitive_star_chains(tmp_path):
+    project(tmp_path, {
+        "base.py": "from torch.autograd import Variable\n",
+        "middle.py": "from base import *\n",
+        "top.py": "from middle import *\n",
+        "train.py": "from top import *\nx = Variable(t)\n",
+        "legacy.py": "from torch.autograd import *\n",
+        "old.py": "from legacy import *\nx = Variable(t)\n",
+    })
+    assert codes_by_file(tmp_path) == {"train.py": ["GL101:2"], "old.py": ["GL101:2"]}
+
+
+def test_star_import_cycles_terminate(tmp_path):
+    project(tmp_path, {
+        "a.py": "from b import *\nfrom torch.autograd import Variable\n",
+        "b.py": "from a import *\n",
+        "train.py": "from b import *\nx = Variable(t)\ny = Unknown(t)\n",
+    })
+    assert codes_by_file(tmp_path) == {"train.py": ["GL101:2"]}
+
+
+def test_dunder_all_limits_what_a_star_import_brings(tmp_path):
+    project(tmp_path, {
+        "hidden.py": "from torch.autograd import Variable\n__all__ = ['Net']\nclass Net: ...\n",
+        "listed.py": "from torch.autograd import Variable\n__all__ = ('Variable',)\n",
+        "private.py": "from torch.autograd import Variable as _Variable\n",
+        "a.py": "from hidden import *\nx = Variable(t)\n",
+        "b.py": "from listed import *\nx = Variable(t)\n",
+        "c.py": "from private import *\nx = _Variable(t)\n",
+    })
+    assert codes_by_file(tmp_path) == {"b.py": ["GL101:2"]}
+
+
+def test_a_dynamic_dunder_all_falls_back_to_the_public_names(tmp_path):
+    project(tmp_path, {
+        "model.py": "from torch.autograd import Variable\n__all__ = [n for n in dir() if n]\n",
+        "train.py": TRAIN,
+    })
+    assert codes_by_file(tmp_path) == {"train.py": ["GL101:3"]}
+
+
+def test_a_package_star_import_of_a_sibling_module(tmp_path):
+    project(tmp_path, {
+        "pkg/__init__.py": "from .model import *\n",
+        "pkg/model.py": "from torch.autograd import Variable\n",
+        "pkg/train.py": "from .model import *\nx = Variable(t)\n",
+        "pkg/explicit.py": "from .model import Variable\nx = Variable(t)\n",
+        "pkg/sub/deep.py": "from ..model import Variable\nx = Variable(t)\n",
+        "run.py": "from pkg import *\nx = Variable(t)\n",
+    })
+    assert codes_by_file(tmp_path) == {
+        "pkg/explicit.py": ["GL101:2"], "pkg/sub/deep.py": ["GL101:2"], "pkg/train.py": ["GL101:2"], "run.py": ["GL101:2"]
+    }
+
+
+def test_a_second_star_import_that_may_bring_the_name_keeps_it_unresolved(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "train.py": "from model import *\nfrom sympy import *\nx = Variable(t)\n"})
+    assert codes_by_file(tmp_path) == {"model.py": ["GL101:6"]}
+
+
+def test_a_star_import_that_cannot_bring_the_name_no_longer_hides_it(tmp_path):
+    project(tmp_path, {"nets.py": "import torch\nclass Net: ...\n", "train.py": "from nets import *\nfrom torch.autograd import *\nx = Variable(t)\n"})
+    assert codes_by_file(tmp_path) == {"train.py": ["GL101:3"]}
+
+
+def test_torch_sources_as_a_project_keep_their_public_spellings(tmp_path):
+    project(tmp_path, {
+        "torch/__init__.py": "from torch.autograd import Variable\n",
+        "torch/autograd/__init__.py": "from .variable import Variable\n",
+        "torch/autograd/variable.py": "class Variable: ...\n",
+        "torch/nn/x.py": "from torch.autograd import Variable\nfrom ..autograd import Variable as V\nx = Variable(t)\ny = V(t)\n",
+    })
+    assert codes_by_file(tmp_path) == {"torch/nn/x.py": ["GL101:3"]}
+    assert facts(tmp_path, "torch/nn/x.py") is None
+
+
+def test_files_without_imports_are_not_read(tmp_path):
+    index = ProjectIndex([(str(tmp_path / "a.py"), b"x = 1\n"), (str(tmp_path / "b.py"), b"from a import x\n")], [str(tmp_path)])
+    assert index.facts_for(str(tmp_path / "b.py")) is None
+    assert str(tmp_path / "a.py") not in index._modules
+
+
+def test_import_statements_are_found_in_every_layout(tmp_path):
+    project(tmp_path, {
+        "model.py": "from torch.autograd import Variable, \\\n    grad\n",
+        "train.py": (
+            '"""Docs: from here import nothing."""\n'
+            "import os; from model import (  # names\n    grad,\n    Variable,  # legacy\n)\n"
+            "def f():\n    x = Variable(t)\n"
+        ),
+    })
+    assert codes_by_file(tmp_path) == {"train.py": ["GL101:7"]}
+
+
+def test_editing_an_imported_module_invalidates_the_importers_cached_result(tmp_path):
+    project(tmp_path, {"model.py": "import torch\nclass Variable: ...\n", "train.py": TRAIN})
+    settings = Settings(root=tmp_path)
+    assert check_paths([tmp_path], settings, jobs=1).findings == []
+    write(tmp_path / "model.py", MODEL)
+    assert [(Path(f.path).name, f.code) for f in check_paths([tmp_path], settings, jobs=1).findings] == [
+        ("model.py", "GL101"), ("train.py", "GL101")
+    ]
+    write(tmp_path / "model.py", "import torch\nclass Variable: ...\n")
+    assert check_paths([tmp_path], settings, jobs=1).findings == []
+
+
+def test_pool_and_single_process_give_the_same_project_findings(tmp_path):
+    files = {"model.py": MODEL}
+    for index in range(24):
+        files[f"train{index:02d}.py"] = TRAIN if index % 2 else "import model\ny = model.Variable(t)\n"
+    project(tmp_path, files)
+    single = check_paths([tmp_path], Settings(root=tmp_path), use_cache=False, jobs=1)
+    pooled = check_paths([tmp_path], Settings(root=tmp_path), use_cache=False, jobs=2)
+    assert len(single.findings) == 25 and single.findings == pooled.findings
+
+
+def fixed(root: Path, name: str) -> str:
+    return (root / name).read_text(encoding="utf-8")
+
+
+def test_the_fixer_keeps_an_import_another_file_star_imports(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    summary = fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
+    assert summary.errors == [] and summary.fixed == 2
+    assert fixed(tmp_path, "model.py") == MODEL.replace("Variable(t)", "t.detach()")
+    assert fixed(tmp_path, "train.py") == "from model import *\n\nx = t.detach()\n"
+
+
+def test_the_fixer_keeps_an_import_another_file_imports_by_name_or_attribute(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "a.py": "from model import Variable\nx = Variable(t)\n", "b/model.py": MODEL, "b/c.py": "import model\nx = model.Variable(t)\n"})
+    fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
+    assert fixed(tmp_path, "model.py") == MODEL.replace("Variable(t)", "t.detach()")
+    assert fixed(tmp_path, "b/model.py") == MODEL.replace("Variable(t)", "t.detach()")
+    # The importer's own `from model import Variable` is not an import of torch's name: it stays.
+    assert fixed(tmp_path, "a.py") == "from model import Variable\nx = t.detach()\n"
+
+
+def test_the_fixer_removes_an_import_no_other_file_uses(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "train.py": "import model\nnet = model.make(t)\n"})
+    fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
+    assert fixed(tmp_path, "model.py") == "import torch\n\n\ndef make(t):\n    return t.detach()\n"
+
+
+def test_facts_are_small_and_only_for_files_that_use_other_files(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "train.py": TRAIN, "other.py": "import os\nprint(os.sep)\n"})
+    assert facts(tmp_path, "other.py") is None and facts(tmp_path, "model.py") is None
+    assert facts(tmp_path, "model.py", for_fix=True).reimported == {"torch", "Variable"}
+    train = facts(tmp_path, "train.py")
+    assert train.names == {"model.Variable": "torch.autograd.Variable", "model.torch": "torch"}
+    assert json.dumps(sorted(train.stars["model"].names)) == '["Variable", "make", "torch"]'
+    assert train.key() == facts(tmp_path, "train.py").key() != facts(tmp_path, "model.py", for_fix=True).key()
+    assert os.path.isabs(str(tmp_path))
+
+
+def test_an_unchanged_cached_run_does_not_build_the_index(tmp_path, monkeypatch):
+    import gradlint.runner
+
+    project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
+    settings = Settings(root=tmp_path)
+    first = check_paths([tmp_path], settings, jobs=1).findings
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the project index was rebuilt")
+
+    monkeypatch.setattr(gradlint.runner, "ProjectIndex", refuse)
+    assert check_paths([tmp_path], settings, jobs=1).findings == first and len(first) == 2
+    write(tmp_path / "other.py", "import os\n")
+    with pytest.raises(AssertionError, match="rebuilt"):
+        check_paths([tmp_path], settings, jobs=1)
+
+
+def test_a_chain_of_re_exports_deeper_than_the_stack_degrades_to_single_file(tmp_path):
+    files = {f"m{index}.py": f"from m{index + 1} import Variable\n" for index in range(600)}
+    files["m600.py"] = "from torch.autograd import Variable\n"
+    files["train.py"] = "from m0 import Variable\nx = Variable(t)\n"
+    project(tmp_path, files)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.glob("*.py"))]
+    index = ProjectIndex(sources, [str(tmp_path)])
+    assert index.facts_for(str(tmp_path / "train.py")) is None
+    assert index.facts_for(str(tmp_path / "m599.py")).names == {"m600.Variable": "torch.autograd.Variable"}
