@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GradEvidence
@@ -79,6 +80,11 @@ class FileContext:
     def functions_called_without_grad(self) -> frozenset[str]:
         """Names of the functions and methods called somewhere inside a no-grad block."""
         return functions_called_without_grad(self.module, self.imports)
+
+    @cached_property
+    def uses_other_tensor_framework(self) -> bool:
+        """The file imports TensorFlow, JAX, MXNet...: `.numpy()` and friends may be theirs."""
+        return imports_other_tensor_framework(self.imports)
 
     @cached_property
     def grads(self) -> GradEvidence:
