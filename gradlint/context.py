@@ -36,7 +36,7 @@ class FileContext:
 
     @cached_property
     def scopes(self) -> ScopeTable:
-        return ScopeTable()
+        return ScopeTable(class_of=self.function_table.class_of)
 
     @cached_property
     def tensors(self) -> TensorEvidence:
