@@ -187,3 +187,50 @@ def test_enclosing_function_and_class_and_call_summaries_on_the_context():
     assert context.summary_of_call(inner_call).function is function(context, "inner")
     assert context.summary_of_call(loss_call).result_reaches_backward
     assert context.function_table.class_of(function(context, "loss")) is context.module.body[0]
+
+
+# -- the binding analysis -------------------------------------------------------------------
+
+
+def test_attributes_entries_and_unpacked_targets_are_bindings():
+    context = context_of("""\
+        def f(self, x):
+            self.opt = make()
+            state["lr"] = 0.1
+            state[key] = 1
+            loss, acc = step(x)
+            a, b = 1, 2
+            opt = self.opt
+    """)
+    bindings = context.scopes.of(function(context, "f"))
+    assert [context.code_for(v) for v in bindings.attributes["self.opt"]] == ["make()"]
+    assert [context.code_for(v) for v in bindings.entries[("state", "lr")]] == ["0.1"]
+    assert list(bindings.entries) == [("state", "lr")]
+    assert [(context.code_for(v), p) for v, p in bindings.unpacked["acc"]] == [("step(x)", 1)]
+    assert "loss" in bindings.opaque and "a" not in bindings.unpacked
+    assert context.code_for(bindings.alias_of("opt")) == "self.opt"
+    assert bindings.alias_of("a") is None and bindings.alias_of("loss") is None
+
+
+def test_instance_attributes_bound_in_one_method_are_read_in_another():
+    context = context_of("""\
+        class Net:
+            def __init__(self):
+                self.w = torch.randn(3, requires_grad=True)
+            def reset(this):
+                this.w = torch.zeros(3)
+            def forward(self, x):
+                return x * self.w
+        class Other:
+            def forward(self, x):
+                return self.w
+    """)
+    forward, other = [f for f in context.function_table.all if f.name.value == "forward"]
+    (read,) = [n for n in descendants(forward) if isinstance(n, cst.Attribute)]
+    values = context.scopes.instance_attribute_values(read, forward)
+    assert [(context.code_for(v), scope.name.value) for v, scope in values] == [
+        ("torch.randn(3, requires_grad=True)", "__init__"),
+        ("torch.zeros(3)", "reset"),
+    ]
+    (other_read,) = [n for n in descendants(other) if isinstance(n, cst.Attribute)]
+    assert context.scopes.instance_attribute_values(other_read, other) == []
