@@ -61,7 +61,7 @@ class ImportMap:
         elif kind is cst.FunctionDef or kind is cst.ClassDef:
             self._shadow(statement.name.value)
         elif kind is cst.Assign and _alias_assignment(statement) is not None:
-            self._bind_alias(*_alias_assignment(statement))
+            self._bind_alias(statement.targets[0].target.value, statement.value)
         elif kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
             targets = statement.targets if kind is cst.Assign else [statement]
             for target in targets:
@@ -180,13 +180,14 @@ def _target_names(target: cst.CSTNode) -> Iterator[str]:
         yield from _target_names(target.value)
 
 
-def _alias_assignment(statement: cst.Assign) -> Optional[tuple[str, cst.BaseExpression]]:
-    """(`V`, `autograd.Variable`) for `V = autograd.Variable`: one name bound to a dotted name."""
-    if len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
+def _alias_assignment(statement: cst.Assign) -> Optional[str]:
+    """`V` for `V = autograd.Variable`: one name bound to a dotted name."""
+    targets, value = statement.targets, statement.value
+    if len(targets) != 1 or type(targets[0].target) is not cst.Name:
         return None
-    if not isinstance(statement.value, (cst.Name, cst.Attribute)) or dotted_name(statement.value) is None:
+    if type(value) is not cst.Name and type(value) is not cst.Attribute or dotted_name(value) is None:
         return None
-    return statement.targets[0].target.value, statement.value
+    return targets[0].target.value
 
 
 def module_level_alias(module: cst.Module, imports: ImportMap, target: str) -> Optional[str]:

@@ -206,8 +206,10 @@ class ScopeTable:
         (`__init__` and the others), each with the method it is assigned in."""
         if not isinstance(scope, cst.FunctionDef) or self._class_of is None or not isinstance(attribute.value, cst.Name):
             return []
+        if attribute.value.value != self_name(scope):
+            return []
         owner = self._class_of(scope)
-        if owner is None or attribute.value.value != self_name(scope):
+        if owner is None:
             return []
         found = []
         for method in class_methods(owner):
