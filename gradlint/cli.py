@@ -16,7 +16,7 @@ from gradlint.docs import render_rule
 from gradlint.files import SourceReadError, read_source
 from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, RenderOptions, render, render_statistics
-from gradlint.rules import ALL_MIGRATIONS, all_codes, all_rules, presets, rule_by_code
+from gradlint.rules import ALL_MIGRATIONS, all_rules, presets, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
 from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin
 

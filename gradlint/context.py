@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from gradlint.analysis.grad_mode import runs_without_grad
+from gradlint.analysis.frameworks import imports_other_tensor_framework
+from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
+from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -36,7 +38,7 @@ class FileContext:
 
     @cached_property
     def scopes(self) -> ScopeTable:
-        return ScopeTable()
+        return ScopeTable(class_of=self.function_table.class_of)
 
     @cached_property
     def tensors(self) -> TensorEvidence:
@@ -51,7 +53,40 @@ class FileContext:
 
     @cached_property
     def training(self) -> TrainingAnalysis:
-        return TrainingAnalysis(self.module, self.imports, self.tensors)
+        return TrainingAnalysis(self.module, self.imports, self.tensors, self.function_table)
+
+    # -- functions of the file and what they do for their callers ---------------------------
+
+    @cached_property
+    def function_table(self) -> FunctionTable:
+        return FunctionTable.build(self.module)
+
+    @cached_property
+    def functions(self) -> FunctionSummaries:
+        return FunctionSummaries(self.module, self.imports, self.scopes, self.function_table, self.grads, self.training)
+
+    def enclosing_function(self) -> Optional[cst.FunctionDef]:
+        """The innermost `def` around the node being visited (None at module level)."""
+        return enclosing_function(self.stack)
+
+    def enclosing_class(self) -> Optional[cst.ClassDef]:
+        """The innermost `class` around the node being visited."""
+        return enclosing_class(self.stack)
+
+    def summary_of_call(self, call: cst.Call) -> Optional[FunctionSummary]:
+        """The summary of the function of this file that `call` (being visited, or inside the node
+        being visited) runs."""
+        return self.functions.of_call(call, self.enclosing_function())
+
+    @cached_property
+    def functions_called_without_grad(self) -> frozenset[str]:
+        """Names of the functions and methods called somewhere inside a no-grad block."""
+        return functions_called_without_grad(self.module, self.imports)
+
+    @cached_property
+    def uses_other_tensor_framework(self) -> bool:
+        """The file imports TensorFlow, JAX, MXNet...: `.numpy()` and friends may be theirs."""
+        return imports_other_tensor_framework(self.imports)
 
     @cached_property
     def grads(self) -> GradEvidence:

@@ -17,6 +17,10 @@ VARIABLE_FORMS = [
     "import torch as th\nx = th.autograd.Variable(t)\n",
     "from torch.autograd import *\nx = Variable(t)\n",
     "def f():\n    from torch.autograd import Variable\n    return Variable(t)\n",
+    # aliases of the imported name
+    "from torch import autograd\nV = autograd.Variable\nx = V(t)\n",
+    "from torch.autograd import Variable\nV = Variable\nW = V\nx = W(t)\n",
+    "import torch\ndef f(t):\n    V = torch.autograd.Variable\n    return V(t)\n",
 ]
 
 LOOK_ALIKES = [
@@ -31,6 +35,11 @@ LOOK_ALIKES = [
     "from torch.autograd import *\nfrom sympy import *\nx = Variable(t)\n",
     "from .autograd import Variable\nx = Variable(t)\n",
     "import torch\nx = torch.Variable(t)\n",
+    # aliases of something else, or of more than one thing
+    "import tensorflow as tf\nV = tf.Variable\nx = V(t)\n",
+    "from torch.autograd import Variable\nV = Variable\nV = make_variable\nx = V(t)\n",
+    "from torch.autograd import Variable\nV = Variable\ndef V(t):\n    return t\nx = V(t)\n",
+    "a = b\nb = a\nx = a(t)\n",
 ]
 
 

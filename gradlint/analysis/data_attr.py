@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.grad_mode import runs_without_grad
+from gradlint.analysis.syntax import is_integer_literal
 from gradlint.analysis.tensors import root_name
 from gradlint.analysis.tree import iter_children
 
@@ -112,3 +113,36 @@ def _is_inplace_method(name: str) -> bool:
 
 def under_no_grad(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
     return runs_without_grad(stack, context.imports)
+
+
+# -- which rule owns a `.data` use ----------------------------------------------------------
+# GL103 owns `<scalar>.data[0]` (a number read, fixed with `.item()`), GL301 in-place updates and
+# `nn.init` calls on `.data`, GL302 assignments to `.data`; GL303 owns every other read. Both sides
+# of each split call the predicates below, so a use is never claimed twice or dropped.
+
+
+def scalar_data_index(context: FileContext, subscript: cst.Subscript) -> Optional[cst.BaseExpression]:
+    """`x` for `x.data[0]` where x is evidently a one-number tensor (a loss, a full reduction)."""
+    value = subscript.value
+    if data_receiver(value) is None or len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    if not is_integer_literal(subscript.slice[0].slice.value, 0):
+        return None
+    return value.value if context.is_scalar(value.value) else None
+
+
+def is_plain_data_read(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
+    """The `.data` attribute at the end of `stack` is a read that no write or scalar rule rewrites."""
+    node = stack[-1]
+    parent = stack[-2] if len(stack) > 1 else None
+    if isinstance(parent, cst.Subscript) and parent.value is node and scalar_data_index(context, parent) is not None:
+        return False  # `loss.data[0]`: `.item()`; `bias.data[0]` is a read
+    for ancestor in reversed(stack[:-1]):
+        if isinstance(ancestor, (cst.AssignTarget, cst.Del)):
+            return False
+        if isinstance(ancestor, cst.Call) and init_on_data(context, ancestor) is node:
+            return False  # the `.data` of the tensor an init call fills: dropped by the init fix
+        if isinstance(ancestor, cst.BaseSmallStatement):
+            # Inside a write through `.data`, whose fix rewrites the whole statement.
+            return inplace_data_update(context, ancestor) is None and data_assignment(context, ancestor) is None
+    return True

@@ -11,7 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.grad_mode import grad_mode_of
+from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, is_integer_literal, keyword_arg
@@ -56,7 +56,9 @@ class GradEvidence:
         if isinstance(node, cst.Name):
             return self._name(node.value, scope, depth)
         if isinstance(node, cst.Attribute):
-            return node.attr.value in ("weight", "bias") and self.imports.qualified_name(node) is None
+            if node.attr.value in ("weight", "bias"):
+                return self.imports.qualified_name(node) is None
+            return self._instance_attribute(node, scope, depth)
         if isinstance(node, cst.Subscript):
             inner = node.value
             if _is_index_result(inner, node):
@@ -120,6 +122,16 @@ class GradEvidence:
         if grad_mode_of(bindings.withs_around(last), self.imports) is False:
             return False
         return self.carries_grad(last, scope, depth + 1)
+
+    def _instance_attribute(self, node: cst.Attribute, scope, depth: int) -> bool:
+        """`self.w` where every value the class's methods bind to `self.w` carries history."""
+        values = self.scopes.instance_attribute_values(node, scope)
+        return bool(values) and all(
+            not any(disables_grad(d.decorator, self.imports) for d in method.decorators)
+            and grad_mode_of(self.scopes.of(method).withs_around(value), self.imports) is not False
+            and self.carries_grad(value, method, depth + 1)
+            for value, method in values
+        )
 
     def built_without_grad(self, name: str, scope) -> bool:
         """Every assignment of `name` in `scope` is inside a no-grad block (or ends the history)."""

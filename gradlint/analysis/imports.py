@@ -22,6 +22,7 @@ CANONICAL = {
 }
 
 _SHADOWED = object()
+_ALIAS = object()  # bound by `V = autograd.Variable`: resolved through the aliased expression
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class ImportMap:
     star_modules: list[str] = field(default_factory=list)
     project: Optional["ProjectFacts"] = None  # names this file brings in from other files of its run
     project_stars: list[str] = field(default_factory=list)  # star imports of local modules, as written
+    aliases: dict[str, cst.BaseExpression] = field(default_factory=dict)  # `V = autograd.Variable`
 
     @classmethod
     def build(cls, module: cst.Module, project: Optional["ProjectFacts"] = None) -> "ImportMap":
@@ -63,6 +65,8 @@ class ImportMap:
             self._record_from(statement)
         elif kind is cst.FunctionDef or kind is cst.ClassDef:
             self._shadow(statement.name.value)
+        elif kind is cst.Assign and _alias_assignment(statement) is not None:
+            self._bind_alias(statement.targets[0].target.value, statement.value)
         elif kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
             targets = statement.targets if kind is cst.Assign else [statement]
             for target in targets:
@@ -109,15 +113,41 @@ class ImportMap:
     def _shadow(self, local: str) -> None:
         self.bindings[local] = _SHADOWED
 
+    def _bind_alias(self, local: str, value: cst.BaseExpression) -> None:
+        """`local = value` is its only kind of binding: `local` means what `value` means."""
+        previous = self.bindings.get(local)
+        if previous is None or previous is _ALIAS and dotted_name(self.aliases[local]) == dotted_name(value):
+            self.bindings[local] = _ALIAS
+            self.aliases[local] = value
+        else:
+            self._shadow(local)
+
+    def _resolve_alias(self, local: str) -> Optional[str]:
+        value = self.aliases.pop(local)  # taken out while resolving: `a = b; b = a` ends here
+        try:
+            root = value
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if not (isinstance(root, cst.Name) and root.value in self.bindings):
+                return None  # only names bound in this file (a star import's names are guesses)
+            return self.qualified_name(value)
+        finally:
+            self.aliases[local] = value
+
     def is_imported(self, local: str) -> bool:
-        """True when `local` is bound by imports only (a module or an imported object)."""
+        """True when `local` is bound by imports only (a module or an imported object), directly
+        or through aliases."""
         bound = self.bindings.get(local)
+        if bound is _ALIAS:
+            return self.resolve_name(local) is not None
         return bound is not None and bound is not _SHADOWED
 
     def resolve_name(self, local: str) -> Optional[str]:
         target = self.bindings.get(local)
         if target is _SHADOWED:
             return None
+        if target is _ALIAS:
+            return self._resolve_alias(local) if local in self.aliases else None
         if target is None:
             if self.project_stars:
                 found = self._from_project_star(local)
@@ -204,6 +234,16 @@ def _target_names(target: cst.CSTNode) -> Iterator[str]:
             yield from _target_names(element.value)
     elif isinstance(target, cst.StarredElement):
         yield from _target_names(target.value)
+
+
+def _alias_assignment(statement: cst.Assign) -> Optional[str]:
+    """`V` for `V = autograd.Variable`: one name bound to a dotted name."""
+    targets, value = statement.targets, statement.value
+    if len(targets) != 1 or type(targets[0].target) is not cst.Name:
+        return None
+    if type(value) is not cst.Name and type(value) is not cst.Attribute or dotted_name(value) is None:
+        return None
+    return targets[0].target.value
 
 
 def module_level_alias(module: cst.Module, imports: ImportMap, target: str) -> Optional[str]:

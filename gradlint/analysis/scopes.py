@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.syntax import child_statements
+from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
 
 Scope = cst.CSTNode  # a FunctionDef or the Module
 
@@ -20,10 +20,20 @@ def enclosing_scope(stack: Sequence[cst.CSTNode]) -> Scope:
 
 
 class Bindings:
-    """name -> the expressions assigned to it in one scope (nested functions excluded)."""
+    """name -> the expressions assigned to it in one scope (nested functions excluded).
+
+    Besides plain names: attributes (`self.w = v` under the key `self.w`), dict entries
+    (`d["k"] = v`) and names unpacked from one value (`loss, acc = step(x)`).
+    """
 
     def __init__(self, scope: Scope) -> None:
         self.values: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        # Dotted targets: `self.w = v`, `self.opt.lr = v` -> "self.w", "self.opt.lr".
+        self.attributes: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        # `d["k"] = v`: ("d", "k") -> values (string keys of a name only).
+        self.entries: dict[tuple[str, str], list[cst.BaseExpression]] = defaultdict(list)
+        # `a, b = f(x)`: name -> (the unpacked value, position in the target).
+        self.unpacked: dict[str, list[tuple[cst.BaseExpression, int]]] = defaultdict(list)
         # Names bound in ways whose value we cannot see (parameters, for/with targets, imports).
         self.opaque: set[str] = set()
         # Loop targets: name -> (iterable, position in a tuple target or None).
@@ -51,11 +61,16 @@ class Bindings:
             for target in statement.targets:
                 if isinstance(target.target, cst.Name):
                     self.values[target.target.value].append(statement.value)
+                elif self._member(target.target, statement.value):
+                    continue
                 elif not self._unpack(target.target, statement.value, withs):
                     self._opaque_targets(target.target)
+                    self._unpacked_targets(target.target, statement.value)
         elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
             if isinstance(statement.target, cst.Name) and statement.value is not None:
                 self.values[statement.target.value].append(statement.value)
+            elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+                self._member(statement.target, statement.value)
         elif isinstance(statement, cst.For):
             self._opaque_targets(statement.target)
             self._loop_targets(statement.target, statement.iter)
@@ -78,6 +93,25 @@ class Bindings:
             self.withs[id(element.value)] = withs
         return True
 
+    def _member(self, target: cst.CSTNode, value: cst.BaseExpression) -> bool:
+        """`obj.attr = value` or `d["k"] = value`: recorded under the attribute or entry."""
+        if isinstance(target, cst.Attribute):
+            key = dotted_name(target)
+            if key is not None:
+                self.attributes[key].append(value)
+            return True
+        entry = entry_key(target)
+        if entry is not None:
+            self.entries[entry].append(value)
+            return True
+        return False
+
+    def _unpacked_targets(self, target: cst.CSTNode, value: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in target.elements):
+            for position, element in enumerate(target.elements):
+                if isinstance(element.value, cst.Name):
+                    self.unpacked[element.value.value].append((value, position))
+
     def _opaque_targets(self, target: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.opaque.add(target.value)
@@ -98,6 +132,15 @@ class Bindings:
     def assigned(self, name: str) -> list[cst.BaseExpression]:
         return self.values.get(name, [])
 
+    def alias_of(self, name: str) -> Optional[cst.BaseExpression]:
+        """The name or attribute chain `name` stands for (`opt = self.optimizer`), when every
+        binding of it in this scope is that same chain."""
+        values = self.values.get(name)
+        if not values or name in self.opaque or name in self.loop_sources or name in self.unpacked:
+            return None
+        keys = {dotted_name(value) for value in values}
+        return values[0] if len(keys) == 1 and None not in keys else None
+
     def withs_around(self, value: cst.BaseExpression) -> tuple[cst.With, ...]:
         return self.withs.get(id(value), ())
 
@@ -116,11 +159,35 @@ def _own_statements(body: Sequence[cst.CSTNode], withs: tuple[cst.With, ...]):
             yield from _own_statements(child_statements(statement), inner)
 
 
+def entry_key(node: cst.CSTNode) -> Optional[tuple[str, str]]:
+    """("d", "k") for `d["k"]` or `d['k']`."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1):
+        return None
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+        key = index.value.evaluated_value
+        if isinstance(key, str):
+            return node.value.value, key
+    return None
+
+
+def self_name(function: cst.FunctionDef) -> Optional[str]:
+    """The name of a method's first parameter (`self`), or None when it has none."""
+    params = (*function.params.posonly_params, *function.params.params)
+    return params[0].name.value if params else None
+
+
+def class_methods(class_def: cst.ClassDef) -> list[cst.FunctionDef]:
+    return [statement for statement in suite_statements(class_def.body) if isinstance(statement, cst.FunctionDef)]
+
+
 class ScopeTable:
     """Lazily built Bindings per scope node, shared by every rule of a file."""
 
-    def __init__(self) -> None:
+    def __init__(self, class_of: Optional[Callable[[cst.FunctionDef], Optional[cst.ClassDef]]] = None) -> None:
         self._bindings: dict[int, Bindings] = {}
+        # method -> its class, to read attributes bound in the class's other methods
+        self._class_of = class_of
 
     def of(self, scope: Scope) -> Bindings:
         found = self._bindings.get(id(scope))
@@ -133,3 +200,20 @@ class ScopeTable:
 
     def loop_sources_of(self, name: str, scope: Optional[Scope]) -> list[tuple[cst.BaseExpression, Optional[int]]]:
         return self.of(scope).loop_sources.get(name, []) if scope is not None else []
+
+    def instance_attribute_values(self, attribute: cst.Attribute, scope: Optional[Scope]) -> list[tuple[cst.BaseExpression, Scope]]:
+        """For `self.w` read in a method: every value some method of the class binds to `self.w`
+        (`__init__` and the others), each with the method it is assigned in."""
+        if not isinstance(scope, cst.FunctionDef) or self._class_of is None or not isinstance(attribute.value, cst.Name):
+            return []
+        if attribute.value.value != self_name(scope):
+            return []
+        owner = self._class_of(scope)
+        if owner is None:
+            return []
+        found = []
+        for method in class_methods(owner):
+            receiver = self_name(method)
+            if receiver is not None:
+                found.extend((value, method) for value in self.of(method).attributes.get(f"{receiver}.{attribute.attr.value}", ()))
+        return found

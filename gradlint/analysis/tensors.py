@@ -50,7 +50,7 @@ class TensorEvidence:
         if isinstance(node, cst.Attribute):
             if node.attr.value in TENSOR_ATTRIBUTES:
                 return not self._is_module_path(node.value)
-            return False
+            return self._instance_attribute_is_tensor(node, scope, depth)
         if isinstance(node, cst.Subscript):
             return self.is_tensor(node.value, scope, depth + 1)
         if isinstance(node, cst.BinaryOperation):
@@ -86,6 +86,11 @@ class TensorEvidence:
         if any(self.is_tensor(value, scope, depth + 1) for value in values):
             return True
         return bool(TENSOR_NAME.search(name))
+
+    def _instance_attribute_is_tensor(self, node: cst.Attribute, scope: Optional[Scope], depth: int) -> bool:
+        """`self.w` where every value the class's methods bind to `self.w` is a tensor."""
+        values = self.scopes.instance_attribute_values(node, scope)
+        return bool(values) and all(self.is_tensor(value, method, depth + 1) for value, method in values)
 
     def _is_module_path(self, node: cst.BaseExpression) -> bool:
         qualified = self.imports.qualified_name(node)

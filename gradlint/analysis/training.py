@@ -16,6 +16,7 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
@@ -65,12 +66,12 @@ class Region:
 
 
 class TrainingAnalysis:
-    def __init__(self, module: cst.Module, imports: ImportMap, tensors: TensorEvidence) -> None:
+    def __init__(self, module: cst.Module, imports: ImportMap, tensors: TensorEvidence, functions: Optional[FunctionTable] = None) -> None:
         self.module = module
         self.imports = imports
         self.tensors = tensors
         self.optimizers = OptimizerOracle(module, imports)
-        self._functions = _function_table(module)
+        self._functions = functions if functions is not None else FunctionTable.build(module)
         self._summaries: dict[int, list[Event]] = {}
         self._in_progress: set[int] = set()
 
@@ -86,6 +87,10 @@ class TrainingAnalysis:
     def module_region(self) -> Region:
         """The module's own statements (function and class bodies run only where they are called)."""
         return Region(self.module, self._events(self.module.body, scope=None))
+
+    def events_of(self, function: cst.FunctionDef) -> list[Event]:
+        """What calling `function` does, in source order (helpers it calls followed)."""
+        return self._function_events(function)
 
     def runs_backward_before(self, loop: Region) -> bool:
         """Some body that holds `loop` calls backward before entering it (a loop primed before its first step)."""
@@ -342,60 +347,6 @@ def _is_manual_update(statement) -> bool:
         return False
     target = dotted_name(statement.targets[0].target)
     return target is not None and target.endswith(".data") and _updates_own_grad(statement.targets[0].target, [statement.value])
-
-
-class _FunctionTable:
-    def __init__(self) -> None:
-        self.all: list[cst.FunctionDef] = []
-        self.module_level: dict[str, cst.FunctionDef] = {}
-        self.methods: dict[str, list[cst.FunctionDef]] = {}
-        self.nested: dict[int, dict[str, cst.FunctionDef]] = {}
-        self.owner_class: dict[int, cst.ClassDef] = {}  # method -> its class
-
-    def named(self, name: str, scope) -> Optional[cst.FunctionDef]:
-        if scope is not None and id(scope) in self.nested and name in self.nested[id(scope)]:
-            return self.nested[id(scope)][name]
-        return self.module_level.get(name)
-
-    def resolve(self, call: cst.Call, scope) -> Optional[cst.FunctionDef]:
-        func = call.func
-        if isinstance(func, cst.Name):
-            return self.named(func.value, scope)
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            candidates = self.methods.get(func.attr.value, [])
-            if len(candidates) > 1 and scope is not None:  # the same name in several classes: the caller's own
-                owner = self.owner_class.get(id(scope))
-                candidates = [c for c in candidates if owner is not None and self.owner_class.get(id(c)) is owner]
-            return candidates[0] if len(candidates) == 1 else None
-        return None
-
-
-def _function_table(module: cst.Module) -> _FunctionTable:
-    table = _FunctionTable()
-
-    def visit(body, owner) -> None:
-        for statement in body:
-            if isinstance(statement, cst.FunctionDef):
-                table.all.append(statement)
-                if owner is None:
-                    table.module_level[statement.name.value] = statement
-                elif isinstance(owner, cst.ClassDef):
-                    table.methods.setdefault(statement.name.value, []).append(statement)
-                    table.owner_class[id(statement)] = owner
-                else:
-                    table.nested.setdefault(id(owner), {})[statement.name.value] = statement
-                visit(_all_nested(statement), statement)
-            elif isinstance(statement, cst.ClassDef):
-                visit(suite_statements(statement.body), statement)
-            elif not isinstance(statement, cst.SimpleStatementLine):
-                visit(child_statements(statement), owner)
-
-    visit(module.body, None)
-    return table
-
-
-def _all_nested(function: cst.FunctionDef) -> list[cst.CSTNode]:
-    return list(suite_statements(function.body))
 
 
 def _loops(module: cst.Module) -> list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]]:

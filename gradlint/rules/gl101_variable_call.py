@@ -23,7 +23,8 @@ class VariableCall(Rule):
     """
     ## What it does
     Flags calls of `torch.autograd.Variable`, under every import form (`Variable`, `ag.Variable`,
-    `torch.autograd.Variable`, `torch.autograd.variable.Variable`, star imports).
+    `torch.autograd.Variable`, `torch.autograd.variable.Variable`, star imports) and through
+    aliases (`V = autograd.Variable`, then `V(x)`).
 
     ## Why is this bad?
     Since PyTorch 0.4 tensors and Variables are the same type. In torch 2.13, `Variable(t)` builds
@@ -61,7 +62,8 @@ class VariableCall(Rule):
     name disappears, the import is removed.
 
     ## Known limits
-    A name re-bound to `Variable` through an assignment (`V = Variable`) is not followed.
+    An alias (`V = Variable`) is followed only when it is the name's single kind of binding in the
+    file; one bound to other values elsewhere (`V = Variable if old else Tensor`) is not.
     A call that passes `volatile=` together with a non-false `requires_grad` raises in torch and is
     left unfixed, as are calls with `*args`/`**kwargs`, `Variable(None)` (an empty tensor) and an
     int flag above 255 (torch raises `OverflowError`).

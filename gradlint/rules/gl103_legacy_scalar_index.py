@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.syntax import is_integer_literal, method_call_on
+from gradlint.analysis.data_attr import scalar_data_index
+from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
@@ -80,15 +81,10 @@ class LegacyScalarIndex(Rule):
     )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        value = node.value
-        if not (isinstance(value, cst.Attribute) and value.attr.value == "data"):
+        if self._is_written():
             return
-        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-            return
-        if not is_integer_literal(node.slice[0].slice.value, 0) or self._is_written():
-            return
-        target = value.value
-        if not self.context.is_scalar(target):
+        target = scalar_data_index(self.context, node)
+        if target is None:
             return
         expr = self.context.code_for(target)
         replacement = method_call_on(target, "item")

@@ -4,9 +4,9 @@ from typing import Iterator
 
 import libcst as cst
 
-from gradlint.analysis.imports import import_anchor, module_level_alias
 from gradlint.analysis.legacy import VARIABLE, is_variable
-from gradlint.fix.plan import Applicability, Availability, InsertLineBefore, Replace
+from gradlint.fix.builders import torch_alias
+from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = "`isinstance(x, Variable)` is legacy API; use `isinstance(x, torch.Tensor)`"
@@ -94,15 +94,10 @@ class VariableIsinstance(Rule):
             yield classes
 
     def _fix(self, classes: list[cst.BaseExpression]):
-        module = self.context.module
-        alias = module_level_alias(module, self.context.imports, "torch")
-        changes: list = []
-        if alias is None:
-            anchor = import_anchor(module)
-            if anchor is None or "torch" in self.context.imports.bindings:
-                return None
-            alias = "torch"
-            changes.append(InsertLineBefore(anchor, "import torch"))
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
         tensor = cst.Attribute(value=cst.Name(alias), attr=cst.Name("Tensor"))
         changes.extend(Replace(node, tensor) for node in classes)
         return self.safe_fix(f"Replace with `{alias}.Tensor`", *changes)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.data_attr import data_assignment, init_on_data, inplace_data_update, is_tensor_data
-from gradlint.analysis.syntax import is_integer_literal, method_call_on
+from gradlint.analysis.data_attr import is_plain_data_read, is_tensor_data
+from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
@@ -86,7 +86,7 @@ class DataRead(Rule):
     )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "data" or not is_tensor_data(self.context, node) or self._is_written_or_other_rule(node):
+        if node.attr.value != "data" or not is_tensor_data(self.context, node) or not is_plain_data_read(self.context, self.context.stack):
             return
         receiver = node.value
         if isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad":
@@ -95,20 +95,3 @@ class DataRead(Rule):
             replacement = method_call_on(receiver, "detach")
         text = self.context.code_for(replacement)
         self.report(node, _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"), self.safe_fix(f"Replace with `{text}`", Replace(node, replacement)))
-
-    def _is_written_or_other_rule(self, node: cst.Attribute) -> bool:
-        stack = self.context.stack
-        parent = stack[-2] if len(stack) > 1 else None
-        if isinstance(parent, cst.Subscript) and len(parent.slice) == 1:
-            index = parent.slice[0].slice
-            if isinstance(index, cst.Index) and is_integer_literal(index.value, 0) and self.context.is_scalar(node.value):
-                return True  # `loss.data[0]`: GL103's territory (`.item()`); `bias.data[0]` is a read
-        for ancestor in reversed(stack[:-1]):
-            if isinstance(ancestor, (cst.AssignTarget, cst.Del)):
-                return True
-            if isinstance(ancestor, cst.Call) and init_on_data(self.context, ancestor) is node:
-                return True  # GL301 drops the `.data` of the tensor the init call fills
-            if isinstance(ancestor, cst.BaseSmallStatement):
-                # Inside a write through `.data` (GL301 / GL302), whose fix rewrites the statement.
-                return inplace_data_update(self.context, ancestor) is not None or data_assignment(self.context, ancestor) is not None
-        return False

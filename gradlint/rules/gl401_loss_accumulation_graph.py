@@ -1,17 +1,16 @@
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.functions import backward_calls, mentioned_keys
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.tensors import iterates_parameters
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
-from gradlint.analysis.tree import descendants, iter_children
 
 _MESSAGE = (
     "`{target}` accumulates a tensor that carries its autograd graph, so every iteration's graph stays "
@@ -153,91 +152,18 @@ class LossAccumulationGraph(Rule):
         scope = self.context.scope()
         if not isinstance(scope, cst.FunctionDef):
             return False
-        returns_total = any(
-            isinstance(statement, cst.Return) and statement.value is not None and key in _mentioned_keys(statement.value)
-            for statement in iter_statements(scope.body.body)
-        )
-        return returns_total and scope.name.value in self._backpropagated_callees
-
-    @cached_property
-    def _backpropagated_callees(self) -> frozenset[str]:
-        """Functions whose result reaches a backward call: `f(x).backward()` or `l = f(x)` ... `l.backward()`."""
-        statements = list(iter_statements(self.context.module.body))
-        sources: dict[str, set[str]] = {}
-        for statement in statements:
-            if isinstance(statement, cst.Assign):
-                for target in statement.targets:
-                    for name in _mentioned_keys(target.target):
-                        sources.setdefault(name, set()).update(_called_names(statement.value))
-        callees: set[str] = set()
-        for statement in statements:
-            for call in _backward_calls(statement):
-                receiver = call.func.value
-                callees |= _called_names(receiver)
-                for name in _mentioned_keys(receiver):
-                    callees |= sources.get(name, set())
-        return frozenset(callees)
+        summary = self.context.functions.of(scope)
+        return any(key in mentioned_keys(value) for value in summary.returns) and summary.result_reaches_backward
 
     def _backpropagated(self, key: str) -> bool:
         """The total (or a value built from it) is the receiver of a backward call in this scope."""
         scope = self.context.scope()
         body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
         keys = {key}
-        statements = list(iter_statements(body))
-        for statement in statements:  # one level of `total = sum(losses)`
-            if isinstance(statement, cst.Assign) and keys & _mentioned_keys(statement.value):
-                keys |= {k for t in statement.targets for k in _mentioned_keys(t.target)}
-        for statement in statements:
-            for call in _backward_calls(statement):
-                if keys & _mentioned_keys(call):
-                    return True
-        return False
-
-
-def _mentioned_keys(node: cst.CSTNode) -> set[str]:
-    """Names and dotted names (`self.losses`) read in `node`: `self.scaler.scale(loss)` mentions
-    `self`, `self.scaler`, `self.scaler.scale` and `loss`, but not `self.losses`."""
-    keys: set[str] = set()
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, cst.Attribute):
-            key = dotted_name(current)
-            if key is not None:
-                keys.add(key)
-            pending.append(current.value)
-            continue
-        if isinstance(current, cst.Name):
-            keys.add(current.value)
-        pending.extend(iter_children(current))
-    return keys
-
-
-def _called_names(node: cst.CSTNode) -> set[str]:
-    """Names of the functions called in `node` (`f` for `f(x)`, `g` for `self.g(x)`)."""
-    names: set[str] = set()
-    for current in descendants(node):
-        if isinstance(current, cst.Call):
-            func = current.func
-            if isinstance(func, cst.Name):
-                names.add(func.value)
-            elif isinstance(func, cst.Attribute):
-                names.add(func.attr.value)
-    return names
-
-
-def _backward_calls(statement: cst.CSTNode):
-    pending = [statement]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not statement:
-            continue
-        if isinstance(node, cst.Call):
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "backward":
-                yield node
-        if not isinstance(node, cst.BaseCompoundStatement) or node is statement:
-            pending.extend(iter_children(node))
+        for statement in iter_statements(body):  # one level of `total = sum(losses)`
+            if isinstance(statement, cst.Assign) and keys & mentioned_keys(statement.value):
+                keys |= {k for t in statement.targets for k in mentioned_keys(t.target)}
+        return any(keys & mentioned_keys(call) for statement in body for call in backward_calls(statement))
 
 
 def _innermost_loop(stack) -> Optional[cst.CSTNode]:

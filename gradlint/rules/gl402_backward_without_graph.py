@@ -4,7 +4,6 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.grad_mode import disables_grad
 from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.grad_tracking import ends_history
 from gradlint.messages import snippet
@@ -21,7 +20,7 @@ class BackwardWithoutGraph(Rule):
     ## What it does
     Flags `.backward()` on a value that cannot have a graph: `x.detach().backward()`, a `.data`-
     derived value, or a loss computed entirely inside `torch.no_grad()` / `inference_mode()` (or
-    in a function decorated with them).
+    in a function decorated with them, also when that function returns the loss to its caller).
 
     ## Why is this bad?
     In torch 2.13 each of these raises `RuntimeError: element 0 of tensors does not require grad
@@ -189,11 +188,21 @@ class BackwardWithoutGraph(Rule):
         scope = self.context.scope()
         if self.context.grads.built_without_grad(receiver.value, scope):
             return "it was computed with grad disabled or detached"
-        if isinstance(scope, cst.FunctionDef) and any(disables_grad(d.decorator, self.context.imports) for d in scope.decorators):
-            bindings = self.context.scopes.of(scope)
-            values = bindings.assigned(receiver.value)
-            if values and receiver.value not in bindings.opaque and not any(
-                grad_mode_of(bindings.withs_around(v), self.context.imports) for v in values
-            ):
+        bindings = self.context.scopes.of(scope)
+        values = bindings.assigned(receiver.value)
+        if not values or receiver.value in bindings.opaque:
+            return None
+        if isinstance(scope, cst.FunctionDef) and self.context.functions.of(scope).decorated_without_grad:
+            if not any(grad_mode_of(bindings.withs_around(v), self.context.imports) for v in values):
                 return "the function runs under no_grad"
+        helpers = [self._graphless_helper(value) for value in values]
+        if all(helpers):
+            return f"`{helpers[-1]}` computes it under no_grad"
         return None
+
+    def _graphless_helper(self, value: cst.BaseExpression) -> Optional[str]:
+        """The name of the no-grad function of this file whose result `value` is."""
+        if not isinstance(value, cst.Call):
+            return None
+        summary = self.context.summary_of_call(value)
+        return summary.name if summary is not None and summary.returns_graphless else None

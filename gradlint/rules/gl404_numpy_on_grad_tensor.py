@@ -1,11 +1,7 @@
 from __future__ import annotations
 
-from functools import cached_property
-from typing import Optional
-
 import libcst as cst
 
-from gradlint.analysis.grad_mode import functions_called_without_grad
 from gradlint.analysis.syntax import keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
@@ -16,8 +12,6 @@ _MESSAGE = (
     "call `.detach()` first"
 )
 NUMPY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray"})
-# Frameworks whose tensors also have `.numpy()`; their files are not PyTorch training code.
-OTHER_FRAMEWORKS = ("tensorflow", "keras", "jax", "mxnet", "paddle", "cupy")
 # Methods that keep the tensor (and its history) between the value and `.numpy()`.
 CHAIN_METHODS = frozenset({"cpu", "cuda", "to", "float", "double", "half", "contiguous", "squeeze", "view", "reshape", "flatten", "clone"})
 
@@ -95,16 +89,8 @@ class NumpyOnGradTensor(Rule):
         ),
     )
 
-    @cached_property
-    def disabled(self) -> bool:
-        return any(imported.target.split(".", 1)[0] in OTHER_FRAMEWORKS for imported in self.context.imports.imports)
-
-    @cached_property
-    def no_grad_callees(self) -> frozenset[str]:
-        return functions_called_without_grad(self.context.module, self.context.imports)
-
     def visit_Call(self, node: cst.Call) -> None:
-        if self.disabled:
+        if self.context.uses_other_tensor_framework:
             return
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "numpy":
@@ -125,10 +111,8 @@ class NumpyOnGradTensor(Rule):
         self.report(call, _MESSAGE.format(receiver=snippet(receiver, 40, "the value"), call=snippet(call_text, 40, "the value")), fix)
 
     def _caller_disables_grad(self) -> bool:
-        function = _enclosing_function(self.context.stack)
-        if function is None:
-            return False
-        return function.name.value in self.no_grad_callees
+        function = self.context.enclosing_function()
+        return function is not None and function.name.value in self.context.functions_called_without_grad
 
 
 def _detach_point(receiver: cst.BaseExpression) -> cst.BaseExpression:
@@ -141,8 +125,3 @@ def _detach_point(receiver: cst.BaseExpression) -> cst.BaseExpression:
     return receiver
 
 
-def _enclosing_function(stack) -> Optional[cst.FunctionDef]:
-    for node in reversed(stack):
-        if isinstance(node, cst.FunctionDef):
-            return node
-    return None

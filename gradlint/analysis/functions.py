@@ -1,0 +1,387 @@
+"""The functions and methods of a file, and what each one does for the code that calls it.
+
+`FunctionTable` says which `def` a call runs (module-level names, `self.method` of the caller's
+own class, nested defs). `FunctionSummaries` computes, once per function and only when asked,
+whether it returns a value with autograd history, whether it runs without grad, whether it
+resets gradients, calls backward or steps an optimizer, which parameters flow to its result, and
+where in the file its result is backpropagated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.grad_mode import disables_grad, grad_mode_of, may_enable_grad
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import ScopeTable
+from gradlint.analysis.syntax import child_statements, dotted_name, iter_statements, suite_statements
+from gradlint.analysis.tree import descendants, iter_children
+
+if TYPE_CHECKING:
+    from gradlint.analysis.grad_tracking import GradEvidence
+    from gradlint.analysis.training import TrainingAnalysis
+
+
+class FunctionTable:
+    """Every `def` of a file, and which one a call runs when that is evident."""
+
+    def __init__(self) -> None:
+        self.all: list[cst.FunctionDef] = []
+        self.module_level: dict[str, cst.FunctionDef] = {}
+        self.methods: dict[str, list[cst.FunctionDef]] = {}
+        self.nested: dict[int, dict[str, cst.FunctionDef]] = {}
+        self.owner_class: dict[int, cst.ClassDef] = {}  # method -> its class
+
+    @classmethod
+    def build(cls, module: cst.Module) -> "FunctionTable":
+        table = cls()
+        table._visit(module.body, None)
+        return table
+
+    def _visit(self, body: Sequence[cst.CSTNode], owner: Optional[cst.CSTNode]) -> None:
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                self.all.append(statement)
+                if owner is None:
+                    self.module_level[statement.name.value] = statement
+                elif isinstance(owner, cst.ClassDef):
+                    self.methods.setdefault(statement.name.value, []).append(statement)
+                    self.owner_class[id(statement)] = owner
+                else:
+                    self.nested.setdefault(id(owner), {})[statement.name.value] = statement
+                self._visit(suite_statements(statement.body), statement)
+            elif isinstance(statement, cst.ClassDef):
+                self._visit(suite_statements(statement.body), statement)
+            elif not isinstance(statement, cst.SimpleStatementLine):
+                self._visit(child_statements(statement), owner)
+
+    def named(self, name: str, scope: Optional[cst.CSTNode]) -> Optional[cst.FunctionDef]:
+        """The function `name` means inside `scope` (a nested def of the scope, else a module-level one)."""
+        if scope is not None and id(scope) in self.nested and name in self.nested[id(scope)]:
+            return self.nested[id(scope)][name]
+        return self.module_level.get(name)
+
+    def resolve(self, call: cst.Call, scope: Optional[cst.CSTNode]) -> Optional[cst.FunctionDef]:
+        """The `def` that `call` (written in `scope`, None for the module) runs, or None when unknown."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            return self.named(func.value, scope)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            candidates = self.methods.get(func.attr.value, [])
+            if len(candidates) > 1 and scope is not None:  # the same name in several classes: the caller's own
+                owner = self.owner_class.get(id(scope))
+                candidates = [c for c in candidates if owner is not None and self.owner_class.get(id(c)) is owner]
+            return candidates[0] if len(candidates) == 1 else None
+        return None
+
+    def class_of(self, function: cst.FunctionDef) -> Optional[cst.ClassDef]:
+        """The class a method is defined in (None for functions and nested defs)."""
+        return self.owner_class.get(id(function))
+
+
+@dataclass(frozen=True)
+class CallSite:
+    call: cst.Call
+    scope: Optional[cst.FunctionDef]  # the function the call is written in (None: module level)
+    without_grad: bool  # the call runs with autograd off (a no-grad block or a no-grad caller)
+
+
+class FunctionSummary:
+    """What one function does for its callers. Each fact is computed on first use."""
+
+    def __init__(self, function: cst.FunctionDef, owner: "FunctionSummaries") -> None:
+        self.function = function
+        self._owner = owner
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
+
+    @cached_property
+    def decorated_without_grad(self) -> bool:
+        """`@torch.no_grad()`, `@torch.no_grad`, `@torch.inference_mode()`..."""
+        return any(disables_grad(d.decorator, self._owner.imports) for d in self.function.decorators)
+
+    @cached_property
+    def call_sites(self) -> tuple[CallSite, ...]:
+        """The calls of this function in the file (resolved as `FunctionTable.resolve` does)."""
+        return tuple(self._owner.call_sites.get(id(self.function), ()))
+
+    @cached_property
+    def called_only_without_grad(self) -> bool:
+        """Called in this file, and every one of those calls runs with autograd off."""
+        return bool(self.call_sites) and all(site.without_grad for site in self.call_sites)
+
+    @property
+    def runs_without_grad(self) -> bool:
+        """Its body runs with autograd off: decorated so, or called only from no-grad regions."""
+        return self.decorated_without_grad or self.called_only_without_grad
+
+    @cached_property
+    def returns(self) -> tuple[cst.BaseExpression, ...]:
+        """The values of its own `return` statements (nested defs and lambdas excluded)."""
+        return tuple(statement.value for statement in _own_statements(self.function) if isinstance(statement, cst.Return) and statement.value is not None)
+
+    @cached_property
+    def returns_grad(self) -> bool:
+        """Some `return` gives a value that carries autograd history when the function runs with grad on."""
+        return any(self._owner.carries_grad(value, self.function) for value in self.returns)
+
+    @cached_property
+    def returns_graphless(self) -> bool:
+        """Every value it returns was computed with autograd off (a no-grad decorator), so none has a graph."""
+        if not self.decorated_without_grad or not self.returns:
+            return False
+        return all(self._owner.computed_without_grad(value, self.function) for value in self.returns)
+
+    @cached_property
+    def parameters_to_return(self) -> frozenset[str]:
+        """Its parameters whose values may flow into what it returns (through local assignments)."""
+        bindings = self._owner.scopes.of(self.function)
+        reaching: set[str] = set()
+        pending = [name for value in self.returns for name in _names_in(value)]
+        while pending:
+            name = pending.pop()
+            if name in reaching:
+                continue
+            reaching.add(name)
+            for value in bindings.assigned(name):
+                pending.extend(_names_in(value))
+        return frozenset(reaching & set(parameter_names(self.function.params)))
+
+    @cached_property
+    def _events(self):
+        return self._owner.training.events_of(self.function) if self._owner.training is not None else []
+
+    @property
+    def resets_grad(self) -> bool:
+        return self._has_event("reset")
+
+    @property
+    def calls_backward(self) -> bool:
+        return self._has_event("backward")
+
+    @property
+    def steps_optimizer(self) -> bool:
+        return self._has_event("step")
+
+    def _has_event(self, kind: str) -> bool:
+        return any(event.kind.value == kind for event in self._events)
+
+    @property
+    def backward_sites(self) -> tuple[cst.Call, ...]:
+        """The backward calls its result reaches: `f(x).backward()`, or `l = f(x)` ... `l.backward()`."""
+        return self._owner.backward_sites_by_callee.get(self.name, ())
+
+    @property
+    def result_reaches_backward(self) -> bool:
+        return bool(self.backward_sites)
+
+
+class FunctionSummaries:
+    """Summaries of every function of a file, built lazily and shared by the rules."""
+
+    def __init__(
+        self,
+        module: cst.Module,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        table: FunctionTable,
+        grads: Optional["GradEvidence"] = None,
+        training: Optional["TrainingAnalysis"] = None,
+    ) -> None:
+        self.module = module
+        self.imports = imports
+        self.scopes = scopes
+        self.table = table
+        self.grads = grads
+        self.training = training
+        self._summaries: dict[int, FunctionSummary] = {}
+        self._returning: set[int] = set()  # functions whose `returns_grad` is being computed (recursion)
+
+    def of(self, function: cst.FunctionDef) -> FunctionSummary:
+        found = self._summaries.get(id(function))
+        if found is None:
+            found = self._summaries[id(function)] = FunctionSummary(function, self)
+        return found
+
+    def of_call(self, call: cst.Call, scope: Optional[cst.CSTNode]) -> Optional[FunctionSummary]:
+        """The summary of the function `call` runs, when it is defined in this file and evident."""
+        function = self.table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        return None if function is None else self.of(function)
+
+    def named(self, name: str) -> list[FunctionSummary]:
+        """Summaries of every function of the file called `name` (functions, methods, nested defs)."""
+        return [self.of(function) for function in self.table.all if function.name.value == name]
+
+    # -- facts used by the summaries --------------------------------------------------------
+
+    def carries_grad(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+        if isinstance(value, cst.Call):
+            callee = self.of_call(value, function)
+            if callee is not None and id(callee.function) not in self._returning:
+                self._returning.add(id(callee.function))
+                try:
+                    if callee.returns_grad:
+                        return True
+                finally:
+                    self._returning.discard(id(callee.function))
+        return self.grads is not None and self.grads.carries_grad(value, function)
+
+    def computed_without_grad(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+        """`value`, returned by a no-grad function, was computed there (not a parameter or attribute
+        passed through, not inside `torch.enable_grad()`)."""
+        if isinstance(value, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
+            return not self._may_enable_grad_inside(value, function)
+        if not isinstance(value, cst.Name):
+            return False
+        bindings = self.scopes.of(function)
+        values = bindings.assigned(value.value)
+        if not values or value.value in bindings.opaque:
+            return False
+        return all(
+            isinstance(v, (cst.Call, cst.BinaryOperation, cst.UnaryOperation))
+            and grad_mode_of(bindings.withs_around(v), self.imports) is not True
+            and not self._may_enable_grad_inside(v, function)
+            for v in values
+        )
+
+    def _may_enable_grad_inside(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+        """A call in `value` runs a local function that turns autograd back on."""
+        for node in descendants(value):
+            if isinstance(node, cst.Call):
+                callee = self.table.resolve(node, function)
+                if callee is not None and any(may_enable_grad(d.decorator, self.imports) for d in callee.decorators):
+                    return True
+        return False
+
+    @cached_property
+    def call_sites(self) -> dict[int, list[CallSite]]:
+        """id(function) -> its resolved calls in the file, with the grad mode each runs in."""
+        sites: dict[int, list[CallSite]] = {}
+        pending: list[tuple[cst.CSTNode, Optional[cst.FunctionDef], bool]] = [(self.module, None, False)]
+        while pending:
+            node, scope, off = pending.pop()
+            if isinstance(node, cst.Call):
+                function = self.table.resolve(node, scope)
+                if function is not None:
+                    sites.setdefault(id(function), []).append(CallSite(node, scope, off))
+            if isinstance(node, cst.FunctionDef):
+                # Decorators run where the `def` is; the body runs with its own grad mode.
+                pending.extend((decorator, scope, off) for decorator in node.decorators)
+                inner = any(disables_grad(d.decorator, self.imports) for d in node.decorators)
+                pending.extend((child, node, inner) for child in iter_children(node) if not isinstance(child, cst.Decorator))
+                continue
+            if isinstance(node, cst.Lambda):
+                off = False  # runs where it is called, which is unknown
+            elif isinstance(node, cst.With):
+                mode = grad_mode_of([node], self.imports)
+                off = off if mode is None else not mode
+            pending.extend((child, scope, off) for child in iter_children(node))
+        return sites
+
+    @cached_property
+    def backward_sites_by_callee(self) -> dict[str, tuple[cst.Call, ...]]:
+        """Function name -> the `.backward()` calls whose receiver is its result.
+
+        `f(x).backward()`, `(f(x) + g).backward()`, or `l = f(x)` (anywhere in the file) then
+        `l.backward()`. Matched by the called name: `trainer.loss(x)` on a receiver whose class
+        is unknown still names the method `loss`.
+        """
+        statements = list(iter_statements(self.module.body))
+        sources: dict[str, set[cst.Call]] = {}
+        for statement in statements:
+            if isinstance(statement, cst.Assign):
+                calls = calls_in(statement.value)
+                for target in statement.targets:
+                    for key in mentioned_keys(target.target):
+                        sources.setdefault(key, set()).update(calls)
+        found: dict[str, list[cst.Call]] = {}
+        for backward in backward_calls(self.module):
+            receiver = backward.func.value
+            feeding = set(calls_in(receiver))
+            for key in mentioned_keys(receiver):
+                feeding |= sources.get(key, set())
+            for name in {called_name(call) for call in feeding} - {None}:
+                found.setdefault(name, []).append(backward)
+        return {name: tuple(calls) for name, calls in found.items()}
+
+
+def parameter_names(params: cst.Parameters) -> list[str]:
+    names = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    names.extend(star.name.value for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))
+    return names
+
+
+def enclosing_function(stack: Sequence[cst.CSTNode]) -> Optional[cst.FunctionDef]:
+    for node in reversed(stack):
+        if isinstance(node, cst.FunctionDef):
+            return node
+    return None
+
+
+def enclosing_class(stack: Sequence[cst.CSTNode]) -> Optional[cst.ClassDef]:
+    for node in reversed(stack):
+        if isinstance(node, cst.ClassDef):
+            return node
+    return None
+
+
+def mentioned_keys(node: cst.CSTNode) -> set[str]:
+    """Names and dotted names (`self.losses`) read in `node`: `self.scaler.scale(loss)` mentions
+    `self`, `self.scaler`, `self.scaler.scale` and `loss`, but not `self.losses`."""
+    keys: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, cst.Attribute):
+            key = dotted_name(current)
+            if key is not None:
+                keys.add(key)
+            pending.append(current.value)
+            continue
+        if isinstance(current, cst.Name):
+            keys.add(current.value)
+        pending.extend(iter_children(current))
+    return keys
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    return [current for current in descendants(node) if isinstance(current, cst.Call)]
+
+
+def called_name(call: cst.Call) -> Optional[str]:
+    """`f` for `f(x)`, `g` for `self.g(x)` or `obj.g(x)`."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+def backward_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """Every `<receiver>.backward(...)` call in `node`, nested definitions included."""
+    for current in descendants(node):
+        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value == "backward":
+            yield current
+
+
+def _own_statements(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The statements (and small statements) of a function body, nested defs and classes excluded."""
+    pending = list(reversed(suite_statements(function.body)))
+    while pending:
+        statement = pending.pop()
+        yield statement
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            pending.extend(reversed(child_statements(statement)))
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    return {current.value for current in descendants(node) if isinstance(current, cst.Name)}
