@@ -60,6 +60,9 @@ GAN_OPTIMIZER = {role: re.compile(rf"^{_gan_optimizer(words)}$", re.IGNORECASE) 
 # Somewhere in a file's text: the cheap test of whether it may step a discriminator's optimizer.
 DISCRIMINATOR_OPTIMIZER_IN_TEXT = re.compile(rf"\b{_gan_optimizer(_GAN_NETWORK_WORDS[Role.DISCRIMINATOR])}\b", re.IGNORECASE)
 
+# Tensor methods that keep a network's output (and its graph) on the way into the next network.
+SHAPE_METHODS = frozenset({"view", "reshape", "squeeze", "unsqueeze", "flatten", "to", "float", "cuda", "contiguous", "permute"})
+
 # -- criteria, optimizers, schedulers, scalers --------------------------------------------------
 
 CRITERION = re.compile(r"^(criterion\w*|\w*loss_fn\w*|\w*loss_func\w*|\w*_loss|loss_function|crit)$", re.IGNORECASE)
@@ -111,6 +114,18 @@ class Roles:
             return gan_network_role(callee.value)
         if type(callee) is cst.Attribute and type(callee.value) is cst.Name and callee.value.value == "self":
             return gan_network_role(callee.attr.value)
+        return None
+
+    def gan_output(self, value: cst.BaseExpression) -> Optional[Role]:
+        """The GAN network whose output `value` is: `G(z)`, `self.netG(z).view(n, -1)`; not `G(z).detach()`."""
+        while type(value) is cst.Call:
+            role = self.gan_network(value.func)
+            if role is not None:
+                return role
+            if type(value.func) is cst.Attribute and value.func.attr.value in SHAPE_METHODS:
+                value = value.func.value
+                continue
+            return None
         return None
 
     def gan_optimizer(self, dotted: Optional[str]) -> Optional[Role]:
