@@ -102,10 +102,10 @@ class _Place:
         return Event(kind, node, statement, conditional=self.conditional, nested_loop=self.nested_loop, no_grad=self.no_grad, **fields)
 
     def branch(self) -> _Place:
-        return replace(self, conditional=True)
+        return _Place(self.scope, True, self.nested_loop, self.no_grad)
 
     def loop(self) -> _Place:
-        return replace(self, conditional=True, nested_loop=True)
+        return _Place(self.scope, True, True, self.no_grad)
 
 
 class TrainingAnalysis:
