@@ -56,7 +56,7 @@ class GanDiscriminatorNoDetach(Rule):
     Networks and optimizers are matched by name only. Nothing is reported when the generator is
     frozen anywhere in the file (`requires_grad_(False)`, `requires_grad = False` on its
     parameters), when the fake is built under `no_grad`, or when the update is spread over
-    several functions.
+    several functions. Statements joined on one line with `;` count as one statement.
     """
 
     code = "GL406"
