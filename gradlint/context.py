@@ -11,7 +11,10 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GradEvidence
+from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.modules import ModuleEvidence
+from gradlint.analysis.roles import Roles
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
@@ -91,6 +94,20 @@ class FileContext:
     @cached_property
     def grads(self) -> GradEvidence:
         return GradEvidence(self.imports, self.scopes, self.tensors)
+
+    @cached_property
+    def modules(self) -> ModuleEvidence:
+        """Which expressions are `nn.Module` instances."""
+        return ModuleEvidence(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def attribute_reads(self) -> AttributeReads:
+        return AttributeReads(self.module)
+
+    @cached_property
+    def roles(self) -> Roles:
+        """The roles names play: models, generator and discriminator, optimizers..."""
+        return Roles()
 
     def carries_grad(self, node: cst.BaseExpression) -> bool:
         return self.grads.carries_grad(node, self.scope())

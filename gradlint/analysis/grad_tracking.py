@@ -6,7 +6,6 @@ carry none; `.detach()`, `.item()`, `.data`, comparisons and `argmax` end the hi
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
@@ -16,13 +15,9 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, is_integer_literal, keyword_arg
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters
+from gradlint.analysis.roles import MODEL_CALLEE
 from gradlint.analysis.tree import descendants
 
-MODEL_CALLEE = re.compile(
-    r"^(model|net|network|net_?[dg]|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|"
-    r"backbone|head|[dg]|lstm|rnn|gru|mlp|cnn|linear|fc|layer\d*)$",
-    re.IGNORECASE,
-)
 ENDS_HISTORY = frozenset(
     {"detach", "item", "tolist", "numpy", "argmax", "argmin", "eq", "ne", "lt", "gt", "le", "ge", "long", "int",
      "bool", "byte", "short", "size", "dim", "numel", "nonzero", "sign", "round", "floor", "ceil", "new_zeros",

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Optional, Sequence
 
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.roles import MODULE_INSTANCE
 from gradlint.analysis.scopes import ScopeTable, enclosing_scope
 from gradlint.analysis.syntax import dotted_name, iter_statements
 
-MODULE_NAME = re.compile(
-    r"^(model|models|net|network|netd|netg|generator|discriminator|encoder|decoder|backbone|classifier|"
-    r"head|critic|actor|policy|module|teacher|student|feature_extractor|embedding|embeddings|[dg])(_\w+|\d+)?$",
-    re.IGNORECASE,
-)
 # Capitalised names of torch.nn that build tensors, not modules.
 TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
 
@@ -75,7 +70,7 @@ class ModuleEvidence:
                 return True
             if any(self._constructs_tensor(value) for value in values):
                 return False  # `self.embedding = nn.Parameter(...)`
-        return bool(MODULE_NAME.match(name.rsplit(".", 1)[-1]))
+        return bool(MODULE_INSTANCE.match(name.rsplit(".", 1)[-1]))
 
     def _constructs_tensor(self, value: cst.BaseExpression) -> bool:
         """`nn.Parameter(...)`, `torch.randn(...)`, `torch.zeros(...)`..."""

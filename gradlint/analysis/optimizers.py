@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Optional
 
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.roles import is_optimizer_name, is_scaler_name
 from gradlint.analysis.syntax import dotted_name, iter_statements
 
 OPTIMIZER_MODULES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "torch_optimizer.", "timm.optim.", "transformers.optimization.")
 OPTIMIZER_CLASSES = frozenset({"transformers.AdamW", "transformers.Adafactor", "torch.optim.Optimizer"})
 # MXNet's `gluon.Trainer.step()` overwrites gradients (grad_req="write"), so its loops need no reset.
 NOT_OPTIMIZER_MODULES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.SWALR", "optax.", "jax.", "numpy.", "scipy.", "gym.", "gymnasium.", "mxnet.")
-# `optimizer`, `opt`, `optim_g`, `optimizer_D`, `g_optim`, `d_optimizer`, `self.opt_disc`...
-OPTIMIZER_NAME = re.compile(r"^(?:\w+_)?(?:optim|optimizer|opt)(?:_\w+|\d+)?$|^optimi[sz]er\w*$", re.IGNORECASE)
-NOT_OPTIMIZER_NAME = re.compile(r"sched|env|option|opts?_?args|opt_level|optional", re.IGNORECASE)
-SCALER_NAME = re.compile(r"scaler", re.IGNORECASE)
 
 
 class OptimizerOracle:
@@ -61,7 +57,7 @@ class OptimizerOracle:
         if any(self._class_verdict(a) for a in self.annotated.get(key, []) + self.annotated.get(_last(key), [])):
             return True
         name = _last(key)
-        return bool(OPTIMIZER_NAME.match(name)) and not NOT_OPTIMIZER_NAME.search(name)
+        return is_optimizer_name(name)
 
     def is_grad_scaler(self, node: cst.BaseExpression) -> bool:
         key = _key(node)
@@ -72,7 +68,7 @@ class OptimizerOracle:
                 qualified = self.imports.qualified_name(value.func) or ""
                 if qualified.endswith("GradScaler"):
                     return True
-        return bool(SCALER_NAME.search(_last(key)))
+        return is_scaler_name(_last(key))
 
     def _value_verdict(self, value: cst.BaseExpression) -> Optional[bool]:
         """True: built by an optimizer class; False: evidently something else; None: unknown."""

@@ -8,12 +8,12 @@ containers and module paths such as `torch.utils.data`.
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.roles import CRITERION, LOSS_VALUE, MODEL_CALL, TENSOR_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
@@ -31,9 +31,6 @@ TENSOR_ONLY_METHODS = frozenset(
 TENSOR_PRESERVING_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "cpu", "to", "add", "mul", "sub", "div"})
 TENSOR_ATTRIBUTES = frozenset({"grad", "weight", "bias"})
 NOT_TENSOR_MODULES = ("torch.utils", "torch.nn.Module", "torch.optim", "torch.cuda", "torch.backends", "torch.distributed", "torch.device", "torch.dtype", "torch.Size")
-CRITERION = re.compile(r"^(criterion\w*|\w*loss_fn\w*|\w*loss_func\w*|\w*_loss|loss_function|crit)$", re.IGNORECASE)
-MODEL = re.compile(r"^(model|net|netd|netg|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|rnn|lstm|gru|cnn|mlp|[dg])$", re.IGNORECASE)
-TENSOR_NAME = re.compile(r"(^|_)(loss|losses|nll|logits?|outputs?|preds?|prediction|scores?)(_|\d|$)", re.IGNORECASE)
 NON_TENSOR_ROOTS = frozenset({"self", "cls", "args", "opt", "opts", "config", "cfg", "dataset", "np", "numpy", "pd", "tf", "df", "os", "sys", "math", "json", "kwargs", "params", "hparams", "flags", "FLAGS"})
 
 
@@ -72,7 +69,7 @@ class TensorEvidence:
                 return self.is_tensor(func.value, scope, depth + 1)
             return False
         if isinstance(func, cst.Name):
-            return bool(CRITERION.match(func.value) or MODEL.match(func.value))
+            return bool(CRITERION.match(func.value) or MODEL_CALL.match(func.value))
         return False
 
     def _name_is_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
@@ -85,7 +82,7 @@ class TensorEvidence:
             return False
         if any(self.is_tensor(value, scope, depth + 1) for value in values):
             return True
-        return bool(TENSOR_NAME.search(name))
+        return bool(TENSOR_VALUE.search(name))
 
     def _instance_attribute_is_tensor(self, node: cst.Attribute, scope: Optional[Scope], depth: int) -> bool:
         """`self.w` where every value the class's methods bind to `self.w` is a tensor."""
@@ -140,7 +137,6 @@ def root_name(node: cst.BaseExpression) -> Optional[str]:
 
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
 SCALAR_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min", "dot", "dist", "numel", "all", "any"})
-LOSS_NAME = re.compile(r"^(\w*_)?(loss|nll|cost|kld|kl|bce|mse|elbo)(_\w*)?$|^(correct|n_correct|num_correct)$", re.IGNORECASE)
 
 
 def _no_arguments(call: cst.Call) -> bool:
@@ -190,7 +186,7 @@ class ScalarEvidence:
             return False
         if any(self.is_scalar(value, scope, depth + 1) for value in values):
             return True
-        return bool(LOSS_NAME.match(name))
+        return bool(LOSS_VALUE.match(name))
 
 
 _FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})

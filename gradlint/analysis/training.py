@@ -17,9 +17,12 @@ from typing import Iterator, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.functions import FunctionTable
+from gradlint.analysis.grad_mode import is_no_grad_with
+from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
-from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
+from gradlint.analysis.roles import GAN_NETWORK, Role, Roles
+from gradlint.analysis.syntax import child_statements, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -34,6 +37,15 @@ class Kind(Enum):
     STEP = "step"
     RESET = "reset"
     UPDATE = "update"
+    # What the analysed body's own statements say; never carried out of a helper to its callers.
+    OTHER_BACKWARD = "other-backward"  # `x.backward()` on a receiver that is not evidently a tensor
+    OTHER_STEP = "other-step"  # `x.step()` of an object the file gives no evidence is an optimizer
+    FORWARD = "forward"  # a GAN's generator or discriminator is called: `D(x)`, `self.netG(z)`
+    ASSIGN = "assign"  # `name = value`
+
+
+# What running a statement does to gradients and parameters: what a helper does where it is called.
+EFFECTS = frozenset({Kind.BACKWARD, Kind.STEP, Kind.RESET, Kind.UPDATE})
 
 
 @dataclass(frozen=True)
@@ -41,17 +53,30 @@ class Event:
     kind: Kind
     node: cst.CSTNode  # the call / statement that does it (a helper's call site when `via` is set)
     statement: cst.CSTNode  # the statement of the analysed body that contains it
-    optimizer: Optional[str] = None  # dotted text of the optimizer stepped / reset
+    optimizer: Optional[str] = None  # dotted text of the optimizer stepped (through a scaler) / reset
     conditional: bool = False  # inside an if / loop / except branch of the analysed body
     nested_loop: bool = False  # inside a loop nested in the analysed body
     via: Optional[cst.CSTNode] = None  # the helper call it came through
     resets_all: bool = False  # `model.zero_grad()`, or a reset we cannot attribute
     line: Optional[cst.CSTNode] = None  # the innermost simple statement line holding it
+    no_grad: bool = False  # inside a no-grad `with` of the analysed body
+    role: Optional[Role] = None  # FORWARD: the network called
+    target: Optional[str] = None  # ASSIGN: the name bound
 
     @property
     def direct(self) -> bool:
         """Written in the analysed body itself (not through a helper), outside nested loops."""
         return self.via is None and not self.nested_loop
+
+    @property
+    def calls_backward(self) -> bool:
+        """Any `backward()`: of a tensor (BACKWARD) or of something not evidently one."""
+        return self.kind is Kind.BACKWARD or self.kind is Kind.OTHER_BACKWARD
+
+    @property
+    def calls_step(self) -> bool:
+        """Any `step()` (`optimizer` names what it steps): an optimizer's, or one the file cannot confirm."""
+        return self.kind is Kind.STEP or self.kind is Kind.OTHER_STEP
 
 
 @dataclass
@@ -65,19 +90,39 @@ class Region:
         return [event for event in self.events if event.kind is kind]
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where in the analysed body a statement runs."""
+
+    scope: Optional[cst.FunctionDef]
+    conditional: bool = False
+    nested_loop: bool = False
+    no_grad: bool = False
+
+    def event(self, kind: Kind, node: cst.CSTNode, statement: cst.CSTNode, **fields) -> Event:
+        return Event(kind, node, statement, conditional=self.conditional, nested_loop=self.nested_loop, no_grad=self.no_grad, **fields)
+
+    def branch(self) -> _Place:
+        return _Place(self.scope, True, self.nested_loop, self.no_grad)
+
+    def loop(self) -> _Place:
+        return _Place(self.scope, True, True, self.no_grad)
+
+
 class TrainingAnalysis:
     def __init__(self, module: cst.Module, imports: ImportMap, tensors: TensorEvidence, functions: Optional[FunctionTable] = None) -> None:
         self.module = module
         self.imports = imports
         self.tensors = tensors
         self.optimizers = OptimizerOracle(module, imports)
+        self.roles = Roles()
         self._functions = functions if functions is not None else FunctionTable.build(module)
         self._summaries: dict[int, list[Event]] = {}
         self._in_progress: set[int] = set()
 
     @cached_property
     def loops(self) -> list[Region]:
-        return [Region(node, self._events(suite_statements(node.body), scope=scope)) for node, scope in _loops(self.module)]
+        return [Region(node, self._events(suite_statements(node.body), _Place(scope))) for node, scope in _loops(self.module)]
 
     @cached_property
     def functions(self) -> list[Region]:
@@ -86,7 +131,7 @@ class TrainingAnalysis:
     @cached_property
     def module_region(self) -> Region:
         """The module's own statements (function and class bodies run only where they are called)."""
-        return Region(self.module, self._events(self.module.body, scope=None))
+        return Region(self.module, self._events(self.module.body, _Place(None)))
 
     def events_of(self, function: cst.FunctionDef) -> list[Event]:
         """What calling `function` does, in source order (helpers it calls followed)."""
@@ -107,76 +152,92 @@ class TrainingAnalysis:
                     return True
         return False
 
+    @cached_property
+    def frozen_generator(self) -> bool:
+        """The file freezes a GAN's generator somewhere: `G.requires_grad_(False)`, or
+        `p.requires_grad = False` / `p.requires_grad_(False)` for p in its parameters."""
+        return _freezes_network(self.module, Role.GENERATOR)
+
     # -- events of a block ------------------------------------------------------------------
 
-    def _events(self, body: Sequence[cst.CSTNode], *, scope, conditional=False, nested_loop=False) -> list[Event]:
+    def _events(self, body: Sequence[cst.CSTNode], place: _Place) -> list[Event]:
         events: list[Event] = []
         for statement in body:
-            events.extend(self._statement_events(statement, scope, conditional, nested_loop))
+            events.extend(self._statement_events(statement, place))
         return events
 
-    def _statement_events(self, statement, scope, conditional, nested_loop) -> list[Event]:
+    def _statement_events(self, statement, place: _Place) -> list[Event]:
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             return []  # a definition runs nothing; helpers and closures are followed at their call
         if isinstance(statement, (cst.For, cst.While)):
-            inner = self._events(suite_statements(statement.body), scope=scope, conditional=True, nested_loop=True)
-            orelse = self._events(child_statements(statement.orelse) if statement.orelse else (), scope=scope, conditional=True, nested_loop=nested_loop)
-            header = self._expression_events(statement.iter if isinstance(statement, cst.For) else statement.test, statement, scope, conditional, nested_loop)
+            inner = self._events(suite_statements(statement.body), place.loop())
+            orelse = self._events(child_statements(statement.orelse) if statement.orelse else (), place.branch())
+            header = self._expression_events(statement.iter if isinstance(statement, cst.For) else statement.test, statement, place)
             return [*header, *(_restate(e, statement) for e in inner + orelse)]
         if isinstance(statement, cst.If):
-            test = self._expression_events(statement.test, statement, scope, conditional, nested_loop)
-            branches = self._events(child_statements(statement), scope=scope, conditional=True, nested_loop=nested_loop)
+            test = self._expression_events(statement.test, statement, place)
+            branches = self._events(child_statements(statement), place.branch())
             return [*test, *(_restate(e, statement) for e in branches)]
         if isinstance(statement, (cst.With, cst.Try, cst.TryStar, cst.Match)):
             inner = []
             if isinstance(statement, cst.With):
                 for item in statement.items:
-                    inner.extend(self._expression_events(item.item, statement, scope, conditional, nested_loop))
-                inner.extend(self._events(suite_statements(statement.body), scope=scope, conditional=conditional, nested_loop=nested_loop))
+                    inner.extend(self._expression_events(item.item, statement, place))
+                body_place = replace(place, no_grad=True) if is_no_grad_with(statement, self.imports) else place
+                inner.extend(self._events(suite_statements(statement.body), body_place))
             elif isinstance(statement, (cst.Try, cst.TryStar)):
-                inner.extend(self._events(suite_statements(statement.body), scope=scope, conditional=conditional, nested_loop=nested_loop))
+                inner.extend(self._events(suite_statements(statement.body), place))
                 rest = [s for s in child_statements(statement) if s not in suite_statements(statement.body)]
-                inner.extend(self._events(rest, scope=scope, conditional=True, nested_loop=nested_loop))
+                inner.extend(self._events(rest, place.branch()))
             else:
-                inner.extend(self._events(child_statements(statement), scope=scope, conditional=True, nested_loop=nested_loop))
+                inner.extend(self._events(child_statements(statement), place.branch()))
             return [_restate(e, statement) for e in inner]
         if isinstance(statement, cst.SimpleStatementLine):
             events = []
             for small in statement.body:
-                events.extend(self._small_events(small, statement, scope, conditional, nested_loop))
+                events.extend(self._small_events(small, statement, place))
             return events
         # A small statement of a one-line suite (`if x: opt.step()`).
-        return self._small_events(statement, statement, scope, conditional, nested_loop)
+        return self._small_events(statement, statement, place)
 
-    def _small_events(self, small, statement, scope, conditional, nested_loop) -> list[Event]:
-        make = lambda kind, node, **kw: Event(kind, node, statement, conditional=conditional, nested_loop=nested_loop, line=statement, **kw)  # noqa: E731
+    def _small_events(self, small, statement, place: _Place) -> list[Event]:
         if isinstance(small, cst.Assign) and _assigns_grad(small):
-            return [make(Kind.RESET, small, resets_all=True)]
+            return [place.event(Kind.RESET, small, statement, resets_all=True, line=statement)]
         if isinstance(small, (cst.Assign, cst.AugAssign)) and _is_manual_update(small):
-            return [make(Kind.UPDATE, small)]
-        events = self._expression_events(small, statement, scope, conditional, nested_loop)
-        return [replace(event, line=statement) if event.via is None else event for event in events]
-
-    def _expression_events(self, expression, statement, scope, conditional, nested_loop) -> list[Event]:
-        events: list[Event] = []
-        for call in _calls_in(expression):
-            events.extend(self._call_events(call, statement, scope, conditional, nested_loop))
+            return [place.event(Kind.UPDATE, small, statement, line=statement)]
+        events = [replace(event, line=statement) if event.via is None else event for event in self._expression_events(small, statement, place)]
+        target = _assigned_name(small)
+        if target is not None:
+            events.append(place.event(Kind.ASSIGN, small, statement, target=target, line=statement))
         return events
 
-    def _call_events(self, call: cst.Call, statement, scope, conditional, nested_loop) -> list[Event]:
-        make = lambda kind, **kw: Event(kind, call, statement, conditional=conditional, nested_loop=nested_loop, **kw)  # noqa: E731
+    def _expression_events(self, expression, statement, place: _Place) -> list[Event]:
+        events: list[Event] = []
+        for call in _calls_in(expression):
+            events.extend(self._call_events(call, statement, place))
+        return events
+
+    def _call_events(self, call: cst.Call, statement, place: _Place) -> list[Event]:
+        events = self._effect_events(call, statement, place)
+        if _calls_method(call, "backward") and not any(e.kind is Kind.BACKWARD and e.via is None for e in events):
+            events = [place.event(Kind.OTHER_BACKWARD, call, statement), *events]
+        role = self.roles.gan_network(call.func)
+        return events if role is None else [place.event(Kind.FORWARD, call, statement, role=role), *events]
+
+    def _effect_events(self, call: cst.Call, statement, place: _Place) -> list[Event]:
+        make = lambda kind, **kw: place.event(kind, call, statement, **kw)  # noqa: E731
         func = call.func
         qualified = self.imports.qualified_name(func)
         if qualified in BACKWARD_CALLS:
             return [make(Kind.BACKWARD)]
         if isinstance(func, cst.Attribute):
             receiver, method = func.value, func.attr.value
-            if method == "backward" and self._is_backward_receiver(receiver, call, scope):
+            if method == "backward" and self._is_backward_receiver(receiver, call, place.scope):
                 return [make(Kind.BACKWARD)]
             if method == "manual_backward":
                 return [make(Kind.BACKWARD)]
             if method == "step":
-                return self._step_events(call, receiver, statement, scope, conditional, nested_loop)
+                return self._step_events(call, receiver, statement, place)
             if ZERO_NAME.match(method):
                 if qualified is not None:  # `utils.zero_grads(model)`: a module's function
                     return [make(Kind.RESET, resets_all=True)]
@@ -188,44 +249,43 @@ class TrainingAnalysis:
                 return [make(Kind.RESET, resets_all=True)] if method in ("zero_", "fill_", "mul_") else []
             if method in ("sub_", "add_", "copy_", "addcdiv_", "addcmul_") and _updates_own_grad(receiver, [a.value for a in call.args]):
                 return [make(Kind.UPDATE)]
-        helper = self._functions.resolve(call, scope)
+        helper = self._functions.resolve(call, place.scope)
         if helper is not None:
-            return [
-                replace(e, node=call, statement=statement, conditional=conditional or e.conditional, nested_loop=nested_loop or e.nested_loop, via=call, line=None)
-                for e in self._function_events(helper)
-            ]
+            return self._called(helper, call, statement, place)
         if isinstance(func, cst.Name) and ZERO_NAME.match(func.value):
             return [make(Kind.RESET, resets_all=True)]  # `zero_grad(model)` imported from elsewhere
         return []
 
-    def _step_events(self, call, receiver, statement, scope, conditional, nested_loop) -> list[Event]:
-        make = lambda kind, **kw: Event(kind, call, statement, conditional=conditional, nested_loop=nested_loop, **kw)  # noqa: E731
+    def _called(self, helper: cst.FunctionDef, call: cst.Call, statement, place: _Place) -> list[Event]:
+        """The effects of running `helper`, attributed to the call that runs it."""
+        return [
+            replace(e, node=call, statement=statement, conditional=place.conditional or e.conditional, nested_loop=place.nested_loop or e.nested_loop, via=call, line=None)
+            for e in self._function_events(helper)
+            if e.kind in EFFECTS
+        ]
+
+    def _step_events(self, call, receiver, statement, place: _Place) -> list[Event]:
+        make = lambda kind, **kw: place.event(kind, call, statement, **kw)  # noqa: E731
         if self.optimizers.is_grad_scaler(receiver) and call.args:
             stepped = call.args[0].value
             if self.optimizers.is_optimizer(stepped) or dotted_name(stepped) is not None:
                 return [make(Kind.STEP, optimizer=dotted_name(stepped))]
             return []
         if not self.optimizers.is_optimizer(receiver):
-            return []
+            return [make(Kind.OTHER_STEP, optimizer=dotted_name(receiver))]
         events = []
         for arg in call.args:  # a closure runs inside the step
-            events.extend(self._closure_events(arg.value, call, statement, scope, conditional, nested_loop))
+            events.extend(self._closure_events(arg.value, call, statement, place))
         events.append(make(Kind.STEP, optimizer=dotted_name(receiver)))
         return events
 
-    def _closure_events(self, value, call, statement, scope, conditional, nested_loop) -> list[Event]:
+    def _closure_events(self, value, call, statement, place: _Place) -> list[Event]:
         if isinstance(value, cst.Lambda):
-            return [
-                replace(e, node=call, via=call)
-                for e in self._expression_events(value.body, statement, scope, conditional, nested_loop)
-            ]
+            return [replace(e, node=call, via=call) for e in self._expression_events(value.body, statement, place) if e.kind in EFFECTS]
         if isinstance(value, cst.Name):
-            function = self._functions.named(value.value, scope)
+            function = self._functions.named(value.value, place.scope)
             if function is not None:
-                return [
-                    replace(e, node=call, statement=statement, conditional=conditional or e.conditional, nested_loop=nested_loop or e.nested_loop, via=call, line=None)
-                    for e in self._function_events(function)
-                ]
+                return self._called(function, call, statement, place)
         return []
 
     def _function_events(self, function: cst.FunctionDef) -> list[Event]:
@@ -236,7 +296,7 @@ class TrainingAnalysis:
             return []  # recursion: stop following
         self._in_progress.add(key)
         try:
-            events = self._events(suite_statements(function.body), scope=function)
+            events = self._events(suite_statements(function.body), _Place(function))
         finally:
             self._in_progress.discard(key)
         self._summaries[key] = events
@@ -257,6 +317,42 @@ class TrainingAnalysis:
             values = self.tensors.scopes.values_of(receiver.value, scope)
             return bool(values) and all(_computed_value(value) for value in values)
         return False
+
+
+def _calls_method(call: cst.Call, method: str) -> bool:
+    return type(call.func) is cst.Attribute and call.func.attr.value == method
+
+
+def _assigned_name(small: cst.CSTNode) -> Optional[str]:
+    """`name` for `name = value` (one target, a plain name)."""
+    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+        return small.targets[0].target.value
+    return None
+
+
+def _freezes_network(module: cst.Module, role: Role) -> bool:
+    """`net.requires_grad_(False)` or `p.requires_grad = False` for p in `net.parameters()`, where
+    `net` (any name the statement mentions) is named as a network of `role`."""
+    named = GAN_NETWORK[role]
+    pending: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+    while pending:
+        node, over_network = pending.pop()
+        if isinstance(node, cst.For) and any(named.match(name) for name in mentioned_names(node.iter)):
+            over_network = True
+        if _freezes(node) and (over_network or any(named.match(name) for name in mentioned_names(node))):
+            return True
+        pending.extend((child, over_network) for child in iter_children(node))
+    return False
+
+
+def _freezes(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_":
+        return bool(node.args) and is_bool_literal(node.args[0].value, False)
+    if isinstance(node, cst.Assign):
+        return is_bool_literal(node.value, False) and any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
+        )
+    return False
 
 
 def _restate(event: Event, statement: cst.CSTNode) -> Event:

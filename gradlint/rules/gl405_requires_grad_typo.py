@@ -1,14 +1,11 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.syntax import edit_distance
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
-from gradlint.analysis.tree import iter_children
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
@@ -105,24 +102,16 @@ class RequiresGradTypo(Rule):
         ),
     )
 
-    @cached_property
-    def modules(self) -> ModuleEvidence:
-        return ModuleEvidence(self.context.module, self.context.imports, self.context.scopes)
-
-    @cached_property
-    def read_attributes(self) -> set[str]:
-        return _read_attribute_names(self.context.module)
-
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Attribute):
             return
         target = node.targets[0].target
         attribute, owner = target.attr.value, target.value
         if _near_miss(attribute):
-            if attribute in self.read_attributes or self._is_config_object(owner):
+            if attribute in self.context.attribute_reads.names or self._is_config_object(owner):
                 return
             message = f"`.{attribute}` is not `requires_grad`: this sets a plain attribute and changes nothing; use `.requires_grad_(...)`"
-        elif attribute == REQUIRES_GRAD and self.modules.is_module(owner, self.context.stack):
+        elif attribute == REQUIRES_GRAD and self.context.modules.is_module(owner, self.context.stack):
             if self._reads_own_flag(owner):
                 return  # `self.requires_grad = flag` read back by the class: its own setting
             message = "Setting `requires_grad` on an `nn.Module` does not freeze its parameters; use `.requires_grad_(...)`"
@@ -139,16 +128,12 @@ class RequiresGradTypo(Rule):
     @cached_property
     def read_requires_grad(self) -> set[str]:
         """`x.requires_grad` expressions read somewhere in the file (not assigned)."""
-        return {
-            self.context.code_for(node).strip()
-            for node, parent in _attributes(self.context.module)
-            if node.attr.value == REQUIRES_GRAD and not isinstance(parent, cst.AssignTarget)
-        }
+        return self.context.attribute_reads.texts(REQUIRES_GRAD)
 
     def _is_config_object(self, owner: cst.BaseExpression) -> bool:
         root = root_name(owner)
         if root == "self":
-            return not self.modules.is_module(cst.Name("self"), self.context.stack)
+            return not self.context.modules.is_module(cst.Name("self"), self.context.stack)
         return root in NON_TENSOR_ROOTS
 
     def _method_fix(self, node: cst.Assign, owner: cst.BaseExpression):
@@ -172,19 +157,3 @@ class RequiresGradTypo(Rule):
                     fix = self.safe_fix("Rename the keyword to `requires_grad`", Replace(arg.keyword, cst.Name(REQUIRES_GRAD)))
                 self.report(arg, f"`{arg.keyword.value}=` is a typo of `requires_grad=`; the call raises TypeError", fix)
 
-
-def _read_attribute_names(module: cst.Module) -> set[str]:
-    """Attribute names that are read somewhere (not only assigned)."""
-    return {node.attr.value for node, parent in _attributes(module) if not isinstance(parent, cst.AssignTarget)}
-
-
-def _attributes(module: cst.Module) -> list[tuple[cst.Attribute, Optional[cst.CSTNode]]]:
-    """Every attribute expression of the file, with its parent node."""
-    found: list[tuple[cst.Attribute, Optional[cst.CSTNode]]] = []
-    pending: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(module, None)]
-    while pending:
-        node, parent = pending.pop()
-        if isinstance(node, cst.Attribute):
-            found.append((node, parent))
-        pending.extend((child, node) for child in iter_children(node))
-    return found

@@ -1,45 +1,21 @@
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.grad_mode import is_no_grad_with
-from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.grad_tracking import ends_history, mentioned_names
-from gradlint.analysis.syntax import dotted_name, is_bool_literal, method_call_on, positional_args, suite_statements
+from gradlint.analysis.grad_tracking import ends_history
+from gradlint.analysis.roles import DISCRIMINATOR_OPTIMIZER_IN_TEXT, Role
+from gradlint.analysis.syntax import method_call_on, positional_args
+from gradlint.analysis.training import Event, Kind
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
-from gradlint.analysis.tree import iter_children
 
 _MESSAGE = (
     "generator output `{fake}` reaches the discriminator without `.detach()` in the discriminator update "
     "(`{step}` on line {line}): the discriminator loss backpropagates into the generator"
 )
-_ROLE = {
-    "d": r"d|disc|discriminator\w*|critic|net_?d|d_?net|model_?d|d_?model",
-    "g": r"g|gen|generator\w*|net_?g|g_?net|model_?g|g_?model",
-}
-_OPTIMIZER = r"opt|optim|optimizer|optimiser"
-NETWORK = {role: re.compile(rf"^(?:{names})$", re.IGNORECASE) for role, names in _ROLE.items()}
-OPTIMIZER = {
-    role: re.compile(rf"^(?:(?:{_OPTIMIZER})_?(?:{names})|(?:{names})_?(?:{_OPTIMIZER}))$", re.IGNORECASE)
-    for role, names in _ROLE.items()
-}
-_OPTIMIZER_IN_TEXT = re.compile(rf"\b(?:(?:{_OPTIMIZER})_?(?:{_ROLE['d']})|(?:{_ROLE['d']})_?(?:{_OPTIMIZER}))\b", re.IGNORECASE)
-# Tensor methods that keep the generator's graph on the way into the discriminator.
-SHAPE_METHODS = frozenset({"view", "reshape", "squeeze", "unsqueeze", "flatten", "to", "float", "cuda", "contiguous", "permute"})
-
-
-@dataclass
-class _Line:
-    """One small statement of a function body, in source order, with what it does for a GAN step."""
-
-    node: cst.CSTNode
-    no_grad: bool
 
 
 class GanDiscriminatorNoDetach(Rule):
@@ -82,7 +58,7 @@ class GanDiscriminatorNoDetach(Rule):
     Networks and optimizers are matched by name only. Nothing is reported when the generator is
     frozen anywhere in the file (`requires_grad_(False)`, `requires_grad = False` on its
     parameters), when the fake is built under `no_grad`, or when the update is spread over
-    several functions.
+    several functions. Statements joined on one line with `;` count as one statement.
     """
 
     code = "GL406"
@@ -122,189 +98,76 @@ class GanDiscriminatorNoDetach(Rule):
             "        loss = self.discriminator(fake.detach()).mean() - self.discriminator(real).mean()\n"
             "        loss.backward()\n        self.d_optimizer.step()\n",
         ),
+        # The same update under `if` and under `match`: both are one flattened body.
+        Invalid(
+            "def train_step(phase, z, real):\n    if phase == 'critic':\n        fake = G(z)\n"
+            "        d_loss = D(fake).mean() - D(real).mean()\n        d_loss.backward()\n        opt_d.step()\n",
+            "def train_step(phase, z, real):\n    if phase == 'critic':\n        fake = G(z)\n"
+            "        d_loss = D(fake.detach()).mean() - D(real).mean()\n        d_loss.backward()\n        opt_d.step()\n",
+        ),
+        Invalid(
+            "def train_step(phase, z, real):\n    match phase:\n        case 'critic':\n            fake = G(z)\n"
+            "            d_loss = D(fake).mean() - D(real).mean()\n            d_loss.backward()\n            opt_d.step()\n",
+            "def train_step(phase, z, real):\n    match phase:\n        case 'critic':\n            fake = G(z)\n"
+            "            d_loss = D(fake.detach()).mean() - D(real).mean()\n            d_loss.backward()\n            opt_d.step()\n",
+        ),
     )
 
     @classmethod
     def applies_to(cls, text: str) -> bool:
         # Only files that step a discriminator's optimizer can hold a discriminator update.
-        return "step" in text and _OPTIMIZER_IN_TEXT.search(text) is not None
+        return "step" in text and DISCRIMINATOR_OPTIMIZER_IN_TEXT.search(text) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
-        if _generator_frozen(node):
+        training = self.context.training
+        if training.frozen_generator:
             return
-        for body in _bodies(node):
-            self._check_body(_lines(body, self.context.imports))
+        for region in [training.module_region, *training.functions]:
+            self._check_body([event for event in region.events if event.via is None])
 
-    def _check_body(self, lines: list[_Line]) -> None:
-        fakes: dict[str, bool] = {}  # name -> carries the generator's graph
-        for index, line in enumerate(lines):
-            for call in _calls(line.node):
-                argument = _discriminator_input(call)
-                if argument is not None and _is_fake(argument, fakes):
-                    self._check_call(argument, lines, index)
-            assigned = _assigned_name(line.node)
-            if assigned is not None:
-                value = line.node.value
-                fakes[assigned] = not line.no_grad and _generator_output(value)
+    def _check_body(self, events: list[Event]) -> None:
+        fakes: dict[str, bool] = {}  # name -> holds generator output that carries the generator's graph
+        for index, event in enumerate(events):
+            if event.kind is Kind.FORWARD and event.role is Role.DISCRIMINATOR:
+                argument = _first_argument(event.node)
+                if argument is not None and self._is_fake(argument, fakes):
+                    self._check_update(argument, event, events[_line_start(events, index) :])
+            elif event.kind is Kind.ASSIGN:
+                fakes[event.target] = not event.no_grad and self.context.roles.gan_output(event.node.value) is Role.GENERATOR
 
-    def _check_call(self, argument: cst.BaseExpression, lines: list[_Line], index: int) -> None:
+    def _is_fake(self, argument: cst.BaseExpression, fakes: dict[str, bool]) -> bool:
+        if ends_history(argument):
+            return False
+        if isinstance(argument, cst.Name):
+            return fakes.get(argument.value, False)
+        return self.context.roles.gan_output(argument) is Role.GENERATOR
+
+    def _check_update(self, argument: cst.BaseExpression, fed: Event, later: Sequence[Event]) -> None:
+        """Reports when the discriminator's optimizer steps after a backward, before the generator's steps."""
         backward_seen = False
-        for later in lines[index:]:
-            for call in _calls(later.node):
-                role = _stepped_role(call)
-                if role == "g":
+        for event in later:
+            if event.calls_step:
+                role = self.context.roles.gan_optimizer(event.optimizer)
+                if role is Role.GENERATOR:
                     return
-                if role == "d" and backward_seen:
+                if role is Role.DISCRIMINATOR and backward_seen:
                     fix = self.unsafe_fix("Detach the generator output", Replace(argument, method_call_on(argument, "detach")))
-                    message = _MESSAGE.format(fake=snippet(self.context.code_for(argument), 40, "the value"), step=snippet(self.context.code_for(call), 40, "the value"), line=self.context.line_of(call))
-                    self.report(argument, message, fix)
+                    line = self.context.line_of(event.node)
+                    fake, step = (snippet(self.context.code_for(node), 40, "the value") for node in (argument, event.node))
+                    self.report(argument, _MESSAGE.format(fake=fake, step=step, line=line), fix)
                     return
-                if _is_backward(call):
-                    backward_seen = True
+            elif event.calls_backward:
+                backward_seen = True
 
 
-def _bodies(module: cst.Module) -> Iterator[list[cst.CSTNode]]:
-    """The module body and every function body (nested definitions are bodies of their own)."""
-    yield list(module.body)
-    pending: list[cst.CSTNode] = [module]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, cst.FunctionDef):
-            yield list(suite_statements(node.body))
-        if isinstance(node, (cst.BaseExpression,)):
-            continue
-        pending.extend(iter_children(node))
-
-
-def _lines(body: list[cst.CSTNode], imports: ImportMap, no_grad: bool = False) -> list[_Line]:
-    """Small statements in source order, loops and branches flattened, nested definitions skipped."""
-    lines: list[_Line] = []
-    for statement in body:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        if isinstance(statement, cst.SimpleStatementLine):
-            lines.extend(_Line(small, no_grad) for small in statement.body)
-        elif isinstance(statement, cst.BaseSmallStatement):
-            lines.append(_Line(statement, no_grad))
-        else:
-            inner = no_grad or is_no_grad_with(statement, imports)
-            for block in _blocks(statement):
-                lines.extend(_lines(block, imports, inner))
-    return lines
-
-
-def _blocks(statement: cst.CSTNode) -> Iterator[list[cst.CSTNode]]:
-    yield list(suite_statements(getattr(statement, "body", None)))
-    for handler in getattr(statement, "handlers", ()):
-        yield list(suite_statements(handler.body))
-    for name in ("orelse", "finalbody"):
-        block = getattr(statement, name, None)
-        if isinstance(block, cst.If):
-            yield [block]
-        elif block is not None:
-            yield list(suite_statements(block.body))
-
-
-def _calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    """Calls in a small statement, outer calls before the calls in their arguments."""
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, (cst.Lambda, cst.FunctionDef)):
-            continue
-        if isinstance(current, cst.Call):
-            yield current
-        pending.extend(reversed(iter_children(current)))
-
-
-def _role_of(callee: cst.BaseExpression) -> Optional[str]:
-    name = callee.attr.value if isinstance(callee, cst.Attribute) else callee.value if isinstance(callee, cst.Name) else None
-    if name is None or (isinstance(callee, cst.Attribute) and not _rooted_in_self(callee.value)):
-        return None
-    for role, pattern in NETWORK.items():
-        if pattern.match(name):
-            return role
-    return None
-
-
-def _rooted_in_self(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "self"
-
-
-def _discriminator_input(call: cst.Call) -> Optional[cst.BaseExpression]:
-    if _role_of(call.func) != "d":
-        return None
+def _first_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
     args = positional_args(call)
     return args[0].value if args else None
 
 
-def _generator_output(value: cst.BaseExpression) -> bool:
-    """`G(z)`, `self.netG(z)`, `G(z).view(...)`; not `G(z).detach()`."""
-    while isinstance(value, cst.Call):
-        if _role_of(value.func) == "g":
-            return True
-        if isinstance(value.func, cst.Attribute) and value.func.attr.value in SHAPE_METHODS:
-            value = value.func.value
-            continue
-        return False
-    return False
-
-
-def _is_fake(argument: cst.BaseExpression, fakes: dict[str, bool]) -> bool:
-    if ends_history(argument):
-        return False
-    if isinstance(argument, cst.Name):
-        return fakes.get(argument.value, False)
-    return _generator_output(argument)
-
-
-def _assigned_name(node: cst.CSTNode) -> Optional[str]:
-    if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-        return node.targets[0].target.value
-    return None
-
-
-def _stepped_role(call: cst.Call) -> Optional[str]:
-    """'d' / 'g' for `optD.step()`, `self.opt_g.step()`, `scaler.step(optD)`."""
-    func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
-        return None
-    receiver = func.value
-    args = positional_args(call)
-    if args and "scaler" in (dotted_name(receiver) or "").lower():
-        receiver = args[0].value
-    name = dotted_name(receiver)
-    if name is None:
-        return None
-    last = name.rsplit(".", 1)[-1]
-    for role, pattern in OPTIMIZER.items():
-        if pattern.match(last):
-            return role
-    return None
-
-
-def _is_backward(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward"
-
-
-def _generator_frozen(module: cst.Module) -> bool:
-    """`G.requires_grad_(False)`, or `p.requires_grad = False` / `p.requires_grad_(False)` for p in G's parameters."""
-    pending: list[tuple[cst.CSTNode, bool]] = [(module, False)]
-    while pending:
-        node, over_generator = pending.pop()
-        if isinstance(node, cst.For) and any(NETWORK["g"].match(name) for name in mentioned_names(node.iter)):
-            over_generator = True
-        if _freezes(node) and (over_generator or any(NETWORK["g"].match(name) for name in mentioned_names(node))):
-            return True
-        pending.extend((child, over_generator) for child in iter_children(node))
-    return False
-
-
-def _freezes(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_":
-        return bool(node.args) and is_bool_literal(node.args[0].value, False)
-    if isinstance(node, cst.Assign):
-        return is_bool_literal(node.value, False) and any(
-            isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
-        )
-    return False
+def _line_start(events: list[Event], index: int) -> int:
+    """The first event of the line holding `events[index]`: the whole statement feeds the discriminator."""
+    line = events[index].line
+    while line is not None and index > 0 and events[index - 1].line is line:
+        index -= 1
+    return index
