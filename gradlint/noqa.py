@@ -9,7 +9,7 @@ _LINE_NOQA = re.compile(r"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+
 _FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*gradlint:[ \t]*noqa[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 
-ALL = frozenset()  # a bare `# noqa`
+ALL = frozenset()  # a noqa comment that names no code
 
 
 def file_is_exempt(text: str) -> bool:

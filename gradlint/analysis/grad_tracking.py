@@ -13,7 +13,7 @@ import libcst as cst
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
-from gradlint.analysis.syntax import dotted_name, is_bool_literal, is_integer_literal, keyword_arg
+from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, keyword_arg
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters
 from gradlint.analysis.roles import MODEL_CALLEE
 from gradlint.analysis.tree import descendants
@@ -163,6 +163,3 @@ def _is_index_result(inner: cst.BaseExpression, subscript: cst.Subscript) -> boo
 def mentioned_names(node: cst.CSTNode) -> set[str]:
     return {current.value for current in descendants(node) if isinstance(current, cst.Name)}
 
-
-def target_key(node: cst.BaseExpression) -> Optional[str]:
-    return dotted_name(node)

@@ -172,10 +172,6 @@ class ImportMap:
             return CANONICAL.get(full, full)
         return None
 
-    def local_names_for(self, target: str) -> list[str]:
-        """Local names bound (unshadowed) exactly to `target`, e.g. the names of module `torch`."""
-        return [name for name, bound in self.bindings.items() if bound == target]
-
     def imports_of(self, target: str) -> Iterator[ImportedName]:
         """Imports written as `target` in this file (not those reaching it through another file)."""
         return (imported for imported in self.imports if imported.target == target)

@@ -83,19 +83,8 @@ def keyword_arg(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return None
 
 
-def has_star_args(call: cst.Call) -> bool:
-    return any(arg.star for arg in call.args)
-
-
 def positional_args(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
-
-
-def method_call(node: cst.CSTNode) -> Optional[tuple[cst.BaseExpression, str]]:
-    """For `receiver.name(...)` return (receiver, name)."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node.func.value, node.func.attr.value
-    return None
 
 
 def is_atom(node: cst.BaseExpression) -> bool:

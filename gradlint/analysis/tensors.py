@@ -94,9 +94,6 @@ class TensorEvidence:
         return qualified is not None
 
 
-PARAMETER_METHODS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
-
-
 def iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -> bool:
     """`for p in model.parameters()`, `for name, p in m.named_parameters()`, `zip(a.parameters(), ...)`."""
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute):

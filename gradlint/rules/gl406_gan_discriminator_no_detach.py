@@ -131,7 +131,7 @@ class GanDiscriminatorNoDetach(Rule):
             if event.kind is Kind.FORWARD and event.role is Role.DISCRIMINATOR:
                 argument = _first_argument(event.node)
                 if argument is not None and self._is_fake(argument, fakes):
-                    self._check_update(argument, event, events[_line_start(events, index) :])
+                    self._check_update(argument, events[_line_start(events, index) :])
             elif event.kind is Kind.ASSIGN:
                 fakes[event.target] = not event.no_grad and self.context.roles.gan_output(event.node.value) is Role.GENERATOR
 
@@ -142,7 +142,7 @@ class GanDiscriminatorNoDetach(Rule):
             return fakes.get(argument.value, False)
         return self.context.roles.gan_output(argument) is Role.GENERATOR
 
-    def _check_update(self, argument: cst.BaseExpression, fed: Event, later: Sequence[Event]) -> None:
+    def _check_update(self, argument: cst.BaseExpression, later: Sequence[Event]) -> None:
         """Reports when the discriminator's optimizer steps after a backward, before the generator's steps."""
         backward_seen = False
         for event in later:
