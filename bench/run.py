@@ -133,7 +133,9 @@ def main() -> None:
     config.write_text(f'[tool.gradlint]\ncache-dir = "{cache_dir}"\n', encoding="utf-8")
     rows = [
         best_of("(a) LibCST parse only, 1 process", [python, "-c", PARSE_ONLY, str(corpus)], args.repeat),
-        best_of("(b) gradlint check --no-cache -j 1", [*gradlint, "--no-cache", "-j", "1", "--config", str(config), str(corpus)], args.repeat),
+        best_of(
+            "(b) gradlint check --no-cache -j 1", [*gradlint, "--no-cache", "-j", "1", "--config", str(config), str(corpus)], args.repeat
+        ),
         best_of("(c) gradlint check --no-cache (all cores)", [*gradlint, "--no-cache", "--config", str(config), str(corpus)], args.repeat),
     ]
     shutil.rmtree(cache_dir, ignore_errors=True)
@@ -142,10 +144,22 @@ def main() -> None:
     for tool in filter(None, args.compare.split(",")):
         if tool == "torchfix":
             executable = tool_venv("torchfix", "torchfix")
-            rows.append(best_of("(e) TorchFix CLI", [str(executable), str(corpus)], 1, note="one run (slow)") if executable else Row("(e) TorchFix CLI", float("nan"), float("nan"), float("nan"), "could not be installed"))
+            rows.append(
+                best_of("(e) TorchFix CLI", [str(executable), str(corpus)], 1, note="one run (slow)")
+                if executable
+                else Row("(e) TorchFix CLI", float("nan"), float("nan"), float("nan"), "could not be installed")
+            )
         elif tool == "ruff":
             executable = tool_venv("ruff", "ruff")
-            rows.append(best_of("(f) ruff check --no-cache", [str(executable), "check", "--no-cache", "--isolated", "--exit-zero", str(corpus)], args.repeat) if executable else Row("(f) ruff", float("nan"), float("nan"), float("nan"), "could not be installed"))
+            rows.append(
+                best_of(
+                    "(f) ruff check --no-cache",
+                    [str(executable), "check", "--no-cache", "--isolated", "--exit-zero", str(corpus)],
+                    args.repeat,
+                )
+                if executable
+                else Row("(f) ruff", float("nan"), float("nan"), float("nan"), "could not be installed")
+            )
     shutil.rmtree(workdir, ignore_errors=True)
     report(rows, label, len(files), size_mb, args.output)
 
@@ -161,7 +175,9 @@ def report(rows: list[Row], label: str, count: int, size_mb: float, output: Path
     ]
     for row in rows:
         rate = count / row.wall if row.wall == row.wall and row.wall > 0 else float("nan")
-        lines.append(f"| {row.name} | {row.wall:.2f} | {row.cpu:.2f} | {rate:.0f} | {row.rss_mb:.0f} | {row.wall / base:.2f} | {row.note} |")
+        lines.append(
+            f"| {row.name} | {row.wall:.2f} | {row.cpu:.2f} | {rate:.0f} | {row.rss_mb:.0f} | {row.wall / base:.2f} | {row.note} |"
+        )
     table = "\n".join(lines)
     print(table)
     previous = output.read_text(encoding="utf-8") if output.exists() else ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-MODEL = '''import torch
+MODEL = """import torch
 from torch import nn
 
 
@@ -18,9 +18,9 @@ class {name}(nn.Module):
 
     def forward(self, x):
         return self.head(self.layers(x))
-'''
+"""
 
-DATA = '''import torch
+DATA = """import torch
 from torch.utils.data import DataLoader, Dataset
 
 
@@ -38,9 +38,9 @@ class {name}(Dataset):
 
 def loader(batch_size={batch}):
     return DataLoader({name}(), batch_size=batch_size, shuffle=True)
-'''
+"""
 
-TRAIN_GOOD = '''import torch
+TRAIN_GOOD = """import torch
 from torch import nn
 
 
@@ -64,9 +64,9 @@ def evaluate(model, loader):
     for x, y in loader:
         correct += (model(x).argmax(1) == y).sum().item()
     return correct
-'''
+"""
 
-TRAIN_LEGACY = '''import torch
+TRAIN_LEGACY = """import torch
 from torch import nn
 from torch.autograd import Variable
 
@@ -91,9 +91,9 @@ def evaluate(model, loader):
         out = model(Variable(x, volatile=True))
         pred = out.data.max(1)[1]
         yield pred.cpu().numpy()
-'''
+"""
 
-UTIL = '''import json
+UTIL = """import json
 import math
 import os
 
@@ -118,7 +118,7 @@ class Meter:
     @property
     def mean(self):
         return sum(self.values) / max(len(self.values), 1)
-'''
+"""
 
 
 def generate(target: Path, count: int, seed: int = 0) -> None:
@@ -130,8 +130,14 @@ def generate(target: Path, count: int, seed: int = 0) -> None:
         depth = rng.randint(1, 4)
         layers = ", ".join(["nn.Linear(width, width), nn.ReLU()"] * depth)
         text = template.format(
-            name=f"{kind.title()}{index}", width=width, layers=layers, classes=rng.randint(2, 20), size=rng.randint(100, 1000),
-            batch=rng.choice([16, 32, 64]), epochs=rng.randint(1, 10), optimizer=rng.choice(["SGD", "Adam", "AdamW"]),
+            name=f"{kind.title()}{index}",
+            width=width,
+            layers=layers,
+            classes=rng.randint(2, 20),
+            size=rng.randint(100, 1000),
+            batch=rng.choice([16, 32, 64]),
+            epochs=rng.randint(1, 10),
+            optimizer=rng.choice(["SGD", "Adam", "AdamW"]),
             lr=rng.choice([0.1, 0.01, 0.001]),
         )
         package = target / f"package_{index // 50}"

@@ -27,7 +27,19 @@ class FileSize(click.ParamType):
     """A size in bytes: `2097152`, `512K`, `2M`, `2MiB`; `0` means no limit."""
 
     name = "size"
-    UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1024**2, "MB": 1024**2, "MIB": 1024**2, "G": 1024**3, "GB": 1024**3, "GIB": 1024**3}
+    UNITS = {
+        "": 1,
+        "B": 1,
+        "K": 1024,
+        "KB": 1024,
+        "KIB": 1024,
+        "M": 1024**2,
+        "MB": 1024**2,
+        "MIB": 1024**2,
+        "G": 1024**3,
+        "GB": 1024**3,
+        "GIB": 1024**3,
+    }
 
     def convert(self, value, param, ctx):
         if isinstance(value, int):
@@ -46,7 +58,9 @@ class FileSize(click.ParamType):
 
 def _selection_options(function):
     options = [
-        click.argument("paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True, readable=False)),  # unreadable: reported per file
+        click.argument(
+            "paths", nargs=-1, type=click.Path(path_type=Path, allow_dash=True, readable=False)
+        ),  # unreadable: reported per file
         click.option("--select", multiple=True, help="Rule codes or prefixes to enable (replaces the configured set)."),
         click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition."),
         click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
@@ -55,7 +69,11 @@ def _selection_options(function):
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
         click.option("--show-fixes", is_flag=True, help="Show each available fix as a diff under its finding (text format)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
-        click.option("--force-exclude/--no-force-exclude", default=None, help="Apply exclude and extend-exclude to files named on the command line too."),
+        click.option(
+            "--force-exclude/--no-force-exclude",
+            default=None,
+            help="Apply exclude and extend-exclude to files named on the command line too.",
+        ),
         click.option("--no-cache", is_flag=True, help="Do not read or write the result cache."),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: one per core)."),
         click.option("--stdin-filename", default=None, help="The file name to report for source read from `-`."),
@@ -168,7 +186,24 @@ def _guarded(verbose: bool, action):
 
 @cli.command()
 @_selection_options
-def check(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, force_exclude, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size):
+def check(
+    paths,
+    select,
+    extend_select,
+    ignore,
+    config_file,
+    output_format,
+    statistics,
+    show_fixes,
+    exit_zero,
+    force_exclude,
+    no_cache,
+    jobs,
+    stdin_filename,
+    quiet,
+    verbose,
+    max_file_size,
+):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
 
     def run() -> int:
@@ -179,7 +214,9 @@ def check(paths, select, extend_select, ignore, config_file, output_format, stat
             summary = check_stdin(raw, name, settings, max_bytes=max_file_size)
             stdin_sources[name] = _decoded_or_none(raw)
         else:
-            summary = _run_with_progress(check_paths, list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache, max_bytes=max_file_size)
+            summary = _run_with_progress(
+                check_paths, list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache, max_bytes=max_file_size
+            )
         _report_errors(summary)
         _print_findings(summary, output_format, statistics, quiet, show_fixes, stdin_sources)
         return _exit_code(summary, exit_zero)
@@ -201,7 +238,27 @@ def _preset_options(command):
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour.")
 @click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
 @_preset_options
-def fix(paths, select, extend_select, ignore, config_file, output_format, statistics, show_fixes, exit_zero, force_exclude, no_cache, jobs, stdin_filename, quiet, verbose, max_file_size, unsafe_fixes, diff, chosen_presets):
+def fix(
+    paths,
+    select,
+    extend_select,
+    ignore,
+    config_file,
+    output_format,
+    statistics,
+    show_fixes,
+    exit_zero,
+    force_exclude,
+    no_cache,
+    jobs,
+    stdin_filename,
+    quiet,
+    verbose,
+    max_file_size,
+    unsafe_fixes,
+    diff,
+    chosen_presets,
+):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
 
     def run() -> int:
@@ -249,10 +306,7 @@ def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int) -
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format):
     """List every rule: code, name, fix availability."""
-    rows = [
-        {"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_summary()}
-        for rule in all_rules()
-    ]
+    rows = [{"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_summary()} for rule in all_rules()]
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return

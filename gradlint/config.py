@@ -15,12 +15,42 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 DEFAULT_EXCLUDE = (
-    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".pytype",
-    ".ruff_cache", ".gradlint_cache", ".svn", ".tox", ".venv", "__pypackages__", "_build",
-    "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".hg",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pytype",
+    ".ruff_cache",
+    ".gradlint_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
 )
 KNOWN_KEYS = frozenset(
-    {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "unsafe-fixes", "cache-dir", "respect-gitignore", "force-exclude"}
+    {
+        "select",
+        "ignore",
+        "extend-select",
+        "exclude",
+        "extend-exclude",
+        "per-file-ignores",
+        "unsafe-fixes",
+        "cache-dir",
+        "respect-gitignore",
+        "force-exclude",
+    }
 )
 
 
@@ -146,8 +176,7 @@ def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
         if not isinstance(value, dict):
             raise ConfigError(f"`per-file-ignores` in {origin} must be a table of glob = [codes]")
         changes["per_file_ignores"] = tuple(
-            (pattern, validate_codes(_strings(codes, f"per-file-ignores.{pattern}", origin), origin))
-            for pattern, codes in value.items()
+            (pattern, validate_codes(_strings(codes, f"per-file-ignores.{pattern}", origin), origin)) for pattern, codes in value.items()
         )
     for key in ("unsafe-fixes", "respect-gitignore", "force-exclude"):
         if key in table:

@@ -50,8 +50,7 @@ def is_excluded(path: Path, settings: Settings, excluded: Optional[pathspec.Path
     except ValueError:
         parts = (path.name,)  # outside the configured tree: only its own name can match
     return any(
-        _matches(excluded, "/".join(parts[:depth]), parts[depth - 1], is_dir=depth < len(parts))
-        for depth in range(1, len(parts) + 1)
+        _matches(excluded, "/".join(parts[:depth]), parts[depth - 1], is_dir=depth < len(parts)) for depth in range(1, len(parts) + 1)
     )
 
 

@@ -184,7 +184,7 @@ def _decode_error(raw: bytes, reason: str) -> tuple[str, Location]:
         encoding = "utf-8"  # no cookie, and the first two lines are not UTF-8
     body = raw
     if encoding == "utf-8-sig":
-        encoding, body = "utf-8", raw[len(codecs.BOM_UTF8):]
+        encoding, body = "utf-8", raw[len(codecs.BOM_UTF8) :]
     try:
         body.decode(encoding)
     except UnicodeDecodeError as error:

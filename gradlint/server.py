@@ -99,7 +99,9 @@ class GradlintServer(LanguageServer):
             version = document.version
             checked = self.check(uri, document.source, document.language_id)
         except Exception as error:  # a bug in one document's analysis must not stop the server
-            self.log(f"internal error while checking {uri}: {type(error).__name__}: {error}\n{traceback.format_exc()}", types.MessageType.Error)
+            self.log(
+                f"internal error while checking {uri}: {type(error).__name__}: {error}\n{traceback.format_exc()}", types.MessageType.Error
+            )
             checked = None
         if checked is not None:
             self.checked[uri] = checked
@@ -174,7 +176,9 @@ class GradlintServer(LanguageServer):
         safe = fix.applicability == SAFE
         positions = Positions(checked.text, self.workspace.position_codec)
         edits = [
-            types.TextEdit(range=types.Range(start=positions.at_offset(edit.start), end=positions.at_offset(edit.end)), new_text=edit.content)
+            types.TextEdit(
+                range=types.Range(start=positions.at_offset(edit.start), end=positions.at_offset(edit.end)), new_text=edit.content
+            )
             for edit in fix.edits
         ]
         return types.CodeAction(

@@ -45,6 +45,4 @@ def run_script(tmp_path):
 # lets every fuzz test draw thousands of randomized examples (failures are kept in .hypothesis/).
 from hypothesis import HealthCheck, settings as hypothesis_settings  # noqa: E402
 
-hypothesis_settings.register_profile(
-    "long", max_examples=3000, deadline=None, derandomize=False, suppress_health_check=list(HealthCheck)
-)
+hypothesis_settings.register_profile("long", max_examples=3000, deadline=None, derandomize=False, suppress_health_check=list(HealthCheck))

@@ -21,6 +21,7 @@ import yaml
 from gradlint import __version__
 
 from support import LEGACY_EVALUATE, ROOT, readme_block
+
 ACTION = ROOT / "action.yml"
 
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -194,9 +195,7 @@ def test_readme_workflow_annotates_findings(runner, tmp_path):
     assert re.match(r"::error title=gradlint \(GL103\),file=src/evaluate\.py,line=8,col=12,[^:]*::GL103 ", errors[1]), errors[1]
     assert "other/" not in output  # only the paths given in `args`
     # gradlint lives in the action's own environment, not in the job's Python.
-    job_python = subprocess.run(
-        [str(runner.bin / "python3"), "-c", "import gradlint"], cwd=workspace, capture_output=True, timeout=60
-    )
+    job_python = subprocess.run([str(runner.bin / "python3"), "-c", "import gradlint"], cwd=workspace, capture_output=True, timeout=60)
     assert job_python.returncode != 0
 
 

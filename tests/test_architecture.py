@@ -67,9 +67,7 @@ def _import_nodes(tree: ast.AST) -> Iterator[tuple[ast.stmt, bool]]:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _resolve(node: ast.stmt, module: str, is_package: bool, type_only: bool, sources: Mapping[str, str]) -> list[Import]:
@@ -164,15 +162,13 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 def analysis_upward_imports(imports: list[Import]) -> list[Import]:
     """Runtime imports from `gradlint.analysis` of anything of the package outside it."""
     layer = f"{PACKAGE}.analysis"
-    return [
-        item
-        for item in imports
-        if _within(item.importer, layer) and not item.type_only and not _within(item.imported, layer)
-    ]
+    return [item for item in imports if _within(item.importer, layer) and not item.type_only and not _within(item.imported, layer)]
 
 
 def rule_to_rule_imports(imports: list[Import]) -> list[Import]:
-    return [item for item in imports if _is_rule_module(item.importer) and _is_rule_module(item.imported) and item.importer != item.imported]
+    return [
+        item for item in imports if _is_rule_module(item.importer) and _is_rule_module(item.imported) and item.importer != item.imported
+    ]
 
 
 def private_imports(imports: list[Import]) -> list[Import]:
@@ -251,14 +247,19 @@ def test_the_clean_synthetic_package_passes():
 
 def test_a_cycle_through_a_function_local_import_is_found():
     imports = imports_of(
-        _with(gradlint__analysis__training="def f():\n    from gradlint.walker import walk\n", gradlint__walker="from gradlint.context import X\n",
-              gradlint__context="import gradlint.analysis.training\n")
+        _with(
+            gradlint__analysis__training="def f():\n    from gradlint.walker import walk\n",
+            gradlint__walker="from gradlint.context import X\n",
+            gradlint__context="import gradlint.analysis.training\n",
+        )
     )
     assert cycles(imports) == [["gradlint.analysis.training", "gradlint.context", "gradlint.walker"]]
 
 
 def test_a_type_only_import_makes_no_cycle():
-    imports = imports_of(_with(gradlint__analysis__tree="from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gradlint.context import X\n"))
+    imports = imports_of(
+        _with(gradlint__analysis__tree="from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gradlint.context import X\n")
+    )
     assert cycles(imports) == []
     assert analysis_upward_imports(imports) == []
 

@@ -10,6 +10,7 @@ from gradlint.analysis.tree import descendants
 from support import lint
 from test_function_summaries import context_of, function
 
+
 def test_attributes_entries_and_unpacked_targets_are_bindings():
     context = context_of("""\
         def f(self, x):

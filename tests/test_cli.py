@@ -121,17 +121,14 @@ def test_file_level_noqa(run_cli, tmp_path):
 def test_pyproject_config_and_per_file_ignores(run_cli, tmp_path):
     write(
         tmp_path / "pyproject.toml",
-        '[tool.gradlint]\nignore = ["GL102"]\nextend-exclude = ["vendored/"]\n'
-        '[tool.gradlint.per-file-ignores]\n"tests/*" = ["GL101"]\n',
+        '[tool.gradlint]\nignore = ["GL102"]\nextend-exclude = ["vendored/"]\n[tool.gradlint.per-file-ignores]\n"tests/*" = ["GL101"]\n',
     )
     legacy = "from torch.autograd import Variable\nx = Variable(t, volatile=True)\n"
     write(tmp_path / "src" / "a.py", legacy)
     write(tmp_path / "tests" / "test_a.py", legacy)
     write(tmp_path / "vendored" / "v.py", legacy)
     findings = json.loads(run_cli("check", "--output-format", "json").output)
-    assert sorted((os.path.relpath(f["filename"], tmp_path), f["code"]) for f in findings) == [
-        (os.path.join("src", "a.py"), "GL101")
-    ]
+    assert sorted((os.path.relpath(f["filename"], tmp_path), f["code"]) for f in findings) == [(os.path.join("src", "a.py"), "GL101")]
     # An excluded file named explicitly is still checked.
     assert run_cli("check", "vendored/v.py").exit_code == 1
 
@@ -265,7 +262,12 @@ def test_rules_listing(run_cli):
     text = run_cli("rules").output
     assert "GL101  variable-call" in text
     rows = json.loads(run_cli("rules", "--output-format", "json").output)
-    assert {"code": "GL103", "name": "legacy-scalar-index", "summary": rows[[r["code"] for r in rows].index("GL103")]["summary"], "fix": "safe"} in rows
+    assert {
+        "code": "GL103",
+        "name": "legacy-scalar-index",
+        "summary": rows[[r["code"] for r in rows].index("GL103")]["summary"],
+        "fix": "safe",
+    } in rows
 
 
 def test_console_script_end_to_end(run_script, tmp_path):

@@ -50,12 +50,7 @@ def corpus() -> tuple[list[Path], list[Path]]:
     torch_dir = torch_directory()
     torch_files = sorted(path for path in torch_dir.rglob("*.py") if path.is_file())
     roots = {Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
-    others = {
-        path
-        for root in roots
-        for path in root.rglob("*.py")
-        if path.is_file() and torch_dir.resolve() not in path.resolve().parents
-    }
+    others = {path for root in roots for path in root.rglob("*.py") if path.is_file() and torch_dir.resolve() not in path.resolve().parents}
     return torch_files, sorted(others)
 
 
@@ -120,7 +115,9 @@ def test_corpus_checks_and_fixes_without_crash_or_corruption():
     assert not problems, "\n".join(problems)
     fixed = [outcome for outcome in outcomes if outcome["applied"]]
     slowest = max(outcomes, key=lambda outcome: outcome["seconds"])
-    print(f"\n{len(outcomes)} files ({len(torch_files)} torch) in {elapsed:.0f}s; "
-          f"{sum(o['findings'] for o in outcomes)} findings; {len(fixed)} files fixed in memory; "
-          f"slowest {slowest['path']} ({slowest['seconds']:.1f}s)")
+    print(
+        f"\n{len(outcomes)} files ({len(torch_files)} torch) in {elapsed:.0f}s; "
+        f"{sum(o['findings'] for o in outcomes)} findings; {len(fixed)} files fixed in memory; "
+        f"slowest {slowest['path']} ({slowest['seconds']:.1f}s)"
+    )
     assert len(fixed) >= 10  # the fixer really ran on real code

@@ -30,9 +30,7 @@ from support import ROOT, write
 
 LEGACY = "from torch.autograd import Variable\nx = Variable(t)\nloss_sum = loss.data[0]\n"
 MIGRATED = "x = t.detach()\nloss_sum = loss.item()\n"
-FIXTURE_BAD_FILES = sorted(
-    path for path in (ROOT / "fixtures").glob("GL*/bad.py") if not path.parent.name.startswith(("GL001", "GL002"))
-)
+FIXTURE_BAD_FILES = sorted(path for path in (ROOT / "fixtures").glob("GL*/bad.py") if not path.parent.name.startswith(("GL001", "GL002")))
 EXAMPLES = sorted((ROOT / "examples" / "legacy").glob("*.py"))
 
 
@@ -46,6 +44,7 @@ def leftovers(directory: Path) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # Re-parse before writing.
+
 
 def test_a_rule_fix_that_does_not_parse_leaves_the_file_untouched(run_cli, tmp_path, monkeypatch):
     rule = rule_by_code("GL103")
@@ -90,6 +89,7 @@ def test_an_exception_while_fixing_is_one_line_and_the_run_goes_on(run_cli, tmp_
 
 # ---------------------------------------------------------------------------------------------
 # Atomic writes.
+
 
 def test_the_new_content_is_renamed_over_the_file_from_the_same_directory(run_cli, tmp_path, monkeypatch):
     renames = []
@@ -196,6 +196,7 @@ def test_fix_keeps_mode_and_owner(run_cli, tmp_path):
 # ---------------------------------------------------------------------------------------------
 # A file that changes on disk while it is being fixed is left alone and reported.
 
+
 def test_file_changed_between_reading_and_writing(run_cli, tmp_path, monkeypatch):
     real = runner.fix_source
 
@@ -253,6 +254,7 @@ def test_file_deleted_between_reading_and_writing(run_cli, tmp_path, monkeypatch
 # ---------------------------------------------------------------------------------------------
 # Overlapping fixes: one per round, at most fixer.MAX_ROUNDS rounds per run.
 
+
 def test_overlapping_fixes_are_applied_in_bounded_rounds(run_cli, tmp_path):
     depth = fixer.MAX_ROUNDS + 5
     path = write(tmp_path / "a.py", "from torch.autograd import Variable\nx = " + "Variable(" * depth + "t" + ")" * depth + "\n")
@@ -270,6 +272,7 @@ def test_overlapping_fixes_are_applied_in_bounded_rounds(run_cli, tmp_path):
 
 # ---------------------------------------------------------------------------------------------
 # Idempotence on every fixture and example; two concurrent runs equal one.
+
 
 def copy_corpus(destination: Path, copies: int = 1) -> list[Path]:
     copied = []

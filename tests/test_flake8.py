@@ -9,22 +9,25 @@ import sys
 
 from support import ROOT, readme_block, write
 
-FIXTURE_FILES = sorted(
-    p for p in (ROOT / "fixtures").glob("GL[1-9]*/bad.py")
-)
+FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").glob("GL[1-9]*/bad.py"))
 
 
 def flake8(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "GL", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
     )
 
 
 def gradlint_json(*paths) -> list[dict]:
     result = subprocess.run(
         [sys.executable, "-m", "gradlint", "check", "--output-format", "json", *map(str, paths)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     return json.loads(result.stdout)
 
@@ -41,10 +44,7 @@ def test_flake8_reports_the_same_findings_as_gradlint_on_the_fixtures():
     for line in result.stdout.splitlines():
         path, row, col, code = line.split("|")
         flake8_rows.add((str((ROOT / path).resolve()) if not path.startswith("/") else path, int(row), int(col), code))
-    expected = {
-        (f["filename"], f["location"]["row"], f["location"]["column"], f["code"])
-        for f in gradlint_json(*FIXTURE_FILES)
-    }
+    expected = {(f["filename"], f["location"]["row"], f["location"]["column"], f["code"]) for f in gradlint_json(*FIXTURE_FILES)}
     assert expected
     assert flake8_rows == expected
 
@@ -59,7 +59,10 @@ def test_flake8_noqa_is_honoured_the_flake8_way(tmp_path):
 def test_readme_flake8_command(tmp_path):
     command = readme_block("### flake8", "sh").split()
     assert command[:3] == ["flake8", "--select", "GL"]
-    write(tmp_path / "src" / "train.py", "from torch.autograd import Variable\nx = Variable(t)\nx = 1  # a long line is fine under --select GL" + " " * 80 + "\n")
+    write(
+        tmp_path / "src" / "train.py",
+        "from torch.autograd import Variable\nx = Variable(t)\nx = 1  # a long line is fine under --select GL" + " " * 80 + "\n",
+    )
     result = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert re.findall(r"(GL\d+|E\d+)", result.stdout) == ["GL101"] and result.returncode == 1
 
@@ -76,5 +79,11 @@ def test_readme_flake8_config_and_which_settings_win(tmp_path):
     result = subprocess.run([sys.executable, "-m", "flake8", "src", "tests"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     reported = sorted(re.findall(r"^(\S+):\d+:\d+: (GL\d+)", result.stdout, re.M))
     assert reported == [("src/train.py", "GL101"), ("tests/test_train.py", "GL101")]  # GL201 ignored in tests/
-    gradlint = subprocess.run([sys.executable, "-m", "gradlint", "check", "--output-format", "concise", "src", "tests"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    gradlint = subprocess.run(
+        [sys.executable, "-m", "gradlint", "check", "--output-format", "concise", "src", "tests"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "GL101" not in gradlint.stdout and "GL201" in gradlint.stdout  # gradlint reads [tool.gradlint]

@@ -27,8 +27,13 @@ def summary(source: str, name: str):
 
 
 def calls_named(node: cst.CSTNode, name: str) -> list[cst.Call]:
-    return [n for n in descendants(node) if isinstance(n, cst.Call) and isinstance(n.func, (cst.Name, cst.Attribute))
-            and (n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value) == name]
+    return [
+        n
+        for n in descendants(node)
+        if isinstance(n, cst.Call)
+        and isinstance(n.func, (cst.Name, cst.Attribute))
+        and (n.func.value if isinstance(n.func, cst.Name) else n.func.attr.value) == name
+    ]
 
 
 NO_GRAD_HELPER = """\
@@ -187,4 +192,3 @@ def test_enclosing_function_and_class_and_call_summaries_on_the_context():
     assert context.summary_of_call(inner_call).function is function(context, "inner")
     assert context.summary_of_call(loss_call).result_reaches_backward
     assert context.function_table.class_of(function(context, "loss")) is context.module.body[0]
-

@@ -111,6 +111,7 @@ def check_and_fix(source: str, codes: frozenset[str] = ALL, *, unsafe: bool = Tr
 # --------------------------------------------------------------------------------------------
 # hypothesmith programs, as generated
 
+
 @budget(200)
 @given(hypothesmith.from_grammar())
 def test_grammar_programs(source):
@@ -128,8 +129,21 @@ def test_node_programs(source):
 
 WRAPS = ("variable", "variable_volatile", "variable_grad", "data", "data_index")
 # Expressions that can take `.attr` / `(...)` without parentheses of their own.
-_ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set, cst.ListComp,
-           cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.SimpleString, cst.FormattedString)
+_ATOMIC = (
+    cst.Name,
+    cst.Attribute,
+    cst.Call,
+    cst.Subscript,
+    cst.List,
+    cst.Dict,
+    cst.Set,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.SimpleString,
+    cst.FormattedString,
+)
 
 SNIPPETS = (
     "x = Variable(torch.randn(3, 4))",
@@ -397,7 +411,10 @@ class Relayout(cst.CSTTransformer):
                 and not statement.leading_lines
             ):
                 previous = result.pop()
-                first = [*previous.body[:-1], previous.body[-1].with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")))]
+                first = [
+                    *previous.body[:-1],
+                    previous.body[-1].with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" "))),
+                ]
                 statement = previous.with_changes(body=[*first, *statement.body], trailing_whitespace=statement.trailing_whitespace)
             elif (
                 choice == "suite"
@@ -480,6 +497,7 @@ def mutated(draw, source: str, *, snippets: bool, rate_choices=(2, 5, 12)) -> st
 # --------------------------------------------------------------------------------------------
 # hypothesmith programs with torch idioms spliced in
 
+
 def _libcst_parses(source: str) -> bool:
     try:
         cst.parse_module(source)
@@ -502,61 +520,200 @@ def test_spliced_grammar_programs(data, source):
 
 NAMES = ("x", "y", "w", "b", "out", "loss", "model", "total", "losses", "p", "fake", "z", "hidden", "acc")
 ATOMS = (
-    "x", "y", "w", "loss", "out", "total", "0", "1.0", "lr", "model(x)", "criterion(out, y)",
-    "(out - y).pow(2).mean()", "x.mm(w)", "w.grad", "p.grad.data", "torch.randn(3, 4)",
-    "torch.zeros(3, requires_grad=True)", "torch.tensor([1.0], require_grad=True)", "loss.item()",
-    "netD(fake)", "netG(z)", "netD(fake.detach())", "np.mean(losses)", "sum(losses)", "x.cpu().numpy()",
-    "isinstance(x, Variable)", "w.requires_grad", "[q for q in model.parameters()]", "hidden[0]",
-    "torch.autograd.Variable(x)", "F.mse_loss(out, y)", "model.parameters()", "loader",
-    "'é😀'", "λ", "größe.data", "f'{x!r:>10}'", "b'\\x00'", "'''a\nb'''", "...", "x[1:2, ...]",
+    "x",
+    "y",
+    "w",
+    "loss",
+    "out",
+    "total",
+    "0",
+    "1.0",
+    "lr",
+    "model(x)",
+    "criterion(out, y)",
+    "(out - y).pow(2).mean()",
+    "x.mm(w)",
+    "w.grad",
+    "p.grad.data",
+    "torch.randn(3, 4)",
+    "torch.zeros(3, requires_grad=True)",
+    "torch.tensor([1.0], require_grad=True)",
+    "loss.item()",
+    "netD(fake)",
+    "netG(z)",
+    "netD(fake.detach())",
+    "np.mean(losses)",
+    "sum(losses)",
+    "x.cpu().numpy()",
+    "isinstance(x, Variable)",
+    "w.requires_grad",
+    "[q for q in model.parameters()]",
+    "hidden[0]",
+    "torch.autograd.Variable(x)",
+    "F.mse_loss(out, y)",
+    "model.parameters()",
+    "loader",
+    "'é😀'",
+    "λ",
+    "größe.data",
+    "f'{x!r:>10}'",
+    "b'\\x00'",
+    "'''a\nb'''",
+    "...",
+    "x[1:2, ...]",
 )
 UNARY = (
-    "Variable({})", "Variable({}, volatile=True)", "Variable({}, requires_grad=True)",
-    "Variable({}, requires_grad=False)", "Variable({}, True)", "({}).data", "{}.data", "({}).data[0]",
-    "{}.data[0]", "({}).numpy()", "{}.detach()", "({}).sum()", "torch.sum({})", "np.asarray({})",
-    "-{}", "(\n{}\n)", "[{}]", "({},)", "float({})", "{}.cuda()", "(lambda: {})", "{}.detach().numpy()",
-    "{}.to(device)", "{}.float()", "{}.item()",
+    "Variable({})",
+    "Variable({}, volatile=True)",
+    "Variable({}, requires_grad=True)",
+    "Variable({}, requires_grad=False)",
+    "Variable({}, True)",
+    "({}).data",
+    "{}.data",
+    "({}).data[0]",
+    "{}.data[0]",
+    "({}).numpy()",
+    "{}.detach()",
+    "({}).sum()",
+    "torch.sum({})",
+    "np.asarray({})",
+    "-{}",
+    "(\n{}\n)",
+    "[{}]",
+    "({},)",
+    "float({})",
+    "{}.cuda()",
+    "(lambda: {})",
+    "{}.detach().numpy()",
+    "{}.to(device)",
+    "{}.float()",
+    "{}.item()",
     # layouts the fixes must keep intact: comments, continuation lines, odd spacing, nesting
-    "Variable(\n    {},  # the input\n    volatile=True,\n)", "Variable( {} )", "Variable(({}))", "Variable(data={})",
-    "Variable({}, requires_grad=flag)", "Variable({}, requires_grad=not frozen)", "Variable({}, 1)",
-    "Variable(Variable({}))", "Variable({}).data[0]", "{}.data  [0]", "{}.data[\n0]", "{}. data",
-    "({}  # note\n).data", "Variable({}) \\\n    .cuda()", "ag.Variable({})", "Variable(*{})", "Variable({}, **kw)",
-    "torch.from_numpy({}).float()", "Variable(torch.from_numpy({}), requires_grad=True)",
+    "Variable(\n    {},  # the input\n    volatile=True,\n)",
+    "Variable( {} )",
+    "Variable(({}))",
+    "Variable(data={})",
+    "Variable({}, requires_grad=flag)",
+    "Variable({}, requires_grad=not frozen)",
+    "Variable({}, 1)",
+    "Variable(Variable({}))",
+    "Variable({}).data[0]",
+    "{}.data  [0]",
+    "{}.data[\n0]",
+    "{}. data",
+    "({}  # note\n).data",
+    "Variable({}) \\\n    .cuda()",
+    "ag.Variable({})",
+    "Variable(*{})",
+    "Variable({}, **kw)",
+    "torch.from_numpy({}).float()",
+    "Variable(torch.from_numpy({}), requires_grad=True)",
     "Variable(torch.zeros({}), requires_grad=True)",
 )
 BINARY = ("{} + {}", "{} * {}", "({} - {})", "{} if {} else 0", "f({}, key={})", "{} == {}", "[{}, {}]")
 SIMPLE = (
-    "{n} = {e}", "{n} += {e}", "{n} -= {e}", "{n}.data = {e}", "{n}.data -= {e}", "{n}.data += {e}",
-    "{n}.data.add_({e})", "{n}.data.copy_({e})", "{n}.data.mul_({e})", "{n}.grad.data.zero_()",
-    "{n}.data.zero_()", "{n}.data[0] = {e}", "{n}.data.fill_(0)", "{n}.grad = None",
-    "loss.backward()", "loss.backward(retain_graph=True)", "d_loss.backward()", "g_loss.backward()",
-    "optimizer.zero_grad()", "optimizer.step()", "opt.zero_grad(set_to_none=True)", "model.zero_grad()",
-    "optD.step()", "optG.step()", "optD.zero_grad()", "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
-    "optimizer = optim.Adam([w, b])", "losses.append({e})", "print({e})", "total += loss",
-    "total += loss.data[0]", "total_loss = total_loss + loss", "{n}.require_grad = True",
-    "{n}.requires_grad = False", "{n}.requires_grad_(True)", "{n} = {n} - lr * {n}.grad",
-    "{n} = Variable({e})", "{n} = Variable({e}, volatile=True)", "assert isinstance({n}, Variable)",
-    "arr = {a}.numpy()", "fake = netG(z)", "d_loss = criterion(netD(fake), ones)", "g_loss = criterion(netD(fake), ones)",
-    "hidden = repackage(hidden)", "del {n}", "pass", "{n}, {m} = {e}, {e}", "{n}: float = {e}",
-    "x = y = {e}", "({n}) = {e}", "w.data.sub_(lr * w.grad.data)",
-    "{n} = {e}  # noqa: GL101", "{n} = {e}  # noqa",
-    "{n}.data.add_(-lr, {n}.grad.data)", "{n}.data = {n}.data - lr * {n}.grad.data", "{n}.data[{m} < 0] = 0",
-    "{n}.data.mul_(0.99).add_({m}.data, alpha=0.01)", "{n} = \\\n    {e}", "{n}.data -= \\\n    lr * {n}.grad.data",
-    "{n}.data.copy_(\n    {e}  # copied\n)", "nn.init.normal_({n}.weight.data, 0.0, 0.02)",
-    "print('%.3f' % loss.data[0])", "{n} = {n}.data; {m} = {m}.data[0]", "{n}.weight.data = {m}.weight.data.clone()",
-    "{n}.data.add_(1); {m}.data.add_(1)", "{n}.requires_grad=True", "{n}.volatile = True", "{n}.data",
-    "total_loss += loss.data", "total_loss += loss.item()", "correct += (pred == y).sum().data[0]",
-    "losses.append(loss.data.cpu().numpy())", "{n}.grad.data.clamp_(-1, 1)", "torch.save({n}.data, path)",
-    "print('—😀—', {e})", "λ = {e}", "{n}.data.add_({e})\t# a tab before the comment", "print('{{}}'.format({e}))",
+    "{n} = {e}",
+    "{n} += {e}",
+    "{n} -= {e}",
+    "{n}.data = {e}",
+    "{n}.data -= {e}",
+    "{n}.data += {e}",
+    "{n}.data.add_({e})",
+    "{n}.data.copy_({e})",
+    "{n}.data.mul_({e})",
+    "{n}.grad.data.zero_()",
+    "{n}.data.zero_()",
+    "{n}.data[0] = {e}",
+    "{n}.data.fill_(0)",
+    "{n}.grad = None",
+    "loss.backward()",
+    "loss.backward(retain_graph=True)",
+    "d_loss.backward()",
+    "g_loss.backward()",
+    "optimizer.zero_grad()",
+    "optimizer.step()",
+    "opt.zero_grad(set_to_none=True)",
+    "model.zero_grad()",
+    "optD.step()",
+    "optG.step()",
+    "optD.zero_grad()",
+    "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+    "optimizer = optim.Adam([w, b])",
+    "losses.append({e})",
+    "print({e})",
+    "total += loss",
+    "total += loss.data[0]",
+    "total_loss = total_loss + loss",
+    "{n}.require_grad = True",
+    "{n}.requires_grad = False",
+    "{n}.requires_grad_(True)",
+    "{n} = {n} - lr * {n}.grad",
+    "{n} = Variable({e})",
+    "{n} = Variable({e}, volatile=True)",
+    "assert isinstance({n}, Variable)",
+    "arr = {a}.numpy()",
+    "fake = netG(z)",
+    "d_loss = criterion(netD(fake), ones)",
+    "g_loss = criterion(netD(fake), ones)",
+    "hidden = repackage(hidden)",
+    "del {n}",
+    "pass",
+    "{n}, {m} = {e}, {e}",
+    "{n}: float = {e}",
+    "x = y = {e}",
+    "({n}) = {e}",
+    "w.data.sub_(lr * w.grad.data)",
+    "{n} = {e}  # noqa: GL101",
+    "{n} = {e}  # noqa",
+    "{n}.data.add_(-lr, {n}.grad.data)",
+    "{n}.data = {n}.data - lr * {n}.grad.data",
+    "{n}.data[{m} < 0] = 0",
+    "{n}.data.mul_(0.99).add_({m}.data, alpha=0.01)",
+    "{n} = \\\n    {e}",
+    "{n}.data -= \\\n    lr * {n}.grad.data",
+    "{n}.data.copy_(\n    {e}  # copied\n)",
+    "nn.init.normal_({n}.weight.data, 0.0, 0.02)",
+    "print('%.3f' % loss.data[0])",
+    "{n} = {n}.data; {m} = {m}.data[0]",
+    "{n}.weight.data = {m}.weight.data.clone()",
+    "{n}.data.add_(1); {m}.data.add_(1)",
+    "{n}.requires_grad=True",
+    "{n}.volatile = True",
+    "{n}.data",
+    "total_loss += loss.data",
+    "total_loss += loss.item()",
+    "correct += (pred == y).sum().data[0]",
+    "losses.append(loss.data.cpu().numpy())",
+    "{n}.grad.data.clamp_(-1, 1)",
+    "torch.save({n}.data, path)",
+    "print('—😀—', {e})",
+    "λ = {e}",
+    "{n}.data.add_({e})\t# a tab before the comment",
+    "print('{{}}'.format({e}))",
 )
 HEADERS = (
-    "for {n} in range(3):", "for x, y in loader:", "for i, (x, y) in enumerate(loader):",
-    "for p in model.parameters():", "while step < 10:", "if {e}:", "with torch.no_grad():",
-    "with torch.enable_grad():", "with torch.set_grad_enabled(False):", "try:",
-    "def train(model, loader, optimizer):", "def closure():", "class Trainer:",
-    "@torch.no_grad()\ndef evaluate(model):", "for epoch in range(2):", "async def run():",
-    "if {e}:  # a comment", "for p in \\\n        model.parameters():", "with torch.no_grad(), open(f) as h:",
-    "while (\n    step < 10\n):", "match {n}:\ncase 0:", "with torch.autograd.set_detect_anomaly(True):",
+    "for {n} in range(3):",
+    "for x, y in loader:",
+    "for i, (x, y) in enumerate(loader):",
+    "for p in model.parameters():",
+    "while step < 10:",
+    "if {e}:",
+    "with torch.no_grad():",
+    "with torch.enable_grad():",
+    "with torch.set_grad_enabled(False):",
+    "try:",
+    "def train(model, loader, optimizer):",
+    "def closure():",
+    "class Trainer:",
+    "@torch.no_grad()\ndef evaluate(model):",
+    "for epoch in range(2):",
+    "async def run():",
+    "if {e}:  # a comment",
+    "for p in \\\n        model.parameters():",
+    "with torch.no_grad(), open(f) as h:",
+    "while (\n    step < 10\n):",
+    "match {n}:\ncase 0:",
+    "with torch.autograd.set_detect_anomaly(True):",
 )
 # Whole idioms (statement order matters to GL2xx, GL401, GL402, GL406), written with 4-space indents.
 CHUNKS = (
@@ -583,9 +740,15 @@ CHUNKS = (
     "x = torch.zeros(3, require_grad=True)\nw.requieres_grad = True\ny = torch.ones(2, requires_gard=True)",
 ) + SNIPPETS
 IMPORTS = (
-    "import torch", "from torch.autograd import Variable", "import torch.nn as nn",
-    "import torch.nn.functional as F", "import numpy as np", "from torch import optim",
-    "import torch.autograd as ag", "from torch.autograd import *", "from torch import nn, optim",
+    "import torch",
+    "from torch.autograd import Variable",
+    "import torch.nn as nn",
+    "import torch.nn.functional as F",
+    "import numpy as np",
+    "from torch import optim",
+    "import torch.autograd as ag",
+    "from torch.autograd import *",
+    "from torch import nn, optim",
 )
 
 
@@ -608,8 +771,9 @@ def expressions(draw, depth: int = 0) -> str:
 
 @st.composite
 def simple_statements(draw, in_function: bool, in_loop: bool) -> str:
-    template = draw(st.sampled_from(SIMPLE + (("return {e}", "return") if in_function else ())
-                                    + (("continue", "break") if in_loop else ())))
+    template = draw(
+        st.sampled_from(SIMPLE + (("return {e}", "return") if in_function else ()) + (("continue", "break") if in_loop else ()))
+    )
     e = draw(expressions())
     return template.format(n=draw(st.sampled_from(NAMES)), m=draw(st.sampled_from(NAMES)), e=e, a=e if _ATOM.match(e) else f"({e})")
 
@@ -694,8 +858,13 @@ def test_training_programs(source, codes, unsafe):
 # Mutation fuzz over the fixtures and the legacy examples
 
 SOURCES = sorted(
-    [path for folder in sorted((ROOT / "fixtures").glob("GL*")) if not folder.name.startswith(("GL001", "GL002"))
-     for path in (folder / "bad.py", folder / "good.py") if path.exists()]
+    [
+        path
+        for folder in sorted((ROOT / "fixtures").glob("GL*"))
+        if not folder.name.startswith(("GL001", "GL002"))
+        for path in (folder / "bad.py", folder / "good.py")
+        if path.exists()
+    ]
     + sorted((ROOT / "examples" / "legacy").glob("*.py"))
 )
 

@@ -15,8 +15,12 @@ from gradlint.rules import all_codes
 from support import ROOT, write
 
 CORPUS = sorted(
-    [*ROOT.glob("fixtures/GL*/bad.py"), *ROOT.glob("fixtures/GL*/good.py"), *ROOT.glob("examples/legacy/*.py"),
-     *ROOT.glob("tests/data/training_negatives/*.py")]
+    [
+        *ROOT.glob("fixtures/GL*/bad.py"),
+        *ROOT.glob("fixtures/GL*/good.py"),
+        *ROOT.glob("examples/legacy/*.py"),
+        *ROOT.glob("tests/data/training_negatives/*.py"),
+    ]
 )
 SINGLE_RULES = sorted(all_codes())
 
@@ -26,7 +30,9 @@ def findings(text, codes, prefilter):
     return [(f.code, f.location, f.end_location, f.message, f.fix) for f in outcome.findings]
 
 
-@pytest.mark.parametrize("path", [p for p in CORPUS if p.parent.name != "GL002_undecodable_file"], ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "path", [p for p in CORPUS if p.parent.name != "GL002_undecodable_file"], ids=lambda p: f"{p.parent.name}/{p.name}"
+)
 def test_prefilter_never_hides_a_finding(path):
     text = path.read_text(encoding="utf-8")
     for codes in [SINGLE_RULES, *([code] for code in SINGLE_RULES)]:

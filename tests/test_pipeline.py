@@ -35,7 +35,10 @@ ALL = frozenset(all_codes())
 def flake8(*args: str, cwd: Path) -> list[tuple[str, str, str]]:
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "GL", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
     )
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr, result.stderr
     return re.findall(r"^\S+?:(\d+):(\d+): (GL\d+ .*)$", result.stdout, re.M)

@@ -17,9 +17,16 @@ TRICKY = {
     "strings": 's = """\nmulti\nline\n"""\nt = f"{s}"\\\n    .strip()\n',
     "no_trailing_newline": "import torch\nw = torch.zeros(3)\nw.data",
     "tabs": "if True:\n\tx = 1\n\tif x:\n\t\ty = x\n",
-    "comment_header": "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\n\"\"\"doc\"\"\"\n\nimport os\n",
+    "comment_header": '#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\n"""doc"""\n\nimport os\n',
 }
-FILES = sorted([*ROOT.glob("fixtures/GL[1-9]*/bad.py"), *ROOT.glob("examples/legacy/*.py"), ROOT / "gradlint" / "model.py", ROOT / "gradlint" / "cli.py"])
+FILES = sorted(
+    [
+        *ROOT.glob("fixtures/GL[1-9]*/bad.py"),
+        *ROOT.glob("examples/legacy/*.py"),
+        ROOT / "gradlint" / "model.py",
+        ROOT / "gradlint" / "cli.py",
+    ]
+)
 
 
 def all_nodes_by_top(module):
@@ -63,9 +70,23 @@ def test_node_outside_the_hinted_statement_falls_back_correctly():
 def class_members(i: str, newline: str = "\n") -> str:
     """Nested classes whose members use indentation unit `i`."""
     lines = [
-        "import torch", "", "", "class Outer:", f"{i}class Test:", f"{i}{i}x = 1; y = 2", "",
-        f"{i}{i}# comment", f"{i}{i}@staticmethod", f"{i}{i}def f(a,", "              b):",
-        f"{i}{i}{i}s = \'\'\'", "keep", "  this\'\'\'", f"{i}{i}{i}return a.data + (b", "                .data)", "",
+        "import torch",
+        "",
+        "",
+        "class Outer:",
+        f"{i}class Test:",
+        f"{i}{i}x = 1; y = 2",
+        "",
+        f"{i}{i}# comment",
+        f"{i}{i}@staticmethod",
+        f"{i}{i}def f(a,",
+        "              b):",
+        f"{i}{i}{i}s = '''",
+        "keep",
+        "  this'''",
+        f"{i}{i}{i}return a.data + (b",
+        "                .data)",
+        "",
         f"{i}{i}def g(self): return self.w.data",
     ]
     return newline.join(lines) + newline

@@ -20,6 +20,7 @@ import yaml
 from pre_commit.clientlib import load_manifest
 
 from support import LEGACY_EVALUATE, ROOT, readme_block
+
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
 LEGACY = LEGACY_EVALUATE  # GL101 and GL103, both with safe fixes
@@ -51,9 +52,7 @@ def git_environment() -> dict[str, str]:
 
 
 def git(*args: str, cwd: Path) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=git_environment(), capture_output=True, text=True, timeout=60
-    )
+    done = subprocess.run(["git", *args], cwd=cwd, env=git_environment(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
     return done.stdout
 

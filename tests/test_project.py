@@ -49,76 +49,100 @@ def test_a_single_file_run_and_stdin_stay_single_file(tmp_path):
 
 
 def test_explicit_imports_and_module_attributes_of_a_local_module(tmp_path):
-    project(tmp_path, {
-        "model.py": "from torch.autograd import Variable as V\nimport torch.autograd as ag\n",
-        "a.py": "from model import V\nx = V(t)\n",
-        "b.py": "import model\nx = model.V(t)\ny = model.ag.Variable(t)\n",
-        "c.py": "import model as m\nx = m.V(t)\n",
-    })
+    project(
+        tmp_path,
+        {
+            "model.py": "from torch.autograd import Variable as V\nimport torch.autograd as ag\n",
+            "a.py": "from model import V\nx = V(t)\n",
+            "b.py": "import model\nx = model.V(t)\ny = model.ag.Variable(t)\n",
+            "c.py": "import model as m\nx = m.V(t)\n",
+        },
+    )
     assert codes_by_file(tmp_path) == {"a.py": ["GL101:2"], "b.py": ["GL101:2", "GL101:3"], "c.py": ["GL101:2"]}
 
 
 def test_local_definitions_are_not_outside_names(tmp_path):
-    project(tmp_path, {
-        "model.py": "from torch.autograd import Variable\n\n\ndef Variable(t):\n    return t\n",
-        "train.py": TRAIN,
-    })
+    project(
+        tmp_path,
+        {
+            "model.py": "from torch.autograd import Variable\n\n\ndef Variable(t):\n    return t\n",
+            "train.py": TRAIN,
+        },
+    )
     assert codes_by_file(tmp_path) == {}
     assert facts(tmp_path, "train.py").names == {}
 
 
 def test_transitive_star_chains(tmp_path):
-    project(tmp_path, {
-        "base.py": "from torch.autograd import Variable\n",
-        "middle.py": "from base import *\n",
-        "top.py": "from middle import *\n",
-        "train.py": "from top import *\nx = Variable(t)\n",
-        "legacy.py": "from torch.autograd import *\n",
-        "old.py": "from legacy import *\nx = Variable(t)\n",
-    })
+    project(
+        tmp_path,
+        {
+            "base.py": "from torch.autograd import Variable\n",
+            "middle.py": "from base import *\n",
+            "top.py": "from middle import *\n",
+            "train.py": "from top import *\nx = Variable(t)\n",
+            "legacy.py": "from torch.autograd import *\n",
+            "old.py": "from legacy import *\nx = Variable(t)\n",
+        },
+    )
     assert codes_by_file(tmp_path) == {"train.py": ["GL101:2"], "old.py": ["GL101:2"]}
 
 
 def test_star_import_cycles_terminate(tmp_path):
-    project(tmp_path, {
-        "a.py": "from b import *\nfrom torch.autograd import Variable\n",
-        "b.py": "from a import *\n",
-        "train.py": "from b import *\nx = Variable(t)\ny = Unknown(t)\n",
-    })
+    project(
+        tmp_path,
+        {
+            "a.py": "from b import *\nfrom torch.autograd import Variable\n",
+            "b.py": "from a import *\n",
+            "train.py": "from b import *\nx = Variable(t)\ny = Unknown(t)\n",
+        },
+    )
     assert codes_by_file(tmp_path) == {"train.py": ["GL101:2"]}
 
 
 def test_dunder_all_limits_what_a_star_import_brings(tmp_path):
-    project(tmp_path, {
-        "hidden.py": "from torch.autograd import Variable\n__all__ = ['Net']\nclass Net: ...\n",
-        "listed.py": "from torch.autograd import Variable\n__all__ = ('Variable',)\n",
-        "private.py": "from torch.autograd import Variable as _Variable\n",
-        "a.py": "from hidden import *\nx = Variable(t)\n",
-        "b.py": "from listed import *\nx = Variable(t)\n",
-        "c.py": "from private import *\nx = _Variable(t)\n",
-    })
+    project(
+        tmp_path,
+        {
+            "hidden.py": "from torch.autograd import Variable\n__all__ = ['Net']\nclass Net: ...\n",
+            "listed.py": "from torch.autograd import Variable\n__all__ = ('Variable',)\n",
+            "private.py": "from torch.autograd import Variable as _Variable\n",
+            "a.py": "from hidden import *\nx = Variable(t)\n",
+            "b.py": "from listed import *\nx = Variable(t)\n",
+            "c.py": "from private import *\nx = _Variable(t)\n",
+        },
+    )
     assert codes_by_file(tmp_path) == {"b.py": ["GL101:2"]}
 
 
 def test_a_dynamic_dunder_all_falls_back_to_the_public_names(tmp_path):
-    project(tmp_path, {
-        "model.py": "from torch.autograd import Variable\n__all__ = [n for n in dir() if n]\n",
-        "train.py": TRAIN,
-    })
+    project(
+        tmp_path,
+        {
+            "model.py": "from torch.autograd import Variable\n__all__ = [n for n in dir() if n]\n",
+            "train.py": TRAIN,
+        },
+    )
     assert codes_by_file(tmp_path) == {"train.py": ["GL101:3"]}
 
 
 def test_a_package_star_import_of_a_sibling_module(tmp_path):
-    project(tmp_path, {
-        "pkg/__init__.py": "from .model import *\n",
-        "pkg/model.py": "from torch.autograd import Variable\n",
-        "pkg/train.py": "from .model import *\nx = Variable(t)\n",
-        "pkg/explicit.py": "from .model import Variable\nx = Variable(t)\n",
-        "pkg/sub/deep.py": "from ..model import Variable\nx = Variable(t)\n",
-        "run.py": "from pkg import *\nx = Variable(t)\n",
-    })
+    project(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .model import *\n",
+            "pkg/model.py": "from torch.autograd import Variable\n",
+            "pkg/train.py": "from .model import *\nx = Variable(t)\n",
+            "pkg/explicit.py": "from .model import Variable\nx = Variable(t)\n",
+            "pkg/sub/deep.py": "from ..model import Variable\nx = Variable(t)\n",
+            "run.py": "from pkg import *\nx = Variable(t)\n",
+        },
+    )
     assert codes_by_file(tmp_path) == {
-        "pkg/explicit.py": ["GL101:2"], "pkg/sub/deep.py": ["GL101:2"], "pkg/train.py": ["GL101:2"], "run.py": ["GL101:2"]
+        "pkg/explicit.py": ["GL101:2"],
+        "pkg/sub/deep.py": ["GL101:2"],
+        "pkg/train.py": ["GL101:2"],
+        "run.py": ["GL101:2"],
     }
 
 
@@ -128,17 +152,23 @@ def test_a_second_star_import_that_may_bring_the_name_keeps_it_unresolved(tmp_pa
 
 
 def test_a_star_import_that_cannot_bring_the_name_no_longer_hides_it(tmp_path):
-    project(tmp_path, {"nets.py": "import torch\nclass Net: ...\n", "train.py": "from nets import *\nfrom torch.autograd import *\nx = Variable(t)\n"})
+    project(
+        tmp_path,
+        {"nets.py": "import torch\nclass Net: ...\n", "train.py": "from nets import *\nfrom torch.autograd import *\nx = Variable(t)\n"},
+    )
     assert codes_by_file(tmp_path) == {"train.py": ["GL101:3"]}
 
 
 def test_torch_sources_as_a_project_keep_their_public_spellings(tmp_path):
-    project(tmp_path, {
-        "torch/__init__.py": "from torch.autograd import Variable\n",
-        "torch/autograd/__init__.py": "from .variable import Variable\n",
-        "torch/autograd/variable.py": "class Variable: ...\n",
-        "torch/nn/x.py": "from torch.autograd import Variable\nfrom ..autograd import Variable as V\nx = Variable(t)\ny = V(t)\n",
-    })
+    project(
+        tmp_path,
+        {
+            "torch/__init__.py": "from torch.autograd import Variable\n",
+            "torch/autograd/__init__.py": "from .variable import Variable\n",
+            "torch/autograd/variable.py": "class Variable: ...\n",
+            "torch/nn/x.py": "from torch.autograd import Variable\nfrom ..autograd import Variable as V\nx = Variable(t)\ny = V(t)\n",
+        },
+    )
     assert codes_by_file(tmp_path) == {"torch/nn/x.py": ["GL101:3"]}
     assert facts(tmp_path, "torch/nn/x.py") is None
 
@@ -150,14 +180,17 @@ def test_files_without_imports_are_not_read(tmp_path):
 
 
 def test_import_statements_are_found_in_every_layout(tmp_path):
-    project(tmp_path, {
-        "model.py": "from torch.autograd import Variable, \\\n    grad\n",
-        "train.py": (
-            '"""Docs: from here import nothing."""\n'
-            "import os; from model import (  # names\n    grad,\n    Variable,  # legacy\n)\n"
-            "def f():\n    x = Variable(t)\n"
-        ),
-    })
+    project(
+        tmp_path,
+        {
+            "model.py": "from torch.autograd import Variable, \\\n    grad\n",
+            "train.py": (
+                '"""Docs: from here import nothing."""\n'
+                "import os; from model import (  # names\n    grad,\n    Variable,  # legacy\n)\n"
+                "def f():\n    x = Variable(t)\n"
+            ),
+        },
+    )
     assert codes_by_file(tmp_path) == {"train.py": ["GL101:7"]}
 
 
@@ -167,7 +200,8 @@ def test_editing_an_imported_module_invalidates_the_importers_cached_result(tmp_
     assert check_paths([tmp_path], settings, jobs=1).findings == []
     write(tmp_path / "model.py", MODEL)
     assert [(Path(f.path).name, f.code) for f in check_paths([tmp_path], settings, jobs=1).findings] == [
-        ("model.py", "GL101"), ("train.py", "GL101")
+        ("model.py", "GL101"),
+        ("train.py", "GL101"),
     ]
     write(tmp_path / "model.py", "import torch\nclass Variable: ...\n")
     assert check_paths([tmp_path], settings, jobs=1).findings == []
@@ -196,7 +230,15 @@ def test_the_fixer_keeps_an_import_another_file_star_imports(tmp_path):
 
 
 def test_the_fixer_keeps_an_import_another_file_imports_by_name_or_attribute(tmp_path):
-    project(tmp_path, {"model.py": MODEL, "a.py": "from model import Variable\nx = Variable(t)\n", "b/model.py": MODEL, "b/c.py": "import model\nx = model.Variable(t)\n"})
+    project(
+        tmp_path,
+        {
+            "model.py": MODEL,
+            "a.py": "from model import Variable\nx = Variable(t)\n",
+            "b/model.py": MODEL,
+            "b/c.py": "import model\nx = model.Variable(t)\n",
+        },
+    )
     fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
     assert fixed(tmp_path, "model.py") == MODEL.replace("Variable(t)", "t.detach()")
     assert fixed(tmp_path, "b/model.py") == MODEL.replace("Variable(t)", "t.detach()")

@@ -223,6 +223,7 @@ print("ok", first.findings[0].code, second.findings[0].code)
 # ---------------------------------------------------------------------------------------------
 # Size: a 5 MB file is decoded and compiled, but not parsed with LibCST (minutes, gigabytes).
 
+
 def five_megabytes(unit: str) -> str:
     return unit * (5 * 1024 * 1024 // len(unit) + 1)
 
@@ -243,7 +244,10 @@ def test_five_megabyte_file_is_skipped_with_a_warning(run_cli, tmp_path):
 def test_max_file_size_option(run_cli, tmp_path):
     path = write(tmp_path / "a.py", LEGACY * 40)
     small = concise(run_cli, "--max-file-size", "1K", "a.py")
-    assert small.output.splitlines()[0] == "gradlint: warning: a.py: not analysed: 2.0 KiB is over the 1.0 KiB size limit (raise it with --max-file-size)"
+    assert (
+        small.output.splitlines()[0]
+        == "gradlint: warning: a.py: not analysed: 2.0 KiB is over the 1.0 KiB size limit (raise it with --max-file-size)"
+    )
     assert small.exit_code == 0
     fixed = run_cli("fix", "--max-file-size", "1K", "a.py")
     assert "gradlint: warning: a.py: not analysed" in fixed.output and fixed.exit_code == 0
@@ -257,7 +261,10 @@ def test_max_file_size_option(run_cli, tmp_path):
     write(tmp_path / "table.py", "TABLE=[\n" + "    (1, 2.5, 'abc'),\n" * 100 + "]\n")
     assert concise(run_cli, "--max-file-size", "1K", "table.py").output == ""
     write(tmp_path / "table.py", "TABLE=[\n" + "    (1, 2.5, 'abc'),\n" * 100 + "]\ndef f(:\n")
-    assert concise(run_cli, "--max-file-size", "1K", "table.py").output.splitlines()[0] == "table.py:103:7: GL001 could not parse: invalid syntax"
+    assert (
+        concise(run_cli, "--max-file-size", "1K", "table.py").output.splitlines()[0]
+        == "table.py:103:7: GL001 could not parse: invalid syntax"
+    )
 
 
 def test_oversized_results_are_not_cached(run_cli, tmp_path):
@@ -268,6 +275,7 @@ def test_oversized_results_are_not_cached(run_cli, tmp_path):
 
 # ---------------------------------------------------------------------------------------------
 # Paths that cannot be read: one error line each, exit 2, everything else still checked.
+
 
 def unreadable_tree(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
@@ -340,7 +348,9 @@ def _run_without_permission_bypass(args: list[str], cwd: Path, probe: Path):
     if os.geteuid() != 0:
         return subprocess.run(command, cwd=cwd, capture_output=True, timeout=120)
     try:
-        check = subprocess.run([sys.executable, "-c", f"open({str(probe)!r}, 'rb')"], preexec_fn=_drop_root_file_access, capture_output=True, timeout=60)
+        check = subprocess.run(
+            [sys.executable, "-c", f"open({str(probe)!r}, 'rb')"], preexec_fn=_drop_root_file_access, capture_output=True, timeout=60
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if b"PermissionError" not in check.stderr:
@@ -387,6 +397,7 @@ def test_permission_denied_for_real(tmp_path, monkeypatch, explicit):
 
 # ---------------------------------------------------------------------------------------------
 # Races: the file system changes between discovery and reading.
+
 
 def discover_then(monkeypatch, change):
     """Make discovery return its files, then apply `change` to the tree before they are read."""

@@ -186,10 +186,12 @@ def test_examples_written_as_blocks_are_dedented():
 
 def test_valid_examples_written_as_blocks_are_dedented():
     class Blocks(_AlwaysSafeOnPaper):
-        VALID = ("""
+        VALID = (
+            """
             if a:
                 b
-            """,)
+            """,
+        )
 
     assert Blocks.VALID == ("if a:\n    b\n",)
 

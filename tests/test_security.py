@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-HOSTILE = '''\
+HOSTILE = """\
 import os, socket
 from pathlib import Path
 from torch.autograd import Variable
@@ -52,11 +52,24 @@ def train(model, optimizer, loader):
         optimizer.step()
         total += loss.data[0]
     return total
-'''
+"""
 
 # Names a checked tree could use to shadow what gradlint imports (and the interpreter's hooks).
-SHADOWS = ("click", "libcst", "pathspec", "tomli", "tomllib", "torch", "numpy", "gradlint", "sitecustomize",
-           "usercustomize", "encodings", "typing_extensions", "yaml")
+SHADOWS = (
+    "click",
+    "libcst",
+    "pathspec",
+    "tomli",
+    "tomllib",
+    "torch",
+    "numpy",
+    "gradlint",
+    "sitecustomize",
+    "usercustomize",
+    "encodings",
+    "typing_extensions",
+    "yaml",
+)
 
 GUARD = '''\
 """Installed through PYTHONPATH: records what the process (and its forked workers) must never do."""
@@ -226,8 +239,11 @@ def test_the_hostile_files_do_run_when_imported(tmp_path, listener):
     markers.mkdir()
     port = listener.getsockname()[1]
     script = tmp_path / "probe.py"
-    script.write_text(HOSTILE.format(marker=str(markers / "probe"), shell_marker=str(markers / "probe.shell"), port=port)
-                      .replace("from torch.autograd import Variable", "Variable = None"))
+    script.write_text(
+        HOSTILE.format(marker=str(markers / "probe"), shell_marker=str(markers / "probe.shell"), port=port).replace(
+            "from torch.autograd import Variable", "Variable = None"
+        )
+    )
     subprocess.run([sys.executable, str(script)], check=True, timeout=60, capture_output=True)
     assert sorted(path.name for path in markers.iterdir()) == ["probe", "probe.shell"]
     listener.setblocking(True)

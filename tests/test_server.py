@@ -107,7 +107,12 @@ class LspSession:
     def initialize(self, root: Path, capabilities: Optional[dict] = None) -> None:
         result = self.request(
             "initialize",
-            {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities or {}, "workspaceFolders": [{"uri": root.as_uri(), "name": "root"}]},
+            {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": capabilities or {},
+                "workspaceFolders": [{"uri": root.as_uri(), "name": "root"}],
+            },
         )
         self.notify("initialized", {})
         self.capabilities = result["capabilities"]
@@ -128,12 +133,18 @@ class LspSession:
         self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
         return self.diagnostics(uri, version)
 
-    def code_actions(self, path: Path, diagnostics: list[dict], only: Optional[list[str]] = None, range: Optional[dict] = None) -> list[dict]:
+    def code_actions(
+        self, path: Path, diagnostics: list[dict], only: Optional[list[str]] = None, range: Optional[dict] = None
+    ) -> list[dict]:
         context: dict = {"diagnostics": diagnostics}
         if only is not None:
             context["only"] = only
         whole = {"start": {"line": 0, "character": 0}, "end": {"line": 10_000, "character": 0}}
-        params = {"textDocument": {"uri": path.as_uri()}, "range": range or (diagnostics[0]["range"] if diagnostics else whole), "context": context}
+        params = {
+            "textDocument": {"uri": path.as_uri()},
+            "range": range or (diagnostics[0]["range"] if diagnostics else whole),
+            "context": context,
+        }
         return self.request("textDocument/codeAction", params) or []
 
     def close(self) -> int:
@@ -324,7 +335,7 @@ def test_unsafe_fix_is_titled_unsafe_and_never_in_fix_all(server, workspace, run
 
 def test_columns_are_utf16_code_units(server, workspace):
     # U+1F600 is one code point (gradlint column) but two UTF-16 code units (LSP character).
-    text = 'print("\U0001F600", loss.data[0])\nx = "\U0001F600\U0001F600"; y = loss.data[0]\n'
+    text = 'print("\U0001f600", loss.data[0])\nx = "\U0001f600\U0001f600"; y = loss.data[0]\n'
     path = workspace / "emoji.py"
     diagnostics = server.open(path, text)
     assert codes(diagnostics) == ["GL103", "GL103"]
@@ -334,7 +345,7 @@ def test_columns_are_utf16_code_units(server, workspace):
     ]
     assert [a["title"] for a in server.code_actions(path, [diagnostics[1]], only=["quickfix"])] == ["Replace with `loss.item()`"]
     edits = [edit for d in diagnostics for edit in edits_of(server.code_actions(path, [d], only=["quickfix"])[0], path.as_uri())]
-    assert apply_lsp_edits(text, edits) == 'print("\U0001F600", loss.item())\nx = "\U0001F600\U0001F600"; y = loss.item()\n'
+    assert apply_lsp_edits(text, edits) == 'print("\U0001f600", loss.item())\nx = "\U0001f600\U0001f600"; y = loss.item()\n'
 
 
 def test_negotiated_utf32_columns_count_code_points(workspace):
@@ -342,7 +353,7 @@ def test_negotiated_utf32_columns_count_code_points(workspace):
     try:
         session.initialize(workspace, {"general": {"positionEncodings": ["utf-32", "utf-16"]}})
         assert session.capabilities["positionEncoding"] == "utf-32"
-        diagnostics = session.open(workspace / "emoji32.py", 'print("\U0001F600", loss.data[0])\n')
+        diagnostics = session.open(workspace / "emoji32.py", 'print("\U0001f600", loss.data[0])\n')
     finally:
         session.stop()
     assert diagnostics[0]["range"]["start"] == {"line": 0, "character": 11}
@@ -366,8 +377,7 @@ def test_settings_of_the_nearest_configuration_are_honoured(server, workspace, r
     project = workspace / "project"
     write(
         project / "pyproject.toml",
-        '[tool.gradlint]\nignore = ["GL103"]\nextend-exclude = ["generated/"]\n\n'
-        '[tool.gradlint.per-file-ignores]\n"scripts/*" = ["GL1"]\n',
+        '[tool.gradlint]\nignore = ["GL103"]\nextend-exclude = ["generated/"]\n\n[tool.gradlint.per-file-ignores]\n"scripts/*" = ["GL1"]\n',
     )
     files = {
         "src/train.py": LEGACY,
@@ -391,7 +401,9 @@ def test_settings_of_the_nearest_configuration_are_honoured(server, workspace, r
     result = run_cli("check", "--no-cache", "--output-format", "json", ".")
     reported = {name: [] for name in files}
     for finding in json.loads(result.output):
-        reported[Path(finding["filename"]).resolve().relative_to(project.resolve()).as_posix()].append((finding["code"], finding["location"]["row"]))
+        reported[Path(finding["filename"]).resolve().relative_to(project.resolve()).as_posix()].append(
+            (finding["code"], finding["location"]["row"])
+        )
     assert published == reported
 
 

@@ -40,7 +40,14 @@ def update_under(outer: str, inner: str) -> str:
 def findings(source: str):
     """Position, message and fix of each GL406 finding (edits by row and column: the headers differ in length)."""
     return [
-        (f.location, f.end_location, f.message, f.fix.applicability, f.fix.message, [(e.content, e.location, e.end_location) for e in f.fix.edits])
+        (
+            f.location,
+            f.end_location,
+            f.message,
+            f.fix.applicability,
+            f.fix.message,
+            [(e.content, e.location, e.end_location) for e in f.fix.edits],
+        )
         for f in lint(source, "GL406")
     ]
 
@@ -96,7 +103,9 @@ def test_statement_facts_stay_in_their_body():
         """
     )
     assert found == []
-    followed = context("def step(z):\n    update(z)\ndef update(z):\n    fake = G(z)\n    D(fake).mean().backward()\n").training.functions[0]
+    followed = context("def step(z):\n    update(z)\ndef update(z):\n    fake = G(z)\n    D(fake).mean().backward()\n").training.functions[
+        0
+    ]
     assert [event.kind for event in followed.events] == [Kind.BACKWARD]
 
 

@@ -101,8 +101,20 @@ def data_assignment(context: FileContext, small: cst.CSTNode) -> Optional[cst.At
 # was; on `x` itself (the GL301 rewrite) they would resize, re-point or detach it.
 _METADATA_INPLACE = frozenset(
     {
-        "requires_grad_", "detach_", "set_", "resize_", "resize_as_", "as_strided_", "squeeze_",
-        "unsqueeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "rename_", "share_memory_",
+        "requires_grad_",
+        "detach_",
+        "set_",
+        "resize_",
+        "resize_as_",
+        "as_strided_",
+        "squeeze_",
+        "unsqueeze_",
+        "t_",
+        "transpose_",
+        "swapdims_",
+        "swapaxes_",
+        "rename_",
+        "share_memory_",
     }
 )
 

@@ -124,7 +124,11 @@ class FunctionSummary:
     @cached_property
     def returns(self) -> tuple[cst.BaseExpression, ...]:
         """The values of its own `return` statements (nested defs and lambdas excluded)."""
-        return tuple(statement.value for statement in _own_statements(self.function) if isinstance(statement, cst.Return) and statement.value is not None)
+        return tuple(
+            statement.value
+            for statement in _own_statements(self.function)
+            if isinstance(statement, cst.Return) and statement.value is not None
+        )
 
     @cached_property
     def returns_grad(self) -> bool:

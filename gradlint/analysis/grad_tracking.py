@@ -19,22 +19,141 @@ from gradlint.analysis.roles import MODEL_CALLEE
 from gradlint.analysis.tree import descendants
 
 ENDS_HISTORY = frozenset(
-    {"detach", "item", "tolist", "numpy", "argmax", "argmin", "eq", "ne", "lt", "gt", "le", "ge", "long", "int",
-     "bool", "byte", "short", "size", "dim", "numel", "nonzero", "sign", "round", "floor", "ceil", "new_zeros",
-     "new_ones", "new_empty", "zeros_like", "ones_like", "isnan", "isinf", "all", "any", "data_ptr", "stride"}
+    {
+        "detach",
+        "item",
+        "tolist",
+        "numpy",
+        "argmax",
+        "argmin",
+        "eq",
+        "ne",
+        "lt",
+        "gt",
+        "le",
+        "ge",
+        "long",
+        "int",
+        "bool",
+        "byte",
+        "short",
+        "size",
+        "dim",
+        "numel",
+        "nonzero",
+        "sign",
+        "round",
+        "floor",
+        "ceil",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "zeros_like",
+        "ones_like",
+        "isnan",
+        "isinf",
+        "all",
+        "any",
+        "data_ptr",
+        "stride",
+    }
 )
 KEEPS_HISTORY = frozenset(
-    {"cpu", "cuda", "to", "float", "double", "half", "view", "view_as", "reshape", "squeeze", "unsqueeze", "t",
-     "permute", "transpose", "flatten", "sum", "mean", "std", "var", "norm", "prod", "softmax", "log_softmax",
-     "sigmoid", "tanh", "relu", "exp", "log", "pow", "abs", "clone", "contiguous", "mul", "add", "sub", "div",
-     "matmul", "mm", "bmm", "max", "min", "topk", "sort", "expand", "expand_as", "repeat", "narrow", "select",
-     "index_select", "gather", "masked_fill", "clamp", "sqrt", "neg", "squeeze_", "type_as", "chunk", "split"}
+    {
+        "cpu",
+        "cuda",
+        "to",
+        "float",
+        "double",
+        "half",
+        "view",
+        "view_as",
+        "reshape",
+        "squeeze",
+        "unsqueeze",
+        "t",
+        "permute",
+        "transpose",
+        "flatten",
+        "sum",
+        "mean",
+        "std",
+        "var",
+        "norm",
+        "prod",
+        "softmax",
+        "log_softmax",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "exp",
+        "log",
+        "pow",
+        "abs",
+        "clone",
+        "contiguous",
+        "mul",
+        "add",
+        "sub",
+        "div",
+        "matmul",
+        "mm",
+        "bmm",
+        "max",
+        "min",
+        "topk",
+        "sort",
+        "expand",
+        "expand_as",
+        "repeat",
+        "narrow",
+        "select",
+        "index_select",
+        "gather",
+        "masked_fill",
+        "clamp",
+        "sqrt",
+        "neg",
+        "squeeze_",
+        "type_as",
+        "chunk",
+        "split",
+    }
 )
 INDEX_RESULTS = frozenset({"max", "min", "topk", "sort", "kthvalue", "mode", "median"})
-NO_HISTORY_FUNCTIONS = frozenset({"argmax", "argmin", "no_grad", "zeros", "ones", "empty", "arange", "eye", "randint", "randperm", "from_numpy", "tensor", "as_tensor", "zeros_like", "ones_like", "randn", "rand", "full", "linspace", "eq", "ne", "isnan", "isinf"})
+NO_HISTORY_FUNCTIONS = frozenset(
+    {
+        "argmax",
+        "argmin",
+        "no_grad",
+        "zeros",
+        "ones",
+        "empty",
+        "arange",
+        "eye",
+        "randint",
+        "randperm",
+        "from_numpy",
+        "tensor",
+        "as_tensor",
+        "zeros_like",
+        "ones_like",
+        "randn",
+        "rand",
+        "full",
+        "linspace",
+        "eq",
+        "ne",
+        "isnan",
+        "isinf",
+    }
+)
 
 
-REQUIRES_GRAD_FACTORIES = frozenset(f"torch.{name}" for name in ("randn", "rand", "zeros", "ones", "tensor", "full", "empty", "randn_like", "rand_like", "zeros_like", "ones_like"))
+REQUIRES_GRAD_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in ("randn", "rand", "zeros", "ones", "tensor", "full", "empty", "randn_like", "rand_like", "zeros_like", "ones_like")
+)
 
 
 class GradEvidence:
@@ -93,7 +212,9 @@ class GradEvidence:
         if not qualified.startswith("torch.") or qualified.rsplit(".", 1)[-1] in NO_HISTORY_FUNCTIONS:
             return False
         short = qualified.rsplit(".", 1)[-1]
-        if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits")):
+        if qualified.startswith("torch.nn.functional.") and (
+            short.endswith("loss") or short in ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits")
+        ):
             return True
         return any(self._argument_carries(arg.value, scope, depth) for arg in call.args if arg.keyword is None)
 
@@ -162,4 +283,3 @@ def _is_index_result(inner: cst.BaseExpression, subscript: cst.Subscript) -> boo
 
 def mentioned_names(node: cst.CSTNode) -> set[str]:
     return {current.value for current in descendants(node) if isinstance(current, cst.Name)}
-

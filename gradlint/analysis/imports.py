@@ -265,8 +265,7 @@ def import_anchor(module: cst.Module) -> Optional[cst.CSTNode]:
         if index == 0 and _is_docstring(statement):
             continue
         if isinstance(statement, cst.SimpleStatementLine) and any(
-            isinstance(small, cst.ImportFrom) and dotted_name(small.module or cst.Name("_")) == "__future__"
-            for small in statement.body
+            isinstance(small, cst.ImportFrom) and dotted_name(small.module or cst.Name("_")) == "__future__" for small in statement.body
         ):
             continue
         decorators = getattr(statement, "decorators", ())

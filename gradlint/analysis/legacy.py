@@ -18,8 +18,23 @@ _PARAMETERS = ("data", "requires_grad", "volatile")
 GRAD_FACTORIES = frozenset(
     f"torch.{name}"
     for name in (
-        "randn", "rand", "zeros", "ones", "full", "empty", "arange", "eye", "tensor", "linspace",
-        "logspace", "randn_like", "rand_like", "zeros_like", "ones_like", "full_like", "empty_like",
+        "randn",
+        "rand",
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+        "arange",
+        "eye",
+        "tensor",
+        "linspace",
+        "logspace",
+        "randn_like",
+        "rand_like",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "empty_like",
     )
 )
 # Fresh tensors from other sources (no `requires_grad=` parameter).
@@ -93,8 +108,4 @@ def fresh_tensor_call(node: cst.BaseExpression, imports: ImportMap) -> Optional[
 
 def is_direct_grad_factory(node: cst.BaseExpression, imports: ImportMap) -> bool:
     """`torch.randn(...)` itself (no conversion chain), which can take `requires_grad=True`."""
-    return (
-        isinstance(node, cst.Call)
-        and fresh_tensor_call(node, imports) is node
-        and imports.qualified_name(node.func) in GRAD_FACTORIES
-    )
+    return isinstance(node, cst.Call) and fresh_tensor_call(node, imports) is node and imports.qualified_name(node.func) in GRAD_FACTORIES

@@ -11,10 +11,27 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import is_optimizer_name, is_scaler_name
 from gradlint.analysis.syntax import dotted_name, iter_statements
 
-OPTIMIZER_MODULES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "torch_optimizer.", "timm.optim.", "transformers.optimization.")
+OPTIMIZER_MODULES = (
+    "torch.optim.",
+    "apex.optimizers.",
+    "bitsandbytes.optim.",
+    "torch_optimizer.",
+    "timm.optim.",
+    "transformers.optimization.",
+)
 OPTIMIZER_CLASSES = frozenset({"transformers.AdamW", "transformers.Adafactor", "torch.optim.Optimizer"})
 # MXNet's `gluon.Trainer.step()` overwrites gradients (grad_req="write"), so its loops need no reset.
-NOT_OPTIMIZER_MODULES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.SWALR", "optax.", "jax.", "numpy.", "scipy.", "gym.", "gymnasium.", "mxnet.")
+NOT_OPTIMIZER_MODULES = (
+    "torch.optim.lr_scheduler.",
+    "torch.optim.swa_utils.SWALR",
+    "optax.",
+    "jax.",
+    "numpy.",
+    "scipy.",
+    "gym.",
+    "gymnasium.",
+    "mxnet.",
+)
 
 
 class OptimizerOracle:

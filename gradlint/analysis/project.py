@@ -174,9 +174,7 @@ class ProjectIndex:
         if names or stars:
             self._facts[path] = ProjectFacts(names, stars)
 
-    def _module_attributes(
-        self, names: dict[str, str], prefix: str, module: str, importer: str, local: Optional[str], text: bytes
-    ) -> None:
+    def _module_attributes(self, names: dict[str, str], prefix: str, module: str, importer: str, local: Optional[str], text: bytes) -> None:
         """`prefix.<name>` for every import of `module` that leads outside the project."""
         for item in self._import_statements(module):
             bound = item.local

@@ -29,7 +29,10 @@ class Role(Enum):
 # -- models -----------------------------------------------------------------------------------
 
 # A callee whose result is a tensor: `model(x)`, `netD(x)`, `rnn(x)`.
-MODEL_CALL = re.compile(r"^(model|net|netd|netg|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|rnn|lstm|gru|cnn|mlp|[dg])$", re.IGNORECASE)
+MODEL_CALL = re.compile(
+    r"^(model|net|netd|netg|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|rnn|lstm|gru|cnn|mlp|[dg])$",
+    re.IGNORECASE,
+)
 # A callee whose result carries autograd history; wider, as layers count too (`fc(x)`, `layer2(x)`).
 MODEL_CALLEE = re.compile(
     r"^(model|net|network|net_?[dg]|generator|discriminator|encoder|decoder|classifier|policy|critic|actor|"

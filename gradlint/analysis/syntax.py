@@ -11,7 +11,6 @@ from typing import Iterator, Optional, Sequence
 import libcst as cst
 
 
-
 def iter_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.CSTNode]:
     """Every statement (and small statement) in `body`, depth first, in source order.
 
@@ -65,7 +64,6 @@ def dotted_name(node: cst.CSTNode) -> Optional[str]:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
-
 
 
 def is_bool_literal(node: Optional[cst.CSTNode], value: bool) -> bool:

@@ -19,19 +19,103 @@ from gradlint.analysis.scopes import Scope, ScopeTable
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
 TENSOR_ONLY_METHODS = frozenset(
     {
-        "cuda", "detach", "requires_grad_", "view", "view_as", "expand_as", "unsqueeze", "squeeze",
-        "contiguous", "masked_fill", "index_select", "gather", "scatter", "softmax", "log_softmax",
-        "matmul", "mm", "bmm", "t", "permute", "narrow", "float", "double", "half", "long", "int",
-        "byte", "sigmoid", "tanh", "relu", "clamp", "exp", "log", "pow", "abs", "neg", "sqrt",
-        "norm", "eq", "ne", "lt", "gt", "le", "ge", "topk", "argmax", "argmin", "numel",
-        "clone", "type_as", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+        "cuda",
+        "detach",
+        "requires_grad_",
+        "view",
+        "view_as",
+        "expand_as",
+        "unsqueeze",
+        "squeeze",
+        "contiguous",
+        "masked_fill",
+        "index_select",
+        "gather",
+        "scatter",
+        "softmax",
+        "log_softmax",
+        "matmul",
+        "mm",
+        "bmm",
+        "t",
+        "permute",
+        "narrow",
+        "float",
+        "double",
+        "half",
+        "long",
+        "int",
+        "byte",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "clamp",
+        "exp",
+        "log",
+        "pow",
+        "abs",
+        "neg",
+        "sqrt",
+        "norm",
+        "eq",
+        "ne",
+        "lt",
+        "gt",
+        "le",
+        "ge",
+        "topk",
+        "argmax",
+        "argmin",
+        "numel",
+        "clone",
+        "type_as",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "new_tensor",
     }
 )
 # Reductions: a tensor when the receiver is one (numpy has the same names).
 TENSOR_PRESERVING_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "cpu", "to", "add", "mul", "sub", "div"})
 TENSOR_ATTRIBUTES = frozenset({"grad", "weight", "bias"})
-NOT_TENSOR_MODULES = ("torch.utils", "torch.nn.Module", "torch.optim", "torch.cuda", "torch.backends", "torch.distributed", "torch.device", "torch.dtype", "torch.Size")
-NON_TENSOR_ROOTS = frozenset({"self", "cls", "args", "opt", "opts", "config", "cfg", "dataset", "np", "numpy", "pd", "tf", "df", "os", "sys", "math", "json", "kwargs", "params", "hparams", "flags", "FLAGS"})
+NOT_TENSOR_MODULES = (
+    "torch.utils",
+    "torch.nn.Module",
+    "torch.optim",
+    "torch.cuda",
+    "torch.backends",
+    "torch.distributed",
+    "torch.device",
+    "torch.dtype",
+    "torch.Size",
+)
+NON_TENSOR_ROOTS = frozenset(
+    {
+        "self",
+        "cls",
+        "args",
+        "opt",
+        "opts",
+        "config",
+        "cfg",
+        "dataset",
+        "np",
+        "numpy",
+        "pd",
+        "tf",
+        "df",
+        "os",
+        "sys",
+        "math",
+        "json",
+        "kwargs",
+        "params",
+        "hparams",
+        "flags",
+        "FLAGS",
+    }
+)
 
 
 class TensorEvidence:
@@ -131,7 +215,6 @@ def root_name(node: cst.BaseExpression) -> Optional[str]:
     return node.value if isinstance(node, cst.Name) else None
 
 
-
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
 SCALAR_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min", "dot", "dist", "numel", "all", "any"})
 
@@ -186,7 +269,19 @@ class ScalarEvidence:
         return bool(LOSS_VALUE.match(name))
 
 
-_FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+_FUNCTIONAL_LOSSES = frozenset(
+    {
+        "cross_entropy",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "kl_div",
+        "nll_loss",
+        "mse_loss",
+        "l1_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+    }
+)
 
 
 def _keeps_reduction(call: cst.Call) -> bool:

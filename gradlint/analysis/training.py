@@ -205,7 +205,9 @@ class TrainingAnalysis:
             return [place.event(Kind.RESET, small, statement, resets_all=True, line=statement)]
         if isinstance(small, (cst.Assign, cst.AugAssign)) and _is_manual_update(small):
             return [place.event(Kind.UPDATE, small, statement, line=statement)]
-        events = [replace(event, line=statement) if event.via is None else event for event in self._expression_events(small, statement, place)]
+        events = [
+            replace(event, line=statement) if event.via is None else event for event in self._expression_events(small, statement, place)
+        ]
         target = _assigned_name(small)
         if target is not None:
             events.append(place.event(Kind.ASSIGN, small, statement, target=target, line=statement))
@@ -259,7 +261,15 @@ class TrainingAnalysis:
     def _called(self, helper: cst.FunctionDef, call: cst.Call, statement, place: _Place) -> list[Event]:
         """The effects of running `helper`, attributed to the call that runs it."""
         return [
-            replace(e, node=call, statement=statement, conditional=place.conditional or e.conditional, nested_loop=place.nested_loop or e.nested_loop, via=call, line=None)
+            replace(
+                e,
+                node=call,
+                statement=statement,
+                conditional=place.conditional or e.conditional,
+                nested_loop=place.nested_loop or e.nested_loop,
+                via=call,
+                line=None,
+            )
             for e in self._function_events(helper)
             if e.kind in EFFECTS
         ]
@@ -408,11 +418,7 @@ def _text(node: cst.CSTNode) -> str:
 
 def _grad_owners(node: cst.CSTNode) -> set[str]:
     """The text of `X` for every `X.grad` (or `X.data.grad`) read in an expression."""
-    return {
-        _text(current.value)
-        for current in descendants(node)
-        if isinstance(current, cst.Attribute) and current.attr.value == "grad"
-    }
+    return {_text(current.value) for current in descendants(node) if isinstance(current, cst.Attribute) and current.attr.value == "grad"}
 
 
 def _updates_own_grad(target: cst.CSTNode, values: Sequence[cst.CSTNode]) -> bool:
@@ -438,7 +444,9 @@ def _is_manual_update(statement) -> bool:
     `w = w - lr * w.grad` (a new tensor each iteration, whose `.grad` starts empty: GL403's business).
     """
     if isinstance(statement, cst.AugAssign):
-        return isinstance(statement.operator, (cst.SubtractAssign, cst.AddAssign)) and _updates_own_grad(statement.target, [statement.value])
+        return isinstance(statement.operator, (cst.SubtractAssign, cst.AddAssign)) and _updates_own_grad(
+            statement.target, [statement.value]
+        )
     if len(statement.targets) != 1:
         return False
     target = dotted_name(statement.targets[0].target)

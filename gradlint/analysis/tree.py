@@ -18,11 +18,32 @@ import libcst as cst
 
 _SKIPPED_FIELDS = frozenset(
     {
-        "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma",
-        "semicolon", "newline", "trailing_whitespace", "equal", "colon", "dot", "operator",
-        "asynchronous", "star_tok", "default_comma", "whitespace",
+        "lpar",
+        "rpar",
+        "leading_lines",
+        "lines_after_decorators",
+        "header",
+        "footer",
+        "comma",
+        "semicolon",
+        "newline",
+        "trailing_whitespace",
+        "equal",
+        "colon",
+        "dot",
+        "operator",
+        "asynchronous",
+        "star_tok",
+        "default_comma",
+        "whitespace",
         # the punctuation and whitespace of slices, relative imports, `match` and one-line suites
-        "first_colon", "second_colon", "relative", "trailing_comma", "separator", "leading_whitespace", "last_line",
+        "first_colon",
+        "second_colon",
+        "relative",
+        "trailing_comma",
+        "separator",
+        "leading_whitespace",
+        "last_line",
     }
 )
 _child_fields: dict[type, tuple[str, ...]] = {}

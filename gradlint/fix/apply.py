@@ -25,9 +25,7 @@ class FixResult:
     error: Optional[str] = None
 
 
-def fix_text(
-    text: str, path: str, codes: frozenset[str], *, unsafe: bool = False, project: Optional["ProjectFacts"] = None
-) -> FixResult:
+def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = False, project: Optional["ProjectFacts"] = None) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `project`: what the file uses from, and gives to, the other files of its run."""
     current, module = text, None
@@ -63,7 +61,7 @@ def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
     taken: list[Edit] = []
     candidates = [f for f in findings if f.fix is not None and (unsafe or f.fix.applicability == Applicability.SAFE)]
     shared: set[tuple[Edit, ...]] = set()
-    for finding in sorted(candidates, key=lambda f: (f.fix.edits[0].start if f.fix.edits else 0)):
+    for finding in sorted(candidates, key=lambda f: f.fix.edits[0].start if f.fix.edits else 0):
         edits = finding.fix.edits
         if edits in shared:
             chosen.append(finding)  # one fix serving several findings (a grouped rewrite)

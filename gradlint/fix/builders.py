@@ -29,9 +29,7 @@ def indentation(context: FileContext, stack: Sequence[cst.CSTNode]) -> str:
     """The indentation of a statement whose ancestors are `stack`, from the tree (no positions)."""
     unit = context.module.default_indent
     # A `match` indents its `case` clauses itself (they are not in an IndentedBlock).
-    return "".join(
-        node.indent if node.indent is not None else unit for node in stack if isinstance(node, (cst.IndentedBlock, cst.Match))
-    )
+    return "".join(node.indent if node.indent is not None else unit for node in stack if isinstance(node, (cst.IndentedBlock, cst.Match)))
 
 
 def enclosing_line(stack: Sequence[cst.CSTNode]) -> Optional[tuple[cst.SimpleStatementLine, int]]:

@@ -81,11 +81,7 @@ def _used_names(module: cst.Module) -> set[str]:
 def _top_level_line(module: cst.Module, statement: cst.ImportFrom) -> Optional[cst.SimpleStatementLine]:
     """The module-level line holding `statement`; None inside a block (removing it could empty the block)."""
     return next(
-        (
-            node
-            for node in module.body
-            if isinstance(node, cst.SimpleStatementLine) and any(small is statement for small in node.body)
-        ),
+        (node for node in module.body if isinstance(node, cst.SimpleStatementLine) and any(small is statement for small in node.body)),
         None,
     )
 

@@ -13,9 +13,7 @@ from gradlint.positions import LazyPositions
 from gradlint.source import LineIndex
 
 
-def plan_edits(
-    text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>", statements: Sequence[cst.CSTNode] = ()
-) -> Optional[Fix]:
+def plan_edits(text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>", statements: Sequence[cst.CSTNode] = ()) -> Optional[Fix]:
     """Text edits for a fix plan over an already parsed module (used by the fixer's clean-ups).
 
     `statements`: the top-level statements the changes are in, so that positions are resolved

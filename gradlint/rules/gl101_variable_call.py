@@ -302,6 +302,11 @@ def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cs
     args = [arg for arg in call.args if not (arg.keyword is not None and arg.keyword.value == keyword)]
     if args:
         args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    args.append(cst.Arg(value=value, keyword=cst.Name(keyword), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+    args.append(
+        cst.Arg(
+            value=value,
+            keyword=cst.Name(keyword),
+            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+        )
+    )
     return call.with_changes(args=args)

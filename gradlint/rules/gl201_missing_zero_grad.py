@@ -252,7 +252,9 @@ class MissingZeroGrad(Rule):
         if backward.via is not None or backward.line is None or not isinstance(backward.line, cst.SimpleStatementLine):
             return None
         (optimizer,) = optimizers
-        return self.unsafe_fix(f"Insert `{optimizer}.zero_grad()` before the backward call", InsertLineBefore(backward.line, f"{optimizer}.zero_grad()"))
+        return self.unsafe_fix(
+            f"Insert `{optimizer}.zero_grad()` before the backward call", InsertLineBefore(backward.line, f"{optimizer}.zero_grad()")
+        )
 
     def _text(self, event: Event) -> str:
         return snippet(self.context.code_for(event.node).strip(), 50)

@@ -118,7 +118,8 @@ class ZeroGradBeforeStep(Rule):
                 loss.backward()
                 optimizer.zero_grad(); optimizer.step()
             """,
-            line=4, column=5,
+            line=4,
+            column=5,
             message="`optimizer.zero_grad()` runs after backward and before the step",
         ),
     )

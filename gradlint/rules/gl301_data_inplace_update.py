@@ -106,7 +106,8 @@ class DataInplaceUpdate(Rule):
                 with torch.no_grad():
                     p -= lr * p.grad
             """,
-            line=3, column=5,
+            line=3,
+            column=5,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
@@ -128,7 +129,8 @@ class DataInplaceUpdate(Rule):
                     model.bias.zero_()
                 return model
             """,
-            line=4, column=5,
+            line=4,
+            column=5,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
@@ -145,7 +147,8 @@ class DataInplaceUpdate(Rule):
             with torch.no_grad():
                 w.add_(-lr, w.grad)
             """,
-            line=4, column=5,
+            line=4,
+            column=5,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Drop `.data` (already under no_grad)",
         ),
@@ -158,7 +161,8 @@ class DataInplaceUpdate(Rule):
             import torch.nn as nn
             nn.init.normal_(m.weight, 0.0, 0.02)
             """,
-            line=2, column=1,
+            line=2,
+            column=1,
             message="`nn.init` on `.data` is legacy; pass the tensor itself",
             fix_title="Drop `.data` (`nn.init` runs without grad)",
         ),
@@ -173,7 +177,8 @@ class DataInplaceUpdate(Rule):
                 with torch.no_grad():
                     p.mul_(0.5)
             """,
-            line=2, column=5,
+            line=2,
+            column=5,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
@@ -194,7 +199,8 @@ class DataInplaceUpdate(Rule):
                     with torch.no_grad():
                         p.zero_()  # unused
             """,
-            line=3, column=28,
+            line=3,
+            column=28,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
@@ -212,7 +218,8 @@ class DataInplaceUpdate(Rule):
                     q.mul_(0.99).add_(p, alpha=0.01)
                     q[q < 0] = 0
             """,
-            line=3, column=5,
+            line=3,
+            column=5,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
@@ -224,7 +231,8 @@ class DataInplaceUpdate(Rule):
                 loss = model(x).sum(); model.weight.data.zero_()
                 return loss
             """,
-            line=3, column=28,
+            line=3,
+            column=28,
             message="In-place update through `.data` bypasses autograd's version",
         ),
         Invalid(  # `case` clauses are indented by the `match` itself, not by an indented block
@@ -243,7 +251,8 @@ class DataInplaceUpdate(Rule):
                   with torch.no_grad():
                     p.add_(p.grad, alpha=-lr)
             """,
-            line=5, column=7,
+            line=5,
+            column=7,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
@@ -288,9 +297,7 @@ class DataInplaceUpdate(Rule):
             return None
         alias, changes = found
         strip = StripData({id(n) for small in suite.body for n in data_nodes(self.context, small)})
-        inner = cst.SimpleStatementLine(
-            body=[small.visit(strip) for small in suite.body], trailing_whitespace=suite.trailing_whitespace
-        )
+        inner = cst.SimpleStatementLine(body=[small.visit(strip) for small in suite.body], trailing_whitespace=suite.trailing_whitespace)
         no_grad = cst.With(
             items=[cst.WithItem(cst.Call(cst.Attribute(cst.Name(alias), cst.Name("no_grad"))))],
             body=cst.IndentedBlock([inner]),

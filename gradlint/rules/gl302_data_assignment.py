@@ -79,7 +79,8 @@ class DataAssignment(Rule):
             with torch.no_grad():
                 target.weight.copy_(source.weight.clone())
             """,
-            line=2, column=1,
+            line=2,
+            column=1,
             message="Assigning to `.data` swaps the tensor's storage behind",
             fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
@@ -96,7 +97,8 @@ class DataAssignment(Rule):
                 for p in model.parameters():
                     p.copy_(p * 0.5)
             """,
-            line=4, column=9,
+            line=4,
+            column=9,
             message="Assigning to `.data` swaps the tensor's storage behind",
             fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
@@ -114,7 +116,8 @@ class DataAssignment(Rule):
                     target.weight.copy_(source.weight.clone())
                     target.bias.copy_(source.bias.clone())
             """,
-            line=3, column=5,
+            line=3,
+            column=5,
             message="Assigning to `.data` swaps the tensor's storage behind",
             fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
@@ -123,7 +126,8 @@ class DataAssignment(Rule):
             import torch
             a.weight.data = b.weight.data = w
             """,
-            line=2, column=1,
+            line=2,
+            column=1,
             message="Assigning to `.data` swaps the tensor's storage behind",
         ),  # chained targets: reported, no fix
         Invalid(  # inside a `match` (whose `case` clauses it indents itself)
@@ -140,7 +144,8 @@ class DataAssignment(Rule):
                     with torch.no_grad():
                         target.weight.copy_(source.weight.clone())
             """,
-            line=4, column=9,
+            line=4,
+            column=9,
             message="Assigning to `.data` swaps the tensor's storage behind",
             fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
@@ -188,9 +193,7 @@ class DataAssignment(Rule):
         """`x.copy_(expr)` for `x.data = expr`, `.data` dropped inside expr."""
         strip = StripData({id(n) for n in data_nodes(self.context, node.value)})
         target = node.targets[0].target
-        return cst.Expr(
-            cst.Call(func=cst.Attribute(value=target.value, attr=cst.Name("copy_")), args=[cst.Arg(node.value.visit(strip))])
-        )
+        return cst.Expr(cst.Call(func=cst.Attribute(value=target.value, attr=cst.Name("copy_")), args=[cst.Arg(node.value.visit(strip))]))
 
     def _fix(self, node: cst.Assign) -> Optional[FixPlan]:
         found = enclosing_line(self.context.stack)

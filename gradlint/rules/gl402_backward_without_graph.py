@@ -11,7 +11,7 @@ from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
     "`{receiver}` has no autograd graph ({reason}), so `backward()` raises "
-    "\"element 0 of tensors does not require grad and does not have a grad_fn\""
+    '"element 0 of tensors does not require grad and does not have a grad_fn"'
 )
 
 
@@ -117,7 +117,8 @@ class BackwardWithoutGraph(Rule):
             loss = criterion(model(x), y)
             loss.detach().backward()
             """,
-            line=2, column=1,
+            line=2,
+            column=1,
             message="`loss.detach()` has no autograd graph (`.detach()`/`.data`",
         ),
         Invalid(
@@ -125,7 +126,8 @@ class BackwardWithoutGraph(Rule):
             loss = criterion(model(x), y)
             loss.data.backward()
             """,
-            line=2, column=1,
+            line=2,
+            column=1,
             message="`loss.data` has no autograd graph (`.detach()`/`.data` cuts",
         ),
         Invalid(
@@ -135,7 +137,8 @@ class BackwardWithoutGraph(Rule):
                 loss = criterion(model(x), y)
             loss.backward()
             """,
-            line=4, column=1,
+            line=4,
+            column=1,
             message="`loss` has no autograd graph (it was computed with grad",
         ),
         Invalid(
@@ -146,7 +149,8 @@ class BackwardWithoutGraph(Rule):
                 loss = criterion(model(x), y)
                 loss.backward()
             """,
-            line=5, column=5,
+            line=5,
+            column=5,
             message="`loss` has no autograd graph (the function runs under",
         ),
         Invalid(
@@ -155,7 +159,8 @@ class BackwardWithoutGraph(Rule):
                 frozen = loss.detach()
                 frozen.backward()
             """,
-            line=3, column=5,
+            line=3,
+            column=5,
             message="`frozen` has no autograd graph (it was computed with grad",
         ),
         Invalid(
@@ -166,7 +171,8 @@ class BackwardWithoutGraph(Rule):
                     loss = criterion(model(x), y)
             loss.backward()
             """,
-            line=5, column=1,
+            line=5,
+            column=1,
             message="`loss` has no autograd graph (it was computed with grad",
         ),
     )

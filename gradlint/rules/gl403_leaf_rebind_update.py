@@ -88,7 +88,8 @@ class LeafRebindUpdate(Rule):
             with torch.no_grad():
                 w -= lr * w.grad
             """,
-            line=2, column=1,
+            line=2,
+            column=1,
             message="`w = w - ...w.grad` rebinds `w` to a new tensor that is not",
             fix_title="Update in place under `torch.no_grad()`",
         ),
@@ -103,7 +104,8 @@ class LeafRebindUpdate(Rule):
             with torch.no_grad():
                 W -= lr * W.grad
             """,
-            line=3, column=5,
+            line=3,
+            column=5,
             message="`W = W - ...W.grad` rebinds `W` to a new tensor that is not",
             fix_title="Update in place under `torch.no_grad()`",
         ),
@@ -121,7 +123,8 @@ class LeafRebindUpdate(Rule):
                     w -= lr * w.grad
                 return w
             """,
-            line=3, column=5,
+            line=3,
+            column=5,
             message="`w = w - ...w.grad` rebinds `w` to a new tensor that is not",
             fix_title="Update in place under `torch.no_grad()`",
         ),
@@ -139,7 +142,8 @@ class LeafRebindUpdate(Rule):
                     with torch.no_grad():
                         w -= lr * w.grad
             """,
-            line=4, column=9,
+            line=4,
+            column=9,
             message="`w = w - ...w.grad` rebinds `w` to a new tensor that is not",
             fix_title="Update in place under `torch.no_grad()`",
         ),
@@ -148,7 +152,8 @@ class LeafRebindUpdate(Rule):
             for x in data:
                 w = w - lr * w.grad; steps += 1
             """,
-            line=2, column=5,
+            line=2,
+            column=5,
             message="`w = w - ...w.grad` rebinds `w` to a new tensor",
         ),
     )
