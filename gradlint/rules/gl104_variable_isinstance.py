@@ -56,23 +56,60 @@ class VariableIsinstance(Rule):
     cleanup_imports = (VARIABLE,)
 
     VALID = (
-        "import tensorflow as tf\nok = isinstance(v, tf.Variable)\n",
-        "from torch.autograd import Variable\nok = issubclass(C, Variable)\n",
-        "import torch\nok = isinstance(x, torch.Tensor)\n",
-        "from torch.autograd import Variable\ndef isinstance(a, b):\n    return True\nok = isinstance(x, Variable)\n",
+        """
+        import tensorflow as tf
+        ok = isinstance(v, tf.Variable)
+        """,
+        """
+        from torch.autograd import Variable
+        ok = issubclass(C, Variable)
+        """,
+        """
+        import torch
+        ok = isinstance(x, torch.Tensor)
+        """,
+        """
+        from torch.autograd import Variable
+        def isinstance(a, b):
+            return True
+        ok = isinstance(x, Variable)
+        """,
     )
     INVALID = (
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\nok = isinstance(x, Variable)\n",
-            "import torch\nok = isinstance(x, torch.Tensor)\n",
+            """
+            import torch
+            from torch.autograd import Variable
+            ok = isinstance(x, Variable)
+            """,
+            """
+            import torch
+            ok = isinstance(x, torch.Tensor)
+            """,
         ),
         Invalid(
-            "import numpy as np\nfrom torch.autograd import Variable\nok = isinstance(x, (Variable, np.ndarray))\n",
-            "import torch\nimport numpy as np\nok = isinstance(x, (torch.Tensor, np.ndarray))\n",
+            """
+            import numpy as np
+            from torch.autograd import Variable
+            ok = isinstance(x, (Variable, np.ndarray))
+            """,
+            """
+            import torch
+            import numpy as np
+            ok = isinstance(x, (torch.Tensor, np.ndarray))
+            """,
         ),
         Invalid(
-            '"""Doc."""\nimport torch as th\nok = isinstance(x, th.autograd.Variable)\n',
-            '"""Doc."""\nimport torch as th\nok = isinstance(x, th.Tensor)\n',
+            '''
+            """Doc."""
+            import torch as th
+            ok = isinstance(x, th.autograd.Variable)
+            ''',
+            '''
+            """Doc."""
+            import torch as th
+            ok = isinstance(x, th.Tensor)
+            ''',
         ),
     )
 
