@@ -39,7 +39,8 @@ class VariableIsinstance(Rule):
 
     ## Fix safety
     Safe: `isinstance(x, Variable)` and `isinstance(x, torch.Tensor)` agree for every object.
-    `import torch` is added when the module does not import it at top level.
+    `import torch` is added when the module does not import it at top level. No fix when the name
+    `torch` is already taken otherwise (imported only inside a function, or bound to another module).
 
     ## Known limits
     `issubclass(C, Variable)` is not rewritten: `issubclass(torch.Tensor, Variable)` is False, so
@@ -50,7 +51,7 @@ class VariableIsinstance(Rule):
     name = "variable-isinstance"
     summary = "`isinstance(x, Variable)`"
     migration = "variable"
-    fix_availability = Availability.ALWAYS
+    fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("Variable",)
     cleanup_imports = (VARIABLE,)
@@ -110,6 +111,18 @@ class VariableIsinstance(Rule):
             import torch as th
             ok = isinstance(x, th.Tensor)
             ''',
+        ),
+        # `torch` is imported only inside the function: no top-level `import torch` can be added.
+        Invalid(
+            """
+            from torch.autograd import Variable
+            def check(x):
+                import torch
+                return isinstance(x, Variable)
+            """,
+            fixed=None,
+            line=4, column=12,
+            message="`isinstance(x, Variable)` is legacy API",
         ),
     )
 

@@ -53,7 +53,8 @@ class RequiresGradTypo(Rule):
     ## Fix safety
     The keyword fix (`require_grad=` -> `requires_grad=`) is safe: the original raises. The
     attribute and module fixes (`x.requires_grad_(value)`) are unsafe: they change behaviour,
-    which is the point (parameters get frozen, inputs get gradients).
+    which is the point (parameters get frozen, inputs get gradients). No fix when the assignment
+    shares its line with another statement, or when the call also passes `requires_grad=`.
 
     ## Known limits
     An attribute near-miss that the file also reads (a config object's own `require_grad` field)
@@ -69,7 +70,7 @@ class RequiresGradTypo(Rule):
     code = "GL405"
     name = "requires-grad-typo"
     summary = "misspelt or ineffective `requires_grad`"
-    fix_availability = Availability.ALWAYS
+    fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     # Any string within two edits of "requires_grad" keeps one of these three pieces intact.
     triggers = ("requ", "ires_", "grad")
@@ -179,6 +180,23 @@ class RequiresGradTypo(Rule):
                 def freeze(self):
                     self.requires_grad_(False)
             """,
+        ),
+        # A statement sharing its line with another is not rewritten.
+        Invalid(
+            "model.requires_grad = False; model.eval()\n",
+            fixed=None,
+            line=1, column=1,
+            message="Setting `requires_grad` on an `nn.Module` does not freeze its parameters",
+        ),
+        # Renaming the keyword would repeat `requires_grad=`.
+        Invalid(
+            """
+            import torch
+            w = torch.randn(3, requires_grad=True, require_grad=False)
+            """,
+            fixed=None,
+            line=2, column=40,
+            message="`require_grad=` is a typo of `requires_grad=`",
         ),
     )
 
