@@ -61,22 +61,47 @@ class LegacyScalarIndex(Rule):
         "v = loss.data[:5]\n",
         "v = loss.data[i]\n",
         "loss.data[0] = 1.0\n",
-        "import numpy as np\na = np.zeros(3)\nv = a.sum().data[0]\n",
-        "losses = []\nv = losses.data[0]\n",
+        """
+        import numpy as np
+        a = np.zeros(3)
+        v = a.sum().data[0]
+        """,
+        """
+        losses = []
+        v = losses.data[0]
+        """,
     )
     INVALID = (
         Invalid("total += loss.data[0]\n", "total += loss.item()\n"),
         Invalid(
-            "loss = criterion(out, y)\nprint(loss.data[0])\n",
-            "loss = criterion(out, y)\nprint(loss.item())\n",
+            """
+            loss = criterion(out, y)
+            print(loss.data[0])
+            """,
+            """
+            loss = criterion(out, y)
+            print(loss.item())
+            """,
         ),
         Invalid(
-            "import torch.nn.functional as F\nt = F.nll_loss(out, y).data[0]\n",
-            "import torch.nn.functional as F\nt = F.nll_loss(out, y).item()\n",
+            """
+            import torch.nn.functional as F
+            t = F.nll_loss(out, y).data[0]
+            """,
+            """
+            import torch.nn.functional as F
+            t = F.nll_loss(out, y).item()
+            """,
         ),
         Invalid(
-            "correct = pred.eq(target).sum()\nn = correct.data[0]\n",
-            "correct = pred.eq(target).sum()\nn = correct.item()\n",
+            """
+            correct = pred.eq(target).sum()
+            n = correct.data[0]
+            """,
+            """
+            correct = pred.eq(target).sum()
+            n = correct.item()
+            """,
         ),
     )
 

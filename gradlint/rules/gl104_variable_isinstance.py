@@ -39,7 +39,8 @@ class VariableIsinstance(Rule):
 
     ## Fix safety
     Safe: `isinstance(x, Variable)` and `isinstance(x, torch.Tensor)` agree for every object.
-    `import torch` is added when the module does not import it at top level.
+    `import torch` is added when the module does not import it at top level. No fix when the name
+    `torch` is already taken otherwise (imported only inside a function, or bound to another module).
 
     ## Known limits
     `issubclass(C, Variable)` is not rewritten: `issubclass(torch.Tensor, Variable)` is False, so
@@ -50,29 +51,78 @@ class VariableIsinstance(Rule):
     name = "variable-isinstance"
     summary = "`isinstance(x, Variable)`"
     migration = "variable"
-    fix_availability = Availability.ALWAYS
+    fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("Variable",)
     cleanup_imports = (VARIABLE,)
 
     VALID = (
-        "import tensorflow as tf\nok = isinstance(v, tf.Variable)\n",
-        "from torch.autograd import Variable\nok = issubclass(C, Variable)\n",
-        "import torch\nok = isinstance(x, torch.Tensor)\n",
-        "from torch.autograd import Variable\ndef isinstance(a, b):\n    return True\nok = isinstance(x, Variable)\n",
+        """
+        import tensorflow as tf
+        ok = isinstance(v, tf.Variable)
+        """,
+        """
+        from torch.autograd import Variable
+        ok = issubclass(C, Variable)
+        """,
+        """
+        import torch
+        ok = isinstance(x, torch.Tensor)
+        """,
+        """
+        from torch.autograd import Variable
+        def isinstance(a, b):
+            return True
+        ok = isinstance(x, Variable)
+        """,
     )
     INVALID = (
         Invalid(
-            "import torch\nfrom torch.autograd import Variable\nok = isinstance(x, Variable)\n",
-            "import torch\nok = isinstance(x, torch.Tensor)\n",
+            """
+            import torch
+            from torch.autograd import Variable
+            ok = isinstance(x, Variable)
+            """,
+            """
+            import torch
+            ok = isinstance(x, torch.Tensor)
+            """,
         ),
         Invalid(
-            "import numpy as np\nfrom torch.autograd import Variable\nok = isinstance(x, (Variable, np.ndarray))\n",
-            "import torch\nimport numpy as np\nok = isinstance(x, (torch.Tensor, np.ndarray))\n",
+            """
+            import numpy as np
+            from torch.autograd import Variable
+            ok = isinstance(x, (Variable, np.ndarray))
+            """,
+            """
+            import torch
+            import numpy as np
+            ok = isinstance(x, (torch.Tensor, np.ndarray))
+            """,
         ),
         Invalid(
-            '"""Doc."""\nimport torch as th\nok = isinstance(x, th.autograd.Variable)\n',
-            '"""Doc."""\nimport torch as th\nok = isinstance(x, th.Tensor)\n',
+            '''
+            """Doc."""
+            import torch as th
+            ok = isinstance(x, th.autograd.Variable)
+            ''',
+            '''
+            """Doc."""
+            import torch as th
+            ok = isinstance(x, th.Tensor)
+            ''',
+        ),
+        # `torch` is imported only inside the function: no top-level `import torch` can be added.
+        Invalid(
+            """
+            from torch.autograd import Variable
+            def check(x):
+                import torch
+                return isinstance(x, Variable)
+            """,
+            fixed=None,
+            line=4, column=12,
+            message="`isinstance(x, Variable)` is legacy API",
         ),
     )
 

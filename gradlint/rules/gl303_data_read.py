@@ -58,26 +58,73 @@ class DataRead(Rule):
     triggers = (".data",)
 
     VALID = (
-        "import torch.utils.data\nds = torch.utils.data.TensorDataset(x)\n",
-        "from torchtext import data\nfield = data.Field()\n",
+        """
+        import torch.utils.data
+        ds = torch.utils.data.TensorDataset(x)
+        """,
+        """
+        from torchtext import data
+        field = data.Field()
+        """,
         "x = dataset.data\n",
         "x = self.data\n",
         "n = args.data\n",
         "v = loss.data[0]\n",
         "y = x.detach()\n",
-        "for p in model.parameters():\n    p.data -= lr * p.grad.data\n",
-        "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, 0.02)\n",
+        """
+        for p in model.parameters():
+            p.data -= lr * p.grad.data
+        """,
+        """
+        import torch.nn as nn
+        nn.init.normal_(m.weight.data, 0.0, 0.02)
+        """,
         "ema.weight.data.mul_(0.99).add_(model.weight.data)\n",
         "w.data[w.data < 0] = 0\n",
     )
     INVALID = (
         Invalid("pred = output.data.max(1)[1]\n", "pred = output.detach().max(1)[1]\n"),
-        Invalid("for p in model.parameters():\n    g = p.grad.data.norm()\n", "for p in model.parameters():\n    g = p.grad.norm()\n"),
-        Invalid("import torch\nx = torch.randn(3)\ny = x.data\n", "import torch\nx = torch.randn(3)\ny = x.detach()\n"),
-        Invalid("y = model.weight.data[0]\nz = output.data[:, 0]\n", "y = model.weight.detach()[0]\nz = output.detach()[:, 0]\n"),
+        Invalid(
+            """
+            for p in model.parameters():
+                g = p.grad.data.norm()
+            """,
+            """
+            for p in model.parameters():
+                g = p.grad.norm()
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            x = torch.randn(3)
+            y = x.data
+            """,
+            """
+            import torch
+            x = torch.randn(3)
+            y = x.detach()
+            """,
+        ),
+        Invalid(
+            """
+            y = model.weight.data[0]
+            z = output.data[:, 0]
+            """,
+            """
+            y = model.weight.detach()[0]
+            z = output.detach()[:, 0]
+            """,
+        ),
         Invalid(  # only the filled tensor is GL301's
-            "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, m.bias.data.std())\n",
-            "import torch.nn as nn\nnn.init.normal_(m.weight.data, 0.0, m.bias.detach().std())\n",
+            """
+            import torch.nn as nn
+            nn.init.normal_(m.weight.data, 0.0, m.bias.data.std())
+            """,
+            """
+            import torch.nn as nn
+            nn.init.normal_(m.weight.data, 0.0, m.bias.detach().std())
+            """,
         ),
         Invalid(  # metadata-only in-place ops change the `.data` object, not `m.weight`: same with detach()
             "m.weight.data.resize_(5)\n",

@@ -64,49 +64,172 @@ class LossAccumulationGraph(Rule):
     triggers = ("+=", "append", "= ")
 
     VALID = (
-        "params = []\nfor p in model.parameters():\n    params.append(p)\n",
-        "def get_loss(outputs):\n    loss = 0.0\n    for value in outputs:\n        loss += criterion(value, target)\n    return loss\n"
-        "total = get_loss(model(x))\ntotal.backward()\n",
-        "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    total += loss.item()\n",
-        "import torch\ntotal = 0\nwith torch.no_grad():\n    for x, y in data:\n        loss = criterion(model(x), y)\n        total += loss\n",
-        "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    total += loss\ntotal.backward()\n",
-        "losses = []\nfor x, y in data:\n    losses.append(criterion(model(x), y))\nsum(losses).backward()\n",
-        "for x, y in data:\n    step = 0\n    step += criterion(model(x), y)\n    step.backward()\n",
-        "total = 0\nfor x in data:\n    total += len(x)\n",
-        "class T:\n    def fit(self, data):\n        for x, y in data:\n            self.losses.append(self.criterion(self.model(x), y))\n"
-        "        torch.stack(self.losses).mean().backward()\n",
-        "for x, y in data:\n    with ctx:\n        total = 0\n    total += criterion(model(x), y)\n",
+        """
+        params = []
+        for p in model.parameters():
+            params.append(p)
+        """,
+        """
+        def get_loss(outputs):
+            loss = 0.0
+            for value in outputs:
+                loss += criterion(value, target)
+            return loss
+        total = get_loss(model(x))
+        total.backward()
+        """,
+        """
+        total = 0
+        for x, y in data:
+            loss = criterion(model(x), y)
+            total += loss.item()
+        """,
+        """
+        import torch
+        total = 0
+        with torch.no_grad():
+            for x, y in data:
+                loss = criterion(model(x), y)
+                total += loss
+        """,
+        """
+        total = 0
+        for x, y in data:
+            loss = criterion(model(x), y)
+            total += loss
+        total.backward()
+        """,
+        """
+        losses = []
+        for x, y in data:
+            losses.append(criterion(model(x), y))
+        sum(losses).backward()
+        """,
+        """
+        for x, y in data:
+            step = 0
+            step += criterion(model(x), y)
+            step.backward()
+        """,
+        """
+        total = 0
+        for x in data:
+            total += len(x)
+        """,
+        """
+        class T:
+            def fit(self, data):
+                for x, y in data:
+                    self.losses.append(self.criterion(self.model(x), y))
+                torch.stack(self.losses).mean().backward()
+        """,
+        """
+        for x, y in data:
+            with ctx:
+                total = 0
+            total += criterion(model(x), y)
+        """,
     )
     INVALID = (
         Invalid(
-            "def evaluate(loader):\n    total = 0\n    for x, y in loader:\n        total += criterion(model(x), y)\n    return total\n",
-            "def evaluate(loader):\n    total = 0\n    for x, y in loader:\n        total += criterion(model(x), y).detach()\n    return total\n",
+            """
+            def evaluate(loader):
+                total = 0
+                for x, y in loader:
+                    total += criterion(model(x), y)
+                return total
+            """,
+            """
+            def evaluate(loader):
+                total = 0
+                for x, y in loader:
+                    total += criterion(model(x), y).detach()
+                return total
+            """,
         ),
         Invalid(
-            "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss\n",
-            "total = 0\nfor x, y in data:\n    loss = criterion(model(x), y)\n    loss.backward()\n    total += loss.detach()\n",
+            """
+            total = 0
+            for x, y in data:
+                loss = criterion(model(x), y)
+                loss.backward()
+                total += loss
+            """,
+            """
+            total = 0
+            for x, y in data:
+                loss = criterion(model(x), y)
+                loss.backward()
+                total += loss.detach()
+            """,
         ),
         Invalid(
-            "losses = []\nfor x, y in data:\n    loss = criterion(model(x), y)\n    losses.append(loss)\n",
-            "losses = []\nfor x, y in data:\n    loss = criterion(model(x), y)\n    losses.append(loss.detach())\n",
+            """
+            losses = []
+            for x, y in data:
+                loss = criterion(model(x), y)
+                losses.append(loss)
+            """,
+            """
+            losses = []
+            for x, y in data:
+                loss = criterion(model(x), y)
+                losses.append(loss.detach())
+            """,
         ),
         Invalid(
-            "total = 0\nfor x, y in data:\n    total = total + criterion(model(x), y)\n",
-            "total = 0\nfor x, y in data:\n    total = total + criterion(model(x), y).detach()\n",
+            """
+            total = 0
+            for x, y in data:
+                total = total + criterion(model(x), y)
+            """,
+            """
+            total = 0
+            for x, y in data:
+                total = total + criterion(model(x), y).detach()
+            """,
         ),
         # A reset under `if` still lets the total carry the graphs of every iteration in between.
         Invalid(
-            "running = 0\nfor i, (x, y) in enumerate(data):\n    loss = criterion(model(x), y)\n    loss.backward()\n"
-            "    running += loss\n    if i % 100 == 99:\n        print(running / 100)\n        running = 0\n",
-            "running = 0\nfor i, (x, y) in enumerate(data):\n    loss = criterion(model(x), y)\n    loss.backward()\n"
-            "    running += loss.detach()\n    if i % 100 == 99:\n        print(running / 100)\n        running = 0\n",
+            """
+            running = 0
+            for i, (x, y) in enumerate(data):
+                loss = criterion(model(x), y)
+                loss.backward()
+                running += loss
+                if i % 100 == 99:
+                    print(running / 100)
+                    running = 0
+            """,
+            """
+            running = 0
+            for i, (x, y) in enumerate(data):
+                loss = criterion(model(x), y)
+                loss.backward()
+                running += loss.detach()
+                if i % 100 == 99:
+                    print(running / 100)
+                    running = 0
+            """,
         ),
         # `self.scaler.scale(loss).backward()` mentions `self`, not `self.losses`.
         Invalid(
-            "class T:\n    def fit(self, data):\n        for x, y in data:\n            loss = self.criterion(self.model(x), y)\n"
-            "            self.scaler.scale(loss).backward()\n            self.losses.append(loss)\n",
-            "class T:\n    def fit(self, data):\n        for x, y in data:\n            loss = self.criterion(self.model(x), y)\n"
-            "            self.scaler.scale(loss).backward()\n            self.losses.append(loss.detach())\n",
+            """
+            class T:
+                def fit(self, data):
+                    for x, y in data:
+                        loss = self.criterion(self.model(x), y)
+                        self.scaler.scale(loss).backward()
+                        self.losses.append(loss)
+            """,
+            """
+            class T:
+                def fit(self, data):
+                    for x, y in data:
+                        loss = self.criterion(self.model(x), y)
+                        self.scaler.scale(loss).backward()
+                        self.losses.append(loss.detach())
+            """,
         ),
     )
 

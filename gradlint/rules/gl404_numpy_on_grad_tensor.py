@@ -59,33 +59,100 @@ class NumpyOnGradTensor(Rule):
     triggers = ("numpy", "np.")
 
     VALID = (
-        "out = model(x)\npreds = out.detach().cpu().numpy()\n",
-        "out = model(x)\npreds = out.data.cpu().numpy()\n",
-        "import torch\nwith torch.no_grad():\n    out = model(x)\npreds = out.numpy()\n",
-        "import torch\nout = model(x)\nwith torch.no_grad():\n    preds = out.numpy()\n",
-        "out = model(x)\npreds = out.numpy(force=True)\n",
-        "out = model(x)\npreds = out.argmax(1).numpy()\n",
-        "import tensorflow as tf\nout = model(x)\npreds = out.numpy()\n",
-        "loss = criterion(model(x), y)\nvalue = loss.item()\n",
-        "import numpy as np\narr = np.array(values)\n",
-        "import torch\ndef predict(x):\n    out = model(x)\n    return out.numpy()\nwith torch.no_grad():\n    predict(batch)\n",
+        """
+        out = model(x)
+        preds = out.detach().cpu().numpy()
+        """,
+        """
+        out = model(x)
+        preds = out.data.cpu().numpy()
+        """,
+        """
+        import torch
+        with torch.no_grad():
+            out = model(x)
+        preds = out.numpy()
+        """,
+        """
+        import torch
+        out = model(x)
+        with torch.no_grad():
+            preds = out.numpy()
+        """,
+        """
+        out = model(x)
+        preds = out.numpy(force=True)
+        """,
+        """
+        out = model(x)
+        preds = out.argmax(1).numpy()
+        """,
+        """
+        import tensorflow as tf
+        out = model(x)
+        preds = out.numpy()
+        """,
+        """
+        loss = criterion(model(x), y)
+        value = loss.item()
+        """,
+        """
+        import numpy as np
+        arr = np.array(values)
+        """,
+        """
+        import torch
+        def predict(x):
+            out = model(x)
+            return out.numpy()
+        with torch.no_grad():
+            predict(batch)
+        """,
     )
     INVALID = (
         Invalid(
-            "out = model(x)\npreds = out.cpu().numpy()\n",
-            "out = model(x)\npreds = out.detach().cpu().numpy()\n",
+            """
+            out = model(x)
+            preds = out.cpu().numpy()
+            """,
+            """
+            out = model(x)
+            preds = out.detach().cpu().numpy()
+            """,
         ),
         Invalid(
-            "loss = criterion(model(x), y)\nvalue = loss.numpy()\n",
-            "loss = criterion(model(x), y)\nvalue = loss.detach().numpy()\n",
+            """
+            loss = criterion(model(x), y)
+            value = loss.numpy()
+            """,
+            """
+            loss = criterion(model(x), y)
+            value = loss.detach().numpy()
+            """,
         ),
         Invalid(
-            "import numpy as np\nout = model(x)\narr = np.asarray(out)\n",
-            "import numpy as np\nout = model(x)\narr = np.asarray(out.detach())\n",
+            """
+            import numpy as np
+            out = model(x)
+            arr = np.asarray(out)
+            """,
+            """
+            import numpy as np
+            out = model(x)
+            arr = np.asarray(out.detach())
+            """,
         ),
         Invalid(
-            "import torch\nw = torch.randn(3, requires_grad=True)\nprint((w * 2).numpy())\n",
-            "import torch\nw = torch.randn(3, requires_grad=True)\nprint((w * 2).detach().numpy())\n",
+            """
+            import torch
+            w = torch.randn(3, requires_grad=True)
+            print((w * 2).numpy())
+            """,
+            """
+            import torch
+            w = torch.randn(3, requires_grad=True)
+            print((w * 2).detach().numpy())
+            """,
         ),
     )
 

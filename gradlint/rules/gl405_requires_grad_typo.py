@@ -53,7 +53,8 @@ class RequiresGradTypo(Rule):
     ## Fix safety
     The keyword fix (`require_grad=` -> `requires_grad=`) is safe: the original raises. The
     attribute and module fixes (`x.requires_grad_(value)`) are unsafe: they change behaviour,
-    which is the point (parameters get frozen, inputs get gradients).
+    which is the point (parameters get frozen, inputs get gradients). No fix when the assignment
+    shares its line with another statement, or when the call also passes `requires_grad=`.
 
     ## Known limits
     An attribute near-miss that the file also reads (a config object's own `require_grad` field)
@@ -69,7 +70,7 @@ class RequiresGradTypo(Rule):
     code = "GL405"
     name = "requires-grad-typo"
     summary = "misspelt or ineffective `requires_grad`"
-    fix_availability = Availability.ALWAYS
+    fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     # Any string within two edits of "requires_grad" keeps one of these three pieces intact.
     triggers = ("requ", "ires_", "grad")
@@ -78,27 +79,124 @@ class RequiresGradTypo(Rule):
         "x.requires_grad = True\n",
         "x.requires_grad_(True)\n",
         "model.requires_grad_(False)\n",
-        "cfg.require_grad = True\nif cfg.require_grad:\n    pass\n",
+        """
+        cfg.require_grad = True
+        if cfg.require_grad:
+            pass
+        """,
         "args.require_grad = True\n",
-        "import torch\nw = torch.randn(3, requires_grad=True)\n",
-        "class Config:\n    def __init__(self):\n        self.require_grad = False\n",
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        """,
+        """
+        class Config:
+            def __init__(self):
+                self.require_grad = False
+        """,
         "x.retain_grad = True\n",
-        "import torch\nclass Buffer(torch.Tensor):\n    def __new__(cls, data, flag=False):\n        return torch.Tensor._make_subclass(cls, data, require_grad=flag)\n",
-        "import torch.nn as nn\nclass Adapter(nn.Module):\n    def __init__(self, trainable):\n        super().__init__()\n        self._requires_grad = trainable\n",
-        "import torch\nimport torch.nn as nn\nembedding = nn.Parameter(torch.randn(10, 4))\nembedding.requires_grad = False\n",
-        "import torch\nimport torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embedding = nn.Parameter(torch.randn(10, 4))\n        self.embedding.requires_grad = False\n",
-        "import torch\nimport torch.nn as nn\nclass Volume(nn.Module):\n    def __init__(self, requires_grad=True):\n        super().__init__()\n        self.requires_grad = requires_grad\n        self.origin = nn.Parameter(torch.zeros(3), requires_grad=self.requires_grad)\n",
+        """
+        import torch
+        class Buffer(torch.Tensor):
+            def __new__(cls, data, flag=False):
+                return torch.Tensor._make_subclass(cls, data, require_grad=flag)
+        """,
+        """
+        import torch.nn as nn
+        class Adapter(nn.Module):
+            def __init__(self, trainable):
+                super().__init__()
+                self._requires_grad = trainable
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        embedding = nn.Parameter(torch.randn(10, 4))
+        embedding.requires_grad = False
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embedding = nn.Parameter(torch.randn(10, 4))
+                self.embedding.requires_grad = False
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        class Volume(nn.Module):
+            def __init__(self, requires_grad=True):
+                super().__init__()
+                self.requires_grad = requires_grad
+                self.origin = nn.Parameter(torch.zeros(3), requires_grad=self.requires_grad)
+        """,
     )
     INVALID = (
         Invalid("p.require_grad = False\n", "p.requires_grad_(False)\n"),
         Invalid("x.requires_grads = True\n", "x.requires_grad_(True)\n"),
         Invalid("model.requires_grad = False\n", "model.requires_grad_(False)\n"),
-        Invalid("model.requires_grad = False\nassert not model.requires_grad\n", "model.requires_grad_(False)\nassert not model.requires_grad\n"),
-        Invalid("import torch\nw = torch.randn(3, require_grad=True)\n", "import torch\nw = torch.randn(3, requires_grad=True)\n"),
-        Invalid("import torch.nn as nn\np = nn.Parameter(t, require_grad=False)\n", "import torch.nn as nn\np = nn.Parameter(t, requires_grad=False)\n"),
         Invalid(
-            "import torch.nn as nn\nclass Net(nn.Module):\n    def freeze(self):\n        self.requires_grad = False\n",
-            "import torch.nn as nn\nclass Net(nn.Module):\n    def freeze(self):\n        self.requires_grad_(False)\n",
+            """
+            model.requires_grad = False
+            assert not model.requires_grad
+            """,
+            """
+            model.requires_grad_(False)
+            assert not model.requires_grad
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            w = torch.randn(3, require_grad=True)
+            """,
+            """
+            import torch
+            w = torch.randn(3, requires_grad=True)
+            """,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            p = nn.Parameter(t, require_grad=False)
+            """,
+            """
+            import torch.nn as nn
+            p = nn.Parameter(t, requires_grad=False)
+            """,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def freeze(self):
+                    self.requires_grad = False
+            """,
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def freeze(self):
+                    self.requires_grad_(False)
+            """,
+        ),
+        # A statement sharing its line with another is not rewritten.
+        Invalid(
+            "model.requires_grad = False; model.eval()\n",
+            fixed=None,
+            line=1, column=1,
+            message="Setting `requires_grad` on an `nn.Module` does not freeze its parameters",
+        ),
+        # Renaming the keyword would repeat `requires_grad=`.
+        Invalid(
+            """
+            import torch
+            w = torch.randn(3, requires_grad=True, require_grad=False)
+            """,
+            fixed=None,
+            line=2, column=40,
+            message="`require_grad=` is a typo of `requires_grad=`",
         ),
     )
 

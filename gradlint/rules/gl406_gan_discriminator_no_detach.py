@@ -69,47 +69,144 @@ class GanDiscriminatorNoDetach(Rule):
     triggers = ("step",)
 
     VALID = (
-        "fake = G(z)\nd_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)\nd_loss.backward()\nopt_d.step()\n"
-        "g_loss = bce(D(fake), ones)\ng_loss.backward()\nopt_g.step()\n",
-        "import torch\nwith torch.no_grad():\n    fake = G(z)\nd_loss = bce(D(fake), zeros)\nd_loss.backward()\nopt_d.step()\n",
-        "G.requires_grad_(False)\nfake = G(z)\nd_loss = D(fake).mean()\nd_loss.backward()\noptimizerD.step()\n",
-        "for p in netG.parameters():\n    p.requires_grad = False\nd_loss = netD(netG(z)).mean()\nd_loss.backward()\noptimizerD.step()\n",
-        "fake = G(z)\ng_loss = bce(D(fake), ones)\ng_loss.backward()\nopt_g.step()\n"
-        "d_loss = bce(D(fake.detach()), zeros)\nd_loss.backward()\nopt_d.step()\n",
-        "fake = G(z).detach()\nd_loss = bce(D(fake), zeros)\nd_loss.backward()\nopt_d.step()\n",
-        "out = D(G(z))\nloss = out.mean()\nloss.backward()\noptimizer.step()\n",
+        """
+        fake = G(z)
+        d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+        d_loss.backward()
+        opt_d.step()
+        g_loss = bce(D(fake), ones)
+        g_loss.backward()
+        opt_g.step()
+        """,
+        """
+        import torch
+        with torch.no_grad():
+            fake = G(z)
+        d_loss = bce(D(fake), zeros)
+        d_loss.backward()
+        opt_d.step()
+        """,
+        """
+        G.requires_grad_(False)
+        fake = G(z)
+        d_loss = D(fake).mean()
+        d_loss.backward()
+        optimizerD.step()
+        """,
+        """
+        for p in netG.parameters():
+            p.requires_grad = False
+        d_loss = netD(netG(z)).mean()
+        d_loss.backward()
+        optimizerD.step()
+        """,
+        """
+        fake = G(z)
+        g_loss = bce(D(fake), ones)
+        g_loss.backward()
+        opt_g.step()
+        d_loss = bce(D(fake.detach()), zeros)
+        d_loss.backward()
+        opt_d.step()
+        """,
+        """
+        fake = G(z).detach()
+        d_loss = bce(D(fake), zeros)
+        d_loss.backward()
+        opt_d.step()
+        """,
+        """
+        out = D(G(z))
+        loss = out.mean()
+        loss.backward()
+        optimizer.step()
+        """,
     )
     INVALID = (
         Invalid(
-            "fake = G(z)\nd_loss = bce(D(real), ones) + bce(D(fake), zeros)\nd_loss.backward()\nopt_d.step()\n",
-            "fake = G(z)\nd_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)\nd_loss.backward()\nopt_d.step()\n",
+            """
+            fake = G(z)
+            d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+            d_loss.backward()
+            opt_d.step()
+            """,
+            """
+            fake = G(z)
+            d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+            d_loss.backward()
+            opt_d.step()
+            """,
         ),
         Invalid(
-            "for real in loader:\n    d_loss = -(netD(real).mean() - netD(netG(noise)).mean())\n    d_loss.backward()\n"
-            "    optimizerD.step()\n",
-            "for real in loader:\n    d_loss = -(netD(real).mean() - netD(netG(noise).detach()).mean())\n    d_loss.backward()\n"
-            "    optimizerD.step()\n",
+            """
+            for real in loader:
+                d_loss = -(netD(real).mean() - netD(netG(noise)).mean())
+                d_loss.backward()
+                optimizerD.step()
+            """,
+            """
+            for real in loader:
+                d_loss = -(netD(real).mean() - netD(netG(noise).detach()).mean())
+                d_loss.backward()
+                optimizerD.step()
+            """,
         ),
         Invalid(
-            "class GAN:\n    def train_step(self, z, real):\n        fake = self.generator(z)\n"
-            "        loss = self.discriminator(fake).mean() - self.discriminator(real).mean()\n"
-            "        loss.backward()\n        self.d_optimizer.step()\n",
-            "class GAN:\n    def train_step(self, z, real):\n        fake = self.generator(z)\n"
-            "        loss = self.discriminator(fake.detach()).mean() - self.discriminator(real).mean()\n"
-            "        loss.backward()\n        self.d_optimizer.step()\n",
+            """
+            class GAN:
+                def train_step(self, z, real):
+                    fake = self.generator(z)
+                    loss = self.discriminator(fake).mean() - self.discriminator(real).mean()
+                    loss.backward()
+                    self.d_optimizer.step()
+            """,
+            """
+            class GAN:
+                def train_step(self, z, real):
+                    fake = self.generator(z)
+                    loss = self.discriminator(fake.detach()).mean() - self.discriminator(real).mean()
+                    loss.backward()
+                    self.d_optimizer.step()
+            """,
         ),
         # The same update under `if` and under `match`: both are one flattened body.
         Invalid(
-            "def train_step(phase, z, real):\n    if phase == 'critic':\n        fake = G(z)\n"
-            "        d_loss = D(fake).mean() - D(real).mean()\n        d_loss.backward()\n        opt_d.step()\n",
-            "def train_step(phase, z, real):\n    if phase == 'critic':\n        fake = G(z)\n"
-            "        d_loss = D(fake.detach()).mean() - D(real).mean()\n        d_loss.backward()\n        opt_d.step()\n",
+            """
+            def train_step(phase, z, real):
+                if phase == 'critic':
+                    fake = G(z)
+                    d_loss = D(fake).mean() - D(real).mean()
+                    d_loss.backward()
+                    opt_d.step()
+            """,
+            """
+            def train_step(phase, z, real):
+                if phase == 'critic':
+                    fake = G(z)
+                    d_loss = D(fake.detach()).mean() - D(real).mean()
+                    d_loss.backward()
+                    opt_d.step()
+            """,
         ),
         Invalid(
-            "def train_step(phase, z, real):\n    match phase:\n        case 'critic':\n            fake = G(z)\n"
-            "            d_loss = D(fake).mean() - D(real).mean()\n            d_loss.backward()\n            opt_d.step()\n",
-            "def train_step(phase, z, real):\n    match phase:\n        case 'critic':\n            fake = G(z)\n"
-            "            d_loss = D(fake.detach()).mean() - D(real).mean()\n            d_loss.backward()\n            opt_d.step()\n",
+            """
+            def train_step(phase, z, real):
+                match phase:
+                    case 'critic':
+                        fake = G(z)
+                        d_loss = D(fake).mean() - D(real).mean()
+                        d_loss.backward()
+                        opt_d.step()
+            """,
+            """
+            def train_step(phase, z, real):
+                match phase:
+                    case 'critic':
+                        fake = G(z)
+                        d_loss = D(fake.detach()).mean() - D(real).mean()
+                        d_loss.backward()
+                        opt_d.step()
+            """,
         ),
     )
 
