@@ -121,7 +121,8 @@ class VariableIsinstance(Rule):
                 return isinstance(x, Variable)
             """,
             fixed=None,
-            line=4, column=12,
+            line=4,
+            column=12,
             message="`isinstance(x, Variable)` is legacy API",
         ),
     )

@@ -141,4 +141,8 @@ class DataRead(Rule):
         else:
             replacement = method_call_on(receiver, "detach")
         text = self.context.code_for(replacement)
-        self.report(node, _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"), self.safe_fix(f"Replace with `{text}`", Replace(node, replacement)))
+        self.report(
+            node,
+            _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"),
+            self.safe_fix(f"Replace with `{text}`", Replace(node, replacement)),
+        )

@@ -258,7 +258,9 @@ class LossAccumulationGraph(Rule):
             return
         if _reset_inside(loop, key) or self._backpropagated(key) or self._returned(key):
             return
-        fix = self.safe_fix(f"Accumulate `{snippet(self.context.code_for(value), 40, 'value')}.detach()`", Replace(value, method_call_on(value, "detach")))
+        fix = self.safe_fix(
+            f"Accumulate `{snippet(self.context.code_for(value), 40, 'value')}.detach()`", Replace(value, method_call_on(value, "detach"))
+        )
         self.report(node, _MESSAGE.format(target=key, value=snippet(self.context.code_for(value), 40, "value")), fix)
 
     def _is_leaf(self, value: cst.BaseExpression) -> bool:

@@ -8,8 +8,7 @@ from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = (
-    "`{receiver}` carries autograd history: `{call}` raises \"Can't call numpy() on Tensor that requires grad\"; "
-    "call `.detach()` first"
+    '`{receiver}` carries autograd history: `{call}` raises "Can\'t call numpy() on Tensor that requires grad"; call `.detach()` first'
 )
 NUMPY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray"})
 # Methods that keep the tensor (and its history) between the value and `.numpy()`.
@@ -190,5 +189,3 @@ def _detach_point(receiver: cst.BaseExpression) -> cst.BaseExpression:
             return current.func.value
         current = current.func.value
     return receiver
-
-

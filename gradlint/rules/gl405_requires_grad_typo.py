@@ -185,7 +185,8 @@ class RequiresGradTypo(Rule):
         Invalid(
             "model.requires_grad = False; model.eval()\n",
             fixed=None,
-            line=1, column=1,
+            line=1,
+            column=1,
             message="Setting `requires_grad` on an `nn.Module` does not freeze its parameters",
         ),
         # Renaming the keyword would repeat `requires_grad=`.
@@ -195,7 +196,8 @@ class RequiresGradTypo(Rule):
             w = torch.randn(3, requires_grad=True, require_grad=False)
             """,
             fixed=None,
-            line=2, column=40,
+            line=2,
+            column=40,
             message="`require_grad=` is a typo of `requires_grad=`",
         ),
     )
@@ -254,4 +256,3 @@ class RequiresGradTypo(Rule):
                 if REQUIRES_GRAD not in keywords:
                     fix = self.safe_fix("Rename the keyword to `requires_grad`", Replace(arg.keyword, cst.Name(REQUIRES_GRAD)))
                 self.report(arg, f"`{arg.keyword.value}=` is a typo of `requires_grad=`; the call raises TypeError", fix)
-
