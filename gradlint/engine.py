@@ -100,7 +100,10 @@ def analyse_text(
     """Prefilter, parse, run the rules, drop what `# noqa` comments suppress (`line_noqa`).
     The whole-file `# gradlint: noqa` is the caller's to check."""
     selected = rules_for(codes)
-    rules = [rule for rule in selected if not prefilter or rule.applies_to(text) or _applies_through(rule, project)]
+    # The prefilter also sees the names a file uses through other files (`V` from a module that
+    # does `from torch.autograd import Variable as V`).
+    borrowed = project.trigger_text() if project is not None else ""
+    rules = [rule for rule in selected if not prefilter or rule.applies_to(text) or (borrowed and rule.applies_to(borrowed))]
     if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(text)):
         return LintOutcome()  # prefilter: nothing here any selected rule could match
     if module is None:
@@ -120,12 +123,6 @@ def analyse_text(
         lines = text.splitlines()
         findings = [f for f in findings if not _suppressed(f, lines)]
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
-
-
-def _applies_through(rule: type[Rule], project: Optional["ProjectFacts"]) -> bool:
-    """The prefilter also sees the names a file uses through other files (`V` from a module that
-    does `from torch.autograd import Variable as V`)."""
-    return project is not None and rule.applies_to(project.trigger_text())
 
 
 def _compiles(text: str) -> bool:
