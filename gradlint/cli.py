@@ -15,7 +15,7 @@ from gradlint.config import ConfigError, Overrides, Settings, load_settings, spl
 from gradlint.docs import render_rule
 from gradlint.files import SourceReadError, read_source
 from gradlint.terminal import ProgressBar, use_color, wants_progress
-from gradlint.report import FORMATS, RenderOptions, render, render_statistics
+from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_statistics
 from gradlint.rules import ALL_MIGRATIONS, all_rules, presets, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
 from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin
@@ -278,7 +278,8 @@ def fix(
         if summary.findings:
             _print_findings(summary, output_format, statistics, True, show_fixes)
         if not quiet:
-            click.echo(f"Fixed {summary.fixed} error{'s' if summary.fixed != 1 else ''}, {len(summary.findings)} remaining.")
+            text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes)
+            click.echo(text, nl=False, err=output_format not in HUMAN_FORMATS)
         return _exit_code(summary, exit_zero)
 
     sys.exit(_guarded(verbose, run))

@@ -211,8 +211,26 @@ def test_fix_writes_and_reports(run_cli, tmp_path):
     path = write(tmp_path / "a.py", LEGACY + "y = Variable(u, volatile=True, requires_grad=True)\n")
     result = run_cli("fix", "a.py")
     assert path.read_text() == "from torch.autograd import Variable\nx = t.detach()\ny = Variable(u, volatile=True, requires_grad=True)\n"
-    assert "Fixed 1 error, 2 remaining." in result.output
+    assert "Fixed 1 error, 2 remaining:" in result.output
     assert result.exit_code == 1
+
+
+def test_fix_summary_says_what_each_remaining_rule_needs(run_cli, tmp_path):
+    write(tmp_path / "a.py", LEGACY + "y = Variable(u, volatile=True, requires_grad=True)\n")
+    write(tmp_path / "b.py", "import torch\nloss = torch.ones(())\nprint(loss.data[0])\n")
+    result = run_cli("fix", "--select", "GL102,GL103", "--output-format", "json", ".")
+    assert json.loads(result.stdout)  # the summary stays off a machine-read stream
+    rows = [line.split() for line in result.stderr.splitlines()[1:]]
+    assert result.stderr.splitlines()[0] == "Fixed 1 error, 1 remaining:"
+    assert rows == [["1", "GL102", "volatile-flag", "1", "needs", "a", "person", "(no", "automatic", "fix)"]]
+
+
+def test_fix_summary_points_to_unsafe_fixes(run_cli, tmp_path):
+    write(tmp_path / "a.py", "import torch\nfor x in xs:\n    loss = model(x)\n    loss.backward()\n    opt.step()\n")
+    result = run_cli("fix", "a.py")
+    assert "Fixed 0 errors, 1 remaining:" in result.output
+    assert "GL201  missing-zero-grad" in result.output
+    assert "1 fixable with `--unsafe-fixes` (review them)" in result.output
 
 
 def test_fix_diff_writes_nothing(run_cli, tmp_path):

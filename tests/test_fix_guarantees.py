@@ -260,7 +260,8 @@ def test_overlapping_fixes_are_applied_in_bounded_rounds(run_cli, tmp_path):
     path = write(tmp_path / "a.py", "from torch.autograd import Variable\nx = " + "Variable(" * depth + "t" + ")" * depth + "\n")
     first = run_cli("fix", "--output-format", "concise", "a.py")
     assert first.exit_code == 1
-    assert f"Fixed {fixer.MAX_ROUNDS} errors, 5 remaining." in first.output
+    assert f"Fixed {fixer.MAX_ROUNDS} errors, 5 remaining:" in first.output
+    assert "5 blocked by other edits: run `gradlint fix` again" in first.output
     text = path.read_text()
     ast.parse(text)
     assert text.count("Variable(") == 5 and "from torch.autograd import Variable" in text

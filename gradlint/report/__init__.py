@@ -9,7 +9,7 @@ from gradlint.report.github import render_github
 from gradlint.report.json import render_json
 from gradlint.report.options import RenderOptions
 from gradlint.report.sarif import render_sarif
-from gradlint.report.text import render_concise, render_statistics, render_text
+from gradlint.report.text import render_concise, render_fix_summary, render_statistics, render_text
 
 FORMATS: dict[str, Callable[[Sequence[Finding], RenderOptions], str]] = {
     "text": render_text,
@@ -20,8 +20,12 @@ FORMATS: dict[str, Callable[[Sequence[Finding], RenderOptions], str]] = {
 }
 
 
+# Formats a person reads; the others are parsed by tools, so nothing else may share their stream.
+HUMAN_FORMATS = frozenset({"text", "concise"})
+
+
 def render(findings: Sequence[Finding], output_format: str, options: RenderOptions = RenderOptions()) -> str:
     return FORMATS[output_format](findings, options)
 
 
-__all__ = ["FORMATS", "RenderOptions", "render", "render_statistics"]
+__all__ = ["FORMATS", "HUMAN_FORMATS", "RenderOptions", "render", "render_fix_summary", "render_statistics"]

@@ -71,3 +71,31 @@ def render_statistics(findings: Sequence[Finding]) -> str:
         marker = "[*]" if code in fixable else "   "
         rows.append(f"{count:>5}\t{code}\t{marker} {rule_by_code(code).name}\n")
     return "".join(rows)
+
+
+def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled: bool) -> str:
+    """What `gradlint fix` did and, rule by rule, what is left and what it takes to finish it."""
+    head = f"Fixed {fixed} error{'s' if fixed != 1 else ''}, {len(remaining)} remaining"
+    if not remaining:
+        return head + ".\n"
+    counts = Counter(finding.code for finding in remaining)
+    rows = [head + ":"]
+    for code, count in sorted(counts.items()):
+        of_rule = [finding for finding in remaining if finding.code == code]
+        rows.append(f"{count:>5}  {code}  {rule_by_code(code).name:<30} {_what_it_takes(of_rule, unsafe_enabled)}")
+    return "".join(row + "\n" for row in rows)
+
+
+def _what_it_takes(findings: Sequence[Finding], unsafe_enabled: bool) -> str:
+    """The next step for one rule's remaining findings, most automatic first."""
+    safe = sum(1 for finding in findings if finding.has_safe_fix)
+    unsafe = sum(1 for finding in findings if finding.fix is not None and not finding.has_safe_fix)
+    manual = len(findings) - safe - unsafe
+    steps = []
+    if safe or (unsafe and unsafe_enabled):
+        steps.append(f"{safe + (unsafe if unsafe_enabled else 0)} blocked by other edits: run `gradlint fix` again")
+    if unsafe and not unsafe_enabled:
+        steps.append(f"{unsafe} fixable with `--unsafe-fixes` (review them)")
+    if manual:
+        steps.append(f"{manual} need{'s' if manual == 1 else ''} a person (no automatic fix)")
+    return "; ".join(steps)
