@@ -103,3 +103,35 @@ def consecutive_runs(body: Sequence[cst.CSTNode], matches: Callable[[cst.CSTNode
     if current:
         runs.append(current)
     return runs
+
+
+# Where a `not ...` or `a and b` expression can stand without parentheses of its own.
+_LOOSE_CONTEXTS = (
+    cst.If,
+    cst.While,
+    cst.Assert,
+    cst.Return,
+    cst.Expr,
+    cst.Assign,
+    cst.AnnAssign,
+    cst.AugAssign,
+    cst.Arg,
+    cst.Element,
+    cst.IfExp,
+    cst.Lambda,
+    cst.CompIf,
+)
+
+
+def as_condition(replacement: cst.BaseExpression, replaced: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> cst.BaseExpression:
+    """`replacement` (a boolean test taking the place of `replaced`, whose own parentheses stay)
+    parenthesized unless the place binds more loosely than `not` and `and`."""
+    if not isinstance(replacement, (cst.UnaryOperation, cst.BooleanOperation)) or replacement.lpar or replaced.lpar:
+        return replacement
+    if isinstance(parent, _LOOSE_CONTEXTS):
+        return replacement
+    if isinstance(parent, cst.BooleanOperation) and (
+        isinstance(replacement, cst.UnaryOperation) or isinstance(replacement.operator, cst.And) or isinstance(parent.operator, cst.Or)
+    ):
+        return replacement
+    return replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
