@@ -170,9 +170,9 @@ class VariableTypeComparison(Rule):
             fixed = as_condition(tensor_test, node, self.context.parent())
             changes.append(Replace(node, fixed))
             fix = self.unsafe_fix(f"Replace with `{snippet(self.context.code_for(fixed), 60)}`", *changes)
-        test = snippet(self.context.code_for(node), 40, "...")
+        test = snippet(self.context.code_for(node), 60)
         value = "True" if comparison.negated else "False"
-        suggestion = snippet(self.context.code_for(fixed), 40, "...") if fixed is not None else "isinstance(x, torch.Tensor)"
+        suggestion = snippet(self.context.code_for(fixed), 60) if fixed is not None else "isinstance(x, torch.Tensor)"
         self.report(node, _MESSAGE.format(test=test, value=value, fixed=suggestion), fix)
 
     def _replacement(self, subject: cst.BaseExpression, negated: bool):

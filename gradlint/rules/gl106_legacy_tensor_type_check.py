@@ -245,10 +245,10 @@ class LegacyTensorTypeCheck(Rule):
                 condition, changes = built
                 fixed = as_condition(condition, node, self.context.parent())
                 fixed_text = self.context.code_for(fixed)
-                fix = self.unsafe_fix(f"Replace with `{snippet(fixed_text, 60)}`", *changes, Replace(node, fixed))
-        test = snippet(self.context.code_for(node), 50, "...")
+                fix = self.unsafe_fix(f"Replace with `{snippet(fixed_text, 80)}`", *changes, Replace(node, fixed))
+        test = snippet(self.context.code_for(node), 70)
         value = "True" if negated else "False"
-        suggestion = snippet(fixed_text, 50, "...") if fixed_text else "x.is_cuda / x.dtype == torch.float32"
+        suggestion = snippet(fixed_text, 80) if fixed_text else "x.is_cuda / x.dtype == torch.float32"
         self.report(node, message.format(test=test, value=value, fixed=suggestion), fix)
 
     def _condition(
