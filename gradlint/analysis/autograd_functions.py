@@ -34,6 +34,12 @@ RENAMED_MEMBERS = {"saved_variables": "saved_tensors"}  # deprecated spelling ->
 _METHODS = ("forward", "backward")
 
 
+@dataclass(frozen=True)
+class InstanceVariable:
+    statement: cst.SimpleStatementLine  # `fn = Fn()`, alone on its line
+    callees: tuple[cst.Name, ...]  # `fn` of each `fn(...)`
+
+
 @dataclass
 class LegacyFunction:
     """An old-style Function class and what migrating it touches (or why it cannot be)."""
@@ -44,6 +50,8 @@ class LegacyFunction:
     renamed: list[cst.Name] = field(default_factory=list)  # `saved_variables` attribute names
     trivial_init: Optional[cst.FunctionDef] = None  # `__init__` that only calls the base class
     instantiations: list[cst.Call] = field(default_factory=list)  # `Fn()` anywhere in the module
+    # `fn = Fn()` in a function whose only other uses of `fn` are calls: `fn(x)` becomes `Fn.apply(x)`
+    instance_variables: list[InstanceVariable] = field(default_factory=list)
     obstacle: Optional[str] = None  # why the class needs a person, as guidance
 
 
@@ -121,7 +129,57 @@ def _uses_obstacle(found: LegacyFunction, module: cst.Module) -> Optional[str]:
             found.instantiations.append(parent)
         elif not (isinstance(parent, cst.Attribute) and parent.attr.value == "apply"):
             return f"`{class_name}` is used as a value: call `{class_name}.apply(...)` there"
+    if found.instantiations:
+        _inline_instance_variables(found, module)
     return None
+
+
+def _inline_instance_variables(found: LegacyFunction, module: cst.Module) -> None:
+    """Move each `fn = Fn()` whose variable is only ever called from `instantiations` to
+    `instance_variables`. Only in functions: a module-level instance may be imported elsewhere."""
+    parents = _parent_map(module)
+    kept = []
+    for call in found.instantiations:
+        variable = _instance_variable(call, parents)
+        if variable is None:
+            kept.append(call)
+        else:
+            found.instance_variables.append(variable)
+    found.instantiations = kept
+
+
+def _instance_variable(call: cst.Call, parents: dict[int, cst.CSTNode]) -> Optional[InstanceVariable]:
+    assign = parents.get(id(call))
+    if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
+        return None
+    target = assign.targets[0].target
+    statement = parents.get(id(assign))
+    if not (isinstance(target, cst.Name) and isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return None
+    scope = parents.get(id(statement))
+    while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        scope = parents.get(id(scope))
+    if not isinstance(scope, cst.FunctionDef):
+        return None
+    callees = []
+    for name, parent in _names(scope.body, target.value):
+        if name is target:
+            continue
+        if not isinstance(parent, cst.Call):
+            return None  # another binding of the name, or a use of the instance other than a call
+        callees.append(name)
+    return InstanceVariable(statement, tuple(callees))
+
+
+def _parent_map(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    parents: dict[int, cst.CSTNode] = {}
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        for child in iter_children(node):
+            parents[id(child)] = node
+            pending.append(child)
+    return parents
 
 
 _Parent = Union[cst.Attribute, cst.Call, None]

@@ -70,7 +70,8 @@ class LegacyAutogradFunction(Rule):
     `torch.autograd.gradcheck` in double precision. The fix makes `forward` and `backward`
     static methods, renames their first parameter to `ctx` (`self.saved_variables` becomes
     `ctx.saved_tensors`), removes an `__init__` that only calls the base class, and turns every
-    `Fn()` of the file into `Fn.apply` (`Fn()(x)` becomes `Fn.apply(x)`, `fn = Fn()` becomes
+    `Fn()` of the file into `Fn.apply` (`Fn()(x)` becomes `Fn.apply(x)`; `fn = Fn(); fn(x)` in a
+    function becomes `Fn.apply(x)`, and at module level, where other files may import `fn`,
     `fn = Fn.apply`). It is offered only when the instance holds no state beyond what it saves:
     otherwise the finding says what to move (an `__init__` with parameters, another method,
     `self.attribute` stored in `forward` and read in `backward`, `Fn(...)` called with arguments,
@@ -178,6 +179,39 @@ class LegacyAutogradFunction(Rule):
             column=7,
             message="`Square` is an old-style autograd Function (non-static `forward`)",
             fix_title="Make `Square` a new-style Function called as `Square.apply(...)`",
+        ),
+        Invalid(
+            """
+            import torch
+
+            class Double(torch.autograd.Function):
+                def forward(self, x):
+                    return x * 2
+
+                def backward(self, grad):
+                    return grad * 2
+
+            def run(x):
+                double = Double()
+                y = double(x)
+                return double(y)
+            """,
+            """
+            import torch
+
+            class Double(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * 2
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return grad * 2
+
+            def run(x):
+                y = Double.apply(x)
+                return Double.apply(y)
+            """,
         ),
         Invalid(
             """
@@ -291,3 +325,7 @@ def _changes(found: LegacyFunction):
     apply = cst.Attribute(value=cst.Name(found.class_def.name.value), attr=cst.Name("apply"))
     for call in found.instantiations:
         yield Replace(call, apply)
+    for variable in found.instance_variables:
+        yield RemoveLine(variable.statement)
+        for callee in variable.callees:
+            yield Replace(callee, apply)
