@@ -120,6 +120,9 @@ _LOOSE_CONTEXTS = (
     cst.IfExp,
     cst.Lambda,
     cst.CompIf,
+    cst.GeneratorExp,  # as the element: the `for` clauses have parents of their own
+    cst.ListComp,
+    cst.SetComp,
 )
 
 
