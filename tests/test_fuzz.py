@@ -47,7 +47,7 @@ from gradlint.source import LineIndex
 from support import ROOT
 
 ALL = frozenset(all_codes())
-MIGRATE = frozenset({"GL101", "GL102", "GL103", "GL104", "GL301", "GL302", "GL303"})
+MIGRATE = frozenset({"GL101", "GL102", "GL103", "GL104", "GL105", "GL106", "GL107", "GL301", "GL302", "GL303"})
 # hypothesmith compiles what it generates: "'str' object is not callable; perhaps you missed a comma?"
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 LONG = settings.get_current_profile_name() == "long"
