@@ -154,6 +154,18 @@ class LegacyTensorTypeCheck(Rule):
         Invalid(
             """
             import torch
+            if not isinstance(x, (torch.cuda.HalfTensor, torch.HalfTensor)) or cast:
+                x = x.half()
+            """,
+            """
+            import torch
+            if x.dtype != torch.float16 or cast:
+                x = x.half()
+            """,
+        ),
+        Invalid(
+            """
+            import torch
             ok = type(self.weight.data) == torch.cuda.FloatTensor
             """,
             """
@@ -237,16 +249,19 @@ class LegacyTensorTypeCheck(Rule):
         legacy: Optional[Sequence[LegacyTensorType]],
         negated: bool,
     ) -> None:
-        fix = None
-        fixed_text = None
+        fix = fixed_text = None
+        # `not isinstance(...)` is rewritten as a whole: `x.dtype != ...` rather than `not x.dtype == ...`
+        target, parent = node, self.context.parent()
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not) and not node.lpar:
+            target, parent, negated = parent, self.context.parent(2), not negated
         if legacy is not None:
             built = self._condition(_without_data(subject), legacy, negated)
             if built is not None:
                 condition, changes = built
-                fixed = as_condition(condition, node, self.context.parent())
+                fixed = as_condition(condition, target, parent)
                 fixed_text = self.context.code_for(fixed)
-                fix = self.unsafe_fix(f"Replace with `{snippet(fixed_text, 80)}`", *changes, Replace(node, fixed))
-        test = snippet(self.context.code_for(node), 70)
+                fix = self.unsafe_fix(f"Replace with `{snippet(fixed_text, 80)}`", *changes, Replace(target, fixed))
+        test = snippet(self.context.code_for(target), 70)
         value = "True" if negated else "False"
         suggestion = snippet(fixed_text, 80) if fixed_text else "x.is_cuda / x.dtype == torch.float32"
         self.report(node, message.format(test=test, value=value, fixed=suggestion), fix)

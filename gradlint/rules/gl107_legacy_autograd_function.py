@@ -280,6 +280,69 @@ class LegacyAutogradFunction(Rule):
             fixed=None,
             message="it keeps state on the instance (`self.shape`)",
         ),
+        # Run only through `.apply` (torch passes the context as `self`): made static as it is.
+        Invalid(
+            """
+            from torch import autograd
+
+            class Neg(autograd.Function):
+                def forward(ctx, x):
+                    return -x
+
+                def backward(ctx, grad):
+                    return -grad
+
+            y = Neg.apply(x)
+            """,
+            """
+            from torch import autograd
+
+            class Neg(autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return -x
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return -grad
+
+            y = Neg.apply(x)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+
+            class Cube(torch.autograd.Function):
+                def forward(self, x):
+                    self.save_for_backward(x)
+                    return self.power(x)
+
+                def power(self, x):
+                    return x ** 3
+
+                def backward(self, grad):
+                    (x,) = self.saved_tensors
+                    return 3 * x ** 2 * grad
+            """,
+            fixed=None,
+            message="it defines `power`: make it a static method or a function",
+        ),
+        Invalid(
+            """
+            import torch
+
+            class Log(torch.autograd.Function):
+                def forward(self, x):
+                    registry.append(self)
+                    return x.log()
+
+                def backward(self, grad):
+                    return grad
+            """,
+            fixed=None,
+            message="`forward` uses `self` as a value",
+        ),
         Invalid(
             """
             import torch
