@@ -44,7 +44,7 @@ class VariableIsinstance(Rule):
 
     ## Known limits
     `issubclass(C, Variable)` is not rewritten: `issubclass(torch.Tensor, Variable)` is False, so
-    the two are not equivalent. `type(x) == Variable` is not reported.
+    the two are not equivalent. `type(x) == Variable` (always False) is GL105.
     """
 
     code = "GL104"
