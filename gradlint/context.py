@@ -16,7 +16,8 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
-from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
+from gradlint.analysis.scalars import ScalarEvidence
+from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
