@@ -19,7 +19,7 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
-from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.syntax import is_integer_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence
 from gradlint.analysis.tree import descendants, iter_children
@@ -40,6 +40,13 @@ LIST_FACTORIES = frozenset(
     {"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.DoubleTensor", "torch.IntTensor"}
 )
 DISTRIBUTIONS = "torch.distributions."
+# Class-index losses: a `(1, C)` input wants a target of shape `(1,)`.
+CLASS_LOSS_MODULES = frozenset({"torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss"})
+CLASS_LOSS_FUNCTIONS = frozenset({"torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss"})
+# Shaping that makes a batch of one: `out.view(1, -1)`, `out.reshape(1, n)`, `out.unsqueeze(0)`.
+BATCH_OF_ONE_METHODS = frozenset({"view", "reshape"})
+# Constructors of a flat tensor from a list: `torch.LongTensor(ids)`, `torch.tensor([1, 2])`.
+FLAT_FACTORIES = LIST_FACTORIES
 
 
 class Kind(Enum):
@@ -321,6 +328,122 @@ class ScalarEvidence:
         return self.accumulator(target.value, scope) if isinstance(target, cst.Name) else None
 
 
+@dataclass(frozen=True)
+class PerElementTarget:
+    """The target of a class-index loss taken one element at a time from a sequence: `target[c]`
+    (c running over a `range`) or `y` in `for y in target`. From a 1-D sequence it is 0-dim."""
+
+    target: cst.BaseExpression
+    sequence: cst.BaseExpression
+    # The call raises for sure: its input is shaped as a batch of one and the sequence is 1-D.
+    certain: bool
+
+
+class ClassTargets:
+    """Class-index losses (`CrossEntropyLoss`, `NLLLoss`, `F.cross_entropy`, `F.nll_loss`) fed
+    0-dim targets, asked through `FileContext.class_targets`."""
+
+    def __init__(self, imports: ImportMap, scopes: ScopeTable) -> None:
+        self.imports = imports
+        self.scopes = scopes
+
+    def per_element_target(self, call: cst.Call, stack: Sequence[cst.CSTNode]) -> Optional[PerElementTarget]:
+        """The per-element target of `call` (at the end of `stack`) when the code says the input
+        is one row `(1, C)`: a model stepped on the same element of a paired sequence
+        (`decoder(inp[c], h)`), or an input shaped as a batch of one with a 1-D target sequence."""
+        arguments = self._loss_arguments(call, stack)
+        if arguments is None:
+            return None
+        input_, target = arguments
+        scope = enclosing_scope(stack)
+        element = self._element_of_loop(target, stack)
+        if element is None:
+            return None
+        sequence, loop, index = element
+        input_value = self._value_in_loop(input_, loop, scope)
+        one_dim = self._is_flat(sequence, scope)
+        if _is_batch_of_one(input_value) and one_dim:
+            return PerElementTarget(target, sequence, certain=True)
+        if index is not None and self._steps_model_on(input_value, index):
+            return PerElementTarget(target, sequence, certain=False)
+        return None
+
+    def _loss_arguments(self, call: cst.Call, stack: Sequence[cst.CSTNode]) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified not in CLASS_LOSS_FUNCTIONS and not self._is_class_loss_module(call.func, stack):
+            return None
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        input_ = positional[0] if positional else keywords.get("input")
+        target = positional[1] if len(positional) > 1 else keywords.get("target")
+        return (input_, target) if input_ is not None and target is not None else None
+
+    def _is_class_loss_module(self, func: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
+        """`criterion` bound (here or at module level) to `nn.CrossEntropyLoss()`, or `self.criterion`
+        bound so in the class's methods."""
+        scope = enclosing_scope(stack)
+        if isinstance(func, cst.Name):
+            values = self.scopes.values_of(func.value, scope) or self.scopes.values_of(func.value, stack[0])
+        elif isinstance(func, cst.Attribute):
+            values = [value for value, _ in self.scopes.instance_attribute_values(func, scope)]
+        else:
+            return False
+        return bool(values) and all(
+            isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in CLASS_LOSS_MODULES for value in values
+        )
+
+    def _element_of_loop(
+        self, target: cst.BaseExpression, stack: Sequence[cst.CSTNode]
+    ) -> Optional[tuple[cst.BaseExpression, cst.For, Optional[str]]]:
+        """(sequence, loop, index name) for `sequence[i]` with `for i in range(...)` around, or
+        (sequence, loop, None) for the element `y` of `for y in sequence` around."""
+        for loop in reversed(stack):
+            if not isinstance(loop, cst.For):
+                continue
+            if isinstance(target, cst.Subscript) and _is_range_loop(loop):
+                index = _single_index(target)
+                if isinstance(index, cst.Name) and isinstance(loop.target, cst.Name) and index.value == loop.target.value:
+                    return target.value, loop, index.value
+            if isinstance(target, cst.Name) and isinstance(loop.target, cst.Name) and loop.target.value == target.value:
+                if isinstance(loop.iter, (cst.Name, cst.Attribute)):
+                    return loop.iter, loop, None
+        return None
+
+    def _value_in_loop(self, node: cst.BaseExpression, loop: cst.For, scope: Scope) -> cst.BaseExpression:
+        """The expression a name was bound to inside `loop` (`output, h = decoder(...)`: the call)."""
+        if not isinstance(node, cst.Name):
+            return node
+        inside = {id(inner) for inner in descendants(loop.body)}
+        bindings = self.scopes.of(scope)
+        values = [value for value in bindings.assigned(node.value) if id(value) in inside]
+        values += [value for value, _ in bindings.unpacked.get(node.value, []) if id(value) in inside]
+        return values[0] if len(values) == 1 else node
+
+    def _steps_model_on(self, value: cst.BaseExpression, index: str) -> bool:
+        """`decoder(inp[c], hidden)`: a model called on one element of a sequence."""
+        if not (isinstance(value, cst.Call) and value.args and value.args[0].keyword is None):
+            return False
+        if self.imports.qualified_name(value.func) is not None:
+            return False
+        first = _single_index(value.args[0].value) if isinstance(value.args[0].value, cst.Subscript) else None
+        return isinstance(first, cst.Name) and first.value == index
+
+    def _is_flat(self, sequence: cst.BaseExpression, scope: Scope) -> bool:
+        """Evidently 1-D: built from a flat list, or flattened with `.view(-1)`."""
+        values = self.scopes.values_of(sequence.value, scope) if isinstance(sequence, cst.Name) else [sequence]
+        return bool(values) and all(self._flat_value(value) for value in values)
+
+    def _flat_value(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in FLAT_FACTORIES and value.args:
+            first = value.args[0].value
+            return isinstance(first, (cst.List, cst.ListComp)) and not any(
+                isinstance(element.value, (cst.List, cst.Tuple)) for element in getattr(first, "elements", ())
+            )
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in ("view", "reshape"):
+            return len(value.args) == 1 and _is_minus_one(value.args[0].value)
+        return False
+
+
 # -- syntax -----------------------------------------------------------------------------------
 
 
@@ -400,6 +523,30 @@ def _uses_of(name: str, scope: Scope):
             continue
         inner = (node, *parents)
         pending.extend((child, inner) for child in iter_children(node))
+
+
+def _is_range_loop(loop: cst.For) -> bool:
+    return isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range"
+
+
+def _single_index(subscript: cst.Subscript) -> Optional[cst.BaseExpression]:
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    return subscript.slice[0].slice.value
+
+
+def _is_minus_one(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and is_integer_literal(node.expression, 1)
+
+
+def _is_batch_of_one(value: cst.BaseExpression) -> bool:
+    """`x.view(1, -1)`, `x.reshape(1, n)`, `x.unsqueeze(0)`."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.args):
+        return False
+    method, first = value.func.attr.value, value.args[0].value
+    if method in BATCH_OF_ONE_METHODS:
+        return len(value.args) == 2 and is_integer_literal(first, 1)
+    return method == "unsqueeze" and len(value.args) == 1 and is_integer_literal(first, 0)
 
 
 def _is_non_tensor_value(node: cst.BaseExpression) -> bool:
