@@ -99,6 +99,10 @@ class LegacyScalarIndex(Rule):
         n = sizes[0]
         """,
         """
+        probs = model(x)
+        first_row = probs.data.cpu().numpy()[0]
+        """,
+        """
         total_loss = 0
         total_loss += loss.data
         print(total_loss)
