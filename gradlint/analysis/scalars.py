@@ -196,8 +196,7 @@ class ScalarEvidence:
             kinds = {self.one_element_kind(value, scope, depth + 1) for value in self.scopes.values_of(node.value, scope)}
             for value, position in self.scopes.of(scope).unpacked.get(node.value, []) if scope is not None else ():
                 kinds.add("index" if position == 1 and self._is_dim_reduction(value) else None)
-            kinds.discard(None)
-            return kinds.pop() if len(kinds) == 1 else None
+            return kinds.pop() if len(kinds) == 1 else None  # every binding agrees (None included)
         if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             if is_integer_literal(node.slice[0].slice.value, 1) and self._is_dim_reduction(node.value):
                 return "index"  # out.max(1)[1]

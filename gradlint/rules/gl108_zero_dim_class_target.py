@@ -56,8 +56,9 @@ class ZeroDimClassTarget(Rule):
     ## Known limits
     Reported only with evidence of a one-row input: a model called on the element of a sequence
     indexed by the same loop variable, or an input shaped as a batch of one with a target built
-    from a flat list (or `.view(-1)`). Targets of unknown shape, batched loops (`target[:, c]`) and
-    criteria not bound to a class-index loss in the file are left alone.
+    from a flat list (or `.view(-1)`). Targets of unknown shape, batched loops (`target[:, c]`),
+    elements picked by a literal index (`target[0]`) outside a loop and criteria not bound to a
+    class-index loss in the file are left alone.
     """
 
     code = "GL108"
