@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.grad_mode import runs_without_grad
-from gradlint.analysis.scalars import ScalarRead
+from gradlint.analysis.scalars import ScalarRead, indexes_zero
 from gradlint.analysis.scopes import enclosing_scope
 from gradlint.analysis.tensors import root_name
 from gradlint.analysis.tree import iter_children
@@ -138,7 +138,7 @@ def scalar_read(context: FileContext, stack: Sequence[cst.CSTNode]) -> Optional[
     """The legacy number read (`loss.data[0]`, `loss.data.numpy()[0]`, `total_loss[0]`...) that the
     Subscript at the end of `stack` is, or None."""
     subscript = stack[-1]
-    if not isinstance(subscript, cst.Subscript):
+    if not isinstance(subscript, cst.Subscript) or not indexes_zero(subscript):
         return None
     return context.scalars.legacy_read(subscript, stack[:-1], enclosing_scope(stack))
 

@@ -84,7 +84,7 @@ class ScalarRead:
 def legacy_number_read(subscript: cst.Subscript) -> Optional[tuple[cst.BaseExpression, cst.Attribute]]:
     """(x, the `.data` node) for `x.data[0]`, `x.data.numpy()[0]`, `x.data.cpu().numpy()[0]` and
     `x.cpu().data.numpy()[0]`."""
-    if not _indexes_zero(subscript):
+    if not indexes_zero(subscript):
         return None
     value = subscript.value
     if _is_data(value):
@@ -304,6 +304,8 @@ class ScalarEvidence:
     def legacy_read(self, subscript: cst.Subscript, parents: Sequence[cst.CSTNode], scope: Scope) -> Optional[ScalarRead]:
         """What `subscript` (with its ancestors `parents`, outermost first) reads, when it is a
         legacy number read of a one-number tensor; None for rows of real tensors and look-alikes."""
+        if not indexes_zero(subscript):
+            return None
         use = number_use((*parents, subscript))
         accumulated = self._accumulator_read(subscript, scope)
         if accumulated is not None:
@@ -321,7 +323,7 @@ class ScalarEvidence:
         return None
 
     def _accumulator_read(self, subscript: cst.Subscript, scope: Scope) -> Optional[Accumulator]:
-        if not _indexes_zero(subscript):
+        if not indexes_zero(subscript):
             return None
         target = subscript.value.value if _is_data(subscript.value) else subscript.value
         return self.accumulator(target.value, scope) if isinstance(target, cst.Name) else None
@@ -446,7 +448,8 @@ class ClassTargets:
 # -- syntax -----------------------------------------------------------------------------------
 
 
-def _indexes_zero(subscript: cst.Subscript) -> bool:
+def indexes_zero(subscript: cst.Subscript) -> bool:
+    """`x[0]`: one index, the literal 0."""
     if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
         return False
     return is_integer_literal(subscript.slice[0].slice.value, 0)
@@ -498,7 +501,7 @@ def _zero_index_read(node: cst.Name, parents: Sequence[cst.CSTNode]) -> Optional
         node, parents = parents[0], parents[1:]
     if not parents or not isinstance(parents[0], cst.Subscript) or parents[0].value is not node:
         return None
-    if not _indexes_zero(parents[0]):
+    if not indexes_zero(parents[0]):
         return None
     written = len(parents) > 1 and (
         isinstance(parents[1], (cst.AssignTarget, cst.Del)) or (isinstance(parents[1], cst.AugAssign) and parents[1].target is parents[0])
