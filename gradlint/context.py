@@ -16,7 +16,8 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
-from gradlint.analysis.tensors import ScalarEvidence, TensorEvidence
+from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
+from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
@@ -50,6 +51,11 @@ class FileContext:
     @cached_property
     def scalars(self) -> ScalarEvidence:
         return ScalarEvidence(self.imports, self.scopes, self.tensors)
+
+    @cached_property
+    def class_targets(self) -> ClassTargets:
+        """Class-index losses fed one element of a target sequence at a time."""
+        return ClassTargets(self.imports, self.scopes)
 
     def is_scalar(self, node: cst.BaseExpression) -> bool:
         return self.scalars.is_scalar(node, self.scope())

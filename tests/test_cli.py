@@ -284,7 +284,7 @@ def test_rules_listing(run_cli):
         "code": "GL103",
         "name": "legacy-scalar-index",
         "summary": rows[[r["code"] for r in rows].index("GL103")]["summary"],
-        "fix": "safe",
+        "fix": "safe or unsafe",
     } in rows
 
 

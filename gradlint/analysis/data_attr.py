@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.grad_mode import runs_without_grad
-from gradlint.analysis.syntax import is_integer_literal
+from gradlint.analysis.scalars import ScalarRead, indexes_zero
+from gradlint.analysis.scopes import enclosing_scope
 from gradlint.analysis.tensors import root_name
 from gradlint.analysis.tree import iter_children
 
@@ -133,22 +134,34 @@ def under_no_grad(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
 # of each split call the predicates below, so a use is never claimed twice or dropped.
 
 
-def scalar_data_index(context: FileContext, subscript: cst.Subscript) -> Optional[cst.BaseExpression]:
-    """`x` for `x.data[0]` where x is evidently a one-number tensor (a loss, a full reduction)."""
-    value = subscript.value
-    if data_receiver(value) is None or len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+def scalar_read(context: FileContext, stack: Sequence[cst.CSTNode]) -> Optional[ScalarRead]:
+    """The legacy number read (`loss.data[0]`, `loss.data.numpy()[0]`, `total_loss[0]`...) that the
+    Subscript at the end of `stack` is, or None."""
+    subscript = stack[-1]
+    if not isinstance(subscript, cst.Subscript) or not indexes_zero(subscript):
         return None
-    if not is_integer_literal(subscript.slice[0].slice.value, 0):
-        return None
-    return value.value if context.is_scalar(value.value) else None
+    return context.scalars.legacy_read(subscript, stack[:-1], enclosing_scope(stack))
+
+
+def _claimed_by_scalar_read(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
+    """The `.data` at the end of `stack` is the one a legacy number read goes through, or is added
+    to an accumulator read that way: both become `.item()`."""
+    node = stack[-1]
+    for depth in range(len(stack) - 2, max(len(stack) - 7, -1), -1):
+        ancestor = stack[depth]
+        if isinstance(ancestor, cst.Subscript):
+            read = scalar_read(context, stack[: depth + 1])
+            return read is not None and read.data is node
+        if not isinstance(ancestor, (cst.Attribute, cst.Call)):
+            break
+    return context.scalars.accumulated_data(node, stack, enclosing_scope(stack))
 
 
 def is_plain_data_read(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
     """The `.data` attribute at the end of `stack` is a read that no write or scalar rule rewrites."""
     node = stack[-1]
-    parent = stack[-2] if len(stack) > 1 else None
-    if isinstance(parent, cst.Subscript) and parent.value is node and scalar_data_index(context, parent) is not None:
-        return False  # `loss.data[0]`: `.item()`; `bias.data[0]` is a read
+    if _claimed_by_scalar_read(context, stack):
+        return False  # `loss.data[0]`, `total_loss += loss.data`: `.item()`; `bias.data[0]` is a read
     for ancestor in reversed(stack[:-1]):
         if isinstance(ancestor, (cst.AssignTarget, cst.Del)):
             return False

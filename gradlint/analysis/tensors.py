@@ -13,7 +13,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.roles import CRITERION, LOSS_VALUE, MODEL_CALL, TENSOR_VALUE
+from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
@@ -213,84 +213,3 @@ def root_name(node: cst.BaseExpression) -> Optional[str]:
     while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else None
-
-
-# Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
-SCALAR_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min", "dot", "dist", "numel", "all", "any"})
-
-
-def _no_arguments(call: cst.Call) -> bool:
-    return not call.args
-
-
-class ScalarEvidence:
-    """Is an expression evidently a one-number tensor, such as a loss or a full reduction?"""
-
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence) -> None:
-        self.imports = imports
-        self.scopes = scopes
-        self.tensors = tensors
-
-    def is_scalar(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
-        if depth > 8:
-            return False
-        if isinstance(node, cst.Call):
-            return self._call_is_scalar(node, scope, depth)
-        if isinstance(node, cst.Name):
-            return self._name_is_scalar(node.value, scope, depth)
-        if isinstance(node, cst.BinaryOperation):
-            return self.is_scalar(node.left, scope, depth + 1) and self.is_scalar(node.right, scope, depth + 1)
-        return False
-
-    def _call_is_scalar(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
-        qualified = self.imports.qualified_name(call.func)
-        if qualified is not None:
-            short = qualified.rsplit(".", 1)[-1]
-            if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in _FUNCTIONAL_LOSSES):
-                return _keeps_reduction(call)
-            return qualified.startswith("torch.") and short in SCALAR_REDUCTIONS and len(call.args) == 1
-        func = call.func
-        if isinstance(func, cst.Name):
-            return bool(CRITERION.match(func.value))
-        if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS and _no_arguments(call):
-            return self.tensors.is_tensor(func.value, scope, depth + 1)
-        if isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "detach", "float", "double", "cuda", "clone"):
-            return self.is_scalar(func.value, scope, depth + 1)
-        return False
-
-    def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
-        if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
-            return False
-        values = self.scopes.values_of(name, scope)
-        if any(_is_non_tensor_value(value) for value in values):
-            return False
-        if any(self.is_scalar(value, scope, depth + 1) for value in values):
-            return True
-        return bool(LOSS_VALUE.match(name))
-
-
-_FUNCTIONAL_LOSSES = frozenset(
-    {
-        "cross_entropy",
-        "binary_cross_entropy",
-        "binary_cross_entropy_with_logits",
-        "kl_div",
-        "nll_loss",
-        "mse_loss",
-        "l1_loss",
-        "smooth_l1_loss",
-        "huber_loss",
-    }
-)
-
-
-def _keeps_reduction(call: cst.Call) -> bool:
-    """A functional loss is a scalar unless `reduction='none'` or `reduce=False` is passed."""
-    for arg in call.args:
-        if arg.keyword is None:
-            continue
-        if arg.keyword.value == "reduction" and isinstance(arg.value, cst.SimpleString) and "none" in arg.value.value:
-            return False
-        if arg.keyword.value == "reduce" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
-            return False
-    return True

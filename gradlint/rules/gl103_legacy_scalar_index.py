@@ -2,25 +2,35 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.data_attr import scalar_data_index
+from gradlint.analysis.data_attr import scalar_read
+from gradlint.analysis.scalars import Accumulator, Kind
 from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
-_MESSAGE = "`{expr}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `{expr}.item()`"
+_MESSAGE = "`{read}` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `{expr}.item()`"
+_ZERO_DIM_RESULT = "`{read}` gives a 0-dim tensor, not a number, since PyTorch 0.4; use `{expr}.item()`"
+_NUMPY_SCALAR = "`{read}` gives a numpy scalar, not a Python number; use `{expr}.item()`"
+_ACCUMULATOR = "`{read}` raises IndexError since PyTorch 0.4: `{name}` sums 0-dim tensors; accumulate `.item()` and use `{name}`"
 
 
 class LegacyScalarIndex(Rule):
     """
     ## What it does
-    Flags `<expr>.data[0]` used to read a number out of a loss or another one-number tensor.
+    Flags the PyTorch 0.3 number reads `x.data[0]`, `x.data.numpy()[0]`, `x.data.cpu().numpy()[0]`
+    and `x.cpu().data.numpy()[0]` of a one-number tensor (a loss, a full reduction, a sampled
+    action, the argmax of one row, `torch.Tensor([v])`), and `total_loss[0]` on a sum of losses'
+    `.data` (`total_loss += loss.data`).
 
     ## Why is this bad?
     Since PyTorch 0.4 a loss is a 0-dim tensor. In torch 2.13, `loss.data[0]` raises
     `IndexError: invalid index of a 0-dim tensor. Use tensor.item() in Python ...`. On a 1-element
-    1-dim tensor it returns a 0-dim tensor, not a number. `loss.item()` returns the Python number
-    (`float`, or `int` for an integer tensor) and does not warn.
+    1-dim tensor (a sampled action of shape `(1,)`) it returns a 0-dim tensor, not a number: as a
+    dict key it misses (`KeyError: tensor(2)`), `"%s" % t` prints `tensor(2)`, and environments
+    reject it. `x.data.numpy()[0]` raises `IndexError: too many indices for array` on a 0-dim
+    tensor, or gives a numpy scalar. `x.item()` returns the Python number (`float`, or `int` for an
+    integer tensor) and does not warn.
 
     ## Example
     ```python
@@ -33,16 +43,26 @@ class LegacyScalarIndex(Rule):
     ```
 
     ## Fix safety
-    Safe: on the 0-dim tensors this rule reports, the original raises and `.item()` returns the
-    intended number. (On a 1-element 1-dim tensor the old form gave a 0-dim tensor and `.item()`
-    gives the number, which is what the code meant.)
+    Safe on 0-dim values (losses, full reductions, accumulated losses): the original raises and
+    `.item()` returns the number 0.3 read. An accumulator is migrated as a whole: every
+    `total_loss += loss.data` becomes `+= loss.item()` and every `total_loss[0]` becomes
+    `total_loss`, so the sum is a Python float (summed in float64, where 0.3 summed in float32: the
+    last digits of a long sum may differ, printed values with a few decimals do not).
+    On one-element values the fix is safe where the result is the same (`int(...)`, `float(...)`,
+    `str.format` and f-string arguments) and unsafe elsewhere: the original still runs and gives a
+    0-dim tensor (or a numpy scalar), the fix gives the number the code meant.
 
     ## Known limits
     Only expressions that evidently hold one number are reported: losses (criterion calls,
-    functional losses, names like `loss` or `val_loss`), full reductions (`.sum()`, `.mean()`) and
-    names bound to them. `output.data[0]` (the first row of a batch), `.data[0, 0]`, `.data[:5]`,
-    `.data[i]`, `dataset.data[0]` and `self.data[0]` are left alone, as is any write such as
-    `x.data[0] = 1`.
+    functional losses, names like `loss` or `val_loss`), full reductions (`.sum()`, `.argmax()`),
+    sampled actions (`multinomial`, a `torch.distributions` sample), tensors built from one literal
+    element, and names bound to them. The indices of a reduction over a dim (`out.max(1)[1]`,
+    `out.argmax(1)`) are reported only where the read is used as a number (`int()`, a key, a
+    format argument, `env.step`). `output.data[0]` (the first row of a batch), `.data[0, 0]`,
+    `.data[:5]`, `.data[i]`, `dataset.data[0]` and `self.data[0]` are left alone, as is any write
+    such as `x.data[0] = 1`. An accumulator is migrated only when it is set to numbers, grows by
+    `+=` of losses' `.data` (possibly times a number) and is read only as `total_loss[0]` or
+    `total_loss.data[0]` in the same function.
     """
 
     code = "GL103"
@@ -50,8 +70,8 @@ class LegacyScalarIndex(Rule):
     summary = "`x.data[0]` instead of `x.item()`"
     migration = "variable"
     fix_availability = Availability.ALWAYS
-    fix_applicabilities = (Applicability.SAFE,)
-    triggers = (".data[0]",)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
+    triggers = ("[0]",)
 
     VALID = (
         "first = dataset.data[0]\n",
@@ -69,6 +89,23 @@ class LegacyScalarIndex(Rule):
         """
         losses = []
         v = losses.data[0]
+        """,
+        """
+        pred = output.max(1)[1]
+        first = pred.data[0]
+        """,
+        """
+        sizes = [3, 4]
+        n = sizes[0]
+        """,
+        """
+        probs = model(x)
+        first_row = probs.data.cpu().numpy()[0]
+        """,
+        """
+        total_loss = 0
+        total_loss += loss.data
+        print(total_loss)
         """,
     )
     INVALID = (
@@ -103,18 +140,94 @@ class LegacyScalarIndex(Rule):
             n = correct.item()
             """,
         ),
+        Invalid(
+            """
+            loss = criterion(out, y)
+            a = loss.data.numpy()[0]
+            b = loss.cpu().data.numpy()[0]
+            """,
+            """
+            loss = criterion(out, y)
+            a = loss.item()
+            b = loss.item()
+            """,
+            message="raises IndexError on a 0-dim tensor",
+        ),
+        Invalid(
+            """
+            from torch.distributions import Categorical
+            action = Categorical(probs).sample()
+            state, reward, done, _ = env.step(action.data[0])
+            """,
+            """
+            from torch.distributions import Categorical
+            action = Categorical(probs).sample()
+            state, reward, done, _ = env.step(action.item())
+            """,
+            message="gives a 0-dim tensor, not a number",
+        ),
+        Invalid(
+            """
+            pred = output.max(1)[1]
+            label = classes[pred.data[0]]
+            """,
+            """
+            pred = output.max(1)[1]
+            label = classes[pred.item()]
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            scale = torch.Tensor([0.5])
+            print("%.2f" % scale.data[0])
+            """,
+            """
+            import torch
+            scale = torch.Tensor([0.5])
+            print("%.2f" % scale.item())
+            """,
+        ),
+        Invalid(
+            """
+            total_loss = 0
+            for x, y in loader:
+                total_loss += criterion(model(x), y).data
+            print(total_loss[0] / len(loader))
+            """,
+            """
+            total_loss = 0
+            for x, y in loader:
+                total_loss += criterion(model(x), y).item()
+            print(total_loss / len(loader))
+            """,
+            message="accumulate `.item()` and use `total_loss`",
+            fix_title="Accumulate `.item()` and read `total_loss`",
+        ),
     )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self._is_written():
             return
-        target = scalar_data_index(self.context, node)
-        if target is None:
+        read = scalar_read(self.context, self.context.stack)
+        if read is None:
             return
-        expr = self.context.code_for(target)
-        replacement = method_call_on(target, "item")
-        fix = self.safe_fix(f"Replace with `{snippet(self.context.code_for(replacement), 60)}`", Replace(node, replacement))
-        self.report(node, _MESSAGE.format(expr=snippet(expr, 40, "...")), fix)
+        shown = snippet(self.context.code_for(node), 40, "x.data[0]")
+        if read.accumulator is not None:
+            self._report_accumulator(node, read.accumulator, shown)
+            return
+        replacement = method_call_on(read.value, "item")
+        title = f"Replace with `{snippet(self.context.code_for(replacement), 60)}`"
+        fix = (self.safe_fix if read.exact else self.unsafe_fix)(title, Replace(node, replacement))
+        template = _MESSAGE if read.kind is Kind.ZERO_DIM else _NUMPY_SCALAR if read.data is not node.value else _ZERO_DIM_RESULT
+        self.report(node, template.format(read=shown, expr=snippet(self.context.code_for(read.value), 40, "x")), fix)
+
+    def _report_accumulator(self, node: cst.Subscript, accumulator: Accumulator, shown: str) -> None:
+        # Every read and every addition in one fix: the sum is a tensor or a number, never both.
+        changes = [Replace(read, cst.Name(accumulator.name)) for read in accumulator.reads]
+        changes += [Replace(data, method_call_on(data.value, "item")) for data in accumulator.additions]
+        fix = self.safe_fix(f"Accumulate `.item()` and read `{accumulator.name}`", *changes)
+        self.report(node, _ACCUMULATOR.format(read=shown, name=accumulator.name), fix)
 
     def _is_written(self) -> bool:
         parent = self.context.parent()

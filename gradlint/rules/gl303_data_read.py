@@ -43,8 +43,9 @@ class DataRead(Rule):
     illegal in-place mutation now raises instead of silently corrupting gradients.
 
     ## Known limits
-    Writes through `.data` are GL301/GL302, and `loss.data[0]` (a number read from a loss or a
-    full reduction) is GL103; `model.bias.data[0]` is a read like any other. Only evident tensors
+    Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
+    `loss.data.cpu().numpy()[0]`, and `total_loss += loss.data` where `total_loss` is read as
+    `total_loss[0]`) become `.item()` there; `model.bias.data[0]` is a read like any other. Only evident tensors
     are flagged: `dataset.data`, `self.data`, `args.data`, numpy arrays and module paths such as
     `torch.utils.data` are not.
     """
@@ -70,6 +71,12 @@ class DataRead(Rule):
         "x = self.data\n",
         "n = args.data\n",
         "v = loss.data[0]\n",
+        "v = loss.data.cpu().numpy()[0]\n",
+        """
+        total_loss = 0
+        total_loss += loss.data
+        print(total_loss[0])
+        """,
         "y = x.detach()\n",
         """
         for p in model.parameters():

@@ -1,0 +1,582 @@
+"""One-number tensors: where legacy code read a number with `[0]`, and what that read does today.
+
+In PyTorch 0.3 a loss, a full reduction, a sampled action or an accumulated loss was a 1-element
+tensor, and `x.data[0]` (or `x.data.numpy()[0]`) gave its Python number. Since 0.4:
+* a ZERO_DIM value (a loss, `.sum()`, `.argmax()`, a sum of their `.data`) makes `[0]` raise IndexError;
+* a ONE_ELEMENT value (a sampled action, the argmax of one row, `torch.Tensor([v])`) still takes
+  `[0]`, which now gives a 0-dim tensor (or a numpy scalar) where the code meant a number.
+Both are evidence of how a value was made; how the read is used (`int()`, a key, a format argument,
+an `env.step` action) is the evidence that a tensor row really was meant as a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.roles import CRITERION, LOSS_VALUE
+from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.syntax import is_integer_literal
+from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence
+from gradlint.analysis.tree import descendants, iter_children
+
+# Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
+SCALAR_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min", "dot", "dist", "numel", "all", "any"})
+# Index reductions: without a dim a 0-dim index, with one a tensor of indices.
+INDEX_REDUCTIONS = frozenset({"argmax", "argmin"})
+# Methods that keep a value's shape (and so its one number).
+SHAPE_KEEPING = frozenset({"cpu", "detach", "float", "double", "cuda", "clone", "long", "int"})
+# Builtins that turn a 0-dim tensor into exactly the number `.item()` gives.
+NUMBER_CONVERSIONS = frozenset({"int", "float"})
+# Uses where a 0-dim tensor and its `.item()` give the same result: conversions, and `str.format` /
+# f-strings (`Tensor.__format__` formats the item of a 0-dim tensor); `"%s" % t` prints `tensor(2)`.
+EXACT_USES = NUMBER_CONVERSIONS | {"format"}
+# Factories of a tensor from a literal list: one element in the list, one element in the tensor.
+LIST_FACTORIES = frozenset(
+    {"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.DoubleTensor", "torch.IntTensor"}
+)
+DISTRIBUTIONS = "torch.distributions."
+# Class-index losses: a `(1, C)` input wants a target of shape `(1,)`.
+CLASS_LOSS_MODULES = frozenset({"torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss"})
+CLASS_LOSS_FUNCTIONS = frozenset({"torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss"})
+# Shaping that makes a batch of one: `out.view(1, -1)`, `out.reshape(1, n)`, `out.unsqueeze(0)`.
+BATCH_OF_ONE_METHODS = frozenset({"view", "reshape"})
+# Constructors of a flat tensor from a list: `torch.LongTensor(ids)`, `torch.tensor([1, 2])`.
+FLAT_FACTORIES = LIST_FACTORIES
+
+
+class Kind(Enum):
+    ZERO_DIM = "0-dim"  # `[0]` raises IndexError
+    ONE_ELEMENT = "one-element"  # `[0]` gives a 0-dim tensor
+
+
+@dataclass(frozen=True)
+class Accumulator:
+    """A name that sums the `.data` of one-number tensors (`total_loss += loss.data`) and is read
+    only as `total_loss[0]` / `total_loss.data[0]`."""
+
+    name: str
+    additions: tuple[cst.Attribute, ...]  # the `.data` nodes added, to become `.item()`
+    reads: tuple[cst.Subscript, ...]  # `name[0]` / `name.data[0]`, to become `name`
+
+
+@dataclass(frozen=True)
+class ScalarRead:
+    """A legacy number read: `x.data[0]`, `x.data.numpy()[0]`, `x.data.cpu().numpy()[0]`,
+    `x.cpu().data.numpy()[0]`, or `acc[0]` / `acc.data[0]` on an accumulator."""
+
+    value: cst.BaseExpression  # x (or the accumulator's name)
+    data: Optional[cst.Attribute]  # the `.data` read on the way, if any
+    kind: Kind
+    use: Optional[str]  # how the number is used, when the code says so
+    accumulator: Optional[Accumulator] = None
+
+    @property
+    def exact(self) -> bool:
+        """`.item()` gives exactly what the read gives where the read still works under torch 2.x."""
+        return self.kind is Kind.ZERO_DIM or self.use in EXACT_USES
+
+
+def legacy_number_read(subscript: cst.Subscript) -> Optional[tuple[cst.BaseExpression, cst.Attribute]]:
+    """(x, the `.data` node) for `x.data[0]`, `x.data.numpy()[0]`, `x.data.cpu().numpy()[0]` and
+    `x.cpu().data.numpy()[0]`."""
+    if not indexes_zero(subscript):
+        return None
+    value = subscript.value
+    if _is_data(value):
+        return value.value, value
+    if not _is_method_call(value, "numpy", arguments=False):
+        return None
+    inner = value.func.value
+    if _is_method_call(inner, "cpu", arguments=False) and _is_data(inner.func.value):
+        return inner.func.value.value, inner.func.value  # x.data.cpu().numpy()[0]
+    if _is_data(inner):
+        receiver = inner.value
+        if _is_method_call(receiver, "cpu", arguments=False):
+            return receiver.func.value, inner  # x.cpu().data.numpy()[0]
+        return receiver, inner  # x.data.numpy()[0]
+    return None
+
+
+def number_use(stack: Sequence[cst.CSTNode]) -> Optional[str]:
+    """How the expression at the end of `stack` is used as a number, if the code says so:
+    "int" / "float" (converted), "key" (a subscript index or dict key), "format" (a `str.format`
+    or f-string argument), "percent" (a `%` format argument), "action" (`env.step(...)`)."""
+    node = stack[-1]
+    parents = list(reversed(stack[:-1]))
+    parent = parents[0] if parents else None
+    if isinstance(parent, cst.Arg) and len(parents) > 1 and isinstance(parents[1], cst.Call):
+        call = parents[1]
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in NUMBER_CONVERSIONS and len(call.args) == 1:
+            return func.value
+        if isinstance(func, cst.Attribute) and func.attr.value == "format":
+            return "format"
+        if isinstance(func, cst.Attribute) and func.attr.value == "step" and "env" in _last_name(func.value).lower():
+            return "action"
+    if isinstance(parent, cst.Index) and len(parents) > 2 and isinstance(parents[2], cst.Subscript):
+        return "key"
+    if isinstance(parent, cst.DictElement) and parent.key is node:
+        return "key"
+    if isinstance(parent, cst.FormattedStringExpression):
+        return "format"
+    if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo) and parent.right is node:
+        return "percent" if isinstance(parent.left, (cst.SimpleString, cst.ConcatenatedString)) else None
+    if isinstance(parent, cst.Element) and len(parents) > 2 and isinstance(parents[1], cst.Tuple):
+        operation = parents[2]
+        if isinstance(operation, cst.BinaryOperation) and isinstance(operation.operator, cst.Modulo) and operation.right is parents[1]:
+            return "percent" if isinstance(operation.left, (cst.SimpleString, cst.ConcatenatedString)) else None
+    return None
+
+
+class ScalarEvidence:
+    """Which expressions hold one number, asked through `FileContext.scalars`."""
+
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence) -> None:
+        self.imports = imports
+        self.scopes = scopes
+        self.tensors = tensors
+        self._accumulators: dict[tuple[int, str], Optional[Accumulator]] = {}
+
+    # -- zero-dim values: losses and full reductions ------------------------------------------
+
+    def is_scalar(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
+        """A 0-dim tensor under torch 2.x: a loss, a full reduction, or a name bound to one."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Call):
+            return self._call_is_scalar(node, scope, depth)
+        if isinstance(node, cst.Name):
+            return self._name_is_scalar(node.value, scope, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self.is_scalar(node.left, scope, depth + 1) and self.is_scalar(node.right, scope, depth + 1)
+        return False
+
+    def _call_is_scalar(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is not None:
+            short = qualified.rsplit(".", 1)[-1]
+            if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in _FUNCTIONAL_LOSSES):
+                return _keeps_reduction(call)
+            return qualified.startswith("torch.") and short in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and len(call.args) == 1
+        func = call.func
+        if isinstance(func, cst.Name):
+            return bool(CRITERION.match(func.value))
+        if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and not call.args:
+            return self.tensors.is_tensor(func.value, scope, depth + 1)
+        if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
+            return self.is_scalar(func.value, scope, depth + 1)
+        return False
+
+    def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
+            return False
+        values = self.scopes.values_of(name, scope)
+        if any(_is_non_tensor_value(value) for value in values):
+            return False
+        if any(self.is_scalar(value, scope, depth + 1) for value in values):
+            return True
+        return bool(LOSS_VALUE.match(name))
+
+    # -- one-element values: sampled actions, the argmax of one row, `torch.Tensor([v])` ---------
+
+    def one_element_kind(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> Optional[str]:
+        """ "sample" for a sampled action, "one" for a tensor built from one literal element,
+        "index" for the indices of a reduction over a dim (one per row: a number only when the
+        code uses it as one); None otherwise."""
+        if depth > 8:
+            return None
+        if isinstance(node, cst.Name):
+            if node.value in NON_TENSOR_ROOTS or self.imports.is_imported(node.value):
+                return None
+            kinds = {self.one_element_kind(value, scope, depth + 1) for value in self.scopes.values_of(node.value, scope)}
+            for value, position in self.scopes.of(scope).unpacked.get(node.value, []) if scope is not None else ():
+                kinds.add("index" if position == 1 and self._is_dim_reduction(value) else None)
+            return kinds.pop() if len(kinds) == 1 else None  # every binding agrees (None included)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            if is_integer_literal(node.slice[0].slice.value, 1) and self._is_dim_reduction(node.value):
+                return "index"  # out.max(1)[1]
+            return None
+        if not isinstance(node, cst.Call):
+            return None
+        qualified = self.imports.qualified_name(node.func) or ""
+        func = node.func
+        if qualified == "torch.multinomial" or (isinstance(func, cst.Attribute) and func.attr.value == "multinomial"):
+            return "sample"
+        if isinstance(func, cst.Attribute) and func.attr.value == "sample" and self._is_distribution(func.value, scope):
+            return "sample"
+        if qualified in LIST_FACTORIES and _one_literal_element(node):
+            return "one"
+        if qualified in ("torch.argmax", "torch.argmin") and len(node.args) > 1:
+            return "index"
+        if isinstance(func, cst.Attribute) and func.attr.value in INDEX_REDUCTIONS and node.args:
+            return "index" if self.tensors.is_tensor(func.value, scope, depth + 1) else None
+        if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
+            return self.one_element_kind(func.value, scope, depth + 1)
+        return None
+
+    def _is_dim_reduction(self, node: cst.BaseExpression) -> bool:
+        """`out.max(1)`, `torch.max(out, 1)`, `out.topk(1)`: (values, indices) over a dim."""
+        if not isinstance(node, cst.Call):
+            return False
+        qualified = self.imports.qualified_name(node.func) or ""
+        if qualified in ("torch.max", "torch.min", "torch.topk"):
+            return len(node.args) > 1
+        func = node.func
+        return isinstance(func, cst.Attribute) and func.attr.value in ("max", "min", "topk") and bool(node.args)
+
+    def _is_distribution(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        if isinstance(node, cst.Call):
+            return (self.imports.qualified_name(node.func) or "").startswith(DISTRIBUTIONS)
+        if isinstance(node, cst.Name):
+            values = self.scopes.values_of(node.value, scope)
+            return bool(values) and all(isinstance(value, cst.Call) and self._is_distribution(value, scope) for value in values)
+        return False
+
+    # -- accumulators -------------------------------------------------------------------------
+
+    def accumulator(self, name: str, scope: Scope) -> Optional[Accumulator]:
+        key = (id(scope), name)
+        if key not in self._accumulators:
+            self._accumulators[key] = self._find_accumulator(name, scope)
+        return self._accumulators[key]
+
+    def accumulated_data(self, data: cst.Attribute, stack: Sequence[cst.CSTNode], scope: Scope) -> bool:
+        """`data` (a `.data` node) is added to an accumulator that is read only through `[0]`."""
+        for ancestor in reversed(stack):
+            if isinstance(ancestor, cst.AugAssign):
+                found = isinstance(ancestor.target, cst.Name) and self.accumulator(ancestor.target.value, scope)
+                return bool(found) and any(addition is data for addition in found.additions)
+            if isinstance(ancestor, cst.BaseSmallStatement):
+                return False
+        return False
+
+    def _find_accumulator(self, name: str, scope: Scope) -> Optional[Accumulator]:
+        additions: list[cst.Attribute] = []
+        reads: list[cst.Subscript] = []
+        added = False
+        for node, parents in _uses_of(name, scope):
+            parent = parents[0] if parents else None
+            if isinstance(parent, cst.AugAssign) and parent.target is node:
+                if not isinstance(parent.operator, cst.AddAssign):
+                    return None
+                data = self._added_number(parent.value, scope)
+                if data is None:
+                    return None
+                additions.extend(data)
+                added = True
+            elif isinstance(parent, cst.AssignTarget) and parent.target is node:
+                if len(parents) < 2 or not _is_number_literal(parents[1].value):
+                    return None
+            elif _zero_index_read(node, parents) is not None:
+                reads.append(_zero_index_read(node, parents))
+            else:
+                return None
+        return Accumulator(name, tuple(additions), tuple(reads)) if added and reads else None
+
+    def _added_number(self, value: cst.BaseExpression, scope: Scope) -> Optional[list[cst.Attribute]]:
+        """The `.data` nodes of `value` when it adds one number: `loss.data`, `n * loss.data`,
+        `loss.item()` (already migrated); None when it may add a tensor of any other shape."""
+        if _is_method_call(value, "item", arguments=False) or _is_number_literal(value):
+            return []
+        if _is_data(value):
+            return [value] if self.is_scalar(value.value, scope) else None
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Multiply, cst.Divide)):
+            for this, other in ((value.left, value.right), (value.right, value.left)):
+                found = self._added_number(this, scope)
+                if found is not None and self._is_plain_number(other, scope):
+                    return found
+        return None
+
+    def _is_plain_number(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        if _is_number_literal(node):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
+            return True
+        return isinstance(node, cst.Name) and not self.tensors.is_tensor(node, scope) and not _mentions_data(node)
+
+    # -- the legacy read as a whole --------------------------------------------------------------
+
+    def legacy_read(self, subscript: cst.Subscript, parents: Sequence[cst.CSTNode], scope: Scope) -> Optional[ScalarRead]:
+        """What `subscript` (with its ancestors `parents`, outermost first) reads, when it is a
+        legacy number read of a one-number tensor; None for rows of real tensors and look-alikes."""
+        if not indexes_zero(subscript):
+            return None
+        use = number_use((*parents, subscript))
+        accumulated = self._accumulator_read(subscript, scope)
+        if accumulated is not None:
+            data = subscript.value if _is_data(subscript.value) else None
+            return ScalarRead(cst.Name(accumulated.name), data, Kind.ZERO_DIM, use, accumulated)
+        found = legacy_number_read(subscript)
+        if found is None:
+            return None
+        value, data = found
+        if self.is_scalar(value, scope):
+            return ScalarRead(value, data, Kind.ZERO_DIM, use)
+        made = self.one_element_kind(value, scope)
+        if made in ("sample", "one") or (made == "index" and use is not None):
+            return ScalarRead(value, data, Kind.ONE_ELEMENT, use)
+        return None
+
+    def _accumulator_read(self, subscript: cst.Subscript, scope: Scope) -> Optional[Accumulator]:
+        if not indexes_zero(subscript):
+            return None
+        target = subscript.value.value if _is_data(subscript.value) else subscript.value
+        return self.accumulator(target.value, scope) if isinstance(target, cst.Name) else None
+
+
+@dataclass(frozen=True)
+class PerElementTarget:
+    """The target of a class-index loss taken one element at a time from a sequence: `target[c]`
+    (c running over a `range`) or `y` in `for y in target`. From a 1-D sequence it is 0-dim."""
+
+    target: cst.BaseExpression
+    sequence: cst.BaseExpression
+    # The call raises for sure: its input is shaped as a batch of one and the sequence is 1-D.
+    certain: bool
+
+
+class ClassTargets:
+    """Class-index losses (`CrossEntropyLoss`, `NLLLoss`, `F.cross_entropy`, `F.nll_loss`) fed
+    0-dim targets, asked through `FileContext.class_targets`."""
+
+    def __init__(self, imports: ImportMap, scopes: ScopeTable) -> None:
+        self.imports = imports
+        self.scopes = scopes
+
+    def per_element_target(self, call: cst.Call, stack: Sequence[cst.CSTNode]) -> Optional[PerElementTarget]:
+        """The per-element target of `call` (at the end of `stack`) when the code says the input
+        is one row `(1, C)`: a model stepped on the same element of a paired sequence
+        (`decoder(inp[c], h)`), or an input shaped as a batch of one with a 1-D target sequence."""
+        arguments = self._loss_arguments(call, stack)
+        if arguments is None:
+            return None
+        input_, target = arguments
+        scope = enclosing_scope(stack)
+        element = self._element_of_loop(target, stack)
+        if element is None:
+            return None
+        sequence, loop, index = element
+        input_value = self._value_in_loop(input_, loop, scope)
+        one_dim = self._is_flat(sequence, scope)
+        if _is_batch_of_one(input_value) and one_dim:
+            return PerElementTarget(target, sequence, certain=True)
+        if index is not None and self._steps_model_on(input_value, index):
+            return PerElementTarget(target, sequence, certain=False)
+        return None
+
+    def _loss_arguments(self, call: cst.Call, stack: Sequence[cst.CSTNode]) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified not in CLASS_LOSS_FUNCTIONS and not self._is_class_loss_module(call.func, stack):
+            return None
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        input_ = positional[0] if positional else keywords.get("input")
+        target = positional[1] if len(positional) > 1 else keywords.get("target")
+        return (input_, target) if input_ is not None and target is not None else None
+
+    def _is_class_loss_module(self, func: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
+        """`criterion` bound (here or at module level) to `nn.CrossEntropyLoss()`, or `self.criterion`
+        bound so in the class's methods."""
+        scope = enclosing_scope(stack)
+        if isinstance(func, cst.Name):
+            values = self.scopes.values_of(func.value, scope) or self.scopes.values_of(func.value, stack[0])
+        elif isinstance(func, cst.Attribute):
+            values = [value for value, _ in self.scopes.instance_attribute_values(func, scope)]
+        else:
+            return False
+        return bool(values) and all(
+            isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in CLASS_LOSS_MODULES for value in values
+        )
+
+    def _element_of_loop(
+        self, target: cst.BaseExpression, stack: Sequence[cst.CSTNode]
+    ) -> Optional[tuple[cst.BaseExpression, cst.For, Optional[str]]]:
+        """(sequence, loop, index name) for `sequence[i]` with `for i in range(...)` around, or
+        (sequence, loop, None) for the element `y` of `for y in sequence` around."""
+        for loop in reversed(stack):
+            if not isinstance(loop, cst.For):
+                continue
+            if isinstance(target, cst.Subscript) and _is_range_loop(loop):
+                index = _single_index(target)
+                if isinstance(index, cst.Name) and isinstance(loop.target, cst.Name) and index.value == loop.target.value:
+                    return target.value, loop, index.value
+            if isinstance(target, cst.Name) and isinstance(loop.target, cst.Name) and loop.target.value == target.value:
+                if isinstance(loop.iter, (cst.Name, cst.Attribute)):
+                    return loop.iter, loop, None
+        return None
+
+    def _value_in_loop(self, node: cst.BaseExpression, loop: cst.For, scope: Scope) -> cst.BaseExpression:
+        """The expression a name was bound to inside `loop` (`output, h = decoder(...)`: the call)."""
+        if not isinstance(node, cst.Name):
+            return node
+        inside = {id(inner) for inner in descendants(loop.body)}
+        bindings = self.scopes.of(scope)
+        values = [value for value in bindings.assigned(node.value) if id(value) in inside]
+        values += [value for value, _ in bindings.unpacked.get(node.value, []) if id(value) in inside]
+        return values[0] if len(values) == 1 else node
+
+    def _steps_model_on(self, value: cst.BaseExpression, index: str) -> bool:
+        """`decoder(inp[c], hidden)`: a model called on one element of a sequence."""
+        if not (isinstance(value, cst.Call) and value.args and value.args[0].keyword is None):
+            return False
+        if self.imports.qualified_name(value.func) is not None:
+            return False
+        first = _single_index(value.args[0].value) if isinstance(value.args[0].value, cst.Subscript) else None
+        return isinstance(first, cst.Name) and first.value == index
+
+    def _is_flat(self, sequence: cst.BaseExpression, scope: Scope) -> bool:
+        """Evidently 1-D: built from a flat list, or flattened with `.view(-1)`."""
+        values = self.scopes.values_of(sequence.value, scope) if isinstance(sequence, cst.Name) else [sequence]
+        return bool(values) and all(self._flat_value(value) for value in values)
+
+    def _flat_value(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in FLAT_FACTORIES and value.args:
+            first = value.args[0].value
+            return isinstance(first, (cst.List, cst.ListComp)) and not any(
+                isinstance(element.value, (cst.List, cst.Tuple)) for element in getattr(first, "elements", ())
+            )
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in ("view", "reshape"):
+            return len(value.args) == 1 and _is_minus_one(value.args[0].value)
+        return False
+
+
+# -- syntax -----------------------------------------------------------------------------------
+
+
+def indexes_zero(subscript: cst.Subscript) -> bool:
+    """`x[0]`: one index, the literal 0."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return False
+    return is_integer_literal(subscript.slice[0].slice.value, 0)
+
+
+def _is_data(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == "data"
+
+
+def _is_method_call(node: cst.BaseExpression, method: str, *, arguments: bool) -> bool:
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == method
+        and (arguments or not node.args)
+    )
+
+
+def _is_number_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _mentions_data(node: cst.CSTNode) -> bool:
+    return any(_is_data(inner) for inner in descendants(node))
+
+
+def _one_literal_element(call: cst.Call) -> bool:
+    """`torch.Tensor([v])`: one positional argument, a list of one non-list element."""
+    if len(call.args) < 1 or call.args[0].keyword is not None:
+        return False
+    first = call.args[0].value
+    return isinstance(first, cst.List) and len(first.elements) == 1 and not isinstance(first.elements[0].value, (cst.List, cst.Tuple))
+
+
+def _last_name(node: cst.BaseExpression) -> str:
+    """`env` for `env`, `self.env`, `envs[i]`."""
+    if isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _zero_index_read(node: cst.Name, parents: Sequence[cst.CSTNode]) -> Optional[cst.Subscript]:
+    """The subscript `node[0]` or `node.data[0]` when `node` is read that way (not written)."""
+    if parents and _is_data(parents[0]) and parents[0].value is node:
+        node, parents = parents[0], parents[1:]
+    if not parents or not isinstance(parents[0], cst.Subscript) or parents[0].value is not node:
+        return None
+    if not indexes_zero(parents[0]):
+        return None
+    written = len(parents) > 1 and (
+        isinstance(parents[1], (cst.AssignTarget, cst.Del)) or (isinstance(parents[1], cst.AugAssign) and parents[1].target is parents[0])
+    )
+    return None if written else parents[0]
+
+
+def _uses_of(name: str, scope: Scope):
+    """Every `Name(name)` node of a scope, with its ancestors innermost first; a use inside a
+    nested function, class or lambda is yielded with no parents (an unknown use)."""
+    body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
+    pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(statement, ()) for statement in body]
+    while pending:
+        node, parents = pending.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            yield node, parents
+            continue
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if any(isinstance(inner, cst.Name) and inner.value == name for inner in descendants(node)):
+                yield cst.Name(name), ()
+            continue
+        inner = (node, *parents)
+        pending.extend((child, inner) for child in iter_children(node))
+
+
+def _is_range_loop(loop: cst.For) -> bool:
+    return isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range"
+
+
+def _single_index(subscript: cst.Subscript) -> Optional[cst.BaseExpression]:
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    return subscript.slice[0].slice.value
+
+
+def _is_minus_one(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and is_integer_literal(node.expression, 1)
+
+
+def _is_batch_of_one(value: cst.BaseExpression) -> bool:
+    """`x.view(1, -1)`, `x.reshape(1, n)`, `x.unsqueeze(0)`."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.args):
+        return False
+    method, first = value.func.attr.value, value.args[0].value
+    if method in BATCH_OF_ONE_METHODS:
+        return len(value.args) == 2 and is_integer_literal(first, 1)
+    return method == "unsqueeze" and len(value.args) == 1 and is_integer_literal(first, 0)
+
+
+def _is_non_tensor_value(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SimpleString, cst.FormattedString))
+
+
+_FUNCTIONAL_LOSSES = frozenset(
+    {
+        "cross_entropy",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "kl_div",
+        "nll_loss",
+        "mse_loss",
+        "l1_loss",
+        "smooth_l1_loss",
+        "huber_loss",
+    }
+)
+
+
+def _keeps_reduction(call: cst.Call) -> bool:
+    """A functional loss is a scalar unless `reduction='none'` or `reduce=False` is passed."""
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        if arg.keyword.value == "reduction" and isinstance(arg.value, cst.SimpleString) and "none" in arg.value.value:
+            return False
+        if arg.keyword.value == "reduce" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
+            return False
+    return True
