@@ -51,7 +51,7 @@ def restore_used_imports(
         for index in removed:
             if os.path.basename(paths[index]) == "__init__.py":
                 forced[index] = removed[index]
-                notes[index] = _note(removed[index], "a package re-exports it to files outside this run")
+                notes[index] = _note(removed[index], "a package's `__init__.py` may re-export it to files outside this run")
     for passes in range(MAX_PASSES + 1):
         still = {index: removed[index] - kept[index] for index in removed}
         if passes < MAX_PASSES:
