@@ -54,7 +54,7 @@ class ProjectFacts:
 
     names: dict[str, str] = field(default_factory=dict)  # "model.Variable" -> "torch.autograd.Variable"
     stars: dict[str, StarFacts] = field(default_factory=dict)  # "model" / ".model" -> star exports
-    reimported: frozenset[str] = frozenset()  # names of this module that other files import from it
+    reimported: frozenset[str] = frozenset()  # names other files use through this module: the clean-up keeps their imports
 
     def __bool__(self) -> bool:
         return bool(self.names or self.stars or self.reimported)
