@@ -311,3 +311,52 @@ def test_a_chain_of_re_exports_deeper_than_the_stack_degrades_to_single_file(tmp
     index = ProjectIndex(sources, [str(tmp_path)])
     assert index.facts_for(str(tmp_path / "train.py")) is None
     assert index.facts_for(str(tmp_path / "m599.py")).names == {"m600.Variable": "torch.autograd.Variable"}
+
+
+def users(root: Path, name: str, removed=None) -> dict[str, list[str]]:
+    sources = [(str(path), path.read_bytes()) for path in sorted(root.rglob("*.py"))]
+    found = ProjectIndex(sources, [str(root)], removed={str(root / key): names for key, names in (removed or {}).items()}).users_of(
+        str(root / name)
+    )
+    return {used: sorted(Path(path).relative_to(root).as_posix() for path in importers) for used, importers in found.items()}
+
+
+def test_a_star_import_uses_the_names_its_importer_spells_and_those_dunder_all_needs(tmp_path):
+    project(
+        tmp_path,
+        {
+            "model.py": "import torch\nfrom torch.autograd import Variable, grad\nimport numpy as np\n",
+            "listed.py": "from torch.autograd import Variable, grad\n__all__ = ['grad']\n",
+            "train.py": "from model import *\nfrom listed import *\nx = Variable(torch.ones(1))\n",
+            "chain.py": "from train import *\nprint(np.pi)\n",
+        },
+    )
+    assert users(tmp_path, "model.py") == {"Variable": ["train.py"], "torch": ["train.py"], "np": ["chain.py"]}
+    assert users(tmp_path, "listed.py") == {"grad": ["chain.py", "train.py"]}  # every star import on the way needs it
+
+
+def test_module_attributes_are_uses_however_the_module_is_imported(tmp_path):
+    project(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/model.py": "from torch.autograd import Variable, grad\nimport torch\n",
+            "pkg/sibling.py": "from . import model\nx = model.Variable\n",
+            "a.py": "import pkg.model\ny = pkg.model.grad\n",
+            "b.py": "import pkg.model as m\nz = m.torch\n",
+        },
+    )
+    assert users(tmp_path, "pkg/model.py") == {"Variable": ["pkg/sibling.py"], "grad": ["a.py"], "torch": ["b.py"]}
+
+
+def test_names_a_fix_removed_still_count_as_imported_when_looking_for_their_users(tmp_path):
+    project(tmp_path, {"model.py": "import torch\n", "train.py": TRAIN, "other.py": "from model import Variable\n"})
+    assert users(tmp_path, "model.py") == {"Variable": ["other.py"]}
+    assert users(tmp_path, "model.py", {"model.py": {"Variable"}}) == {"Variable": ["other.py", "train.py"]}
+
+
+def test_the_clean_up_keeps_what_dunder_all_lists(tmp_path):
+    source = "from torch.autograd import Variable\n__all__ = ['Variable', 'make']\n\n\ndef make(t):\n    return Variable(t)\n"
+    project(tmp_path, {"model.py": source})
+    fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
+    assert fixed(tmp_path, "model.py") == source.replace("Variable(t)", "t.detach()")

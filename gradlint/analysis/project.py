@@ -174,7 +174,9 @@ class ProjectIndex:
                 self._add(names, f"{spelling}.{item.name}", self._resolve(target, item.name, set()))
                 submodule = self._locate(path, f"{item.module}.{item.name}".lstrip("."), item.level)
                 if submodule is not None and submodule != target:
-                    self._module_attributes(names, f"{spelling}.{item.name}", submodule, path, item.local, text)
+                    # `from . import model`: only the uses are marked, rules do not resolve through it
+                    spelled = names if item.level == 0 else {}
+                    self._module_attributes(spelled, f"{spelling}.{item.name}", submodule, path, item.local, text)
                 elif path != target:
                     self._mark_used(target, item.name, path)
             elif item.level == 0:
