@@ -97,7 +97,10 @@ def _still_used(
     index = ProjectIndex(texts + list(outside), roots, removed={paths[position]: names for position, names in removed.items()})
     wanted = {}
     for position, names in removed.items():
-        users = {name: importers for name, importers in index.users_of(paths[position]).items() if name in names}
+        found = index.users_of(paths[position])
+        if found is None:  # unknown: every removed name may be used
+            found = {name: frozenset() for name in names}
+        users = {name: importers for name, importers in found.items() if name in names}
         if users:
             wanted[position] = users
     return wanted

@@ -118,6 +118,7 @@ class ProjectIndex:
         self._reimported: dict[str, dict[str, set[str]]] = {}  # module -> name -> files using it through the module
         self._words: dict[str, frozenset[str]] = {}
         self._done: set[str] = set()  # files whose own imports have been looked at
+        self._unread: set[str] = set()  # files whose imports could not be followed
 
     # -- per-file answers -------------------------------------------------------------------
 
@@ -127,16 +128,19 @@ class ProjectIndex:
         key = os.path.abspath(path)
         self._look_at(key)
         facts = self._facts.get(key)
-        reimported = frozenset(self.users_of(key)) if for_fix else frozenset()
+        reimported = frozenset(self.users_of(key) or ()) if for_fix else frozenset()
         if reimported:
             facts = ProjectFacts(facts.names if facts else {}, facts.stars if facts else {}, reimported)
         return facts or None
 
-    def users_of(self, path: str) -> dict[str, frozenset[str]]:
-        """The names of module `path` that other files use through it, each with those files."""
+    def users_of(self, path: str) -> Optional[dict[str, frozenset[str]]]:
+        """The names of module `path` that other files use through it, each with those files;
+        None when some file's imports could not be followed (any name may be used)."""
         if len(self._done) < len(self._sources):
             for importer in self._sources:
                 self._look_at(importer)  # whether another file imports from `path` needs them all
+        if self._unread:
+            return None
         used = self._reimported.get(os.path.abspath(path), {})
         return {name: frozenset(importers) for name, importers in used.items()}
 
@@ -153,7 +157,7 @@ class ProjectIndex:
             try:
                 self._facts_of_importer(path, statements)
             except RecursionError:
-                pass  # re-exports chained deeper than the stack: this file is checked on its own
+                self._unread.add(path)  # re-exports chained deeper than the stack: this file is checked on its own
 
     def _facts_of_importer(self, path: str, statements: list[_Import]) -> None:
         names: dict[str, str] = {}
