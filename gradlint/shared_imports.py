@@ -65,14 +65,9 @@ def restore_used_imports(
             break
         for index, users in wanted.items():
             kept[index] |= set(users)
-            strangers = {name: sorted(set(importers) & outside_paths) for name, importers in users.items()}
-            strangers = {name: found for name, found in strangers.items() if found}
-            if strangers and index not in notes:
-                first = min(found[0] for found in strangers.values())
-                folder = os.path.dirname(os.path.abspath(paths[index]))
-                notes[index] = _note(
-                    frozenset(strangers), f"{os.path.relpath(first, folder)} uses it through this file and is not in this run"
-                )
+            note = _outside_users_note(paths[index], users, outside_paths)
+            if note is not None and index not in notes:
+                notes[index] = note
         for index, result in zip(wanted, refix([(index, frozenset(kept[index])) for index in wanted])):
             results[index] = result
     for index, note in notes.items():
@@ -114,6 +109,17 @@ def _current_text(original: bytes, result: SourceResult) -> bytes:
     if isinstance(fixed, str):
         return fixed.encode("utf-8", "surrogatepass")
     return original
+
+
+def _outside_users_note(path: str, users: dict[str, frozenset[str]], outside: set[str]) -> Optional[str]:
+    """Why a name comes back, when a file outside the run uses it (one in the run says so itself:
+    its finding remains)."""
+    strangers = {name: sorted(set(importers) & outside) for name, importers in users.items()}
+    strangers = {name: found for name, found in strangers.items() if found}
+    if not strangers:
+        return None
+    first = os.path.relpath(min(found[0] for found in strangers.values()), os.path.dirname(os.path.abspath(path)))
+    return _note(frozenset(strangers), f"{first} uses it through this file and is not in this run")
 
 
 def _note(names: frozenset[str], reason: str) -> str:
