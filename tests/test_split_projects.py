@@ -279,8 +279,7 @@ def test_an_init_module_keeps_its_imports_when_the_run_is_not_the_whole_project(
 
 
 def test_a_module_too_large_to_read_is_unknown_and_keeps_its_import(tmp_path):
-    padding = "".join(f"WEIGHT_{index} = {index}\n" for index in range(6000))
-    model = MODEL + padding
+    model = MODEL + 'VOCABULARY = """' + "word " * 14000 + '"""\n'
     assert len(model.encode()) > 64 * 1024
     train = "import torch\nfrom model import *\n\nprint(Variable(torch.ones(1)).tolist())\n"
     project, runs = split_project(tmp_path, model=model, train=train), Runs(tmp_path)
