@@ -44,6 +44,7 @@ class SourceResult(FileResult):
     fixed: Optional[Source] = None  # fix_source: the fixed source (the input itself when unchanged); None when not fixed
     applied: int = 0  # fix_source: how many fixes were applied
     cacheable: bool = True  # False when the outcome depends on the size limit rather than on the source
+    removed_imports: frozenset[str] = frozenset()  # fix_source: names whose now unused imports were dropped
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def fix_source(
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:
         return SourceResult(name, result.remaining, result.error)
-    outcome = SourceResult(name, result.remaining, applied=result.applied)
+    outcome = SourceResult(name, result.remaining, applied=result.applied, removed_imports=result.removed_imports)
     if result.text == text:
         outcome.fixed = source
         return outcome

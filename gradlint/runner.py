@@ -19,6 +19,7 @@ from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, re
 from gradlint.model import Finding
 from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
+from gradlint.shared_imports import restore_used_imports
 from gradlint.source import UndecodableSource, decode_source
 
 
@@ -153,10 +154,22 @@ def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int
 
 
 def fix_stdin(source: Source, name: str, settings: Settings, *, unsafe: bool, max_bytes: int = MAX_FILE_BYTES) -> SourceResult:
-    """Fix source that is not read from a file as if it were `name`; `fixed` is None when excluded."""
+    """Fix source that is not read from a file as if it were `name`; `fixed` is None when excluded.
+    The files of `name`'s project on disk keep what they import from it."""
     if stdin_is_excluded(name, settings):
         return SourceResult(name)
-    return fix_source(source, name, stdin_codes(name, settings), unsafe=unsafe, max_bytes=max_bytes)
+    codes = stdin_codes(name, settings)
+    result = fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes)
+    if name == "-" or not result.removed_imports:
+        return result
+    path = Path(name)
+
+    def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
+        return [fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, project=keeping(None, names)) for _, names in wanted]
+
+    raw = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+    roots = [str(path.parent), str(settings.root)]
+    return restore_used_imports([name], [raw], [result], roots, lambda seeds: files_outside_run(seeds, [path], [], settings), refix)[0]
 
 
 def fix_paths(
@@ -187,8 +200,22 @@ def fix_paths(
         work.append(work_item(path, raw, settings, max_bytes))
     analysed = [(path, item.raw) for path, item in zip(targets, work) if not over_size_limit(len(item.raw), max_bytes)]
     project = RunProject(analysed, [], paths, settings)
-    work = [replace(item, project=project.facts_for(path, for_fix=True)) for path, item in zip(targets, work)]
-    for path, item, result in zip(targets, work, map_in_pool(_fix_item, work, jobs, progress)):
+    work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
+    results = map_in_pool(_fix_item, work, jobs, progress)
+
+    def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
+        again = [replace(work[index], project=keeping(work[index].project, names)) for index, names in wanted]
+        return map_in_pool(_fix_item, again, jobs)
+
+    results = restore_used_imports(
+        [str(path) for path in targets],
+        [item.raw for item in work],
+        results,
+        project.roots,
+        lambda seeds: files_outside_run(seeds, targets, paths, settings),
+        refix,
+    )
+    for path, item, result in zip(targets, work, results):
         summary.add(result)
         if result.fixed is not None and result.fixed != item.raw:
             _write_fixed(path, item.raw, result.fixed, summary, diff=diff)
@@ -212,12 +239,50 @@ class RunProject:
         self.fingerprint = stamp.hexdigest()[:32]
         self._index: Optional[ProjectIndex] = None
 
-    def facts_for(self, path: Path, *, for_fix: bool = False) -> Optional[ProjectFacts]:
-        """What `path` uses from the other files of the run (None for most files). `for_fix` adds
-        the names other files import from it (their imports must survive the fix)."""
+    def facts_for(self, path: Path) -> Optional[ProjectFacts]:
+        """What `path` uses from the other files of the run (None for most files)."""
         if self._index is None:
             self._index = ProjectIndex([(str(source), raw) for source, raw in self.sources], self.roots)
-        return self._index.facts_for(str(path), for_fix=for_fix)
+        return self._index.facts_for(str(path))
+
+
+def keeping(facts: Optional[ProjectFacts], names: frozenset[str]) -> ProjectFacts:
+    """`facts`, with `names` kept by the import clean-up (other files use them through this one)."""
+    return ProjectFacts(facts.names if facts else {}, facts.stars if facts else {}, names)
+
+
+def files_outside_run(seeds: Sequence[str], run: Sequence[Path], paths: Sequence[Path], settings: Settings) -> list[tuple[str, bytes]]:
+    """The Python files of the projects of `seeds` (the folder of a script, or the folder holding
+    its top-level package, with every folder below) that the run does not include. Nothing is
+    read when the run names a folder holding that project: the run is the whole project."""
+    covered = [os.path.realpath(path) for path in paths if path.is_dir()]
+    folders = {_top_folder_on_disk(os.path.realpath(seed)) for seed in seeds}
+    folders = {folder for folder in folders if not any(_within(folder, whole) for whole in covered)}
+    if not folders:
+        return []
+    inside = {os.path.realpath(path) for path in run}
+    found = []
+    for path in discover([Path(folder) for folder in sorted(folders)], settings).files:
+        if os.path.realpath(path) in inside or path.suffix != ".py":
+            continue
+        try:
+            raw = read_source(path)
+        except SourceReadError:
+            continue  # unreadable: not a file that imports anything
+        if len(raw) <= MAX_FILE_BYTES and b"import" in raw:
+            found.append((str(path), raw))
+    return found
+
+
+def _top_folder_on_disk(path: str) -> str:
+    folder = os.path.dirname(path)
+    while os.path.isfile(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:

@@ -11,7 +11,7 @@ import tokenize
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -192,7 +192,9 @@ class GradlintServer(LanguageServer):
     def fix_all(self, checked: CheckedDocument) -> Optional[types.CodeAction]:
         """The safe fixes of the whole document, as `gradlint fix` applies them, as one edit."""
         try:
-            fixed = _fixed(checked.text, checked.name, checked.settings)
+            fixed = _fixed(
+                checked.text, checked.name, checked.settings, lambda note: self.log(f"{checked.name}: {note}", types.MessageType.Info)
+            )
         except Exception as error:
             self.log(f"internal error while fixing {checked.uri}: {type(error).__name__}: {error}", types.MessageType.Error)
             return None
@@ -291,10 +293,13 @@ def _lint(text: str, name: str, settings: Settings) -> RunSummary:
     return check_stdin(raw if raw is not None else text, name, settings)
 
 
-def _fixed(text: str, name: str, settings: Settings) -> Optional[str]:
-    """The text after `gradlint fix` (safe fixes only); None when it cannot be fixed."""
+def _fixed(text: str, name: str, settings: Settings, note: Callable[[str], None] = lambda _: None) -> Optional[str]:
+    """The text after `gradlint fix` (safe fixes only); None when it cannot be fixed. `note` hears
+    why the fix kept something (an import other files of the project use)."""
     raw = _source_bytes(text)
     result = fix_stdin(raw if raw is not None else text, name, settings, unsafe=False)
     if result.fixed is None or result.error is not None:
         return None
+    if result.warning is not None:
+        note(result.warning)
     return result.fixed if isinstance(result.fixed, str) else decode_source(result.fixed)[0]

@@ -221,29 +221,51 @@ def fixed(root: Path, name: str) -> str:
     return (root / name).read_text(encoding="utf-8")
 
 
-def test_the_fixer_keeps_an_import_another_file_star_imports(tmp_path):
+def test_an_import_another_file_star_imports_goes_when_that_file_is_migrated_too(tmp_path):
     project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
     summary = fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
-    assert summary.errors == [] and summary.fixed == 2
-    assert fixed(tmp_path, "model.py") == MODEL.replace("Variable(t)", "t.detach()")
+    assert summary.errors == [] and summary.warnings == [] and summary.fixed == 2
+    assert fixed(tmp_path, "model.py") == "import torch\n\n\ndef make(t):\n    return t.detach()\n"
     assert fixed(tmp_path, "train.py") == "from model import *\n\nx = t.detach()\n"
 
 
-def test_the_fixer_keeps_an_import_another_file_imports_by_name_or_attribute(tmp_path):
+def test_the_fixer_keeps_an_import_another_file_star_imports_and_still_uses(tmp_path):
+    project(tmp_path, {"model.py": MODEL, "train.py": TRAIN + "print(Variable)\n"})
+    summary = fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
+    assert summary.errors == [] and summary.warnings == [] and summary.fixed == 2
+    assert fixed(tmp_path, "model.py") == MODEL.replace("Variable(t)", "t.detach()")
+
+
+def test_the_fixer_keeps_an_import_another_file_imports_by_name_or_attribute_and_still_uses(tmp_path):
     project(
         tmp_path,
         {
             "model.py": MODEL,
-            "a.py": "from model import Variable\nx = Variable(t)\n",
+            "a.py": "from model import Variable\nx = Variable(t)\nprint(Variable)\n",
             "b/model.py": MODEL,
-            "b/c.py": "import model\nx = model.Variable(t)\n",
+            "b/c.py": "import model\nx = model.Variable(t)\nprint(model.Variable)\n",
         },
     )
     fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
     assert fixed(tmp_path, "model.py") == MODEL.replace("Variable(t)", "t.detach()")
     assert fixed(tmp_path, "b/model.py") == MODEL.replace("Variable(t)", "t.detach()")
-    # The importer's own `from model import Variable` is not an import of torch's name: it stays.
-    assert fixed(tmp_path, "a.py") == "from model import Variable\nx = t.detach()\n"
+    assert fixed(tmp_path, "a.py") == "from model import Variable\nx = t.detach()\nprint(Variable)\n"
+
+
+def test_imports_of_a_name_through_another_file_go_when_every_use_is_migrated(tmp_path):
+    project(
+        tmp_path,
+        {
+            "model.py": MODEL,
+            "a.py": "from model import Variable, make\nx = Variable(make(t))\n",
+            "b/model.py": MODEL,
+            "b/c.py": "import model\nx = model.Variable(t)\n",
+        },
+    )
+    fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
+    assert fixed(tmp_path, "a.py") == "from model import make\nx = make(t).detach()\n"
+    assert fixed(tmp_path, "model.py") == fixed(tmp_path, "b/model.py") == "import torch\n\n\ndef make(t):\n    return t.detach()\n"
+    assert fixed(tmp_path, "b/c.py") == "import model\nx = t.detach()\n"
 
 
 def test_the_fixer_removes_an_import_no_other_file_uses(tmp_path):
@@ -255,7 +277,7 @@ def test_the_fixer_removes_an_import_no_other_file_uses(tmp_path):
 def test_facts_are_small_and_only_for_files_that_use_other_files(tmp_path):
     project(tmp_path, {"model.py": MODEL, "train.py": TRAIN, "other.py": "import os\nprint(os.sep)\n"})
     assert facts(tmp_path, "other.py") is None and facts(tmp_path, "model.py") is None
-    assert facts(tmp_path, "model.py", for_fix=True).reimported == {"torch", "Variable"}
+    assert facts(tmp_path, "model.py", for_fix=True).reimported == {"Variable"}  # the only name train.py spells
     train = facts(tmp_path, "train.py")
     assert train.names == {"model.Variable": "torch.autograd.Variable", "model.torch": "torch"}
     assert json.dumps(sorted(train.stars["model"].names)) == '["Variable", "make", "torch"]'
@@ -289,3 +311,52 @@ def test_a_chain_of_re_exports_deeper_than_the_stack_degrades_to_single_file(tmp
     index = ProjectIndex(sources, [str(tmp_path)])
     assert index.facts_for(str(tmp_path / "train.py")) is None
     assert index.facts_for(str(tmp_path / "m599.py")).names == {"m600.Variable": "torch.autograd.Variable"}
+
+
+def users(root: Path, name: str, removed=None) -> dict[str, list[str]]:
+    sources = [(str(path), path.read_bytes()) for path in sorted(root.rglob("*.py"))]
+    found = ProjectIndex(sources, [str(root)], removed={str(root / key): names for key, names in (removed or {}).items()}).users_of(
+        str(root / name)
+    )
+    return {used: sorted(Path(path).relative_to(root).as_posix() for path in importers) for used, importers in found.items()}
+
+
+def test_a_star_import_uses_the_names_its_importer_spells_and_those_dunder_all_needs(tmp_path):
+    project(
+        tmp_path,
+        {
+            "model.py": "import torch\nfrom torch.autograd import Variable, grad\nimport numpy as np\n",
+            "listed.py": "from torch.autograd import Variable, grad\n__all__ = ['grad']\n",
+            "train.py": "from model import *\nfrom listed import *\nx = Variable(torch.ones(1))\n",
+            "chain.py": "from train import *\nprint(np.pi)\n",
+        },
+    )
+    assert users(tmp_path, "model.py") == {"Variable": ["train.py"], "torch": ["train.py"], "np": ["chain.py"]}
+    assert users(tmp_path, "listed.py") == {"grad": ["chain.py", "train.py"]}  # every star import on the way needs it
+
+
+def test_module_attributes_are_uses_however_the_module_is_imported(tmp_path):
+    project(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/model.py": "from torch.autograd import Variable, grad\nimport torch\n",
+            "pkg/sibling.py": "from . import model\nx = model.Variable\n",
+            "a.py": "import pkg.model\ny = pkg.model.grad\n",
+            "b.py": "import pkg.model as m\nz = m.torch\n",
+        },
+    )
+    assert users(tmp_path, "pkg/model.py") == {"Variable": ["pkg/sibling.py"], "grad": ["a.py"], "torch": ["b.py"]}
+
+
+def test_names_a_fix_removed_still_count_as_imported_when_looking_for_their_users(tmp_path):
+    project(tmp_path, {"model.py": "import torch\n", "train.py": TRAIN, "other.py": "from model import Variable\n"})
+    assert users(tmp_path, "model.py") == {"Variable": ["other.py"]}
+    assert users(tmp_path, "model.py", {"model.py": {"Variable"}}) == {"Variable": ["other.py", "train.py"]}
+
+
+def test_the_clean_up_keeps_what_dunder_all_lists(tmp_path):
+    source = "from torch.autograd import Variable\n__all__ = ['Variable', 'make']\n\n\ndef make(t):\n    return Variable(t)\n"
+    project(tmp_path, {"model.py": source})
+    fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
+    assert fixed(tmp_path, "model.py") == source.replace("Variable(t)", "t.detach()")

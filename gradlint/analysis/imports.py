@@ -176,6 +176,12 @@ class ImportMap:
         """Imports written as `target` in this file (not those reaching it through another file)."""
         return (imported for imported in self.imports if imported.target == target)
 
+    def imports_resolving_to(self, target: str) -> Iterator[ImportedName]:
+        """Imports of `target` in this file, also those naming it through another file of the
+        project (`from model import Variable`, where `model` imports it from torch)."""
+        through = self.project.names if self.project is not None else {}
+        return (imported for imported in self.imports if through.get(imported.target, imported.target) == target)
+
     # -- names from other files of the project (only with `project` facts) -----------------------
 
     def _record_relative_from(self, statement: cst.ImportFrom) -> bool:

@@ -8,6 +8,11 @@ from its own spellings (`model.Variable`, `.model.Variable`) to those outside na
 local star imports bring in. Names that stay inside the project (a class defined in `model.py`)
 are left as the single-file analysis spells them.
 
+For the fixer the index answers the other way round too (`users_of`): which names of a module
+other files use through it, so that the import clean-up keeps them. A star import counts as a use of
+the names its importer spells (and of every name of a literal `__all__`, which the star import
+needs), not of everything the module binds.
+
 The index is cheap by construction: import statements are found with a text scan and read by a
 small parser, a module is parsed whole (with CPython's `ast`, never LibCST) only when a name asked
 for may be one of its imports, and a file's facts are worked out only when asked for.
@@ -20,7 +25,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.imports import CANONICAL
 
@@ -49,7 +54,7 @@ class ProjectFacts:
 
     names: dict[str, str] = field(default_factory=dict)  # "model.Variable" -> "torch.autograd.Variable"
     stars: dict[str, StarFacts] = field(default_factory=dict)  # "model" / ".model" -> star exports
-    reimported: frozenset[str] = frozenset()  # names of this module that other files import from it
+    reimported: frozenset[str] = frozenset()  # names other files use through this module: the clean-up keeps their imports
 
     def __bool__(self) -> bool:
         return bool(self.names or self.stars or self.reimported)
@@ -93,10 +98,13 @@ class _Module:
 class ProjectIndex:
     """Built once per run from (path, source bytes); `facts_for(path)` answers per file."""
 
-    def __init__(self, files: Sequence[tuple[str, bytes]], roots: Sequence[str] = ()) -> None:
+    def __init__(self, files: Sequence[tuple[str, bytes]], roots: Sequence[str] = (), removed: Mapping[str, Iterable[str]] = {}) -> None:
+        """`removed`: names whose imports a fix took out of a file; they count as still imported
+        there, so that `users_of` finds the files that would break without them."""
         self._sources: dict[str, bytes] = {}
         for path, raw in files:
             self._sources[os.path.abspath(path)] = raw
+        self._removed = {os.path.abspath(path): frozenset(names) for path, names in removed.items()}
         self._roots = [os.path.abspath(root) for root in roots]
         self._packages = {os.path.dirname(path) for path in self._sources if os.path.basename(path) == "__init__.py"}
         self._tops: dict[str, str] = {}
@@ -107,8 +115,10 @@ class ProjectIndex:
         self._resolved: dict[tuple[str, str], Optional[str]] = {}
         self._star_exports: dict[str, StarFacts] = {}
         self._facts: dict[str, ProjectFacts] = {}
-        self._reimported: dict[str, set[str]] = {}
+        self._reimported: dict[str, dict[str, set[str]]] = {}  # module -> name -> files using it through the module
+        self._words: dict[str, frozenset[str]] = {}
         self._done: set[str] = set()  # files whose own imports have been looked at
+        self._unread: set[str] = set()  # files whose imports could not be followed
 
     # -- per-file answers -------------------------------------------------------------------
 
@@ -116,15 +126,23 @@ class ProjectIndex:
         """The facts `path` uses from other files, or None when it uses none. `for_fix` adds the
         names other files import from it (the fixer must keep those imports)."""
         key = os.path.abspath(path)
-        if for_fix and len(self._done) < len(self._sources):
-            for importer in self._sources:
-                self._look_at(importer)  # whether another file imports from `key` needs them all
         self._look_at(key)
         facts = self._facts.get(key)
-        reimported = frozenset(self._reimported.get(key, ())) if for_fix else frozenset()
+        reimported = frozenset(self.users_of(key) or ()) if for_fix else frozenset()
         if reimported:
             facts = ProjectFacts(facts.names if facts else {}, facts.stars if facts else {}, reimported)
         return facts or None
+
+    def users_of(self, path: str) -> Optional[dict[str, frozenset[str]]]:
+        """The names of module `path` that other files use through it, each with those files;
+        None when some file's imports could not be followed (any name may be used)."""
+        if len(self._done) < len(self._sources):
+            for importer in self._sources:
+                self._look_at(importer)  # whether another file imports from `path` needs them all
+        if self._unread:
+            return None
+        used = self._reimported.get(os.path.abspath(path), {})
+        return {name: frozenset(importers) for name, importers in used.items()}
 
     # -- building ---------------------------------------------------------------------------
 
@@ -139,7 +157,7 @@ class ProjectIndex:
             try:
                 self._facts_of_importer(path, statements)
             except RecursionError:
-                pass  # re-exports chained deeper than the stack: this file is checked on its own
+                self._unread.add(path)  # re-exports chained deeper than the stack: this file is checked on its own
 
     def _facts_of_importer(self, path: str, statements: list[_Import]) -> None:
         names: dict[str, str] = {}
@@ -158,45 +176,69 @@ class ProjectIndex:
                     self._add(names, f"{spelling}.{name}", self._resolve(target, name, set()))
             elif item.name is not None:
                 self._add(names, f"{spelling}.{item.name}", self._resolve(target, item.name, set()))
-                submodule = self._locate(path, f"{item.module}.{item.name}", 0) if item.level == 0 else None
-                if submodule is not None:
-                    self._module_attributes(names, f"{spelling}.{item.name}", submodule, path, item.local, text)
+                submodule = self._locate(path, f"{item.module}.{item.name}".lstrip("."), item.level)
+                if submodule is not None and submodule != target:
+                    # `from . import model`: only the uses are marked, rules do not resolve through it
+                    spelled = names if item.level == 0 else {}
+                    self._module_attributes(spelled, f"{spelling}.{item.name}", submodule, path, item.local, text)
                 elif path != target:
-                    self._reimported.setdefault(target, set()).add(item.name)
+                    self._mark_used(target, item.name, path)
             elif item.level == 0:
                 parts = item.module.split(".")
                 for length in range(1, len(parts) + 1):
                     prefix = ".".join(parts[:length])
                     module = self._locate(path, prefix, 0)
                     if module is not None:
-                        local = item.local if length == len(parts) and item.local else (parts[0] if length == 1 else None)
-                        self._module_attributes(names, prefix, module, path, local, text)
+                        renamed = length == len(parts) and item.local != parts[0]
+                        self._module_attributes(names, prefix, module, path, item.local if renamed else prefix, text)
         if names or stars:
             self._facts[path] = ProjectFacts(names, stars)
 
     def _module_attributes(self, names: dict[str, str], prefix: str, module: str, importer: str, local: Optional[str], text: bytes) -> None:
-        """`prefix.<name>` for every import of `module` that leads outside the project."""
+        """`prefix.<name>` for every import of `module` that leads outside the project; `local`
+        is how the importer spells the module (`model`, `pkg.model`, an alias)."""
         for item in self._import_statements(module):
-            bound = item.local
-            if bound is None:
-                continue
-            self._add(names, f"{prefix}.{bound}", self._resolve(module, bound, set()))
-            if local is not None and module != importer and f"{local}.{bound}".encode() in text:
-                self._reimported.setdefault(module, set()).add(bound)
+            if item.local is not None:
+                self._add(names, f"{prefix}.{item.local}", self._resolve(module, item.local, set()))
+        if module == importer:
+            return
+        for bound in self._import_bound(module):
+            if f"{local}.{bound}".encode() in text:
+                self._mark_used(module, bound, importer)
 
-    def _mark_star_imported(self, importer: str, module: str, seen: set[str]) -> None:
-        """Every import-bound name of a star-imported module (and of the modules it star-imports)
-        may be used by the importer."""
+    def _mark_star_imported(self, importer: str, module: str, seen: set[str], wanted: Optional[frozenset[str]] = None) -> None:
+        """The import-bound names of a star-imported module (and of the modules it star-imports)
+        that the importer spells, or that a literal `__all__` on the way makes the star import
+        need."""
         if module in seen or module == importer:
             return
         seen.add(module)
-        bound = {item.local for item in self._import_statements(module) if item.local is not None}
-        self._reimported.setdefault(module, set()).update(bound)
+        parsed = self._module(module)
+        if parsed is not None and parsed.all_names is not None:
+            wanted = frozenset(parsed.all_names)  # only these pass, and each must exist
+        elif wanted is None:
+            wanted = self._words_of(importer)
+        for name in self._import_bound(module) & wanted:
+            self._mark_used(module, name, importer)
         for item in self._import_statements(module):
             if item.star:
                 target = self._locate(module, item.module, item.level)
                 if target is not None:
-                    self._mark_star_imported(importer, target, seen)
+                    self._mark_star_imported(importer, target, seen, wanted)
+
+    def _mark_used(self, module: str, name: str, importer: str) -> None:
+        self._reimported.setdefault(module, {}).setdefault(name, set()).add(importer)
+
+    def _import_bound(self, module: str) -> frozenset[str]:
+        """Names an import statement of `module` binds (or bound before a fix removed it)."""
+        bound = {item.local for item in self._import_statements(module) if item.local is not None}
+        return frozenset(bound) | self._removed.get(module, frozenset())
+
+    def _words_of(self, path: str) -> frozenset[str]:
+        """Every identifier-like word of a file: what it can use of a star import, at most."""
+        if path not in self._words:
+            self._words[path] = frozenset(_WORD.findall(self._sources.get(path, b"").decode("utf-8", "replace")))
+        return self._words[path]
 
     @staticmethod
     def _add(names: dict[str, str], spelling: str, target: Optional[str]) -> None:
@@ -368,6 +410,7 @@ class ProjectIndex:
 
 
 _ABSENT = object()
+_WORD = re.compile(r"[^\W\d]\w*")
 
 
 def _import_lines(raw: bytes) -> list[bytes]:

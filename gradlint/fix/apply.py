@@ -23,6 +23,7 @@ class FixResult:
     applied: int = 0
     remaining: list[Finding] = field(default_factory=list)
     error: Optional[str] = None
+    removed_imports: frozenset[str] = frozenset()  # names whose imports the clean-up dropped
 
 
 def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = False, project: Optional["ProjectFacts"] = None) -> FixResult:
@@ -49,10 +50,11 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
     else:
         outcome = lint_text(current, path, codes, module=module, project=project)
     cleaned = remove_unused_imports(current, module, fixed_codes, project)
-    if cleaned is not None:
-        current, module = cleaned
-        outcome = lint_text(current, path, codes, module=module, project=project)
-    return FixResult(current, applied, outcome.findings)
+    if cleaned is None:
+        return FixResult(current, applied, outcome.findings)
+    current, module = cleaned.text, cleaned.module
+    outcome = lint_text(current, path, codes, module=module, project=project)
+    return FixResult(current, applied, outcome.findings, removed_imports=cleaned.removed)
 
 
 def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
@@ -24,10 +25,19 @@ def parsed(text: str) -> Optional[cst.Module]:
     return module
 
 
+@dataclass(frozen=True)
+class Cleaned:
+    text: str
+    module: cst.Module
+    removed: frozenset[str]  # the local names whose imports were dropped
+
+
 def remove_unused_imports(
     text: str, module: Optional[cst.Module], fixed_codes: set[str], project: Optional["ProjectFacts"] = None
-) -> Optional[tuple[str, cst.Module]]:
-    """Drop imports of names (declared by the rules that fixed something) that the fixes left unused."""
+) -> Optional[Cleaned]:
+    """Drop imports of names (declared by the rules that fixed something) that the fixes left
+    unused: imports of the name itself, and imports of it from another file of the project
+    (`from model import Variable`, where `model` imports it from torch)."""
     targets = {name for code in fixed_codes for name in rule_by_code(code).cleanup_imports}
     if not targets:
         return None
@@ -35,11 +45,11 @@ def remove_unused_imports(
         module = parsed(text)
         if module is None:
             return None
-    imports = ImportMap.build(module)
+    imports = ImportMap.build(module, project)
     used = _used_names(module)
-    changes, lines = [], []
+    changes, lines, removed = [], [], set()
     for target in sorted(targets):
-        for imported in imports.imports_of(target):
+        for imported in imports.imports_resolving_to(target):
             if imported.local in used or not isinstance(imported.statement, cst.ImportFrom):
                 continue
             if imported_by_other_files(imported, project):
@@ -49,6 +59,7 @@ def remove_unused_imports(
             if change is not None:
                 changes.append(change)
                 lines.append(line)
+                removed.add(imported.local)
     if not changes:
         return None
     fix = plan_edits(text, module, FixPlan(Applicability.SAFE, "remove unused import", tuple(changes)), statements=lines)
@@ -56,7 +67,7 @@ def remove_unused_imports(
         return None
     candidate = apply_edits(text, fix.edits)
     candidate_module = parsed(candidate)
-    return (candidate, candidate_module) if candidate_module is not None else None
+    return Cleaned(candidate, candidate_module, frozenset(removed)) if candidate_module is not None else None
 
 
 def imported_by_other_files(imported: "ImportedName", project: Optional["ProjectFacts"]) -> bool:
@@ -66,7 +77,8 @@ def imported_by_other_files(imported: "ImportedName", project: Optional["Project
 
 
 def _used_names(module: cst.Module) -> set[str]:
-    used: set[str] = set()
+    """Names the module reads, and the names its `__all__` lists (a star import of it needs them)."""
+    used = _dunder_all_names(module)
     pending: list[cst.CSTNode] = [module]
     while pending:
         node = pending.pop()
@@ -76,6 +88,22 @@ def _used_names(module: cst.Module) -> set[str]:
             used.add(node.value)
         pending.extend(iter_children(node))
     return used
+
+
+def _dunder_all_names(module: cst.Module) -> set[str]:
+    names: set[str] = set()
+    for line in module.body:
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            targets = [target.target for target in small.targets] if isinstance(small, cst.Assign) else [getattr(small, "target", None)]
+            if not any(isinstance(target, cst.Name) and target.value == "__all__" for target in targets):
+                continue
+            pending: list[cst.CSTNode] = [small.value] if small.value is not None else []
+            while pending:
+                node = pending.pop()
+                if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+                    names.add(node.evaluated_value)
+                pending.extend(iter_children(node))
+    return names
 
 
 def _top_level_line(module: cst.Module, statement: cst.ImportFrom) -> Optional[cst.SimpleStatementLine]:
