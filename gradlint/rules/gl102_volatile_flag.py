@@ -1,14 +1,77 @@
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
 import libcst as cst
 
-from gradlint.analysis.legacy import is_variable, volatile_argument
-from gradlint.rules.base import Invalid, Rule
-
-_MESSAGE = (
-    "`volatile=` has had no effect since PyTorch 0.4, so the no-grad intent is lost and a graph is "
-    "built; wrap the forward pass in `with torch.no_grad():`"
+from gradlint.analysis.grad_mode import may_enable_grad
+from gradlint.analysis.legacy import is_variable, literal_flag, variable_arguments, volatile_argument
+from gradlint.analysis.regions import (
+    Placement,
+    bound_names,
+    binding_values,
+    continuation,
+    derived_names,
+    mentions,
+    outer_stores,
+    own_nodes,
+    placements,
+    reads_before_rebinding,
+    returned_values,
+    scope_depth,
+    yields_or_awaits,
 )
+from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER
+from gradlint.analysis.syntax import iter_statements
+from gradlint.analysis.training import Kind
+from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, rewrite_within, wrap_in_no_grad
+from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
+from gradlint.messages import snippet
+from gradlint.rules.base import Rule
+
+_LOST = "`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost and a graph is built"
+_FIXABLE = _LOST + "; run the computation under `torch.no_grad()`"
+_UNFIXABLE = _LOST + "; run the code that uses the value under `with torch.no_grad():` and drop `volatile=` (not automatic: {})"
+_ALREADY = "`volatile=True` has no effect since PyTorch 0.4, and this code already runs under `torch.no_grad()`"
+_FALSE = "`volatile=False` has no effect since PyTorch 0.4 (it was the default)"
+_CONDITIONAL = (
+    "`volatile={}` has had no effect since PyTorch 0.4; run the code that uses the value under "
+    "`torch.set_grad_enabled({})` and drop `volatile=`"
+)
+_RAISES = (
+    "`volatile=` with a true `requires_grad` raises `ValueError` in torch 2.13; drop `volatile=`, and run inference under `torch.no_grad()`"
+)
+
+# Words of a function name that say it evaluates: `test`, `evaluate`, `validate_epoch`, `runInference`.
+EVALUATION_WORDS = frozenset(
+    {"eval", "evaluate", "evaluation", "test", "testing", "val", "valid", "validate", "validation", "infer", "inference"}
+    | {"predict", "prediction", "sample", "sampling", "generate"}
+)
+# Methods that torch calls for the model's forward pass: turning grad off there stops training.
+FORWARD_METHODS = frozenset({"forward", "__call__"})
+_BLOCKING_EVENTS = {
+    Kind.BACKWARD: "it calls `.backward()`",
+    Kind.OTHER_BACKWARD: "it calls `.backward()`",
+    Kind.STEP: "it steps an optimizer",
+    Kind.UPDATE: "it updates parameters from their gradients",
+}
+
+
+@dataclass(frozen=True)
+class _Region:
+    """Statements to run under no_grad: a whole function, a loop, or the rest of a block."""
+
+    kind: str  # "function", "loop" or "rest"
+    statements: Sequence[cst.BaseStatement]
+    path: Sequence[Placement]  # the placements down to the block that holds the statements
+    scope: Optional[cst.FunctionDef]  # the function the statements are in (None: the module)
+    scope_depth: int  # the stack index of the scope's body
+
+    @property
+    def first(self) -> int:
+        return self.path[-1].index
 
 
 class VolatileFlag(Rule):
@@ -20,36 +83,62 @@ class VolatileFlag(Rule):
     `volatile=True` used to switch off graph building for inference. Since PyTorch 0.4 it does
     nothing but warn (`UserWarning: volatile was removed and now has no effect`): in torch 2.13,
     `Variable(x, volatile=True) * w` with `w` requiring grad still gives an output with
-    `requires_grad=True`, so every inference batch builds and keeps an autograd graph. Together
-    with `requires_grad=True` it raises `ValueError`.
+    `requires_grad=True`, so every inference batch builds and keeps an autograd graph that holds
+    its inputs and intermediate results. Together with `requires_grad=True` it raises
+    `ValueError`.
 
     ## Example
     ```python
     from torch.autograd import Variable
 
-    x = Variable(images, volatile=True)
-    out = model(x)
+    def test(model, loader):
+        for images, labels in loader:
+            x = Variable(images, volatile=True)
+            print(model(x).data.max(1)[1])
     ```
 
     ## Use instead
     ```python
-    with torch.no_grad():
-        out = model(images)
+    import torch
+    from torch.autograd import Variable
+
+    @torch.no_grad()
+    def test(model, loader):
+        for images, labels in loader:
+            x = Variable(images)
+            print(model(x).data.max(1)[1])
     ```
+    (GL101 then drops the `Variable` wrapper.)
 
     ## Fix safety
-    No fix of its own: restoring the no-grad intent changes behaviour (outputs stop requiring
-    grad), which needs a human decision. GL101's rewrite drops the keyword, which is exactly what
-    torch executes today.
+    Unsafe for `volatile=True`: the fix restores what the flag meant, so outputs computed from
+    the value stop requiring grad and hold no graph (the numbers are bitwise the same). It runs
+    the code that uses the value under `torch.no_grad()` and removes `volatile=`, choosing the
+    smallest clear form: `@torch.no_grad()` on an evaluation function (named like `test`,
+    `evaluate`, `validate`, `predict`, or with the call at its top level), else
+    `with torch.no_grad():` around the innermost loop that holds the call, else around the rest
+    of the block from the call on. `import torch` is added when missing. A form is used only
+    when nothing in it calls `.backward()`, `torch.autograd.grad`, steps an optimizer, touches
+    `requires_grad` or re-enables grad, and no value with a graph leaves it: read after it, stored
+    on `self` or into an outer list or dict, or returned to a caller that backpropagates through
+    it (a value computed from the volatile one may be returned: with the flag, it never had a
+    graph). Otherwise the finding stays, saying what to do. Never inside a model's `forward`.
+    Safe when the code already runs under `torch.no_grad()`, and for `volatile=False`: the
+    argument is removed, which changes nothing.
 
     ## Known limits
-    Reading or assigning `x.volatile` (always False, no effect) is not reported.
+    A flag that is not a literal (`volatile=not train`) is reported with the
+    `torch.set_grad_enabled` advice but not fixed. Reading or assigning `x.volatile` (always
+    False, no effect) is not reported. Values leaving the code through other objects than the
+    ones named above (an attribute of a local alias of `self`) are not seen.
     """
 
     code = "GL102"
     name = "volatile-flag"
     summary = "`volatile=` has no effect since PyTorch 0.4"
     migration = "variable"
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("Variable",)
 
     VALID = (
@@ -66,24 +155,241 @@ class VolatileFlag(Rule):
             return g(volatile=volatile)
         """,
     )
-    INVALID = (
-        Invalid(
-            "\n            from torch.autograd import Variable\n            x = Variable(t, volatile=True)\n            ",
-            line=2,
-            column=17,
-            message="`volatile=` has had no effect since PyTorch 0.4, so the",
-        ),
-        Invalid(
-            "\n            import torch\n            x = torch.autograd.Variable(t, False, True)\n            ",
-            line=2,
-            column=39,
-            message="`volatile=` has had no effect since PyTorch 0.4, so the",
-        ),
-    )
+    INVALID = ()
 
     def visit_Call(self, node: cst.Call) -> None:
         if not is_variable(node.func, self.context.imports):
             return
         argument = volatile_argument(node)
-        if argument is not None:
-            self.report(argument, _MESSAGE)
+        if argument is None:
+            return
+        flag = literal_flag(argument.value)
+        without = Replace(node, call_without_argument(node, argument))
+        if flag is False:
+            self.report(argument, _FALSE, self.safe_fix("Remove `volatile=False`", without))
+        elif flag is None:
+            self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
+        elif not _flag_alone(node):
+            self.report(argument, _RAISES)
+        elif self.context.without_grad():
+            self.report(argument, _ALREADY, self.safe_fix("Remove `volatile=True`", without))
+        else:
+            fix, reason = self._no_grad_fix()
+            self.report(argument, _FIXABLE if fix is not None else _UNFIXABLE.format(reason), fix)
+
+    def _conditional(self, flag: cst.BaseExpression) -> tuple[str, str]:
+        """The flag as written, and the grad mode it asked for: `not train` -> `train`."""
+        text = snippet(self.context.code_for(flag), 40, "flag")
+        if isinstance(flag, cst.UnaryOperation) and isinstance(flag.operator, cst.Not) and not flag.lpar:
+            return text, snippet(self.context.code_for(flag.expression), 40, "...")
+        return text, f"not {text}" if isinstance(flag, (cst.Name, cst.Attribute, cst.Call)) else f"not ({text})"
+
+    # -- where no_grad goes ---------------------------------------------------------------------
+
+    def _no_grad_fix(self) -> tuple[Optional[FixPlan], str]:
+        stack = self.context.stack
+        path = placements(stack)
+        depth = scope_depth(stack, path)
+        inner = [placement for placement in path if placement.depth >= depth]
+        if (
+            not inner
+            or isinstance(path[-1].statement, (cst.FunctionDef, cst.ClassDef))
+            or any(isinstance(placement.owner, cst.ClassDef) for placement in inner)
+            or any(isinstance(node, cst.Lambda) for node in stack[path[-1].depth :])
+        ):
+            return None, "it is not in a statement of a function or script"
+        scope = inner[0].owner if depth else None
+        if scope is not None and scope.name.value in FORWARD_METHODS:
+            return None, f"it is inside `{scope.name.value}`, the model's forward pass"
+        reasons = []
+        for region in self._candidates(path, depth, scope):
+            reason = self._blocker(region)
+            if reason is None:
+                fix = self._fix(region, stack)
+                if fix is not None:
+                    return fix, ""
+                reason = "the code cannot be re-indented safely"
+            reasons.append(reason)
+        return None, reasons[0]
+
+    def _candidates(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef]) -> list[_Region]:
+        start = next(position for position, placement in enumerate(path) if placement.depth >= depth)
+        found = []
+        if scope is not None and (len(path) - start == 1 or _evaluation_name(scope.name.value)):
+            found.append(_Region("function", suite_statements_of(scope), path[: start + 1], scope, depth))
+        for position in range(len(path) - 1, start - 1, -1):
+            if isinstance(path[position].statement, (cst.For, cst.While)):
+                found.append(_Region("loop", [path[position].statement], path[: position + 1], scope, depth))
+        last = path[-1]
+        found.append(_Region("rest", list(last.block.body)[last.index :], path, scope, depth))
+        return found
+
+    def _blocker(self, region: _Region) -> Optional[str]:
+        """Why running the region under no_grad could change more than the volatile intent."""
+        statements = region.statements
+        if region.kind == "function":
+            function = region.scope
+            if isinstance(function.asynchronous, cst.Asynchronous):
+                return "the function is async"
+            if any(may_enable_grad(d.decorator, self.context.imports) for d in function.decorators):
+                return "the function turns grad on"
+        elif yields_or_awaits(statements):
+            return "it yields, and no_grad would stay on in the caller"
+        if region.kind == "rest" and any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _is_main_guard(s) for s in statements):
+            return "the rest of the block defines functions or runs the script's main code"
+        return self._training_blocker(region) or self._syntax_blocker(statements) or self._escape_blocker(region)
+
+    def _training_blocker(self, region: _Region) -> Optional[str]:
+        for event in self.context.training.events_in(region.statements, region.scope):
+            if event.kind in _BLOCKING_EVENTS:
+                return _BLOCKING_EVENTS[event.kind]
+            if event.kind is Kind.OTHER_STEP and _looks_like_optimizer(event.optimizer):
+                return "it steps an optimizer"
+        return None
+
+    def _syntax_blocker(self, statements: Sequence[cst.BaseStatement]) -> Optional[str]:
+        imports = self.context.imports
+        for statement in statements:
+            for node in own_nodes(statement):
+                if isinstance(node, cst.Call):
+                    qualified = imports.qualified_name(node.func)
+                    if qualified in ("torch.autograd.grad", "torch.autograd.functional.jacobian", "torch.autograd.functional.vjp"):
+                        return "it computes gradients"
+                    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_":
+                        return "it sets `requires_grad`"
+                    if may_enable_grad(node, imports):
+                        return "it turns grad on"
+                    if is_variable(node.func, imports) and volatile_argument(node) is not None and not _removable(node):
+                        return "another `Variable` call there has a flag that is not a literal"
+                elif isinstance(node, cst.Attribute) and node.attr.value == "requires_grad" and _is_assigned(node, statement):
+                    return "it sets `requires_grad`"
+        return None
+
+    def _escape_blocker(self, region: _Region) -> Optional[str]:
+        """A value whose graph no_grad would remove is seen by code outside the region."""
+        statements = region.statements
+        scope = region.scope if region.scope is not None else self.context.module
+        free = lambda value: self.context.grads.is_graph_free(value, scope)  # noqa: E731
+        local = bound_names(statements)
+        after = [] if region.kind == "function" else continuation(region.path, region.first, len(statements), region.scope_depth)
+        escaping = reads_before_rebinding(after, local) | (_declared_outer(region.scope) & local)
+        for name in sorted(escaping):
+            values = binding_values(statements, name)
+            if values is None or not all(free(value) for value in values):
+                return f"`{name}` is used after it and may hold a graph"
+        for target, value in outer_stores(statements, local):
+            if not free(value):
+                return f"it stores a value that may hold a graph in `{snippet(self.context.code_for(target), 30)}`"
+        sources = [node for s in statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
+        derived = derived_names(statements, sources)
+        source_ids = {id(source) for source in sources}
+        for value in returned_values(statements):
+            if free(value):
+                continue
+            if not mentions(value, derived, source_ids):
+                return "it returns a value with a graph that does not come from the volatile one"
+            if region.scope is not None and self._caller_may_backpropagate(region.scope):
+                return "a caller backpropagates through what it returns"
+        return None
+
+    def _caller_may_backpropagate(self, function: cst.FunctionDef) -> bool:
+        summary = self.context.functions.of(function)
+        if summary.result_reaches_backward:
+            return True
+        training = self.context.training
+        for site in summary.call_sites:
+            events = training.events_of(site.scope) if site.scope is not None else training.module_region.events
+            if _result_used(site.call, site.scope or self.context.module) and any(e.calls_backward for e in events):
+                return True
+        return False
+
+    def _is_volatile_call(self, call: cst.Call) -> bool:
+        return is_variable(call.func, self.context.imports) and volatile_argument(call) is not None
+
+    # -- the rewrite --------------------------------------------------------------------------
+
+    def _fix(self, region: _Region, stack: Sequence[cst.CSTNode]) -> Optional[FixPlan]:
+        calls = [node for s in region.statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
+        if region.kind == "function":
+            changes = decorate_with_no_grad(self.context, region.scope)
+            if changes is None:
+                return None
+            ancestors = stack[: next(i for i, node in enumerate(stack) if node is region.scope) + 1]
+            dropped = {id(call): call_without_argument(call, volatile_argument(call)) for call in calls}
+            changes.extend(rewrite_within(self.context, region.scope.body, ancestors, lambda node: dropped.get(id(node))))
+            return self.unsafe_fix(f"Run `{region.scope.name.value}` under `torch.no_grad()` and drop `volatile=`", *changes)
+        dropping = _DropVolatile(calls)
+        outer = stack[: region.path[-1].depth + 1]
+        changes = wrap_in_no_grad(self.context, region.statements, outer, lambda statement: statement.visit(dropping))
+        if changes is None:
+            return None
+        where = "the loop" if region.kind == "loop" else "the rest of the block"
+        return self.unsafe_fix(f"Run {where} under `torch.no_grad()` and drop `volatile=`", *changes)
+
+
+class _DropVolatile(cst.CSTTransformer):
+    """Removes the `volatile` argument of the given `Variable(...)` calls."""
+
+    def __init__(self, calls: Sequence[cst.Call]) -> None:
+        super().__init__()
+        self.calls = {id(call) for call in calls}
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if id(original) not in self.calls:
+            return updated
+        position = next(i for i, arg in enumerate(original.args) if arg is volatile_argument(original))
+        return call_without_argument(updated, updated.args[position])
+
+
+def suite_statements_of(function: cst.FunctionDef) -> list[cst.BaseStatement]:
+    return list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+
+
+def _flag_alone(call: cst.Call) -> bool:
+    """The call passes no `requires_grad` that may be true (torch raises for both together)."""
+    arguments = variable_arguments(call)
+    return arguments is not None and (arguments.requires_grad is None or literal_flag(arguments.requires_grad) is False)
+
+
+def _removable(call: cst.Call) -> bool:
+    """Its `volatile=` is a literal that the fix can simply remove (under no_grad both mean nothing)."""
+    argument = volatile_argument(call)
+    return literal_flag(argument.value) is not None and _flag_alone(call)
+
+
+def _evaluation_name(name: str) -> bool:
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().split("_")
+    return any(word.rstrip("0123456789") in EVALUATION_WORDS for word in words)
+
+
+def _looks_like_optimizer(dotted: Optional[str]) -> bool:
+    last = (dotted or "").rsplit(".", 1)[-1]
+    return bool(OPTIMIZER.match(last)) and not NOT_OPTIMIZER.search(last)
+
+
+def _is_main_guard(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.If) and "__name__" in {n.value for n in own_nodes(statement.test) if isinstance(n, cst.Name)}
+
+
+def _is_assigned(attribute: cst.Attribute, statement: cst.CSTNode) -> bool:
+    for node in own_nodes(statement):
+        if isinstance(node, cst.Assign) and any(t.target is attribute for t in node.targets):
+            return True
+    return False
+
+
+def _declared_outer(function: Optional[cst.FunctionDef]) -> set[str]:
+    """Names a function declares `global` or `nonlocal`: binding them is seen outside."""
+    if function is None:
+        return set()
+    names: set[str] = set()
+    for node in own_nodes(function.body):
+        if isinstance(node, (cst.Global, cst.Nonlocal)):
+            names.update(item.name.value for item in node.names)
+    return names
+
+
+def _result_used(call: cst.Call, scope: Union[cst.FunctionDef, cst.Module]) -> bool:
+    """The call's result is kept (it is not a statement of its own)."""
+    body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
+    return not any(isinstance(s, cst.Expr) and s.value is call for s in iter_statements(body))
