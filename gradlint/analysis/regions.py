@@ -9,7 +9,7 @@ run that it stores into, and the values it returns or yields.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -190,25 +190,40 @@ def yields_or_awaits(statements: Sequence[cst.CSTNode]) -> bool:
     return any(isinstance(node, (cst.Yield, cst.Await)) for statement in statements for node in own_nodes(statement))
 
 
-def derived_names(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> set[str]:
-    """Names bound in `statements` to values computed from the `sources` nodes (transitively)."""
+def derived_names(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode], seed: Iterable[str] = ()) -> set[str]:
+    """Names that `statements` bind (or fill: `outputs.append(v)`) with values computed from the
+    `sources` nodes or from the names of `seed`, transitively."""
     source_ids = {id(source) for source in sources}
-    derived: set[str] = set()
+    known: set[str] = set(seed)
+    found: set[str] = set()
     while True:
-        before = len(derived)
+        before = len(found)
         for statement in statements:
             for current in own_nodes(statement):
                 if isinstance(current, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) and current.value is not None:
-                    if mentions(current.value, derived, source_ids):
-                        derived.update(_assigned_names(current))
-                elif isinstance(current, (cst.For, cst.CompFor)) and mentions(current.iter, derived, source_ids):
-                    derived.update(target.value for target in _bound_targets(current))
-                elif isinstance(current, cst.Call) and _stores_into(current) and mentions(current, derived, source_ids):
+                    if mentions(current.value, known | found, source_ids):
+                        found.update(_assigned_names(current))
+                elif isinstance(current, (cst.For, cst.CompFor)) and mentions(current.iter, known | found, source_ids):
+                    found.update(target.value for target in _bound_targets(current))
+                elif isinstance(current, cst.Call) and _stores_into(current) and mentions(current, known | found, source_ids):
                     root = _root_name(current.func.value)
                     if root is not None:
-                        derived.add(root)  # `outputs.append(model(x))`
-        if len(derived) == before:
-            return derived
+                        found.add(root)  # `outputs.append(model(x))`
+        if len(found) == before:
+            return found
+
+
+def uses(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> list[int]:
+    """Indices of the statements after the first (which holds the `sources` nodes) that use a
+    value computed from the sources: they read a name bound to such a value before it is bound
+    to something else."""
+    derived = derived_names(statements[:1], sources)
+    found = []
+    for index, statement in enumerate(statements[1:], 1):
+        if read_names(statement) & derived:
+            found.append(index)
+        derived = (derived - bound_names([statement])) | derived_names([statement], (), derived)
+    return found
 
 
 def mentions(node: cst.CSTNode, names: set[str], source_ids: set[int]) -> bool:

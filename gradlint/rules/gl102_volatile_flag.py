@@ -21,13 +21,14 @@ from gradlint.analysis.regions import (
     reads_before_rebinding,
     returned_values,
     scope_depth,
+    uses,
     yields_or_awaits,
 )
 from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.training import Kind
-from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, rewrite_within, wrap_in_no_grad
-from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
+from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, indentation, render_at, rewrite_within, wrap_in_no_grad
+from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace, ReplaceLines
 from gradlint.messages import snippet
 from gradlint.rules.base import Rule
 
@@ -61,17 +62,16 @@ _BLOCKING_EVENTS = {
 
 @dataclass(frozen=True)
 class _Region:
-    """Statements to run under no_grad: a whole function, a loop, or the rest of a block."""
+    """Statements to run under no_grad: a whole function, a loop, or statements of one block."""
 
-    kind: str  # "function", "loop" or "rest"
+    kind: str  # "function", "loop", "span" (from the call to its last use) or "uses" (its uses only)
     statements: Sequence[cst.BaseStatement]
     path: Sequence[Placement]  # the placements down to the block that holds the statements
     scope: Optional[cst.FunctionDef]  # the function the statements are in (None: the module)
     scope_depth: int  # the stack index of the scope's body
-
-    @property
-    def first(self) -> int:
-        return self.path[-1].index
+    first: int  # the index of the first statement in its block
+    binding: Optional[cst.BaseStatement] = None  # "uses": the statement that binds the volatile value
+    seed: frozenset[str] = frozenset()  # "uses": the names bound to the volatile value before the region
 
 
 class VolatileFlag(Rule):
@@ -216,13 +216,34 @@ class VolatileFlag(Rule):
         start = next(position for position, placement in enumerate(path) if placement.depth >= depth)
         found = []
         if scope is not None and (len(path) - start == 1 or _evaluation_name(scope.name.value)):
-            found.append(_Region("function", suite_statements_of(scope), path[: start + 1], scope, depth))
+            found.append(_Region("function", suite_statements_of(scope), path[: start + 1], scope, depth, path[start].index))
         for position in range(len(path) - 1, start - 1, -1):
-            if isinstance(path[position].statement, (cst.For, cst.While)):
-                found.append(_Region("loop", [path[position].statement], path[: position + 1], scope, depth))
+            placement = path[position]
+            if isinstance(placement.statement, (cst.For, cst.While)):
+                found.append(_Region("loop", [placement.statement], path[: position + 1], scope, depth, placement.index))
         last = path[-1]
-        found.append(_Region("rest", list(last.block.body)[last.index :], path, scope, depth))
+        rest = list(last.block.body)[last.index :]
+        sources = self._volatile_calls([last.statement])
+        used = uses(rest, sources)
+        found.append(_Region("span", rest[: (used[-1] if used else 0) + 1], path, scope, depth, last.index))
+        if used and self._binds_only(last.statement):
+            seed = frozenset(derived_names(rest[:1], sources))
+            statements = rest[used[0] : used[-1] + 1]
+            found.append(_Region("uses", statements, path, scope, depth, last.index + used[0], last.statement, seed))
         return found
+
+    def _binds_only(self, statement: cst.BaseStatement) -> bool:
+        """`x = Variable(t, volatile=True)`: it computes nothing that no_grad would change."""
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(statement.body[0], cst.Assign)):
+            return False
+        assign = statement.body[0]
+        scope = self.context.scope()
+        return all(not isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in assign.targets) and self.context.grads.is_graph_free(
+            assign.value, scope
+        )
+
+    def _volatile_calls(self, statements: Sequence[cst.CSTNode]) -> list[cst.Call]:
+        return [node for s in statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
 
     def _blocker(self, region: _Region) -> Optional[str]:
         """Why running the region under no_grad could change more than the volatile intent."""
@@ -235,8 +256,8 @@ class VolatileFlag(Rule):
                 return "the function turns grad on"
         elif yields_or_awaits(statements):
             return "it yields, and no_grad would stay on in the caller"
-        if region.kind == "rest" and any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _is_main_guard(s) for s in statements):
-            return "the rest of the block defines functions or runs the script's main code"
+        if region.kind in ("span", "uses") and any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _is_main_guard(s) for s in statements):
+            return "the code that uses it defines functions or runs the script's main code"
         return self._training_blocker(region) or self._syntax_blocker(statements) or self._escape_blocker(region)
 
     def _training_blocker(self, region: _Region) -> Optional[str]:
@@ -280,8 +301,8 @@ class VolatileFlag(Rule):
         for target, value in outer_stores(statements, local):
             if not free(value):
                 return f"it stores a value that may hold a graph in `{snippet(self.context.code_for(target), 30)}`"
-        sources = [node for s in statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
-        derived = derived_names(statements, sources)
+        sources = self._volatile_calls(statements)
+        derived = derived_names(statements, sources, region.seed) | region.seed
         source_ids = {id(source) for source in sources}
         for value in returned_values(statements):
             if free(value):
@@ -309,7 +330,7 @@ class VolatileFlag(Rule):
     # -- the rewrite --------------------------------------------------------------------------
 
     def _fix(self, region: _Region, stack: Sequence[cst.CSTNode]) -> Optional[FixPlan]:
-        calls = [node for s in region.statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
+        calls = self._volatile_calls(region.statements)
         if region.kind == "function":
             changes = decorate_with_no_grad(self.context, region.scope)
             if changes is None:
@@ -323,7 +344,11 @@ class VolatileFlag(Rule):
         changes = wrap_in_no_grad(self.context, region.statements, outer, lambda statement: statement.visit(dropping))
         if changes is None:
             return None
-        where = "the loop" if region.kind == "loop" else "the rest of the block"
+        if region.binding is not None:  # the whole line, like the wrapped ones
+            binding = region.binding.visit(_DropVolatile(self._volatile_calls([region.binding])))
+            text = render_at(self.context, binding.with_changes(leading_lines=()), indentation(self.context, outer))
+            changes.append(ReplaceLines(region.binding, region.binding, text))
+        where = "the loop" if region.kind == "loop" else "the code that uses it"
         return self.unsafe_fix(f"Run {where} under `torch.no_grad()` and drop `volatile=`", *changes)
 
 
