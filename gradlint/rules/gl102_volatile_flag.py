@@ -30,7 +30,8 @@ from gradlint.analysis.training import Kind
 from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, indentation, render_at, rewrite_within, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace, ReplaceLines
 from gradlint.messages import snippet
-from gradlint.rules.base import Rule
+from gradlint.rules.base import Invalid, Rule
+
 
 _LOST = "`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost and a graph is built"
 _FIXABLE = _LOST + "; run the computation under `torch.no_grad()`"
@@ -83,9 +84,9 @@ class VolatileFlag(Rule):
     `volatile=True` used to switch off graph building for inference. Since PyTorch 0.4 it does
     nothing but warn (`UserWarning: volatile was removed and now has no effect`): in torch 2.13,
     `Variable(x, volatile=True) * w` with `w` requiring grad still gives an output with
-    `requires_grad=True`, so every inference batch builds and keeps an autograd graph that holds
-    its inputs and intermediate results. Together with `requires_grad=True` it raises
-    `ValueError`.
+    `requires_grad=True`, so every evaluation batch builds an autograd graph that keeps its input
+    and intermediate results alive as long as the output is. Together with a true
+    `requires_grad` it raises `ValueError`.
 
     ## Example
     ```python
@@ -100,37 +101,40 @@ class VolatileFlag(Rule):
     ## Use instead
     ```python
     import torch
-    from torch.autograd import Variable
 
     @torch.no_grad()
     def test(model, loader):
         for images, labels in loader:
-            x = Variable(images)
-            print(model(x).data.max(1)[1])
+            print(model(images).data.max(1)[1])
     ```
-    (GL101 then drops the `Variable` wrapper.)
 
     ## Fix safety
-    Unsafe for `volatile=True`: the fix restores what the flag meant, so outputs computed from
-    the value stop requiring grad and hold no graph (the numbers are bitwise the same). It runs
-    the code that uses the value under `torch.no_grad()` and removes `volatile=`, choosing the
-    smallest clear form: `@torch.no_grad()` on an evaluation function (named like `test`,
-    `evaluate`, `validate`, `predict`, or with the call at its top level), else
-    `with torch.no_grad():` around the innermost loop that holds the call, else around the rest
-    of the block from the call on. `import torch` is added when missing. A form is used only
-    when nothing in it calls `.backward()`, `torch.autograd.grad`, steps an optimizer, touches
-    `requires_grad` or re-enables grad, and no value with a graph leaves it: read after it, stored
-    on `self` or into an outer list or dict, or returned to a caller that backpropagates through
-    it (a value computed from the volatile one may be returned: with the flag, it never had a
-    graph). Otherwise the finding stays, saying what to do. Never inside a model's `forward`.
-    Safe when the code already runs under `torch.no_grad()`, and for `volatile=False`: the
-    argument is removed, which changes nothing.
+    Unsafe for `volatile=True`: the fix restores what the flag meant. The values computed under
+    `torch.no_grad()` are bitwise the same, but they no longer require grad, have no `grad_fn`
+    and keep no graph (nor the batches it holds), so code that backpropagates through them would
+    now raise. The fix runs the code that uses the value under `torch.no_grad()` and removes the
+    `volatile=` argument, leaving the `Variable(...)` call to GL101. It picks the smallest clear
+    form: `@torch.no_grad()` right above the `def` of an evaluation function (named like `test`,
+    `evaluate`, `validate`, `predict`, `sample`, or with the call at its top level); else
+    `with torch.no_grad():` around the innermost loop that holds the call; else around the
+    statements of the call's block from the call to the last use of the value, or only around
+    the uses when the call just binds the value. `import torch` is added when missing, and the
+    file's own alias is used otherwise. A form is used only when nothing in it calls
+    `.backward()` or `torch.autograd.grad`, steps an optimizer, updates parameters from their
+    gradients, sets `requires_grad`, turns grad back on or yields; and when no value that may
+    hold a graph leaves it: read after it, stored on `self` or into an object from outside
+    (`results.append(out)`), or returned when it does not come from the volatile value or a
+    caller in the file backpropagates through the result (a value computed from the volatile one
+    never had a graph in the legacy program). Never inside a model's `forward`. When no form
+    qualifies, the finding stays, with what to do and why it was not done. Safe where the code
+    already runs under `torch.no_grad()`, and for `volatile=False`: the argument is removed,
+    which changes nothing.
 
     ## Known limits
     A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` advice but not fixed. Reading or assigning `x.volatile` (always
-    False, no effect) is not reported. Values leaving the code through other objects than the
-    ones named above (an attribute of a local alias of `self`) are not seen.
+    `torch.set_grad_enabled` to use, but not fixed. Values leaving the code through objects the
+    analysis does not follow (an alias of `self`, a closure called later) are not seen. Reading
+    or assigning `x.volatile` (always False, no effect) is not reported.
     """
 
     code = "GL102"
@@ -155,7 +159,254 @@ class VolatileFlag(Rule):
             return g(volatile=volatile)
         """,
     )
-    INVALID = ()
+    INVALID = (
+        # An evaluation function: decorated.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def test(model, loader):
+                correct = 0
+                for images, labels in loader:
+                    x = Variable(images, volatile=True)
+                    correct += model(x).data.max(1)[1].eq(labels).sum()
+                return correct
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            @torch.no_grad()
+            def test(model, loader):
+                correct = 0
+                for images, labels in loader:
+                    x = Variable(images)
+                    correct += model(x).data.max(1)[1].eq(labels).sum()
+                return correct
+            """,
+            line=7,
+            column=30,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run `test` under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # Training and evaluation in one function: the evaluation loop is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def main(model, optimizer, loader):
+                for x, y in loader:
+                    loss = model(Variable(x)).sub(y).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                for x, y in loader:
+                    # score the trained model
+                    out = model(Variable(x, volatile=True))
+                    print(out.data.sub(y).pow(2).mean())
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def main(model, optimizer, loader):
+                for x, y in loader:
+                    loss = model(Variable(x)).sub(y).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                with torch.no_grad():
+                    for x, y in loader:
+                        # score the trained model
+                        out = model(Variable(x))
+                        print(out.data.sub(y).pow(2).mean())
+            """,
+            line=12,
+            column=33,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the loop under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # Script code: the statements that use the value are wrapped.
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            model = load_model()
+            x = Variable(test_images, volatile=True)
+            scores = model(x)
+            print(scores.data.max(1)[1])
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            model = load_model()
+            with torch.no_grad():
+                x = Variable(test_images)
+                scores = model(x)
+                print(scores.data.max(1)[1])
+            """,
+            line=4,
+            column=27,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the code that uses it under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # Training between the binding and the use: only the use is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def train(netG, netD, optimizer, batches):
+                fixed_noise = Variable(torch.randn(64, 100), volatile=True)
+                for batch in batches:
+                    loss = netD(netG(torch.randn(64, 100))).mean()
+                    loss.backward()
+                    optimizer.step()
+                samples = netG(fixed_noise).data
+                save(samples)
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def train(netG, netD, optimizer, batches):
+                fixed_noise = Variable(torch.randn(64, 100))
+                for batch in batches:
+                    loss = netD(netG(torch.randn(64, 100))).mean()
+                    loss.backward()
+                    optimizer.step()
+                with torch.no_grad():
+                    samples = netG(fixed_noise).data
+                    save(samples)
+            """,
+            line=5,
+            column=50,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the code that uses it under `torch.no_grad()` and drop `volatile=`",
+        ),
+        Invalid(
+            """
+            import torch
+            x = torch.autograd.Variable(t, False, True)
+            y = model(x)
+            """,
+            """
+            import torch
+            with torch.no_grad():
+                x = torch.autograd.Variable(t, False)
+                y = model(x)
+            """,
+            line=2,
+            column=39,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the code that uses it under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # Already under no_grad, and a False flag: the argument is just removed.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            with torch.no_grad():
+                out = model(Variable(t, volatile=True))
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            with torch.no_grad():
+                out = model(Variable(t))
+            """,
+            line=5,
+            column=29,
+            message="this code already runs under `torch.no_grad()`",
+            fix_title="Remove `volatile=True`",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            x = Variable(t, volatile=False)
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            x = Variable(t)
+            """,
+            line=4,
+            column=17,
+            message="`volatile=False` has no effect since PyTorch 0.4",
+            fix_title="Remove `volatile=False`",
+        ),
+        # Where no_grad would change what the code relies on: reported, not fixed.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def step(model, optimizer, x):
+                out = model(Variable(x, volatile=True))
+                out.sum().backward()
+                optimizer.step()
+            """,
+            line=5,
+            column=29,
+            message="(not automatic: it calls `.backward()`)",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            class Tracker(object):
+                def record(self, model, batch):
+                    x = Variable(batch, volatile=True)
+                    self.last_output = model(x)
+            """,
+            line=5,
+            column=29,
+            message="(not automatic: it stores a value that may hold a graph in `self.last_output`)",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from torch.autograd import Variable
+
+            class Net(nn.Module):
+                def forward(self, x):
+                    h = Variable(torch.zeros(1, 8), volatile=True)
+                    return self.rnn(x, h)
+            """,
+            line=7,
+            column=41,
+            message="(not automatic: it is inside `forward`, the model's forward pass)",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            def batch(source, i, evaluation=False):
+                return Variable(source[i], volatile=evaluation)
+            """,
+            line=4,
+            column=32,
+            message="run the code that uses the value under `torch.set_grad_enabled(not evaluation)`",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+            x = Variable(t, volatile=True, requires_grad=True)
+            """,
+            line=2,
+            column=17,
+            message="`volatile=` with a true `requires_grad` raises `ValueError`",
+        ),
+    )
 
     def visit_Call(self, node: cst.Call) -> None:
         if not is_variable(node.func, self.context.imports):
