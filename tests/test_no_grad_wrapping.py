@@ -220,3 +220,15 @@ def test_returned_values_from_the_volatile_one_are_fine_unless_the_file_backprop
     assert fixed(unrelated).endswith(
         "    with torch.no_grad():\n        x = Variable(batch)\n        print(model(x).data)\n    return w * 2\n"
     )
+
+
+def test_script_code_keeps_blank_lines_empty_and_joins_a_dangling_argument():
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n"
+        "x = Variable(torch.rand(1, 4),\n             volatile=True)\n\n"
+        "out = model(x)\nprint(out.data)\n"
+    )
+    assert fixed(source) == (
+        "import torch\nfrom torch.autograd import Variable\n\n"
+        "with torch.no_grad():\n    x = Variable(torch.rand(1, 4))\n\n    out = model(x)\n    print(out.data)\n"
+    )

@@ -62,7 +62,7 @@ def wrap_in_no_grad(
     alias, changes = found
     text = [f"{indent}with {alias}.no_grad():{context.module.default_newline}"]
     for position, line in enumerate(lines):
-        rewritten = render(line)
+        rewritten = render(line).visit(_BLANK_LINES)
         if position == 0:
             rewritten = rewritten.with_changes(leading_lines=())  # comments above stay above the `with`
         text.append(render_at(context, rewritten, inner))
@@ -99,14 +99,14 @@ def call_without_argument(call: cst.Call, dropped: cst.Arg) -> cst.Call:
     del args[position]
     if position == len(args) and args:
         kept = args[-1].comma
-        # The predecessor takes the dropped argument's comma, unless a line break or a comment
-        # follows its own (a trailing comma is fine there, and the comment stays).
-        if not (isinstance(kept, cst.Comma) and isinstance(kept.whitespace_after, cst.ParenthesizedWhitespace)):
+        if _comment_after(kept):
+            # The comment stays, after the predecessor's own comma, and `)` keeps its line.
+            if isinstance(dropped.comma, cst.Comma) and isinstance(dropped.comma.whitespace_after, cst.ParenthesizedWhitespace):
+                closing = dropped.comma.whitespace_after
+                whitespace = kept.whitespace_after.with_changes(indent=closing.indent, last_line=closing.last_line)
+                args[-1] = args[-1].with_changes(comma=kept.with_changes(whitespace_after=whitespace))
+        else:  # the predecessor takes the dropped argument's comma (or none)
             args[-1] = args[-1].with_changes(comma=dropped.comma)
-        elif isinstance(dropped.comma, cst.Comma) and isinstance(dropped.comma.whitespace_after, cst.ParenthesizedWhitespace):
-            closing = dropped.comma.whitespace_after  # the line break before `)`, at its indentation
-            whitespace = kept.whitespace_after.with_changes(indent=closing.indent, last_line=closing.last_line)
-            args[-1] = args[-1].with_changes(comma=kept.with_changes(whitespace_after=whitespace))
     return call.with_changes(args=args)
 
 
@@ -133,12 +133,32 @@ def rewrite_within(
     return changes
 
 
+def _comment_after(comma: object) -> bool:
+    """A comment follows the comma (on its line or on lines of its own)."""
+    if not (isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)):
+        return False
+    whitespace = comma.whitespace_after
+    return whitespace.first_line.comment is not None or any(line.comment is not None for line in whitespace.empty_lines)
+
+
 def render_at(context: FileContext, statement: cst.CSTNode, indent: str) -> str:
     """Source of a statement as it reads at `indent` (continuation lines re-indented too)."""
     state = CodegenState(default_indent=context.module.default_indent, default_newline=context.module.default_newline)
     state.increase_indent(indent)
     statement._codegen(state)
     return "".join(state.tokens)
+
+
+class _BlankLinesStayEmpty(cst.CSTTransformer):
+    """Blank lines moved into a deeper block are written empty, not as indentation alone."""
+
+    def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
+        if updated.comment is None and updated.indent and not updated.whitespace.value:
+            return updated.with_changes(indent=False)
+        return updated
+
+
+_BLANK_LINES = _BlankLinesStayEmpty()
 
 
 class StripData(cst.CSTTransformer):
