@@ -467,7 +467,7 @@ class VolatileFlag(Rule):
         start = next(position for position, placement in enumerate(path) if placement.depth >= depth)
         found = []
         if scope is not None and (len(path) - start == 1 or _evaluation_name(scope.name.value)):
-            found.append(_Region("function", suite_statements_of(scope), path[: start + 1], scope, depth, path[start].index))
+            found.append(_Region("function", _body_of(scope), path[: start + 1], scope, depth, path[start].index))
         for position in range(len(path) - 1, start - 1, -1):
             placement = path[position]
             if isinstance(placement.statement, (cst.For, cst.While)):
@@ -617,7 +617,7 @@ class _DropVolatile(cst.CSTTransformer):
         return call_without_argument(updated, updated.args[position])
 
 
-def suite_statements_of(function: cst.FunctionDef) -> list[cst.BaseStatement]:
+def _body_of(function: cst.FunctionDef) -> list[cst.BaseStatement]:
     return list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
 
 
