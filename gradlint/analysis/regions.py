@@ -61,18 +61,20 @@ def own_nodes(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while pending:
         current = pending.pop()
         yield current
-        if isinstance(current, cst.FunctionDef):
+        kind = type(current)  # exact types: LibCST's isinstance goes through ABCMeta (slow)
+        if kind is cst.FunctionDef:
             pending.extend(d.decorator for d in current.decorators)
             pending.extend(p.default for p in _params(current.params) if p.default is not None)
-            continue
-        if isinstance(current, cst.ClassDef):
+        elif kind is cst.ClassDef:
             pending.extend(d.decorator for d in current.decorators)
             pending.extend(arg.value for arg in current.bases)
-            continue
-        if isinstance(current, cst.Lambda):
+        elif kind is cst.Lambda:
             pending.extend(p.default for p in _params(current.params) if p.default is not None)
-            continue
-        pending.extend(iter_children(current))
+        else:
+            pending.extend(iter_children(current))
+
+
+_BINDERS = (cst.Assign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName)
 
 
 def read_names(node: cst.CSTNode) -> set[str]:
@@ -80,16 +82,19 @@ def read_names(node: cst.CSTNode) -> set[str]:
     skipped: set[int] = set()
     names: set[str] = set()
     for current in own_nodes(node):
-        if isinstance(current, cst.Attribute):
+        kind = type(current)
+        if kind is cst.Name:
+            if id(current) not in skipped:
+                names.add(current.value)
+        elif kind is cst.Attribute:
             skipped.add(id(current.attr))
-        elif isinstance(current, cst.Arg) and current.keyword is not None:
-            skipped.add(id(current.keyword))
-        elif isinstance(current, (cst.Assign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName)):
+        elif kind is cst.Arg:
+            if current.keyword is not None:
+                skipped.add(id(current.keyword))
+        elif kind in _BINDERS:
             skipped.update(id(target) for target in _bound_targets(current))
-        elif isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.ImportAlias)):
-            skipped.update(id(child) for child in iter_children(current) if isinstance(child, cst.Name))
-        elif isinstance(current, cst.Name) and id(current) not in skipped:
-            names.add(current.value)
+        elif kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.ImportAlias:
+            skipped.update(id(child) for child in iter_children(current) if type(child) is cst.Name)
     return names
 
 
@@ -194,23 +199,39 @@ def derived_names(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNo
     """Names that `statements` bind (or fill: `outputs.append(v)`) with values computed from the
     `sources` nodes or from the names of `seed`, transitively."""
     source_ids = {id(source) for source in sources}
-    known: set[str] = set(seed)
+    flows = []  # (names read, reads a source, names bound) for each binding
+    for statement in statements:
+        for current in own_nodes(statement):
+            value, targets = _flow(current)
+            if value is not None and targets:
+                flows.append((read_names(value), mentions_source(value, source_ids), targets))
+    known = set(seed)
     found: set[str] = set()
-    while True:
-        before = len(found)
-        for statement in statements:
-            for current in own_nodes(statement):
-                if isinstance(current, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) and current.value is not None:
-                    if mentions(current.value, known | found, source_ids):
-                        found.update(_assigned_names(current))
-                elif isinstance(current, (cst.For, cst.CompFor)) and mentions(current.iter, known | found, source_ids):
-                    found.update(target.value for target in _bound_targets(current))
-                elif isinstance(current, cst.Call) and _stores_into(current) and mentions(current, known | found, source_ids):
-                    root = _root_name(current.func.value)
-                    if root is not None:
-                        found.add(root)  # `outputs.append(model(x))`
-        if len(found) == before:
-            return found
+    changed = True
+    while changed:
+        changed = False
+        for reads, from_source, targets in flows:
+            if (from_source or reads & known) and not targets <= found:
+                found |= targets
+                known |= targets
+                changed = True
+    return found
+
+
+def _flow(node: cst.CSTNode) -> tuple[Optional[cst.CSTNode], set[str]]:
+    """(the value, the names it flows into) for a binding node; (None, empty) for others."""
+    if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) and node.value is not None:
+        return node.value, _assigned_names(node)
+    if isinstance(node, (cst.For, cst.CompFor)):
+        return node.iter, {target.value for target in _bound_targets(node)}
+    if isinstance(node, cst.Call) and _stores_into(node):
+        root = _root_name(node.func.value)
+        return node, ({root} if root is not None else set())  # `outputs.append(model(x))`
+    return None, set()
+
+
+def mentions_source(node: cst.CSTNode, source_ids: set[int]) -> bool:
+    return bool(source_ids) and any(id(current) in source_ids for current in own_nodes(node))
 
 
 def uses(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> list[int]:
@@ -227,7 +248,7 @@ def uses(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> l
 
 
 def mentions(node: cst.CSTNode, names: set[str], source_ids: set[int]) -> bool:
-    return any(id(current) in source_ids for current in own_nodes(node)) or bool(read_names(node) & names)
+    return mentions_source(node, source_ids) or bool(read_names(node) & names)
 
 
 def scope_depth(stack: Sequence[cst.CSTNode], path: Sequence[Placement]) -> int:

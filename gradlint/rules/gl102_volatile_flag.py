@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -463,25 +463,24 @@ class VolatileFlag(Rule):
             reasons.append(reason)
         return None, reasons[0]
 
-    def _candidates(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef]) -> list[_Region]:
+    def _candidates(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef]) -> Iterator[_Region]:
+        """The forms to try, smallest clear one first (built lazily: the later ones cost more)."""
         start = next(position for position, placement in enumerate(path) if placement.depth >= depth)
-        found = []
         if scope is not None and (len(path) - start == 1 or _evaluation_name(scope.name.value)):
-            found.append(_Region("function", _body_of(scope), path[: start + 1], scope, depth, path[start].index))
+            yield _Region("function", _body_of(scope), path[: start + 1], scope, depth, path[start].index)
         for position in range(len(path) - 1, start - 1, -1):
             placement = path[position]
             if isinstance(placement.statement, (cst.For, cst.While)):
-                found.append(_Region("loop", [placement.statement], path[: position + 1], scope, depth, placement.index))
+                yield _Region("loop", [placement.statement], path[: position + 1], scope, depth, placement.index)
         last = path[-1]
         rest = list(last.block.body)[last.index :]
         sources = self._volatile_calls([last.statement])
         used = uses(rest, sources)
-        found.append(_Region("span", rest[: (used[-1] if used else 0) + 1], path, scope, depth, last.index))
+        yield _Region("span", rest[: (used[-1] if used else 0) + 1], path, scope, depth, last.index)
         if used and self._binds_only(last.statement):
             seed = frozenset(derived_names(rest[:1], sources))
             statements = rest[used[0] : used[-1] + 1]
-            found.append(_Region("uses", statements, path, scope, depth, last.index + used[0], last.statement, seed))
-        return found
+            yield _Region("uses", statements, path, scope, depth, last.index + used[0], last.statement, seed)
 
     def _binds_only(self, statement: cst.BaseStatement) -> bool:
         """`x = Variable(t, volatile=True)`: it computes nothing that no_grad would change."""
