@@ -132,7 +132,9 @@ class VolatileFlag(Rule):
 
     ## Known limits
     A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` to use, but not fixed. Values leaving the code through objects the
+    `torch.set_grad_enabled` to use, but not fixed. A value used inside a training loop (a test
+    set scored every few steps of a script) is reported, not fixed: the uses would have to be
+    wrapped one by one. Values leaving the code through objects the
     analysis does not follow (an alias of `self`, a closure called later) are not seen. Reading
     or assigning `x.volatile` (always False, no effect) is not reported.
     """
