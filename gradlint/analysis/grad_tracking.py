@@ -249,6 +249,60 @@ class GradEvidence:
             for value, method in values
         )
 
+    def is_graph_free(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
+        """`node` evidently has no autograd history, whatever the grad mode it is computed in: numbers,
+        strings, comparisons, `.item()`, `.data`, `.detach()`, integer results and indices, fresh
+        leaves, and values computed only from those. The opposite direction of `carries_grad`:
+        unknown means it may have a graph."""
+        if depth > 10:
+            return False
+        if isinstance(node, _CONSTANTS):
+            return True
+        if isinstance(node, cst.Name):
+            return node.value in ("True", "False", "None") or self._graph_free_name(node.value, scope, depth)
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in ("data", "shape", "dtype", "device", "is_cuda", "requires_grad")
+        if isinstance(node, cst.Subscript):
+            return _is_index_result(node.value, node) or self.is_graph_free(node.value, scope, depth + 1)
+        if isinstance(node, cst.Call):
+            return self._graph_free_call(node, scope, depth)
+        parts = _operands(node)
+        return parts is not None and all(self.is_graph_free(part, scope, depth + 1) for part in parts)
+
+    def _graph_free_name(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        if scope is None:
+            return False
+        bindings = self.scopes.of(scope)
+        values = bindings.assigned(name)
+        if not values or name in bindings.opaque or name in bindings.unpacked:
+            return False
+        # An accumulator (`total = 0`, then `total += x.item()`) reads itself: only the other values count.
+        return all(self.is_graph_free(value, scope, depth + 1) for value in values if name not in mentioned_names(value))
+
+    def _graph_free_call(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        func = call.func
+        qualified = self.imports.qualified_name(func)
+        if qualified is not None:
+            if not qualified.startswith("torch."):
+                return False
+            if qualified == "torch.autograd.Variable" or qualified.rsplit(".", 1)[-1] in NO_HISTORY_FUNCTIONS:
+                return True  # a leaf: its flags do not depend on the grad mode
+            return all(self._graph_free_argument(arg.value, scope, depth) for arg in call.args)
+        if isinstance(func, cst.Name):
+            return func.value in GRAPH_FREE_BUILTINS
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in ENDS_HISTORY:
+                return True
+            if method in KEEPS_HISTORY:
+                return self.is_graph_free(func.value, scope, depth + 1)
+        return False
+
+    def _graph_free_argument(self, value: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return all(self.is_graph_free(e.value, scope, depth + 1) for e in value.elements)
+        return self.is_graph_free(value, scope, depth + 1)
+
     def built_without_grad(self, name: str, scope) -> bool:
         """Every assignment of `name` in `scope` is inside a no-grad block (or ends the history)."""
         if scope is None:
@@ -258,6 +312,24 @@ class GradEvidence:
         if not values or name in bindings.opaque:
             return False
         return all(grad_mode_of(bindings.withs_around(v), self.imports) is False or ends_history(v) for v in values)
+
+
+_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Comparison)
+# Builtins whose result is a plain Python value (never a tensor with a graph).
+GRAPH_FREE_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "repr", "format", "isinstance", "range", "print"})
+
+
+def _operands(node: cst.CSTNode) -> Optional[list[cst.BaseExpression]]:
+    """The values an operator expression is computed from (None for other nodes)."""
+    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+        return [node.left, node.right]
+    if isinstance(node, cst.UnaryOperation):
+        return [node.expression]
+    if isinstance(node, cst.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, cst.Tuple):  # not a list: it may be filled later
+        return [element.value for element in node.elements]
+    return None
 
 
 def ends_history(node: cst.BaseExpression) -> bool:

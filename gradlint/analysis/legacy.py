@@ -109,3 +109,13 @@ def fresh_tensor_call(node: cst.BaseExpression, imports: ImportMap) -> Optional[
 def is_direct_grad_factory(node: cst.BaseExpression, imports: ImportMap) -> bool:
     """`torch.randn(...)` itself (no conversion chain), which can take `requires_grad=True`."""
     return isinstance(node, cst.Call) and fresh_tensor_call(node, imports) is node and imports.qualified_name(node.func) in GRAD_FACTORIES
+
+
+def literal_flag(node: cst.BaseExpression) -> Optional[bool]:
+    """The value of a literal `Variable` flag: True / False, or an int literal 0..255 (which the
+    constructor reads as a bool); None for anything else."""
+    if is_bool_literal(node, True) or is_bool_literal(node, False):
+        return is_bool_literal(node, True)
+    if isinstance(node, cst.Integer) and 0 <= node.evaluated_value <= 255:
+        return node.evaluated_value != 0
+    return None

@@ -137,6 +137,10 @@ class TrainingAnalysis:
         """What calling `function` does, in source order (helpers it calls followed)."""
         return self._function_events(function)
 
+    def events_in(self, statements: Sequence[cst.CSTNode], scope: Optional[cst.FunctionDef]) -> list[Event]:
+        """What running `statements` (of `scope`, None for the module) does, helpers followed."""
+        return self._events(statements, _Place(scope))
+
     def runs_backward_before(self, loop: Region) -> bool:
         """Some body that holds `loop` calls backward before entering it (a loop primed before its first step)."""
         inside = {id(event.node) for event in loop.events}

@@ -8,7 +8,8 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from gradlint.analysis.imports import import_anchor, module_level_alias
-from gradlint.fix.plan import Change, InsertLineBefore, ReplaceLines
+from gradlint.analysis.tree import descendants, iter_children
+from gradlint.fix.plan import Change, InsertLineBefore, Replace, ReplaceLines
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext
@@ -42,28 +43,102 @@ def enclosing_line(stack: Sequence[cst.CSTNode]) -> Optional[tuple[cst.SimpleSta
 
 def wrap_in_no_grad(
     context: FileContext,
-    lines: Sequence[cst.SimpleStatementLine],
+    lines: Sequence[cst.BaseStatement],
     outer: Sequence[cst.CSTNode],
-    render: Callable[[cst.SimpleStatementLine], cst.SimpleStatementLine],
+    render: Callable[[cst.BaseStatement], cst.BaseStatement],
 ) -> Optional[list[Change]]:
-    """Changes that put consecutive statement `lines` (siblings in an indented block) under one
-    `with torch.no_grad():`, each rewritten by `render`. `outer` is the ancestors of the lines."""
+    """Changes that put consecutive statements `lines` (siblings in an indented block or the
+    module; simple or compound) under one `with torch.no_grad():`, each rewritten by `render`.
+    `outer` is the ancestors of the lines. Comments and blank lines inside them move with them."""
     if not outer or not isinstance(outer[-1], cst.IndentedBlock) and not isinstance(outer[-1], cst.Module):
+        return None
+    indent = indentation(context, outer)
+    inner = indent + context.module.default_indent
+    if not consistent_indentation(inner, lines):
         return None
     found = torch_alias(context)
     if found is None:
         return None
     alias, changes = found
-    indent = indentation(context, outer)
-    inner = indent + context.module.default_indent
     text = [f"{indent}with {alias}.no_grad():{context.module.default_newline}"]
     for position, line in enumerate(lines):
-        rewritten = render(line)
+        rewritten = render(line).visit(_BLANK_LINES)
         if position == 0:
             rewritten = rewritten.with_changes(leading_lines=())  # comments above stay above the `with`
         text.append(render_at(context, rewritten, inner))
     changes.append(ReplaceLines(lines[0], lines[-1], "".join(text)))
     return changes
+
+
+def decorate_with_no_grad(context: FileContext, function: cst.FunctionDef) -> Optional[list[Change]]:
+    """Changes that make `function` run with autograd off: `@torch.no_grad()` right above its
+    `def` (under any other decorator, so it wraps the function itself)."""
+    found = torch_alias(context)
+    if found is None:
+        return None
+    alias, changes = found
+    changes.append(InsertLineBefore(function, f"@{alias}.no_grad()"))
+    return changes
+
+
+def consistent_indentation(indent: str, statements: Sequence[cst.CSTNode]) -> bool:
+    """Re-indenting `statements` at `indent` keeps tabs and spaces unmixed (Python rejects
+    indentation whose meaning depends on the tab size)."""
+    used = set(indent)
+    for statement in statements:
+        for node in descendants(statement):
+            if isinstance(node, cst.IndentedBlock) and node.indent is not None:
+                used |= set(node.indent)
+    return not {" ", "\t"} <= used
+
+
+def call_without_argument(call: cst.Call, dropped: cst.Arg) -> cst.Call:
+    """`call` without the argument `dropped`, commas and line breaks kept tidy."""
+    args = list(call.args)
+    position = next(index for index, arg in enumerate(args) if arg is dropped)
+    del args[position]
+    if position == len(args) and args:
+        kept = args[-1].comma
+        if _comment_after(kept):
+            # The comment stays, after the predecessor's own comma, and `)` keeps its line.
+            if isinstance(dropped.comma, cst.Comma) and isinstance(dropped.comma.whitespace_after, cst.ParenthesizedWhitespace):
+                closing = dropped.comma.whitespace_after
+                whitespace = kept.whitespace_after.with_changes(indent=closing.indent, last_line=closing.last_line)
+                args[-1] = args[-1].with_changes(comma=kept.with_changes(whitespace_after=whitespace))
+        else:  # the predecessor takes the dropped argument's comma (or none)
+            args[-1] = args[-1].with_changes(comma=dropped.comma)
+    return call.with_changes(args=args)
+
+
+def rewrite_within(
+    context: FileContext,
+    root: cst.CSTNode,
+    ancestors: Sequence[cst.CSTNode],
+    rewrite: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+) -> list[Change]:
+    """A `Replace` for every node under `root` (whose ancestors are `ancestors`) that `rewrite`
+    rewrites, rendered at the indentation of its statement so that its continuation lines stay
+    where they were."""
+    changes: list[Change] = []
+    pending = [(root, indentation(context, ancestors))]
+    while pending:
+        node, indent = pending.pop()
+        replacement = rewrite(node)
+        if replacement is not None:
+            changes.append(Replace(node, render_at(context, replacement, indent)))
+            continue
+        if isinstance(node, cst.IndentedBlock):
+            indent += node.indent if node.indent is not None else context.module.default_indent
+        pending.extend((child, indent) for child in iter_children(node))
+    return changes
+
+
+def _comment_after(comma: object) -> bool:
+    """A comment follows the comma (on its line or on lines of its own)."""
+    if not (isinstance(comma, cst.Comma) and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)):
+        return False
+    whitespace = comma.whitespace_after
+    return whitespace.first_line.comment is not None or any(line.comment is not None for line in whitespace.empty_lines)
 
 
 def render_at(context: FileContext, statement: cst.CSTNode, indent: str) -> str:
@@ -72,6 +147,18 @@ def render_at(context: FileContext, statement: cst.CSTNode, indent: str) -> str:
     state.increase_indent(indent)
     statement._codegen(state)
     return "".join(state.tokens)
+
+
+class _BlankLinesStayEmpty(cst.CSTTransformer):
+    """Blank lines moved into a deeper block are written empty, not as indentation alone."""
+
+    def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
+        if updated.comment is None and updated.indent and not updated.whitespace.value:
+            return updated.with_changes(indent=False)
+        return updated
+
+
+_BLANK_LINES = _BlankLinesStayEmpty()
 
 
 class StripData(cst.CSTTransformer):

@@ -71,7 +71,7 @@ class EditBuilder:
             if self._indent_if_alone(change.first) is None or self._indent_if_alone(change.last) is None:
                 return None
             start = self.index.line_start(self._position(change.first).start.line)
-            return self._make(start, self.index.line_end(self._position(change.last).end.line), change.text)
+            return self._make(start, self.index.line_end(self._last_line(change.last)), change.text)
         if isinstance(change, RemoveLine):
             span = self._position(change.statement)
             if self._indent_if_alone(change.statement) is None:
@@ -79,6 +79,16 @@ class EditBuilder:
             start = self.index.line_start(span.start.line)
             return self._make(start, self.index.line_end(span.end.line), "")
         raise TypeError(change)
+
+    def _last_line(self, statement: cst.CSTNode) -> int:
+        """The last line of a statement, with the comment lines that close its blocks (which
+        belong to it in the tree but not to its position range)."""
+        span = self._position(statement)
+        if not isinstance(statement, cst.BaseCompoundStatement):
+            return span.end.line
+        code = self.context.code_for(statement.with_changes(leading_lines=()))
+        lines = len(LineIndex.of(code).starts) - (1 if code.endswith(("\n", "\r")) else 0)
+        return max(span.end.line, span.start.line + lines - 1)
 
     def _position(self, node: cst.CSTNode):
         return self.positions.lookup(node, self.hint)

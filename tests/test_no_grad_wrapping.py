@@ -1,0 +1,234 @@
+"""Putting code under `torch.no_grad()` (GL102's fix): the re-indented text keeps comments, blank
+lines, nested blocks, multi-line strings, tabs and CRLF; it reparses and a second fix changes
+nothing. And the region chosen: only where no value the rest of the program relies on changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradlint.fix.apply import fix_text
+from support import lint
+
+GL102 = frozenset({"GL102"})
+
+
+def fixed(source: str) -> str:
+    result = fix_text(source, "example.py", GL102, unsafe=True)
+    assert result.error is None, result.error
+    compile(result.text, "example.py", "exec")
+    assert fix_text(result.text, "example.py", GL102, unsafe=True).text == result.text
+    return result.text
+
+
+def reason(source: str) -> str:
+    """Why GL102 left its finding without a fix."""
+    (finding,) = lint(source, "GL102")
+    assert finding.fix is None
+    return finding.message.split("(not automatic: ", 1)[1].rstrip(")")
+
+
+def test_a_loop_moves_under_no_grad_with_its_comments_blank_lines_and_strings():
+    source = '''\
+import torch
+from torch.autograd import Variable
+
+
+def run(model, loader, optimizer):
+    for x in loader:
+        model(Variable(x)).sum().backward()
+        optimizer.step()
+    # score the model
+    for x in loader:  # scoring
+        x = Variable(x, volatile=True)
+
+        out = model(x)
+        if out is not None:
+            print(
+                out.data,
+                """a string
+that spans lines""",
+            )
+            # inside the if
+        # end of the loop
+    # after the loop
+    return None
+'''
+    assert (
+        fixed(source)
+        == '''\
+import torch
+from torch.autograd import Variable
+
+
+def run(model, loader, optimizer):
+    for x in loader:
+        model(Variable(x)).sum().backward()
+        optimizer.step()
+    # score the model
+    with torch.no_grad():
+        for x in loader:  # scoring
+            x = Variable(x)
+
+            out = model(x)
+            if out is not None:
+                print(
+                    out.data,
+                    """a string
+that spans lines""",
+                )
+                # inside the if
+            # end of the loop
+    # after the loop
+    return None
+'''
+    )
+
+
+def test_tabs_and_the_file_alias_of_torch():
+    source = "import torch as th\nfrom torch.autograd import Variable\n\nif ready:\n\tfor x in loader:\n\t\ty = model(Variable(x, volatile=True))\n\t\tprint(y.data)\n"
+    assert fixed(source) == (
+        "import torch as th\nfrom torch.autograd import Variable\n\nif ready:\n"
+        "\twith th.no_grad():\n\t\tfor x in loader:\n\t\t\ty = model(Variable(x))\n\t\t\tprint(y.data)\n"
+    )
+
+
+def test_crlf_and_a_missing_torch_import():
+    source = "from torch.autograd import Variable\r\n\r\ndef evaluate(model, batch):\r\n    # score\r\n    return model(Variable(batch, volatile=True))\r\n"
+    assert fixed(source) == (
+        "import torch\r\nfrom torch.autograd import Variable\r\n\r\n"
+        "@torch.no_grad()\r\ndef evaluate(model, batch):\r\n    # score\r\n    return model(Variable(batch))\r\n"
+    )
+
+
+def test_the_decorator_goes_right_above_the_def_and_keeps_multi_line_calls():
+    source = """\
+import torch
+from torch.autograd import Variable
+
+
+class Trainer:
+    @staticmethod
+    def validate(model, loader):
+        for x in loader:
+            v = Variable(
+                x,  # the input
+                volatile=True,
+            )
+            print(model(v).data)
+"""
+    assert (
+        fixed(source)
+        == """\
+import torch
+from torch.autograd import Variable
+
+
+class Trainer:
+    @staticmethod
+    @torch.no_grad()
+    def validate(model, loader):
+        for x in loader:
+            v = Variable(
+                x,  # the input
+            )
+            print(model(v).data)
+"""
+    )
+
+
+def test_indentation_mixing_tabs_and_spaces_is_not_rewritten():
+    source = "import torch\nfrom torch.autograd import Variable\nif ready:\n\tfor x in loader:\n\t        y = model(Variable(x, volatile=True))\n"
+    assert reason(source) == "the code cannot be re-indented safely"
+    assert fixed(source) == source
+
+
+def test_two_flags_in_one_loop_are_one_rewrite():
+    source = """\
+import torch
+from torch.autograd import Variable
+
+
+def main(model, loader):
+    for x, y in loader:
+        x, y = Variable(x, volatile=True), Variable(y, volatile=True)
+        print(model(x).data, y.data)
+"""
+    findings = lint(source, "GL102")
+    assert len(findings) == 2 and findings[0].fix.edits == findings[1].fix.edits
+    assert "with torch.no_grad():\n        for x, y in loader:\n            x, y = Variable(x), Variable(y)\n" in fixed(source)
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        # A graph-free result read after the loop is fine; one that may hold a graph is not.
+        ("    total = 0\n    for b in loader:\n        total += model(Variable(b, volatile=True)).data.sum()\n    print(total)\n", None),
+        (
+            "    for b in loader:\n        out = model(Variable(b, volatile=True))\n    print(out)\n",
+            "`out` is used after it and may hold a graph",
+        ),
+        # Bound again before it is read: the wrapped value is not the one read.
+        ("    for b in loader:\n        out = model(Variable(b, volatile=True))\n    out = model(other)\n    out.sum().backward()\n", None),
+        # Read by the next iteration of an enclosing loop (which trains, so it cannot be wrapped instead).
+        (
+            "    out = None\n    for epoch in range(2):\n        keep(out)\n        for b in loader:\n            out = model(Variable(b, volatile=True))\n        opt.step()\n",
+            "`out` is used after it and may hold a graph",
+        ),
+        (
+            "    for b in loader:\n        self.last = model(Variable(b, volatile=True))\n",
+            "it stores a value that may hold a graph in `self.last`",
+        ),
+        ("    for b in loader:\n        keep.append(model(Variable(b, volatile=True)).max(1)[1])\n", None),
+        (
+            "    for b in loader:\n        out = model(Variable(b, volatile=True))\n        yield out\n",
+            "it yields, and no_grad would stay on in the caller",
+        ),
+        ("    for b in loader:\n        x = Variable(b, volatile=True)\n        x.requires_grad_()\n", "it sets `requires_grad`"),
+        (
+            "    for b in loader:\n        x = Variable(b, volatile=True)\n        g = torch.autograd.grad(model(x).sum(), model.weight)\n",
+            "it computes gradients",
+        ),
+        (
+            "    for b in loader:\n        x = Variable(b, volatile=True)\n        with torch.enable_grad():\n            model(x)\n",
+            "it turns grad on",
+        ),
+        ("    for b in loader:\n        x = Variable(b, volatile=True)\n        model(x).sum().backward()\n", "it calls `.backward()`"),
+        (
+            "    for b in loader:\n        loss = model(Variable(b, volatile=True)).sum()\n        opt.step()\n        print(loss.data)\n",
+            "it steps an optimizer",
+        ),
+    ],
+)
+def test_which_loops_may_run_under_no_grad(body, expected):
+    source = "import torch\nfrom torch.autograd import Variable\n\n\ndef run(self, model, loader, other, keep, step, opt):\n" + body
+    if expected is None:
+        assert "with torch.no_grad():\n    " in fixed(source)
+    else:
+        assert reason(source) == expected
+
+
+def test_returned_values_from_the_volatile_one_are_fine_unless_the_file_backpropagates_through_them():
+    evaluate = "import torch\nfrom torch.autograd import Variable\n\n\ndef predict(model, batch):\n    return model(Variable(batch, volatile=True))\n"
+    assert "@torch.no_grad()\ndef predict" in fixed(evaluate)
+    trained = (
+        evaluate
+        + "\n\ndef train(model, batch, target):\n    out = predict(model, batch)\n    loss = (out - target).pow(2).mean()\n    loss.backward()\n"
+    )
+    assert reason(trained) == "a caller backpropagates through what it returns"
+    # Returning a value unrelated to the volatile one rules the decorator out: only its uses are wrapped.
+    unrelated = "import torch\nfrom torch.autograd import Variable\n\n\ndef predict(model, batch, w):\n    x = Variable(batch, volatile=True)\n    print(model(x).data)\n    return w * 2\n"
+    assert fixed(unrelated).endswith(
+        "    with torch.no_grad():\n        x = Variable(batch)\n        print(model(x).data)\n    return w * 2\n"
+    )
+
+
+def test_script_code_keeps_blank_lines_empty_and_joins_a_dangling_argument():
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n"
+        "x = Variable(torch.rand(1, 4),\n             volatile=True)\n\n"
+        "out = model(x)\nprint(out.data)\n"
+    )
+    assert fixed(source) == (
+        "import torch\nfrom torch.autograd import Variable\n\n"
+        "with torch.no_grad():\n    x = Variable(torch.rand(1, 4))\n\n    out = model(x)\n    print(out.data)\n"
+    )
