@@ -240,7 +240,7 @@ class _Proof:
                 return self.evidence.is_tensor_data(node, self.scope)
             qualified = self.imports.qualified_name(node)
             if qualified is not None:
-                return qualified.startswith("numpy.") or qualified.startswith("math.")
+                return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
             return node.attr.value in ("T", "mT", "real", "imag", "shape") and self.free(node.value, depth + 1)
         if kind is cst.Call:
             return self._call(node, depth)
@@ -276,6 +276,9 @@ class _Proof:
                 return False
             if _requests_grad(call):
                 return False
+            if method in SELF_RETURNING or method in _VIEWS:
+                # Devices, dtypes, sizes or a tensor giving its dtype/shape: no history comes in.
+                return self.free(func.value, depth + 1)
             return self.free(func.value, depth + 1) and self._arguments(call, depth)
         if type(func) is cst.Name and func.value in _NUMERIC_BUILTINS and func.value not in self.imports.bindings:
             return not self._bound_here(func.value) and self._arguments(call, depth)
@@ -287,8 +290,14 @@ class _Proof:
         if qualified == VARIABLE:
             arguments = variable_arguments(call)
             return arguments is not None and (arguments.requires_grad is None or is_bool_literal(arguments.requires_grad, False))
-        if qualified in LEGACY_CONSTRUCTORS or qualified in OTHER_FRESH:
+        if qualified in OTHER_FRESH:
             return True
+        if qualified in GRAD_FACTORIES:
+            # New values whatever the arguments (`randn_like(h)`, `tensor(h)` copies).
+            return not _requests_grad(call)
+        if qualified in LEGACY_CONSTRUCTORS:
+            # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it.
+            return self._arguments(call, depth)
         if qualified.startswith("numpy."):
             return True
         if not qualified.startswith("torch.") or (
