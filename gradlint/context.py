@@ -113,7 +113,7 @@ class FileContext:
     @cached_property
     def history(self) -> HistoryEvidence:
         """Which expressions provably carry no autograd history, and what observes identity."""
-        return HistoryEvidence(self.imports, self.scopes, self.tensors)
+        return HistoryEvidence(self.module, self.imports, self.scopes, self.tensors, self.function_table)
 
     def is_history_free(self, node: cst.BaseExpression) -> bool:
         """`node`, evaluated where the node being visited is, provably carries no autograd history."""

@@ -22,12 +22,13 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
-from gradlint.analysis.roles import is_loader_name
-from gradlint.analysis.scopes import Bindings, Scope, ScopeTable
+from gradlint.analysis.roles import is_batch_source_name, is_loader_name
+from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
 from gradlint.analysis.syntax import dotted_name, is_bool_literal
-from gradlint.analysis.tensors import TensorEvidence, root_name
+from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
 from gradlint.analysis.tree import descendants, iter_children
 
 # The pre-0.4 typed constructors (`torch.FloatTensor([1, 2])`, `torch.LongTensor(3)`...): a new
@@ -37,8 +38,14 @@ LEGACY_CONSTRUCTORS = frozenset(
     for prefix in ("", "cuda.")
     for kind in ("", "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int", "Long", "Bool")
 )
-# Whatever the receiver, the result has no history (a new object or a Python value).
-_CUTS_HISTORY = frozenset({"detach", "item", "tolist", "numpy", "size", "dim", "numel", "data_ptr", "stride"})
+INTEGER_CONSTRUCTORS = frozenset(
+    f"torch.{prefix}{kind}Tensor" for prefix in ("", "cuda.") for kind in ("Byte", "Char", "Short", "Int", "Long", "Bool")
+)
+# Whatever the receiver, the result has no history (a new object, a Python value, or an
+# integer or bool tensor, which can never require grad).
+_CUTS_HISTORY = frozenset(
+    {"detach", "item", "tolist", "numpy", "size", "dim", "numel", "data_ptr", "stride", "long", "int", "short", "byte", "char", "bool"}
+)
 # Methods whose result can be the receiver itself (`x.float()` on a float tensor is `x`).
 SELF_RETURNING = frozenset(
     {
@@ -99,11 +106,17 @@ _MAX_DEPTH = 24
 
 
 class HistoryEvidence:
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence) -> None:
+    def __init__(
+        self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, functions: FunctionTable
+    ) -> None:
+        self.module = module
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
+        self.functions = functions
         self._uses: dict[int, _ScopeUses] = {}
+        self._returning: set[int] = set()  # functions whose results are being proved
+        self._attributes_in_proof: set[int] = set()
 
     # -- history ----------------------------------------------------------------------------
 
@@ -120,6 +133,95 @@ class HistoryEvidence:
         if root_name(receiver) in ("self", "cls") and type(receiver) is not cst.Attribute:
             return False
         return self.tensors.is_tensor(receiver, scope)
+
+    def global_is_history_free(self, name: str, scope: Scope, depth: int) -> bool:
+        """A module-level name read in a function (not nested in another: a closure's variable
+        would be the outer function's)."""
+        if scope is self.module or self._enclosing_function(scope) is not None:
+            return False
+        module_uses = self._uses_of(self.module)
+        if name in module_uses.unseen_bindings:
+            return False  # a `global` statement, a def, an import somewhere in the file
+        return _Proof(self, self.module).free(cst.Name(name), depth)
+
+    def instance_attribute_is_history_free(self, node: cst.Attribute, scope: Scope, depth: int) -> bool:
+        """`self.w` read in a method: every value the class's methods bind to it is history-free,
+        and no method writes a value with history into it or sets its flag."""
+        if id(node) in self._attributes_in_proof:
+            return True
+        values = self.scopes.instance_attribute_values(node, scope)
+        if not values:
+            return False
+        owner = self.functions.class_of(scope) if isinstance(scope, cst.FunctionDef) else None
+        if owner is None:
+            return False
+        self._attributes_in_proof.add(id(node))
+        try:
+            if not all(_Proof(self, method).free(value, depth) for value, method in values):
+                return False
+            return not any(self._attribute_gains_history(method, node.attr.value, depth) for method in class_methods(owner))
+        finally:
+            self._attributes_in_proof.discard(id(node))
+
+    def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int) -> bool:
+        receiver = self_name(method)
+        if receiver is None:
+            return False
+        proof = _Proof(self, method)
+        for occurrence in proof.uses.attribute_occurrences(receiver, attribute):
+            parent = proof.uses.parent(occurrence)
+            if type(parent) is cst.AugAssign and parent.target is occurrence:
+                if not proof.free(parent.value, depth + 1):
+                    return True
+            elif proof.write_with_history(occurrence, depth):
+                return True
+        return False
+
+    def function_called(self, call: cst.Call, scope: Scope) -> Optional[cst.FunctionDef]:
+        """The `def` of this file that `call` runs: a function, `self.method`, or the method of an
+        object built from a class of this file (`digits = Digits(); digits.batch()`)."""
+        function = self.functions.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        if function is not None or type(call.func) is not cst.Attribute or type(call.func.value) is not cst.Name:
+            return function
+        values = self.scopes.of(scope).assigned(call.func.value.value)
+        classes = {_local_class(self.module, value) for value in values}
+        if len(classes) != 1 or None in classes:
+            return None
+        owner = classes.pop()
+        methods = [m for m in self.functions.methods.get(call.func.attr.value, []) if self.functions.class_of(m) is owner]
+        return methods[0] if len(methods) == 1 else None
+
+    def returns_history_free(self, function: cst.FunctionDef, depth: int) -> bool:
+        """Every value `function` returns is history-free (a generator's are not known)."""
+        if id(function) in self._returning:
+            return True  # recursion: the other returns decide
+        uses = self._uses_of(function)
+        if uses.yields or function.asynchronous is not None:
+            return False
+        self._returning.add(id(function))
+        try:
+            proof = _Proof(self, function)
+            return all(value is None or proof.free(value, depth) for value in uses.returns)
+        finally:
+            self._returning.discard(id(function))
+
+    def _enclosing_function(self, function: cst.CSTNode) -> Optional[cst.CSTNode]:
+        parent = self._uses_of(self.module).parent(function)
+        while parent is not None and type(parent) is not cst.FunctionDef:
+            parent = self._uses_of(self.module).parent(parent)
+        return parent
+
+    def legacy_data_receiver(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """`h` for `h.data` passed to `Variable(...)`: `h` was a Variable, and `h.data` its tensor.
+        `Variable` rejected a Variable in 0.3 and anything but a tensor in 2.13, so `h.data` is a
+        plain tensor there; not `self.data`, `dataset.data`, `args.data` or a module path."""
+        if type(node) is not cst.Attribute or node.attr.value != "data" or self.imports.qualified_name(node) is not None:
+            return None
+        receiver = node.value
+        root = root_name(receiver)
+        if root in NON_TENSOR_ROOTS and (type(receiver) is not cst.Attribute or root not in ("self", "cls")):
+            return None
+        return receiver
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -140,7 +242,7 @@ class HistoryEvidence:
                 return qualified in GRAD_FACTORIES or qualified in OTHER_FRESH
             if type(node.func) is cst.Attribute:
                 method = node.func.attr.value
-                return method == "detach" or method in _VIEWS
+                return method == "detach" or method in _VIEWS or method in FACTORY_METHODS
             return False
         return type(node) in (cst.BinaryOperation, cst.UnaryOperation)
 
@@ -182,9 +284,16 @@ class HistoryEvidence:
         uses = self._uses_of(scope)
         return any(_escapes(uses, chain_end(uses, occurrence)) for name in names for occurrence in uses.occurrences(name))
 
-    def result_escapes(self, node: cst.CSTNode, scope: Scope) -> bool:
+    def result_observed(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """The value of the expression `node` has its identity observed right where it is made
+        (`Variable(x).requires_grad_()`)."""
         uses = self._uses_of(scope)
-        return _escapes(uses, chain_end(uses, node)) or _observes_identity(uses, chain_end(uses, node))
+        return _observes_identity(uses, chain_end(uses, node))
+
+    def result_escapes(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """The value of the expression `node` is stored or returned right where it is made."""
+        uses = self._uses_of(scope)
+        return _escapes(uses, chain_end(uses, node))
 
     def _uses_of(self, scope: Scope) -> "_ScopeUses":
         found = self._uses.get(id(scope))
@@ -194,6 +303,8 @@ class HistoryEvidence:
 
 
 _LITERAL_ARGUMENTS = (cst.Integer, cst.Float, cst.List, cst.Tuple, cst.UnaryOperation)
+# Tensor methods making a new tensor of the receiver's dtype and device, without its history.
+FACTORY_METHODS = frozenset({"new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 # Methods returning a view: a new object sharing storage (never the receiver itself).
 _VIEWS = frozenset(
     {
@@ -241,7 +352,9 @@ class _Proof:
             qualified = self.imports.qualified_name(node)
             if qualified is not None:
                 return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
-            return node.attr.value in ("T", "mT", "real", "imag", "shape") and self.free(node.value, depth + 1)
+            if node.attr.value in ("T", "mT", "real", "imag", "shape"):
+                return self.free(node.value, depth + 1)
+            return self.evidence.instance_attribute_is_history_free(node, self.scope, depth + 1)
         if kind is cst.Call:
             return self._call(node, depth)
         if kind is cst.Subscript:
@@ -267,11 +380,19 @@ class _Proof:
         qualified = self.imports.qualified_name(call.func)
         if qualified is not None:
             return self._function(qualified, call, depth)
+        callee = func_name(call)
+        if callee is not None and is_batch_source_name(callee) and not (type(call.func) is cst.Name and self._bound_here(callee)):
+            return True  # a batch, like a loader's (see `_iterates_history_free`)
+        function = self.evidence.function_called(call, self.scope)
+        if function is not None:
+            return self.evidence.returns_history_free(function, depth + 1)
         func = call.func
         if type(func) is cst.Attribute:
             method = func.attr.value
             if method in _CUTS_HISTORY:
                 return True
+            if method in FACTORY_METHODS:
+                return not _requests_grad(call)
             if method == "requires_grad_" or method in IDENTITY_METHODS or method.startswith("register_"):
                 return False
             if _requests_grad(call):
@@ -295,6 +416,10 @@ class _Proof:
         if qualified in GRAD_FACTORIES:
             # New values whatever the arguments (`randn_like(h)`, `tensor(h)` copies).
             return not _requests_grad(call)
+        if qualified in INTEGER_CONSTRUCTORS:
+            return True  # an integer tensor never carries history
+        if qualified in INTEGER_CONSTRUCTORS:
+            return True  # an integer tensor never carries history
         if qualified in LEGACY_CONSTRUCTORS:
             # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it.
             return self._arguments(call, depth)
@@ -317,14 +442,13 @@ class _Proof:
         if name in self.assumed:
             return True
         if self.imports.is_imported(name) or name in self.uses.unseen_bindings:
-            return False
+            return False  # a parameter, a `with` target, a def, a `global`...: unknown
         bindings = self.bindings
         values = bindings.assigned(name)
         loops = self.uses.loop_targets.get(name, [])
         unpacked = bindings.unpacked.get(name, [])
-        other_opaque = name in bindings.opaque and not loops and not unpacked
-        if other_opaque or not (values or loops or unpacked):
-            return False  # a parameter, a `with` target, a global: unknown
+        if not (values or loops or unpacked):
+            return self.evidence.global_is_history_free(name, self.scope, depth + 1)
         self.assumed.add(name)
         return (
             all(self.free(value, depth + 1) for value in values)
@@ -378,14 +502,14 @@ class _Proof:
         """Could code in the function give `name`'s object history after it is bound: a flag set,
         or an in-place write of a value that may carry history (through the name or a view of it)?"""
         for occurrence in self.uses.occurrences(name):
-            if self._write_with_history(occurrence, depth):
+            if self.write_with_history(occurrence, depth):
                 return True
         for derived in self.uses.derived_names(name, self.bindings):
-            if derived != name and any(self._write_with_history(o, depth) for o in self.uses.occurrences(derived)):
+            if derived != name and any(self.write_with_history(o, depth) for o in self.uses.occurrences(derived)):
                 return True
         return False
 
-    def _write_with_history(self, occurrence: cst.CSTNode, depth: int) -> bool:
+    def write_with_history(self, occurrence: cst.CSTNode, depth: int) -> bool:
         uses = self.uses
         node = occurrence
         while True:
@@ -415,6 +539,15 @@ class _Proof:
             return False
 
 
+def func_name(call: cst.Call) -> Optional[str]:
+    """`f` for `f(...)` and `obj.f(...)`."""
+    if type(call.func) is cst.Name:
+        return call.func.value
+    if type(call.func) is cst.Attribute:
+        return call.func.attr.value
+    return None
+
+
 def returns_receiver(method: str) -> bool:
     """`x.method(...)` may be `x` itself: a conversion (`x.float()` of a float tensor) or an
     in-place change (`x.fill_(0)`); not a flag or metadata change, which identity tells apart."""
@@ -437,9 +570,19 @@ class _ScopeUses:
     def __init__(self, scope: Scope) -> None:
         self._parents: dict[int, cst.CSTNode] = {}
         self._occurrences: dict[str, list[cst.Name]] = {}
+        self._attributes: dict[tuple[str, str], list[cst.Attribute]] = {}
         self.unseen_bindings: set[str] = set()
         self.loop_targets: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = {}
+        self.returns: list[Optional[cst.BaseExpression]] = []  # the function's own `return` values
+        self.yields = False
         root = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        if isinstance(scope, cst.FunctionDef):
+            params = scope.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                self.unseen_bindings.add(param.name.value)
+            for star in (params.star_arg, params.star_kwarg):
+                if isinstance(star, cst.Param):
+                    self.unseen_bindings.add(star.name.value)
         pending: list[cst.CSTNode] = [root]
         while pending:
             node = pending.pop()
@@ -454,9 +597,19 @@ class _ScopeUses:
             parent = self._parents.get(id(node))
             if not _is_label(parent, node):
                 self._occurrences.setdefault(node.value, []).append(node)
+        elif kind is cst.Attribute and type(node.value) is cst.Name:
+            self._attributes.setdefault((node.value.value, node.attr.value), []).append(node)
         elif kind is cst.For and self._in_own_body(node):
             for name, path in _target_paths(node.target, ()):
                 self.loop_targets.setdefault(name, []).append((node.iter, path))
+        elif kind is cst.Return and self._in_own_body(node):
+            self.returns.append(node.value)
+        elif kind in (cst.Yield, cst.Await) and self._in_own_body(node):
+            self.yields = True
+        elif kind is cst.WithItem and node.asname is not None:
+            for target in descendants(node.asname.name):
+                if type(target) is cst.Name:
+                    self.unseen_bindings.add(target.value)
         elif kind in (cst.Global, cst.Nonlocal):
             self.unseen_bindings.update(item.name.value for item in node.names)
         elif kind is cst.NamedExpr and type(node.target) is cst.Name:
@@ -494,6 +647,10 @@ class _ScopeUses:
     def occurrences(self, name: str) -> list[cst.Name]:
         return self._occurrences.get(name, [])
 
+    def attribute_occurrences(self, receiver: str, attribute: str) -> list[cst.Attribute]:
+        """`receiver.attribute` wherever it is read or written."""
+        return self._attributes.get((receiver, attribute), [])
+
     def assigned_value(self, target: cst.CSTNode) -> Optional[cst.BaseExpression]:
         """The value written by the assignment whose target is `target`."""
         parent = self.parent(target)
@@ -515,6 +672,14 @@ class _ScopeUses:
                     found.add(other)
                     changed = True
         return found
+
+
+def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.ClassDef]:
+    """The class of this file (top level) that `value`, a call `Name(...)`, instantiates."""
+    if type(value) is not cst.Call or type(value.func) is not cst.Name:
+        return None
+    found = [s for s in module.body if type(s) is cst.ClassDef and s.name.value == value.func.value]
+    return found[0] if len(found) == 1 else None
 
 
 def _root_name(node: cst.BaseExpression) -> Optional[str]:

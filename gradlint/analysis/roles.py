@@ -79,7 +79,9 @@ SCALER = re.compile(r"scaler", re.IGNORECASE)  # searched: `scaler`, `grad_scale
 # -- data -------------------------------------------------------------------------------------
 
 # An iterable of batches: `loader`, `train_loader`, `trainloader`, `dataloaders`, `train_dl`.
-LOADER = re.compile(r"^(\w*loaders?\w*|(\w+_)?dl)$", re.IGNORECASE)
+LOADER = re.compile(r"^(\w*loader\w*|(\w+_)?dl)$", re.IGNORECASE)
+# A function or method returning a batch: `get_batch(...)`, `digits.batch()`, `next_batch()`.
+BATCH_SOURCE = re.compile(r"^((\w+_)?batch(es)?|(get|next|sample|load|make|random)_\w*batch\w*)$", re.IGNORECASE)
 
 # -- values -----------------------------------------------------------------------------------
 
@@ -99,6 +101,10 @@ def is_scaler_name(name: str) -> bool:
 
 def is_loader_name(name: str) -> bool:
     return bool(LOADER.match(name))
+
+
+def is_batch_source_name(name: str) -> bool:
+    return bool(BATCH_SOURCE.match(name))
 
 
 def gan_network_role(name: str) -> Optional[Role]:

@@ -4,6 +4,7 @@ from typing import Optional, Union
 
 import libcst as cst
 
+from gradlint.analysis.history import returns_receiver
 from gradlint.analysis.legacy import VARIABLE, is_direct_grad_factory, is_variable, literal_tensor, variable_arguments
 from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
 from gradlint.fix.builders import enclosing_line, indentation
@@ -441,7 +442,7 @@ class VariableCall(Rule):
         return self._with_grad(arguments.data, _as_bool(arguments.requires_grad))
 
     def _without_grad(self, call: cst.Call, data: cst.BaseExpression, bound: Optional[set[str]]) -> cst.BaseExpression:
-        if self._unwraps_exactly(call, data, bound):
+        if self._detaches_data(data) or self._unwraps_exactly(call, data, bound):
             return parenthesized(self._data_as_detach(data))
         return method_call_on(data, "detach")
 
@@ -462,6 +463,13 @@ class VariableCall(Rule):
         args = () if flag is None else (cst.Arg(flag),)
         return method_call_on(source, "requires_grad_", *args)
 
+    def _detaches_data(self, data: cst.BaseExpression) -> bool:
+        """`Variable(h.data)`, `Variable(h.data.cuda())`: `h.detach()` is already a new leaf."""
+        root = data
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and returns_receiver(root.func.attr.value):
+            root = root.func.value
+        return self.context.history.legacy_data_receiver(root) is not None
+
     def _unwraps_exactly(self, call: cst.Call, data: cst.BaseExpression, targets: Optional[set[str]]) -> bool:
         """`Variable(data)` may become `data`: data carries no history, and where it may be an
         object the code also reaches otherwise, nothing tells the two objects apart."""
@@ -471,20 +479,17 @@ class VariableCall(Rule):
         scope = self.context.scope()
         if history.is_fresh(data, scope):
             return True
+        # The names that may reach the source object or the result once they are one object.
         sources = set(history.object_names(data))
-        if not sources:
+        bound = targets or set()
+        names = history.aliases(sources | bound, scope)
+        if history.identity_observed(names, scope) or (targets is None and history.result_observed(call, scope)):
             return False
-        if targets is None:
-            # Used inside an expression: the result is observed right there, if at all.
-            result_observed = history.result_escapes(call, scope)
-            targets = set()
-        else:
-            result_observed = False
-        names = history.aliases(sources | targets, scope)
-        if result_observed or history.identity_observed(names, scope):
-            return False
-        source_live = not sources <= targets  # the source name still reaches its object afterwards
-        return not (source_live and history.escapes(names, scope))
+        # A source still reachable afterwards (by its name, or held by whatever a call returned
+        # it from): the result must not be stored away where other code could set its flag.
+        source_live = not sources or not sources <= bound
+        escapes = history.escapes(names, scope) or (targets is None and history.result_escapes(call, scope))
+        return not (source_live and escapes)
 
     def _bound_names(self, call: cst.Call) -> Optional[set[str]]:
         """The name the call's result is bound to (`x = Variable(...)`, or its element of
@@ -510,9 +515,11 @@ class VariableCall(Rule):
         root = data
         while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and not root.lpar:
             root = root.func.value
-        if not (isinstance(root, cst.Attribute) and self.context.history.is_tensor_data(root, self.context.scope())):
+        receiver = self.context.history.legacy_data_receiver(root)
+        if receiver is None:
             return data
-        return data.deep_replace(root, method_call_on(root.value, "detach")) if root is not data else method_call_on(root.value, "detach")
+        detached = method_call_on(receiver, "detach")
+        return detached if root is data else data.deep_replace(root, detached)
 
     # -- statements that only rebind a name to itself ------------------------------------------
 
