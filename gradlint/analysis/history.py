@@ -290,6 +290,16 @@ class HistoryEvidence:
         uses = self._uses_of(scope)
         return _observes_identity(uses, chain_end(uses, node))
 
+    def names_bound_to_result(self, node: cst.CSTNode, scope: Scope) -> set[str]:
+        """The names the value of `node` may end up bound to through conversions that can return
+        it (`x = Variable(t).cuda()` binds it to `x`)."""
+        uses = self._uses_of(scope)
+        end = chain_end(uses, node)
+        parent = uses.parent(end)
+        if end is node or type(parent) is not cst.Assign or parent.value is not end:
+            return set()
+        return {target.target.value for target in parent.targets if type(target.target) is cst.Name}
+
     def result_escapes(self, node: cst.CSTNode, scope: Scope) -> bool:
         """The value of the expression `node` is stored or returned right where it is made."""
         uses = self._uses_of(scope)

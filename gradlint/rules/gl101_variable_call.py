@@ -479,6 +479,8 @@ class VariableCall(Rule):
         scope = self.context.scope()
         if history.is_fresh(data, scope):
             return True
+        if targets is None:
+            targets = history.names_bound_to_result(call, scope) or None
         # The names that may reach the source object or the result once they are one object.
         sources = set(history.object_names(data))
         bound = targets or set()
