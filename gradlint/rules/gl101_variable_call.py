@@ -55,8 +55,9 @@ class VariableCall(Rule):
     gradients, random draws, storage and version counter sharing). The wrapper is dropped where
     its argument provably carries no autograd history: a torch factory or constructor,
     `torch.from_numpy`, numpy, a literal, a value computed only from those, a conversion or view
-    of one (`.cuda()`, `.float()`, `.to()`, `.view()`...), `x.detach()`, and a name every binding
-    of which in the function is one of those. `Variable(h.data)` becomes `h.detach()`: the same
+    of one (`.cuda()`, `.float()`, `.to()`, `.view()`...), `x.detach()`, an integer tensor, and a
+    name every binding of which in the function is one of those (module constants, `self`
+    attributes and the results of this file's functions are followed the same way). `Variable(h.data)` becomes `h.detach()`: the same
     leaf, which shares `h`'s version counter, so an in-place change while a graph needs `h` raises
     instead of corrupting the gradient silently (as GL303 rewrites `.data`). Elsewhere the exact
     form `t.detach()` is kept, and never twice. `Variable(t)` is a new tensor object, so dropping
@@ -68,8 +69,9 @@ class VariableCall(Rule):
     version counter are shared. A source carrying history (a model output, a parameter) keeps
     `.detach()`.
     Batches from iterating a data loader (a `DataLoader(...)`, or an iterable named like one:
-    `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) are
-    treated as carrying no history. That holds for the code this rule migrates: PyTorch 0.3 could
+    `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) and
+    the values of a batch function (`get_batch(...)`, `digits.batch()`) are treated as carrying no
+    history. That holds for the code this rule migrates: PyTorch 0.3 could
     not collate a `Variable`, so a loader yielded plain tensors, and the default collate builds
     new ones for every batch; a loader-like iterable that yields tensors with history would keep
     it (and a list iterated as a loader sees the same objects again).
@@ -95,6 +97,7 @@ class VariableCall(Rule):
     and identity are followed within one function: a value that comes from another function, a
     parameter or a global keeps `.detach()`, and a function called with the tensor that sets its
     flag, or a dict keyed by the tensor object, is not seen.
+    `x = Variable(x); y = 1` (two statements on a line) becomes `x = x; y = 1`.
     Calls with `*args`/`**kwargs`, `Variable(None)` (an empty tensor) and an int flag above 255
     (torch raises `OverflowError`) are left unfixed.
     """
