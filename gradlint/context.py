@@ -11,6 +11,7 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GradEvidence
+from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
@@ -114,6 +115,15 @@ class FileContext:
     def roles(self) -> Roles:
         """The roles names play: models, generator and discriminator, optimizers..."""
         return Roles()
+
+    @cached_property
+    def history(self) -> HistoryEvidence:
+        """Which expressions provably carry no autograd history, and what observes identity."""
+        return HistoryEvidence(self.module, self.imports, self.scopes, self.tensors, self.function_table)
+
+    def is_history_free(self, node: cst.BaseExpression) -> bool:
+        """`node`, evaluated where the node being visited is, provably carries no autograd history."""
+        return self.history.is_history_free(node, self.scope())
 
     def carries_grad(self, node: cst.BaseExpression) -> bool:
         return self.grads.carries_grad(node, self.scope())

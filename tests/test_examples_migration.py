@@ -118,8 +118,25 @@ def losses(migrated, tmp_path_factory) -> dict[tuple[str, str], list[float]]:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 results[preset, name] = run_main(migrated[preset].folder / name)
-            assert [str(w.message) for w in caught] == [], f"{preset} {name}"
+            # Only `volatile=True`, whose no-grad intent GL102's unsafe fix restores, still warns.
+            assert {str(w.message) for w in caught} <= {VOLATILE_WARNING}, f"{preset} {name}"
     return results
+
+
+VOLATILE_WARNING = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
+
+
+def volatile_rows(source: str) -> set[int]:
+    return {row for row, line in enumerate(source.splitlines(), 1) if "volatile=" in line}
+
+
+def left_at_volatile(migration: Migration, name: str) -> Counter:
+    """The findings left on the `volatile=` lines: GL101 waits there until GL102's unsafe fix has
+    restored the no-grad intent, so a safe migration leaves both."""
+    rows = volatile_rows((migration.folder / name).read_text(encoding="utf-8"))
+    findings = migration.findings.get(name, [])
+    assert {f["location"]["row"] for f in findings if f["code"] in ("GL101", "GL102")} == rows
+    return Counter(f["code"] for f in findings if f["location"]["row"] in rows and f["code"] in ("GL101", "GL102"))
 
 
 def test_there_are_the_five_legacy_scripts():
@@ -167,11 +184,10 @@ def test_readme_first_command_lists_the_findings():
 
 def test_variable_migration_leaves_only_the_data_findings(migrated, original_findings):
     migration = migrated["--migrate-variable"]
-    assert migration.first.returncode == 0, migration.first.stdout + migration.first.stderr
-    assert re.search(r"Fixed [1-9]\d* errors?, 0 remaining\.", migration.first.stdout)
+    assert re.search(r"Fixed [1-9]\d* errors?, \d+ remaining\.", migration.first.stdout), migration.first.stderr
     for name in NAMES:
-        left = Counter(f["code"] for f in migration.findings.get(name, []))
-        # GL101-GL104 are all gone: GL101's rewrite drops `volatile=`, so GL102 goes with it.
+        left = Counter(f["code"] for f in migration.findings.get(name, [])) - left_at_volatile(migration, name)
+        # GL101-GL104 are all gone but for the `volatile=` calls, left to GL102's unsafe fix.
         assert not [code for code in left if code.startswith("GL1")], (name, left)
         # `.data` is not touched: the same GL3 findings as in the original, and nothing else.
         assert left == Counter(f["code"] for f in original_findings[name] if f["code"].startswith("GL3")), name
@@ -179,9 +195,10 @@ def test_variable_migration_leaves_only_the_data_findings(migrated, original_fin
 
 def test_full_migration_leaves_no_finding_at_all(migrated):
     migration = migrated["--migrate"]
-    assert migration.first.returncode == 0, migration.first.stdout + migration.first.stderr
-    assert re.search(r"Fixed [1-9]\d* errors?, 0 remaining\.", migration.first.stdout)
-    assert migration.findings == {}
+    assert re.search(r"Fixed [1-9]\d* errors?, \d+ remaining\.", migration.first.stdout), migration.first.stderr
+    for name in NAMES:
+        left = Counter(f["code"] for f in migration.findings.get(name, [])) - left_at_volatile(migration, name)
+        assert not left, (name, left)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -190,14 +207,15 @@ def test_migrated_script_parses_and_a_second_fix_changes_nothing(migrated, prese
     migration = migrated[preset]
     source = (migration.folder / name).read_text(encoding="utf-8")
     tree = ast.parse(source)
-    assert migration.second.returncode == 0
+    waiting = volatile_rows(source)
+    assert migration.second.returncode in (0, 1)  # 1: the `volatile=` findings of some script are left
     assert "Fixed 0 errors" in migration.second.stdout
     assert (migration.folder / name).read_bytes() == migration.after_first[name]
-    # Nothing of the Variable API is left, not even its import.
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     imports = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert "Variable" not in names and "torch.autograd" not in imports
-    assert "volatile" not in source
+    # Nothing of the Variable API is left but for the `volatile=` calls (GL102's unsafe fix).
+    assert ("Variable" in names or "torch.autograd" in imports) is bool(waiting)
+    assert all("Variable(" in line for row, line in enumerate(source.splitlines(), 1) if row in waiting)
     # Every scalar read through `.data[0]` became `.item()`. `model.bias.data[0]` (an element of
     # a one-element bias, printed in regression.py) is not evidently a scalar, so GL103 leaves it.
     assert set(re.findall(r"\w+\.data\[0\]", source)) <= {"bias.data[0]"}

@@ -25,6 +25,7 @@ LEGACY = """import torch
 from torch.autograd import Variable
 
 x = Variable(torch.ones(2), volatile=True)
+w = Variable(torch.ones(2), requires_grad=True)
 for a, b in loader:
     loss = crit(model(a), b)
     loss.backward()

@@ -119,3 +119,78 @@ def literal_flag(node: cst.BaseExpression) -> Optional[bool]:
     if isinstance(node, cst.Integer) and 0 <= node.evaluated_value <= 255:
         return node.evaluated_value != 0
     return None
+
+
+# Pre-0.4 typed constructors that `torch.tensor(list, dtype=...)` reproduces bitwise from numeric
+# literals: the dtype to spell out (None: the default dtype, as `torch.Tensor` uses) and whether
+# float literals are allowed (an integer type truncates them).
+_LITERAL_CONSTRUCTORS = {
+    "torch.Tensor": (None, True),
+    "torch.FloatTensor": ("float32", True),
+    "torch.DoubleTensor": ("float64", True),
+    "torch.LongTensor": ("int64", False),
+    "torch.IntTensor": ("int32", False),
+}
+_EXACT_INTEGERS = 2**53  # ints a float64 holds exactly: `1` and `1.0` convert to the same value
+
+
+def literal_tensor(node: cst.BaseExpression, imports: ImportMap) -> Optional[cst.Call]:
+    """`torch.tensor(...)` for `torch.FloatTensor([1, 2])` and its cousins built from a list of
+    numeric literals, with the exact dtype: `torch.Tensor([1, 2])` -> `torch.tensor([1.0, 2.0])`
+    (the default dtype, like `torch.Tensor`), `torch.FloatTensor([1.5])` ->
+    `torch.tensor([1.5], dtype=torch.float32)` (float32 whatever the default dtype),
+    `torch.LongTensor([1, 2])` -> `torch.tensor([1, 2])` (int64 is what ints infer). None for
+    sizes (`torch.Tensor(3, 4)` is uninitialised memory) and any other argument."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and len(node.args) == 1):
+        return None
+    arg = node.args[0]
+    spec = _LITERAL_CONSTRUCTORS.get(imports.qualified_name(node.func) or "")
+    if spec is None or arg.keyword is not None or arg.star or not isinstance(arg.value, (cst.List, cst.Tuple)):
+        return None
+    if imports.qualified_name(node.func.value) != "torch":
+        return None
+    dtype, floats_allowed = spec
+    numbers = _literal_numbers(arg.value)
+    if numbers is None or (not floats_allowed and any(isinstance(n, cst.Float) for n in numbers)):
+        return None
+    if any(isinstance(n, cst.Integer) and abs(n.evaluated_value) >= _EXACT_INTEGERS for n in numbers):
+        return None
+    data = arg.value
+    if dtype is None:
+        # The default dtype: what `torch.tensor` infers from float literals only.
+        data = data.visit(_IntegersAsFloats())
+    elif dtype == "int64":
+        dtype = None  # what `torch.tensor` infers from int literals only
+    args = [cst.Arg(data)]
+    if dtype is not None:
+        args[0] = args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(
+            cst.Arg(
+                cst.Attribute(node.func.value, cst.Name(dtype)),
+                keyword=cst.Name("dtype"),
+                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+            )
+        )
+    return cst.Call(func=node.func.with_changes(attr=cst.Name("tensor")), args=args)
+
+
+def _literal_numbers(node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The Integer / Float literals of a nested list or tuple of signed numbers, else None."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        found = []
+        for element in node.elements:
+            if not isinstance(element, cst.Element):
+                return None
+            inner = _literal_numbers(element.value)
+            if inner is None:
+                return None
+            found.extend(inner)
+        return found
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    return [node] if isinstance(node, (cst.Integer, cst.Float)) else None
+
+
+class _IntegersAsFloats(cst.CSTTransformer):
+    def leave_Integer(self, original: cst.Integer, updated: cst.Integer) -> cst.BaseExpression:
+        return cst.Float(f"{original.evaluated_value}.0")

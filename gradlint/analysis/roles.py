@@ -76,6 +76,13 @@ _SCHEDULER_WORDS = r"sched"
 NOT_OPTIMIZER = re.compile(rf"{_SCHEDULER_WORDS}|env|option|opts?_?args|opt_level|optional", re.IGNORECASE)
 SCALER = re.compile(r"scaler", re.IGNORECASE)  # searched: `scaler`, `grad_scaler`, `self.amp_scaler`
 
+# -- data -------------------------------------------------------------------------------------
+
+# An iterable of batches: `loader`, `train_loader`, `trainloader`, `dataloaders`, `train_dl`.
+LOADER = re.compile(r"^(\w*loader\w*|(\w+_)?dl)$", re.IGNORECASE)
+# A function or method returning a batch: `get_batch(...)`, `digits.batch()`, `next_batch()`.
+BATCH_SOURCE = re.compile(r"^((\w+_)?batch(es)?|(get|next|sample|load|make|random)_\w*batch\w*)$", re.IGNORECASE)
+
 # -- values -----------------------------------------------------------------------------------
 
 # A name holding a tensor computed by a model: `loss`, `logits`, `outputs`, `pred_2`.
@@ -90,6 +97,14 @@ def is_optimizer_name(name: str) -> bool:
 
 def is_scaler_name(name: str) -> bool:
     return bool(SCALER.search(name))
+
+
+def is_loader_name(name: str) -> bool:
+    return bool(LOADER.match(name))
+
+
+def is_batch_source_name(name: str) -> bool:
+    return bool(BATCH_SOURCE.match(name))
 
 
 def gan_network_role(name: str) -> Optional[Role]:

@@ -13,7 +13,8 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE
+from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
+from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.scopes import Scope, ScopeTable
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
@@ -161,6 +162,10 @@ class TensorEvidence:
             return False
         if any(iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
             return True
+        if any(position is not None and _is_loader(source) for source, position in self.scopes.loop_sources_of(name, scope)):
+            return True  # `for x, y in loader`: a batch's parts
+        if scope is not None and any(_is_batch_call(value) for value, _ in self.scopes.of(scope).unpacked.get(name, ())):
+            return True  # `x, y = get_batch(...)`
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
             return False
@@ -176,6 +181,19 @@ class TensorEvidence:
     def _is_module_path(self, node: cst.BaseExpression) -> bool:
         qualified = self.imports.qualified_name(node)
         return qualified is not None
+
+
+def _is_loader(iterable: cst.BaseExpression) -> bool:
+    dotted = dotted_name(iterable)
+    return dotted is not None and is_loader_name(dotted.rsplit(".", 1)[-1])
+
+
+def _is_batch_call(value: cst.BaseExpression) -> bool:
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+    return name is not None and is_batch_source_name(name)
 
 
 def iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -> bool:

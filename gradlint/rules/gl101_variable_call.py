@@ -4,15 +4,11 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.legacy import (
-    VARIABLE,
-    fresh_tensor_call,
-    is_direct_grad_factory,
-    is_variable,
-    variable_arguments,
-)
+from gradlint.analysis.history import returns_receiver
+from gradlint.analysis.legacy import VARIABLE, is_direct_grad_factory, is_variable, literal_tensor, variable_arguments
 from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
-from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.fix.builders import enclosing_line, indentation
+from gradlint.fix.plan import Applicability, Availability, Change, RemoveLine, Replace, ReplaceLines
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
@@ -35,38 +31,75 @@ class VariableCall(Rule):
     ## Example
     ```python
     from torch.autograd import Variable
-    x = Variable(inputs)
-    w = Variable(torch.randn(3, 4), requires_grad=True)
-    y = Variable(torch.from_numpy(batch)).float()
+    for data, target in train_loader:
+        data, target = Variable(data), Variable(target)
+        x, y = Variable(data.cuda()), Variable(target.cuda())
+        h = Variable(h.data)
+        w = Variable(torch.randn(3, 4), requires_grad=True)
+        b = Variable(torch.FloatTensor([0.5]), requires_grad=True)
+        out = Variable(model(x))
     ```
 
     ## Use instead
     ```python
-    x = inputs.detach()
-    w = torch.randn(3, 4, requires_grad=True)
-    y = torch.from_numpy(batch).float()
+    for data, target in train_loader:
+        x, y = data.cuda(), target.cuda()
+        h = h.detach()
+        w = torch.randn(3, 4, requires_grad=True)
+        b = torch.tensor([0.5], dtype=torch.float32, requires_grad=True)
+        out = model(x).detach()
     ```
 
     ## Fix safety
-    Safe: every rewrite is exact in torch >= 0.4 (checked property by property: type, leaf,
-    `requires_grad`, `grad_fn`, storage, version counter, over plain, view, non-leaf, Parameter,
-    int, complex and 0-dim tensors). `Variable(t)` becomes `t.detach()`; with
-    `requires_grad=True`, `t.detach().requires_grad_()`. `Variable` also takes an int 0..255 or a
-    one-element integer or bool tensor as the flag, while `requires_grad_()` and the factories take
-    only a bool: an int literal is read as True / False, and a flag that is not a literal becomes
+    Safe: every rewrite is exact in torch 2.13 (values, dtype, `requires_grad`, leaf-ness,
+    gradients, random draws, storage and version counter sharing). The wrapper is dropped where
+    its argument provably carries no autograd history: a torch factory or constructor,
+    `torch.from_numpy`, numpy, a literal, a value computed only from those, a conversion or view
+    of one (`.cuda()`, `.float()`, `.to()`, `.view()`...), `x.detach()`, an integer tensor, and a
+    name every binding of which in the function is one of those (module constants, `self`
+    attributes and the results of this file's functions are followed the same way). `Variable(h.data)` becomes `h.detach()`: the same
+    leaf, which shares `h`'s version counter, so an in-place change while a graph needs `h` raises
+    instead of corrupting the gradient silently (as GL303 rewrites `.data`). Elsewhere the exact
+    form `t.detach()` is kept, and never twice. `Variable(t)` is a new tensor object, so dropping
+    it also requires that nothing tells the two objects apart: when the result, the source name
+    or an alias of either has its flag set (`requires_grad_()`, `.requires_grad =`), gets a hook,
+    `retain_grad()`, `.grad` or any attribute written, `resize_`/`set_`/`t_`/`squeeze_`..., or is
+    compared with `is`, `.detach()` stays; also when the source stays in use and the result is
+    returned or stored away. In-place changes of values are the same on both, since storage and
+    version counter are shared. A source carrying history (a model output, a parameter) keeps
+    `.detach()`.
+    Batches from iterating a data loader (a `DataLoader(...)`, or an iterable named like one:
+    `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) and
+    the values of a batch function (`get_batch(...)`, `digits.batch()`) are treated as carrying no
+    history. That holds for the code this rule migrates: PyTorch 0.3 could
+    not collate a `Variable`, so a loader yielded plain tensors, and the default collate builds
+    new ones for every batch; a loader-like iterable that yields tensors with history would keep
+    it (and a list iterated as a loader sees the same objects again).
+    `x = Variable(x)` and `x, y = Variable(x), Variable(y)` rebind names to themselves once
+    unwrapped and are removed (a trailing comment stays on its own line; a block left empty gets
+    `pass`). With `requires_grad=True`, factories that take the keyword get it (the same random
+    numbers are drawn); `torch.Tensor(list)`, `torch.FloatTensor(list)`, `torch.DoubleTensor`,
+    `torch.LongTensor` and `torch.IntTensor` of numeric literals become `torch.tensor(...)` with
+    the exact dtype (`torch.Tensor` follows the default dtype, like `torch.tensor` of float
+    literals; the typed constructors name theirs); `torch.Tensor(3, 4)` is a size, not data, and
+    gets `.requires_grad_()`. Any other fresh tensor gets `.requires_grad_()`, and everything else
+    `.detach().requires_grad_()`. `Variable` also takes an int 0..255 or a one-element integer or
+    bool tensor as the flag, while `requires_grad_()` and the factories take only a bool: an int
+    literal is read as True / False, and a flag that is not a literal becomes
     `requires_grad_(bool(flag))` (which also accepts the flags `Variable` rejected, such as None).
-    A fresh tensor made right there by a torch factory or `torch.from_numpy` (optionally converted
-    with `.float()`, `.cuda()`, `.to(...)`...) needs no detach, and a factory that takes
-    `requires_grad=` gets the keyword instead, which draws the same random numbers. `volatile=` is
-    dropped in the same rewrite (it has no effect). When the last use of the imported `Variable`
-    name disappears, the import is removed.
+    No fix while a `volatile` flag that is not literally False is passed: GL102 restores its
+    no-grad intent first, and the wrapper is dropped in the next round. When the last use of the
+    imported `Variable` name disappears, the import is removed.
 
     ## Known limits
     An alias (`V = Variable`) is followed only when it is the name's single kind of binding in the
-    file; one bound to other values elsewhere (`V = Variable if old else Tensor`) is not.
-    A call that passes `volatile=` together with a non-false `requires_grad` raises in torch and is
-    left unfixed, as are calls with `*args`/`**kwargs`, `Variable(None)` (an empty tensor) and an
-    int flag above 255 (torch raises `OverflowError`).
+    file; one bound to other values elsewhere (`V = Variable if old else Tensor`) is not. History
+    and identity are followed within one function: a value that comes from another function, a
+    parameter or a global keeps `.detach()`, and a function called with the tensor that sets its
+    flag, or a dict keyed by the tensor object, is not seen.
+    `x = Variable(x); y = 1` (two statements on a line) becomes `x = x; y = 1`.
+    Calls with `*args`/`**kwargs`, `Variable(None)` (an empty tensor) and an int flag above 255
+    (torch raises `OverflowError`) are left unfixed.
     """
 
     code = "GL101"
@@ -97,46 +130,203 @@ class VariableCall(Rule):
         v = Variable('x')
         """,
         "x = t.detach()\n",
+        """
+        import tensorflow as tf
+        for batch in train_loader:
+            batch = tf.Variable(batch)
+        """,
     )
     INVALID = (
         Invalid(
-            "\n            from torch.autograd import Variable\n            x = Variable(t)\n            ",
+            """
+            from torch.autograd import Variable
+            x = Variable(t)
+            """,
             "x = t.detach()\n",
             line=2,
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
             fix_title="Replace with `t.detach()`",
         ),
+        # A loader's batch carries no history: the rebinding goes, with its line.
         Invalid(
-            "\n            import torch.autograd as ag\n            x = ag.Variable(a * 2, requires_grad=True)\n            ",
-            "\n            import torch.autograd as ag\n            x = (a * 2).detach().requires_grad_()\n            ",
+            """
+            from torch.autograd import Variable
+            for data, target in train_loader:
+                data, target = Variable(data), Variable(target)
+                loss = criterion(model(data), target)
+            """,
+            """
+            for data, target in train_loader:
+                loss = criterion(model(data), target)
+            """,
+            line=3,
+            column=20,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Remove the rebinding to itself",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+            def train(loader):
+                for i, (x, y) in enumerate(loader):
+                    x, y = Variable(x.cuda()), Variable(y.cuda())  # to the GPU
+                    step(x, y)
+            """,
+            """
+            def train(loader):
+                for i, (x, y) in enumerate(loader):
+                    x, y = x.cuda(), y.cuda()  # to the GPU
+                    step(x, y)
+            """,
+            line=4,
+            column=16,
+            fix_title="Replace with `x.cuda()`",
+        ),
+        # Nothing but the rebinding in the body: `pass` keeps it a block, the comment stays.
+        Invalid(
+            """
+            from torch.autograd import Variable
+            for batch in loader:
+                batch = Variable(batch)  # legacy
+            """,
+            """
+            for batch in loader:
+                pass  # legacy
+            """,
+            line=3,
+            column=13,
+        ),
+        # The result's flag is set afterwards: the source must stay a separate object.
+        Invalid(
+            """
+            from torch.autograd import Variable
+            for images, labels in test_loader:
+                inputs = Variable(images)
+                inputs.requires_grad = True
+                attack(inputs, images)
+            """,
+            """
+            for images, labels in test_loader:
+                inputs = images.detach()
+                inputs.requires_grad = True
+                attack(inputs, images)
+            """,
+            line=3,
+            column=14,
+            fix_title="Replace with `images.detach()`",
+        ),
+        # A model's output carries history: `.detach()` keeps the cut, `.data` reads as it.
+        Invalid(
+            """
+            from torch.autograd import Variable
+            def step(model, x):
+                out = model(x)
+                target = Variable(out)
+                h = Variable(out.data)
+                g = Variable(out.detach())
+                return target, h, g
+            """,
+            """
+            def step(model, x):
+                out = model(x)
+                target = out.detach()
+                h = out.detach()
+                g = out.detach()
+                return target, h, g
+            """,
+            line=4,
+            column=14,
+            fix_title="Replace with `out.detach()`",
+        ),
+        Invalid(
+            """
+            import torch.autograd as ag
+            x = ag.Variable(a * 2, requires_grad=True)
+            """,
+            """
+            import torch.autograd as ag
+            x = (a * 2).detach().requires_grad_()
+            """,
             line=2,
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
             fix_title="Replace with `(a * 2).detach().requires_grad_()`",
         ),
         Invalid(
-            "\n            import torch\n            from torch.autograd import Variable\n            w = Variable(torch.randn(3, 4), requires_grad=True)\n            ",
-            "\n            import torch\n            w = torch.randn(3, 4, requires_grad=True)\n            ",
+            """
+            import torch
+            from torch.autograd import Variable
+            w = Variable(torch.randn(3, 4), requires_grad=True)
+            """,
+            """
+            import torch
+            w = torch.randn(3, 4, requires_grad=True)
+            """,
             line=3,
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
             fix_title="Replace with `torch.randn(3, 4, requires_grad=True)`",
         ),
         Invalid(
-            "\n            import torch\n            from torch.autograd import Variable, grad\n            y = Variable(torch.from_numpy(b)).float()\n            ",
-            "\n            import torch\n            from torch.autograd import grad\n            y = torch.from_numpy(b).float()\n            ",
+            """
+            import torch
+            from torch.autograd import Variable
+            a = Variable(torch.Tensor([1.0]), requires_grad=True)
+            b = Variable(torch.Tensor([[1, -2], [3, 4]]), requires_grad=True)
+            c = Variable(torch.FloatTensor([0.5, 2]), requires_grad=True)
+            d = Variable(torch.DoubleTensor([0.1]), requires_grad=True)
+            e = Variable(torch.Tensor(3, 4), requires_grad=True)
+            """,
+            """
+            import torch
+            a = torch.tensor([1.0], requires_grad=True)
+            b = torch.tensor([[1.0, -2.0], [3.0, 4.0]], requires_grad=True)
+            c = torch.tensor([0.5, 2], dtype=torch.float32, requires_grad=True)
+            d = torch.tensor([0.1], dtype=torch.float64, requires_grad=True)
+            e = torch.Tensor(3, 4).requires_grad_()
+            """,
+            line=3,
+            column=5,
+            fix_title="Replace with `torch.tensor([1.0], requires_grad=True)`",
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable, grad
+            y = Variable(torch.from_numpy(b)).float()
+            """,
+            """
+            import torch
+            from torch.autograd import grad
+            y = torch.from_numpy(b).float()
+            """,
             line=3,
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
             fix_title="Replace with `torch.from_numpy(b)`",
         ),
+        # `volatile=` is GL102's: its no-grad intent is restored before the wrapper goes.
         Invalid(
-            "\n            import torch\n            x = torch.autograd.Variable(t, volatile=True)\n            ",
-            "\n            import torch\n            x = t.detach()\n            ",
+            """
+            import torch
+            x = torch.autograd.Variable(t, volatile=True)
+            """,
             line=2,
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+        ),
+        Invalid(
+            """
+            import torch
+            x = torch.autograd.Variable(t, volatile=False)
+            """,
+            """
+            import torch
+            x = t.detach()
+            """,
+            line=2,
+            column=5,
             fix_title="Replace with `t.detach()`",
         ),
         Invalid(
@@ -223,36 +413,40 @@ class VariableCall(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not is_variable(node.func, self.context.imports):
             return
-        replacement = self._replacement(node)
         fix = None
+        replacement = self._replacement(node, self._bound_names(node))
         if replacement is not None:
+            if replacement.lpar and _needs_no_parentheses(self.context.stack):
+                replacement = replacement.with_changes(lpar=(), rpar=())
             text = self.context.code_for(replacement)
-            fix = self.safe_fix(f"Replace with `{snippet(text, 60)}`", Replace(node, replacement))
+            cleanup = self._statement_cleanup(replacement)
+            changes = cleanup if cleanup is not None else (Replace(node, replacement),)
+            title = "Remove the rebinding to itself" if cleanup is not None else f"Replace with `{snippet(text, 60)}`"
+            fix = self.safe_fix(title, *changes)
         self.report(node, _DETACH, fix)
 
-    def _replacement(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+    def _replacement(self, call: cst.Call, bound: Optional[set[str]]) -> Optional[cst.BaseExpression]:
+        """What the call becomes; `bound`: the names its result is assigned to (None when it is
+        used inside an expression)."""
         arguments = variable_arguments(call)
         if arguments is None or arguments.data is None or _is_none(arguments.data):
             return None
+        if arguments.volatile is not None and not is_bool_literal(arguments.volatile.value, False):
+            return None  # the no-grad intent is GL102's to restore; the wrapper goes afterwards
         requires_grad = _flag(arguments.requires_grad)
-        volatile = _flag(arguments.volatile.value if arguments.volatile is not None else None)
-        if _UNPARSABLE in (requires_grad, volatile):
+        if requires_grad == _UNPARSABLE:
             return None  # torch rejects the flag (OverflowError); keep the call as it is
-        if volatile is not False and requires_grad is not False:
-            # torch raises for volatile together with requires_grad; keep that code as it is.
-            if arguments.volatile is not None and arguments.requires_grad is not None:
-                return None
         if requires_grad is False or arguments.requires_grad is None:
-            return self._without_grad(arguments.data)
+            return self._without_grad(call, arguments.data, bound)
         if requires_grad is True:
             return self._with_grad(arguments.data, None)
         if "bool" in self.context.imports.bindings:
             return None
         return self._with_grad(arguments.data, _as_bool(arguments.requires_grad))
 
-    def _without_grad(self, data: cst.BaseExpression) -> cst.BaseExpression:
-        if fresh_tensor_call(data, self.context.imports) is not None:
-            return parenthesized(data)
+    def _without_grad(self, call: cst.Call, data: cst.BaseExpression, bound: Optional[set[str]]) -> cst.BaseExpression:
+        if self._detaches_data(data) or self._unwraps_exactly(call, data, bound):
+            return parenthesized(self._data_as_detach(data))
         return method_call_on(data, "detach")
 
     def _with_grad(self, data: cst.BaseExpression, flag: Optional[cst.BaseExpression]) -> cst.BaseExpression:
@@ -260,12 +454,133 @@ class VariableCall(Rule):
         imports = self.context.imports
         if is_direct_grad_factory(data, imports):
             return _with_keyword(data, "requires_grad", cst.Name("True") if flag is None else flag)
-        if fresh_tensor_call(data, imports) is not None:
-            source = data
+        literal = literal_tensor(data, imports)
+        if literal is not None:
+            return _with_keyword(literal, "requires_grad", cst.Name("True") if flag is None else flag)
+        history = self.context.history
+        scope = self.context.scope()
+        if history.is_fresh(data, scope) and self.context.is_history_free(data):
+            source = self._data_as_detach(data)  # a new object: setting its flag touches nothing else
         else:
             source = method_call_on(data, "detach")
         args = () if flag is None else (cst.Arg(flag),)
         return method_call_on(source, "requires_grad_", *args)
+
+    def _detaches_data(self, data: cst.BaseExpression) -> bool:
+        """`Variable(h.data)`, `Variable(h.data.cuda())`: `h.detach()` is already a new leaf."""
+        root = data
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and returns_receiver(root.func.attr.value):
+            root = root.func.value
+        return self.context.history.legacy_data_receiver(root) is not None
+
+    def _unwraps_exactly(self, call: cst.Call, data: cst.BaseExpression, targets: Optional[set[str]]) -> bool:
+        """`Variable(data)` may become `data`: data carries no history, and where it may be an
+        object the code also reaches otherwise, nothing tells the two objects apart."""
+        if not self.context.is_history_free(data):
+            return False
+        history = self.context.history
+        scope = self.context.scope()
+        if history.is_fresh(data, scope):
+            return True
+        if targets is None:
+            targets = history.names_bound_to_result(call, scope) or None
+        # The names that may reach the source object or the result once they are one object.
+        sources = set(history.object_names(data))
+        bound = targets or set()
+        names = history.aliases(sources | bound, scope)
+        if history.identity_observed(names, scope) or (targets is None and history.result_observed(call, scope)):
+            return False
+        # A source still reachable afterwards (by its name, or held by whatever a call returned
+        # it from): the result must not be stored away where other code could set its flag.
+        source_live = not sources or not sources <= bound
+        escapes = history.escapes(names, scope) or (targets is None and history.result_escapes(call, scope))
+        return not (source_live and escapes)
+
+    def _bound_names(self, call: cst.Call) -> Optional[set[str]]:
+        """The name the call's result is bound to (`x = Variable(...)`, or its element of
+        `x, y = Variable(...), ...`), as a set; None when the result is used otherwise."""
+        stack = self.context.stack
+        parent = stack[-2] if len(stack) > 1 else None
+        if isinstance(parent, cst.Assign) and all(isinstance(t.target, cst.Name) for t in parent.targets):
+            return {t.target.value for t in parent.targets}
+        if isinstance(parent, cst.Element) and len(stack) > 3:
+            display, assign = stack[-3], stack[-4]
+            if isinstance(display, cst.Tuple) and isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+                target = assign.targets[0].target
+                position = next(i for i, element in enumerate(display.elements) if element is parent)
+                if isinstance(target, cst.Tuple) and len(target.elements) == len(display.elements):
+                    element = target.elements[position].value
+                    if isinstance(element, cst.Name):
+                        return {element.value}
+        return None
+
+    def _data_as_detach(self, data: cst.BaseExpression) -> cst.BaseExpression:
+        """`h.data` at the root of `data` becomes `h.detach()` (same values and storage, and the
+        version counter shared with `h`): `Variable(h.data)` reads `h.detach()`, not `h.data`."""
+        root = data
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and not root.lpar:
+            root = root.func.value
+        receiver = self.context.history.legacy_data_receiver(root)
+        if receiver is None:
+            return data
+        detached = method_call_on(receiver, "detach")
+        return detached if root is data else data.deep_replace(root, detached)
+
+    # -- statements that only rebind a name to itself ------------------------------------------
+
+    def _statement_cleanup(self, replacement: cst.BaseExpression) -> Optional[tuple[Change, ...]]:
+        """`x = Variable(x)` and `x, y = Variable(x), Variable(y)` rebind names to themselves once
+        unwrapped: remove the line (a trailing comment stays), or write `pass` where the block
+        would be left empty."""
+        if not isinstance(replacement, cst.Name):
+            return None
+        stack = self.context.stack
+        found = enclosing_line(stack)
+        if found is None:
+            return None
+        line, index = found
+        block = stack[index - 1] if index > 0 else None
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)) or not self._rebinds_only(line):
+            return None
+        removed = [statement for statement in block.body if self._rebinds_only(statement)]
+        comment = line.trailing_whitespace.comment
+        indent = indentation(self.context, stack[:index])
+        newline = self.context.module.default_newline
+        kept = f"  {comment.value}" if comment is not None else ""
+        if len(removed) == len(block.body) and isinstance(block, cst.IndentedBlock) and removed[0] is line:
+            return (ReplaceLines(line, line, f"{indent}pass{kept}{newline}"),)
+        if comment is not None:
+            return (ReplaceLines(line, line, f"{indent}{comment.value}{newline}"),)
+        return (RemoveLine(line),)
+
+    def _rebinds_only(self, line: cst.CSTNode) -> bool:
+        """`x = Variable(x)` / `x, y = Variable(x), y` alone on its line: every target gets its
+        own name back once each `Variable` call is unwrapped (at least one is a call)."""
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or not isinstance(line.body[0], cst.Assign):
+            return False
+        statement = line.body[0]
+        if len(statement.targets) != 1:
+            return False
+        target, value = statement.targets[0].target, statement.value
+        if isinstance(target, cst.Name):
+            pairs = [(target, value)]
+        elif isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        else:
+            return False
+        wrapped = 0
+        for name, element in pairs:
+            if not isinstance(name, cst.Name):
+                return False
+            if isinstance(element, cst.Name) and element.value == name.value:
+                continue
+            if not (isinstance(element, cst.Call) and is_variable(element.func, self.context.imports)):
+                return False
+            unwrapped = self._replacement(element, {name.value})
+            if not (isinstance(unwrapped, cst.Name) and unwrapped.value == name.value):
+                return False
+            wrapped += 1
+        return wrapped > 0
 
 
 # `Variable` parses its flags with the C format "b" (an unsigned char through `__index__`): True,
@@ -284,6 +599,15 @@ def _flag(node: Optional[cst.BaseExpression]) -> Union[bool, str, None]:
         value = node.evaluated_value
         return _UNPARSABLE if value > 255 else value != 0
     return None
+
+
+def _needs_no_parentheses(stack: list[cst.CSTNode]) -> bool:
+    """The call being visited is a whole value (assigned, an argument, an element, returned),
+    where a replacement like `a * 2` reads the same without parentheses."""
+    node, parent = stack[-1], stack[-2] if len(stack) > 1 else None
+    if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)):
+        return parent.value is node
+    return isinstance(parent, (cst.Arg, cst.Element)) and parent.value is node
 
 
 def _is_none(node: cst.BaseExpression) -> bool:

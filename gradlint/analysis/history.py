@@ -1,0 +1,816 @@
+"""Does an expression provably carry no autograd history?
+
+History-free means: the value does not require grad and has no `grad_fn`, and nothing in the
+function makes it so later. Unknown means "may carry history" (the opposite default of
+`grad_tracking`, which asks whether a value evidently carries history): a rewrite that drops a
+`.detach()` must be sure.
+
+Evidence: literals, torch factories and constructors, `torch.from_numpy`, numpy, batches from
+iterating a data loader, `.data` / `.detach()` / `.item()` of anything, and values computed only
+from those (torch functions, tensor methods, operators, indexing). A name is history-free when
+every binding of it in its function is, and no in-place change or flag change in the function
+can give it history.
+
+Identity: `Variable(x)` is a new object; dropping it makes the result `x` itself. `fresh` tells
+when an expression's value is a new object that nothing else references, and `identity_observed`
+when code could tell two objects apart (flags, hooks, attribute writes, `is`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from gradlint.analysis.functions import FunctionTable
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
+from gradlint.analysis.roles import is_batch_source_name, is_loader_name
+from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
+from gradlint.analysis.syntax import dotted_name, is_bool_literal
+from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
+from gradlint.analysis.tree import descendants, iter_children
+
+# The pre-0.4 typed constructors (`torch.FloatTensor([1, 2])`, `torch.LongTensor(3)`...): a new
+# plain tensor, never requiring grad.
+LEGACY_CONSTRUCTORS = frozenset(
+    f"torch.{prefix}{kind}Tensor"
+    for prefix in ("", "cuda.")
+    for kind in ("", "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int", "Long", "Bool")
+)
+INTEGER_CONSTRUCTORS = frozenset(
+    f"torch.{prefix}{kind}Tensor" for prefix in ("", "cuda.") for kind in ("Byte", "Char", "Short", "Int", "Long", "Bool")
+)
+# Whatever the receiver, the result has no history (a new object, a Python value, or an
+# integer or bool tensor, which can never require grad).
+_CUTS_HISTORY = frozenset(
+    {"detach", "item", "tolist", "numpy", "size", "dim", "numel", "data_ptr", "stride", "long", "int", "short", "byte", "char", "bool"}
+)
+# Methods whose result can be the receiver itself (`x.float()` on a float tensor is `x`).
+SELF_RETURNING = frozenset(
+    {
+        "cuda",
+        "cpu",
+        "to",
+        "float",
+        "double",
+        "half",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "char",
+        "bool",
+        "bfloat16",
+        "type",
+        "type_as",
+        "contiguous",
+    }
+)
+# Operations that tell a tensor object from another sharing its storage: flags, hooks, metadata
+# of the object itself (sizes, strides, storage), its `.grad`.
+IDENTITY_METHODS = frozenset(
+    {
+        "requires_grad_",
+        "retain_grad",
+        "register_hook",
+        "register_post_accumulate_grad_hook",
+        "resize_",
+        "resize_as_",
+        "set_",
+        "detach_",
+        "t_",
+        "transpose_",
+        "squeeze_",
+        "unsqueeze_",
+        "as_strided_",
+        "swapdims_",
+        "swapaxes_",
+    }
+)
+_IDENTITY_FUNCTIONS = frozenset({"id", "hash", "setattr", "delattr"})
+_NUMERIC_BUILTINS = frozenset({"float", "int", "bool", "len", "abs", "round", "range", "min", "max"})
+# Torch namespaces whose calls build modules, parameters, optimizers...: not plain values.
+_NOT_VALUE_NAMESPACES = (
+    "torch.nn.",
+    "torch.autograd.",
+    "torch.optim.",
+    "torch.utils.",
+    "torch.jit.",
+    "torch.func.",
+    "torch.distributions.",
+)
+_DATA_LOADER = "torch.utils.data.DataLoader"
+_PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
+_MAX_DEPTH = 24
+
+
+class HistoryEvidence:
+    def __init__(
+        self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, functions: FunctionTable
+    ) -> None:
+        self.module = module
+        self.imports = imports
+        self.scopes = scopes
+        self.tensors = tensors
+        self.functions = functions
+        self._uses: dict[int, _ScopeUses] = {}
+        self._returning: set[int] = set()  # functions whose results are being proved
+        self._attributes_in_proof: set[int] = set()
+
+    # -- history ----------------------------------------------------------------------------
+
+    def is_history_free(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        return _Proof(self, scope).free(node, 0)
+
+    def is_tensor_data(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """`x.data` of a tensor `x`: a new leaf without history, whatever `x` is. Not `self.data`,
+        `dataset.data`, a module path, or the `.data` of an object not evidently a tensor (a
+        `PackedSequence`'s `.data` keeps its history)."""
+        if type(node) is not cst.Attribute or node.attr.value != "data" or self.imports.qualified_name(node) is not None:
+            return False
+        receiver = node.value
+        if root_name(receiver) in ("self", "cls") and type(receiver) is not cst.Attribute:
+            return False
+        return self.tensors.is_tensor(receiver, scope)
+
+    def global_is_history_free(self, name: str, scope: Scope, depth: int) -> bool:
+        """A module-level name read in a function (not nested in another: a closure's variable
+        would be the outer function's)."""
+        if scope is self.module or self._enclosing_function(scope) is not None:
+            return False
+        module_uses = self._uses_of(self.module)
+        if name in module_uses.unseen_bindings:
+            return False  # a `global` statement, a def, an import somewhere in the file
+        return _Proof(self, self.module).free(cst.Name(name), depth)
+
+    def instance_attribute_is_history_free(self, node: cst.Attribute, scope: Scope, depth: int) -> bool:
+        """`self.w` read in a method: every value the class's methods bind to it is history-free,
+        and no method writes a value with history into it or sets its flag."""
+        if id(node) in self._attributes_in_proof:
+            return True
+        values = self.scopes.instance_attribute_values(node, scope)
+        if not values:
+            return False
+        owner = self.functions.class_of(scope) if isinstance(scope, cst.FunctionDef) else None
+        if owner is None:
+            return False
+        self._attributes_in_proof.add(id(node))
+        try:
+            if not all(_Proof(self, method).free(value, depth) for value, method in values):
+                return False
+            return not any(self._attribute_gains_history(method, node.attr.value, depth) for method in class_methods(owner))
+        finally:
+            self._attributes_in_proof.discard(id(node))
+
+    def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int) -> bool:
+        receiver = self_name(method)
+        if receiver is None:
+            return False
+        proof = _Proof(self, method)
+        for occurrence in proof.uses.attribute_occurrences(receiver, attribute):
+            parent = proof.uses.parent(occurrence)
+            if type(parent) is cst.AugAssign and parent.target is occurrence:
+                if not proof.free(parent.value, depth + 1):
+                    return True
+            elif proof.write_with_history(occurrence, depth):
+                return True
+        return False
+
+    def function_called(self, call: cst.Call, scope: Scope) -> Optional[cst.FunctionDef]:
+        """The `def` of this file that `call` runs: a function, `self.method`, or the method of an
+        object built from a class of this file (`digits = Digits(); digits.batch()`)."""
+        function = self.functions.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        if function is not None or type(call.func) is not cst.Attribute or type(call.func.value) is not cst.Name:
+            return function
+        values = self.scopes.of(scope).assigned(call.func.value.value)
+        classes = {_local_class(self.module, value) for value in values}
+        if len(classes) != 1 or None in classes:
+            return None
+        owner = classes.pop()
+        methods = [m for m in self.functions.methods.get(call.func.attr.value, []) if self.functions.class_of(m) is owner]
+        return methods[0] if len(methods) == 1 else None
+
+    def returns_history_free(self, function: cst.FunctionDef, depth: int) -> bool:
+        """Every value `function` returns is history-free (a generator's are not known)."""
+        if id(function) in self._returning:
+            return True  # recursion: the other returns decide
+        uses = self._uses_of(function)
+        if uses.yields or function.asynchronous is not None:
+            return False
+        self._returning.add(id(function))
+        try:
+            proof = _Proof(self, function)
+            return all(value is None or proof.free(value, depth) for value in uses.returns)
+        finally:
+            self._returning.discard(id(function))
+
+    def _enclosing_function(self, function: cst.CSTNode) -> Optional[cst.CSTNode]:
+        parent = self._uses_of(self.module).parent(function)
+        while parent is not None and type(parent) is not cst.FunctionDef:
+            parent = self._uses_of(self.module).parent(parent)
+        return parent
+
+    def legacy_data_receiver(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """`h` for `h.data` passed to `Variable(...)`: `h` was a Variable, and `h.data` its tensor.
+        `Variable` rejected a Variable in 0.3 and anything but a tensor in 2.13, so `h.data` is a
+        plain tensor there; not `self.data`, `dataset.data`, `args.data` or a module path."""
+        if type(node) is not cst.Attribute or node.attr.value != "data" or self.imports.qualified_name(node) is not None:
+            return None
+        receiver = node.value
+        root = root_name(receiver)
+        if root in NON_TENSOR_ROOTS and (type(receiver) is not cst.Attribute or root not in ("self", "cls")):
+            return None
+        return receiver
+
+    # -- identity ---------------------------------------------------------------------------
+
+    def is_fresh(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """`node` builds a new object that nothing else references: a factory, a constructor,
+        `torch.from_numpy`, `x.detach()`, `x.data`, a view, arithmetic; or a conversion of one of
+        those (a conversion may return its receiver, which is then the new object)."""
+        while type(node) is cst.Call and type(node.func) is cst.Attribute and returns_receiver(node.func.attr.value):
+            node = node.func.value
+        if type(node) is cst.Attribute:
+            return self.is_tensor_data(node, scope)
+        if type(node) is cst.Call:
+            qualified = self.imports.qualified_name(node.func)
+            if qualified is not None:
+                if qualified in LEGACY_CONSTRUCTORS:
+                    # `torch.Tensor(t)` of a tensor may share more than storage: only sizes and lists.
+                    return all(type(arg.value) in _LITERAL_ARGUMENTS for arg in node.args)
+                return qualified in GRAD_FACTORIES or qualified in OTHER_FRESH
+            if type(node.func) is cst.Attribute:
+                method = node.func.attr.value
+                return method == "detach" or method in _VIEWS or method in FACTORY_METHODS
+            return False
+        return type(node) in (cst.BinaryOperation, cst.UnaryOperation)
+
+    def object_names(self, node: cst.BaseExpression) -> list[str]:
+        """The names whose object `node` may be, or hold: `x` for `x`, `x.cuda()`, `x.float()`,
+        `batch[0]` (an item of a list)."""
+        while True:
+            if type(node) is cst.Call and type(node.func) is cst.Attribute and returns_receiver(node.func.attr.value):
+                node = node.func.value
+            elif type(node) is cst.Subscript:
+                node = node.value
+            else:
+                break
+        return [node.value] if type(node) is cst.Name else []
+
+    def aliases(self, names: set[str], scope: Scope) -> set[str]:
+        """`names` and every name of `scope` bound to one of their objects (`y = x`, `y = x.cuda()`)."""
+        bindings = self.scopes.of(scope)
+        found = set(names)
+        changed = True
+        while changed:
+            changed = False
+            for name, values in bindings.values.items():
+                if name not in found and any(set(self.object_names(value)) & found for value in values):
+                    found.add(name)
+                    changed = True
+        return found
+
+    def identity_observed(self, names: set[str], scope: Scope) -> bool:
+        """Somewhere in `scope` (nested functions included), code that tells the object of one
+        of `names` from another sharing its storage: a flag or hook, a metadata change, an
+        attribute write, `is`, `id()`."""
+        uses = self._uses_of(scope)
+        return any(_observes_identity(uses, chain_end(uses, occurrence)) for name in names for occurrence in uses.occurrences(name))
+
+    def escapes(self, names: set[str], scope: Scope) -> bool:
+        """One of `names` is stored where other code can reach it: an attribute, an entry, a
+        container, a `return` or `yield`."""
+        uses = self._uses_of(scope)
+        return any(_escapes(uses, chain_end(uses, occurrence)) for name in names for occurrence in uses.occurrences(name))
+
+    def result_observed(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """The value of the expression `node` has its identity observed right where it is made
+        (`Variable(x).requires_grad_()`)."""
+        uses = self._uses_of(scope)
+        return _observes_identity(uses, chain_end(uses, node))
+
+    def names_bound_to_result(self, node: cst.CSTNode, scope: Scope) -> set[str]:
+        """The names the value of `node` may end up bound to through conversions that can return
+        it (`x = Variable(t).cuda()` binds it to `x`)."""
+        uses = self._uses_of(scope)
+        end = chain_end(uses, node)
+        parent = uses.parent(end)
+        if end is node or type(parent) is not cst.Assign or parent.value is not end:
+            return set()
+        return {target.target.value for target in parent.targets if type(target.target) is cst.Name}
+
+    def result_escapes(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """The value of the expression `node` is stored or returned right where it is made."""
+        uses = self._uses_of(scope)
+        return _escapes(uses, chain_end(uses, node))
+
+    def _uses_of(self, scope: Scope) -> "_ScopeUses":
+        found = self._uses.get(id(scope))
+        if found is None:
+            found = self._uses[id(scope)] = _ScopeUses(scope)
+        return found
+
+
+_LITERAL_ARGUMENTS = (cst.Integer, cst.Float, cst.List, cst.Tuple, cst.UnaryOperation)
+# Tensor methods making a new tensor of the receiver's dtype and device, without its history.
+FACTORY_METHODS = frozenset({"new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+# Methods returning a view: a new object sharing storage (never the receiver itself).
+_VIEWS = frozenset(
+    {
+        "view",
+        "view_as",
+        "reshape",
+        "squeeze",
+        "unsqueeze",
+        "t",
+        "permute",
+        "transpose",
+        "expand",
+        "expand_as",
+        "narrow",
+        "select",
+        "flatten",
+        "unflatten",
+    }
+)
+
+
+class _Proof:
+    """One history question; names under proof are assumed history-free (a greatest fixed point:
+    `x = x.cuda()` in a loop is free when the loop's other bindings of x are)."""
+
+    def __init__(self, evidence: HistoryEvidence, scope: Scope) -> None:
+        self.evidence = evidence
+        self.imports = evidence.imports
+        self.scope = scope
+        self.bindings: Bindings = evidence.scopes.of(scope)
+        self.uses = evidence._uses_of(scope)
+        self.assumed: set[str] = set()
+
+    def free(self, node: cst.BaseExpression, depth: int) -> bool:
+        if depth > _MAX_DEPTH:
+            return False
+        kind = type(node)
+        if kind in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString):
+            return True
+        if kind is cst.Name:
+            return node.value in ("True", "False", "None") or self._name(node.value, depth)
+        if kind is cst.Attribute:
+            if node.attr.value == "data":
+                return self.evidence.is_tensor_data(node, self.scope)
+            qualified = self.imports.qualified_name(node)
+            if qualified is not None:
+                return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
+            if node.attr.value in ("T", "mT", "real", "imag", "shape"):
+                return self.free(node.value, depth + 1)
+            return self.evidence.instance_attribute_is_history_free(node, self.scope, depth + 1)
+        if kind is cst.Call:
+            return self._call(node, depth)
+        if kind is cst.Subscript:
+            # Indices never carry history into the result; only the indexed value can.
+            return self.free(node.value, depth + 1)
+        if kind is cst.BinaryOperation:
+            return self.free(node.left, depth + 1) and self.free(node.right, depth + 1)
+        if kind is cst.UnaryOperation:
+            return self.free(node.expression, depth + 1)
+        if kind is cst.Comparison:
+            return True
+        if kind is cst.BooleanOperation:
+            return self.free(node.left, depth + 1) and self.free(node.right, depth + 1)
+        if kind is cst.IfExp:
+            return self.free(node.body, depth + 1) and self.free(node.orelse, depth + 1)
+        if kind in (cst.List, cst.Tuple):
+            return all(type(e) is cst.Element and self.free(e.value, depth + 1) for e in node.elements)
+        return False
+
+    def _call(self, call: cst.Call, depth: int) -> bool:
+        if any(arg.star for arg in call.args):
+            return False
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is not None:
+            return self._function(qualified, call, depth)
+        callee = func_name(call)
+        if callee is not None and is_batch_source_name(callee) and not (type(call.func) is cst.Name and self._bound_here(callee)):
+            return True  # a batch, like a loader's (see `_iterates_history_free`)
+        function = self.evidence.function_called(call, self.scope)
+        if function is not None:
+            return self.evidence.returns_history_free(function, depth + 1)
+        func = call.func
+        if type(func) is cst.Attribute:
+            method = func.attr.value
+            if method in _CUTS_HISTORY:
+                return True
+            if method in FACTORY_METHODS:
+                return not _requests_grad(call)
+            if method == "requires_grad_" or method in IDENTITY_METHODS or method.startswith("register_"):
+                return False
+            if _requests_grad(call):
+                return False
+            if method in SELF_RETURNING or method in _VIEWS:
+                # Devices, dtypes, sizes or a tensor giving its dtype/shape: no history comes in.
+                return self.free(func.value, depth + 1)
+            return self.free(func.value, depth + 1) and self._arguments(call, depth)
+        if type(func) is cst.Name and func.value in _NUMERIC_BUILTINS and func.value not in self.imports.bindings:
+            return not self._bound_here(func.value) and self._arguments(call, depth)
+        if type(func) is cst.Name and func.value in ("next", "iter") and len(call.args) == 1 and not self._bound_here(func.value):
+            return self._iterates_history_free(call.args[0].value, depth)
+        return False
+
+    def _function(self, qualified: str, call: cst.Call, depth: int) -> bool:
+        if qualified == VARIABLE:
+            arguments = variable_arguments(call)
+            return arguments is not None and (arguments.requires_grad is None or is_bool_literal(arguments.requires_grad, False))
+        if qualified in OTHER_FRESH:
+            return True
+        if qualified in GRAD_FACTORIES:
+            # New values whatever the arguments (`randn_like(h)`, `tensor(h)` copies).
+            return not _requests_grad(call)
+        if qualified in INTEGER_CONSTRUCTORS:
+            return True  # an integer tensor never carries history
+        if qualified in INTEGER_CONSTRUCTORS:
+            return True  # an integer tensor never carries history
+        if qualified in LEGACY_CONSTRUCTORS:
+            # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it.
+            return self._arguments(call, depth)
+        if qualified.startswith("numpy."):
+            return True
+        if not qualified.startswith("torch.") or (
+            qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional.")
+        ):
+            return False
+        if _requests_grad(call):
+            return False
+        return self._arguments(call, depth)
+
+    def _arguments(self, call: cst.Call, depth: int) -> bool:
+        return all(self.free(arg.value, depth + 1) for arg in call.args)
+
+    # -- names ------------------------------------------------------------------------------
+
+    def _name(self, name: str, depth: int) -> bool:
+        if name in self.assumed:
+            return True
+        if self.imports.is_imported(name) or name in self.uses.unseen_bindings:
+            return False  # a parameter, a `with` target, a def, a `global`...: unknown
+        bindings = self.bindings
+        values = bindings.assigned(name)
+        loops = self.uses.loop_targets.get(name, [])
+        unpacked = bindings.unpacked.get(name, [])
+        if not (values or loops or unpacked):
+            return self.evidence.global_is_history_free(name, self.scope, depth + 1)
+        self.assumed.add(name)
+        return (
+            all(self.free(value, depth + 1) for value in values)
+            and all(self._iterates_history_free(iterable, depth, path) for iterable, path in loops)
+            and all(self._unpacks_history_free(value, depth) for value, _ in unpacked)
+            and not self._gains_history(name, depth)
+        )
+
+    def _bound_here(self, name: str) -> bool:
+        bindings = self.bindings
+        return name in bindings.values or name in bindings.opaque or name in self.uses.unseen_bindings
+
+    def _unpacks_history_free(self, value: cst.BaseExpression, depth: int) -> bool:
+        """`a, b = value`: each element of a history-free value is history-free."""
+        return self.free(value, depth + 1)
+
+    def _iterates_history_free(self, iterable: cst.BaseExpression, depth: int, path: tuple[int, ...] = ()) -> bool:
+        """The items of `iterable` (at `path` inside each item) carry no history."""
+        if type(iterable) is cst.Call and not any(arg.star for arg in iterable.args):
+            callee = iterable.func.value if type(iterable.func) is cst.Name else None
+            qualified = self.imports.qualified_name(iterable.func)
+            if callee == "enumerate" and not self._bound_here("enumerate") and iterable.args:
+                # `for i, (x, y) in enumerate(loader)`: the index, then the loader's item.
+                return not path or path[0] == 0 or self._iterates_history_free(iterable.args[0].value, depth, path[1:])
+            if qualified in _PROGRESS_WRAPPERS or (callee == "iter" and not self._bound_here("iter")):
+                return bool(iterable.args) and self._iterates_history_free(iterable.args[0].value, depth, path)
+            if qualified == _DATA_LOADER:
+                return True
+            if callee == "range" and not self._bound_here("range"):
+                return True
+        if self._is_loader(iterable):
+            return True
+        # Rows of a history-free tensor or array.
+        return self.free(iterable, depth + 1)
+
+    def _is_loader(self, iterable: cst.BaseExpression) -> bool:
+        """A data loader: named like one (`train_loader`, `self.loader`, `loaders["train"]`) or
+        bound to `DataLoader(...)` in this function."""
+        node = iterable.value if type(iterable) is cst.Subscript else iterable
+        dotted = dotted_name(node)
+        if dotted is None:
+            return False
+        if is_loader_name(dotted.rsplit(".", 1)[-1]):
+            return True
+        if type(node) is cst.Name:
+            values = self.bindings.assigned(node.value)
+            return bool(values) and all(type(v) is cst.Call and self.imports.qualified_name(v.func) == _DATA_LOADER for v in values)
+        return False
+
+    def _gains_history(self, name: str, depth: int) -> bool:
+        """Could code in the function give `name`'s object history after it is bound: a flag set,
+        or an in-place write of a value that may carry history (through the name or a view of it)?"""
+        for occurrence in self.uses.occurrences(name):
+            if self.write_with_history(occurrence, depth):
+                return True
+        for derived in self.uses.derived_names(name, self.bindings):
+            if derived != name and any(self.write_with_history(o, depth) for o in self.uses.occurrences(derived)):
+                return True
+        return False
+
+    def write_with_history(self, occurrence: cst.CSTNode, depth: int) -> bool:
+        uses = self.uses
+        node = occurrence
+        while True:
+            parent = uses.parent(node)
+            if type(parent) is cst.Subscript and parent.value is node:
+                node = parent
+                continue
+            if type(parent) is cst.Attribute and parent.value is node:
+                call = uses.parent(parent)
+                if type(call) is cst.Call and call.func is parent:
+                    method = parent.attr.value
+                    if method in IDENTITY_METHODS and method != "detach_" or method.startswith("register_"):
+                        return True
+                    if method.endswith("_") and not (method.startswith("__") or self._arguments(call, depth)):
+                        return True
+                    node = call
+                    continue
+                if _is_write_target(uses, parent):
+                    return parent.attr.value not in ("data",)  # `.requires_grad = `, `.grad = `...
+                node = parent
+                continue
+            if type(parent) is cst.Arg and parent.keyword is not None and parent.keyword.value == "out":
+                return True
+            if _is_write_target(uses, node) and node is not occurrence:
+                value = uses.assigned_value(node)
+                return value is None or not self.free(value, depth + 1)
+            return False
+
+
+def func_name(call: cst.Call) -> Optional[str]:
+    """`f` for `f(...)` and `obj.f(...)`."""
+    if type(call.func) is cst.Name:
+        return call.func.value
+    if type(call.func) is cst.Attribute:
+        return call.func.attr.value
+    return None
+
+
+def returns_receiver(method: str) -> bool:
+    """`x.method(...)` may be `x` itself: a conversion (`x.float()` of a float tensor) or an
+    in-place change (`x.fill_(0)`); not a flag or metadata change, which identity tells apart."""
+    return method in SELF_RETURNING or method.endswith("_") and not method.startswith("__") and method not in IDENTITY_METHODS
+
+
+def _requests_grad(call: cst.Call) -> bool:
+    return any(
+        arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_bool_literal(arg.value, False) for arg in call.args
+    )
+
+
+# -- occurrences of names in one function ---------------------------------------------------
+
+
+class _ScopeUses:
+    """Parent links and the occurrences of each name in a function (nested functions included),
+    plus the bindings `Bindings` does not see and the full path of each loop target."""
+
+    def __init__(self, scope: Scope) -> None:
+        self._parents: dict[int, cst.CSTNode] = {}
+        self._occurrences: dict[str, list[cst.Name]] = {}
+        self._attributes: dict[tuple[str, str], list[cst.Attribute]] = {}
+        self.unseen_bindings: set[str] = set()
+        self.loop_targets: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = {}
+        self.returns: list[Optional[cst.BaseExpression]] = []  # the function's own `return` values
+        self.yields = False
+        root = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        if isinstance(scope, cst.FunctionDef):
+            params = scope.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                self.unseen_bindings.add(param.name.value)
+            for star in (params.star_arg, params.star_kwarg):
+                if isinstance(star, cst.Param):
+                    self.unseen_bindings.add(star.name.value)
+        pending: list[cst.CSTNode] = [root]
+        while pending:
+            node = pending.pop()
+            for child in iter_children(node):
+                self._parents[id(child)] = node
+                pending.append(child)
+            self._note(node)
+
+    def _note(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        if kind is cst.Name:
+            parent = self._parents.get(id(node))
+            if not _is_label(parent, node):
+                self._occurrences.setdefault(node.value, []).append(node)
+        elif kind is cst.Attribute and type(node.value) is cst.Name:
+            self._attributes.setdefault((node.value.value, node.attr.value), []).append(node)
+        elif kind is cst.For and self._in_own_body(node):
+            for name, path in _target_paths(node.target, ()):
+                self.loop_targets.setdefault(name, []).append((node.iter, path))
+        elif kind is cst.Return and self._in_own_body(node):
+            self.returns.append(node.value)
+        elif kind in (cst.Yield, cst.Await) and self._in_own_body(node):
+            self.yields = True
+        elif kind is cst.WithItem and node.asname is not None:
+            for target in descendants(node.asname.name):
+                if type(target) is cst.Name:
+                    self.unseen_bindings.add(target.value)
+        elif kind in (cst.Global, cst.Nonlocal):
+            self.unseen_bindings.update(item.name.value for item in node.names)
+        elif kind is cst.NamedExpr and type(node.target) is cst.Name:
+            self.unseen_bindings.add(node.target.value)
+        elif kind is cst.ExceptHandler and node.name is not None and type(node.name.name) is cst.Name:
+            self.unseen_bindings.add(node.name.name.value)
+        elif kind in (cst.Import, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                while type(local) is cst.Attribute:
+                    local = local.value
+                if type(local) is cst.Name:
+                    self.unseen_bindings.add(local.value)
+        elif kind in (cst.FunctionDef, cst.ClassDef):
+            self.unseen_bindings.add(node.name.value)
+        elif kind is cst.Del:
+            for target in descendants(node.target):
+                if type(target) is cst.Name:
+                    self.unseen_bindings.add(target.value)
+        elif kind is cst.MatchAs and node.name is not None:
+            self.unseen_bindings.add(node.name.value)
+
+    def _in_own_body(self, node: cst.CSTNode) -> bool:
+        """Not inside a nested function or class (whose loop targets are its own)."""
+        parent = self._parents.get(id(node))
+        while parent is not None:
+            if type(parent) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return False
+            parent = self._parents.get(id(parent))
+        return True
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self._parents.get(id(node))
+
+    def occurrences(self, name: str) -> list[cst.Name]:
+        return self._occurrences.get(name, [])
+
+    def attribute_occurrences(self, receiver: str, attribute: str) -> list[cst.Attribute]:
+        """`receiver.attribute` wherever it is read or written."""
+        return self._attributes.get((receiver, attribute), [])
+
+    def assigned_value(self, target: cst.CSTNode) -> Optional[cst.BaseExpression]:
+        """The value written by the assignment whose target is `target`."""
+        parent = self.parent(target)
+        if type(parent) is cst.AssignTarget:
+            statement = self.parent(parent)
+            return statement.value if type(statement) is cst.Assign else None
+        if type(parent) in (cst.AugAssign, cst.AnnAssign):
+            return parent.value
+        return None
+
+    def derived_names(self, name: str, bindings: Bindings) -> set[str]:
+        """Names bound to an expression rooted at `name` (views, slices, conversions of it)."""
+        found = {name}
+        changed = True
+        while changed:
+            changed = False
+            for other, values in bindings.values.items():
+                if other not in found and any(_root_name(value) in found for value in values):
+                    found.add(other)
+                    changed = True
+        return found
+
+
+def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.ClassDef]:
+    """The class of this file (top level) that `value`, a call `Name(...)`, instantiates."""
+    if type(value) is not cst.Call or type(value.func) is not cst.Name:
+        return None
+    found = [s for s in module.body if type(s) is cst.ClassDef and s.name.value == value.func.value]
+    return found[0] if len(found) == 1 else None
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[str]:
+    while True:
+        if type(node) is cst.Call:
+            node = node.func
+        elif type(node) in (cst.Attribute, cst.Subscript):
+            node = node.value
+        else:
+            return node.value if type(node) is cst.Name else None
+
+
+def _target_paths(target: cst.CSTNode, path: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...]]]:
+    if type(target) is cst.Name:
+        yield target.value, path
+    elif type(target) in (cst.Tuple, cst.List):
+        if any(type(element) is cst.StarredElement for element in target.elements):
+            return
+        for position, element in enumerate(target.elements):
+            yield from _target_paths(element.value, (*path, position))
+
+
+def _is_label(parent: Optional[cst.CSTNode], node: cst.Name) -> bool:
+    """A Name that is not a variable reference: an attribute's name, a keyword, a def's name."""
+    kind = type(parent)
+    if kind is cst.Attribute:
+        return parent.attr is node
+    if kind is cst.Arg:
+        return parent.keyword is node
+    return kind in (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.Global, cst.Nonlocal)
+
+
+def is_binding_position(uses: "_ScopeUses", node: cst.CSTNode) -> bool:
+    """`node` is a target (`x` in `x, y = ...` or `for x, y in ...`) or an element of a tuple
+    unpacked into names (`a, b = x, y`): a binding, not a container."""
+    child, parent = node, uses.parent(node)
+    while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):
+        child, parent = parent, uses.parent(parent)
+    kind = type(parent)
+    if kind is cst.AssignTarget or (kind is cst.For and parent.target is child):
+        return True
+    if kind is cst.Assign and parent.value is child and type(child) in (cst.Tuple, cst.List):
+        return all(type(target.target) in (cst.Tuple, cst.List) for target in parent.targets)
+    return False
+
+
+def _is_write_target(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+    parent = uses.parent(node)
+    kind = type(parent)
+    if kind is cst.AssignTarget:
+        return True
+    if kind in (cst.AugAssign, cst.AnnAssign):
+        return parent.target is node
+    return kind is cst.Del
+
+
+def chain_end(uses: _ScopeUses, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost expression that may still be `node`'s object: through conversions that can
+    return their receiver (`x.cuda()`, `x.float()`), in-place methods (`x.add_(1)`) and
+    indexing (`batch[0]` of a list)."""
+    while True:
+        parent = uses.parent(node)
+        if type(parent) is cst.Subscript and parent.value is node:
+            node = parent  # an item of a container may be the object itself
+            continue
+        if type(parent) is cst.Attribute and parent.value is node:
+            call = uses.parent(parent)
+            method = parent.attr.value
+            if (
+                type(call) is cst.Call
+                and call.func is parent
+                and (method in SELF_RETURNING or method.endswith("_") and method not in IDENTITY_METHODS)
+            ):
+                node = call
+                continue
+        return node
+
+
+def _observes_identity(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+    parent = uses.parent(node)
+    kind = type(parent)
+    if kind is cst.Attribute and parent.value is node:
+        call = uses.parent(parent)
+        if type(call) is cst.Call and call.func is parent:
+            return parent.attr.value in IDENTITY_METHODS or parent.attr.value.startswith("register_")
+        return _is_write_target(uses, parent)
+    if kind is cst.ComparisonTarget:
+        return type(parent.operator) in (cst.Is, cst.IsNot) or _compared_by_is(uses, parent, node)
+    if kind is cst.Comparison:
+        return any(type(target.operator) in (cst.Is, cst.IsNot) for target in parent.comparisons[:1])
+    if kind is cst.Arg:
+        call = uses.parent(parent)
+        return type(call) is cst.Call and type(call.func) is cst.Name and call.func.value in _IDENTITY_FUNCTIONS
+    return False
+
+
+def _compared_by_is(uses: _ScopeUses, target: cst.ComparisonTarget, node: cst.CSTNode) -> bool:
+    """`a is b`: the right operand `b` is in the ComparisonTarget of `is` itself (handled above);
+    a following `is` compares `b` too (`a is b is c`)."""
+    comparison = uses.parent(target)
+    if type(comparison) is not cst.Comparison:
+        return False
+    targets = list(comparison.comparisons)
+    index = next((i for i, t in enumerate(targets) if t is target), None)
+    return index is not None and index + 1 < len(targets) and type(targets[index + 1].operator) in (cst.Is, cst.IsNot)
+
+
+def _escapes(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+    parent = uses.parent(node)
+    kind = type(parent)
+    if kind in (cst.Return, cst.Yield):
+        return True
+    if kind in (cst.Element, cst.DictElement, cst.StarredElement):
+        return not is_binding_position(uses, node)
+    if kind is cst.Assign and parent.value is node:
+        return any(type(target.target) is not cst.Name for target in parent.targets)
+    if kind is cst.Arg:
+        call = uses.parent(parent)
+        return (
+            type(call) is cst.Call
+            and type(call.func) is cst.Attribute
+            and call.func.attr.value in ("append", "extend", "insert", "add", "setdefault", "update", "register_buffer")
+        )
+    return False

@@ -1,0 +1,86 @@
+"""The shared history fact: which values provably carry no autograd history, and what code tells
+an unwrapped tensor from its source."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from gradlint.analysis.tree import descendants
+from gradlint.context import FileContext
+
+
+def last_value(source: str) -> tuple[FileContext, cst.BaseExpression, cst.CSTNode]:
+    """The context, the value of the last `probe = ...` assignment, and its scope."""
+    text = textwrap.dedent(source)
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    found = None
+    for node in descendants(module):
+        if isinstance(node, cst.FunctionDef):
+            scope = node
+        if isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "probe":
+            found = (node.value, scope if any(n is node for n in descendants(scope)) else module)
+    assert found is not None
+    return context, found[0], found[1]
+
+
+FREE = {
+    "factory": "def f():\n    probe = torch.randn(3).cuda().view(-1)\n",
+    "constructor": "def f():\n    probe = torch.FloatTensor([1.0, 2.0])\n",
+    "numpy": "def f(a):\n    x = torch.from_numpy(np.asarray(a))\n    probe = x * 2 + 1\n",
+    "loader batch": "def f(train_loader):\n    for i, (x, y) in enumerate(train_loader):\n        probe = x\n",
+    "detach of anything": "def f(model, x):\n    probe = model(x).detach()\n",
+    "batch function": "def f(source):\n    x, y = get_batch(source)\n    probe = x\n",
+    "module constant": "MEAN = torch.zeros(2)\ndef f():\n    probe = MEAN + torch.randn(2)\n",
+    "local function": "def make():\n    return torch.ones(2)\ndef f():\n    probe = make()\n",
+    "self attribute": "class D:\n    def __init__(self):\n        self.p = torch.randn(2)\n    def f(self):\n        probe = self.p[0]\n",
+    "integer tensor": "def f(x):\n    probe = x.long()\n",
+    "rebound in a loop": "def f(loader):\n    for x in loader:\n        x = x.cuda()\n        probe = x\n",
+}
+NOT_FREE = {
+    "parameter": "def f(x):\n    probe = x\n",
+    "model output": "def f(model, x):\n    probe = model(x)\n",
+    "one binding with history": "def f(loader, model):\n    for x in loader:\n        x = model(x)\n        probe = x\n",
+    "flag set later": "def f():\n    x = torch.zeros(2)\n    x.requires_grad_()\n    probe = x\n",
+    "in-place write with history": "def f(h):\n    x = torch.zeros(2)\n    x.add_(h)\n    probe = x\n",
+    "write through a view": "def f(h):\n    x = torch.zeros(4)\n    v = x.view(2, 2)\n    v.copy_(h)\n    probe = x\n",
+    "factory asking for grad": "def f():\n    probe = torch.ones(2, requires_grad=True)\n",
+    "alias of a tensor with history": "def f(h):\n    probe = torch.Tensor(h)\n",
+    "a global statement": "def f():\n    global x\n    probe = x\n",
+}
+
+
+@pytest.mark.parametrize("source", FREE.values(), ids=FREE.keys())
+def test_history_free(source):
+    context, value, scope = last_value("import torch\nimport numpy as np\n" + source)
+    assert context.history.is_history_free(value, scope)
+
+
+@pytest.mark.parametrize("source", NOT_FREE.values(), ids=NOT_FREE.keys())
+def test_may_carry_history(source):
+    context, value, scope = last_value("import torch\nimport numpy as np\n" + source)
+    assert not context.history.is_history_free(value, scope)
+
+
+@pytest.mark.parametrize(
+    "line, observed",
+    [
+        ("y.requires_grad_()", True),
+        ("y.requires_grad = True", True),
+        ("y.grad = g", True),
+        ("y.register_hook(print)", True),
+        ("y.resize_(4)", True),
+        ("y.cuda().t_()", True),
+        ("assert y is x", True),
+        ("print(id(y))", True),
+        ("y.add_(1)", False),
+        ("y[0] = 1.0", False),
+        ("print(y.sum())", False),
+    ],
+)
+def test_identity_observed(line, observed):
+    context, _, scope = last_value(f"import torch\ndef f(x, g):\n    y = x\n    {line}\n    probe = y\n")
+    assert context.history.identity_observed({"y"}, scope) is observed
