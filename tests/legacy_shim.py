@@ -16,6 +16,10 @@ construct, and of nothing else. The pieces, by the name under which their use is
 * "old-style Function": calling an old-style `Function` instance (`MyFn()(x)`) runs its
   `forward(self, ...)` and `backward(self, ...)` as the graph node's forward and backward;
   `self.save_for_backward`, `self.saved_tensors` and `self.needs_input_grad` are the node's.
+* "volatile": `Variable(x, volatile=True)` makes a value from which nothing builds a graph: an
+  operation with a volatile input runs without grad and gives volatile results, as in 0.3. This
+  changes no number; it tells which computations the original meant to run without a graph
+  (`LegacyUse.volatile_stacks`).
 * "0-dim target": `cross_entropy` / `nll_loss` accept a 0-dim class target for a one-row input:
   indexing a 1-D Variable kept a dimension in 0.3, so the target had shape (1,); it gets that
   shape back.
@@ -28,8 +32,10 @@ Every patch is undone when the block ends.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -38,40 +44,87 @@ from torch.autograd import Variable
 from torch.overrides import TorchFunctionMode
 
 _MISSING = object()
+_VOLATILE = "_legacy_volatile"
 
 
-class _ScalarsOf03(TorchFunctionMode):
-    """ "scalar index" and "scalar numpy", for calls made by the project's own code. A mode, not a
-    patched `Tensor.__getitem__`: a Python `__getitem__` on the tensor class would make tensors
-    sequences, which changes how `torch.LongTensor([[t]])` reads a 0-dim `t`."""
+@dataclass
+class LegacyUse:
+    """How often each piece acted, and where volatile values were computed with."""
 
-    def __init__(self, root: str, used: Counter):
+    counts: Counter = field(default_factory=Counter)
+    # Project call stacks, ((file, line), ...) outermost first, of the operations that ran volatile.
+    volatile_stacks: set = field(default_factory=set)
+
+
+def project_stack(root: str, frame) -> tuple[tuple[str, int], ...]:
+    """The frames of the files under `root` from `frame` outwards, as (relative file, line), outermost first."""
+    stack = []
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(root):
+            stack.append((os.path.relpath(frame.f_code.co_filename, root), frame.f_lineno))
+        frame = frame.f_back
+    return tuple(reversed(stack))
+
+
+def _tensors(values):
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from _tensors(value)
+
+
+class _TensorsOf03(TorchFunctionMode):
+    """ "scalar index" and "scalar numpy" for calls made by the project's own code, and the spread
+    of "volatile". A mode, not a patched `Tensor.__getitem__`: a Python `__getitem__` on the
+    tensor class would make tensors sequences, which changes how `torch.LongTensor([[t]])` reads
+    a 0-dim `t`."""
+
+    def __init__(self, root: str, use: LegacyUse):
         super().__init__()
         self.root = root
-        self.used = used
+        self.use = use
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if func is torch.Tensor.__getitem__ and self._from_project():
             tensor, index = args
             if type(index) is int and index == 0 and tensor.dim() <= 1 and tensor.numel() == 1 and not tensor.requires_grad:
-                self.used["scalar index"] += 1
+                self.use.counts["scalar index"] += 1
                 return tensor.item()
         if func is torch.Tensor.numpy and args[0].dim() == 0 and self._from_project():
-            self.used["scalar numpy"] += 1
+            self.use.counts["scalar numpy"] += 1
             return func(*args, **kwargs).reshape(1)
+        if any(vars(tensor).get(_VOLATILE) for tensor in _tensors((*args, *kwargs.values()))):
+            with torch.no_grad():
+                result = func(*args, **kwargs)
+            for tensor in _tensors(result if isinstance(result, (list, tuple)) else (result,)):
+                setattr(tensor, _VOLATILE, True)
+            self.use.volatile_stacks.add(project_stack(self.root, sys._getframe(1)))
+            return result
         return func(*args, **kwargs)
 
     def _from_project(self) -> bool:
         return sys._getframe(2).f_code.co_filename.startswith(self.root)
 
 
-def _variable_type(used: Counter):
+def _volatile_variables(use: LegacyUse):
+    def __call__(cls, *args, volatile=False, **kwargs):
+        value = type.__call__(cls, *args, **kwargs)
+        if volatile:
+            use.counts["volatile"] += 1
+            setattr(value, _VOLATILE, True)
+        return value
+
+    return __call__
+
+
+def _variable_type(use: LegacyUse):
     def __eq__(cls, other):
         if cls is other:
             return True
         if isinstance(other, type) and issubclass(other, torch.Tensor):
-            used["Variable type"] += 1
+            use.counts["Variable type"] += 1
             return True
         return False
 
@@ -94,9 +147,9 @@ class _LegacySelf:
         setattr(self._function, name, value)
 
 
-def _old_style_call(used: Counter):
+def _old_style_call(use: LegacyUse):
     def __call__(function, *inputs):
-        used["old-style Function"] += 1
+        use.counts["old-style Function"] += 1
         legacy = type(function)
 
         class Node(torch.autograd.Function):
@@ -113,10 +166,10 @@ def _old_style_call(used: Counter):
     return __call__
 
 
-def _zero_dim_target(used: Counter, original):
+def _zero_dim_target(use: LegacyUse, original):
     def loss(input, target, *args, **kwargs):
         if target.dim() == 0 and input.dim() == 2 and input.size(0) == 1:
-            used["0-dim target"] += 1
+            use.counts["0-dim target"] += 1
             target = target.unsqueeze(0)
         return original(input, target, *args, **kwargs)
 
@@ -125,23 +178,24 @@ def _zero_dim_target(used: Counter, original):
 
 @contextlib.contextmanager
 def legacy_semantics(folder: Path):
-    """Run the code of the files under `folder` as 0.3 would; yields how often each piece acted."""
+    """Run the code of the files under `folder` as 0.3 would; yields the `LegacyUse` of the run."""
     root = str(Path(folder).resolve())
-    used: Counter = Counter()
+    use = LegacyUse()
     meta = type(Variable)
     patches = [
-        (meta, "__eq__", _variable_type(used)),
+        (meta, "__call__", _volatile_variables(use)),
+        (meta, "__eq__", _variable_type(use)),
         (meta, "__hash__", type.__hash__),
-        (torch.autograd.Function, "__call__", _old_style_call(used)),
-        (F, "cross_entropy", _zero_dim_target(used, F.cross_entropy)),
-        (F, "nll_loss", _zero_dim_target(used, F.nll_loss)),
+        (torch.autograd.Function, "__call__", _old_style_call(use)),
+        (F, "cross_entropy", _zero_dim_target(use, F.cross_entropy)),
+        (F, "nll_loss", _zero_dim_target(use, F.nll_loss)),
     ]
     saved = [(owner, name, vars(owner).get(name, _MISSING)) for owner, name, _ in patches]
     try:
         for owner, name, replacement in patches:
             setattr(owner, name, replacement)
-        with _ScalarsOf03(root, used):
-            yield used
+        with _TensorsOf03(root, use):
+            yield use
     finally:
         for owner, name, previous in saved:
             if previous is _MISSING:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import difflib
 import io
 import json
 import math
@@ -48,7 +49,7 @@ import torch
 
 from gradlint.rules import ALL_MIGRATIONS, presets
 from legacy_constructs import legacy_constructs
-from legacy_shim import legacy_semantics
+from legacy_shim import LegacyUse, legacy_semantics, project_stack
 from support import ROOT
 
 EXAMPLES = ROOT / "examples" / "legacy"
@@ -78,6 +79,7 @@ class Project:
 
 
 SCALAR = frozenset({"scalar index"})
+VOLATILE = SCALAR | {"volatile"}
 PROJECTS = (
     Project("char_rnn", "char_rnn.py", 25, frozenset({".data[0]"}), SCALAR | {"0-dim target"}),
     Project(
@@ -88,10 +90,10 @@ PROJECTS = (
         SCALAR | {"old-style Function"},
     ),
     Project("dcgan", "dcgan.py", 25, frozenset({"legacy tensor type check", "Variable(...) call"}), SCALAR),
-    Project("gan", "gan.py", 25, frozenset({"volatile= argument", ".data[0]"}), SCALAR),
+    Project("gan", "gan.py", 25, frozenset({"volatile= argument", ".data[0]"}), VOLATILE),
     Project("manual_sgd", "manual_sgd.py", 25, frozenset({"Variable(...) call", ".data[0]"}), SCALAR),
-    Project("mnist_classifier", "mnist_classifier.py", 25, frozenset({"volatile= argument", ".data[0]"}), SCALAR),
-    Project("regression", "regression.py", 25, frozenset({"volatile= argument", "isinstance(x, Variable)"}), SCALAR),
+    Project("mnist_classifier", "mnist_classifier.py", 25, frozenset({"volatile= argument", ".data[0]"}), VOLATILE),
+    Project("regression", "regression.py", 25, frozenset({"volatile= argument", "isinstance(x, Variable)"}), VOLATILE),
     Project("reinforce", "reinforce.py", 25, frozenset({".data[0]"}), SCALAR),
     Project("rnn_sequence", "rnn_sequence.py", 25, frozenset({"isinstance(x, Variable)", ".data[0]"}), SCALAR),
     Project("seq2seq", "seq2seq.py", 25, frozenset({"Variable(...) call", ".data[0]"}), SCALAR),
@@ -100,7 +102,7 @@ PROJECTS = (
         "text_classifier/train.py",
         25,
         frozenset({"Variable import", "Variable(...) call", "volatile= argument"}),
-        SCALAR,
+        VOLATILE,
     ),
     Project("time_sequence", "time_sequence.py", 4, frozenset({".numpy()[0]"}), frozenset({"scalar numpy"})),
     Project(
@@ -108,7 +110,7 @@ PROJECTS = (
         "vae.py",
         25,
         frozenset({"volatile= argument", ".data[0]"}),
-        SCALAR,
+        VOLATILE,
         warns=("size_average and reduce args will be deprecated",),
     ),
     Project(
@@ -116,7 +118,7 @@ PROJECTS = (
         "word_language_model.py",
         25,
         frozenset({"type(x) == Variable", "[0] of a running sum", "volatile= argument"}),
-        SCALAR | {"Variable type"},
+        VOLATILE | {"Variable type"},
         warns=("clip_grad_norm is now deprecated", r"This overload of add_ is deprecated"),
     ),
 )
@@ -134,9 +136,11 @@ class Outcome:
     error: str | None
     output: str
     warnings: list[str]
-    legacy_used: Counter = field(default_factory=Counter)
+    legacy: LegacyUse = field(default_factory=LegacyUse)
     # `.detach()` call sites in the project's files: (file, line) -> [calls, calls on a value with history]
     detaches: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    # Project call stacks ((file, line), ... outermost first) of the operations that built a graph.
+    graph_stacks: set = field(default_factory=set)
 
 
 def has_history(tensor: torch.Tensor) -> bool:
@@ -166,6 +170,22 @@ def recorded_detaches(root: Path, sites: dict):
         torch.Tensor.detach = original
 
 
+class GraphRecorder(torch.overrides.TorchFunctionMode):
+    """Records the project call stack of every operation whose result joins a graph."""
+
+    def __init__(self, root: Path, stacks: set):
+        super().__init__()
+        self.root = str(root.resolve())
+        self.stacks = stacks
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        outputs = result if isinstance(result, (list, tuple)) else (result,)
+        if any(isinstance(output, torch.Tensor) and output.grad_fn is not None for output in outputs):
+            self.stacks.add(project_stack(self.root, sys._getframe(1)))
+        return result
+
+
 def run_project(root: Path, project: Project, *, legacy: bool, steps: int | None = None) -> Outcome:
     """`main(steps)` of a copy of the project under `root`, with 0.3 semantics if `legacy`."""
     script = root / project.script
@@ -176,7 +196,9 @@ def run_project(root: Path, project: Project, *, legacy: bool, steps: int | None
     try:
         with contextlib.ExitStack() as stack:
             if legacy:
-                outcome.legacy_used = stack.enter_context(legacy_semantics(root))
+                outcome.legacy = stack.enter_context(legacy_semantics(root))
+            else:
+                stack.enter_context(GraphRecorder(root, outcome.graph_stacks))
             stack.enter_context(recorded_detaches(root, outcome.detaches))
             caught = stack.enter_context(warnings.catch_warnings(record=True))
             warnings.simplefilter("always")
@@ -193,6 +215,18 @@ def run_project(root: Path, project: Project, *, legacy: bool, steps: int | None
                 del sys.modules[name]
     outcome.output = stdout.getvalue()
     return outcome
+
+
+def original_lines(original: str, migrated: str) -> dict[int, int]:
+    """Line numbers of the migrated text mapped to the original's, aligning the stripped lines
+    (a fix re-indents the lines it wraps in `with torch.no_grad():`)."""
+    old = [line.strip() for line in original.splitlines()]
+    new = [line.strip() for line in migrated.splitlines()]
+    mapping = {}
+    for _tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        for j in range(j1, j2):
+            mapping[j + 1] = i1 + min(j - j1, max(i2 - i1 - 1, 0)) + 1
+    return mapping
 
 
 def bits(values) -> list[str]:
@@ -371,12 +405,13 @@ def test_original_trains_with_the_legacy_semantics_it_declares(name, runs):
     assert_ran(reference, "the original under legacy_shim")
     assert len(reference.values) >= 10 and all(math.isfinite(value) for value in reference.values)
     assert trains(reference.values), reference.values
-    assert set(reference.legacy_used) == project.needs
+    assert set(reference.legacy.counts) == project.needs
+    assert bool(reference.legacy.volatile_stacks) == ("volatile" in project.needs)
 
 
 def test_every_piece_of_the_legacy_shim_is_needed(runs):
-    used = set().union(*(runs["original", name].legacy_used for name in NAMES))
-    assert used == {"scalar index", "scalar numpy", "Variable type", "old-style Function", "0-dim target"}
+    used = set().union(*(runs["original", name].legacy.counts for name in NAMES))
+    assert used == {"scalar index", "scalar numpy", "volatile", "Variable type", "old-style Function", "0-dim target"}
 
 
 def test_check_on_the_originals_reports_migration_findings_only_and_gl102_at_every_volatile(original_findings):
@@ -409,7 +444,7 @@ def test_legacy_shim_acts_on_the_project_code_only_and_is_undone(tmp_path):
     module.write_text("def first(x):\n    return x[0]\n", encoding="utf-8")
     first = runpy.run_path(str(module))["first"]
     loss = torch.tensor(0.25)
-    with legacy_semantics(tmp_path) as used:
+    with legacy_semantics(tmp_path) as use:
         assert first(loss) == 0.25 and type(first(loss)) is float
         assert type(first(torch.tensor([3]))) is int
         assert isinstance(first(torch.tensor([1.0, 2.0])), torch.Tensor)  # a real vector
@@ -417,7 +452,7 @@ def test_legacy_shim_acts_on_the_project_code_only_and_is_undone(tmp_path):
         assert isinstance(torch.tensor([1.0])[0], torch.Tensor)  # code outside the project
         assert torch.tensor(0.5).numpy().shape == ()
         assert type(torch.ones(1)) == torch.autograd.Variable  # noqa: E721 (the 0.3 idiom under test)
-    assert used == Counter({"scalar index": 3, "Variable type": 1})
+    assert use.counts == Counter({"scalar index": 3, "Variable type": 1})
     with pytest.raises(IndexError):
         first(loss)
     assert type(torch.ones(1)) != torch.autograd.Variable  # noqa: E721
@@ -454,9 +489,9 @@ def test_legacy_shim_gives_a_zero_dim_class_target_its_legacy_shape():
     scores, targets = torch.randn(1, 5), torch.tensor([4, 2])
     with pytest.raises(ValueError):
         criterion(scores, targets[0])
-    with legacy_semantics(ROOT / "examples") as used:
+    with legacy_semantics(ROOT / "examples") as use:
         assert torch.equal(criterion(scores, targets[0]), criterion(scores, targets[0:1]))
-    assert used == Counter({"0-dim target": 1})
+    assert use.counts == Counter({"0-dim target": 1})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -499,6 +534,22 @@ def test_complete_migration_detaches_only_values_with_history(name, runs):
     assert_ran(migrated, "the completely migrated project")
     needless = {site: calls for site, (calls, with_history) in migrated.detaches.items() if not with_history}
     assert needless == {}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_complete_migration_builds_no_graph_where_the_original_was_volatile(name, runs, originals, migrated):
+    """`volatile=True` keeps its intent: no operation that ran volatile in the original (same
+    call stack, lines mapped back to the original's) joins a graph after the migration."""
+    migrated_run = runs[COMPLETE, name]
+    assert_ran(migrated_run, "the completely migrated project")
+    root = migrated[COMPLETE].root
+    mappings = {
+        file: original_lines((originals / file).read_text(encoding="utf-8"), (root / file).read_text(encoding="utf-8"))
+        for file in {file for stack in migrated_run.graph_stacks for file, _ in stack}
+    }
+    graph_stacks = {tuple((file, mappings[file][line]) for file, line in stack) for stack in migrated_run.graph_stacks}
+    volatile_stacks = runs["original", name].legacy.volatile_stacks
+    assert sorted(volatile_stacks & graph_stacks) == []
 
 
 @pytest.mark.parametrize("name", NAMES)
