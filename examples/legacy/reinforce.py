@@ -38,7 +38,8 @@ class Corridor(object):
         return self.observation()
 
     def step(self, action):
-        assert isinstance(action, int) and 0 <= action < self.n_actions, "invalid action %r" % (action,)
+        assert isinstance(action, int) and 0 <= action < self.n_actions, \
+            "invalid action %r" % (action,)
         self.steps += 1
         if action == 1:
             self.position += 1

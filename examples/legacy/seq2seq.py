@@ -1,6 +1,6 @@
-"""A sequence to sequence network that learns to reverse short strings of digits 0-4, written the PyTorch
-0.3 way (the classic GRU encoder-decoder tutorial: one token at a time, teacher forcing chosen at
-random per pair, greedy decoding from `topk`)."""
+"""A sequence to sequence network that learns to reverse short strings of the digits 0-4, written
+the PyTorch 0.3 way (the classic GRU encoder-decoder tutorial: one token at a time, teacher
+forcing chosen at random per pair, greedy decoding from `topk`)."""
 
 import random
 

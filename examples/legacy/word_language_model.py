@@ -44,7 +44,8 @@ class Corpus(object):
 
     @staticmethod
     def sentences(rng, n):
-        return [" ".join([rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(OBJECTS)]) for _ in range(n)]
+        return [" ".join([rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(OBJECTS)])
+                for _ in range(n)]
 
     def tokenize(self, lines):
         words = []
