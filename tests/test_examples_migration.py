@@ -5,18 +5,20 @@ it) with a `main(steps)` that trains on synthetic data and returns one number pe
 better (a loss; episode lengths for REINFORCE; a distance to the data for the DCGAN).
 
 The reference numbers are those of the original code: it runs under `legacy_shim`, which gives
-back the few 0.3 meanings torch 2.13 rejects (`[0]` of a one-element value is its number, every
-tensor type "is" a Variable, old-style Functions are callable, a 0-dim class target has shape
-(1,)) and nothing else. Each project declares which of them its original needs.
+back the few 0.3 meanings torch 2.13 rejects or ignores (`[0]` of a one-element value is its
+number, nothing computed from a volatile value builds a graph, every tensor type "is" a Variable,
+old-style Functions are callable, a 0-dim class target has shape (1,)) and nothing else. Each
+project declares which of them its original needs.
 
 Copies of the tree are migrated through the installed command line, the whole tree in one run (so
 model.py and train.py are fixed together), and fixed a second time:
 
 * the complete migration, `gradlint fix --migrate --unsafe-fixes`, must give projects that run on
   plain torch 2.13, train, reproduce the reference numbers bit for bit, hold none of the 0.3
-  constructs (counted by `legacy_constructs`, an AST scan that does not use gradlint), warn only
-  about deprecated APIs outside the migration, never `.detach()` a value that has no history
-  (recorded at run time), and leave nothing for `gradlint check`;
+  constructs (counted by `legacy_constructs`, an AST scan that does not use gradlint), build no
+  graph where the original was volatile, warn only about deprecated APIs outside the migration,
+  never `.detach()` a value that has no history (recorded at run time), and leave nothing for
+  `gradlint check`;
 * the safe migration, `gradlint fix --migrate`, must not change a number: its result, run under
   the same shim as the original, reproduces the reference bit for bit; what it leaves is what
   needs `--unsafe-fixes` or a person, and `gradlint check` and the fix summary report all of it;
