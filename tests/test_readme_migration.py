@@ -1,0 +1,30 @@
+"""README's migration example: the "after" block is exactly what the complete migration writes
+from the "before" block, and nothing is left to report on it."""
+
+from __future__ import annotations
+
+import re
+
+from support import ROOT
+
+HEADING = "### Migrating PyTorch 0.3 code"
+
+
+def python_blocks(heading: str) -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(f"\n{heading}\n") + len(heading) + 2 :]
+    following = re.search(r"^#{1,3} ", section, flags=re.MULTILINE)
+    section = section[: following.start()] if following else section
+    return re.findall(r"^```python\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
+
+
+def test_the_after_block_is_what_the_migration_writes(run_script, tmp_path):
+    before, after = python_blocks(HEADING)[:2]
+    script = tmp_path / "train.py"
+    script.write_text(before, encoding="utf-8")
+    legacy = run_script("check", "--select", "GL", "train.py")
+    assert legacy.returncode == 1 and b"GL101" in legacy.stdout
+    migration = run_script("fix", "--migrate", "--unsafe-fixes", "train.py")
+    assert migration.returncode == 0, migration.stdout.decode()
+    assert script.read_text(encoding="utf-8") == after
+    assert run_script("check", "--select", "GL", "train.py").returncode == 0
