@@ -371,3 +371,13 @@ def test_per_file_ignores_apply_to_the_stdin_filename(run_cli, tmp_path):
     assert checked.exit_code == 0
     assert run_cli("fix", "-", "--stdin-filename", "legacy/a.py", input=LEGACY).output == LEGACY
     assert run_cli("fix", "-", "--stdin-filename", "src/a.py", input=LEGACY).output == "x = t.detach()\n"
+
+
+def test_fix_summary_names_the_fix_a_finding_waits_for(run_cli, tmp_path):
+    write(
+        tmp_path / "a.py",
+        "from torch.autograd import Variable\n\n\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
+    )
+    result = run_cli("fix", "--select", "GL101,GL102", "a.py")
+    assert "GL101  variable-call                  1 fixed after GL102's fix" in result.output
+    assert "GL102  volatile-flag                  1 fixable with `--unsafe-fixes` (review them)" in result.output

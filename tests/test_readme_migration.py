@@ -28,3 +28,14 @@ def test_the_after_block_is_what_the_migration_writes(run_script, tmp_path):
     assert migration.returncode == 0, migration.stdout.decode()
     assert script.read_text(encoding="utf-8") == after
     assert run_script("check", "--select", "GL", "train.py").returncode == 0
+
+
+def test_the_summary_shown_is_what_the_safe_migration_prints(run_script, tmp_path):
+    before = python_blocks(HEADING)[0]
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"^```\n(Fixed \d+ errors?, .*?)^```$", text, flags=re.MULTILINE | re.DOTALL).group(1)
+    (tmp_path / "train.py").write_text(before, encoding="utf-8")
+    migration = run_script("fix", "--migrate", "train.py")
+    assert migration.returncode == 1
+    printed = migration.stdout.decode()
+    assert printed[printed.index("Fixed ") :] == shown

@@ -82,20 +82,35 @@ def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled:
     rows = [head + ":"]
     for code, count in sorted(counts.items()):
         of_rule = [finding for finding in remaining if finding.code == code]
-        rows.append(f"{count:>5}  {code}  {rule_by_code(code).name:<30} {_what_it_takes(of_rule, unsafe_enabled)}")
+        rows.append(f"{count:>5}  {code}  {rule_by_code(code).name:<30} {_what_it_takes(of_rule, remaining, unsafe_enabled)}")
     return "".join(row + "\n" for row in rows)
 
 
-def _what_it_takes(findings: Sequence[Finding], unsafe_enabled: bool) -> str:
+def _what_it_takes(findings: Sequence[Finding], remaining: Sequence[Finding], unsafe_enabled: bool) -> str:
     """The next step for one rule's remaining findings, most automatic first."""
     safe = sum(1 for finding in findings if finding.has_safe_fix)
     unsafe = sum(1 for finding in findings if finding.fix is not None and not finding.has_safe_fix)
-    manual = len(findings) - safe - unsafe
+    unfixed = [finding for finding in findings if finding.fix is None]
+    waiting = Counter(code for finding in unfixed if (code := _overlapping_fix(finding, remaining)) is not None)
+    manual = len(unfixed) - sum(waiting.values())
     steps = []
     if safe or (unsafe and unsafe_enabled):
         steps.append(f"{safe + (unsafe if unsafe_enabled else 0)} blocked by other edits: run `gradlint fix` again")
     if unsafe and not unsafe_enabled:
         steps.append(f"{unsafe} fixable with `--unsafe-fixes` (review them)")
+    for code, count in sorted(waiting.items()):
+        steps.append(f"{count} fixed after {code}'s fix")
     if manual:
         steps.append(f"{manual} need{'s' if manual == 1 else ''} a person (no automatic fix)")
     return "; ".join(steps)
+
+
+def _overlapping_fix(finding: Finding, remaining: Sequence[Finding]) -> Optional[str]:
+    """The code of another rule's fixable finding on the same code as `finding` (which has no fix
+    while that one stands, e.g. a `Variable(...)` call waiting for its `volatile=` to go)."""
+    for other in remaining:
+        if other is finding or other.fix is None or other.path != finding.path or other.code == finding.code:
+            continue
+        if other.location < finding.end_location and finding.location < other.end_location:
+            return other.code
+    return None
