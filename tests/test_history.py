@@ -93,6 +93,7 @@ FREE_IN_LOOP = {
     ),
     "max indices": "def f(model, x):\n    probe = torch.max(model(x), 1)[1]\n",
     "method max indices": "def f(model, x):\n    probe = model(x).max(dim=1)[1]\n",
+    "constructor of a list": "def f(r):\n    probe = torch.Tensor([r])\n",
     "argmax": "def f(model, x):\n    probe = model(x).argmax(1)\n",
 }
 NOT_FREE_IN_LOOP = {

@@ -483,11 +483,10 @@ class _Proof:
             return not _requests_grad(call)
         if qualified in INTEGER_CONSTRUCTORS:
             return True  # an integer tensor never carries history
-        if qualified in INTEGER_CONSTRUCTORS:
-            return True  # an integer tensor never carries history
         if qualified in LEGACY_CONSTRUCTORS:
-            # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it.
-            return self._arguments(call, depth)
+            # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it,
+            # while a list is copied (`torch.Tensor([loss])` has no history).
+            return all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
         if qualified.startswith("numpy."):
             return True
         if not qualified.startswith("torch.") or (
