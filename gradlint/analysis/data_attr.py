@@ -261,6 +261,10 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
     return False
 
 
+# `in` tries identity before equality: `x in seen` may hold where `x.data in seen` does not.
+_BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
 def _compares_identity(parent: cst.CSTNode, grandparent: Optional[cst.CSTNode]) -> bool:
     comparison = parent if type(parent) is cst.Comparison else grandparent
-    return type(comparison) is not cst.Comparison or any(type(t.operator) in (cst.Is, cst.IsNot) for t in comparison.comparisons)
+    return type(comparison) is not cst.Comparison or any(type(t.operator) in _BY_IDENTITY for t in comparison.comparisons)

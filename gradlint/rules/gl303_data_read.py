@@ -183,6 +183,20 @@ class DataRead(Rule):
             x.detach().cpu().add_(1)
             """,
         ),
+        Invalid(  # `in` and `is` see the object itself
+            """
+            import torch
+            x = torch.zeros(3)
+            found = x.data in seen
+            same = x.data is x
+            """,
+            """
+            import torch
+            x = torch.zeros(3)
+            found = x.detach() in seen
+            same = x.detach() is x
+            """,
+        ),
         Invalid(  # metadata-only in-place ops change the `.data` object, not `m.weight`: same with detach()
             "m.weight.data.resize_(5)\n",
             "m.weight.detach().resize_(5)\n",
