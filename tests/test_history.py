@@ -84,3 +84,46 @@ def test_may_carry_history(source):
 def test_identity_observed(line, observed):
     context, _, scope = last_value(f"import torch\ndef f(x, g):\n    y = x\n    {line}\n    probe = y\n")
     assert context.history.identity_observed({"y"}, scope) is observed
+
+
+FREE_IN_LOOP = {
+    "another loop reuses the name": ("for step, (x, y) in enumerate(train_loader):\n    probe = x\nfor x, y in zip(X, Y):\n    print(x)\n"),
+    "a nested function's own x": (
+        "class Net:\n    def forward(self, x):\n        x = self.conv(x)\n        return x\nfor x, y in train_loader:\n    probe = x\n"
+    ),
+    "max indices": "def f(model, x):\n    probe = torch.max(model(x), 1)[1]\n",
+    "method max indices": "def f(model, x):\n    probe = model(x).max(dim=1)[1]\n",
+    "constructor of a list": "def f(r):\n    probe = torch.Tensor([r])\n",
+    "argmax": "def f(model, x):\n    probe = model(x).argmax(1)\n",
+}
+NOT_FREE_IN_LOOP = {
+    "rebound in the loop body": "def f(loader, model):\n    for x in loader:\n        x = model(x)\n        probe = x\n",
+    "element-wise max": "def f(a, b):\n    probe = torch.max(a, b)[1]\n",
+    "max without a dimension": "def f(a):\n    probe = a.max()[1]\n",
+    "flag set in the loop": "def f(loader):\n    for x in loader:\n        x.requires_grad_()\n        probe = x\n",
+}
+
+
+def probe_value(source: str) -> tuple[FileContext, cst.BaseExpression, cst.CSTNode]:
+    """The context, the value of `probe = ...` and its scope (a function or the module)."""
+    text = "import torch\n" + source
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    functions = [node for node in descendants(module) if isinstance(node, cst.FunctionDef)]
+    for node in descendants(module):
+        if isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "probe":
+            around = [f for f in functions if any(n is node for n in descendants(f))]
+            return context, node.value, around[-1] if around else module
+    raise AssertionError("no probe")
+
+
+@pytest.mark.parametrize("source", FREE_IN_LOOP.values(), ids=FREE_IN_LOOP.keys())
+def test_history_free_where_read(source):
+    context, value, scope = probe_value(source)
+    assert context.history.is_history_free(value, scope)
+
+
+@pytest.mark.parametrize("source", NOT_FREE_IN_LOOP.values(), ids=NOT_FREE_IN_LOOP.keys())
+def test_may_carry_history_where_read(source):
+    context, value, scope = probe_value(source)
+    assert not context.history.is_history_free(value, scope)

@@ -171,3 +171,100 @@ def is_plain_data_read(context: FileContext, stack: Sequence[cst.CSTNode]) -> bo
             # Inside a write through `.data`, whose fix rewrites the whole statement.
             return inplace_data_update(context, ancestor) is None and data_assignment(context, ancestor) is None
     return True
+
+
+# The tensor's metadata: the same through `.data` as on the tensor itself, whatever its history.
+_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "layout", "is_sparse"})
+_METADATA_METHODS = frozenset(
+    {"size", "dim", "ndimension", "numel", "nelement", "get_device", "element_size", "stride", "is_contiguous", "is_floating_point"}
+)
+# Methods whose result is a plain value or a new tensor object, never the receiver: on a tensor
+# without history, `x.m()` gives what `x.data.m()` gives.
+_NEW_VALUE_METHODS = frozenset(
+    {
+        "numpy",
+        "tolist",
+        "item",
+        "sum",
+        "mean",
+        "std",
+        "var",
+        "norm",
+        "prod",
+        "max",
+        "min",
+        "argmax",
+        "argmin",
+        "abs",
+        "exp",
+        "log",
+        "sqrt",
+        "clone",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "squeeze",
+        "unsqueeze",
+        "view",
+        "view_as",
+        "reshape",
+        "flatten",
+        "t",
+        "permute",
+        "transpose",
+        "sort",
+        "topk",
+        "cumsum",
+    }
+)
+# May return the receiver itself (`x.cpu()` of a CPU tensor): followed to what consumes them.
+_CONVERSIONS = frozenset({"cpu", "cuda", "to", "float", "double", "half", "long", "int", "byte", "bool", "type", "contiguous"})
+
+
+def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
+    """The `x.data` at the end of `stack` can be `x` itself: what consumes it reads only metadata
+    (`x.data.size()`, `x.data.shape`), or `x` has no history and the consumer makes a new value
+    (`x.data.numpy()`, `x.data.cpu().numpy()`, `x.data * 2`), so no code sees the object it was
+    given: not its identity, its flags, or its version counter (an in-place method would now
+    count on `x`)."""
+    receiver = data_receiver(stack[-1])
+    index = len(stack) - 1
+    while index >= 1:
+        node, parent = stack[index], stack[index - 1]
+        if type(parent) is cst.Attribute and parent.value is node:
+            call = stack[index - 2] if index >= 2 else None
+            attribute = parent.attr.value
+            if type(call) is not cst.Call or call.func is not parent:
+                return attribute in _METADATA_ATTRIBUTES and not any(type(a) in (cst.AssignTarget, cst.Del) for a in stack[: index - 1])
+            if attribute in _METADATA_METHODS:
+                return True
+            if attribute in _CONVERSIONS:
+                index -= 2
+                continue
+            return attribute in _NEW_VALUE_METHODS and context.is_history_free(receiver)
+        if type(parent) in (cst.BinaryOperation, cst.UnaryOperation) or (
+            type(parent) in (cst.Comparison, cst.ComparisonTarget)
+            and not _compares_identity(parent, stack[index - 2] if index >= 2 else None)
+        ):
+            return context.is_history_free(receiver)
+        if type(parent) is cst.Arg and parent.keyword is None and index >= 2:
+            # An operand of a method making a new value: `predicted.eq(target.data)`.
+            call = stack[index - 2]
+            method = call.func.attr.value if type(call) is cst.Call and type(call.func) is cst.Attribute else None
+            qualified = context.qualified_name(call.func) if method is not None else None
+            in_torch = qualified is None or qualified.startswith("torch.")  # a tensor's method or torch's
+            return method in _NEW_VALUE_METHODS and in_torch and context.is_history_free(receiver)
+        return False
+    return False
+
+
+# `in` tries identity before equality: `x in seen` may hold where `x.data in seen` does not.
+_BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+
+
+def _compares_identity(parent: cst.CSTNode, grandparent: Optional[cst.CSTNode]) -> bool:
+    comparison = parent if type(parent) is cst.Comparison else grandparent
+    return type(comparison) is not cst.Comparison or any(type(t.operator) in _BY_IDENTITY for t in comparison.comparisons)

@@ -44,8 +44,29 @@ INTEGER_CONSTRUCTORS = frozenset(
 # Whatever the receiver, the result has no history (a new object, a Python value, or an
 # integer or bool tensor, which can never require grad).
 _CUTS_HISTORY = frozenset(
-    {"detach", "item", "tolist", "numpy", "size", "dim", "numel", "data_ptr", "stride", "long", "int", "short", "byte", "char", "bool"}
+    {
+        "detach",
+        "item",
+        "tolist",
+        "numpy",
+        "size",
+        "dim",
+        "numel",
+        "data_ptr",
+        "stride",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "char",
+        "bool",
+        "argmax",
+        "argmin",
+        "multinomial",
+    }
 )
+# `values, indices = x.max(1)`: the item at 1 of these results is an integer index tensor.
+_INDEX_PAIRS = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "median"})
 # Methods whose result can be the receiver itself (`x.float()` on a float tensor is `x`).
 SELF_RETURNING = frozenset(
     {
@@ -355,7 +376,13 @@ class _Proof:
         if kind in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString):
             return True
         if kind is cst.Name:
-            return node.value in ("True", "False", "None") or self._name(node.value, depth)
+            if node.value in ("True", "False", "None"):
+                return True
+            loop = self._binding_loop(node)
+            if loop is not None:
+                iterable, path = loop
+                return self._iterates_history_free(iterable, depth, path) and not self._gains_history(node.value, depth)
+            return self._name(node.value, depth)
         if kind is cst.Attribute:
             if node.attr.value == "data":
                 return self.evidence.is_tensor_data(node, self.scope)
@@ -369,7 +396,7 @@ class _Proof:
             return self._call(node, depth)
         if kind is cst.Subscript:
             # Indices never carry history into the result; only the indexed value can.
-            return self.free(node.value, depth + 1)
+            return self._indices_of_pair(node) or self.free(node.value, depth + 1)
         if kind is cst.BinaryOperation:
             return self.free(node.left, depth + 1) and self.free(node.right, depth + 1)
         if kind is cst.UnaryOperation:
@@ -383,6 +410,34 @@ class _Proof:
         if kind in (cst.List, cst.Tuple):
             return all(type(e) is cst.Element and self.free(e.value, depth + 1) for e in node.elements)
         return False
+
+    def _indices_of_pair(self, node: cst.Subscript) -> bool:
+        """`torch.max(out, 1)[1]`, `out.max(1)[1]`, `x.topk(k)[1]`: integer indices, which never
+        require grad (not `torch.max(a, b)[1]`, a row of the element-wise maximum)."""
+        call = node.value
+        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index or type(call) is not cst.Call:
+            return False
+        index = node.slice[0].slice.value
+        if type(index) is not cst.Integer or index.value != "1":
+            return False
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is not None:
+            method, arguments = qualified.removeprefix("torch."), call.args[1:]
+            if method == qualified:
+                return False
+        elif type(call.func) is cst.Attribute:
+            method, arguments = call.func.attr.value, call.args
+        else:
+            return False
+        if method not in _INDEX_PAIRS:
+            return False
+        if method in ("max", "min"):  # a pair only with a dimension
+            return any(
+                (arg.keyword is None and type(arg.value) in (cst.Integer, cst.UnaryOperation))
+                or (arg.keyword is not None and arg.keyword.value == "dim")
+                for arg in arguments[:1]
+            )
+        return True
 
     def _call(self, call: cst.Call, depth: int) -> bool:
         if any(arg.star for arg in call.args):
@@ -428,11 +483,10 @@ class _Proof:
             return not _requests_grad(call)
         if qualified in INTEGER_CONSTRUCTORS:
             return True  # an integer tensor never carries history
-        if qualified in INTEGER_CONSTRUCTORS:
-            return True  # an integer tensor never carries history
         if qualified in LEGACY_CONSTRUCTORS:
-            # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it.
-            return self._arguments(call, depth)
+            # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it,
+            # while a list is copied (`torch.Tensor([loss])` has no history).
+            return all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
         if qualified.startswith("numpy."):
             return True
         if not qualified.startswith("torch.") or (
@@ -466,6 +520,35 @@ class _Proof:
             and all(self._unpacks_history_free(value, depth) for value, _ in unpacked)
             and not self._gains_history(name, depth)
         )
+
+    def _binding_loop(self, node: cst.Name) -> Optional[tuple[cst.BaseExpression, tuple[int, ...]]]:
+        """The loop whose target gives `node` (a read in the loop's body) its value: the
+        innermost `for` binding the name, when nothing else in its body binds it. Other bindings
+        of the name in the function (another loop, a later reuse) do not reach this read."""
+        name = node.value
+        if name in self.assumed or name in self.uses.unseen_bindings:
+            return None
+        child, parent = node, self.uses.parent(node)
+        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if type(parent) is cst.For and parent.body is child:
+                paths = [path for target, path in _target_paths(parent.target, ()) if target == name]
+                if not paths:
+                    child, parent = parent, self.uses.parent(parent)
+                    continue
+                if len(paths) == 1 and not self._rebound_in(name, parent.body):
+                    return parent.iter, paths[0]
+                return None
+            child, parent = parent, self.uses.parent(parent)
+        return None
+
+    def _rebound_in(self, name: str, body: cst.CSTNode) -> bool:
+        for occurrence in self.uses.occurrences(name):
+            ancestor = self.uses.parent(occurrence)
+            while ancestor is not None and ancestor is not body:
+                ancestor = self.uses.parent(ancestor)
+            if ancestor is body and (is_binding_position(self.uses, occurrence) or _is_write_target(self.uses, occurrence)):
+                return True
+        return False
 
     def _bound_here(self, name: str) -> bool:
         bindings = self.bindings
@@ -600,6 +683,29 @@ class _ScopeUses:
                 self._parents[id(child)] = node
                 pending.append(child)
             self._note(node)
+        self._drop_shadowed()
+
+    def _drop_shadowed(self) -> None:
+        """A name a nested function binds for itself (a parameter, an assignment) is another
+        variable there: `x` in `def forward(self, x): return x` is not the outer `x`."""
+        local_names: dict[int, set[str]] = {}
+        for name, occurrences in self._occurrences.items():
+            kept = []
+            for occurrence in occurrences:
+                function = self._enclosing_nested_function(occurrence)
+                if function is not None and id(function) not in local_names:
+                    local_names[id(function)] = _local_names(function)
+                if function is None or name not in local_names[id(function)]:
+                    kept.append(occurrence)
+            occurrences[:] = kept
+
+    def _enclosing_nested_function(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        parent = self._parents.get(id(node))
+        while parent is not None:
+            if type(parent) in (cst.FunctionDef, cst.Lambda):
+                return parent
+            parent = self._parents.get(id(parent))
+        return None
 
     def _note(self, node: cst.CSTNode) -> None:
         kind = type(node)
@@ -682,6 +788,29 @@ class _ScopeUses:
                     found.add(other)
                     changed = True
         return found
+
+
+def _local_names(function: cst.CSTNode) -> set[str]:
+    """The names a function or lambda binds for itself: parameters and the targets of its own
+    assignments and loops, less those it declares `global` or `nonlocal`."""
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    names.update(star.name.value for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))
+    if type(function) is cst.Lambda:
+        return names
+    declared: set[str] = set()
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if kind in (cst.Global, cst.Nonlocal):
+            declared.update(item.name.value for item in node.names)
+        if kind in (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign):
+            names.update(name for name, _ in _target_paths(node.target, ()))
+        pending.extend(iter_children(node))
+    return names - declared
 
 
 def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.ClassDef]:

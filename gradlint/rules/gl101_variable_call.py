@@ -57,7 +57,10 @@ class VariableCall(Rule):
     `torch.from_numpy`, numpy, a literal, a value computed only from those, a conversion or view
     of one (`.cuda()`, `.float()`, `.to()`, `.view()`...), `x.detach()`, an integer tensor, and a
     name every binding of which in the function is one of those (module constants, `self`
-    attributes and the results of this file's functions are followed the same way). `Variable(h.data)` becomes `h.detach()`: the same
+    attributes and the results of this file's functions are followed the same way; a loop's
+    target read in the loop's body, where nothing rebinds it, is the loop's item, whatever the name
+    holds elsewhere in a script; a nested function's parameters and locals of the same name are
+    other variables). `Variable(h.data)` becomes `h.detach()`: the same
     leaf, which shares `h`'s version counter, so an in-place change while a graph needs `h` raises
     instead of corrupting the gradient silently (as GL303 rewrites `.data`). Elsewhere the exact
     form `t.detach()` is kept, and never twice. `Variable(t)` is a new tensor object, so dropping
@@ -147,6 +150,30 @@ class VariableCall(Rule):
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
             fix_title="Replace with `t.detach()`",
+        ),
+        # In a script, another loop reusing the name or a method's own `x` does not matter.
+        Invalid(
+            """
+            from torch.autograd import Variable
+            class Net(nn.Module):
+                def forward(self, x):
+                    x = self.conv(x)
+                    return x
+            for step, (x, y) in enumerate(train_loader):
+                b_x = Variable(x)
+            for x, y in zip(xs, ys):
+                print(x)
+            """,
+            """
+            class Net(nn.Module):
+                def forward(self, x):
+                    x = self.conv(x)
+                    return x
+            for step, (x, y) in enumerate(train_loader):
+                b_x = x
+            for x, y in zip(xs, ys):
+                print(x)
+            """,
         ),
         # A loader's batch carries no history: the rebinding goes, with its line.
         Invalid(

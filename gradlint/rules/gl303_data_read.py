@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.data_attr import is_plain_data_read, is_tensor_data
+from gradlint.analysis.data_attr import data_is_redundant, is_plain_data_read, is_tensor_data
 from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
@@ -41,6 +41,16 @@ class DataRead(Rule):
     Safe: `.data` becomes `.detach()` (`x.grad.data` becomes `x.grad`, which needs neither). The
     values, storage, dtype and `requires_grad=False` are the same; the only change is that an
     illegal in-place mutation now raises instead of silently corrupting gradients.
+
+    `.data` is simply dropped where `.detach()` would add nothing: a metadata read of any tensor
+    (`x.data.size()`, `.shape`, `.dim()`, `.numel()`, `.dtype`, `.device`, `.is_cuda`), and a value
+    that provably carries no history (a factory's tensor, a loader's batch, the indices of
+    `torch.max(out, 1)[1]`: see the history fact of GL101) consumed by something that makes a
+    new value (`.numpy()`, `.tolist()`, `.item()`, reductions, views, arithmetic, also after
+    `.cpu()`/`.to()`/`.float()`). There `x` and `x.detach()` give the same values, flags and
+    version counter, and no code sees the object itself. A conversion whose result is kept
+    (`y = x.data.cpu()`, which may be `x` itself) and in-place methods keep `.detach()`, as does
+    a value that may carry history (a model output, a parameter).
 
     ## Known limits
     Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
@@ -133,6 +143,60 @@ class DataRead(Rule):
             nn.init.normal_(m.weight.data, 0.0, m.bias.detach().std())
             """,
         ),
+        Invalid(  # metadata is the same through `.data` for any tensor
+            "n = list(m.weight.data.size()) + [output.data.shape[0], output.data.dim()]\n",
+            "n = list(m.weight.size()) + [output.shape[0], output.dim()]\n",
+        ),
+        Invalid(  # values without history consumed by a new value: no `.detach()` needed
+            """
+            import torch
+            x = torch.linspace(-1, 1, 100)
+            a = x.data.numpy()
+            b = x.data.cpu().tolist()
+            c = x.data * 2
+            def predict(model, images):
+                out = model(images)
+                return torch.max(out, 1)[1].data.squeeze(), out.data.numpy()
+            """,
+            """
+            import torch
+            x = torch.linspace(-1, 1, 100)
+            a = x.numpy()
+            b = x.cpu().tolist()
+            c = x * 2
+            def predict(model, images):
+                out = model(images)
+                return torch.max(out, 1)[1].squeeze(), out.detach().numpy()
+            """,
+        ),
+        Invalid(  # the kept result of a conversion may be `x` itself; an in-place method counts on `x`
+            """
+            import torch
+            x = torch.zeros(3)
+            y = x.data.cpu()
+            x.data.cpu().add_(1)
+            """,
+            """
+            import torch
+            x = torch.zeros(3)
+            y = x.detach().cpu()
+            x.detach().cpu().add_(1)
+            """,
+        ),
+        Invalid(  # `in` and `is` see the object itself
+            """
+            import torch
+            x = torch.zeros(3)
+            found = x.data in seen
+            same = x.data is x
+            """,
+            """
+            import torch
+            x = torch.zeros(3)
+            found = x.detach() in seen
+            same = x.detach() is x
+            """,
+        ),
         Invalid(  # metadata-only in-place ops change the `.data` object, not `m.weight`: same with detach()
             "m.weight.data.resize_(5)\n",
             "m.weight.detach().resize_(5)\n",
@@ -143,7 +207,7 @@ class DataRead(Rule):
         if node.attr.value != "data" or not is_tensor_data(self.context, node) or not is_plain_data_read(self.context, self.context.stack):
             return
         receiver = node.value
-        if isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad":
+        if (isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad") or data_is_redundant(self.context, self.context.stack):
             replacement = receiver
         else:
             replacement = method_call_on(receiver, "detach")
