@@ -51,12 +51,12 @@ class FileContext:
 
     @cached_property
     def scalars(self) -> ScalarEvidence:
-        return ScalarEvidence(self.imports, self.scopes, self.tensors)
+        return ScalarEvidence(self.imports, self.scopes, self.tensors, self.module)
 
     @cached_property
     def class_targets(self) -> ClassTargets:
         """Class-index losses fed one element of a target sequence at a time."""
-        return ClassTargets(self.imports, self.scopes)
+        return ClassTargets(self.imports, self.scopes, self.functions)
 
     def is_scalar(self, node: cst.BaseExpression) -> bool:
         return self.scalars.is_scalar(node, self.scope())

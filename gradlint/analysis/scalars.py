@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis.functions import FunctionSummaries
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -40,6 +41,8 @@ LIST_FACTORIES = frozenset(
     {"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.DoubleTensor", "torch.IntTensor"}
 )
 DISTRIBUTIONS = "torch.distributions."
+# `torch.nn` modules named `...Loss` that do not return one number whatever their reduction.
+NON_SCALAR_LOSS_MODULES = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss"})
 # Class-index losses: a `(1, C)` input wants a target of shape `(1,)`.
 CLASS_LOSS_MODULES = frozenset({"torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss"})
 CLASS_LOSS_FUNCTIONS = frozenset({"torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss"})
@@ -136,10 +139,11 @@ def number_use(stack: Sequence[cst.CSTNode]) -> Optional[str]:
 class ScalarEvidence:
     """Which expressions hold one number, asked through `FileContext.scalars`."""
 
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence) -> None:
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, module: Optional[cst.Module] = None) -> None:
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
+        self.module = module
         self._accumulators: dict[tuple[int, str], Optional[Accumulator]] = {}
 
     # -- zero-dim values: losses and full reductions ------------------------------------------
@@ -165,19 +169,33 @@ class ScalarEvidence:
             return qualified.startswith("torch.") and short in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and len(call.args) == 1
         func = call.func
         if isinstance(func, cst.Name):
-            return bool(CRITERION.match(func.value))
+            return bool(CRITERION.match(func.value)) or self._is_reducing_loss_module(func.value, scope)
         if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and not call.args:
             return self.tensors.is_tensor(func.value, scope, depth + 1)
         if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
             return self.is_scalar(func.value, scope, depth + 1)
         return False
 
+    def _is_reducing_loss_module(self, name: str, scope: Optional[Scope]) -> bool:
+        """`distance` bound (here or at module level) to `nn.L1Loss()`: its result is one number
+        unless the module is built with `reduction='none'` / `reduce=False`."""
+        values = self.scopes.values_of(name, scope)
+        if not values and self.module is not None and scope is not self.module:
+            values = self.scopes.values_of(name, self.module)
+        return bool(values) and all(
+            isinstance(value, cst.Call) and _is_loss_module(self.imports.qualified_name(value.func)) and _keeps_reduction(value)
+            for value in values
+        )
+
     def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
         if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
         values = self.scopes.values_of(name, scope)
-        if any(_is_non_tensor_value(value) for value in values):
-            return False
+        tensor_values = [value for value in values if not _is_non_tensor_value(value)]
+        if len(tensor_values) < len(values):
+            # A list gathered then reduced into the same name (`policy_loss = torch.cat(policy_loss).sum()`):
+            # only the evidently 0-dim binding counts, never the name.
+            return bool(tensor_values) and all(self.is_scalar(value, scope, depth + 1) for value in tensor_values)
         if any(self.is_scalar(value, scope, depth + 1) for value in values):
             return True
         return bool(LOSS_VALUE.match(name))
@@ -344,9 +362,10 @@ class ClassTargets:
     """Class-index losses (`CrossEntropyLoss`, `NLLLoss`, `F.cross_entropy`, `F.nll_loss`) fed
     0-dim targets, asked through `FileContext.class_targets`."""
 
-    def __init__(self, imports: ImportMap, scopes: ScopeTable) -> None:
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, functions: Optional[FunctionSummaries] = None) -> None:
         self.imports = imports
         self.scopes = scopes
+        self.functions = functions
 
     def per_element_target(self, call: cst.Call, stack: Sequence[cst.CSTNode]) -> Optional[PerElementTarget]:
         """The per-element target of `call` (at the end of `stack`) when the code says the input
@@ -384,14 +403,33 @@ class ClassTargets:
         bound so in the class's methods."""
         scope = enclosing_scope(stack)
         if isinstance(func, cst.Name):
-            values = self.scopes.values_of(func.value, scope) or self.scopes.values_of(func.value, stack[0])
-        elif isinstance(func, cst.Attribute):
+            return self._names_class_loss(func.value, scope, stack[0], depth=0)
+        if isinstance(func, cst.Attribute):
             values = [value for value, _ in self.scopes.instance_attribute_values(func, scope)]
-        else:
+            return bool(values) and all(self._is_class_loss_value(value) for value in values)
+        return False
+
+    def _names_class_loss(self, name: str, scope: Scope, module: cst.CSTNode, depth: int) -> bool:
+        """`name` is bound in `scope` (or at module level) to a class-index loss module, or is a
+        parameter of `scope` that every call of the function in the file passes such a module."""
+        values = self.scopes.values_of(name, scope) or self.scopes.values_of(name, module)
+        if values:
+            return all(self._is_class_loss_value(value) for value in values)
+        if depth > 2 or self.functions is None or not isinstance(scope, cst.FunctionDef):
             return False
-        return bool(values) and all(
-            isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in CLASS_LOSS_MODULES for value in values
+        sites = self.functions.of(scope).call_sites
+        passed = [_argument_for(site.call, scope, name, method=self.functions.table.class_of(scope) is not None) for site in sites]
+        return bool(passed) and all(
+            self._passes_class_loss(value, site.scope or module, module, depth) for value, site in zip(passed, sites)
         )
+
+    def _passes_class_loss(self, value: Optional[cst.BaseExpression], scope: Scope, module: cst.CSTNode, depth: int) -> bool:
+        if isinstance(value, cst.Name):
+            return self._names_class_loss(value.value, scope, module, depth + 1)
+        return value is not None and self._is_class_loss_value(value)
+
+    def _is_class_loss_value(self, value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in CLASS_LOSS_MODULES
 
     def _element_of_loop(
         self, target: cst.BaseExpression, stack: Sequence[cst.CSTNode]
@@ -527,6 +565,28 @@ def _uses_of(name: str, scope: Scope):
         pending.extend((child, inner) for child in iter_children(node))
 
 
+def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str, *, method: bool) -> Optional[cst.BaseExpression]:
+    """The expression `call` passes to `parameter` of `function` (None when it cannot be told:
+    a star argument before it, a default, a decorated method)."""
+    if method and function.decorators:
+        return None
+    positional = [param.name.value for param in (*function.params.posonly_params, *function.params.params)]
+    if method:
+        positional = positional[1:]  # `self`, bound by the attribute call
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == parameter:
+            return arg.value
+    if parameter not in positional:
+        return None
+    position = positional.index(parameter)
+    for index, arg in enumerate(call.args):
+        if arg.star or arg.keyword is not None:
+            return None
+        if index == position:
+            return arg.value
+    return None
+
+
 def _is_range_loop(loop: cst.For) -> bool:
     return isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range"
 
@@ -568,6 +628,17 @@ _FUNCTIONAL_LOSSES = frozenset(
         "huber_loss",
     }
 )
+
+
+def _is_loss_module(qualified: Optional[str]) -> bool:
+    """`torch.nn.MSELoss`, `torch.nn.CrossEntropyLoss`...: a module whose call gives one number."""
+    return (
+        qualified is not None
+        and qualified.startswith("torch.nn.")
+        and qualified.count(".") == 2
+        and qualified.endswith("Loss")
+        and qualified not in NON_SCALAR_LOSS_MODULES
+    )
 
 
 def _keeps_reduction(call: cst.Call) -> bool:

@@ -107,6 +107,18 @@ class LegacyScalarIndex(Rule):
         total_loss += loss.data
         print(total_loss)
         """,
+        """
+        import torch.nn as nn
+        distance = nn.L1Loss(reduction="none")
+        gap = distance(fake, real)
+        first = gap.data[0]
+        """,
+        """
+        import torch
+        outputs = []
+        outputs = torch.cat(outputs)
+        first = outputs.data[0]
+        """,
     )
     INVALID = (
         Invalid("total += loss.data[0]\n", "total += loss.item()\n"),
@@ -203,6 +215,56 @@ class LegacyScalarIndex(Rule):
             """,
             message="accumulate `.item()` and use `total_loss`",
             fix_title="Accumulate `.item()` and read `total_loss`",
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            distance = nn.L1Loss()
+            gap = distance(fake.mean(0), real.mean(0))
+            gaps.append(gap.data[0])
+            """,
+            """
+            import torch.nn as nn
+            distance = nn.L1Loss()
+            gap = distance(fake.mean(0), real.mean(0))
+            gaps.append(gap.item())
+            """,
+            message="raises IndexError on a 0-dim tensor",
+        ),
+        Invalid(
+            """
+            import torch
+            def finish_episode(log_probs, rewards):
+                policy_loss = []
+                for log_prob, reward in zip(log_probs, rewards):
+                    policy_loss.append(-log_prob * reward)
+                policy_loss = torch.cat(policy_loss).sum()
+                return policy_loss.data[0]
+            """,
+            """
+            import torch
+            def finish_episode(log_probs, rewards):
+                policy_loss = []
+                for log_prob, reward in zip(log_probs, rewards):
+                    policy_loss.append(-log_prob * reward)
+                policy_loss = torch.cat(policy_loss).sum()
+                return policy_loss.item()
+            """,
+        ),
+        Invalid(
+            """
+            from torch.distributions import Categorical
+            def select_action(probs):
+                action = Categorical(probs).sample()
+                return action.data[0]
+            """,
+            """
+            from torch.distributions import Categorical
+            def select_action(probs):
+                action = Categorical(probs).sample()
+                return action.item()
+            """,
+            message="gives a 0-dim tensor, not a number",
         ),
     )
 

@@ -58,7 +58,8 @@ class ZeroDimClassTarget(Rule):
     indexed by the same loop variable, or an input shaped as a batch of one with a target built
     from a flat list (or `.view(-1)`). Targets of unknown shape, batched loops (`target[:, c]`),
     elements picked by a literal index (`target[0]`) outside a loop and criteria not bound to a
-    class-index loss in the file are left alone.
+    class-index loss in the file are left alone. A criterion received as a parameter counts when
+    every call of the function in the file passes a class-index loss module for it.
     """
 
     code = "GL108"
@@ -101,6 +102,25 @@ class ZeroDimClassTarget(Rule):
         for c in range(chunk_len):
             output, hidden = decoder(inp[c], hidden)
             loss += criterion(output, target[c])
+        """,
+        """
+        import torch.nn as nn
+        def train(decoder, criterion, inp, target):
+            for c in range(chunk_len):
+                output, hidden = decoder(inp[c], hidden)
+                loss += criterion(output, target[c])
+        train(decoder, nn.CrossEntropyLoss(), *batch())
+        train(decoder, nn.MSELoss(), *batch())
+        """,
+        """
+        import torch.nn as nn
+        def train(decoder, criterion, inp, target):
+            for c in range(chunk_len):
+                output, hidden = decoder(inp[c], hidden)
+                loss += criterion(output, target[c])
+        def main():
+            criterion = nn.MSELoss()
+            train(decoder, criterion, *batch())
         """,
     )
     INVALID = (
@@ -168,6 +188,28 @@ class ZeroDimClassTarget(Rule):
                     for tag in tags:
                         out = self.score(words).unsqueeze(0)
                         self.loss_fn(out, tag.unsqueeze(0)).backward()
+            """,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            def train(decoder, criterion, inp, target):
+                for c in range(chunk_len):
+                    output, hidden = decoder(inp[c], hidden)
+                    loss += criterion(output, target[c])
+            def main():
+                criterion = nn.CrossEntropyLoss()
+                train(decoder, criterion, *batch())
+            """,
+            """
+            import torch.nn as nn
+            def train(decoder, criterion, inp, target):
+                for c in range(chunk_len):
+                    output, hidden = decoder(inp[c], hidden)
+                    loss += criterion(output, target[c].unsqueeze(0))
+            def main():
+                criterion = nn.CrossEntropyLoss()
+                train(decoder, criterion, *batch())
             """,
         ),
     )
