@@ -9,7 +9,7 @@ run that it stores into, and the values it returns or yields.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -390,3 +390,136 @@ def _header_reads(statement: cst.CSTNode) -> set[str]:
     elif isinstance(statement, cst.Match):
         names |= _reads_anywhere(statement)  # patterns and guards: read everything, conservatively
     return names
+
+
+# -- runs of statements that use a value --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive statements of one block that use a value, and the way down to them."""
+
+    statements: tuple[cst.BaseStatement, ...]
+    path: tuple[Placement, ...]  # down to the block: the last placement holds the first statement
+    ancestors: tuple[cst.CSTNode, ...]  # the nodes from the module down to the block
+    first: int  # the index of the first statement in its block
+
+
+def use_runs(
+    path: Sequence[Placement],
+    ancestors: Sequence[cst.CSTNode],
+    start: int,
+    names: set[str],
+    trains: Callable[[Sequence[cst.CSTNode]], bool],
+    sources: Sequence[cst.CSTNode] = (),
+) -> Optional[list[Run]]:
+    """The smallest runs of statements that use `names`, from statement `start` of the block of
+    `path[-1]` (whose ancestors are `ancestors`) to its end: a statement that uses them is a run
+    of its own unless it `trains` (then, and for an `if` whose test does not use them, the runs
+    are looked for in its blocks). Uses that are
+    next to each other, or apart only by statements that neither use them, train nor define, make one
+    run. None when a use cannot be separated from training (a simple statement, or the header of
+    a compound one) or sits in a function or lambda defined there (it runs later). A statement
+    that holds one of the `sources` nodes is a use too."""
+    source_ids = {id(source) for source in sources}
+    placement = path[-1]
+    body = list(placement.block.body)
+    runs: list[Run] = []
+    current: Optional[list[int]] = None  # the indices of the run being extended
+    for index in range(start, len(body)):
+        statement = body[index]
+        if _defines_reader(statement, names):
+            return None
+        if not (read_names(statement) & names or mentions_source(statement, source_ids)):
+            if current is not None and (trains([statement]) or isinstance(statement, (cst.FunctionDef, cst.ClassDef))):
+                current = None
+            continue
+        if isinstance(statement, cst.If) and not _header_reads(statement) & names:
+            nested = _nested_runs(statement, path[:-1], ancestors, placement, names, trains, sources)
+            if nested is not None:  # `if step % 50 == 0:` stays outside: only the uses are wrapped
+                current = None
+                runs.extend(nested)
+                continue
+        if not trains([statement]):
+            if current is None:  # what lies between uses of one run neither uses the names nor trains
+                current = []
+                runs.append(None)
+            current.append(index)
+            runs[-1] = _run(path, ancestors, placement, body, current)
+            continue
+        current = None
+        nested = _nested_runs(statement, path[:-1], ancestors, placement, names, trains, sources)
+        if nested is None:
+            return None
+        runs.extend(nested)
+    return runs
+
+
+def _run(path, ancestors, placement: Placement, body: list, indices: list[int]) -> Run:
+    first, last = indices[0], indices[-1]
+    here = Placement(placement.block, body[first], placement.owner, placement.depth)
+    return Run(tuple(body[first : last + 1]), (*path[:-1], here), tuple(ancestors), first)
+
+
+def _nested_runs(statement, outer_path, ancestors, placement: Placement, names, trains, sources) -> Optional[list[Run]]:
+    if not isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try)) or _header_reads(statement) & names:
+        return None
+    here = Placement(placement.block, statement, placement.owner, placement.depth)
+    suites = _suites(statement)
+    if suites is None:
+        return None
+    runs: list[Run] = []
+    for between, block in suites:
+        inner_ancestors = (*ancestors, statement, *between, block)
+        owner = between[-1] if between else statement
+        if not block.body:
+            continue
+        inner = Placement(block, block.body[0], owner, len(inner_ancestors) - 1)
+        found = use_runs((*outer_path, here, inner), inner_ancestors, 0, names, trains, sources)
+        if found is None:
+            return None
+        runs.extend(found)
+    return runs
+
+
+def _suites(statement: cst.CSTNode) -> Optional[list[tuple[tuple[cst.CSTNode, ...], cst.IndentedBlock]]]:
+    """(the nodes between the statement and the block, the block) for each indented block of a
+    For / While / If / With / Try; None for an `elif` (its test would need the same analysis)."""
+    blocks: list[tuple[tuple[cst.CSTNode, ...], cst.CSTNode]] = [((), statement.body)]
+    blocks.extend(((handler,), handler.body) for handler in getattr(statement, "handlers", ()))
+    for name in ("orelse", "finalbody"):
+        clause = getattr(statement, name, None)
+        if isinstance(clause, cst.If):
+            return None
+        if clause is not None:
+            blocks.append(((clause,), clause.body))
+    return [(between, block) for between, block in blocks if isinstance(block, cst.IndentedBlock)]
+
+
+def _defines_reader(statement: cst.CSTNode, names: set[str]) -> bool:
+    """A function, class or lambda defined in `statement` reads one of `names` (when it runs is not known)."""
+    return any(isinstance(node, _DEFINITIONS) and _reads_anywhere(node) & names for node in own_nodes(statement))
+
+
+def stable_derived_names(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> set[str]:
+    """The names of `derived_names` that every binding in `statements` fills with a value
+    computed from the sources or from other such names: wherever they are read, they hold such a
+    value (a name also bound to something else, by `with ... as`, or by a definition is left out)."""
+    source_ids = {id(source) for source in sources}
+    values: dict[str, list[cst.CSTNode]] = {}
+    opaque: set[str] = set()
+    for statement in statements:
+        for current in own_nodes(statement):
+            value, targets = _flow(current)
+            for target in targets:
+                values.setdefault(target, []).append(value)
+            if isinstance(current, cst.AsName):
+                opaque.update(target.value for target in _bound_targets(current))
+            elif isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+                opaque.add(current.name.value)
+    names = derived_names(statements, sources) - opaque
+    while True:
+        mixed = {name for name in names if not all(mentions(value, names, source_ids) for value in values.get(name, ()))}
+        if not mixed:
+            return names
+        names -= mixed

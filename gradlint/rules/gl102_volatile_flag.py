@@ -21,6 +21,8 @@ from gradlint.analysis.regions import (
     reads_before_rebinding,
     returned_values,
     scope_depth,
+    stable_derived_names,
+    use_runs,
     uses,
     yields_or_awaits,
 )
@@ -65,14 +67,17 @@ _BLOCKING_EVENTS = {
 class _Region:
     """Statements to run under no_grad: a whole function, a loop, or statements of one block."""
 
-    kind: str  # "function", "loop", "span" (from the call to its last use) or "uses" (its uses only)
+    kind: str  # "function", "loop", "span" (from the call to its last use), "uses" (its uses only),
+    # "runs" (its uses only, each run of them wrapped on its own: the `parts`) or "run" (one of those)
     statements: Sequence[cst.BaseStatement]
     path: Sequence[Placement]  # the placements down to the block that holds the statements
     scope: Optional[cst.FunctionDef]  # the function the statements are in (None: the module)
     scope_depth: int  # the stack index of the scope's body
     first: int  # the index of the first statement in its block
     binding: Optional[cst.BaseStatement] = None  # "uses": the statement that binds the volatile value
-    seed: frozenset[str] = frozenset()  # "uses": the names bound to the volatile value before the region
+    seed: frozenset[str] = frozenset()  # "uses", "run": the names bound to the volatile value before the region
+    parts: Sequence[_Region] = ()  # "runs": the runs
+    ancestors: Sequence[cst.CSTNode] = ()  # "run": the nodes from the module down to its block
 
 
 class VolatileFlag(Rule):
@@ -483,6 +488,30 @@ class VolatileFlag(Rule):
             seed = frozenset(derived_names(rest[:1], sources))
             statements = rest[used[0] : used[-1] + 1]
             yield _Region("uses", statements, path, scope, depth, last.index + used[0], last.statement, seed)
+        if used:
+            runs = self._runs(path, depth, scope, rest, sources)
+            if runs is not None:
+                yield runs
+
+    def _runs(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef], rest, sources) -> Optional[_Region]:
+        """Each run of statements that uses the value (a test set scored inside a training loop),
+        when the names bound to it hold values computed from it wherever they are read."""
+        names = stable_derived_names(rest, sources)
+        if not derived_names(rest[:1], sources) <= names:
+            return None
+        last = path[-1]
+        ancestors = self.context.stack[: last.depth + 1]
+        trains = lambda statements: self._training_reason(statements, scope) is not None or self._syntax_blocker(statements) is not None  # noqa: E731
+        binds_only = self._binds_only(last.statement)  # then it stays outside, like for "uses"
+        found = use_runs(path, ancestors, last.index + int(binds_only), names, trains, sources)
+        if not found:
+            return None
+        seed = frozenset(names)
+        parts = tuple(
+            _Region("run", run.statements, run.path, scope, depth, run.first, seed=seed, ancestors=run.ancestors) for run in found
+        )
+        statements = [statement for part in parts for statement in part.statements]
+        return _Region("runs", statements, path, scope, depth, last.index, last.statement if binds_only else None, seed, parts)
 
     def _binds_only(self, statement: cst.BaseStatement) -> bool:
         """`x = Variable(t, volatile=True)`: it computes nothing that no_grad would change."""
@@ -500,6 +529,8 @@ class VolatileFlag(Rule):
     def _blocker(self, region: _Region) -> Optional[str]:
         """Why running the region under no_grad could change more than the volatile intent."""
         statements = region.statements
+        if region.kind == "runs":
+            return next(filter(None, map(self._blocker, region.parts)), None)
         if region.kind == "function":
             function = region.scope
             if isinstance(function.asynchronous, cst.Asynchronous):
@@ -508,12 +539,17 @@ class VolatileFlag(Rule):
                 return "the function turns grad on"
         elif yields_or_awaits(statements):
             return "it yields, and no_grad would stay on in the caller"
-        if region.kind in ("span", "uses") and any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _is_main_guard(s) for s in statements):
+        if region.kind in ("span", "uses", "run") and any(
+            isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _is_main_guard(s) for s in statements
+        ):
             return "the code that uses it defines functions or runs the script's main code"
         return self._training_blocker(region) or self._syntax_blocker(statements) or self._escape_blocker(region)
 
     def _training_blocker(self, region: _Region) -> Optional[str]:
-        for event in self.context.training.events_in(region.statements, region.scope):
+        return self._training_reason(region.statements, region.scope)
+
+    def _training_reason(self, statements: Sequence[cst.CSTNode], scope: Optional[cst.FunctionDef]) -> Optional[str]:
+        for event in self.context.training.events_in(statements, scope):
             if event.kind in _BLOCKING_EVENTS:
                 return _BLOCKING_EVENTS[event.kind]
             if event.kind is Kind.OTHER_STEP and _looks_like_optimizer(event.optimizer):
@@ -542,7 +578,16 @@ class VolatileFlag(Rule):
         """A value whose graph no_grad would remove is seen by code outside the region."""
         statements = region.statements
         scope = region.scope if region.scope is not None else self.context.module
-        free = lambda value: self.context.grads.is_graph_free(value, scope)  # noqa: E731
+        sources = self._volatile_calls(statements)
+        derived = derived_names(statements, sources, region.seed) | region.seed
+        source_ids = {id(source) for source in sources}
+
+        def free(value: cst.BaseExpression) -> bool:
+            # A run's values computed from the volatile one had no graph in the legacy program either.
+            if region.kind == "run" and mentions(value, derived, source_ids):
+                return True
+            return self.context.grads.is_graph_free(value, scope)
+
         local = bound_names(statements)
         after = [] if region.kind == "function" else continuation(region.path, region.first, len(statements), region.scope_depth)
         escaping = reads_before_rebinding(after, local) | (_declared_outer(region.scope) & local)
@@ -553,9 +598,6 @@ class VolatileFlag(Rule):
         for target, value in outer_stores(statements, local):
             if not free(value):
                 return f"it stores a value that may hold a graph in `{snippet(self.context.code_for(target), 30)}`"
-        sources = self._volatile_calls(statements)
-        derived = derived_names(statements, sources, region.seed) | region.seed
-        source_ids = {id(source) for source in sources}
         for value in returned_values(statements):
             if free(value):
                 continue
@@ -592,15 +634,20 @@ class VolatileFlag(Rule):
             changes.extend(rewrite_within(self.context, region.scope.body, ancestors, lambda node: dropped.get(id(node))))
             return self.unsafe_fix(f"Run `{region.scope.name.value}` under `torch.no_grad()` and drop `volatile=`", *changes)
         dropping = _DropVolatile(calls)
-        outer = stack[: region.path[-1].depth + 1]
-        changes = wrap_in_no_grad(self.context, region.statements, outer, lambda statement: statement.visit(dropping))
-        if changes is None:
-            return None
+        changes = []
+        for part in region.parts or (region,):
+            outer = part.ancestors or stack[: part.path[-1].depth + 1]
+            wrapped = wrap_in_no_grad(self.context, part.statements, outer, lambda statement: statement.visit(dropping))
+            if wrapped is None:
+                return None
+            # `import torch`, when it is added, is added once
+            changes.extend(wrapped if not changes else [change for change in wrapped if isinstance(change, ReplaceLines)])
         if region.binding is not None:  # the whole line, like the wrapped ones
             binding = region.binding.visit(_DropVolatile(self._volatile_calls([region.binding])))
-            text = render_at(self.context, binding.with_changes(leading_lines=()), indentation(self.context, outer))
+            binding_ancestors = stack[: region.path[-1].depth + 1]
+            text = render_at(self.context, binding.with_changes(leading_lines=()), indentation(self.context, binding_ancestors))
             changes.append(ReplaceLines(region.binding, region.binding, text))
-        where = "the loop" if region.kind == "loop" else "the code that uses it"
+        where = {"loop": "the loop", "runs": "each piece of code that uses it"}.get(region.kind, "the code that uses it")
         return self.unsafe_fix(f"Run {where} under `torch.no_grad()` and drop `volatile=`", *changes)
 
 
