@@ -193,8 +193,10 @@ def main(model, loader):
             "it turns grad on",
         ),
         ("    for b in loader:\n        x = Variable(b, volatile=True)\n        model(x).sum().backward()\n", "it calls `.backward()`"),
+        # The loop steps an optimizer, but not with the value: each use is wrapped on its own.
+        ("    for b in loader:\n        loss = model(Variable(b, volatile=True)).sum()\n        opt.step()\n        print(loss.data)\n", None),
         (
-            "    for b in loader:\n        loss = model(Variable(b, volatile=True)).sum()\n        opt.step()\n        print(loss.data)\n",
+            "    for b in loader:\n        loss = model(Variable(b, volatile=True)).sum()\n        opt.step(loss)\n",
             "it steps an optimizer",
         ),
     ],

@@ -462,7 +462,8 @@ def _run(path, ancestors, placement: Placement, body: list, indices: list[int]) 
 
 
 def _nested_runs(statement, outer_path, ancestors, placement: Placement, names, trains, sources) -> Optional[list[Run]]:
-    if not isinstance(statement, (cst.For, cst.While, cst.If, cst.With, cst.Try)) or _header_reads(statement) & names:
+    # Not into a `with`: its context (`torch.enable_grad()`, a lock) is what the code relies on.
+    if not isinstance(statement, (cst.For, cst.While, cst.If, cst.Try)) or _header_reads(statement) & names:
         return None
     here = Placement(placement.block, statement, placement.owner, placement.depth)
     suites = _suites(statement)
@@ -484,7 +485,7 @@ def _nested_runs(statement, outer_path, ancestors, placement: Placement, names, 
 
 def _suites(statement: cst.CSTNode) -> Optional[list[tuple[tuple[cst.CSTNode, ...], cst.IndentedBlock]]]:
     """(the nodes between the statement and the block, the block) for each indented block of a
-    For / While / If / With / Try; None for an `elif` (its test would need the same analysis)."""
+    For / While / If / Try; None for an `elif` (its test would need the same analysis)."""
     blocks: list[tuple[tuple[cst.CSTNode, ...], cst.CSTNode]] = [((), statement.body)]
     blocks.extend(((handler,), handler.body) for handler in getattr(statement, "handlers", ()))
     for name in ("orelse", "finalbody"):

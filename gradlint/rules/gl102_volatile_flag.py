@@ -581,16 +581,14 @@ class VolatileFlag(Rule):
         sources = self._volatile_calls(statements)
         derived = derived_names(statements, sources, region.seed) | region.seed
         source_ids = {id(source) for source in sources}
-
-        def free(value: cst.BaseExpression) -> bool:
-            # A run's values computed from the volatile one had no graph in the legacy program either.
-            if region.kind == "run" and mentions(value, derived, source_ids):
-                return True
-            return self.context.grads.is_graph_free(value, scope)
-
+        free = lambda value: self.context.grads.is_graph_free(value, scope)  # noqa: E731
         local = bound_names(statements)
         after = [] if region.kind == "function" else continuation(region.path, region.first, len(statements), region.scope_depth)
         escaping = reads_before_rebinding(after, local) | (_declared_outer(region.scope) & local)
+        if region.kind == "run":
+            # Names that only ever hold values computed from the volatile one are read in runs
+            # only: they had no graph in the legacy program, and training code does not read them.
+            escaping -= region.seed - _declared_outer(region.scope)
         for name in sorted(escaping):
             values = binding_values(statements, name)
             if values is None or not all(free(value) for value in values):
