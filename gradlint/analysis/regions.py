@@ -95,7 +95,32 @@ def read_names(node: cst.CSTNode) -> set[str]:
             skipped.update(id(target) for target in _bound_targets(current))
         elif kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.ImportAlias:
             skipped.update(id(child) for child in iter_children(current) if type(child) is cst.Name)
+        elif kind in _COMPREHENSIONS:
+            skipped.update(_comprehension_locals(current))
     return names
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _comprehension_locals(comprehension: cst.CSTNode) -> set[int]:
+    """The Name nodes of a comprehension that read its own loop variables (they are local to it:
+    `[net.eval() for net in nets]` reads `nets` only). The first `in` runs outside."""
+    local: set[str] = set()
+    clause = comprehension.for_in
+    while clause is not None:
+        local.update(target.value for target in _names_of_target(clause.target))
+        clause = clause.inner_for_in
+    outside = comprehension.for_in.iter
+    found: set[int] = set()
+    pending = [child for child in iter_children(comprehension) if child is not comprehension.for_in]
+    pending.extend(child for child in iter_children(comprehension.for_in) if child is not outside)
+    while pending:
+        current = pending.pop()
+        if type(current) is cst.Name and current.value in local:
+            found.add(id(current))
+        pending.extend(iter_children(current))
+    return found
 
 
 def bound_names(statements: Sequence[cst.CSTNode]) -> set[str]:
@@ -415,8 +440,8 @@ def use_runs(
 ) -> Optional[list[Run]]:
     """The smallest runs of statements that use `names`, from statement `start` of the block of
     `path[-1]` (whose ancestors are `ancestors`) to its end: a statement that uses them is a run
-    of its own unless it `trains` (then, and for an `if` whose test does not use them, the runs
-    are looked for in its blocks). Uses that are
+    of its own unless it `trains` (then, and for an `if` whose test does not use them that does not
+    continue a run, the runs are looked for in its blocks). Uses that are
     next to each other, or apart only by statements that neither use them, train nor define, make one
     run. None when a use cannot be separated from training (a simple statement, or the header of
     a compound one) or sits in a function or lambda defined there (it runs later). A statement
@@ -434,7 +459,7 @@ def use_runs(
             if current is not None and (trains([statement]) or isinstance(statement, (cst.FunctionDef, cst.ClassDef))):
                 current = None
             continue
-        if isinstance(statement, cst.If) and not _header_reads(statement) & names:
+        if current is None and isinstance(statement, cst.If) and not _header_reads(statement) & names:
             nested = _nested_runs(statement, path[:-1], ancestors, placement, names, trains, sources)
             if nested is not None:  # `if step % 50 == 0:` stays outside: only the uses are wrapped
                 current = None
@@ -499,7 +524,22 @@ def _suites(statement: cst.CSTNode) -> Optional[list[tuple[tuple[cst.CSTNode, ..
 
 def _defines_reader(statement: cst.CSTNode, names: set[str]) -> bool:
     """A function, class or lambda defined in `statement` reads one of `names` (when it runs is not known)."""
-    return any(isinstance(node, _DEFINITIONS) and _reads_anywhere(node) & names for node in own_nodes(statement))
+    return any(isinstance(node, _DEFINITIONS) and _free_names(node) & names for node in own_nodes(statement))
+
+
+def _free_names(definition: cst.CSTNode) -> set[str]:
+    """Names a function, class or lambda body reads that it does not bind itself."""
+    body = [definition.body] if isinstance(definition, cst.Lambda) else list(suite_statements(definition.body))
+    bound = {param.name.value for param in _params(definition.params)} if not isinstance(definition, cst.ClassDef) else set()
+    reads: set[str] = set()
+    for statement in body:
+        reads |= read_names(statement)
+        for node in own_nodes(statement):
+            if isinstance(node, _DEFINITIONS):
+                reads |= _free_names(node)
+    if not isinstance(definition, cst.ClassDef):
+        bound |= bound_names(body)
+    return reads - bound
 
 
 def stable_derived_names(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> set[str]:
