@@ -44,6 +44,10 @@ _CONDITIONAL = (
     "`volatile={}` has had no effect since PyTorch 0.4; run the code that uses the value under "
     "`torch.set_grad_enabled({})` and drop `volatile=`"
 )
+_PARAMETER = (
+    "`volatile={flag}` has had no effect since PyTorch 0.4; `{flag}` is a parameter of `{function}`: drop `volatile=` here, "
+    "and where a call of `{function}` passes a true `{flag}`, run the code that uses what it returns under `torch.no_grad()`"
+)
 _RAISES = (
     "`volatile=` with a true `requires_grad` raises `ValueError` in torch 2.13; drop `volatile=`, and run inference under `torch.no_grad()`"
 )
@@ -426,7 +430,11 @@ class VolatileFlag(Rule):
         if flag is False:
             self.report(argument, _FALSE, self.safe_fix("Remove `volatile=False`", without))
         elif flag is None:
-            self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
+            function = self._parameter_owner(argument.value)
+            if function is not None:
+                self.report(argument, _PARAMETER.format(flag=argument.value.value, function=function.name.value))
+            else:
+                self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
         elif not _flag_alone(node):
             self.report(argument, _RAISES)
         elif self.context.without_grad():
@@ -434,6 +442,16 @@ class VolatileFlag(Rule):
         else:
             fix, reason = self._no_grad_fix()
             self.report(argument, _FIXABLE if fix is not None else _UNFIXABLE.format(reason), fix)
+
+    def _parameter_owner(self, flag: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The function whose parameter the flag is (`def to_var(x, volatile=False)`): its callers
+        choose the mode, so the no-grad code is at the calls, not here."""
+        scope = self.context.scope()
+        if not isinstance(flag, cst.Name) or not isinstance(scope, cst.FunctionDef):
+            return None
+        params = scope.params
+        names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        return scope if flag.value in names and flag.value not in bound_names(_body_of(scope)) else None
 
     def _conditional(self, flag: cst.BaseExpression) -> tuple[str, str]:
         """The flag as written, and the grad mode it asked for: `not train` -> `train`."""
