@@ -127,23 +127,32 @@ class VolatileFlag(Rule):
     `evaluate`, `validate`, `predict`, `sample`, or with the call at its top level); else
     `with torch.no_grad():` around the innermost loop that holds the call; else around the
     statements of the call's block from the call to the last use of the value, or only around
-    the uses when the call just binds the value. `import torch` is added when missing, and the
+    the uses when the call just binds the value. When the uses are spread through training code
+    (a test set scored every few steps of a training loop), each run of statements that uses the
+    value or what is computed from it is wrapped on its own, inside the loops and `if`s that
+    train, in one fix: all runs or none. `import torch` is added when missing, and the
     file's own alias is used otherwise. A form is used only when nothing in it calls
     `.backward()` or `torch.autograd.grad`, steps an optimizer, updates parameters from their
     gradients, sets `requires_grad`, turns grad back on or yields; and when no value that may
     hold a graph leaves it: read after it, stored on `self` or into an object from outside
     (`results.append(out)`), or returned when it does not come from the volatile value or a
     caller in the file backpropagates through the result (a value computed from the volatile one
-    never had a graph in the legacy program). Never inside a model's `forward`. When no form
+    never had a graph in the legacy program; for a run, a name that only ever holds values
+    computed from the volatile one may be read after it too: its readers are runs themselves).
+    Never inside a model's `forward`. When no form
     qualifies, the finding stays, with what to do and why it was not done. Safe where the code
     already runs under `torch.no_grad()`, and for `volatile=False`: the argument is removed,
     which changes nothing.
 
     ## Known limits
     A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` to use, but not fixed. A value used inside a training loop (a test
-    set scored every few steps of a script) is reported, not fixed: the uses would have to be
-    wrapped one by one. Values leaving the code through objects the
+    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of its function
+    (`def to_var(x, volatile=False)`) is reported with what to do: the no-grad code belongs at
+    the calls that pass a true flag, and only a person knows whether the helper's other callers
+    rely on it. Uses spread through training code are not wrapped when a use cannot be
+    separated from training (the statement that calls `.backward()` reads the value), a name
+    also holds other values, or a value computed from the volatile one is stored into an object
+    from outside the run (`layer_inputs.append(out)`). Values leaving the code through objects the
     analysis does not follow (an alias of `self`, a closure called later) are not seen. Reading
     or assigning `x.volatile` (always False, no effect) is not reported.
     """
@@ -263,6 +272,49 @@ class VolatileFlag(Rule):
             column=27,
             message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
             fix_title="Run the code that uses it under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # A test set scored every few steps of a training loop: each run of uses is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            test_x = Variable(test_images, volatile=True)
+            for step, (x, y) in enumerate(loader):
+                loss = loss_func(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                if step % 50 == 0:
+                    test_output = model(test_x)
+                    accuracy = (test_output.max(1)[1] == test_y).float().mean()
+                    print(step, loss.item(), accuracy.item())
+            prediction = model(test_x[:10]).max(1)[1]
+            print(prediction)
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            test_x = Variable(test_images)
+            for step, (x, y) in enumerate(loader):
+                loss = loss_func(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                if step % 50 == 0:
+                    with torch.no_grad():
+                        test_output = model(test_x)
+                        accuracy = (test_output.max(1)[1] == test_y).float().mean()
+                        print(step, loss.item(), accuracy.item())
+            with torch.no_grad():
+                prediction = model(test_x[:10]).max(1)[1]
+                print(prediction)
+            """,
+            line=4,
+            column=35,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run each piece of code that uses it under `torch.no_grad()` and drop `volatile=`",
         ),
         # Training between the binding and the use: only the use is wrapped.
         Invalid(
@@ -405,6 +457,18 @@ class VolatileFlag(Rule):
                 return Variable(source[i], volatile=evaluation)
             """,
             line=4,
+            column=32,
+            message="`evaluation` is a parameter of `batch`: drop `volatile=` here, and where a call of `batch` passes a true `evaluation`",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            def batch(source, i, mode):
+                evaluation = mode == "test"
+                return Variable(source[i], volatile=evaluation)
+            """,
+            line=5,
             column=32,
             message="run the code that uses the value under `torch.set_grad_enabled(not evaluation)`",
         ),
