@@ -550,6 +550,8 @@ class VolatileFlag(Rule):
                     return fix, ""
                 reason = "the code cannot be re-indented safely"
             reasons.append(reason)
+            if region.kind == "runs":  # the closest the fix came: its reason is the one to act on
+                return None, reason
         return None, reasons[0]
 
     def _candidates(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef]) -> Iterator[_Region]:
