@@ -312,7 +312,7 @@ class VolatileFlag(Rule):
                 print(prediction)
             """,
             line=4,
-            column=35,
+            column=32,
             message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
             fix_title="Run each piece of code that uses it under `torch.no_grad()` and drop `volatile=`",
         ),
