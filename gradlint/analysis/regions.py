@@ -438,41 +438,39 @@ def use_runs(
     trains: Callable[[Sequence[cst.CSTNode]], bool],
     sources: Sequence[cst.CSTNode] = (),
 ) -> Optional[list[Run]]:
-    """The smallest runs of statements that use `names`, from statement `start` of the block of
-    `path[-1]` (whose ancestors are `ancestors`) to its end: a statement that uses them is a run
-    of its own unless it `trains` (then, and for an `if` whose test does not use them that does not
-    continue a run, the runs are looked for in its blocks). Uses that are
-    next to each other, or apart only by statements that neither use them, train nor define, make one
-    run. None when a use cannot be separated from training (a simple statement, or the header of
-    a compound one) or sits in a function or lambda defined there (it runs later). A statement
-    that holds one of the `sources` nodes is a use too."""
+    """The smallest runs of statements that use `names` (or hold one of the `sources` nodes),
+    from statement `start` of the block of `path[-1]` (whose ancestors are `ancestors`) to its
+    end. A statement that uses them is in a run unless it `trains`: then its blocks are searched
+    for runs, as are those of an `if` that starts a run and whose test does not use them. Uses
+    next to each other, or apart only by statements that neither use them, train nor define
+    anything, make one run. None when a use cannot be separated from training (a simple
+    statement, or the header of a compound one) or sits in a function or lambda defined there
+    (it runs later)."""
     source_ids = {id(source) for source in sources}
     placement = path[-1]
     body = list(placement.block.body)
     runs: list[Run] = []
-    current: Optional[list[int]] = None  # the indices of the run being extended
+    current: list[int] = []  # the indices of the uses in the run being extended
     for index in range(start, len(body)):
         statement = body[index]
         if _defines_reader(statement, names):
             return None
         if not (read_names(statement) & names or mentions_source(statement, source_ids)):
-            if current is not None and (trains([statement]) or isinstance(statement, (cst.FunctionDef, cst.ClassDef))):
-                current = None
+            if trains([statement]) or isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                current = []  # the run ends here
             continue
-        if current is None and isinstance(statement, cst.If) and not _header_reads(statement) & names:
+        if not current and isinstance(statement, cst.If) and not _header_reads(statement) & names:
             nested = _nested_runs(statement, path[:-1], ancestors, placement, names, trains, sources)
             if nested is not None:  # `if step % 50 == 0:` stays outside: only the uses are wrapped
-                current = None
                 runs.extend(nested)
                 continue
         if not trains([statement]):
-            if current is None:  # what lies between uses of one run neither uses the names nor trains
-                current = []
-                runs.append(None)
+            if current:
+                runs.pop()
             current.append(index)
-            runs[-1] = _run(path, ancestors, placement, body, current)
+            runs.append(_run(path, ancestors, placement, body, current))
             continue
-        current = None
+        current = []
         nested = _nested_runs(statement, path[:-1], ancestors, placement, names, trains, sources)
         if nested is None:
             return None
@@ -480,13 +478,22 @@ def use_runs(
     return runs
 
 
-def _run(path, ancestors, placement: Placement, body: list, indices: list[int]) -> Run:
+def _run(path: Sequence[Placement], ancestors: Sequence[cst.CSTNode], placement: Placement, body: list, indices: list[int]) -> Run:
     first, last = indices[0], indices[-1]
     here = Placement(placement.block, body[first], placement.owner, placement.depth)
     return Run(tuple(body[first : last + 1]), (*path[:-1], here), tuple(ancestors), first)
 
 
-def _nested_runs(statement, outer_path, ancestors, placement: Placement, names, trains, sources) -> Optional[list[Run]]:
+def _nested_runs(
+    statement: cst.CSTNode,
+    outer_path: Sequence[Placement],
+    ancestors: Sequence[cst.CSTNode],
+    placement: Placement,
+    names: set[str],
+    trains: Callable[[Sequence[cst.CSTNode]], bool],
+    sources: Sequence[cst.CSTNode],
+) -> Optional[list[Run]]:
+    """The runs in the blocks of a compound statement that trains (see `use_runs`)."""
     # Not into a `with`: its context (`torch.enable_grad()`, a lock) is what the code relies on.
     if not isinstance(statement, (cst.For, cst.While, cst.If, cst.Try)) or _header_reads(statement) & names:
         return None
