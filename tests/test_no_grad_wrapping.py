@@ -193,8 +193,13 @@ def main(model, loader):
             "it turns grad on",
         ),
         ("    for b in loader:\n        x = Variable(b, volatile=True)\n        model(x).sum().backward()\n", "it calls `.backward()`"),
+        # The loop steps an optimizer, but not with the value: each use is wrapped on its own.
         (
             "    for b in loader:\n        loss = model(Variable(b, volatile=True)).sum()\n        opt.step()\n        print(loss.data)\n",
+            None,
+        ),
+        (
+            "    for b in loader:\n        loss = model(Variable(b, volatile=True)).sum()\n        opt.step(loss)\n",
             "it steps an optimizer",
         ),
     ],
@@ -232,3 +237,100 @@ def test_script_code_keeps_blank_lines_empty_and_joins_a_dangling_argument():
         "import torch\nfrom torch.autograd import Variable\n\n"
         "with torch.no_grad():\n    x = Variable(torch.rand(1, 4))\n\n    out = model(x)\n    print(out.data)\n"
     )
+
+
+TRAINING_LOOP = """\
+import torch
+from torch.autograd import Variable
+
+test_x = Variable(load(), volatile=True).float() / 255.0
+for epoch in range(2):
+    for step, (x, y) in enumerate(loader):
+        output = model(x)
+        loss = loss_func(output, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 50 == 0:
+            test_output = model(test_x)
+            pred_y = test_output.max(1)[1]
+            print(loss.item(), pred_y)
+            if verbose:
+                print(test_output)
+"""
+
+
+def test_uses_inside_a_training_loop_are_wrapped_one_by_one():
+    assert fixed(TRAINING_LOOP + "scores = model(test_x[:10])\nprint(scores)\n") == (
+        TRAINING_LOOP.replace(", volatile=True", "").split("            test_output")[0] + "            with torch.no_grad():\n"
+        "                test_output = model(test_x)\n"
+        "                pred_y = test_output.max(1)[1]\n"
+        "                print(loss.item(), pred_y)\n"
+        "                if verbose:\n"
+        "                    print(test_output)\n"
+        "with torch.no_grad():\n    scores = model(test_x[:10])\n    print(scores)\n"
+    )
+
+
+def test_a_binding_that_computes_is_a_run_of_its_own():
+    source = TRAINING_LOOP.replace("Variable(load(), volatile=True).float() / 255.0", "model(Variable(load(), volatile=True))")
+    assert "\nwith torch.no_grad():\n    test_x = model(Variable(load()))\nfor epoch" in fixed(source)
+
+
+def test_an_elif_is_wrapped_whole():
+    source = TRAINING_LOOP.replace(
+        "        if step % 50 == 0:\n", "        if step == 0:\n            pass\n        elif step % 50 == 0:\n"
+    )
+    assert "        with torch.no_grad():\n            if step == 0:\n                pass\n            elif step % 50 == 0:\n" in fixed(
+        source
+    )
+
+
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        # The statement that trains reads the value: it cannot be separated from training.
+        ((("loss = loss_func(output, y)", "loss = loss_func(output, y) + test_x.sum()"),), "it calls `.backward()`"),
+        # A value that does not come from the volatile one is read by training after the run.
+        (
+            (
+                ("print(loss.item(), pred_y)", "print(loss.item(), pred_y)\n            scale = model.weight * 2"),
+                ("loss = loss_func(output, y)", "loss = loss_func(output, y) * scale.sum()"),
+            ),
+            "`scale` is used after it and may hold a graph",
+        ),
+        # A value computed from the volatile one is stored into an object from outside the run.
+        ((("print(test_output)", "history.append(test_output)"),), "it stores a value that may hold a graph in `history`"),
+        # A function defined there reads it: when it runs is not known.
+        ((("            if verbose:\n", "            report = lambda: test_output\n            if verbose:\n"),), "it calls `.backward()`"),
+    ],
+)
+def test_uses_inside_a_training_loop_stay_reported_where_a_run_would_change_training(changes, expected):
+    source = TRAINING_LOOP
+    for change in changes:
+        source = source.replace(*change)
+    assert reason(source) == expected
+
+
+def test_a_run_does_not_reach_into_a_with_block():
+    source = TRAINING_LOOP.replace("        if step % 50 == 0:\n", "        with torch.enable_grad():\n")
+    assert reason(source) == "it calls `.backward()`"
+
+
+def test_comprehension_variables_are_not_reads_of_the_names_outside():
+    source = "import torch\nfrom torch.autograd import Variable\n\n" + (
+        "test_x = Variable(data, volatile=True)\n"
+        "for net, opt in zip(nets, opts):\n    loss = net(x).sum()\n    loss.backward()\n    opt.step()\n"
+        "for net in nets:\n    print(net(test_x).data)\n"
+        "[net.eval() for net in nets]\n"
+    )
+    assert "with torch.no_grad():\n    for net in nets:\n        print(net(test_x).data)\n" in fixed(source)
+
+
+def test_a_flag_parameter_names_the_calls_that_decide():
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n\ndef to_var(x, volatile=False):\n    return Variable(x, volatile=volatile)\n"
+    )
+    (finding,) = lint(source, "GL102")
+    assert finding.fix is None
+    assert "`volatile` is a parameter of `to_var`: drop `volatile=` here" in finding.message

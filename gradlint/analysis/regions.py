@@ -9,7 +9,7 @@ run that it stores into, and the values it returns or yields.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -95,7 +95,32 @@ def read_names(node: cst.CSTNode) -> set[str]:
             skipped.update(id(target) for target in _bound_targets(current))
         elif kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.ImportAlias:
             skipped.update(id(child) for child in iter_children(current) if type(child) is cst.Name)
+        elif kind in _COMPREHENSIONS:
+            skipped.update(_comprehension_locals(current))
     return names
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def _comprehension_locals(comprehension: cst.CSTNode) -> set[int]:
+    """The Name nodes of a comprehension that read its own loop variables (they are local to it:
+    `[net.eval() for net in nets]` reads `nets` only). The first `in` runs outside."""
+    local: set[str] = set()
+    clause = comprehension.for_in
+    while clause is not None:
+        local.update(target.value for target in _names_of_target(clause.target))
+        clause = clause.inner_for_in
+    outside = comprehension.for_in.iter
+    found: set[int] = set()
+    pending = [child for child in iter_children(comprehension) if child is not comprehension.for_in]
+    pending.extend(child for child in iter_children(comprehension.for_in) if child is not outside)
+    while pending:
+        current = pending.pop()
+        if type(current) is cst.Name and current.value in local:
+            found.add(id(current))
+        pending.extend(iter_children(current))
+    return found
 
 
 def bound_names(statements: Sequence[cst.CSTNode]) -> set[str]:
@@ -390,3 +415,159 @@ def _header_reads(statement: cst.CSTNode) -> set[str]:
     elif isinstance(statement, cst.Match):
         names |= _reads_anywhere(statement)  # patterns and guards: read everything, conservatively
     return names
+
+
+# -- runs of statements that use a value --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive statements of one block that use a value, and the way down to them."""
+
+    statements: tuple[cst.BaseStatement, ...]
+    path: tuple[Placement, ...]  # down to the block: the last placement holds the first statement
+    ancestors: tuple[cst.CSTNode, ...]  # the nodes from the module down to the block
+    first: int  # the index of the first statement in its block
+
+
+def use_runs(
+    path: Sequence[Placement],
+    ancestors: Sequence[cst.CSTNode],
+    start: int,
+    names: set[str],
+    trains: Callable[[Sequence[cst.CSTNode]], bool],
+    sources: Sequence[cst.CSTNode] = (),
+) -> Optional[list[Run]]:
+    """The smallest runs of statements that use `names` (or hold one of the `sources` nodes),
+    from statement `start` of the block of `path[-1]` (whose ancestors are `ancestors`) to its
+    end. A statement that uses them is in a run unless it `trains`: then its blocks are searched
+    for runs, as are those of an `if` that starts a run and whose test does not use them. Uses
+    next to each other, or apart only by statements that neither use them, train nor define
+    anything, make one run. None when a use cannot be separated from training (a simple
+    statement, or the header of a compound one) or sits in a function or lambda defined there
+    (it runs later)."""
+    source_ids = {id(source) for source in sources}
+    placement = path[-1]
+    body = list(placement.block.body)
+    runs: list[Run] = []
+    current: list[int] = []  # the indices of the uses in the run being extended
+    for index in range(start, len(body)):
+        statement = body[index]
+        if _defines_reader(statement, names):
+            return None
+        if not (read_names(statement) & names or mentions_source(statement, source_ids)):
+            if trains([statement]) or isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                current = []  # the run ends here
+            continue
+        if not current and isinstance(statement, cst.If) and not _header_reads(statement) & names:
+            nested = _nested_runs(statement, path[:-1], ancestors, placement, names, trains, sources)
+            if nested is not None:  # `if step % 50 == 0:` stays outside: only the uses are wrapped
+                runs.extend(nested)
+                continue
+        if not trains([statement]):
+            if current:
+                runs.pop()
+            current.append(index)
+            runs.append(_run(path, ancestors, placement, body, current))
+            continue
+        current = []
+        nested = _nested_runs(statement, path[:-1], ancestors, placement, names, trains, sources)
+        if nested is None:
+            return None
+        runs.extend(nested)
+    return runs
+
+
+def _run(path: Sequence[Placement], ancestors: Sequence[cst.CSTNode], placement: Placement, body: list, indices: list[int]) -> Run:
+    first, last = indices[0], indices[-1]
+    here = Placement(placement.block, body[first], placement.owner, placement.depth)
+    return Run(tuple(body[first : last + 1]), (*path[:-1], here), tuple(ancestors), first)
+
+
+def _nested_runs(
+    statement: cst.CSTNode,
+    outer_path: Sequence[Placement],
+    ancestors: Sequence[cst.CSTNode],
+    placement: Placement,
+    names: set[str],
+    trains: Callable[[Sequence[cst.CSTNode]], bool],
+    sources: Sequence[cst.CSTNode],
+) -> Optional[list[Run]]:
+    """The runs in the blocks of a compound statement that trains (see `use_runs`)."""
+    # Not into a `with`: its context (`torch.enable_grad()`, a lock) is what the code relies on.
+    if not isinstance(statement, (cst.For, cst.While, cst.If, cst.Try)) or _header_reads(statement) & names:
+        return None
+    here = Placement(placement.block, statement, placement.owner, placement.depth)
+    suites = _suites(statement)
+    if suites is None:
+        return None
+    runs: list[Run] = []
+    for between, block in suites:
+        inner_ancestors = (*ancestors, statement, *between, block)
+        owner = between[-1] if between else statement
+        if not block.body:
+            continue
+        inner = Placement(block, block.body[0], owner, len(inner_ancestors) - 1)
+        found = use_runs((*outer_path, here, inner), inner_ancestors, 0, names, trains, sources)
+        if found is None:
+            return None
+        runs.extend(found)
+    return runs
+
+
+def _suites(statement: cst.CSTNode) -> Optional[list[tuple[tuple[cst.CSTNode, ...], cst.IndentedBlock]]]:
+    """(the nodes between the statement and the block, the block) for each indented block of a
+    For / While / If / Try; None for an `elif` (its test would need the same analysis)."""
+    blocks: list[tuple[tuple[cst.CSTNode, ...], cst.CSTNode]] = [((), statement.body)]
+    blocks.extend(((handler,), handler.body) for handler in getattr(statement, "handlers", ()))
+    for name in ("orelse", "finalbody"):
+        clause = getattr(statement, name, None)
+        if isinstance(clause, cst.If):
+            return None
+        if clause is not None:
+            blocks.append(((clause,), clause.body))
+    return [(between, block) for between, block in blocks if isinstance(block, cst.IndentedBlock)]
+
+
+def _defines_reader(statement: cst.CSTNode, names: set[str]) -> bool:
+    """A function, class or lambda defined in `statement` reads one of `names` (when it runs is not known)."""
+    return any(isinstance(node, _DEFINITIONS) and _free_names(node) & names for node in own_nodes(statement))
+
+
+def _free_names(definition: cst.CSTNode) -> set[str]:
+    """Names a function, class or lambda body reads that it does not bind itself."""
+    body = [definition.body] if isinstance(definition, cst.Lambda) else list(suite_statements(definition.body))
+    bound = {param.name.value for param in _params(definition.params)} if not isinstance(definition, cst.ClassDef) else set()
+    reads: set[str] = set()
+    for statement in body:
+        reads |= read_names(statement)
+        for node in own_nodes(statement):
+            if isinstance(node, _DEFINITIONS):
+                reads |= _free_names(node)
+    if not isinstance(definition, cst.ClassDef):
+        bound |= bound_names(body)
+    return reads - bound
+
+
+def stable_derived_names(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> set[str]:
+    """The names of `derived_names` that every binding in `statements` fills with a value
+    computed from the sources or from other such names: wherever they are read, they hold such a
+    value (a name also bound to something else, by `with ... as`, or by a definition is left out)."""
+    source_ids = {id(source) for source in sources}
+    values: dict[str, list[cst.CSTNode]] = {}
+    opaque: set[str] = set()
+    for statement in statements:
+        for current in own_nodes(statement):
+            value, targets = _flow(current)
+            for target in targets:
+                values.setdefault(target, []).append(value)
+            if isinstance(current, cst.AsName):
+                opaque.update(target.value for target in _bound_targets(current))
+            elif isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+                opaque.add(current.name.value)
+    names = derived_names(statements, sources) - opaque
+    while True:
+        mixed = {name for name in names if not all(mentions(value, names, source_ids) for value in values.get(name, ()))}
+        if not mixed:
+            return names
+        names -= mixed

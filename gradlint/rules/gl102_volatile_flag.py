@@ -21,6 +21,8 @@ from gradlint.analysis.regions import (
     reads_before_rebinding,
     returned_values,
     scope_depth,
+    stable_derived_names,
+    use_runs,
     uses,
     yields_or_awaits,
 )
@@ -41,6 +43,10 @@ _FALSE = "`volatile=False` has no effect since PyTorch 0.4 (it was the default)"
 _CONDITIONAL = (
     "`volatile={}` has had no effect since PyTorch 0.4; run the code that uses the value under "
     "`torch.set_grad_enabled({})` and drop `volatile=`"
+)
+_PARAMETER = (
+    "`volatile={flag}` has had no effect since PyTorch 0.4; `{flag}` is a parameter of `{function}`: drop `volatile=` here, "
+    "and where a call of `{function}` passes a true `{flag}`, run the code that uses what it returns under `torch.no_grad()`"
 )
 _RAISES = (
     "`volatile=` with a true `requires_grad` raises `ValueError` in torch 2.13; drop `volatile=`, and run inference under `torch.no_grad()`"
@@ -65,14 +71,17 @@ _BLOCKING_EVENTS = {
 class _Region:
     """Statements to run under no_grad: a whole function, a loop, or statements of one block."""
 
-    kind: str  # "function", "loop", "span" (from the call to its last use) or "uses" (its uses only)
+    kind: str  # "function", "loop", "span" (from the call to its last use), "uses" (its uses only),
+    # "runs" (its uses only, each run of them wrapped on its own: the `parts`) or "run" (one of those)
     statements: Sequence[cst.BaseStatement]
     path: Sequence[Placement]  # the placements down to the block that holds the statements
     scope: Optional[cst.FunctionDef]  # the function the statements are in (None: the module)
     scope_depth: int  # the stack index of the scope's body
     first: int  # the index of the first statement in its block
     binding: Optional[cst.BaseStatement] = None  # "uses": the statement that binds the volatile value
-    seed: frozenset[str] = frozenset()  # "uses": the names bound to the volatile value before the region
+    seed: frozenset[str] = frozenset()  # "uses", "run": the names bound to the volatile value before the region
+    parts: Sequence[_Region] = ()  # "runs": the runs
+    ancestors: Sequence[cst.CSTNode] = ()  # "run": the nodes from the module down to its block
 
 
 class VolatileFlag(Rule):
@@ -118,23 +127,32 @@ class VolatileFlag(Rule):
     `evaluate`, `validate`, `predict`, `sample`, or with the call at its top level); else
     `with torch.no_grad():` around the innermost loop that holds the call; else around the
     statements of the call's block from the call to the last use of the value, or only around
-    the uses when the call just binds the value. `import torch` is added when missing, and the
+    the uses when the call just binds the value. When the uses are spread through training code
+    (a test set scored every few steps of a training loop), each run of statements that uses the
+    value or what is computed from it is wrapped on its own, inside the loops and `if`s that
+    train, in one fix: all runs or none. `import torch` is added when missing, and the
     file's own alias is used otherwise. A form is used only when nothing in it calls
     `.backward()` or `torch.autograd.grad`, steps an optimizer, updates parameters from their
     gradients, sets `requires_grad`, turns grad back on or yields; and when no value that may
     hold a graph leaves it: read after it, stored on `self` or into an object from outside
     (`results.append(out)`), or returned when it does not come from the volatile value or a
     caller in the file backpropagates through the result (a value computed from the volatile one
-    never had a graph in the legacy program). Never inside a model's `forward`. When no form
+    never had a graph in the legacy program; for a run, a name that only ever holds values
+    computed from the volatile one may be read after it too: its readers are runs themselves).
+    Never inside a model's `forward`. When no form
     qualifies, the finding stays, with what to do and why it was not done. Safe where the code
     already runs under `torch.no_grad()`, and for `volatile=False`: the argument is removed,
     which changes nothing.
 
     ## Known limits
     A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` to use, but not fixed. A value used inside a training loop (a test
-    set scored every few steps of a script) is reported, not fixed: the uses would have to be
-    wrapped one by one. Values leaving the code through objects the
+    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of its function
+    (`def to_var(x, volatile=False)`) is reported with what to do: the no-grad code belongs at
+    the calls that pass a true flag, and only a person knows whether the helper's other callers
+    rely on it. Uses spread through training code are not wrapped when a use cannot be
+    separated from training (the statement that calls `.backward()` reads the value), a name
+    also holds other values, or a value computed from the volatile one is stored into an object
+    from outside the run (`layer_inputs.append(out)`). Values leaving the code through objects the
     analysis does not follow (an alias of `self`, a closure called later) are not seen. Reading
     or assigning `x.volatile` (always False, no effect) is not reported.
     """
@@ -254,6 +272,49 @@ class VolatileFlag(Rule):
             column=27,
             message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
             fix_title="Run the code that uses it under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # A test set scored every few steps of a training loop: each run of uses is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            test_x = Variable(test_images, volatile=True)
+            for step, (x, y) in enumerate(loader):
+                loss = loss_func(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                if step % 50 == 0:
+                    test_output = model(test_x)
+                    accuracy = (test_output.max(1)[1] == test_y).float().mean()
+                    print(step, loss.item(), accuracy.item())
+            prediction = model(test_x[:10]).max(1)[1]
+            print(prediction)
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            test_x = Variable(test_images)
+            for step, (x, y) in enumerate(loader):
+                loss = loss_func(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                if step % 50 == 0:
+                    with torch.no_grad():
+                        test_output = model(test_x)
+                        accuracy = (test_output.max(1)[1] == test_y).float().mean()
+                        print(step, loss.item(), accuracy.item())
+            with torch.no_grad():
+                prediction = model(test_x[:10]).max(1)[1]
+                print(prediction)
+            """,
+            line=4,
+            column=32,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run each piece of code that uses it under `torch.no_grad()` and drop `volatile=`",
         ),
         # Training between the binding and the use: only the use is wrapped.
         Invalid(
@@ -397,6 +458,18 @@ class VolatileFlag(Rule):
             """,
             line=4,
             column=32,
+            message="`evaluation` is a parameter of `batch`: drop `volatile=` here, and where a call of `batch` passes a true `evaluation`",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            def batch(source, i, mode):
+                evaluation = mode == "test"
+                return Variable(source[i], volatile=evaluation)
+            """,
+            line=5,
+            column=32,
             message="run the code that uses the value under `torch.set_grad_enabled(not evaluation)`",
         ),
         Invalid(
@@ -421,7 +494,11 @@ class VolatileFlag(Rule):
         if flag is False:
             self.report(argument, _FALSE, self.safe_fix("Remove `volatile=False`", without))
         elif flag is None:
-            self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
+            function = self._parameter_owner(argument.value)
+            if function is not None:
+                self.report(argument, _PARAMETER.format(flag=argument.value.value, function=function.name.value))
+            else:
+                self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
         elif not _flag_alone(node):
             self.report(argument, _RAISES)
         elif self.context.without_grad():
@@ -429,6 +506,16 @@ class VolatileFlag(Rule):
         else:
             fix, reason = self._no_grad_fix()
             self.report(argument, _FIXABLE if fix is not None else _UNFIXABLE.format(reason), fix)
+
+    def _parameter_owner(self, flag: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The function whose parameter the flag is (`def to_var(x, volatile=False)`): its callers
+        choose the mode, so the no-grad code is at the calls, not here."""
+        scope = self.context.scope()
+        if not isinstance(flag, cst.Name) or not isinstance(scope, cst.FunctionDef):
+            return None
+        params = scope.params
+        names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        return scope if flag.value in names and flag.value not in bound_names(_body_of(scope)) else None
 
     def _conditional(self, flag: cst.BaseExpression) -> tuple[str, str]:
         """The flag as written, and the grad mode it asked for: `not train` -> `train`."""
@@ -463,6 +550,8 @@ class VolatileFlag(Rule):
                     return fix, ""
                 reason = "the code cannot be re-indented safely"
             reasons.append(reason)
+            if region.kind == "runs":  # the closest the fix came: its reason is the one to act on
+                return None, reason
         return None, reasons[0]
 
     def _candidates(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef]) -> Iterator[_Region]:
@@ -483,6 +572,30 @@ class VolatileFlag(Rule):
             seed = frozenset(derived_names(rest[:1], sources))
             statements = rest[used[0] : used[-1] + 1]
             yield _Region("uses", statements, path, scope, depth, last.index + used[0], last.statement, seed)
+        if used:
+            runs = self._runs(path, depth, scope, rest, sources)
+            if runs is not None:
+                yield runs
+
+    def _runs(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef], rest, sources) -> Optional[_Region]:
+        """Each run of statements that uses the value (a test set scored inside a training loop),
+        when the names bound to it hold values computed from it wherever they are read."""
+        names = stable_derived_names(rest, sources)
+        if not derived_names(rest[:1], sources) <= names:
+            return None
+        last = path[-1]
+        ancestors = self.context.stack[: last.depth + 1]
+        trains = lambda statements: self._training_reason(statements, scope) is not None or self._syntax_blocker(statements) is not None  # noqa: E731
+        binds_only = self._binds_only(last.statement)  # then it stays outside, like for "uses"
+        found = use_runs(path, ancestors, last.index + int(binds_only), names, trains, sources)
+        if not found:
+            return None
+        seed = frozenset(names)
+        parts = tuple(
+            _Region("run", run.statements, run.path, scope, depth, run.first, seed=seed, ancestors=run.ancestors) for run in found
+        )
+        statements = [statement for part in parts for statement in part.statements]
+        return _Region("runs", statements, path, scope, depth, last.index, last.statement if binds_only else None, seed, parts)
 
     def _binds_only(self, statement: cst.BaseStatement) -> bool:
         """`x = Variable(t, volatile=True)`: it computes nothing that no_grad would change."""
@@ -500,6 +613,8 @@ class VolatileFlag(Rule):
     def _blocker(self, region: _Region) -> Optional[str]:
         """Why running the region under no_grad could change more than the volatile intent."""
         statements = region.statements
+        if region.kind == "runs":
+            return next(filter(None, map(self._blocker, region.parts)), None)
         if region.kind == "function":
             function = region.scope
             if isinstance(function.asynchronous, cst.Asynchronous):
@@ -508,12 +623,17 @@ class VolatileFlag(Rule):
                 return "the function turns grad on"
         elif yields_or_awaits(statements):
             return "it yields, and no_grad would stay on in the caller"
-        if region.kind in ("span", "uses") and any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _is_main_guard(s) for s in statements):
+        if region.kind in ("span", "uses", "run") and any(
+            isinstance(s, (cst.FunctionDef, cst.ClassDef)) or _is_main_guard(s) for s in statements
+        ):
             return "the code that uses it defines functions or runs the script's main code"
         return self._training_blocker(region) or self._syntax_blocker(statements) or self._escape_blocker(region)
 
     def _training_blocker(self, region: _Region) -> Optional[str]:
-        for event in self.context.training.events_in(region.statements, region.scope):
+        return self._training_reason(region.statements, region.scope)
+
+    def _training_reason(self, statements: Sequence[cst.CSTNode], scope: Optional[cst.FunctionDef]) -> Optional[str]:
+        for event in self.context.training.events_in(statements, scope):
             if event.kind in _BLOCKING_EVENTS:
                 return _BLOCKING_EVENTS[event.kind]
             if event.kind is Kind.OTHER_STEP and _looks_like_optimizer(event.optimizer):
@@ -542,10 +662,17 @@ class VolatileFlag(Rule):
         """A value whose graph no_grad would remove is seen by code outside the region."""
         statements = region.statements
         scope = region.scope if region.scope is not None else self.context.module
+        sources = self._volatile_calls(statements)
+        derived = derived_names(statements, sources, region.seed) | region.seed
+        source_ids = {id(source) for source in sources}
         free = lambda value: self.context.grads.is_graph_free(value, scope)  # noqa: E731
         local = bound_names(statements)
         after = [] if region.kind == "function" else continuation(region.path, region.first, len(statements), region.scope_depth)
         escaping = reads_before_rebinding(after, local) | (_declared_outer(region.scope) & local)
+        if region.kind == "run":
+            # Names that only ever hold values computed from the volatile one are read in runs
+            # only: they had no graph in the legacy program, and training code does not read them.
+            escaping -= region.seed - _declared_outer(region.scope)
         for name in sorted(escaping):
             values = binding_values(statements, name)
             if values is None or not all(free(value) for value in values):
@@ -553,9 +680,6 @@ class VolatileFlag(Rule):
         for target, value in outer_stores(statements, local):
             if not free(value):
                 return f"it stores a value that may hold a graph in `{snippet(self.context.code_for(target), 30)}`"
-        sources = self._volatile_calls(statements)
-        derived = derived_names(statements, sources, region.seed) | region.seed
-        source_ids = {id(source) for source in sources}
         for value in returned_values(statements):
             if free(value):
                 continue
@@ -592,15 +716,20 @@ class VolatileFlag(Rule):
             changes.extend(rewrite_within(self.context, region.scope.body, ancestors, lambda node: dropped.get(id(node))))
             return self.unsafe_fix(f"Run `{region.scope.name.value}` under `torch.no_grad()` and drop `volatile=`", *changes)
         dropping = _DropVolatile(calls)
-        outer = stack[: region.path[-1].depth + 1]
-        changes = wrap_in_no_grad(self.context, region.statements, outer, lambda statement: statement.visit(dropping))
-        if changes is None:
-            return None
+        changes = []
+        for part in region.parts or (region,):
+            outer = part.ancestors or stack[: part.path[-1].depth + 1]
+            wrapped = wrap_in_no_grad(self.context, part.statements, outer, lambda statement: statement.visit(dropping))
+            if wrapped is None:
+                return None
+            # `import torch`, when it is added, is added once
+            changes.extend(wrapped if not changes else [change for change in wrapped if isinstance(change, ReplaceLines)])
         if region.binding is not None:  # the whole line, like the wrapped ones
             binding = region.binding.visit(_DropVolatile(self._volatile_calls([region.binding])))
-            text = render_at(self.context, binding.with_changes(leading_lines=()), indentation(self.context, outer))
+            binding_ancestors = stack[: region.path[-1].depth + 1]
+            text = render_at(self.context, binding.with_changes(leading_lines=()), indentation(self.context, binding_ancestors))
             changes.append(ReplaceLines(region.binding, region.binding, text))
-        where = "the loop" if region.kind == "loop" else "the code that uses it"
+        where = {"loop": "the loop", "runs": "each piece of code that uses it"}.get(region.kind, "the code that uses it")
         return self.unsafe_fix(f"Run {where} under `torch.no_grad()` and drop `volatile=`", *changes)
 
 
