@@ -68,6 +68,11 @@ class Project:
     needs: frozenset[str] = frozenset()  # the `legacy_shim` pieces its original relies on
     # Warnings of deprecated APIs outside the migration, which may stay after it (message patterns).
     warns: tuple[str, ...] = ()
+    # What the complete migration leaves to a person, still reported by `check`: constructs of
+    # `legacy_constructs` and `.detach()` sites (line in the migrated script) that only ever get
+    # values without history but where dropping the call could not be proven exact.
+    left: frozenset[str] = frozenset()
+    kept_detaches: frozenset[int] = frozenset()
 
     @property
     def folder(self) -> Path:
@@ -105,6 +110,9 @@ PROJECTS = (
         25,
         frozenset({"Variable import", "Variable(...) call", "volatile= argument"}),
         VOLATILE,
+        # The evaluation also resets `model.hidden`, a value the no-grad block would change for the
+        # training that follows: GL102 reports it and leaves the decision to a person.
+        left=frozenset({"Variable import", "Variable(...) call", "volatile= argument"}),
     ),
     Project("time_sequence", "time_sequence.py", 4, frozenset({".numpy()[0]"}), frozenset({"scalar numpy"})),
     Project(
@@ -121,7 +129,10 @@ PROJECTS = (
         25,
         frozenset({"type(x) == Variable", "[0] of a running sum", "volatile= argument"}),
         VOLATILE | {"Variable type"},
-        warns=("clip_grad_norm is now deprecated", r"This overload of add_ is deprecated"),
+        warns=(r"clip_grad_norm`? is now deprecated", r"This overload of add_ is deprecated"),
+        # `get_batch(source, i, evaluation=False)` passes its flag on as `volatile=evaluation`: the
+        # no-grad code belongs at the callers that pass a true flag, which GL102 says and leaves to a person.
+        left=frozenset({"Variable import", "Variable(...) call", "volatile= argument"}),
     ),
 )
 BY_NAME = {project.name: project for project in PROJECTS}
@@ -268,6 +279,11 @@ def findings_by_file(stdout: str, root: Path) -> dict[str, list[dict]]:
         relative = Path(finding["filename"]).resolve().relative_to(root.resolve()).as_posix()
         grouped.setdefault(relative, []).append(finding)
     return grouped
+
+
+def reported_rows(migration: "Migration", path: Path) -> set[int]:
+    file = path.relative_to(migration.root).as_posix()
+    return {f["location"]["row"] for f in migration.findings.get(file, []) if f["code"] in MIGRATION_CODES}
 
 
 def summary_counts(stdout: str) -> Counter:
@@ -520,10 +536,10 @@ def test_complete_migration_reproduces_the_legacy_numbers_bitwise(name, runs):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_complete_migration_leaves_no_legacy_construct(name, migrated):
+def test_complete_migration_leaves_only_what_is_left_to_a_person(name, migrated):
     root = migrated[COMPLETE].root
-    left = {path.relative_to(root).as_posix(): legacy_constructs(path.read_text(encoding="utf-8")) for path in BY_NAME[name].files(root)}
-    assert {file: constructs for file, constructs in left.items() if constructs} == {}
+    left = {c.kind for path in BY_NAME[name].files(root) for c in legacy_constructs(path.read_text(encoding="utf-8"))}
+    assert left == BY_NAME[name].left
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -534,8 +550,8 @@ def test_complete_migration_detaches_only_values_with_history(name, runs):
     on later states) are fine."""
     migrated = runs[COMPLETE, name]
     assert_ran(migrated, "the completely migrated project")
-    needless = {site: calls for site, (calls, with_history) in migrated.detaches.items() if not with_history}
-    assert needless == {}
+    needless = {line for (file, line), (calls, with_history) in migrated.detaches.items() if not with_history}
+    assert needless == BY_NAME[name].kept_detaches
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -551,7 +567,10 @@ def test_complete_migration_builds_no_graph_where_the_original_was_volatile(name
     }
     graph_stacks = {tuple((file, mappings[file][line]) for file, line in stack) for stack in migrated_run.graph_stacks}
     volatile_stacks = runs["original", name].legacy.volatile_stacks
-    assert sorted(volatile_stacks & graph_stacks) == []
+    if "volatile= argument" in BY_NAME[name].left:
+        assert volatile_stacks & graph_stacks  # what the person still has to do, visibly
+    else:
+        assert sorted(volatile_stacks & graph_stacks) == []
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -559,23 +578,28 @@ def test_complete_migration_warns_only_about_apis_outside_the_migration(name, ru
     project = BY_NAME[name]
     migrated = runs[COMPLETE, name]
     assert_ran(migrated, "the completely migrated project")
-    unexpected = [text for text in migrated.warnings if not any(re.search(pattern, text) for pattern in project.warns)]
+    allowed = project.warns + (("volatile was removed",) if "volatile= argument" in project.left else ())
+    unexpected = [text for text in migrated.warnings if not any(re.search(pattern, text) for pattern in allowed)]
     assert unexpected == []
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_complete_migration_leaves_nothing_for_check(name, migrated):
+def test_complete_migration_leaves_nothing_unreported(name, migrated):
+    """`check` after the complete migration reports exactly the constructs left to a person."""
     migration = migrated[COMPLETE]
-    files = [path.relative_to(migration.root).as_posix() for path in BY_NAME[name].files(migration.root)]
-    assert {file: [f"{f['location']['row']}: {f['code']} {f['message']}" for f in migration.findings.get(file, [])] for file in files} == {
-        file: [] for file in files
-    }
+    for path in BY_NAME[name].files(migration.root):
+        file = path.relative_to(migration.root).as_posix()
+        reported = {f["location"]["row"] for f in migration.findings.get(file, [])}
+        constructs = {c.line for c in legacy_constructs(path.read_text(encoding="utf-8")) if c.kind != "Variable import"}
+        assert reported == constructs, file
 
 
-def test_complete_migration_summary_says_nothing_is_left(migrated):
+def test_complete_migration_summary_counts_what_is_left(migrated):
     migration = migrated[COMPLETE]
-    assert migration.first.returncode == 0, migration.first.stdout + migration.first.stderr
-    assert re.search(r"^Fixed [1-9]\d* errors, 0 remaining\.$", migration.first.stdout, re.MULTILINE), migration.first.stdout
+    left = Counter(f["code"] for findings in migration.findings.values() for f in findings)
+    assert migration.first.returncode == (1 if left else 0), migration.first.stdout + migration.first.stderr
+    assert summary_counts(migration.first.stdout) == left
+    assert all("need" in line and "a person" in line for line in migration.first.stdout.splitlines() if re.match(r"\s+\d+\s+GL", line))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -595,16 +619,19 @@ def test_safe_migration_keeps_the_legacy_numbers_bitwise(name, runs):
 def test_check_after_the_safe_migration_reports_every_construct_left(name, migrated):
     migration = migrated[SAFE]
     unreported = []
+    # An import is not a finding of its own: it goes with the last reported call it serves, in
+    # its own file or in one that star-imports it.
+    import_in_use = any(
+        "Variable" in c.kind and c.line in reported_rows(migration, path)
+        for path in BY_NAME[name].files(migration.root)
+        for c in legacy_constructs(path.read_text(encoding="utf-8"))
+    )
     for path in BY_NAME[name].files(migration.root):
         file = path.relative_to(migration.root).as_posix()
-        reported_rows = {f["location"]["row"] for f in migration.findings.get(file, []) if f["code"] in MIGRATION_CODES}
         constructs = legacy_constructs(path.read_text(encoding="utf-8"))
-        # An import is not a finding of its own: it goes with the last reported call it serves.
-        import_in_use = any("Variable" in c.kind and c.line in reported_rows for c in constructs)
+        rows = reported_rows(migration, path)
         unreported += [
-            f"{file}:{c.line}: {c.kind}"
-            for c in constructs
-            if c.line not in reported_rows and not (c.kind == "Variable import" and import_in_use)
+            f"{file}:{c.line}: {c.kind}" for c in constructs if c.line not in rows and not (c.kind == "Variable import" and import_in_use)
         ]
     assert unreported == []
 
