@@ -69,6 +69,7 @@ NOT_FREE = {
     "conversion under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w.float()\n",
     "in-place under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w.mul_(2)\n",
     "dropout under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = torch.nn.functional.dropout(w, training=False)\n",
+    "submodule of a parameter under no_grad": "def f(self, w):\n    with torch.no_grad():\n        probe = self.identity(w)\n",
     "model of a parameter under no_grad": "def f(model, w):\n    with torch.no_grad():\n        probe = model(w)\n",
     "bound before the block": "def f(model, x):\n    out = model(x)\n    with torch.no_grad():\n        probe = out\n",
     "enable_grad inside no_grad": "def f(w):\n    with torch.no_grad():\n        with torch.enable_grad():\n            probe = w * 2\n",

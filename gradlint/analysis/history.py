@@ -270,9 +270,9 @@ class HistoryEvidence:
         if type(node) is cst.Attribute:
             return self.is_tensor_data(node, scope)
         if type(node) is cst.Call:
-            if _Proof(self, scope).computed_without_grad(node, 0):
-                return True
             qualified = self.imports.qualified_name(node.func)
+            if qualified is not None and _Proof(self, scope).computed_without_grad(node, 0):
+                return True  # not a module or method of the program, which may return what it holds
             if qualified is not None:
                 if qualified in LEGACY_CONSTRUCTORS:
                     # `torch.Tensor(t)` of a tensor may share more than storage: only sizes and lists.
@@ -494,6 +494,8 @@ class _Proof:
             name = call.func.attr.value
             if returns_receiver(name) or name in IDENTITY_METHODS or name.startswith("register_"):
                 return False
+            if not self._arguments(call, depth):
+                return False  # `self.identity(w)` may return its argument
         elif type(call.func) is cst.Name:
             # A module or function of the program: it computes its result from history-free inputs.
             return self._arguments(call, depth)
