@@ -157,3 +157,19 @@ def test_history_free_where_read(source):
 def test_may_carry_history_where_read(source):
     context, value, scope = probe_value(source)
     assert not context.history.is_history_free(value, scope)
+
+
+@pytest.mark.parametrize(
+    ("source", "fresh"),
+    [
+        ("def f(w, x):\n    with torch.no_grad():\n        probe = torch.matmul(w, x)\n", True),
+        ("def f(w):\n    with torch.no_grad():\n        probe = torch.as_tensor(w)\n", False),
+        ("def f(model, x):\n    with torch.no_grad():\n        probe = model(x.detach())\n", False),
+        ("def f(w, x):\n    probe = torch.matmul(w, x)\n", False),
+    ],
+)
+def test_fresh_when_computed_without_grad(source, fresh):
+    """A torch function computing under no_grad makes a new object; a module of the program may
+    return a tensor it holds."""
+    context, value, scope = last_value("import torch\n" + source)
+    assert context.history.is_fresh(value, scope) is fresh
