@@ -6,10 +6,15 @@ function makes it so later. Unknown means "may carry history" (the opposite defa
 `.detach()` must be sure.
 
 Evidence: literals, torch factories and constructors, `torch.from_numpy`, numpy, batches from
-iterating a data loader, `.data` / `.detach()` / `.item()` of anything, and values computed only
-from those (torch functions, tensor methods, operators, indexing). A name is history-free when
-every binding of it in its function is, and no in-place change or flag change in the function
-can give it history.
+iterating a data loader, `.data` / `.detach()` / `.item()` of anything, values computed only
+from those (torch functions, tensor methods, operators, indexing), and values computed with
+autograd off (a call or operator under `torch.no_grad()`; not a bare name, view or conversion,
+which may be a leaf requiring grad). A name is history-free when every binding of it in its
+function is, and no in-place change or flag change in the function can give it history (writes
+under no_grad or into an integer tensor cannot).
+
+Known limit: a module or function of the program called under no_grad with history-free
+arguments is taken to compute its result there, not to return a tensor it holds.
 
 Identity: `Variable(x)` is a new object; dropping it makes the result `x` itself. `fresh` tells
 when an expression's value is a new object that nothing else references, and `identity_observed`
