@@ -39,6 +39,17 @@ FREE = {
     "self attribute": "class D:\n    def __init__(self):\n        self.p = torch.randn(2)\n    def f(self):\n        probe = self.p[0]\n",
     "integer tensor": "def f(x):\n    probe = x.long()\n",
     "rebound in a loop": "def f(loader):\n    for x in loader:\n        x = x.cuda()\n        probe = x\n",
+    "torch function under no_grad": "def f(w, x):\n    with torch.no_grad():\n        probe = torch.matmul(w, x)\n",
+    "operator under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = -(w * 2)\n",
+    "method under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w.sum(0)\n",
+    "model output in a no_grad function": "@torch.no_grad()\ndef f(model, loader):\n    for x in loader:\n        probe = model(x)\n",
+    "name bound under no_grad": "def f(model, loader):\n    for x in loader:\n        with torch.no_grad():\n            out = model(x)\n        probe = out\n",
+    "in-place write under no_grad": "def f(h):\n    x = torch.zeros(2)\n    with torch.no_grad():\n        x.add_(h)\n        x[0] = h[0]\n    probe = x\n",
+    "item write into an integer tensor": "def f(text, h):\n    t = torch.zeros(len(text)).long()\n    for c in range(3):\n        t[c] = h[c]\n    probe = t\n",
+    "value-free in-place changes": (
+        "def f():\n    x = torch.zeros(2)\n    x.fill_(1.0)\n    x.zero_()\n    x.copy_(torch.ones(2))\n"
+        "    x.resize_as_(torch.ones(3))\n    x[0] = 3\n    probe = x\n"
+    ),
 }
 NOT_FREE = {
     "parameter": "def f(x):\n    probe = x\n",
@@ -50,6 +61,25 @@ NOT_FREE = {
     "factory asking for grad": "def f():\n    probe = torch.ones(2, requires_grad=True)\n",
     "alias of a tensor with history": "def f(h):\n    probe = torch.Tensor(h)\n",
     "a global statement": "def f():\n    global x\n    probe = x\n",
+    "parameter read under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w\n",
+    "module weight read under no_grad": "def f(model):\n    with torch.no_grad():\n        probe = model.weight\n",
+    "view of a parameter under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w.view(-1)\n",
+    "row of a parameter under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w[0]\n",
+    "split of a parameter under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = torch.split(w, 1)\n",
+    "conversion under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w.float()\n",
+    "in-place under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = w.mul_(2)\n",
+    "dropout under no_grad": "def f(w):\n    with torch.no_grad():\n        probe = torch.nn.functional.dropout(w, training=False)\n",
+    "submodule of a parameter under no_grad": "def f(self, w):\n    with torch.no_grad():\n        probe = self.identity(w)\n",
+    "model of a parameter under no_grad": "def f(model, w):\n    with torch.no_grad():\n        probe = model(w)\n",
+    "bound before the block": "def f(model, x):\n    out = model(x)\n    with torch.no_grad():\n        probe = out\n",
+    "enable_grad inside no_grad": "def f(w):\n    with torch.no_grad():\n        with torch.enable_grad():\n            probe = w * 2\n",
+    "nested function under no_grad": "def f(w):\n    with torch.no_grad():\n        def g():\n            probe = w * 2\n",
+    "write with history after the block": (
+        "def f(h):\n    x = torch.zeros(2)\n    with torch.no_grad():\n        x.add_(h)\n    x.add_(h)\n    probe = x\n"
+    ),
+    "integer tensor rebound to a float one": (
+        "def f(h):\n    t = torch.zeros(3).long()\n    t = torch.zeros(3)\n    t[0] = h[0]\n    probe = t\n"
+    ),
 }
 
 
@@ -127,3 +157,19 @@ def test_history_free_where_read(source):
 def test_may_carry_history_where_read(source):
     context, value, scope = probe_value(source)
     assert not context.history.is_history_free(value, scope)
+
+
+@pytest.mark.parametrize(
+    ("source", "fresh"),
+    [
+        ("def f(w, x):\n    with torch.no_grad():\n        probe = torch.matmul(w, x)\n", True),
+        ("def f(w):\n    with torch.no_grad():\n        probe = torch.as_tensor(w)\n", False),
+        ("def f(model, x):\n    with torch.no_grad():\n        probe = model(x.detach())\n", False),
+        ("def f(w, x):\n    probe = torch.matmul(w, x)\n", False),
+    ],
+)
+def test_fresh_when_computed_without_grad(source, fresh):
+    """A torch function computing under no_grad makes a new object; a module of the program may
+    return a tensor it holds."""
+    context, value, scope = last_value("import torch\n" + source)
+    assert context.history.is_fresh(value, scope) is fresh

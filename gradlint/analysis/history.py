@@ -6,10 +6,15 @@ function makes it so later. Unknown means "may carry history" (the opposite defa
 `.detach()` must be sure.
 
 Evidence: literals, torch factories and constructors, `torch.from_numpy`, numpy, batches from
-iterating a data loader, `.data` / `.detach()` / `.item()` of anything, and values computed only
-from those (torch functions, tensor methods, operators, indexing). A name is history-free when
-every binding of it in its function is, and no in-place change or flag change in the function
-can give it history.
+iterating a data loader, `.data` / `.detach()` / `.item()` of anything, values computed only
+from those (torch functions, tensor methods, operators, indexing), and values computed with
+autograd off (a call or operator under `torch.no_grad()`; not a bare name, view or conversion,
+which may be a leaf requiring grad). A name is history-free when every binding of it in its
+function is, and no in-place change or flag change in the function can give it history (writes
+under no_grad or into an integer tensor cannot).
+
+Known limit: a module or function of the program called under no_grad with history-free
+arguments is taken to compute its result there, not to return a tensor it holds.
 
 Identity: `Variable(x)` is a new object; dropping it makes the result `x` itself. `fresh` tells
 when an expression's value is a new object that nothing else references, and `identity_observed`
@@ -23,6 +28,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from gradlint.analysis.functions import FunctionTable
+from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
@@ -64,6 +70,19 @@ _CUTS_HISTORY = frozenset(
         "argmin",
         "multinomial",
     }
+)
+# Methods whose result is an integer or bool tensor: no write can give it history (an in-place
+# write of a value with history is cast to its dtype, or raises).
+_INTEGER_RESULTS = frozenset({"long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "multinomial"})
+# Metadata changes that leave the values without history (identity is another question).
+_KEEPS_VALUE = frozenset({"detach_", "resize_", "resize_as_"})
+# Torch functions that may return their argument itself (`F.dropout(x, training=False)` is `x`).
+_MAY_RETURN_ARGUMENT = (
+    "torch.as_tensor",
+    "torch.asarray",
+    "torch.nn.functional.dropout",
+    "torch.nn.functional.alpha_dropout",
+    "torch.nn.functional.feature_alpha_dropout",
 )
 # `values, indices = x.max(1)`: the item at 1 of these results is an integer index tensor.
 _INDEX_PAIRS = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "median"})
@@ -248,14 +267,17 @@ class HistoryEvidence:
 
     def is_fresh(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """`node` builds a new object that nothing else references: a factory, a constructor,
-        `torch.from_numpy`, `x.detach()`, `x.data`, a view, arithmetic; or a conversion of one of
-        those (a conversion may return its receiver, which is then the new object)."""
+        `torch.from_numpy`, `x.detach()`, `x.data`, a view, arithmetic, a value computed with
+        autograd off; or a conversion of one of those (a conversion may return its receiver,
+        which is then the new object)."""
         while type(node) is cst.Call and type(node.func) is cst.Attribute and returns_receiver(node.func.attr.value):
             node = node.func.value
         if type(node) is cst.Attribute:
             return self.is_tensor_data(node, scope)
         if type(node) is cst.Call:
             qualified = self.imports.qualified_name(node.func)
+            if qualified is not None and _Proof(self, scope).computed_without_grad(node, 0):
+                return True  # not a module or method of the program, which may return what it holds
             if qualified is not None:
                 if qualified in LEGACY_CONSTRUCTORS:
                     # `torch.Tensor(t)` of a tensor may share more than storage: only sizes and lists.
@@ -357,6 +379,37 @@ _VIEWS = frozenset(
 )
 
 
+# More methods and torch functions returning views: under no_grad a view of a leaf that
+# requires grad still requires grad.
+_MORE_VIEWS = frozenset(
+    {
+        "split",
+        "chunk",
+        "unbind",
+        "tensor_split",
+        "hsplit",
+        "vsplit",
+        "dsplit",
+        "split_with_sizes",
+        "diagonal",
+        "unfold",
+        "as_strided",
+        "movedim",
+        "moveaxis",
+        "swapaxes",
+        "swapdims",
+        "adjoint",
+        "view_as_real",
+        "view_as_complex",
+        "squeeze_copy",
+        "indices",
+        "values",
+        "unsqueeze",
+        "alias",
+    }
+)
+
+
 class _Proof:
     """One history question; names under proof are assumed history-free (a greatest fixed point:
     `x = x.cuda()` in a loop is free when the loop's other bindings of x are)."""
@@ -393,14 +446,14 @@ class _Proof:
                 return self.free(node.value, depth + 1)
             return self.evidence.instance_attribute_is_history_free(node, self.scope, depth + 1)
         if kind is cst.Call:
-            return self._call(node, depth)
+            return self._call(node, depth) or self.computed_without_grad(node, depth)
         if kind is cst.Subscript:
             # Indices never carry history into the result; only the indexed value can.
             return self._indices_of_pair(node) or self.free(node.value, depth + 1)
         if kind is cst.BinaryOperation:
-            return self.free(node.left, depth + 1) and self.free(node.right, depth + 1)
+            return self.grad_off(node) or self.free(node.left, depth + 1) and self.free(node.right, depth + 1)
         if kind is cst.UnaryOperation:
-            return self.free(node.expression, depth + 1)
+            return self.grad_off(node) or self.free(node.expression, depth + 1)
         if kind is cst.Comparison:
             return True
         if kind is cst.BooleanOperation:
@@ -410,6 +463,50 @@ class _Proof:
         if kind in (cst.List, cst.Tuple):
             return all(type(e) is cst.Element and self.free(e.value, depth + 1) for e in node.elements)
         return False
+
+    def grad_off(self, node: cst.CSTNode) -> bool:
+        """`node` runs with autograd off: inside `with torch.no_grad():` (not undone by a nested
+        `torch.enable_grad()`) or in a function decorated `@torch.no_grad()`."""
+        withs: list[cst.With] = []
+        parent = self.uses.parent(node)
+        function: Optional[cst.CSTNode] = self.scope if isinstance(self.scope, cst.FunctionDef) else None
+        while parent is not None:
+            if type(parent) in (cst.FunctionDef, cst.Lambda):
+                function = parent
+                break
+            if type(parent) is cst.With and parent.body is node:
+                withs.insert(0, parent)
+            node, parent = parent, self.uses.parent(parent)
+        mode = grad_mode_of(withs, self.imports)
+        if mode is not None:
+            return not mode
+        return type(function) is cst.FunctionDef and any(disables_grad(d.decorator, self.imports) for d in function.decorators)
+
+    def computed_without_grad(self, call: cst.Call, depth: int) -> bool:
+        """A call computing a new value with autograd off: its result neither requires grad nor
+        has a `grad_fn`. Not a conversion or in-place method that may return its receiver, a view
+        (a view of a leaf requiring grad requires grad), or a function that may return its argument."""
+        if not self.grad_off(call) or any(arg.star for arg in call.args):
+            return False
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is not None:
+            name = qualified.rsplit(".", 1)[-1]
+            if qualified.startswith(_MAY_RETURN_ARGUMENT) or not qualified.startswith("torch."):
+                return False
+            if qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional."):
+                return False
+        elif type(call.func) is cst.Attribute:
+            name = call.func.attr.value
+            if returns_receiver(name) or name in IDENTITY_METHODS or name.startswith("register_"):
+                return False
+            if not self._arguments(call, depth):
+                return False  # `self.identity(w)` may return its argument
+        elif type(call.func) is cst.Name:
+            # A module or function of the program: it computes its result from history-free inputs.
+            return self._arguments(call, depth)
+        else:
+            return False
+        return name not in _VIEWS and name not in _MORE_VIEWS and not _requests_grad(call)
 
     def _indices_of_pair(self, node: cst.Subscript) -> bool:
         """`torch.max(out, 1)[1]`, `out.max(1)[1]`, `x.topk(k)[1]`: integer indices, which never
@@ -602,6 +699,32 @@ class _Proof:
                 return True
         return False
 
+    def _value_write_keeps_free(self, write: cst.CSTNode, values: list[cst.BaseExpression], depth: int) -> bool:
+        """An in-place write (`x[i] = v`, `x.copy_(v)`) leaves a history-free tensor so: with
+        autograd off, into an integer tensor (the value is cast, or the write raises), or of
+        history-free values."""
+        if self.grad_off(write) or self._integer_tensor(write):
+            return True
+        return all(self.free(value, depth + 1) for value in values)
+
+    def _integer_tensor(self, write: cst.CSTNode) -> bool:
+        """The name written into is bound only to integer or bool tensors (`torch.zeros(n).long()`)."""
+        node = write
+        while type(node) in (cst.Subscript, cst.Call, cst.Attribute):
+            node = node.func if type(node) is cst.Call else node.value
+        if type(node) is not cst.Name or node.value in self.uses.unseen_bindings or node.value in self.uses.loop_targets:
+            return False
+        values = self.bindings.assigned(node.value)
+        return bool(values) and not self.bindings.unpacked.get(node.value) and all(self._is_integer(v) for v in values)
+
+    def _is_integer(self, value: cst.BaseExpression) -> bool:
+        if type(value) is not cst.Call:
+            return False
+        qualified = self.imports.qualified_name(value.func)
+        if qualified is not None:
+            return qualified in INTEGER_CONSTRUCTORS
+        return type(value.func) is cst.Attribute and value.func.attr.value in _INTEGER_RESULTS
+
     def write_with_history(self, occurrence: cst.CSTNode, depth: int) -> bool:
         uses = self.uses
         node = occurrence
@@ -614,9 +737,11 @@ class _Proof:
                 call = uses.parent(parent)
                 if type(call) is cst.Call and call.func is parent:
                     method = parent.attr.value
-                    if method in IDENTITY_METHODS and method != "detach_" or method.startswith("register_"):
+                    if method in IDENTITY_METHODS and method not in _KEEPS_VALUE or method.startswith("register_"):
                         return True
-                    if method.endswith("_") and not (method.startswith("__") or self._arguments(call, depth)):
+                    if method.endswith("_") and not (
+                        method.startswith("__") or self._value_write_keeps_free(call, [a.value for a in call.args], depth)
+                    ):
                         return True
                     node = call
                     continue
@@ -628,7 +753,7 @@ class _Proof:
                 return True
             if _is_write_target(uses, node) and node is not occurrence:
                 value = uses.assigned_value(node)
-                return value is None or not self.free(value, depth + 1)
+                return value is None or not self._value_write_keeps_free(node, [value], depth)
             return False
 
 
