@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gradlint.fix.apply import fix_text
+from gradlint.rules import presets
 from support import lint
 
 GL102 = frozenset({"GL102"})
@@ -334,3 +335,23 @@ def test_a_flag_parameter_names_the_calls_that_decide():
     (finding,) = lint(source, "GL102")
     assert finding.fix is None
     assert "`volatile` is a parameter of `to_var`: drop `volatile=` here" in finding.message
+
+
+def test_no_grad_fixes_come_first_so_other_fixes_see_the_values_computed_without_grad(tmp_path):
+    """Values computed under the `torch.no_grad()` a GL102 fix adds carry no history, so the
+    `.data` read in the same function needs no `.detach()` once that fix has been applied."""
+    source = (
+        "import torch\n"
+        "from torch.autograd import Variable\n\n\n"
+        "def evaluate(model, loader):\n"
+        "    correct = 0\n"
+        "    for data, target in loader:\n"
+        "        output = model(Variable(data, volatile=True))\n"
+        "        correct += output.data.max(1)[1].eq(target).sum().item()\n"
+        "    return correct\n"
+    )
+    fixed = fix_text(source, "evaluate.py", frozenset(presets()["migrate"]), unsafe=True)
+    assert fixed.remaining == []
+    assert "@torch.no_grad()\ndef evaluate" in fixed.text
+    assert "correct += output.max(1)[1].eq(target).sum().item()\n" in fixed.text
+    assert "Variable" not in fixed.text and "detach" not in fixed.text

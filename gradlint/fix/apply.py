@@ -10,6 +10,7 @@ from gradlint.fix.cleanup import parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
 from gradlint.fix.plan import Applicability
 from gradlint.model import Edit, Finding
+from gradlint.rules import codes_fixed_first
 
 if TYPE_CHECKING:
     from gradlint.analysis.project import ProjectFacts
@@ -62,6 +63,8 @@ def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
     chosen: list[Finding] = []
     taken: list[Edit] = []
     candidates = [f for f in findings if f.fix is not None and (unsafe or f.fix.applicability == Applicability.SAFE)]
+    first = [f for f in candidates if f.code in codes_fixed_first()]
+    candidates = first or candidates  # the others see the code those fixes leave
     shared: set[tuple[Edit, ...]] = set()
     for finding in sorted(candidates, key=lambda f: f.fix.edits[0].start if f.fix.edits else 0):
         edits = finding.fix.edits

@@ -53,6 +53,11 @@ def presets() -> dict[str, tuple[str, ...]]:
     return found
 
 
+@lru_cache(maxsize=None)
+def codes_fixed_first() -> frozenset[str]:
+    return frozenset(rule.code for rule in all_rules() if rule.fixes_first)
+
+
 def file_rules() -> tuple[type[FileRule], ...]:
     """The rules reported for a file as a whole (errors rather than warnings in reports)."""
     return tuple(rule for rule in all_rules() if issubclass(rule, FileRule))

@@ -71,6 +71,9 @@ class Rule:
     cleanup_imports: ClassVar[tuple[str, ...]] = ()
     # The migration this rule is part of: selected by `gradlint fix --migrate-<name>` and `--migrate`.
     migration: ClassVar[Optional[str]] = None
+    # Its fixes change what other rules know (e.g. put code under `torch.no_grad()`, after which
+    # values computed there carry no history), so they get fix rounds of their own, first.
+    fixes_first: ClassVar[bool] = False
     VALID: ClassVar[Sequence[str]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
 

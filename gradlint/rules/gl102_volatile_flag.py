@@ -161,6 +161,7 @@ class VolatileFlag(Rule):
     name = "volatile-flag"
     summary = "`volatile=` has no effect since PyTorch 0.4"
     migration = "variable"
+    fixes_first = True
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("Variable",)
