@@ -29,6 +29,7 @@ import libcst as cst
 
 from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
+from gradlint.analysis.grad_tracking import INDEX_RESULTS
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
@@ -84,8 +85,6 @@ _MAY_RETURN_ARGUMENT = (
     "torch.nn.functional.alpha_dropout",
     "torch.nn.functional.feature_alpha_dropout",
 )
-# `values, indices = x.max(1)`: the item at 1 of these results is an integer index tensor.
-_INDEX_PAIRS = frozenset({"max", "min", "sort", "topk", "kthvalue", "mode", "median"})
 # Methods whose result can be the receiver itself (`x.float()` on a float tensor is `x`).
 SELF_RETURNING = frozenset(
     {
@@ -526,7 +525,7 @@ class _Proof:
             method, arguments = call.func.attr.value, call.args
         else:
             return False
-        if method not in _INDEX_PAIRS:
+        if method not in INDEX_RESULTS:  # `values, indices = x.max(1)`: [1] is an index tensor
             return False
         if method in ("max", "min"):  # a pair only with a dimension
             return any(
