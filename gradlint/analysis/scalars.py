@@ -145,6 +145,7 @@ class ScalarEvidence:
         self.tensors = tensors
         self.module = module
         self._accumulators: dict[tuple[int, str], Optional[Accumulator]] = {}
+        self._name_uses: dict[int, dict[str, list[NameUse]]] = {}
 
     # -- zero-dim values: losses and full reductions ------------------------------------------
 
@@ -274,10 +275,12 @@ class ScalarEvidence:
         return False
 
     def _find_accumulator(self, name: str, scope: Scope) -> Optional[Accumulator]:
+        if not self._may_accumulate(name, scope):
+            return None
         additions: list[cst.Attribute] = []
         reads: list[cst.Subscript] = []
         added = False
-        for node, parents in _uses_of(name, scope):
+        for node, parents in self._uses_of(name, scope):
             parent = parents[0] if parents else None
             if isinstance(parent, cst.AugAssign) and parent.target is node:
                 if not isinstance(parent.operator, cst.AddAssign):
@@ -295,6 +298,19 @@ class ScalarEvidence:
             else:
                 return None
         return Accumulator(name, tuple(additions), tuple(reads)) if added and reads else None
+
+    def _may_accumulate(self, name: str, scope: Scope) -> bool:
+        """Cheap test on the bindings before the walk over every use: an accumulator is bound to
+        number literals and to what `+=` adds (`.data`, `.item()`, products of them)."""
+        values = self.scopes.values_of(name, scope)
+        return bool(values) and all(_is_number_literal(value) or isinstance(value, ADDED_FORMS) for value in values)
+
+    def _uses_of(self, name: str, scope: Scope) -> list[NameUse]:
+        """The uses of `name` in `scope`, from an index of all its names built once per scope."""
+        uses = self._name_uses.get(id(scope))
+        if uses is None:
+            uses = self._name_uses[id(scope)] = _name_uses(scope)
+        return uses.get(name, [])
 
     def _added_number(self, value: cst.BaseExpression, scope: Scope) -> Optional[list[cst.Attribute]]:
         """The `.data` nodes of `value` when it adds one number: `loss.data`, `n * loss.data`,
@@ -371,14 +387,15 @@ class ClassTargets:
         """The per-element target of `call` (at the end of `stack`) when the code says the input
         is one row `(1, C)`: a model stepped on the same element of a paired sequence
         (`decoder(inp[c], h)`), or an input shaped as a batch of one with a 1-D target sequence."""
-        arguments = self._loss_arguments(call, stack)
+        arguments = _input_and_target(call)
         if arguments is None:
             return None
         input_, target = arguments
-        scope = enclosing_scope(stack)
+        # Cheap syntactic test first: most calls are not inside a loop over a target sequence.
         element = self._element_of_loop(target, stack)
-        if element is None:
+        if element is None or not self._is_class_loss(call.func, stack):
             return None
+        scope = enclosing_scope(stack)
         sequence, loop, index = element
         input_value = self._value_in_loop(input_, loop, scope)
         one_dim = self._is_flat(sequence, scope)
@@ -388,15 +405,8 @@ class ClassTargets:
             return PerElementTarget(target, sequence, certain=False)
         return None
 
-    def _loss_arguments(self, call: cst.Call, stack: Sequence[cst.CSTNode]) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
-        qualified = self.imports.qualified_name(call.func)
-        if qualified not in CLASS_LOSS_FUNCTIONS and not self._is_class_loss_module(call.func, stack):
-            return None
-        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
-        input_ = positional[0] if positional else keywords.get("input")
-        target = positional[1] if len(positional) > 1 else keywords.get("target")
-        return (input_, target) if input_ is not None and target is not None else None
+    def _is_class_loss(self, func: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
+        return self.imports.qualified_name(func) in CLASS_LOSS_FUNCTIONS or self._is_class_loss_module(func, stack)
 
     def _is_class_loss_module(self, func: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
         """`criterion` bound (here or at module level) to `nn.CrossEntropyLoss()`, or `self.criterion`
@@ -547,22 +557,29 @@ def _zero_index_read(node: cst.Name, parents: Sequence[cst.CSTNode]) -> Optional
     return None if written else parents[0]
 
 
-def _uses_of(name: str, scope: Scope):
-    """Every `Name(name)` node of a scope, with its ancestors innermost first; a use inside a
-    nested function, class or lambda is yielded with no parents (an unknown use)."""
+# The shapes of what `_added_number` accepts.
+ADDED_FORMS = (cst.Attribute, cst.Call, cst.BinaryOperation)
+NameUse = tuple[cst.Name, tuple[cst.CSTNode, ...]]
+
+
+def _name_uses(scope: Scope) -> dict[str, list[NameUse]]:
+    """Every `Name` node of a scope by name, with its ancestors innermost first; a name used inside
+    a nested function, class or lambda is listed once with no parents (an unknown use)."""
+    uses: dict[str, list[NameUse]] = {}
     body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
     pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(statement, ()) for statement in body]
     while pending:
         node, parents = pending.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            yield node, parents
+        if isinstance(node, cst.Name):
+            uses.setdefault(node.value, []).append((node, parents))
             continue
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            if any(isinstance(inner, cst.Name) and inner.value == name for inner in descendants(node)):
-                yield cst.Name(name), ()
+            for inner in {inner.value for inner in descendants(node) if isinstance(inner, cst.Name)}:
+                uses.setdefault(inner, []).append((cst.Name(inner), ()))
             continue
         inner = (node, *parents)
         pending.extend((child, inner) for child in iter_children(node))
+    return uses
 
 
 def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str, *, method: bool) -> Optional[cst.BaseExpression]:
@@ -651,3 +668,12 @@ def _keeps_reduction(call: cst.Call) -> bool:
         if arg.keyword.value == "reduce" and isinstance(arg.value, cst.Name) and arg.value.value == "False":
             return False
     return True
+
+
+def _input_and_target(call: cst.Call) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """The `input` and `target` arguments of a loss call, positional or by keyword."""
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    input_ = positional[0] if positional else keywords.get("input")
+    target = positional[1] if len(positional) > 1 else keywords.get("target")
+    return (input_, target) if input_ is not None and target is not None else None
