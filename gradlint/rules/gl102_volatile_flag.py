@@ -480,6 +480,126 @@ class VolatileFlag(Rule):
             column=32,
             message="`evaluation` is a parameter of `batch`: drop `volatile=` here, and where a call of `batch` passes a true `evaluation`",
         ),
+        # The flag is a parameter: the calls that pass a true one run under no_grad.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def get_batch(source, i, evaluation=False):
+                return Variable(source[i], volatile=evaluation)
+
+            def evaluate(model, source):
+                total = 0
+                for i in range(len(source)):
+                    total += model(get_batch(source, i, evaluation=True)).data.sum()
+                return total
+
+            def train(model, optimizer, source):
+                for i in range(len(source)):
+                    loss = model(get_batch(source, i)).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def get_batch(source, i, evaluation=False):
+                return Variable(source[i])
+
+            @torch.no_grad()
+            def evaluate(model, source):
+                total = 0
+                for i in range(len(source)):
+                    total += model(get_batch(source, i, evaluation=True)).data.sum()
+                return total
+
+            def train(model, optimizer, source):
+                for i in range(len(source)):
+                    loss = model(get_batch(source, i)).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=5,
+            column=32,
+            message="the calls of `get_batch` that pass a true `evaluation` lost their no-grad intent",
+            fix_title="Drop `volatile=evaluation` and run the calls of `get_batch` that pass a true `evaluation` under `torch.no_grad()`",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            def get_batch(source, i, evaluation=False):
+                return Variable(source[i], volatile=evaluation)
+
+            def run(model, source, training):
+                return [model(get_batch(source, i, evaluation=not training)) for i in range(len(source))]
+            """,
+            line=4,
+            column=32,
+            message="(not automatic: a call of `get_batch` does not pass a literal `evaluation`)",
+        ),
+        # Lists filled with values without history do not hold a graph: the evaluation loop of a
+        # training function is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def main(model, optimizer, loader):
+                for sentences, labels in loader:
+                    model.hidden = model.init_hidden()
+                    model(Variable(sentences)).sum().backward()
+                    optimizer.step()
+                truth, pred = [], []
+                for sentences, labels in loader:
+                    model.hidden = model.init_hidden()
+                    scores = model(Variable(sentences, volatile=True))
+                    truth += list(labels)
+                    pred += list(scores.data.max(1)[1])
+                print(accuracy(truth, pred))
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def main(model, optimizer, loader):
+                for sentences, labels in loader:
+                    model.hidden = model.init_hidden()
+                    model(Variable(sentences)).sum().backward()
+                    optimizer.step()
+                truth, pred = [], []
+                with torch.no_grad():
+                    for sentences, labels in loader:
+                        model.hidden = model.init_hidden()
+                        scores = model(Variable(sentences))
+                        truth += list(labels)
+                        pred += list(scores.data.max(1)[1])
+                print(accuracy(truth, pred))
+            """,
+            line=12,
+            column=44,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the loop under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # A list that also receives a value with a graph not computed from the volatile one (the
+        # weights' norm) is used after the loop: not fixed.
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            losses = []
+            for x, y in test_batches:
+                out = model(Variable(x, volatile=True))
+                losses += [criterion(out, y)]
+                losses += [model.weight.norm()]
+            print(sum(losses))
+            """,
+            line=5,
+            column=30,
+            message="(not automatic: `losses` is used after it and may hold a graph)",
+        ),
         Invalid(
             """
             from torch.autograd import Variable
@@ -557,15 +677,15 @@ class VolatileFlag(Rule):
         if project is not None and name in project.reimported:
             return None, f"another file imports `{name}`"
         sites = self.context.functions.of(function).call_sites
-        if not sites:
-            return None, f"`{name}` is not called in this file"
         if not _only_called(self.context.module, function, sites):
             return None, f"`{name}` is used other than by calling it"
+        if not sites:
+            return None, f"`{name}` is not called in this file"
         true_sites = []
         for site in sites:
             passed = _passed_flag(site.call, function, flag)
             if passed is None:
-                return None, f"a call of `{name}` passes a `{flag}` that is not a literal"
+                return None, f"a call of `{name}` does not pass a literal `{flag}`"
             if passed and not site.without_grad:
                 true_sites.append(site)
         return true_sites, ""
@@ -581,15 +701,18 @@ class VolatileFlag(Rule):
                 where = f"in `{site.scope.name.value}`" if site.scope is not None else "at module level"
                 return None, f"for the call of `{name}` {where}, {reason}"
             plans.append(plan)
-        plans = [plan for plan in plans if not any(other is not plan and _within(plan.region, other.region) for other in plans)]
-        if _overlapping([plan.region for plan in plans]):
+        kept: list[_Plan] = []
+        for plan in sorted(plans, key=lambda plan: -len(_region_nodes(plan.region))):
+            if not any(_within(plan.region, other.region) for other in kept):  # two calls in one loop: it is wrapped once
+                kept.append(plan)
+        if _overlapping([plan.region for plan in kept]):
             return None, f"the code around the calls of `{name}` overlaps"
         changes: list[Change] = []
         seen: set[tuple] = set()
-        for plan in plans:
+        for plan in kept:
             for change in plan.changes:
                 key = _change_key(change)
-                if key not in seen:  # `import torch`, or one region for two calls, comes once
+                if key not in seen:  # `import torch` comes once
                     seen.add(key)
                     changes.append(change)
         return changes, ""
