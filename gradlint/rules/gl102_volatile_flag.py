@@ -158,17 +158,32 @@ class VolatileFlag(Rule):
     caller in the file backpropagates through the result (a value computed from the volatile one
     never had a graph in the legacy program; for a run, a name that only ever holds values
     computed from the volatile one may be read after it too: its readers are runs themselves).
-    Never inside a model's `forward`. When no form
-    qualifies, the finding stays, with what to do and why it was not done. Safe where the code
-    already runs under `torch.no_grad()`, and for `volatile=False`: the argument is removed,
-    which changes nothing.
+    A value without autograd history (`.data`, `.item()`, a loader's batch, the indices of
+    `max`), a list filled only with such values (`pred += list(out.data.max(1)[1])`) and a
+    recurrent network's fresh state (`model.hidden = model.init_hidden()`) hold no graph and
+    may leave. Never inside a model's `forward`.
+
+    When the flag is a parameter of its function (`def get_batch(source, i, evaluation=False)`
+    passing `volatile=evaluation`), its callers choose the mode: the fix removes `volatile=` there
+    and runs each call that passes a true flag, with the code that uses its result, under
+    `torch.no_grad()` by the same policy (the function's signature stays). It does so only when
+    every call is known: a module-level function that no other file of the run imports, used in
+    its file only by calling it, each call passing a literal flag or the default. When no call
+    passes a true flag, removing the argument changes nothing (safe).
+
+    When no form qualifies, the finding stays, with what to do and why it was not done. Safe where
+    the code already runs under `torch.no_grad()`, and for `volatile=False`: the argument is
+    removed, which changes nothing.
 
     ## Known limits
     A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of its function
-    (`def to_var(x, volatile=False)`) is reported with what to do: the no-grad code belongs at
-    the calls that pass a true flag, and only a person knows whether the helper's other callers
-    rely on it. Uses spread through training code are not wrapped when a use cannot be
+    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of a method, or of a
+    function passed around, called with a computed flag, or imported by another file, is reported
+    with what to do: the no-grad code belongs at the calls that pass a true flag. Another file
+    reaching the function as a module attribute (`import data; data.get_batch(...)`) is not seen.
+    A fresh state is known by its method's name (`init_hidden`, `initHidden`, `zero_state`,
+    `begin_state`): one that returns a learned initial state stored on the model would lose its
+    graph in that store. Uses spread through training code are not wrapped when a use cannot be
     separated from training (the statement that calls `.backward()` reads the value), a name
     also holds other values, or a value computed from the volatile one is stored into an object
     from outside the run (`layer_inputs.append(out)`). Values leaving the code through objects the
@@ -597,7 +612,7 @@ class VolatileFlag(Rule):
             print(sum(losses))
             """,
             line=5,
-            column=30,
+            column=29,
             message="(not automatic: `losses` is used after it and may hold a graph)",
         ),
         Invalid(
