@@ -514,3 +514,25 @@ def main(model, optimizer, loader, weights):
     return pred
 """
     assert reason(source).startswith("`pred` is used after it")
+
+
+def test_region_facts_containers_paths_containment_and_overlap():
+    import libcst as cst
+
+    from gradlint.analysis.regions import contains, holds_only, overlap, path_to
+
+    free = lambda node: isinstance(node, cst.Name) and node.value.startswith("free")  # noqa: E731
+    value = lambda text: cst.parse_expression(text)  # noqa: E731
+    assert holds_only(value("list(free_labels)"), free) and holds_only(value("[free_a, (free_b,)]"), free)
+    assert holds_only(value("tuple(sorted(free_x))"), free)
+    assert not holds_only(value("list(out)"), free) and not holds_only(value("[free_a, out]"), free)
+    assert not holds_only(value("list(*free_x)"), free) and not holds_only(value("free_a"), free)
+
+    module = cst.parse_module("for x in y:\n    a = f(x)\n    b = g(a)\nc = 1\n")
+    loop, last = module.body
+    (call,) = [node for node in path_to(module, loop.body.body[1]) if isinstance(node, cst.SimpleStatementLine)]
+    path = path_to(module, call.body[0].value)
+    assert path[0] is module and path[1] is loop and path[-1] is call.body[0].value
+    assert path_to(module, cst.Name("x")) is None
+    assert contains([loop], loop.body.body[:1]) and not contains(loop.body.body[:1], [loop])
+    assert overlap([[loop], loop.body.body[1:]]) and not overlap([[loop], [last]])

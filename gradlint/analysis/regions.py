@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.syntax import child_statements, suite_statements
-from gradlint.analysis.tree import iter_children
+from gradlint.analysis.tree import descendants, iter_children
 
 # Methods that store their arguments into the receiver.
 STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put", "push"})
@@ -295,6 +295,27 @@ _COPYING_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed"})
 
 def _item_free(value: cst.BaseExpression, free: Callable[[cst.BaseExpression], bool]) -> bool:
     return free(value) or holds_only(value, free)
+
+
+def contains(outer: Sequence[cst.CSTNode], inner: Sequence[cst.CSTNode]) -> bool:
+    """Every statement of `inner` is one of `outer` or nested in one."""
+    nodes = _nodes_of(outer)
+    return all(id(statement) in nodes for statement in inner)
+
+
+def overlap(groups: Sequence[Sequence[cst.CSTNode]]) -> bool:
+    """Two of the groups of statements share a statement (or one nests in the other's)."""
+    seen: set[int] = set()
+    for group in groups:
+        nodes = _nodes_of(group)
+        if nodes & seen:
+            return True
+        seen |= nodes
+    return False
+
+
+def _nodes_of(statements: Sequence[cst.CSTNode]) -> set[int]:
+    return {id(node) for statement in statements for node in descendants(statement)}
 
 
 def path_to(root: cst.CSTNode, target: cst.CSTNode) -> Optional[list[cst.CSTNode]]:

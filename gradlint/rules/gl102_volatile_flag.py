@@ -6,18 +6,21 @@ from typing import Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
+from gradlint.analysis.functions import CallSite, argument_for, only_called
 from gradlint.analysis.grad_mode import may_enable_grad
 from gradlint.analysis.legacy import is_variable, literal_flag, variable_arguments, volatile_argument
 from gradlint.analysis.regions import (
     Placement,
     bound_names,
     binding_values,
+    contains,
     continuation,
     derived_names,
+    holds_only,
     mentions,
     outer_stores,
+    overlap,
     own_nodes,
-    holds_only,
     path_to,
     placements,
     reads_before_rebinding,
@@ -28,10 +31,8 @@ from gradlint.analysis.regions import (
     uses,
     yields_or_awaits,
 )
-from gradlint.analysis.functions import CallSite
 from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER, is_fresh_state_method
 from gradlint.analysis.syntax import iter_statements
-from gradlint.analysis.tree import descendants
 from gradlint.analysis.training import Kind
 from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, indentation, render_at, rewrite_within, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, Change, Replace, ReplaceLines
@@ -692,13 +693,14 @@ class VolatileFlag(Rule):
         if project is not None and name in project.reimported:
             return None, f"another file imports `{name}`"
         sites = self.context.functions.of(function).call_sites
-        if not _only_called(self.context.module, function, sites):
+        if not only_called(self.context.module, function, sites):
             return None, f"`{name}` is used other than by calling it"
         if not sites:
             return None, f"`{name}` is not called in this file"
         true_sites = []
         for site in sites:
-            passed = _passed_flag(site.call, function, flag)
+            value = argument_for(site.call, function, flag)
+            passed = literal_flag(value) if value is not None else None
             if passed is None:
                 return None, f"a call of `{name}` does not pass a literal `{flag}`"
             if passed and not site.without_grad:
@@ -717,10 +719,10 @@ class VolatileFlag(Rule):
                 return None, f"for the call of `{name}` {where}, {reason}"
             plans.append(plan)
         kept: list[_Plan] = []
-        for plan in sorted(plans, key=lambda plan: -len(_region_nodes(plan.region))):
-            if not any(_within(plan.region, other.region) for other in kept):  # two calls in one loop: it is wrapped once
+        for plan in sorted(plans, key=lambda plan: -_size(plan.region)):
+            if not any(contains(other.region.statements, plan.region.statements) for other in kept):  # two calls in one loop: wrapped once
                 kept.append(plan)
-        if _overlapping([plan.region for plan in kept]):
+        if overlap([plan.region.statements for plan in kept]):
             return None, f"the code around the calls of `{name}` overlaps"
         changes: list[Change] = []
         seen: set[tuple] = set()
@@ -1064,54 +1066,8 @@ def _fresh_state(value: cst.BaseExpression, free) -> bool:
     )
 
 
-def _only_called(module: cst.Module, function: cst.FunctionDef, sites: Sequence[CallSite]) -> bool:
-    """Every mention of the function's name in the module is the callee of one of `sites` (it is
-    not passed around, rebound, or called through another name)."""
-    name = function.name.value
-    allowed = {id(site.call.func) for site in sites} | {id(function.name)}
-    for node in descendants(module):
-        if isinstance(node, cst.Attribute):
-            allowed.add(id(node.attr))
-        elif isinstance(node, cst.Arg) and node.keyword is not None:
-            allowed.add(id(node.keyword))
-    return all(id(node) in allowed for node in descendants(module) if isinstance(node, cst.Name) and node.value == name)
-
-
-def _passed_flag(call: cst.Call, function: cst.FunctionDef, flag: str) -> Optional[bool]:
-    """The literal value `call` gives the parameter `flag` of `function` (its default when the call
-    does not pass it); None when it is not a literal or cannot be told."""
-    params = function.params
-    positional = [*params.posonly_params, *params.params]
-    for position, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if position < len(positional) and positional[position].name.value == flag:
-                return literal_flag(arg.value)
-        elif arg.keyword.value == flag:
-            return literal_flag(arg.value)
-    param = next((p for p in (*positional, *params.kwonly_params) if p.name.value == flag), None)
-    return literal_flag(param.default) if param is not None and param.default is not None else None
-
-
-def _region_nodes(region: _Region) -> set[int]:
-    return {id(node) for statement in region.statements for node in descendants(statement)}
-
-
-def _within(inner: _Region, outer: _Region) -> bool:
-    """Every statement of `inner` is in `outer` (two calls in one loop or function need it once)."""
-    nodes = _region_nodes(outer)
-    return all(id(statement) in nodes for statement in inner.statements)
-
-
-def _overlapping(regions: Sequence[_Region]) -> bool:
-    seen: set[int] = set()
-    for region in regions:
-        nodes = _region_nodes(region)
-        if nodes & seen:
-            return True
-        seen |= nodes
-    return False
+def _size(region: _Region) -> int:
+    return sum(1 for statement in region.statements for _ in own_nodes(statement))
 
 
 def _change_key(change: Change) -> tuple:
