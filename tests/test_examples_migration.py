@@ -153,9 +153,6 @@ PROJECTS = (
         25,
         frozenset({"Variable import", "Variable(...) call", "volatile= argument"}),
         VOLATILE,
-        # The evaluation collects into lists it returns (`truth`, `pred`), which GL102 cannot prove
-        # free of graphs the caller might need: it reports and leaves the decision to a person.
-        left=frozenset({"Variable import", "Variable(...) call", "volatile= argument"}),
     ),
     Project("time_sequence", "time_sequence.py", 4, frozenset({".numpy()[0]"}), frozenset({"scalar numpy"})),
     Project(
@@ -173,12 +170,9 @@ PROJECTS = (
         frozenset({"type(x) == Variable", "[0] of a running sum", "volatile= argument"}),
         VOLATILE | {"Variable type"},
         warns=(r"clip_grad_norm`? is now deprecated", r"This overload of add_ is deprecated"),
-        # `get_batch(source, i, evaluation=False)` passes its flag on as `volatile=evaluation`: the
-        # no-grad code belongs at the callers that pass a true flag, which GL102 says and leaves to a person.
-        left=frozenset({"Variable import", "Variable(...) call", "volatile= argument"}),
-        # `source[i + 1:...]` in `get_batch(source, ...)`: a parameter, whose history is not followed
-        # into the callers.
-        kept_detaches=frozenset({114}),
+        # `source[i:...]` and `source[i + 1:...]` in `get_batch(source, ...)`: a parameter, whose
+        # history is not followed into the callers.
+        kept_detaches=frozenset({112, 113}),
     ),
 )
 BY_NAME = {project.name: project for project in PROJECTS}

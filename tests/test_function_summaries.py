@@ -192,3 +192,40 @@ def test_enclosing_function_and_class_and_call_summaries_on_the_context():
     assert context.summary_of_call(inner_call).function is function(context, "inner")
     assert context.summary_of_call(loss_call).result_reaches_backward
     assert context.function_table.class_of(function(context, "loss")) is context.module.body[0]
+
+
+def test_argument_for_gives_the_value_a_call_passes_or_the_default():
+    from gradlint.analysis.functions import argument_for
+
+    context = context_of(
+        """
+        def get_batch(source, i, evaluation=False, *, cuda=True):
+            pass
+
+        get_batch(s, 0)
+        get_batch(s, 0, True)
+        get_batch(s, 0, evaluation=not train)
+        get_batch(s, *rest)
+        get_batch(s, 0, cuda=False)
+        """
+    )
+    callee = function(context, "get_batch")
+    code = lambda node: None if node is None else context.code_for(node)  # noqa: E731
+    calls = sorted(calls_named(context.module, "get_batch"), key=lambda call: context.module.code.index(code(call)))
+    assert [code(argument_for(call, callee, "evaluation")) for call in calls] == ["False", "True", "not train", None, "False"]
+    assert [code(argument_for(call, callee, "cuda")) for call in calls] == ["True", "True", "True", None, "False"]
+    assert code(argument_for(calls[0], callee, "i")) == "0"
+
+
+def test_only_called_when_every_mention_of_the_name_is_a_call_of_it():
+    from gradlint.analysis.functions import only_called
+
+    def check(uses: str) -> bool:
+        context = context_of("def get_batch(source, i):\n    return source[i]\n\n" + uses)
+        callee = function(context, "get_batch")
+        return only_called(context.module, callee, context.functions.of(callee).call_sites)
+
+    assert check("x = get_batch(s, 0)\ny = loader.get_batch(0)\nz = f(get_batch=1)\n")
+    assert not check("x = map(get_batch, s)\n")
+    assert not check("fetch = get_batch\n")
+    assert not check("get_batch = other\n")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from gradlint.analysis.project import ProjectFacts
+from gradlint.engine import lint_text
 from gradlint.fix.apply import fix_text
 from gradlint.rules import presets
 from support import lint
@@ -355,3 +357,182 @@ def test_no_grad_fixes_come_first_so_other_fixes_see_the_values_computed_without
     assert "@torch.no_grad()\ndef evaluate" in fixed.text
     assert "correct += output.max(1)[1].eq(target).sum().item()\n" in fixed.text
     assert "Variable" not in fixed.text and "detach" not in fixed.text
+
+
+# -- a flag that is a parameter of its function: the calls that pass a true one ------------------
+
+HELPER = """\
+import torch
+from torch.autograd import Variable
+
+
+def get_batch(source, i, evaluation=False):
+    data = Variable(source[i], volatile=evaluation)
+    return data
+"""
+
+
+def test_a_flag_parameter_moves_to_the_calls_that_pass_true_each_by_the_policy_of_its_place():
+    source = (
+        HELPER
+        + """
+
+def evaluate(model, source):
+    total = 0
+    for i in range(len(source)):
+        total += model(get_batch(source, i, True)).data.sum()
+        total += model(get_batch(source, i, evaluation=True)).data.sum()
+    return total
+
+
+for i in range(len(train)):
+    model(get_batch(train, i)).sum().backward()
+    optimizer.step()
+scores = model(get_batch(test, 0, evaluation=True))
+print(scores.data)
+"""
+    )
+    assert fixed(source) == (
+        HELPER.replace(", volatile=evaluation", "")
+        + """
+
+@torch.no_grad()
+def evaluate(model, source):
+    total = 0
+    for i in range(len(source)):
+        total += model(get_batch(source, i, True)).data.sum()
+        total += model(get_batch(source, i, evaluation=True)).data.sum()
+    return total
+
+
+for i in range(len(train)):
+    model(get_batch(train, i)).sum().backward()
+    optimizer.step()
+with torch.no_grad():
+    scores = model(get_batch(test, 0, evaluation=True))
+    print(scores.data)
+"""
+    )
+
+
+def test_a_flag_parameter_no_call_passes_true_is_removed_safely():
+    source = HELPER + "\n\nout = model(get_batch(train, 0))\nout2 = model(get_batch(train, 1, evaluation=False))\n"
+    (finding,) = lint(source, "GL102")
+    assert finding.fix.applicability.value == "safe"
+    assert fix_text(source, "example.py", GL102).text == source.replace(", volatile=evaluation", "")
+
+
+@pytest.mark.parametrize(
+    "calls, why",
+    [
+        ("out = model(get_batch(test, 0, evaluation=not training))", "a call of `get_batch` does not pass a literal `evaluation`"),
+        ("out = model(get_batch(test, 0, *flags))", "a call of `get_batch` does not pass a literal `evaluation`"),
+        ("batches = map(get_batch, sources)", "`get_batch` is used other than by calling it"),
+        ("out = model(get_batch(test, 0, True))\nfetch = get_batch", "`get_batch` is used other than by calling it"),
+        ("", "`get_batch` is not called in this file"),
+        (
+            "out = model(get_batch(test, 0, True))\nout.sum().backward()",
+            "for the call of `get_batch` at module level, it calls `.backward()`",
+        ),
+    ],
+)
+def test_a_flag_parameter_is_left_to_a_person_unless_every_call_is_known_and_can_run_without_grad(calls, why):
+    assert reason(HELPER + "\n\n" + calls + "\n") == why
+
+
+def test_a_flag_parameter_of_a_method_is_left_to_a_person():
+    source = """\
+from torch.autograd import Variable
+
+
+class Data(object):
+    def get_batch(self, i, evaluation=False):
+        return Variable(self.source[i], volatile=evaluation)
+
+    def evaluate(self, model):
+        return model(self.get_batch(0, evaluation=True))
+"""
+    assert reason(source) == "`get_batch` is not a function of the module, so its calls are not all known"
+
+
+def test_a_flag_parameter_of_a_function_another_file_imports_is_left_to_a_person():
+    source = HELPER + "\n\nout = model(get_batch(test, 0, evaluation=True))\n"
+    assert fixed(source) != source  # on its own, the file's calls are all there is
+    project = ProjectFacts(reimported=frozenset({"get_batch"}))
+    (finding,) = lint_text(source, "example.py", GL102, project=project).findings
+    assert finding.fix is None
+    assert finding.message.endswith("(not automatic: another file imports `get_batch`)")
+
+
+@pytest.mark.parametrize(
+    "state, fixable",
+    [
+        ("model.init_hidden()", True),
+        ("model.init_hidden(batch_size)", True),
+        ("model.encode(prompt)", False),
+        ("model.init_hidden(h)", False),
+    ],
+)
+def test_only_a_fresh_recurrent_state_may_be_stored_on_an_outside_object(state, fixable):
+    source = f"""\
+import torch
+from torch.autograd import Variable
+
+batch_size = 4
+
+
+def evaluate(model, loader, h):
+    for x, y in loader:
+        model.hidden = {state}
+        print(model(Variable(x, volatile=True)).data)
+"""
+    decorated = source.replace("def evaluate", "@torch.no_grad()\ndef evaluate").replace(", volatile=True", "")
+    if fixable:
+        assert fixed(source) == decorated
+    else:  # only the statement after the store
+        assert fixed(source) == source.replace(
+            "        print(model(Variable(x, volatile=True)).data)",
+            "        with torch.no_grad():\n            print(model(Variable(x)).data)",
+        )
+
+
+def test_a_list_that_also_receives_values_that_may_have_history_still_blocks():
+    source = """\
+import torch
+from torch.autograd import Variable
+
+
+def main(model, optimizer, loader, weights):
+    for x, y in loader:
+        model(Variable(x)).sum().backward()
+        optimizer.step()
+    pred = []
+    for x, y in loader:
+        out = model(Variable(x, volatile=True))
+        pred += list(out.max(1)[0])  # the values, with their graph
+        pred += list(weights)
+    return pred
+"""
+    assert reason(source).startswith("`pred` is used after it")
+
+
+def test_region_facts_containers_paths_containment_and_overlap():
+    import libcst as cst
+
+    from gradlint.analysis.regions import contains, holds_only, overlap, path_to
+
+    free = lambda node: isinstance(node, cst.Name) and node.value.startswith("free")  # noqa: E731
+    value = lambda text: cst.parse_expression(text)  # noqa: E731
+    assert holds_only(value("list(free_labels)"), free) and holds_only(value("[free_a, (free_b,)]"), free)
+    assert holds_only(value("tuple(sorted(free_x))"), free)
+    assert not holds_only(value("list(out)"), free) and not holds_only(value("[free_a, out]"), free)
+    assert not holds_only(value("list(*free_x)"), free) and not holds_only(value("free_a"), free)
+
+    module = cst.parse_module("for x in y:\n    a = f(x)\n    b = g(a)\nc = 1\n")
+    loop, last = module.body
+    (call,) = [node for node in path_to(module, loop.body.body[1]) if isinstance(node, cst.SimpleStatementLine)]
+    path = path_to(module, call.body[0].value)
+    assert path[0] is module and path[1] is loop and path[-1] is call.body[0].value
+    assert path_to(module, cst.Name("x")) is None
+    assert contains([loop], loop.body.body[:1]) and not contains(loop.body.body[:1], [loop])
+    assert overlap([[loop], loop.body.body[1:]]) and not overlap([[loop], [last]])

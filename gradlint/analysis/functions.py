@@ -321,6 +321,36 @@ def parameter_names(params: cst.Parameters) -> list[str]:
     return names
 
 
+def only_called(module: cst.Module, function: cst.FunctionDef, sites: Sequence[CallSite]) -> bool:
+    """Every mention of the function's name in the module is the callee of one of `sites`: it is
+    not passed around, rebound, or called through another name."""
+    name = function.name.value
+    allowed = {id(site.call.func) for site in sites} | {id(function.name)}
+    for node in descendants(module):
+        if isinstance(node, cst.Attribute):
+            allowed.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            allowed.add(id(node.keyword))
+    return all(id(node) in allowed for node in descendants(module) if isinstance(node, cst.Name) and node.value == name)
+
+
+def argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
+    """The value `call` gives the parameter of `function` named `parameter`: the argument passed,
+    or the default when the call does not pass it; None when it cannot be told (`*args`, no default)."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position < len(positional) and positional[position].name.value == parameter:
+                return arg.value
+        elif arg.keyword.value == parameter:
+            return arg.value
+    param = next((p for p in (*positional, *params.kwonly_params) if p.name.value == parameter), None)
+    return param.default if param is not None else None
+
+
 def enclosing_function(stack: Sequence[cst.CSTNode]) -> Optional[cst.FunctionDef]:
     for node in reversed(stack):
         if isinstance(node, cst.FunctionDef):

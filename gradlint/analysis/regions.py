@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.syntax import child_statements, suite_statements
-from gradlint.analysis.tree import iter_children
+from gradlint.analysis.tree import descendants, iter_children
 
 # Methods that store their arguments into the receiver.
 STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put", "push"})
@@ -270,6 +270,67 @@ def uses(statements: Sequence[cst.CSTNode], sources: Sequence[cst.CSTNode]) -> l
             found.append(index)
         derived = (derived - bound_names([statement])) | derived_names([statement], (), derived)
     return found
+
+
+def holds_only(value: cst.CSTNode, free: Callable[[cst.BaseExpression], bool]) -> bool:
+    """`value` is a Python container whose items are all `free`: a list, tuple or set display of
+    such values, or `list(x)`, `tuple(x)`, `sorted(x)` of a value that is `free` (the items of a
+    tensor without history have none) or is itself such a container."""
+    if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+        return all(_item_free(element.value, free) for element in value.elements)
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in _COPYING_BUILTINS
+        and len(value.args) == 1
+        and not value.args[0].star
+        and value.args[0].keyword is None
+    ):
+        return _item_free(value.args[0].value, free)
+    return False
+
+
+_COPYING_BUILTINS = frozenset({"list", "tuple", "sorted", "reversed"})
+
+
+def _item_free(value: cst.BaseExpression, free: Callable[[cst.BaseExpression], bool]) -> bool:
+    return free(value) or holds_only(value, free)
+
+
+def contains(outer: Sequence[cst.CSTNode], inner: Sequence[cst.CSTNode]) -> bool:
+    """Every statement of `inner` is one of `outer` or nested in one."""
+    nodes = _nodes_of(outer)
+    return all(id(statement) in nodes for statement in inner)
+
+
+def overlap(groups: Sequence[Sequence[cst.CSTNode]]) -> bool:
+    """Two of the groups of statements share a statement (or one nests in the other's)."""
+    seen: set[int] = set()
+    for group in groups:
+        nodes = _nodes_of(group)
+        if nodes & seen:
+            return True
+        seen |= nodes
+    return False
+
+
+def _nodes_of(statements: Sequence[cst.CSTNode]) -> set[int]:
+    return {id(node) for statement in statements for node in descendants(statement)}
+
+
+def path_to(root: cst.CSTNode, target: cst.CSTNode) -> Optional[list[cst.CSTNode]]:
+    """The nodes from `root` down to `target`, both included (what the walker's stack holds when
+    it visits `target`); None when `target` is not in `root`."""
+    pending: list[tuple[cst.CSTNode, int]] = [(root, 0)]
+    path: list[cst.CSTNode] = []
+    while pending:
+        node, depth = pending.pop()
+        del path[depth:]
+        path.append(node)
+        if node is target:
+            return path
+        pending.extend((child, depth + 1) for child in reversed(iter_children(node)))
+    return None
 
 
 def mentions(node: cst.CSTNode, names: set[str], source_ids: set[int]) -> bool:

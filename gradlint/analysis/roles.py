@@ -83,6 +83,10 @@ LOADER = re.compile(r"^(\w*loader\w*|(\w+_)?dl)$", re.IGNORECASE)
 # A function or method returning a batch: `get_batch(...)`, `digits.batch()`, `next_batch()`.
 BATCH_SOURCE = re.compile(r"^((\w+_)?batch(es)?|(get|next|sample|load|make|random)_\w*batch\w*)$", re.IGNORECASE)
 
+# A method returning a recurrent network's first state, zeros by the idiom of the 0.3-era tutorials
+# and examples: `model.init_hidden(batch_size)`, `rnn.initHidden()`, `net.begin_state(n)`.
+FRESH_STATE_METHOD = re.compile(r"^(init_?hidden(_?state)?|init_?state|zero_?state|begin_?state)$", re.IGNORECASE)
+
 # -- values -----------------------------------------------------------------------------------
 
 # A name holding a tensor computed by a model: `loss`, `logits`, `outputs`, `pred_2`.
@@ -105,6 +109,10 @@ def is_loader_name(name: str) -> bool:
 
 def is_batch_source_name(name: str) -> bool:
     return bool(BATCH_SOURCE.match(name))
+
+
+def is_fresh_state_method(name: str) -> bool:
+    return bool(FRESH_STATE_METHOD.match(name))
 
 
 def gan_network_role(name: str) -> Optional[Role]:

@@ -6,17 +6,22 @@ from typing import Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
+from gradlint.analysis.functions import CallSite, argument_for, only_called
 from gradlint.analysis.grad_mode import may_enable_grad
 from gradlint.analysis.legacy import is_variable, literal_flag, variable_arguments, volatile_argument
 from gradlint.analysis.regions import (
     Placement,
     bound_names,
     binding_values,
+    contains,
     continuation,
     derived_names,
+    holds_only,
     mentions,
     outer_stores,
+    overlap,
     own_nodes,
+    path_to,
     placements,
     reads_before_rebinding,
     returned_values,
@@ -26,11 +31,11 @@ from gradlint.analysis.regions import (
     uses,
     yields_or_awaits,
 )
-from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER
+from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER, is_fresh_state_method
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.training import Kind
 from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, indentation, render_at, rewrite_within, wrap_in_no_grad
-from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace, ReplaceLines
+from gradlint.fix.plan import Applicability, Availability, Change, Replace, ReplaceLines
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
@@ -48,6 +53,11 @@ _PARAMETER = (
     "`volatile={flag}` has had no effect since PyTorch 0.4; `{flag}` is a parameter of `{function}`: drop `volatile=` here, "
     "and where a call of `{function}` passes a true `{flag}`, run the code that uses what it returns under `torch.no_grad()`"
 )
+_PARAMETER_FIXABLE = (
+    "`volatile={flag}` has had no effect since PyTorch 0.4: the calls of `{function}` that pass a true `{flag}` "
+    "lost their no-grad intent; run the code that uses what they return under `torch.no_grad()`"
+)
+_PARAMETER_UNUSED = "`volatile={flag}` has no effect since PyTorch 0.4, and no call of `{function}` passes a true `{flag}`"
 _RAISES = (
     "`volatile=` with a true `requires_grad` raises `ValueError` in torch 2.13; drop `volatile=`, and run inference under `torch.no_grad()`"
 )
@@ -82,6 +92,16 @@ class _Region:
     seed: frozenset[str] = frozenset()  # "uses", "run": the names bound to the volatile value before the region
     parts: Sequence[_Region] = ()  # "runs": the runs
     ancestors: Sequence[cst.CSTNode] = ()  # "run": the nodes from the module down to its block
+    anchors: Sequence[cst.Call] = ()  # calls of a function of the file that hand out a volatile value
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The no-grad form chosen for one volatile value: the fix's title, its changes, the region."""
+
+    title: str
+    changes: Sequence[Change]
+    region: _Region
 
 
 class VolatileFlag(Rule):
@@ -139,17 +159,32 @@ class VolatileFlag(Rule):
     caller in the file backpropagates through the result (a value computed from the volatile one
     never had a graph in the legacy program; for a run, a name that only ever holds values
     computed from the volatile one may be read after it too: its readers are runs themselves).
-    Never inside a model's `forward`. When no form
-    qualifies, the finding stays, with what to do and why it was not done. Safe where the code
-    already runs under `torch.no_grad()`, and for `volatile=False`: the argument is removed,
-    which changes nothing.
+    A value without autograd history (`.data`, `.item()`, a loader's batch, the indices of
+    `max`), a list filled only with such values (`pred += list(out.data.max(1)[1])`) and a
+    recurrent network's fresh state (`model.hidden = model.init_hidden()`) hold no graph and
+    may leave. Never inside a model's `forward`.
+
+    When the flag is a parameter of its function (`def get_batch(source, i, evaluation=False)`
+    passing `volatile=evaluation`), its callers choose the mode: the fix removes `volatile=` there
+    and runs each call that passes a true flag, with the code that uses its result, under
+    `torch.no_grad()` by the same policy (the function's signature stays). It does so only when
+    every call is known: a module-level function that no other file of the run imports, used in
+    its file only by calling it, each call passing a literal flag or the default. When no call
+    passes a true flag, removing the argument changes nothing (safe).
+
+    When no form qualifies, the finding stays, with what to do and why it was not done. Safe where
+    the code already runs under `torch.no_grad()`, and for `volatile=False`: the argument is
+    removed, which changes nothing.
 
     ## Known limits
     A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of its function
-    (`def to_var(x, volatile=False)`) is reported with what to do: the no-grad code belongs at
-    the calls that pass a true flag, and only a person knows whether the helper's other callers
-    rely on it. Uses spread through training code are not wrapped when a use cannot be
+    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of a method, or of a
+    function passed around, called with a computed flag, or imported by another file, is reported
+    with what to do: the no-grad code belongs at the calls that pass a true flag. Another file
+    reaching the function as a module attribute (`import data; data.get_batch(...)`) is not seen.
+    A fresh state is known by its method's name (`init_hidden`, `initHidden`, `zero_state`,
+    `begin_state`): one that returns a learned initial state stored on the model would lose its
+    graph in that store. Uses spread through training code are not wrapped when a use cannot be
     separated from training (the statement that calls `.backward()` reads the value), a name
     also holds other values, or a value computed from the volatile one is stored into an object
     from outside the run (`layer_inputs.append(out)`). Values leaving the code through objects the
@@ -461,6 +496,126 @@ class VolatileFlag(Rule):
             column=32,
             message="`evaluation` is a parameter of `batch`: drop `volatile=` here, and where a call of `batch` passes a true `evaluation`",
         ),
+        # The flag is a parameter: the calls that pass a true one run under no_grad.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def get_batch(source, i, evaluation=False):
+                return Variable(source[i], volatile=evaluation)
+
+            def evaluate(model, source):
+                total = 0
+                for i in range(len(source)):
+                    total += model(get_batch(source, i, evaluation=True)).data.sum()
+                return total
+
+            def train(model, optimizer, source):
+                for i in range(len(source)):
+                    loss = model(get_batch(source, i)).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def get_batch(source, i, evaluation=False):
+                return Variable(source[i])
+
+            @torch.no_grad()
+            def evaluate(model, source):
+                total = 0
+                for i in range(len(source)):
+                    total += model(get_batch(source, i, evaluation=True)).data.sum()
+                return total
+
+            def train(model, optimizer, source):
+                for i in range(len(source)):
+                    loss = model(get_batch(source, i)).sum()
+                    loss.backward()
+                    optimizer.step()
+            """,
+            line=5,
+            column=32,
+            message="the calls of `get_batch` that pass a true `evaluation` lost their no-grad intent",
+            fix_title="Drop `volatile=evaluation` and run the calls of `get_batch` that pass a true `evaluation` under `torch.no_grad()`",
+        ),
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            def get_batch(source, i, evaluation=False):
+                return Variable(source[i], volatile=evaluation)
+
+            def run(model, source, training):
+                return [model(get_batch(source, i, evaluation=not training)) for i in range(len(source))]
+            """,
+            line=4,
+            column=32,
+            message="(not automatic: a call of `get_batch` does not pass a literal `evaluation`)",
+        ),
+        # Lists filled with values without history do not hold a graph: the evaluation loop of a
+        # training function is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def main(model, optimizer, loader):
+                for sentences, labels in loader:
+                    model.hidden = model.init_hidden()
+                    model(Variable(sentences)).sum().backward()
+                    optimizer.step()
+                truth, pred = [], []
+                for sentences, labels in loader:
+                    model.hidden = model.init_hidden()
+                    scores = model(Variable(sentences, volatile=True))
+                    truth += list(labels)
+                    pred += list(scores.data.max(1)[1])
+                print(accuracy(truth, pred))
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            def main(model, optimizer, loader):
+                for sentences, labels in loader:
+                    model.hidden = model.init_hidden()
+                    model(Variable(sentences)).sum().backward()
+                    optimizer.step()
+                truth, pred = [], []
+                with torch.no_grad():
+                    for sentences, labels in loader:
+                        model.hidden = model.init_hidden()
+                        scores = model(Variable(sentences))
+                        truth += list(labels)
+                        pred += list(scores.data.max(1)[1])
+                print(accuracy(truth, pred))
+            """,
+            line=12,
+            column=44,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the loop under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # A list that also receives a value with a graph not computed from the volatile one (the
+        # weights' norm) is used after the loop: not fixed.
+        Invalid(
+            """
+            from torch.autograd import Variable
+
+            losses = []
+            for x, y in test_batches:
+                out = model(Variable(x, volatile=True))
+                losses += [criterion(out, y)]
+                losses += [model.weight.norm()]
+            print(sum(losses))
+            """,
+            line=5,
+            column=29,
+            message="(not automatic: `losses` is used after it and may hold a graph)",
+        ),
         Invalid(
             """
             from torch.autograd import Variable
@@ -497,7 +652,7 @@ class VolatileFlag(Rule):
         elif flag is None:
             function = self._parameter_owner(argument.value)
             if function is not None:
-                self.report(argument, _PARAMETER.format(flag=argument.value.value, function=function.name.value))
+                self._report_parameter(node, argument, function)
             else:
                 self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
         elif not _flag_alone(node):
@@ -505,8 +660,79 @@ class VolatileFlag(Rule):
         elif self.context.without_grad():
             self.report(argument, _ALREADY, self.safe_fix("Remove `volatile=True`", without))
         else:
-            fix, reason = self._no_grad_fix()
+            plan, reason = self._no_grad_plan(self.context.stack)
+            fix = self.unsafe_fix(plan.title, *plan.changes) if plan is not None else None
             self.report(argument, _FIXABLE if fix is not None else _UNFIXABLE.format(reason), fix)
+
+    # -- a flag that is a parameter of its function ---------------------------------------------
+
+    def _report_parameter(self, call: cst.Call, argument: cst.Arg, function: cst.FunctionDef) -> None:
+        flag, name = argument.value.value, function.name.value
+        sites, reason = self._flag_calls(function, flag)
+        if sites is None:
+            self.report(argument, _PARAMETER.format(flag=flag, function=name) + f" (not automatic: {reason})")
+            return
+        dropped = Replace(call, call_without_argument(call, argument))
+        if not sites:  # every call passes a false flag, or already runs under no_grad
+            self.report(argument, _PARAMETER_UNUSED.format(flag=flag, function=name), self.safe_fix(f"Remove `volatile={flag}`", dropped))
+            return
+        changes, reason = self._callers_changes(sites, name)
+        if changes is None:
+            self.report(argument, _PARAMETER.format(flag=flag, function=name) + f" (not automatic: {reason})")
+            return
+        title = f"Drop `volatile={flag}` and run the calls of `{name}` that pass a true `{flag}` under `torch.no_grad()`"
+        self.report(argument, _PARAMETER_FIXABLE.format(flag=flag, function=name), self.unsafe_fix(title, dropped, *changes))
+
+    def _flag_calls(self, function: cst.FunctionDef, flag: str) -> tuple[Optional[list[CallSite]], str]:
+        """The calls of `function` that pass a true `flag` with grad on; None (and why) when not every
+        call of it is known, or one passes a flag that is not a literal."""
+        name = function.name.value
+        if self.context.function_table.module_level.get(name) is not function:
+            return None, f"`{name}` is not a function of the module, so its calls are not all known"
+        project = self.context.project
+        if project is not None and name in project.reimported:
+            return None, f"another file imports `{name}`"
+        sites = self.context.functions.of(function).call_sites
+        if not only_called(self.context.module, function, sites):
+            return None, f"`{name}` is used other than by calling it"
+        if not sites:
+            return None, f"`{name}` is not called in this file"
+        true_sites = []
+        for site in sites:
+            value = argument_for(site.call, function, flag)
+            passed = literal_flag(value) if value is not None else None
+            if passed is None:
+                return None, f"a call of `{name}` does not pass a literal `{flag}`"
+            if passed and not site.without_grad:
+                true_sites.append(site)
+        return true_sites, ""
+
+    def _callers_changes(self, sites: Sequence[CallSite], name: str) -> tuple[Optional[list[Change]], str]:
+        """The changes that run each call in `sites` and the code that uses its result under
+        no_grad, by the same policy as for a `Variable(..., volatile=True)` written there."""
+        plans = []
+        for site in sites:
+            stack = path_to(self.context.module, site.call)
+            plan, reason = self._no_grad_plan(stack, (site.call,)) if stack is not None else (None, "it cannot be located")
+            if plan is None:
+                where = f"in `{site.scope.name.value}`" if site.scope is not None else "at module level"
+                return None, f"for the call of `{name}` {where}, {reason}"
+            plans.append(plan)
+        kept: list[_Plan] = []
+        for plan in sorted(plans, key=lambda plan: -_size(plan.region)):
+            if not any(contains(other.region.statements, plan.region.statements) for other in kept):  # two calls in one loop: wrapped once
+                kept.append(plan)
+        if overlap([plan.region.statements for plan in kept]):
+            return None, f"the code around the calls of `{name}` overlaps"
+        changes: list[Change] = []
+        seen: set[tuple] = set()
+        for plan in kept:
+            for change in plan.changes:
+                key = _change_key(change)
+                if key not in seen:  # `import torch` comes once
+                    seen.add(key)
+                    changes.append(change)
+        return changes, ""
 
     def _parameter_owner(self, flag: cst.BaseExpression) -> Optional[cst.FunctionDef]:
         """The function whose parameter the flag is (`def to_var(x, volatile=False)`): its callers
@@ -527,8 +753,9 @@ class VolatileFlag(Rule):
 
     # -- where no_grad goes ---------------------------------------------------------------------
 
-    def _no_grad_fix(self) -> tuple[Optional[FixPlan], str]:
-        stack = self.context.stack
+    def _no_grad_plan(self, stack: Sequence[cst.CSTNode], anchors: Sequence[cst.Call] = ()) -> tuple[Optional[_Plan], str]:
+        """The form that runs the volatile value at the end of `stack` (a `Variable` call, or one
+        of the `anchors`: calls handing out such a value) under no_grad, and why when none qualifies."""
         path = placements(stack)
         depth = scope_depth(stack, path)
         inner = [placement for placement in path if placement.depth >= depth]
@@ -543,73 +770,89 @@ class VolatileFlag(Rule):
         if scope is not None and scope.name.value in FORWARD_METHODS:
             return None, f"it is inside `{scope.name.value}`, the model's forward pass"
         reasons = []
-        for region in self._candidates(path, depth, scope):
+        for region in self._candidates(path, depth, scope, stack, tuple(anchors)):
             reason = self._blocker(region)
             if reason is None:
-                fix = self._fix(region, stack)
-                if fix is not None:
-                    return fix, ""
+                plan = self._plan(region, stack)
+                if plan is not None:
+                    return plan, ""
                 reason = "the code cannot be re-indented safely"
             reasons.append(reason)
             if region.kind == "runs":  # the closest the fix came: its reason is the one to act on
                 return None, reason
         return None, reasons[0]
 
-    def _candidates(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef]) -> Iterator[_Region]:
+    def _candidates(
+        self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef], stack: Sequence[cst.CSTNode], anchors: tuple
+    ) -> Iterator[_Region]:
         """The forms to try, smallest clear one first (built lazily: the later ones cost more)."""
         start = next(position for position, placement in enumerate(path) if placement.depth >= depth)
         if scope is not None and (len(path) - start == 1 or _evaluation_name(scope.name.value)):
-            yield _Region("function", _body_of(scope), path[: start + 1], scope, depth, path[start].index)
+            yield _Region("function", _body_of(scope), path[: start + 1], scope, depth, path[start].index, anchors=anchors)
         for position in range(len(path) - 1, start - 1, -1):
             placement = path[position]
             if isinstance(placement.statement, (cst.For, cst.While)):
-                yield _Region("loop", [placement.statement], path[: position + 1], scope, depth, placement.index)
+                yield _Region("loop", [placement.statement], path[: position + 1], scope, depth, placement.index, anchors=anchors)
         last = path[-1]
         rest = list(last.block.body)[last.index :]
-        sources = self._volatile_calls([last.statement])
+        sources = self._sources([last.statement], anchors)
         used = uses(rest, sources)
-        yield _Region("span", rest[: (used[-1] if used else 0) + 1], path, scope, depth, last.index)
-        if used and self._binds_only(last.statement):
+        yield _Region("span", rest[: (used[-1] if used else 0) + 1], path, scope, depth, last.index, anchors=anchors)
+        if used and self._binds_only(last.statement, scope):
             seed = frozenset(derived_names(rest[:1], sources))
             statements = rest[used[0] : used[-1] + 1]
-            yield _Region("uses", statements, path, scope, depth, last.index + used[0], last.statement, seed)
+            yield _Region("uses", statements, path, scope, depth, last.index + used[0], last.statement, seed, anchors=anchors)
         if used:
-            runs = self._runs(path, depth, scope, rest, sources)
+            runs = self._runs(path, depth, scope, stack, rest, sources, anchors)
             if runs is not None:
                 yield runs
 
-    def _runs(self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef], rest, sources) -> Optional[_Region]:
+    def _runs(
+        self, path: Sequence[Placement], depth: int, scope: Optional[cst.FunctionDef], stack: Sequence[cst.CSTNode], rest, sources, anchors
+    ) -> Optional[_Region]:
         """Each run of statements that uses the value (a test set scored inside a training loop),
         when the names bound to it hold values computed from it wherever they are read."""
         names = stable_derived_names(rest, sources)
         if not derived_names(rest[:1], sources) <= names:
             return None
         last = path[-1]
-        ancestors = self.context.stack[: last.depth + 1]
+        ancestors = stack[: last.depth + 1]
         trains = lambda statements: self._training_reason(statements, scope) is not None or self._syntax_blocker(statements) is not None  # noqa: E731
-        binds_only = self._binds_only(last.statement)  # then it stays outside, like for "uses"
+        binds_only = self._binds_only(last.statement, scope)  # then it stays outside, like for "uses"
         found = use_runs(path, ancestors, last.index + int(binds_only), names, trains, sources)
         if not found:
             return None
         seed = frozenset(names)
         parts = tuple(
-            _Region("run", run.statements, run.path, scope, depth, run.first, seed=seed, ancestors=run.ancestors) for run in found
+            _Region("run", run.statements, run.path, scope, depth, run.first, seed=seed, ancestors=run.ancestors, anchors=anchors)
+            for run in found
         )
         statements = [statement for part in parts for statement in part.statements]
-        return _Region("runs", statements, path, scope, depth, last.index, last.statement if binds_only else None, seed, parts)
+        binding = last.statement if binds_only else None
+        return _Region("runs", statements, path, scope, depth, last.index, binding, seed, parts, anchors=anchors)
 
-    def _binds_only(self, statement: cst.BaseStatement) -> bool:
+    def _binds_only(self, statement: cst.BaseStatement, function: Optional[cst.FunctionDef]) -> bool:
         """`x = Variable(t, volatile=True)`: it computes nothing that no_grad would change."""
         if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(statement.body[0], cst.Assign)):
             return False
         assign = statement.body[0]
-        scope = self.context.scope()
+        scope = function if function is not None else self.context.module
         return all(not isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in assign.targets) and self.context.grads.is_graph_free(
             assign.value, scope
         )
 
     def _volatile_calls(self, statements: Sequence[cst.CSTNode]) -> list[cst.Call]:
         return [node for s in statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
+
+    def _sources(self, statements: Sequence[cst.CSTNode], anchors: Sequence[cst.Call]) -> list[cst.Call]:
+        """The nodes in `statements` whose values are volatile: `Variable` calls and `anchors`."""
+        anchored = {id(anchor) for anchor in anchors}
+        return [
+            node
+            for s in statements
+            for node in own_nodes(s)
+            if isinstance(node, cst.Call) and (id(node) in anchored or self._is_volatile_call(node))
+        ]
 
     def _blocker(self, region: _Region) -> Optional[str]:
         """Why running the region under no_grad could change more than the volatile intent."""
@@ -663,10 +906,10 @@ class VolatileFlag(Rule):
         """A value whose graph no_grad would remove is seen by code outside the region."""
         statements = region.statements
         scope = region.scope if region.scope is not None else self.context.module
-        sources = self._volatile_calls(statements)
+        sources = self._sources(statements, region.anchors)
         derived = derived_names(statements, sources, region.seed) | region.seed
         source_ids = {id(source) for source in sources}
-        free = lambda value: self.context.grads.is_graph_free(value, scope)  # noqa: E731
+        free = lambda value: self._graph_free(value, scope)  # noqa: E731
         local = bound_names(statements)
         after = [] if region.kind == "function" else continuation(region.path, region.first, len(statements), region.scope_depth)
         escaping = reads_before_rebinding(after, local) | (_declared_outer(region.scope) & local)
@@ -690,6 +933,17 @@ class VolatileFlag(Rule):
                 return "a caller backpropagates through what it returns"
         return None
 
+    def _graph_free(self, value: cst.BaseExpression, scope) -> bool:
+        """`value` has no graph that no_grad would remove: it has none whatever the grad mode, or
+        none in the program as it is (the shared history fact), or it is a fresh recurrent state,
+        or a Python container holding only such values (`truth += list(labels)`)."""
+        context = self.context
+
+        def free(node: cst.BaseExpression) -> bool:
+            return context.grads.is_graph_free(node, scope) or context.history.is_history_free(node, scope) or _fresh_state(node, free)
+
+        return free(value) or holds_only(value, free)
+
     def _caller_may_backpropagate(self, function: cst.FunctionDef) -> bool:
         summary = self.context.functions.of(function)
         if summary.result_reaches_backward:
@@ -706,7 +960,7 @@ class VolatileFlag(Rule):
 
     # -- the rewrite --------------------------------------------------------------------------
 
-    def _fix(self, region: _Region, stack: Sequence[cst.CSTNode]) -> Optional[FixPlan]:
+    def _plan(self, region: _Region, stack: Sequence[cst.CSTNode]) -> Optional[_Plan]:
         calls = self._volatile_calls(region.statements)
         if region.kind == "function":
             changes = decorate_with_no_grad(self.context, region.scope)
@@ -715,7 +969,7 @@ class VolatileFlag(Rule):
             ancestors = stack[: next(i for i, node in enumerate(stack) if node is region.scope) + 1]
             dropped = {id(call): call_without_argument(call, volatile_argument(call)) for call in calls}
             changes.extend(rewrite_within(self.context, region.scope.body, ancestors, lambda node: dropped.get(id(node))))
-            return self.unsafe_fix(f"Run `{region.scope.name.value}` under `torch.no_grad()` and drop `volatile=`", *changes)
+            return _Plan(f"Run `{region.scope.name.value}` under `torch.no_grad()` and drop `volatile=`", changes, region)
         dropping = _DropVolatile(calls)
         changes = []
         for part in region.parts or (region,):
@@ -731,7 +985,7 @@ class VolatileFlag(Rule):
             text = render_at(self.context, binding.with_changes(leading_lines=()), indentation(self.context, binding_ancestors))
             changes.append(ReplaceLines(region.binding, region.binding, text))
         where = {"loop": "the loop", "runs": "each piece of code that uses it"}.get(region.kind, "the code that uses it")
-        return self.unsafe_fix(f"Run {where} under `torch.no_grad()` and drop `volatile=`", *changes)
+        return _Plan(f"Run {where} under `torch.no_grad()` and drop `volatile=`", changes, region)
 
 
 class _DropVolatile(cst.CSTTransformer):
@@ -800,3 +1054,22 @@ def _result_used(call: cst.Call, scope: Union[cst.FunctionDef, cst.Module]) -> b
     """The call's result is kept (it is not a statement of its own)."""
     body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
     return not any(isinstance(s, cst.Expr) and s.value is call for s in iter_statements(body))
+
+
+def _fresh_state(value: cst.BaseExpression, free) -> bool:
+    """`model.init_hidden(batch_size)`: a recurrent network's first state, made from `free` arguments."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and is_fresh_state_method(value.func.attr.value)
+        and all(not arg.star and free(arg.value) for arg in value.args)
+    )
+
+
+def _size(region: _Region) -> int:
+    return sum(1 for statement in region.statements for _ in own_nodes(statement))
+
+
+def _change_key(change: Change) -> tuple:
+    """What makes two changes the same edit: the nodes by identity, the text by value."""
+    return (type(change).__name__, *(id(value) if isinstance(value, cst.CSTNode) else value for value in vars(change).values()))
