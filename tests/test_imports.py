@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import libcst as cst
 import pytest
 
+from gradlint.analysis.imports import import_anchor
 from support import lint
 
 VARIABLE_FORMS = [
@@ -51,3 +53,21 @@ def test_every_import_form_is_resolved(source):
 @pytest.mark.parametrize("source", LOOK_ALIKES)
 def test_look_alikes_are_not_flagged(source):
     assert lint(source, "GL101") == []
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        # A new `import torch` joins the torch imports, after the standard library.
+        ('"""Doc."""\nimport random\n\nimport torch.optim as optim\nfrom torch import nn\n\nx = 1\n', "import torch.optim as optim"),
+        ("import os\nfrom torch.autograd import Variable\n", "from torch.autograd import Variable"),
+        # No torch import among the leading imports: after the docstring and `__future__`.
+        ('"""Doc."""\nfrom __future__ import annotations\nimport os\nx = 1\n', "import os"),
+        ("import os\nx = 1\nimport torch.nn as nn\n", "import os"),
+        ("import torchvision\nx = 1\n", "import torchvision"),
+    ],
+)
+def test_a_new_torch_import_goes_next_to_the_torch_imports(source, expected):
+    module = cst.parse_module(source)
+    anchor = import_anchor(module, near="torch")
+    assert module.code_for_node(anchor).strip() == expected

@@ -265,8 +265,14 @@ def module_level_alias(module: cst.Module, imports: ImportMap, target: str) -> O
     return None
 
 
-def import_anchor(module: cst.Module) -> Optional[cst.CSTNode]:
-    """The statement before which a new top-level import goes: after the docstring and `__future__`."""
+def import_anchor(module: cst.Module, near: Optional[str] = None) -> Optional[cst.CSTNode]:
+    """The statement before which a new top-level import goes: after the docstring and `__future__`,
+    or, for `import torch` (`near="torch"`), before the file's first import from torch among its
+    leading imports, so that it joins the torch imports instead of preceding the standard library."""
+    if near is not None:
+        joined = _first_import_of(module, near)
+        if joined is not None:
+            return joined
     for index, statement in enumerate(module.body):
         if index == 0 and _is_docstring(statement):
             continue
@@ -277,6 +283,25 @@ def import_anchor(module: cst.Module) -> Optional[cst.CSTNode]:
         decorators = getattr(statement, "decorators", ())
         return decorators[0] if decorators else statement
     return None
+
+
+def _first_import_of(module: cst.Module, package: str) -> Optional[cst.CSTNode]:
+    for index, statement in enumerate(module.body):
+        if index == 0 and _is_docstring(statement):
+            continue
+        if not (
+            isinstance(statement, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+        ):
+            return None  # past the leading imports
+        for small in statement.body:
+            names = [alias.name for alias in small.names] if isinstance(small, cst.Import) else [small.module] if small.module else []
+            if small is statement.body[0] and any(_in_package(dotted_name(name), package) for name in names if name is not None):
+                return statement
+    return None
+
+
+def _in_package(dotted: Optional[str], package: str) -> bool:
+    return dotted is not None and (dotted == package or dotted.startswith(package + "."))
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:

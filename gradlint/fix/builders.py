@@ -20,7 +20,7 @@ def torch_alias(context: FileContext) -> Optional[tuple[str, list[Change]]]:
     alias = module_level_alias(context.module, context.imports, "torch")
     if alias is not None:
         return alias, []
-    anchor = import_anchor(context.module)
+    anchor = import_anchor(context.module, near="torch")
     if anchor is None or "torch" in context.imports.bindings:
         return None
     return "torch", [InsertLineBefore(anchor, "import torch")]

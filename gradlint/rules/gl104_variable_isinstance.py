@@ -95,8 +95,8 @@ class VariableIsinstance(Rule):
             ok = isinstance(x, (Variable, np.ndarray))
             """,
             """
-            import torch
             import numpy as np
+            import torch
             ok = isinstance(x, (torch.Tensor, np.ndarray))
             """,
         ),
