@@ -94,9 +94,6 @@ PROJECTS = (
         25,
         frozenset({".data[0]"}),
         SCALAR | {"0-dim target"},
-        # `return Variable(tensor)` of a local filled in place: the returned object is not followed
-        # past the return, so the identity question stays open and `.detach()` stays.
-        kept_detaches=frozenset({45}),
     ),
     Project(
         "custom_function",
@@ -141,9 +138,6 @@ PROJECTS = (
         25,
         frozenset({".data[0]"}),
         SCALAR,
-        # `policy(Variable(state))`: the unwrapped value would be handed to a module that could
-        # set flags on it, so the new object is kept.
-        kept_detaches=frozenset({69}),
     ),
     Project("rnn_sequence", "rnn_sequence.py", 25, frozenset({"isinstance(x, Variable)", ".data[0]"}), SCALAR),
     Project("seq2seq", "seq2seq.py", 25, frozenset({"Variable(...) call", ".data[0]"}), SCALAR),

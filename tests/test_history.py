@@ -173,3 +173,57 @@ def test_fresh_when_computed_without_grad(source, fresh):
     return a tensor it holds."""
     context, value, scope = last_value("import torch\n" + source)
     assert context.history.is_fresh(value, scope) is fresh
+
+
+def handed_over(source: str) -> bool:
+    """Whether the name passed to `hand(...)` is the last use of a new local nothing else reaches."""
+    text = textwrap.dedent(source)
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    found = None
+    for node in descendants(module):
+        if isinstance(node, cst.FunctionDef):
+            scope = node
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "hand":
+            found = (node.args[0].value, scope)
+    assert found is not None
+    return context.history.is_last_use_of_fresh_local(*found)
+
+
+LAST_USES = {
+    "returned after filling": "def f(n):\n    t = torch.zeros(n)\n    for i in range(n):\n        t[i] = i\n    return hand(t)\n",
+    "rebound parameter": "def f(policy, s):\n    s = torch.from_numpy(s).float().unsqueeze(0)\n    return policy(hand(s))\n",
+    "values read": "def f(n):\n    t = torch.ones(n)\n    t.mul_(2)\n    total = t.sum().item() + (t * 2).max()\n    return hand(t), total\n",
+    "bound in the same iteration": "def f(xs):\n    for x in xs:\n        s = torch.from_numpy(x)\n        use(hand(s))\n",
+    "inside an if": "def f(x):\n    s = torch.zeros(2)\n    if x:\n        use(hand(s))\n",
+}
+NOT_LAST_USES = {
+    "read afterwards": "def f(s):\n    s = torch.from_numpy(s)\n    out = use(hand(s))\n    return out, s\n",
+    "read in the same call": "def f():\n    s = torch.zeros(2)\n    return use(hand(s), s)\n",
+    "stored before": "def f(seen):\n    s = torch.zeros(2)\n    seen.append(s)\n    return hand(s)\n",
+    "passed to an unknown call": "def f():\n    s = torch.zeros(2)\n    log(s)\n    return hand(s)\n",
+    "bound to another name": "def f():\n    s = torch.zeros(2)\n    v = s\n    return hand(s), v\n",
+    "a view bound to another name": "def f():\n    s = torch.zeros(2)\n    v = s[0]\n    return hand(s), v\n",
+    "flag set": "def f():\n    s = torch.zeros(2)\n    s.requires_grad_()\n    return hand(s)\n",
+    "history written in": "def f(w):\n    s = torch.zeros(2)\n    s.copy_(w)\n    return hand(s)\n",
+    "not fresh": "def f(model, x):\n    s = model(x).detach().cuda()\n    s = x\n    return hand(s)\n",
+    "a parameter": "def f(s):\n    return hand(s)\n",
+    "bound before the loop": "def f(xs):\n    s = torch.zeros(2)\n    for x in xs:\n        use(hand(s))\n",
+    "read earlier in the loop": "def f(xs):\n    s = torch.zeros(2)\n    for x in xs:\n        use(s.sum())\n        s = torch.from_numpy(x)\n        use(hand(s))\n",
+    "bound in a branch": "def f(x):\n    if x:\n        s = torch.zeros(2)\n    else:\n        s = x\n    return hand(s)\n",
+    "read by a closure": "def f():\n    s = torch.zeros(2)\n    g = lambda: s\n    return hand(s), g\n",
+    "yielded": "def f():\n    s = torch.zeros(2)\n    yield s\n    yield hand(s)\n",
+    "global": "def f():\n    global s\n    s = torch.zeros(2)\n    return hand(s)\n",
+    "frame read": "def f():\n    s = torch.zeros(2)\n    out = hand(s)\n    return out, locals()\n",
+    "formatted by a view": "def f():\n    s = torch.zeros(2)\n    return hand(s), print(s.view(2))\n",
+}
+
+
+@pytest.mark.parametrize("source", LAST_USES.values(), ids=LAST_USES)
+def test_the_last_use_of_a_new_local(source):
+    assert handed_over("import torch\n" + source)
+
+
+@pytest.mark.parametrize("source", NOT_LAST_USES.values(), ids=NOT_LAST_USES)
+def test_not_the_last_use_of_a_new_local(source):
+    assert not handed_over("import torch\n" + source)

@@ -139,6 +139,14 @@ _NOT_VALUE_NAMESPACES = (
     "torch.func.",
     "torch.distributions.",
 )
+# Attributes that read metadata only.
+_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "is_leaf", "requires_grad"})
+# Methods whose result keeps a reference to the tensor object (`t.numpy()`'s array holds it).
+_KEEPS_REFERENCE = frozenset({"numpy", "as_subclass", "__array__"})
+# `in` tries identity before equality.
+_BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+# Calls that read a frame's locals by name.
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec"})
 _DATA_LOADER = "torch.utils.data.DataLoader"
 _PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
 _MAX_DEPTH = 24
@@ -346,6 +354,92 @@ class HistoryEvidence:
         """The value of the expression `node` is stored or returned right where it is made."""
         uses = self._uses_of(scope)
         return _escapes(uses, chain_end(uses, node))
+
+    # -- last uses ----------------------------------------------------------------------------
+
+    def is_last_use_of_fresh_local(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """`node` reads a local for the last time, and its object is new, without history and
+        reachable only through that name: the binding that reaches `node` is `name = <fresh>`,
+        the code between only fills the object in place or reads its values, and nothing reads
+        the name afterwards (in a loop, nothing else in the loop reads it). Once `node` hands the
+        object over, no other code can reach it, so it may be handed over itself instead of a
+        copy (`return Variable(t)` as `return t`)."""
+        if type(node) is not cst.Name or type(scope) is not cst.FunctionDef:
+            return False
+        uses = self._uses_of(scope)
+        name = node.value
+        if name in uses.unseen_bindings - uses.parameters or uses.reads_frame:
+            return False
+        assign = uses.reaching_assignment(node)
+        if assign is None:
+            return False
+        proof = _Proof(self, scope)
+        if not (self.is_fresh(assign.value, scope) and proof.free(assign.value, 0)):
+            return False
+        target = assign.targets[0].target
+        loops = uses.enclosing_loops(node)
+        for occurrence in uses.occurrences(name):
+            if occurrence is node or occurrence is target:
+                continue
+            if uses.in_nested_function(occurrence) or uses.comes_after(occurrence, node):
+                return False  # a closure may read it later; a later read sees the handed-over object
+            if uses.comes_after(occurrence, assign):
+                if not self._consumes_values(uses, occurrence, writes=True) or proof.write_with_history(occurrence, 0):
+                    return False
+            elif any(uses.contains(loop, occurrence) for loop in loops):
+                return False  # the next iteration would read the handed-over object
+        return True
+
+    def _consumes_values(self, uses: "_ScopeUses", node: cst.CSTNode, writes: bool) -> bool:
+        """What consumes `node`'s object reads its values and keeps no reference to it:
+        arithmetic, comparisons, a new value made by a method or a torch function, a number or
+        a list; with `writes`, also an element write (`t[i] = v`) or an in-place fill. Views and
+        conversions (which may be the object itself) are followed to their own consumer."""
+        while True:
+            parent = uses.parent(node)
+            kind = type(parent)
+            if kind is cst.Subscript and parent.value is node:
+                if _is_write_target(uses, parent):
+                    return writes  # `t[i] = v`
+                node = parent
+                continue
+            if kind is cst.Attribute and parent.value is node:
+                call = uses.parent(parent)
+                attribute = parent.attr.value
+                if type(call) is not cst.Call or call.func is not parent:
+                    return attribute in _METADATA_ATTRIBUTES and not _is_write_target(uses, parent)
+                if attribute in IDENTITY_METHODS or attribute.startswith(("register_", "_")) or attribute in _KEEPS_REFERENCE:
+                    return False
+                if attribute.endswith("_") and not writes:
+                    return False
+                if returns_receiver(attribute) or attribute in _VIEWS or attribute in _MORE_VIEWS:
+                    node = call  # the object itself, or a view of it
+                    continue
+                return True  # a new value
+            if kind is cst.Expr:
+                return writes  # an in-place call whose result is dropped
+            if kind is cst.BinaryOperation:
+                return writes or not (type(parent.operator) is cst.Modulo and parent.right is node)  # not `"%f" % t`
+            if kind is cst.UnaryOperation:
+                return True
+            if kind in (cst.Comparison, cst.ComparisonTarget):
+                comparison = parent if kind is cst.Comparison else uses.parent(parent)
+                return type(comparison) is cst.Comparison and not any(type(t.operator) in _BY_IDENTITY for t in comparison.comparisons)
+            if kind is cst.Arg and parent.keyword is None:
+                call = uses.parent(parent)
+                return type(call) is cst.Call and self._makes_new_value(call)
+            return False
+
+    def _makes_new_value(self, call: cst.Call) -> bool:
+        """A torch function computing a new value from its arguments (not a view, not one that
+        may return an argument, not a module, parameter or optimizer)."""
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is None or not qualified.startswith("torch.") or qualified.startswith(_MAY_RETURN_ARGUMENT):
+            return False
+        if qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional."):
+            return False
+        name = qualified.rsplit(".", 1)[-1]
+        return name not in _VIEWS and name not in _MORE_VIEWS and not name.endswith("_") and not name.startswith("_")
 
     def _uses_of(self, scope: Scope) -> "_ScopeUses":
         found = self._uses.get(id(scope))
@@ -792,14 +886,18 @@ class _ScopeUses:
         self.loop_targets: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = {}
         self.returns: list[Optional[cst.BaseExpression]] = []  # the function's own `return` values
         self.yields = False
+        self.parameters: set[str] = set()
+        self._order: Optional[dict[int, tuple[int, int]]] = None
         root = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        self._root = root
         if isinstance(scope, cst.FunctionDef):
             params = scope.params
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                self.unseen_bindings.add(param.name.value)
+                self.parameters.add(param.name.value)
             for star in (params.star_arg, params.star_kwarg):
                 if isinstance(star, cst.Param):
-                    self.unseen_bindings.add(star.name.value)
+                    self.parameters.add(star.name.value)
+            self.unseen_bindings.update(self.parameters)
         pending: list[cst.CSTNode] = [root]
         while pending:
             node = pending.pop()
@@ -884,6 +982,93 @@ class _ScopeUses:
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self._parents.get(id(node))
 
+    @property
+    def reads_frame(self) -> bool:
+        """`locals()`, `vars()`, `eval`, `exec`: code that may read any local by its name."""
+        return any(self._occurrences.get(name) for name in _FRAME_READERS)
+
+    # -- source order -----------------------------------------------------------------------
+
+    def _span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """The position of `node` in a source-order walk of the function, and of its last descendant."""
+        if self._order is None:
+            self._order = {}
+            counter = 0
+            pending: list[tuple[cst.CSTNode, bool]] = [(self._root, False)]
+            while pending:
+                current, done = pending.pop()
+                if done:
+                    self._order[id(current)] = (self._order[id(current)][0], counter - 1)
+                    continue
+                self._order[id(current)] = (counter, counter)
+                counter += 1
+                pending.append((current, True))
+                pending.extend((child, False) for child in reversed(iter_children(current)))
+        return self._order[id(node)]
+
+    def comes_after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        """`node` starts after everything in `other` in source order."""
+        return self._span(node)[0] > self._span(other)[1]
+
+    def contains(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+        start, end = self._span(outer)
+        return start <= self._span(node)[0] <= end
+
+    def in_nested_function(self, node: cst.CSTNode) -> bool:
+        return self._enclosing_nested_function(node) is not None
+
+    def enclosing_loops(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The `for` and `while` statements of the function around `node`."""
+        loops = []
+        parent = self.parent(node)
+        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if type(parent) in (cst.For, cst.While):
+                loops.append(parent)
+            parent = self.parent(parent)
+        return loops
+
+    def reaching_assignment(self, node: cst.Name) -> Optional[cst.Assign]:
+        """The `name = value` statement whose binding the read `node` sees: the first statement
+        binding the name met walking back from `node` through the statements before it, in its
+        block and then in the blocks around it (an `if`'s or `with`'s). None when another kind of
+        binding, a loop (which may repeat), a `try`, or the start of the function comes first."""
+        name = node.value
+        statement = self._statement_of(node)
+        while statement is not None:
+            block = self.parent(statement)
+            body = list(block.body)
+            for sibling in reversed(body[: body.index(statement)]):
+                if self._binds(sibling, name):
+                    return _simple_assignment(sibling, name)
+            statement = self._statement_around(block)
+        return None
+
+    def _statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        parent = self.parent(node)
+        while parent is not None and type(parent) not in _BLOCKS:
+            if type(parent) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return None
+            node, parent = parent, self.parent(parent)
+        return node if parent is not None else None
+
+    def _statement_around(self, block: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The statement the block `block` belongs to, when its body runs once after the code
+        before that statement: a line of small statements, an `if` branch, a `with` body."""
+        if type(block) is cst.SimpleStatementLine:
+            return block
+        owner = self.parent(block)
+        while type(owner) in (cst.If, cst.Else) and type(self.parent(owner)) is cst.If:
+            owner = self.parent(owner)  # an `elif` or `else` branch: the whole `if` statement
+        if type(owner) not in (cst.If, cst.With) or self.parent(owner) is None or type(self.parent(owner)) not in _BLOCKS:
+            return None
+        return owner
+
+    def _binds(self, statement: cst.CSTNode, name: str) -> bool:
+        return any(
+            self.contains(statement, occurrence) and (is_binding_position(self, occurrence) or _is_write_target(self, occurrence))
+            for occurrence in self.occurrences(name)
+        )
+
     def occurrences(self, name: str) -> list[cst.Name]:
         return self._occurrences.get(name, [])
 
@@ -935,6 +1120,19 @@ def _local_names(function: cst.CSTNode) -> set[str]:
             names.update(name for name, _ in _target_paths(node.target, ()))
         pending.extend(iter_children(node))
     return names - declared
+
+
+_BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.Module)
+
+
+def _simple_assignment(statement: cst.CSTNode, name: str) -> Optional[cst.Assign]:
+    """`statement` is `name = value`, alone (not `a = name = value`, not unpacking)."""
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        statement = statement.body[0]
+    if type(statement) is not cst.Assign or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    return statement if type(target) is cst.Name and target.value == name else None
 
 
 def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.ClassDef]:

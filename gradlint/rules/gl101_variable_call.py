@@ -68,8 +68,12 @@ class VariableCall(Rule):
     or an alias of either has its flag set (`requires_grad_()`, `.requires_grad =`), gets a hook,
     `retain_grad()`, `.grad` or any attribute written, `resize_`/`set_`/`t_`/`squeeze_`..., or is
     compared with `is`, `.detach()` stays; also when the source stays in use and the result is
-    returned or stored away. In-place changes of values are the same on both, since storage and
-    version counter are shared. A source carrying history (a model output, a parameter) keeps
+    returned or stored away. A local's last use is unwrapped even so (`return Variable(t)`,
+    `policy(Variable(state))` with nothing reading `state` afterwards) when the binding it reads
+    made a new object without history and the code since only filled it in place or read its
+    values: no other code can reach the object once it is handed over (in a loop, the name must be
+    bound earlier in the same iteration and read nowhere else in the loop). In-place changes of
+    values are the same on both, since storage and version counter are shared. A source carrying history (a model output, a parameter) keeps
     `.detach()`.
     Batches from iterating a data loader (a `DataLoader(...)`, or an iterable named like one:
     `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) and
@@ -242,6 +246,50 @@ class VariableCall(Rule):
             line=3,
             column=14,
             fix_title="Replace with `images.detach()`",
+        ),
+        # The last use of a new local that only was filled in place: nothing else reaches it.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def char_tensor(text):
+                tensor = torch.zeros(len(text)).long()
+                for c in range(len(text)):
+                    tensor[c] = all_characters.index(text[c])
+                return Variable(tensor)
+            """,
+            """
+            import torch
+            def char_tensor(text):
+                tensor = torch.zeros(len(text)).long()
+                for c in range(len(text)):
+                    tensor[c] = all_characters.index(text[c])
+                return tensor
+            """,
+            line=7,
+            column=11,
+            fix_title="Replace with `tensor`",
+        ),
+        # Read again after the module got it: the module must get a separate object.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def select_action(policy, state):
+                state = torch.from_numpy(state).float()
+                probs = policy(Variable(state))
+                return probs, state
+            """,
+            """
+            import torch
+            def select_action(policy, state):
+                state = torch.from_numpy(state).float()
+                probs = policy(state.detach())
+                return probs, state
+            """,
+            line=5,
+            column=19,
+            fix_title="Replace with `state.detach()`",
         ),
         # A model's output carries history: `.detach()` keeps the cut, `.data` reads as it.
         Invalid(
@@ -503,10 +551,12 @@ class VariableCall(Rule):
     def _unwraps_exactly(self, call: cst.Call, data: cst.BaseExpression, targets: Optional[set[str]]) -> bool:
         """`Variable(data)` may become `data`: data carries no history, and where it may be an
         object the code also reaches otherwise, nothing tells the two objects apart."""
-        if not self.context.is_history_free(data):
-            return False
         history = self.context.history
         scope = self.context.scope()
+        if history.is_last_use_of_fresh_local(data, scope):
+            return True  # no other code can reach the object once it is handed over
+        if not self.context.is_history_free(data):
+            return False
         if history.is_fresh(data, scope):
             return True
         if targets is None:
