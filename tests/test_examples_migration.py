@@ -118,8 +118,6 @@ PROJECTS = (
         25,
         frozenset({"volatile= argument", ".data[0]"}),
         VOLATILE,
-        # `Variable(netG(fixed_noise).data)` bound to a name: a module may return a tensor it holds.
-        kept_detaches=frozenset({96}),
     ),
     Project("manual_sgd", "manual_sgd.py", 25, frozenset({"Variable(...) call", ".data[0]"}), SCALAR),
     Project("mnist_classifier", "mnist_classifier.py", 25, frozenset({"volatile= argument", ".data[0]"}), VOLATILE),
@@ -129,8 +127,6 @@ PROJECTS = (
         25,
         frozenset({"volatile= argument", "isinstance(x, Variable)"}),
         VOLATILE,
-        # `predicted = predicted.data` of a module's output bound to a name (as for gan).
-        kept_detaches=frozenset({41}),
     ),
     Project(
         "reinforce",

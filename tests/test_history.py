@@ -227,3 +227,71 @@ def test_the_last_use_of_a_new_local(source):
 @pytest.mark.parametrize("source", NOT_LAST_USES.values(), ids=NOT_LAST_USES)
 def test_not_the_last_use_of_a_new_local(source):
     assert not handed_over("import torch\n" + source)
+
+
+def read_by_value(source: str) -> bool:
+    """Whether the `probe = ...` assignment's name is only read by value with autograd off."""
+    text = "import torch\n" + textwrap.dedent(source)
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    found = None
+    for node in descendants(module):
+        if isinstance(node, cst.FunctionDef):
+            scope = node
+        if (
+            found is None
+            and isinstance(node, cst.Assign)
+            and isinstance(node.targets[0].target, cst.Name)
+            and node.targets[0].target.value == "probe"
+        ):
+            found = (node, scope)  # the last in source order: the walk visits later statements first
+    assert found is not None
+    return context.history.read_only_by_value_without_grad(*found)
+
+
+def no_grad_body(*lines: str) -> str:
+    return "def f(model, x, y):\n    with torch.no_grad():\n" + "".join(f"        {line}\n" for line in lines)
+
+
+BY_VALUE = {
+    "reductions and lists": no_grad_body("probe = model(x)", "print(probe.mean(0).tolist(), probe.std(0).tolist())"),
+    "arithmetic": no_grad_body("probe = model(x)", "loss = (probe - y).pow(2).mean()", "return loss"),
+    "comparison and item": no_grad_body("probe = model(x)", "n = (probe.max(1)[1] == y).sum().item()"),
+    "indexing consumed by value": no_grad_body("probe = model(x)", "first = probe[0].sum().item()"),
+    "conversion consumed by value": no_grad_body("probe = model(x)", "values = probe.cpu().tolist()"),
+    "torch function": no_grad_body("probe = model(x)", "total = torch.sum(probe)"),
+    "rebinding itself": no_grad_body("probe = model(x)", "if isinstance(probe, torch.Tensor):", "    probe = probe.data", "e = probe - y"),
+    "unused": no_grad_body("probe = model(x)"),
+}
+NOT_BY_VALUE = {
+    "grad on": "def f(model, x):\n    probe = model(x)\n    return probe.sum().item()\n",
+    "read after the block": no_grad_body("probe = model(x)") + "    return probe.sum()\n",
+    "returned": no_grad_body("probe = model(x)", "return probe"),
+    "printed": no_grad_body("probe = model(x)", "print(probe)"),
+    "formatted": no_grad_body("probe = model(x)", "text = '%f' % probe"),
+    "numpy": no_grad_body("probe = model(x)", "a = probe.numpy()"),
+    "cpu numpy": no_grad_body("probe = model(x)", "a = probe.cpu().numpy()"),
+    "flag read": no_grad_body("probe = model(x)", "flag = probe.requires_grad"),
+    "in place": no_grad_body("probe = model(x)", "probe.add_(1)"),
+    "element written": no_grad_body("probe = model(x)", "probe[0] = 1"),
+    "stored": no_grad_body("probe = model(x)", "kept.append(probe)"),
+    "bound to another name": no_grad_body("probe = model(x)", "other = probe", "return other.sum()"),
+    "a view bound": no_grad_body("probe = model(x)", "row = probe[0]"),
+    "passed to a call": no_grad_body("probe = model(x)", "show(probe)"),
+    "saved": no_grad_body("probe = model(x)", "torch.save(probe, 'f.pt')"),
+    "grad back on": no_grad_body("probe = model(x)", "with torch.enable_grad():", "    s = probe * 2"),
+    "compared by identity": no_grad_body("probe = model(x)", "same = probe is x"),
+    "backward": no_grad_body("probe = model(x)", "probe.backward(y)"),
+    "closure": no_grad_body("probe = model(x)", "g = lambda: probe.sum()"),
+    "read earlier in a loop": "def f(model, xs):\n    for x in xs:\n        with torch.no_grad():\n            print(probe.sum())\n            probe = model(x)\n",
+}
+
+
+@pytest.mark.parametrize("source", BY_VALUE.values(), ids=BY_VALUE)
+def test_read_only_by_value_without_grad(source):
+    assert read_by_value(source)
+
+
+@pytest.mark.parametrize("source", NOT_BY_VALUE.values(), ids=NOT_BY_VALUE)
+def test_not_read_only_by_value_without_grad(source):
+    assert not read_by_value(source)

@@ -139,10 +139,13 @@ _NOT_VALUE_NAMESPACES = (
     "torch.func.",
     "torch.distributions.",
 )
-# Attributes that read metadata only.
-_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "is_leaf", "requires_grad"})
-# Methods whose result keeps a reference to the tensor object (`t.numpy()`'s array holds it).
-_KEEPS_REFERENCE = frozenset({"numpy", "as_subclass", "__array__"})
+# Attributes that read metadata only (flags included).
+_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "is_leaf", "requires_grad", "grad_fn"})
+# Attributes that read metadata a detached copy shares.
+_VALUE_METADATA = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout"})
+# Methods that are not value reads: the result keeps a reference to the tensor object
+# (`t.numpy()`'s array holds it), or they act on its graph.
+_NOT_VALUE_METHODS = frozenset({"numpy", "as_subclass", "backward", "retain_grad"})
 # `in` tries identity before equality.
 _BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 # Calls that read a frame's locals by name.
@@ -384,42 +387,75 @@ class HistoryEvidence:
             if uses.in_nested_function(occurrence) or uses.comes_after(occurrence, node):
                 return False  # a closure may read it later; a later read sees the handed-over object
             if uses.comes_after(occurrence, assign):
-                if not self._consumes_values(uses, occurrence, writes=True) or proof.write_with_history(occurrence, 0):
+                if not self._consumes_values(uses, occurrence, history_free=True) or proof.write_with_history(occurrence, 0):
                     return False
             elif any(uses.contains(loop, occurrence) for loop in loops):
                 return False  # the next iteration would read the handed-over object
         return True
 
-    def _consumes_values(self, uses: "_ScopeUses", node: cst.CSTNode, writes: bool) -> bool:
+    def read_only_by_value_without_grad(self, assign: cst.Assign, scope: Scope) -> bool:
+        """`name = value` runs with autograd off, and every later read of `name` takes only its
+        values, in the same `with` block and with autograd still off: arithmetic, reductions,
+        comparisons, `.item()`, `.tolist()`, indexing and conversions consumed the same way.
+        Whether `name` holds `value` itself (which may be a parameter requiring grad) or a
+        detached copy then cannot be told: what is computed from either has the same values and
+        no grad. Not `.numpy()`, printing or formatting the tensor, returning or storing it, its
+        flags, in-place changes: a tensor requiring grad shows there."""
+        if type(scope) is not cst.FunctionDef or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return False
+        uses = self._uses_of(scope)
+        target = assign.targets[0].target
+        name = target.value
+        block = uses.enclosing_with(assign)
+        proof = _Proof(self, scope)
+        if block is None or not proof.grad_off(assign) or name in uses.unseen_bindings - uses.parameters or uses.reads_frame:
+            return False
+        loops = uses.enclosing_loops(assign)
+        for occurrence in uses.occurrences(name):
+            if occurrence is target:
+                continue
+            if not uses.comes_after(occurrence, assign):
+                if any(uses.contains(loop, occurrence) for loop in loops):
+                    return False  # the next iteration would read this binding here
+                continue
+            if uses.in_nested_function(occurrence) or not uses.contains(block, occurrence) or not proof.grad_off(occurrence):
+                return False
+            if not self._consumes_values(uses, occurrence, history_free=False):
+                return False
+        return True
+
+    def _consumes_values(self, uses: "_ScopeUses", node: cst.CSTNode, history_free: bool) -> bool:
         """What consumes `node`'s object reads its values and keeps no reference to it:
         arithmetic, comparisons, a new value made by a method or a torch function, a number or
-        a list; with `writes`, also an element write (`t[i] = v`) or an in-place fill. Views and
-        conversions (which may be the object itself) are followed to their own consumer."""
+        a list. Views and conversions (which may be the object itself) are followed to their own
+        consumer. When the object is `history_free` (its flags are those of a detached copy),
+        also an element write (`t[i] = v`), an in-place fill, formatting and reading its flags."""
         while True:
             parent = uses.parent(node)
             kind = type(parent)
             if kind is cst.Subscript and parent.value is node:
                 if _is_write_target(uses, parent):
-                    return writes  # `t[i] = v`
+                    return history_free  # `t[i] = v`
                 node = parent
                 continue
             if kind is cst.Attribute and parent.value is node:
                 call = uses.parent(parent)
                 attribute = parent.attr.value
                 if type(call) is not cst.Call or call.func is not parent:
-                    return attribute in _METADATA_ATTRIBUTES and not _is_write_target(uses, parent)
-                if attribute in IDENTITY_METHODS or attribute.startswith(("register_", "_")) or attribute in _KEEPS_REFERENCE:
+                    readable = _METADATA_ATTRIBUTES if history_free else _VALUE_METADATA
+                    return attribute in readable and not _is_write_target(uses, parent)
+                if attribute in IDENTITY_METHODS or attribute.startswith(("register_", "_")) or attribute in _NOT_VALUE_METHODS:
                     return False
-                if attribute.endswith("_") and not writes:
+                if attribute.endswith("_") and not history_free:
                     return False
                 if returns_receiver(attribute) or attribute in _VIEWS or attribute in _MORE_VIEWS:
                     node = call  # the object itself, or a view of it
                     continue
                 return True  # a new value
             if kind is cst.Expr:
-                return writes  # an in-place call whose result is dropped
+                return history_free  # an in-place call whose result is dropped
             if kind is cst.BinaryOperation:
-                return writes or not (type(parent.operator) is cst.Modulo and parent.right is node)  # not `"%f" % t`
+                return history_free or not (type(parent.operator) is cst.Modulo and parent.right is node)  # not `"%f" % t`
             if kind is cst.UnaryOperation:
                 return True
             if kind in (cst.Comparison, cst.ComparisonTarget):
@@ -436,6 +472,8 @@ class HistoryEvidence:
         qualified = self.imports.qualified_name(call.func)
         if qualified is None or not qualified.startswith("torch.") or qualified.startswith(_MAY_RETURN_ARGUMENT):
             return False
+        if qualified == "torch.save":
+            return False  # writes the tensor, flags included
         if qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional."):
             return False
         name = qualified.rsplit(".", 1)[-1]
@@ -1016,6 +1054,15 @@ class _ScopeUses:
 
     def in_nested_function(self, node: cst.CSTNode) -> bool:
         return self._enclosing_nested_function(node) is not None
+
+    def enclosing_with(self, node: cst.CSTNode) -> Optional[cst.With]:
+        """The innermost `with` statement of the function around `node`."""
+        parent = self.parent(node)
+        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if type(parent) is cst.With:
+                return parent
+            parent = self.parent(parent)
+        return None
 
     def enclosing_loops(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """The `for` and `while` statements of the function around `node`."""
