@@ -9,6 +9,7 @@ import libcst as cst
 import pytest
 
 from gradlint.analysis.tree import descendants
+from gradlint.analysis.history import HistoryEvidence
 from gradlint.context import FileContext
 
 
@@ -295,3 +296,81 @@ def test_read_only_by_value_without_grad(source):
 @pytest.mark.parametrize("source", NOT_BY_VALUE.values(), ids=NOT_BY_VALUE)
 def test_not_read_only_by_value_without_grad(source):
     assert not read_by_value(source)
+
+
+WORD_MODEL = """
+import torch
+
+class Corpus:
+    def __init__(self, lines):
+        self.train = self.tokenize(lines)
+
+    def tokenize(self, lines):
+        ids = torch.LongTensor(len(lines))
+        for position, line in enumerate(lines):
+            ids[position] = len(line)
+        return ids
+
+def batchify(data, bsz):
+    data = data.narrow(0, 0, data.size(0) // bsz * bsz)
+    return data.view(bsz, -1).t().contiguous()
+
+def get_batch(source, i):
+    probe = source[i + 1:i + 3].view(-1)
+    return probe
+
+def evaluate(model, data_source):
+    for i in range(0, data_source.size(0) - 1, 2):
+        target = get_batch(data_source, i)
+
+def main(lines):
+    corpus = Corpus(lines)
+    train_data = batchify(corpus.train, 4)
+    get_batch(train_data, 0)
+    evaluate(None, batchify(corpus.train, 2))
+"""
+
+
+def parameter_free(source: str, used_elsewhere=frozenset()) -> bool:
+    """Whether `probe` in `get_batch` is history-free, its parameter followed into the callers."""
+    module = cst.parse_module(source)
+    context = FileContext("probe.py", source, module)
+    history = HistoryEvidence(context.module, context.imports, context.scopes, context.tensors, context.function_table, used_elsewhere)
+    function = context.function_table.module_level["get_batch"]
+    value = next(n.value for n in descendants(function) if isinstance(n, cst.Assign) and n.targets[0].target.value == "probe")
+    return history.is_history_free(value, function)
+
+
+def test_a_parameter_every_caller_passes_without_history():
+    assert parameter_free(WORD_MODEL)
+
+
+PARAMETER_CASES = {
+    "a caller passes history": ("get_batch(train_data, 0)", "get_batch(model(train_data), 0)"),
+    "a caller's caller passes history": ("evaluate(None, batchify(corpus.train, 2))", "evaluate(None, model(lines))"),
+    "handed over as a value": ("get_batch(train_data, 0)", "run(get_batch)"),
+    "called with *args": ("get_batch(train_data, 0)", "get_batch(*pair)"),
+    "an attribute written with history": (
+        "train_data = batchify(corpus.train, 4)",
+        "corpus.train.copy_(h)\n    train_data = batchify(corpus.train, 4)",
+    ),
+    "the object handed over": ("corpus = Corpus(lines)", "corpus = Corpus(lines)\n    prepare(corpus)"),
+    "a method writing history": (
+        "self.train = self.tokenize(lines)",
+        "self.train = self.tokenize(lines)\n\n    def load(self, h):\n        self.train = h",
+    ),
+    "decorated": ("def get_batch(", "@cache\ndef get_batch("),
+    "redefined": ("def main(lines):", "get_batch = other\n\ndef main(lines):"),
+}
+
+
+@pytest.mark.parametrize("old, new", PARAMETER_CASES.values(), ids=PARAMETER_CASES)
+def test_a_parameter_whose_callers_are_not_all_known_free(old, new):
+    assert old in WORD_MODEL
+    assert not parameter_free(WORD_MODEL.replace(old, new, 1))
+
+
+def test_a_function_other_files_import_or_an_unknown_run_keeps_its_parameters_unknown():
+    assert not parameter_free(WORD_MODEL, frozenset({"get_batch"}))
+    assert not parameter_free(WORD_MODEL, None)
+    assert parameter_free(WORD_MODEL, frozenset({"Corpus"}))

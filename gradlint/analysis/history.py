@@ -157,16 +157,26 @@ _MAX_DEPTH = 24
 
 class HistoryEvidence:
     def __init__(
-        self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, functions: FunctionTable
+        self,
+        module: cst.Module,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        tensors: TensorEvidence,
+        functions: FunctionTable,
+        used_elsewhere: Optional[frozenset[str]] = None,
     ) -> None:
         self.module = module
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
         self.functions = functions
+        # The names of this module other files of the run import; None when not known (a run
+        # of part of the project): then no caller of this file's functions is known for sure.
+        self.used_elsewhere = used_elsewhere
         self._uses: dict[int, _ScopeUses] = {}
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
+        self._parameters_in_proof: set[tuple[int, str]] = set()
 
     # -- history ----------------------------------------------------------------------------
 
@@ -213,8 +223,92 @@ class HistoryEvidence:
         finally:
             self._attributes_in_proof.discard(id(node))
 
-    def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int) -> bool:
-        receiver = self_name(method)
+    def object_attribute_is_history_free(self, node: cst.Attribute, scope: Scope, depth: int) -> bool:
+        """`corpus.train` where `corpus = Corpus(...)`, a class of this file, is the name's only
+        binding in the function and is read only through attributes there: every value the
+        class's methods bind to `self.train` is history-free, and none writes one with history."""
+        if type(node.value) is not cst.Name or type(scope) is not cst.FunctionDef:
+            return False
+        name = node.value.value
+        uses = self._uses_of(scope)
+        values = self.scopes.of(scope).assigned(name)
+        if name in uses.unseen_bindings or name in uses.loop_targets or len(values) != 1:
+            return False
+        owner = _local_class(self.module, values[0])
+        if owner is None or not all(_read_through_attribute(uses, occurrence) for occurrence in uses.occurrences(name)):
+            return False
+        if self._attribute_gains_history(scope, node.attr.value, depth, receiver=name):
+            return False  # `corpus.train.copy_(h)` in the function itself
+        return self._class_attribute_is_history_free(owner, node.attr.value, depth)
+
+    def _class_attribute_is_history_free(self, owner: cst.ClassDef, attribute: str, depth: int) -> bool:
+        found = []
+        for method in class_methods(owner):
+            receiver = self_name(method)
+            if receiver is not None:
+                found.extend((value, method) for value in self.scopes.of(method).attributes.get(f"{receiver}.{attribute}", ()))
+        if not found:
+            return False
+        if not all(_Proof(self, method).free(value, depth) for value, method in found):
+            return False
+        return not any(self._attribute_gains_history(method, attribute, depth) for method in class_methods(owner))
+
+    def arguments_are_history_free(self, function: cst.FunctionDef, parameter: str, depth: int) -> bool:
+        """Every call of the module-level `function` passes a history-free value for `parameter`
+        (or leaves its history-free default): the function is called only by name in this file,
+        never handed over as a value, decorated or redefined, and no other file of the run
+        imports it (unknown in a partial run)."""
+        key = (id(function), parameter)
+        if key in self._parameters_in_proof:
+            return True  # recursion: the other calls decide
+        name = function.name.value
+        if self.used_elsewhere is None or name in self.used_elsewhere or "*" in self.used_elsewhere:
+            return False
+        if function.decorators or function.asynchronous is not None or self.functions.module_level.get(name) is not function:
+            return False
+        bound = [_names_bound_by(statement) for statement in self.module.body]
+        if sum(1 for names in bound if name in names) != 1 or any("*" in names for names in bound):
+            return False
+        module_uses = self._uses_of(self.module)
+        position, default = _parameter_slot(function, parameter)
+        if position is None and default is None:
+            return False
+        self._parameters_in_proof.add(key)
+        try:
+            calls = [self._call_of(module_uses, occurrence) for occurrence in module_uses.occurrences(name)]
+            if not calls or any(call is None for call in calls):
+                return False
+            for call, scope in calls:
+                argument = _argument_for(call, parameter, position)
+                if argument is _UNKNOWN:
+                    return False
+                if argument is None:
+                    argument, scope = default, self.module  # evaluated where the function is defined
+                if argument is None or not _Proof(self, scope).free(argument, depth + 1):
+                    return False
+            return True
+        finally:
+            self._parameters_in_proof.discard(key)
+
+    def _call_of(self, uses: "_ScopeUses", occurrence: cst.Name) -> Optional[tuple[cst.Call, Scope]]:
+        """The call `occurrence` is the callee of, with the function (or module) it is written in."""
+        call = uses.parent(occurrence)
+        if type(call) is not cst.Call or call.func is not occurrence:
+            return None
+        scope: cst.CSTNode = self.module
+        parent = uses.parent(call)
+        while parent is not None:
+            if type(parent) is cst.Lambda or type(parent) is cst.ClassDef:
+                return None
+            if type(parent) is cst.FunctionDef:
+                scope = parent
+                break
+            parent = uses.parent(parent)
+        resolved = self.functions.resolve(call, scope if scope is not self.module else None)
+        return (call, scope) if resolved is not None and resolved.name.value == occurrence.value else None
+
+    def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int, receiver: Optional[str] = None) -> bool:
+        receiver = receiver or self_name(method)
         if receiver is None:
             return False
         proof = _Proof(self, method)
@@ -371,7 +465,7 @@ class HistoryEvidence:
             return False
         uses = self._uses_of(scope)
         name = node.value
-        if name in uses.unseen_bindings - uses.parameters or uses.reads_frame:
+        if name in uses.hidden_bindings or uses.reads_frame:
             return False
         assign = uses.reaching_assignment(node)
         if assign is None:
@@ -408,7 +502,7 @@ class HistoryEvidence:
         name = target.value
         block = uses.enclosing_with(assign)
         proof = _Proof(self, scope)
-        if block is None or not proof.grad_off(assign) or name in uses.unseen_bindings - uses.parameters or uses.reads_frame:
+        if block is None or not proof.grad_off(assign) or name in uses.hidden_bindings or uses.reads_frame:
             return False
         loops = uses.enclosing_loops(assign)
         for occurrence in uses.occurrences(name):
@@ -575,7 +669,9 @@ class _Proof:
                 return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
             if node.attr.value in ("T", "mT", "real", "imag", "shape"):
                 return self.free(node.value, depth + 1)
-            return self.evidence.instance_attribute_is_history_free(node, self.scope, depth + 1)
+            return self.evidence.instance_attribute_is_history_free(
+                node, self.scope, depth + 1
+            ) or self.evidence.object_attribute_is_history_free(node, self.scope, depth + 1)
         if kind is cst.Call:
             return self._call(node, depth) or self.computed_without_grad(node, depth)
         if kind is cst.Subscript:
@@ -733,13 +829,16 @@ class _Proof:
     def _name(self, name: str, depth: int) -> bool:
         if name in self.assumed:
             return True
-        if self.imports.is_imported(name) or name in self.uses.unseen_bindings:
-            return False  # a parameter, a `with` target, a def, a `global`...: unknown
+        if self.imports.is_imported(name) or name in self.uses.hidden_bindings:
+            return False  # a `with` target, a def, a `global`...: unknown
         bindings = self.bindings
         values = bindings.assigned(name)
         loops = self.uses.loop_targets.get(name, [])
         unpacked = bindings.unpacked.get(name, [])
-        if not (values or loops or unpacked):
+        if name in self.uses.parameters:
+            if type(self.scope) is not cst.FunctionDef or not self.evidence.arguments_are_history_free(self.scope, name, depth + 1):
+                return False  # unknown callers
+        elif not (values or loops or unpacked):
             return self.evidence.global_is_history_free(name, self.scope, depth + 1)
         self.assumed.add(name)
         return (
@@ -935,7 +1034,6 @@ class _ScopeUses:
             for star in (params.star_arg, params.star_kwarg):
                 if isinstance(star, cst.Param):
                     self.parameters.add(star.name.value)
-            self.unseen_bindings.update(self.parameters)
         pending: list[cst.CSTNode] = [root]
         while pending:
             node = pending.pop()
@@ -944,6 +1042,9 @@ class _ScopeUses:
                 pending.append(child)
             self._note(node)
         self._drop_shadowed()
+        # Bindings other than parameters whose values are not seen (`with` targets, `global`...).
+        self.hidden_bindings = set(self.unseen_bindings)
+        self.unseen_bindings |= self.parameters
 
     def _drop_shadowed(self) -> None:
         """A name a nested function binds for itself (a parameter, an assignment) is another
@@ -1167,6 +1268,69 @@ def _local_names(function: cst.CSTNode) -> set[str]:
             names.update(name for name, _ in _target_paths(node.target, ()))
         pending.extend(iter_children(node))
     return names - declared
+
+
+_UNKNOWN = object()
+
+
+def _parameter_slot(function: cst.FunctionDef, parameter: str) -> tuple[Optional[int], Optional[cst.BaseExpression]]:
+    """The position a call may pass `parameter` at (None for keyword-only) and its default."""
+    params = function.params
+    positional = (*params.posonly_params, *params.params)
+    for position, param in enumerate(positional):
+        if param.name.value == parameter:
+            return position, param.default
+    for param in params.kwonly_params:
+        if param.name.value == parameter:
+            return None, param.default
+    return None, None
+
+
+def _argument_for(call: cst.Call, parameter: str, position: Optional[int]) -> object:
+    """The expression `call` passes for `parameter`, None when it leaves the default, _UNKNOWN
+    with `*args`/`**kwargs`."""
+    if any(arg.star for arg in call.args):
+        return _UNKNOWN
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if position is not None and position < len(positional):
+        return positional[position].value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == parameter:
+            return arg.value
+    return None
+
+
+def _names_bound_by(statement: cst.CSTNode) -> set[str]:
+    """The names a module-level statement binds (defs, classes, assignments, imports...)."""
+    if type(statement) in (cst.FunctionDef, cst.ClassDef):
+        return {statement.name.value}
+    names: set[str] = set()
+    for node in descendants(statement):
+        if type(node) in (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign):
+            names.update(name for name, _ in _target_paths(node.target, ()))
+        elif type(node) in (cst.FunctionDef, cst.ClassDef):
+            names.add(node.name.value)
+        elif type(node) in (cst.Import, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                while type(local) is cst.Attribute:
+                    local = local.value
+                if type(local) is cst.Name:
+                    names.add(local.value)
+        elif type(node) is cst.ImportFrom:
+            names.add("*")
+        elif type(node) is cst.Global:
+            names.update(item.name.value for item in node.names)
+    return names
+
+
+def _read_through_attribute(uses: "_ScopeUses", occurrence: cst.Name) -> bool:
+    """`obj` in `obj.attr` (not an attribute written), or the target binding it: the object is
+    not handed to other code, which could write its attributes."""
+    parent = uses.parent(occurrence)
+    if type(parent) is cst.Attribute and parent.value is occurrence:
+        return not _is_write_target(uses, parent)
+    return type(parent) is cst.AssignTarget
 
 
 _BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.Module)
