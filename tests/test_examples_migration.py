@@ -108,9 +108,6 @@ PROJECTS = (
         25,
         frozenset({"legacy tensor type check", "Variable(...) call"}),
         SCALAR,
-        # Preallocated `input`/`label`/`noise` buffers are resized in place every step: `resize_`
-        # observes identity, and telling that it happens only after the last use needs flow order.
-        kept_detaches=frozenset({124, 125, 134, 136, 148}),
     ),
     Project(
         "gan",

@@ -374,3 +374,52 @@ def test_a_function_other_files_import_or_an_unknown_run_keeps_its_parameters_un
     assert not parameter_free(WORD_MODEL, frozenset({"get_batch"}))
     assert not parameter_free(WORD_MODEL, None)
     assert parameter_free(WORD_MODEL, frozenset({"Corpus"}))
+
+
+def settled(source: str) -> bool:
+    """Whether `v = hand(buf)` in the loop may bind `buf` itself."""
+    text = "import torch\n" + textwrap.dedent(source)
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    found = None
+    for node in descendants(module):
+        if isinstance(node, cst.FunctionDef):
+            scope = node
+        if found is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "hand":
+            found = (node, scope)
+    assert found is not None
+    return context.history.identity_settled_before_binding(found[0], "buf", "v", found[1])
+
+
+def buffer_loop(*lines: str, after: str = "") -> str:
+    body = "".join(f"        {line}\n" for line in lines)
+    return f"def f(net, loader):\n    buf = torch.zeros(4, 3)\n    for x in loader:\n{body}{after}"
+
+
+SETTLED = {
+    "resize and copy": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", "net(v)"),
+    "resize and fill": buffer_loop("buf.resize_(x.size(0)).fill_(1)", "v = hand(buf)", "net(v)", "v = hand(buf.fill_(0))", "net(v)"),
+    "no resize": buffer_loop("buf.copy_(x)", "v = hand(buf)", "net(v)"),
+}
+NOT_SETTLED = {
+    "resize without a write": buffer_loop("buf.resize_as_(x)", "v = hand(buf)", "net(v)"),
+    "resize after the binding": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", "buf.resize_(1).fill_(0)", "net(v)"),
+    "alias read before its binding": buffer_loop("net(v)", "buf.resize_as_(x).copy_(x)", "v = hand(buf)"),
+    "alias read after the loop": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", after="    return v\n"),
+    "resize outside the loop": buffer_loop("v = hand(buf)", "net(v)", after="    buf.resize_(1).fill_(0)\n"),
+    "flag on the buffer": buffer_loop("buf.requires_grad_()", "v = hand(buf)", "net(v)"),
+    "flag on the alias": buffer_loop("buf.copy_(x)", "v = hand(buf)", "v.requires_grad_()"),
+    "alias stored": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", "kept.append(v)"),
+    "first binding in a branch": buffer_loop("buf.resize_as_(x).copy_(x)", "if x:", "    v = hand(buf)", "net(v)"),
+    "another name for the buffer": buffer_loop("b = buf", "b.resize_as_(x).copy_(x)", "v = hand(buf)", "net(v)"),
+}
+
+
+@pytest.mark.parametrize("source", SETTLED.values(), ids=SETTLED)
+def test_identity_settled_before_binding(source):
+    assert settled(source)
+
+
+@pytest.mark.parametrize("source", NOT_SETTLED.values(), ids=NOT_SETTLED)
+def test_identity_not_settled_before_binding(source):
+    assert not settled(source)

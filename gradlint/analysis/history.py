@@ -487,6 +487,41 @@ class HistoryEvidence:
                 return False  # the next iteration would read the handed-over object
         return True
 
+    def identity_settled_before_binding(self, call: cst.CSTNode, source: str, alias: str, scope: Scope) -> bool:
+        """`alias = Variable(source)` in a loop over a preallocated buffer (`input.resize_as_(x).copy_(x)`
+        then `inputv = Variable(input)`): every operation telling `source`'s object from another
+        (a resize, a flag...) is a resize in the loop body before the first binding of `alias`
+        there, chained with a value write (which bumps the version counter both share, so a graph
+        holding either object fails alike); `alias` is bound first directly in the loop body and
+        read only after that, inside the loop; no other name holds either object, nothing stores
+        them away or tells `alias` from another object. The alias then never lives through a
+        metadata change of the buffer, so whether it is the buffer itself cannot be told."""
+        if type(scope) is not cst.FunctionDef:
+            return False
+        uses = self._uses_of(scope)
+        loops = uses.enclosing_loops(call)
+        if not loops or {source, alias} & uses.hidden_bindings or {source, alias} & uses.parameters or uses.reads_frame:
+            return False
+        body = loops[0].body
+        first = uses.first_binding_statement(alias, body)
+        if first is None:
+            return False
+        for occurrence in uses.occurrences(alias):
+            if uses.in_nested_function(occurrence) or not uses.contains(body, occurrence):
+                return False
+            if not uses.contains(first, occurrence) and not uses.comes_after(occurrence, first):
+                return False  # read before the binding: the previous iteration's object
+        for occurrence in uses.occurrences(source):
+            end = chain_end(uses, occurrence)
+            if uses.in_nested_function(occurrence) or not _observes_identity(uses, end):
+                continue
+            if not (uses.contains(body, occurrence) and uses.comes_after(first, occurrence) and _resize_then_written(uses, end)):
+                return False
+        names = {source, alias}
+        if self.aliases({source}, scope) != {source} or self.escapes(names, scope):
+            return False
+        return not self.identity_observed({alias}, scope)
+
     def read_only_by_value_without_grad(self, assign: cst.Assign, scope: Scope) -> bool:
         """`name = value` runs with autograd off, and every later read of `name` takes only its
         values, in the same `with` block and with autograd still off: arithmetic, reductions,
@@ -1156,6 +1191,14 @@ class _ScopeUses:
     def in_nested_function(self, node: cst.CSTNode) -> bool:
         return self._enclosing_nested_function(node) is not None
 
+    def first_binding_statement(self, name: str, body: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The first statement of the block `body` (directly in it) binding `name`; None when
+        an earlier binding sits deeper (in a branch) or there is none."""
+        for statement in body.body:
+            if self._binds(statement, name):
+                return statement if _simple_assignment(statement, name) is not None else None
+        return None
+
     def enclosing_with(self, node: cst.CSTNode) -> Optional[cst.With]:
         """The innermost `with` statement of the function around `node`."""
         parent = self.parent(node)
@@ -1446,6 +1489,20 @@ def _observes_identity(uses: _ScopeUses, node: cst.CSTNode) -> bool:
         call = uses.parent(parent)
         return type(call) is cst.Call and type(call.func) is cst.Name and call.func.value in _IDENTITY_FUNCTIONS
     return False
+
+
+def _resize_then_written(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+    """`node.resize_(...).fill_(v)` / `node.resize_as_(x).copy_(x)`: a resize whose result gets a
+    value write at once."""
+    method = uses.parent(node)
+    resize = uses.parent(method)
+    if type(method) is not cst.Attribute or method.attr.value not in ("resize_", "resize_as_") or type(resize) is not cst.Call:
+        return False
+    write = uses.parent(resize)
+    call = uses.parent(write)
+    if type(write) is not cst.Attribute or write.value is not resize or type(call) is not cst.Call or call.func is not write:
+        return False
+    return write.attr.value.endswith("_") and not write.attr.value.startswith("_") and write.attr.value not in IDENTITY_METHODS
 
 
 def _compared_by_is(uses: _ScopeUses, target: cst.ComparisonTarget, node: cst.CSTNode) -> bool:

@@ -75,7 +75,12 @@ class VariableCall(Rule):
     bound earlier in the same iteration and read nowhere else in the loop). In-place changes of
     values are the same on both, since storage and version counter are shared. `y =
     Variable(x.data)` becomes `y = x` under `torch.no_grad()` when every later read of `y` is in
-    the same block and takes only its values (see GL303). A source carrying history (a model output, a parameter) keeps
+    the same block and takes only its values (see GL303). A preallocated buffer wrapped in a loop
+    (`input.resize_as_(x).copy_(x)`, then `inputv = Variable(input)`) is unwrapped when every
+    resize or other identity-sensitive change of the buffer comes before the first binding of
+    the alias in the loop body, each resize chained with a value write (which moves the version
+    counter the two objects share), and the alias is read only after that binding, inside the
+    loop: the alias never outlives a change of the buffer's metadata. A source carrying history (a model output, a parameter) keeps
     `.detach()`.
     Batches from iterating a data loader (a `DataLoader(...)`, or an iterable named like one:
     `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) and
@@ -273,6 +278,31 @@ class VariableCall(Rule):
             line=5,
             column=19,
             fix_title="Replace with `netG(noise)`",
+        ),
+        # A buffer resized and refilled before each binding of its alias: the alias never sees a resize.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def train(netD, loader):
+                input = torch.FloatTensor(64, 1, 8, 8)
+                for real_cpu, _ in loader:
+                    input.resize_as_(real_cpu).copy_(real_cpu)
+                    inputv = Variable(input)
+                    netD(inputv).mean().backward()
+            """,
+            """
+            import torch
+            def train(netD, loader):
+                input = torch.FloatTensor(64, 1, 8, 8)
+                for real_cpu, _ in loader:
+                    input.resize_as_(real_cpu).copy_(real_cpu)
+                    inputv = input
+                    netD(inputv).mean().backward()
+            """,
+            line=7,
+            column=18,
+            fix_title="Replace with `input`",
         ),
         # The last use of a new local that only was filled in place: nothing else reaches it.
         Invalid(
@@ -600,6 +630,8 @@ class VariableCall(Rule):
         # The names that may reach the source object or the result once they are one object.
         sources = set(history.object_names(data))
         bound = targets or set()
+        if len(sources) == 1 and len(bound) == 1 and history.identity_settled_before_binding(call, *sources, *bound, scope):
+            return True  # a preallocated buffer resized and refilled before each binding
         names = history.aliases(sources | bound, scope)
         if history.identity_observed(names, scope) or (targets is None and history.result_observed(call, scope)):
             return False
