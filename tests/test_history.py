@@ -405,6 +405,7 @@ NOT_SETTLED = {
     "resize without a write": buffer_loop("buf.resize_as_(x)", "v = hand(buf)", "net(v)"),
     "resize after the binding": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", "buf.resize_(1).fill_(0)", "net(v)"),
     "alias read before its binding": buffer_loop("net(v)", "buf.resize_as_(x).copy_(x)", "v = hand(buf)"),
+    "alias read by its first binding": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf.add_(v))", "net(v)"),
     "alias read after the loop": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", after="    return v\n"),
     "resize outside the loop": buffer_loop("v = hand(buf)", "net(v)", after="    buf.resize_(1).fill_(0)\n"),
     "flag on the buffer": buffer_loop("buf.requires_grad_()", "v = hand(buf)", "net(v)"),

@@ -509,6 +509,8 @@ class HistoryEvidence:
         for occurrence in uses.occurrences(alias):
             if uses.in_nested_function(occurrence) or not uses.contains(body, occurrence):
                 return False
+            if uses.contains(first, occurrence) and not _is_write_target(uses, occurrence):
+                return False  # read by the binding itself: the previous iteration's object
             if not uses.contains(first, occurrence) and not uses.comes_after(occurrence, first):
                 return False  # read before the binding: the previous iteration's object
         for occurrence in uses.occurrences(source):
