@@ -18,7 +18,14 @@ arguments is taken to compute its result there, not to return a tensor it holds.
 
 Identity: `Variable(x)` is a new object; dropping it makes the result `x` itself. `fresh` tells
 when an expression's value is a new object that nothing else references, and `identity_observed`
-when code could tell two objects apart (flags, hooks, attribute writes, `is`).
+when code could tell two objects apart (flags, hooks, attribute writes, `is`). Source order
+within a function answers three more questions: whether a read is the last use of a new local
+(nothing can reach the object afterwards), whether a name is read only by value with autograd
+off, and whether a loop's buffer is resized only before its alias is bound.
+
+A parameter of a module-level function is followed into the calls of this file when no other
+file of the run imports the function (`used_elsewhere`; unknown in a partial run), and an
+attribute of a local object into the methods of its class.
 """
 
 from __future__ import annotations
