@@ -94,9 +94,6 @@ PROJECTS = (
         25,
         frozenset({".data[0]"}),
         SCALAR | {"0-dim target"},
-        # `return Variable(tensor)` of a local filled in place: the returned object is not followed
-        # past the return, so the identity question stays open and `.detach()` stays.
-        kept_detaches=frozenset({45}),
     ),
     Project(
         "custom_function",
@@ -111,9 +108,6 @@ PROJECTS = (
         25,
         frozenset({"legacy tensor type check", "Variable(...) call"}),
         SCALAR,
-        # Preallocated `input`/`label`/`noise` buffers are resized in place every step: `resize_`
-        # observes identity, and telling that it happens only after the last use needs flow order.
-        kept_detaches=frozenset({124, 125, 134, 136, 148}),
     ),
     Project(
         "gan",
@@ -121,8 +115,6 @@ PROJECTS = (
         25,
         frozenset({"volatile= argument", ".data[0]"}),
         VOLATILE,
-        # `Variable(netG(fixed_noise).data)` bound to a name: a module may return a tensor it holds.
-        kept_detaches=frozenset({96}),
     ),
     Project("manual_sgd", "manual_sgd.py", 25, frozenset({"Variable(...) call", ".data[0]"}), SCALAR),
     Project("mnist_classifier", "mnist_classifier.py", 25, frozenset({"volatile= argument", ".data[0]"}), VOLATILE),
@@ -132,8 +124,6 @@ PROJECTS = (
         25,
         frozenset({"volatile= argument", "isinstance(x, Variable)"}),
         VOLATILE,
-        # `predicted = predicted.data` of a module's output bound to a name (as for gan).
-        kept_detaches=frozenset({41}),
     ),
     Project(
         "reinforce",
@@ -141,9 +131,6 @@ PROJECTS = (
         25,
         frozenset({".data[0]"}),
         SCALAR,
-        # `policy(Variable(state))`: the unwrapped value would be handed to a module that could
-        # set flags on it, so the new object is kept.
-        kept_detaches=frozenset({69}),
     ),
     Project("rnn_sequence", "rnn_sequence.py", 25, frozenset({"isinstance(x, Variable)", ".data[0]"}), SCALAR),
     Project("seq2seq", "seq2seq.py", 25, frozenset({"Variable(...) call", ".data[0]"}), SCALAR),
@@ -170,8 +157,9 @@ PROJECTS = (
         frozenset({"type(x) == Variable", "[0] of a running sum", "volatile= argument"}),
         VOLATILE | {"Variable type"},
         warns=(r"clip_grad_norm`? is now deprecated", r"This overload of add_ is deprecated"),
-        # `source[i:...]` and `source[i + 1:...]` in `get_batch(source, ...)`: a parameter, whose
-        # history is not followed into the callers.
+        # `source[i:...]` and `source[i + 1:...]` in `get_batch(source, ...)`: every caller in the
+        # file passes a value without history, but a parameter is followed into its callers only
+        # when the run tells that no other file imports the function.
         kept_detaches=frozenset({112, 113}),
     ),
 )

@@ -18,7 +18,14 @@ arguments is taken to compute its result there, not to return a tensor it holds.
 
 Identity: `Variable(x)` is a new object; dropping it makes the result `x` itself. `fresh` tells
 when an expression's value is a new object that nothing else references, and `identity_observed`
-when code could tell two objects apart (flags, hooks, attribute writes, `is`).
+when code could tell two objects apart (flags, hooks, attribute writes, `is`). Source order
+within a function answers three more questions: whether a read is the last use of a new local
+(nothing can reach the object afterwards), whether a name is read only by value with autograd
+off, and whether a loop's buffer is resized only before its alias is bound.
+
+A parameter of a module-level function is followed into the calls of this file when no other
+file of the run imports the function (`used_elsewhere`; unknown in a partial run), and an
+attribute of a local object into the methods of its class.
 """
 
 from __future__ import annotations
@@ -139,6 +146,17 @@ _NOT_VALUE_NAMESPACES = (
     "torch.func.",
     "torch.distributions.",
 )
+# Attributes that read metadata only (flags included).
+_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "is_leaf", "requires_grad", "grad_fn"})
+# Attributes that read metadata a detached copy shares.
+_VALUE_METADATA = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout"})
+# Methods that are not value reads: the result keeps a reference to the tensor object
+# (`t.numpy()`'s array holds it), or they act on its graph.
+_NOT_VALUE_METHODS = frozenset({"numpy", "as_subclass", "backward", "retain_grad"})
+# `in` tries identity before equality.
+_BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+# Calls that read a frame's locals by name.
+_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec"})
 _DATA_LOADER = "torch.utils.data.DataLoader"
 _PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
 _MAX_DEPTH = 24
@@ -146,16 +164,26 @@ _MAX_DEPTH = 24
 
 class HistoryEvidence:
     def __init__(
-        self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, functions: FunctionTable
+        self,
+        module: cst.Module,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        tensors: TensorEvidence,
+        functions: FunctionTable,
+        used_elsewhere: Optional[frozenset[str]] = None,
     ) -> None:
         self.module = module
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
         self.functions = functions
+        # The names of this module other files of the run import; None when not known (a run
+        # of part of the project): then no caller of this file's functions is known for sure.
+        self.used_elsewhere = used_elsewhere
         self._uses: dict[int, _ScopeUses] = {}
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
+        self._parameters_in_proof: set[tuple[int, str]] = set()
 
     # -- history ----------------------------------------------------------------------------
 
@@ -202,8 +230,92 @@ class HistoryEvidence:
         finally:
             self._attributes_in_proof.discard(id(node))
 
-    def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int) -> bool:
-        receiver = self_name(method)
+    def object_attribute_is_history_free(self, node: cst.Attribute, scope: Scope, depth: int) -> bool:
+        """`corpus.train` where `corpus = Corpus(...)`, a class of this file, is the name's only
+        binding in the function and is read only through attributes there: every value the
+        class's methods bind to `self.train` is history-free, and none writes one with history."""
+        if type(node.value) is not cst.Name or type(scope) is not cst.FunctionDef:
+            return False
+        name = node.value.value
+        uses = self._uses_of(scope)
+        values = self.scopes.of(scope).assigned(name)
+        if name in uses.unseen_bindings or name in uses.loop_targets or len(values) != 1:
+            return False
+        owner = _local_class(self.module, values[0])
+        if owner is None or not all(_read_through_attribute(uses, occurrence) for occurrence in uses.occurrences(name)):
+            return False
+        if self._attribute_gains_history(scope, node.attr.value, depth, receiver=name):
+            return False  # `corpus.train.copy_(h)` in the function itself
+        return self._class_attribute_is_history_free(owner, node.attr.value, depth)
+
+    def _class_attribute_is_history_free(self, owner: cst.ClassDef, attribute: str, depth: int) -> bool:
+        found = []
+        for method in class_methods(owner):
+            receiver = self_name(method)
+            if receiver is not None:
+                found.extend((value, method) for value in self.scopes.of(method).attributes.get(f"{receiver}.{attribute}", ()))
+        if not found:
+            return False
+        if not all(_Proof(self, method).free(value, depth) for value, method in found):
+            return False
+        return not any(self._attribute_gains_history(method, attribute, depth) for method in class_methods(owner))
+
+    def arguments_are_history_free(self, function: cst.FunctionDef, parameter: str, depth: int) -> bool:
+        """Every call of the module-level `function` passes a history-free value for `parameter`
+        (or leaves its history-free default): the function is called only by name in this file,
+        never handed over as a value, decorated or redefined, and no other file of the run
+        imports it (unknown in a partial run)."""
+        key = (id(function), parameter)
+        if key in self._parameters_in_proof:
+            return True  # recursion: the other calls decide
+        name = function.name.value
+        if self.used_elsewhere is None or name in self.used_elsewhere or "*" in self.used_elsewhere:
+            return False
+        if function.decorators or function.asynchronous is not None or self.functions.module_level.get(name) is not function:
+            return False
+        bound = [_names_bound_by(statement) for statement in self.module.body]
+        if sum(1 for names in bound if name in names) != 1 or any("*" in names for names in bound):
+            return False
+        module_uses = self._uses_of(self.module)
+        position, default = _parameter_slot(function, parameter)
+        if position is None and default is None:
+            return False
+        self._parameters_in_proof.add(key)
+        try:
+            calls = [self._call_of(module_uses, occurrence) for occurrence in module_uses.occurrences(name)]
+            if not calls or any(call is None for call in calls):
+                return False
+            for call, scope in calls:
+                argument = _argument_for(call, parameter, position)
+                if argument is _UNKNOWN:
+                    return False
+                if argument is None:
+                    argument, scope = default, self.module  # evaluated where the function is defined
+                if argument is None or not _Proof(self, scope).free(argument, depth + 1):
+                    return False
+            return True
+        finally:
+            self._parameters_in_proof.discard(key)
+
+    def _call_of(self, uses: "_ScopeUses", occurrence: cst.Name) -> Optional[tuple[cst.Call, Scope]]:
+        """The call `occurrence` is the callee of, with the function (or module) it is written in."""
+        call = uses.parent(occurrence)
+        if type(call) is not cst.Call or call.func is not occurrence:
+            return None
+        scope: cst.CSTNode = self.module
+        parent = uses.parent(call)
+        while parent is not None:
+            if type(parent) is cst.Lambda or type(parent) is cst.ClassDef:
+                return None
+            if type(parent) is cst.FunctionDef:
+                scope = parent
+                break
+            parent = uses.parent(parent)
+        resolved = self.functions.resolve(call, scope if scope is not self.module else None)
+        return (call, scope) if resolved is not None and resolved.name.value == occurrence.value else None
+
+    def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int, receiver: Optional[str] = None) -> bool:
+        receiver = receiver or self_name(method)
         if receiver is None:
             return False
         proof = _Proof(self, method)
@@ -347,6 +459,164 @@ class HistoryEvidence:
         uses = self._uses_of(scope)
         return _escapes(uses, chain_end(uses, node))
 
+    # -- last uses ----------------------------------------------------------------------------
+
+    def is_last_use_of_fresh_local(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """`node` reads a local for the last time, and its object is new, without history and
+        reachable only through that name: the binding that reaches `node` is `name = <fresh>`,
+        the code between only fills the object in place or reads its values, and nothing reads
+        the name afterwards (in a loop, nothing else in the loop reads it). Once `node` hands the
+        object over, no other code can reach it, so it may be handed over itself instead of a
+        copy (`return Variable(t)` as `return t`)."""
+        if type(node) is not cst.Name or type(scope) is not cst.FunctionDef:
+            return False
+        uses = self._uses_of(scope)
+        name = node.value
+        if name in uses.hidden_bindings or uses.reads_frame:
+            return False
+        assign = uses.reaching_assignment(node)
+        if assign is None:
+            return False
+        proof = _Proof(self, scope)
+        if not (self.is_fresh(assign.value, scope) and proof.free(assign.value, 0)):
+            return False
+        target = assign.targets[0].target
+        loops = uses.enclosing_loops(node)
+        for occurrence in uses.occurrences(name):
+            if occurrence is node or occurrence is target:
+                continue
+            if uses.in_nested_function(occurrence) or uses.comes_after(occurrence, node):
+                return False  # a closure may read it later; a later read sees the handed-over object
+            if uses.comes_after(occurrence, assign):
+                if not self._consumes_values(uses, occurrence, history_free=True) or proof.write_with_history(occurrence, 0):
+                    return False
+            elif any(uses.contains(loop, occurrence) for loop in loops):
+                return False  # the next iteration would read the handed-over object
+        return True
+
+    def identity_settled_before_binding(self, call: cst.CSTNode, source: str, alias: str, scope: Scope) -> bool:
+        """`alias = Variable(source)` in a loop over a preallocated buffer (`input.resize_as_(x).copy_(x)`
+        then `inputv = Variable(input)`): every operation telling `source`'s object from another
+        (a resize, a flag...) is a resize in the loop body before the first binding of `alias`
+        there, chained with a value write (which bumps the version counter both share, so a graph
+        holding either object fails alike); `alias` is bound first directly in the loop body and
+        read only after that, inside the loop; no other name holds either object, nothing stores
+        them away or tells `alias` from another object. The alias then never lives through a
+        metadata change of the buffer, so whether it is the buffer itself cannot be told."""
+        if type(scope) is not cst.FunctionDef:
+            return False
+        uses = self._uses_of(scope)
+        loops = uses.enclosing_loops(call)
+        if not loops or {source, alias} & uses.hidden_bindings or {source, alias} & uses.parameters or uses.reads_frame:
+            return False
+        body = loops[0].body
+        first = uses.first_binding_statement(alias, body)
+        if first is None:
+            return False
+        for occurrence in uses.occurrences(alias):
+            if uses.in_nested_function(occurrence) or not uses.contains(body, occurrence):
+                return False
+            if uses.contains(first, occurrence) and not _is_write_target(uses, occurrence):
+                return False  # read by the binding itself: the previous iteration's object
+            if not uses.contains(first, occurrence) and not uses.comes_after(occurrence, first):
+                return False  # read before the binding: the previous iteration's object
+        for occurrence in uses.occurrences(source):
+            end = chain_end(uses, occurrence)
+            if uses.in_nested_function(occurrence) or not _observes_identity(uses, end):
+                continue
+            if not (uses.contains(body, occurrence) and uses.comes_after(first, occurrence) and _resize_then_written(uses, end)):
+                return False
+        names = {source, alias}
+        if self.aliases({source}, scope) != {source} or self.escapes(names, scope):
+            return False
+        return not self.identity_observed({alias}, scope)
+
+    def read_only_by_value_without_grad(self, assign: cst.Assign, scope: Scope) -> bool:
+        """`name = value` runs with autograd off, and every later read of `name` takes only its
+        values, in the same `with` block and with autograd still off: arithmetic, reductions,
+        comparisons, `.item()`, `.tolist()`, indexing and conversions consumed the same way.
+        Whether `name` holds `value` itself (which may be a parameter requiring grad) or a
+        detached copy then cannot be told: what is computed from either has the same values and
+        no grad. Not `.numpy()`, printing or formatting the tensor, returning or storing it, its
+        flags, in-place changes: a tensor requiring grad shows there."""
+        if type(scope) is not cst.FunctionDef or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return False
+        uses = self._uses_of(scope)
+        target = assign.targets[0].target
+        name = target.value
+        block = uses.enclosing_with(assign)
+        proof = _Proof(self, scope)
+        if block is None or not proof.grad_off(assign) or name in uses.hidden_bindings or uses.reads_frame:
+            return False
+        loops = uses.enclosing_loops(assign)
+        for occurrence in uses.occurrences(name):
+            if occurrence is target:
+                continue
+            if not uses.comes_after(occurrence, assign):
+                if any(uses.contains(loop, occurrence) for loop in loops):
+                    return False  # the next iteration would read this binding here
+                continue
+            if uses.in_nested_function(occurrence) or not uses.contains(block, occurrence) or not proof.grad_off(occurrence):
+                return False
+            if not self._consumes_values(uses, occurrence, history_free=False):
+                return False
+        return True
+
+    def _consumes_values(self, uses: "_ScopeUses", node: cst.CSTNode, history_free: bool) -> bool:
+        """What consumes `node`'s object reads its values and keeps no reference to it:
+        arithmetic, comparisons, a new value made by a method or a torch function, a number or
+        a list. Views and conversions (which may be the object itself) are followed to their own
+        consumer. When the object is `history_free` (its flags are those of a detached copy),
+        also an element write (`t[i] = v`), an in-place fill, formatting and reading its flags."""
+        while True:
+            parent = uses.parent(node)
+            kind = type(parent)
+            if kind is cst.Subscript and parent.value is node:
+                if _is_write_target(uses, parent):
+                    return history_free  # `t[i] = v`
+                node = parent
+                continue
+            if kind is cst.Attribute and parent.value is node:
+                call = uses.parent(parent)
+                attribute = parent.attr.value
+                if type(call) is not cst.Call or call.func is not parent:
+                    readable = _METADATA_ATTRIBUTES if history_free else _VALUE_METADATA
+                    return attribute in readable and not _is_write_target(uses, parent)
+                if attribute in IDENTITY_METHODS or attribute.startswith(("register_", "_")) or attribute in _NOT_VALUE_METHODS:
+                    return False
+                if attribute.endswith("_") and not history_free:
+                    return False
+                if returns_receiver(attribute) or attribute in _VIEWS or attribute in _MORE_VIEWS:
+                    node = call  # the object itself, or a view of it
+                    continue
+                return True  # a new value
+            if kind is cst.Expr:
+                return history_free  # an in-place call whose result is dropped
+            if kind is cst.BinaryOperation:
+                return history_free or not (type(parent.operator) is cst.Modulo and parent.right is node)  # not `"%f" % t`
+            if kind is cst.UnaryOperation:
+                return True
+            if kind in (cst.Comparison, cst.ComparisonTarget):
+                comparison = parent if kind is cst.Comparison else uses.parent(parent)
+                return type(comparison) is cst.Comparison and not any(type(t.operator) in _BY_IDENTITY for t in comparison.comparisons)
+            if kind is cst.Arg and parent.keyword is None:
+                call = uses.parent(parent)
+                return type(call) is cst.Call and self._makes_new_value(call)
+            return False
+
+    def _makes_new_value(self, call: cst.Call) -> bool:
+        """A torch function computing a new value from its arguments (not a view, not one that
+        may return an argument, not a module, parameter or optimizer)."""
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is None or not qualified.startswith("torch.") or qualified.startswith(_MAY_RETURN_ARGUMENT):
+            return False
+        if qualified == "torch.save":
+            return False  # writes the tensor, flags included
+        if qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional."):
+            return False
+        name = qualified.rsplit(".", 1)[-1]
+        return name not in _VIEWS and name not in _MORE_VIEWS and not name.endswith("_") and not name.startswith("_")
+
     def _uses_of(self, scope: Scope) -> "_ScopeUses":
         found = self._uses.get(id(scope))
         if found is None:
@@ -443,7 +713,9 @@ class _Proof:
                 return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
             if node.attr.value in ("T", "mT", "real", "imag", "shape"):
                 return self.free(node.value, depth + 1)
-            return self.evidence.instance_attribute_is_history_free(node, self.scope, depth + 1)
+            return self.evidence.instance_attribute_is_history_free(
+                node, self.scope, depth + 1
+            ) or self.evidence.object_attribute_is_history_free(node, self.scope, depth + 1)
         if kind is cst.Call:
             return self._call(node, depth) or self.computed_without_grad(node, depth)
         if kind is cst.Subscript:
@@ -601,13 +873,16 @@ class _Proof:
     def _name(self, name: str, depth: int) -> bool:
         if name in self.assumed:
             return True
-        if self.imports.is_imported(name) or name in self.uses.unseen_bindings:
-            return False  # a parameter, a `with` target, a def, a `global`...: unknown
+        if self.imports.is_imported(name) or name in self.uses.hidden_bindings:
+            return False  # a `with` target, a def, a `global`...: unknown
         bindings = self.bindings
         values = bindings.assigned(name)
         loops = self.uses.loop_targets.get(name, [])
         unpacked = bindings.unpacked.get(name, [])
-        if not (values or loops or unpacked):
+        if name in self.uses.parameters:
+            if type(self.scope) is not cst.FunctionDef or not self.evidence.arguments_are_history_free(self.scope, name, depth + 1):
+                return False  # unknown callers
+        elif not (values or loops or unpacked):
             return self.evidence.global_is_history_free(name, self.scope, depth + 1)
         self.assumed.add(name)
         return (
@@ -792,14 +1067,17 @@ class _ScopeUses:
         self.loop_targets: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = {}
         self.returns: list[Optional[cst.BaseExpression]] = []  # the function's own `return` values
         self.yields = False
+        self.parameters: set[str] = set()
+        self._order: Optional[dict[int, tuple[int, int]]] = None
         root = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        self._root = root
         if isinstance(scope, cst.FunctionDef):
             params = scope.params
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                self.unseen_bindings.add(param.name.value)
+                self.parameters.add(param.name.value)
             for star in (params.star_arg, params.star_kwarg):
                 if isinstance(star, cst.Param):
-                    self.unseen_bindings.add(star.name.value)
+                    self.parameters.add(star.name.value)
         pending: list[cst.CSTNode] = [root]
         while pending:
             node = pending.pop()
@@ -808,6 +1086,9 @@ class _ScopeUses:
                 pending.append(child)
             self._note(node)
         self._drop_shadowed()
+        # Bindings other than parameters whose values are not seen (`with` targets, `global`...).
+        self.hidden_bindings = set(self.unseen_bindings)
+        self.unseen_bindings |= self.parameters
 
     def _drop_shadowed(self) -> None:
         """A name a nested function binds for itself (a parameter, an assignment) is another
@@ -884,6 +1165,110 @@ class _ScopeUses:
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self._parents.get(id(node))
 
+    @property
+    def reads_frame(self) -> bool:
+        """`locals()`, `vars()`, `eval`, `exec`: code that may read any local by its name."""
+        return any(self._occurrences.get(name) for name in _FRAME_READERS)
+
+    # -- source order -----------------------------------------------------------------------
+
+    def _span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """The position of `node` in a source-order walk of the function, and of its last descendant."""
+        if self._order is None:
+            self._order = {}
+            counter = 0
+            pending: list[tuple[cst.CSTNode, bool]] = [(self._root, False)]
+            while pending:
+                current, done = pending.pop()
+                if done:
+                    self._order[id(current)] = (self._order[id(current)][0], counter - 1)
+                    continue
+                self._order[id(current)] = (counter, counter)
+                counter += 1
+                pending.append((current, True))
+                pending.extend((child, False) for child in reversed(iter_children(current)))
+        return self._order[id(node)]
+
+    def comes_after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        """`node` starts after everything in `other` in source order."""
+        return self._span(node)[0] > self._span(other)[1]
+
+    def contains(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+        start, end = self._span(outer)
+        return start <= self._span(node)[0] <= end
+
+    def in_nested_function(self, node: cst.CSTNode) -> bool:
+        return self._enclosing_nested_function(node) is not None
+
+    def first_binding_statement(self, name: str, body: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The first statement of the block `body` (directly in it) binding `name`; None when
+        an earlier binding sits deeper (in a branch) or there is none."""
+        for statement in body.body:
+            if self._binds(statement, name):
+                return statement if _simple_assignment(statement, name) is not None else None
+        return None
+
+    def enclosing_with(self, node: cst.CSTNode) -> Optional[cst.With]:
+        """The innermost `with` statement of the function around `node`."""
+        parent = self.parent(node)
+        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if type(parent) is cst.With:
+                return parent
+            parent = self.parent(parent)
+        return None
+
+    def enclosing_loops(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The `for` and `while` statements of the function around `node`."""
+        loops = []
+        parent = self.parent(node)
+        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if type(parent) in (cst.For, cst.While):
+                loops.append(parent)
+            parent = self.parent(parent)
+        return loops
+
+    def reaching_assignment(self, node: cst.Name) -> Optional[cst.Assign]:
+        """The `name = value` statement whose binding the read `node` sees: the first statement
+        binding the name met walking back from `node` through the statements before it, in its
+        block and then in the blocks around it (an `if`'s or `with`'s). None when another kind of
+        binding, a loop (which may repeat), a `try`, or the start of the function comes first."""
+        name = node.value
+        statement = self._statement_of(node)
+        while statement is not None:
+            block = self.parent(statement)
+            body = list(block.body)
+            for sibling in reversed(body[: body.index(statement)]):
+                if self._binds(sibling, name):
+                    return _simple_assignment(sibling, name)
+            statement = self._statement_around(block)
+        return None
+
+    def _statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        parent = self.parent(node)
+        while parent is not None and type(parent) not in _BLOCKS:
+            if type(parent) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return None
+            node, parent = parent, self.parent(parent)
+        return node if parent is not None else None
+
+    def _statement_around(self, block: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The statement the block `block` belongs to, when its body runs once after the code
+        before that statement: a line of small statements, an `if` branch, a `with` body."""
+        if type(block) is cst.SimpleStatementLine:
+            return block
+        owner = self.parent(block)
+        while type(owner) in (cst.If, cst.Else) and type(self.parent(owner)) is cst.If:
+            owner = self.parent(owner)  # an `elif` or `else` branch: the whole `if` statement
+        if type(owner) not in (cst.If, cst.With) or self.parent(owner) is None or type(self.parent(owner)) not in _BLOCKS:
+            return None
+        return owner
+
+    def _binds(self, statement: cst.CSTNode, name: str) -> bool:
+        return any(
+            self.contains(statement, occurrence) and (is_binding_position(self, occurrence) or _is_write_target(self, occurrence))
+            for occurrence in self.occurrences(name)
+        )
+
     def occurrences(self, name: str) -> list[cst.Name]:
         return self._occurrences.get(name, [])
 
@@ -935,6 +1320,82 @@ def _local_names(function: cst.CSTNode) -> set[str]:
             names.update(name for name, _ in _target_paths(node.target, ()))
         pending.extend(iter_children(node))
     return names - declared
+
+
+_UNKNOWN = object()
+
+
+def _parameter_slot(function: cst.FunctionDef, parameter: str) -> tuple[Optional[int], Optional[cst.BaseExpression]]:
+    """The position a call may pass `parameter` at (None for keyword-only) and its default."""
+    params = function.params
+    positional = (*params.posonly_params, *params.params)
+    for position, param in enumerate(positional):
+        if param.name.value == parameter:
+            return position, param.default
+    for param in params.kwonly_params:
+        if param.name.value == parameter:
+            return None, param.default
+    return None, None
+
+
+def _argument_for(call: cst.Call, parameter: str, position: Optional[int]) -> object:
+    """The expression `call` passes for `parameter`, None when it leaves the default, _UNKNOWN
+    with `*args`/`**kwargs`."""
+    if any(arg.star for arg in call.args):
+        return _UNKNOWN
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if position is not None and position < len(positional):
+        return positional[position].value
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == parameter:
+            return arg.value
+    return None
+
+
+def _names_bound_by(statement: cst.CSTNode) -> set[str]:
+    """The names a module-level statement binds (defs, classes, assignments, imports...)."""
+    if type(statement) in (cst.FunctionDef, cst.ClassDef):
+        return {statement.name.value}
+    names: set[str] = set()
+    for node in descendants(statement):
+        if type(node) in (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign):
+            names.update(name for name, _ in _target_paths(node.target, ()))
+        elif type(node) in (cst.FunctionDef, cst.ClassDef):
+            names.add(node.name.value)
+        elif type(node) in (cst.Import, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                while type(local) is cst.Attribute:
+                    local = local.value
+                if type(local) is cst.Name:
+                    names.add(local.value)
+        elif type(node) is cst.ImportFrom:
+            names.add("*")
+        elif type(node) is cst.Global:
+            names.update(item.name.value for item in node.names)
+    return names
+
+
+def _read_through_attribute(uses: "_ScopeUses", occurrence: cst.Name) -> bool:
+    """`obj` in `obj.attr` (not an attribute written), or the target binding it: the object is
+    not handed to other code, which could write its attributes."""
+    parent = uses.parent(occurrence)
+    if type(parent) is cst.Attribute and parent.value is occurrence:
+        return not _is_write_target(uses, parent)
+    return type(parent) is cst.AssignTarget
+
+
+_BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.Module)
+
+
+def _simple_assignment(statement: cst.CSTNode, name: str) -> Optional[cst.Assign]:
+    """`statement` is `name = value`, alone (not `a = name = value`, not unpacking)."""
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+        statement = statement.body[0]
+    if type(statement) is not cst.Assign or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    return statement if type(target) is cst.Name and target.value == name else None
 
 
 def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.ClassDef]:
@@ -1037,6 +1498,20 @@ def _observes_identity(uses: _ScopeUses, node: cst.CSTNode) -> bool:
         call = uses.parent(parent)
         return type(call) is cst.Call and type(call.func) is cst.Name and call.func.value in _IDENTITY_FUNCTIONS
     return False
+
+
+def _resize_then_written(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+    """`node.resize_(...).fill_(v)` / `node.resize_as_(x).copy_(x)`: a resize whose result gets a
+    value write at once."""
+    method = uses.parent(node)
+    resize = uses.parent(method)
+    if type(method) is not cst.Attribute or method.attr.value not in ("resize_", "resize_as_") or type(resize) is not cst.Call:
+        return False
+    write = uses.parent(resize)
+    call = uses.parent(write)
+    if type(write) is not cst.Attribute or write.value is not resize or type(call) is not cst.Call or call.func is not write:
+        return False
+    return write.attr.value.endswith("_") and not write.attr.value.startswith("_") and write.attr.value not in IDENTITY_METHODS
 
 
 def _compared_by_is(uses: _ScopeUses, target: cst.ComparisonTarget, node: cst.CSTNode) -> bool:

@@ -9,7 +9,7 @@ from libcst._nodes.internal import CodegenState
 
 from gradlint.analysis.imports import import_anchor, module_level_alias
 from gradlint.analysis.tree import descendants, iter_children
-from gradlint.fix.plan import Change, InsertLineBefore, Replace, ReplaceLines
+from gradlint.fix.plan import Change, InsertLineBefore, RemoveLine, Replace, ReplaceLines
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext
@@ -39,6 +39,32 @@ def enclosing_line(stack: Sequence[cst.CSTNode]) -> Optional[tuple[cst.SimpleSta
         if isinstance(stack[index], cst.SimpleStatementLine):
             return stack[index], index
     return None
+
+
+def remove_line(
+    context: FileContext, stack: Sequence[cst.CSTNode], also_removed: Callable[[cst.CSTNode], bool]
+) -> Optional[tuple[Change, ...]]:
+    """Remove the line of the statement at the end of `stack` (a trailing comment stays on its
+    own line), or write `pass` where the block would be left empty; `also_removed(line)` tells
+    the lines of the block other findings remove in the same round (the first of them writes
+    `pass`). None when the statement shares its line or is not in a block."""
+    found = enclosing_line(stack)
+    if found is None:
+        return None
+    line, index = found
+    block = stack[index - 1] if index > 0 else None
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)) or len(line.body) != 1:
+        return None
+    removed = [statement for statement in block.body if statement is line or also_removed(statement)]
+    comment = line.trailing_whitespace.comment
+    indent = indentation(context, stack[:index])
+    newline = context.module.default_newline
+    kept = f"  {comment.value}" if comment is not None else ""
+    if len(removed) == len(block.body) and isinstance(block, cst.IndentedBlock) and removed[0] is line:
+        return (ReplaceLines(line, line, f"{indent}pass{kept}{newline}"),)
+    if comment is not None:
+        return (ReplaceLines(line, line, f"{indent}{comment.value}{newline}"),)
+    return (RemoveLine(line),)
 
 
 def wrap_in_no_grad(

@@ -7,8 +7,8 @@ import libcst as cst
 from gradlint.analysis.history import returns_receiver
 from gradlint.analysis.legacy import VARIABLE, is_direct_grad_factory, is_variable, literal_tensor, variable_arguments
 from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
-from gradlint.fix.builders import enclosing_line, indentation
-from gradlint.fix.plan import Applicability, Availability, Change, RemoveLine, Replace, ReplaceLines
+from gradlint.fix.builders import enclosing_line, remove_line
+from gradlint.fix.plan import Applicability, Availability, Change, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
@@ -68,8 +68,19 @@ class VariableCall(Rule):
     or an alias of either has its flag set (`requires_grad_()`, `.requires_grad =`), gets a hook,
     `retain_grad()`, `.grad` or any attribute written, `resize_`/`set_`/`t_`/`squeeze_`..., or is
     compared with `is`, `.detach()` stays; also when the source stays in use and the result is
-    returned or stored away. In-place changes of values are the same on both, since storage and
-    version counter are shared. A source carrying history (a model output, a parameter) keeps
+    returned or stored away. A local's last use is unwrapped even so (`return Variable(t)`,
+    `policy(Variable(state))` with nothing reading `state` afterwards) when the binding it reads
+    made a new object without history and the code since only filled it in place or read its
+    values: no other code can reach the object once it is handed over (in a loop, the name must be
+    bound earlier in the same iteration and read nowhere else in the loop). In-place changes of
+    values are the same on both, since storage and version counter are shared. `y =
+    Variable(x.data)` becomes `y = x` under `torch.no_grad()` when every later read of `y` is in
+    the same block and takes only its values (see GL303). A preallocated buffer wrapped in a loop
+    (`input.resize_as_(x).copy_(x)`, then `inputv = Variable(input)`) is unwrapped when every
+    resize or other identity-sensitive change of the buffer comes before the first binding of
+    the alias in the loop body, each resize chained with a value write (which moves the version
+    counter the two objects share), and the alias is read only after that binding, inside the
+    loop: the alias never outlives a change of the buffer's metadata. A source carrying history (a model output, a parameter) keeps
     `.detach()`.
     Batches from iterating a data loader (a `DataLoader(...)`, or an iterable named like one:
     `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) and
@@ -242,6 +253,100 @@ class VariableCall(Rule):
             line=3,
             column=14,
             fix_title="Replace with `images.detach()`",
+        ),
+        # Read only by value with autograd off: the module's output itself gives the same numbers.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def sample(netG, noise):
+                with torch.no_grad():
+                    samples = Variable(netG(noise).data)
+                    kept = Variable(netG(noise).data)
+                    print("mean", samples.mean(0).tolist())
+                return kept
+            """,
+            """
+            import torch
+            def sample(netG, noise):
+                with torch.no_grad():
+                    samples = netG(noise)
+                    kept = netG(noise).detach()
+                    print("mean", samples.mean(0).tolist())
+                return kept
+            """,
+            line=5,
+            column=19,
+            fix_title="Replace with `netG(noise)`",
+        ),
+        # A buffer resized and refilled before each binding of its alias: the alias never sees a resize.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def train(netD, loader):
+                input = torch.FloatTensor(64, 1, 8, 8)
+                for real_cpu, _ in loader:
+                    input.resize_as_(real_cpu).copy_(real_cpu)
+                    inputv = Variable(input)
+                    netD(inputv).mean().backward()
+            """,
+            """
+            import torch
+            def train(netD, loader):
+                input = torch.FloatTensor(64, 1, 8, 8)
+                for real_cpu, _ in loader:
+                    input.resize_as_(real_cpu).copy_(real_cpu)
+                    inputv = input
+                    netD(inputv).mean().backward()
+            """,
+            line=7,
+            column=18,
+            fix_title="Replace with `input`",
+        ),
+        # The last use of a new local that only was filled in place: nothing else reaches it.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def char_tensor(text):
+                tensor = torch.zeros(len(text)).long()
+                for c in range(len(text)):
+                    tensor[c] = all_characters.index(text[c])
+                return Variable(tensor)
+            """,
+            """
+            import torch
+            def char_tensor(text):
+                tensor = torch.zeros(len(text)).long()
+                for c in range(len(text)):
+                    tensor[c] = all_characters.index(text[c])
+                return tensor
+            """,
+            line=7,
+            column=12,
+            fix_title="Replace with `tensor`",
+        ),
+        # Read again after the module got it: the module must get a separate object.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            def select_action(policy, state):
+                state = torch.from_numpy(state).float()
+                probs = policy(Variable(state))
+                return probs, state
+            """,
+            """
+            import torch
+            def select_action(policy, state):
+                state = torch.from_numpy(state).float()
+                probs = policy(state.detach())
+                return probs, state
+            """,
+            line=5,
+            column=20,
+            fix_title="Replace with `state.detach()`",
         ),
         # A model's output carries history: `.detach()` keeps the cut, `.data` reads as it.
         Invalid(
@@ -441,7 +546,7 @@ class VariableCall(Rule):
         if not is_variable(node.func, self.context.imports):
             return
         fix = None
-        replacement = self._replacement(node, self._bound_names(node))
+        replacement = self._replacement(node, self._bound_names(node), self._assignment_of(node))
         if replacement is not None:
             if replacement.lpar and _needs_no_parentheses(self.context.stack):
                 replacement = replacement.with_changes(lpar=(), rpar=())
@@ -452,7 +557,7 @@ class VariableCall(Rule):
             fix = self.safe_fix(title, *changes)
         self.report(node, _DETACH, fix)
 
-    def _replacement(self, call: cst.Call, bound: Optional[set[str]]) -> Optional[cst.BaseExpression]:
+    def _replacement(self, call: cst.Call, bound: Optional[set[str]], assign: Optional[cst.Assign] = None) -> Optional[cst.BaseExpression]:
         """What the call becomes; `bound`: the names its result is assigned to (None when it is
         used inside an expression)."""
         arguments = variable_arguments(call)
@@ -464,14 +569,23 @@ class VariableCall(Rule):
         if requires_grad == _UNPARSABLE:
             return None  # torch rejects the flag (OverflowError); keep the call as it is
         if requires_grad is False or arguments.requires_grad is None:
-            return self._without_grad(call, arguments.data, bound)
+            return self._without_grad(call, arguments.data, bound, assign)
         if requires_grad is True:
             return self._with_grad(arguments.data, None)
         if "bool" in self.context.imports.bindings:
             return None
         return self._with_grad(arguments.data, _as_bool(arguments.requires_grad))
 
-    def _without_grad(self, call: cst.Call, data: cst.BaseExpression, bound: Optional[set[str]]) -> cst.BaseExpression:
+    def _without_grad(
+        self, call: cst.Call, data: cst.BaseExpression, bound: Optional[set[str]], assign: Optional[cst.Assign]
+    ) -> cst.BaseExpression:
+        receiver = self.context.history.legacy_data_receiver(data)
+        if (
+            receiver is not None
+            and assign is not None
+            and self.context.history.read_only_by_value_without_grad(assign, self.context.scope())
+        ):
+            return receiver  # `y = Variable(x.data)`, `y` read only by value with autograd off: `x` gives the same numbers
         if self._detaches_data(data) or self._unwraps_exactly(call, data, bound):
             return parenthesized(self._data_as_detach(data))
         return method_call_on(data, "detach")
@@ -503,10 +617,12 @@ class VariableCall(Rule):
     def _unwraps_exactly(self, call: cst.Call, data: cst.BaseExpression, targets: Optional[set[str]]) -> bool:
         """`Variable(data)` may become `data`: data carries no history, and where it may be an
         object the code also reaches otherwise, nothing tells the two objects apart."""
-        if not self.context.is_history_free(data):
-            return False
         history = self.context.history
         scope = self.context.scope()
+        if history.is_last_use_of_fresh_local(data, scope):
+            return True  # no other code can reach the object once it is handed over
+        if not self.context.is_history_free(data):
+            return False
         if history.is_fresh(data, scope):
             return True
         if targets is None:
@@ -514,6 +630,8 @@ class VariableCall(Rule):
         # The names that may reach the source object or the result once they are one object.
         sources = set(history.object_names(data))
         bound = targets or set()
+        if len(sources) == 1 and len(bound) == 1 and history.identity_settled_before_binding(call, *sources, *bound, scope):
+            return True  # a preallocated buffer resized and refilled before each binding
         names = history.aliases(sources | bound, scope)
         if history.identity_observed(names, scope) or (targets is None and history.result_observed(call, scope)):
             return False
@@ -522,6 +640,12 @@ class VariableCall(Rule):
         source_live = not sources or not sources <= bound
         escapes = history.escapes(names, scope) or (targets is None and history.result_escapes(call, scope))
         return not (source_live and escapes)
+
+    def _assignment_of(self, call: cst.Call) -> Optional[cst.Assign]:
+        """The statement `y = <call>`, when the call is its whole value."""
+        stack = self.context.stack
+        parent = stack[-2] if len(stack) > 1 else None
+        return parent if isinstance(parent, cst.Assign) and parent.value is call else None
 
     def _bound_names(self, call: cst.Call) -> Optional[set[str]]:
         """The name the call's result is bound to (`x = Variable(...)`, or its element of
@@ -563,22 +687,9 @@ class VariableCall(Rule):
             return None
         stack = self.context.stack
         found = enclosing_line(stack)
-        if found is None:
+        if found is None or not self._rebinds_only(found[0]):
             return None
-        line, index = found
-        block = stack[index - 1] if index > 0 else None
-        if not isinstance(block, (cst.IndentedBlock, cst.Module)) or not self._rebinds_only(line):
-            return None
-        removed = [statement for statement in block.body if self._rebinds_only(statement)]
-        comment = line.trailing_whitespace.comment
-        indent = indentation(self.context, stack[:index])
-        newline = self.context.module.default_newline
-        kept = f"  {comment.value}" if comment is not None else ""
-        if len(removed) == len(block.body) and isinstance(block, cst.IndentedBlock) and removed[0] is line:
-            return (ReplaceLines(line, line, f"{indent}pass{kept}{newline}"),)
-        if comment is not None:
-            return (ReplaceLines(line, line, f"{indent}{comment.value}{newline}"),)
-        return (RemoveLine(line),)
+        return remove_line(self.context, stack, self._rebinds_only)
 
     def _rebinds_only(self, line: cst.CSTNode) -> bool:
         """`x = Variable(x)` / `x, y = Variable(x), y` alone on its line: every target gets its
@@ -603,7 +714,7 @@ class VariableCall(Rule):
                 continue
             if not (isinstance(element, cst.Call) and is_variable(element.func, self.context.imports)):
                 return False
-            unwrapped = self._replacement(element, {name.value})
+            unwrapped = self._replacement(element, {name.value}, statement if statement.value is element else None)
             if not (isinstance(unwrapped, cst.Name) and unwrapped.value == name.value):
                 return False
             wrapped += 1

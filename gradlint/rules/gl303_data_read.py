@@ -4,6 +4,7 @@ import libcst as cst
 
 from gradlint.analysis.data_attr import data_is_redundant, is_plain_data_read, is_tensor_data
 from gradlint.analysis.syntax import method_call_on
+from gradlint.fix.builders import remove_line
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
@@ -50,7 +51,14 @@ class DataRead(Rule):
     `.cpu()`/`.to()`/`.float()`). There `x` and `x.detach()` give the same values, flags and
     version counter, and no code sees the object itself. A conversion whose result is kept
     (`y = x.data.cpu()`, which may be `x` itself) and in-place methods keep `.detach()`, as does
-    a value that may carry history (a model output, a parameter).
+    a value that may carry history (a model output, a parameter), except in one case: `y =
+    x.data` under `torch.no_grad()` where every later read of `y` is in the same block and takes
+    only its values (arithmetic, reductions, comparisons, `.item()`, `.tolist()`, indexing). A
+    module's output may be a parameter it holds, which requires grad even there, but whatever is
+    computed from it with autograd off has the same values and no grad. Printing or formatting
+    `y`, `.numpy()`, returning or storing it, its flags, in-place changes or a read after the
+    block keep `.detach()`. `x = x.data` that becomes `x = x` is removed (`pass` where the block
+    would be left empty).
 
     ## Known limits
     Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
@@ -169,6 +177,49 @@ class DataRead(Rule):
                 return torch.max(out, 1)[1].squeeze(), out.detach().numpy()
             """,
         ),
+        Invalid(  # read only by value with autograd off: the module's output itself gives the same numbers
+            """
+            import torch
+            def sample(netG, noise):
+                with torch.no_grad():
+                    samples = netG(noise).data
+                    print("mean", samples.mean(0).tolist())
+                    predicted = netG(noise)
+                    predicted = predicted.data
+                    error = (predicted - noise).abs().max().item()
+                return error
+            """,
+            """
+            import torch
+            def sample(netG, noise):
+                with torch.no_grad():
+                    samples = netG(noise)
+                    print("mean", samples.mean(0).tolist())
+                    predicted = netG(noise)
+                    error = (predicted - noise).abs().max().item()
+                return error
+            """,
+        ),
+        Invalid(  # printed, or read after the block: the flag of a parameter would show
+            """
+            import torch
+            def sample(netG, noise):
+                with torch.no_grad():
+                    samples = netG(noise).data
+                    print(samples)
+                    kept = netG(noise).data
+                return kept
+            """,
+            """
+            import torch
+            def sample(netG, noise):
+                with torch.no_grad():
+                    samples = netG(noise).detach()
+                    print(samples)
+                    kept = netG(noise).detach()
+                return kept
+            """,
+        ),
         Invalid(  # the kept result of a conversion may be `x` itself; an in-place method counts on `x`
             """
             import torch
@@ -212,8 +263,22 @@ class DataRead(Rule):
         else:
             replacement = method_call_on(receiver, "detach")
         text = self.context.code_for(replacement)
-        self.report(
-            node,
-            _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"),
-            self.safe_fix(f"Replace with `{text}`", Replace(node, replacement)),
+        removal = remove_line(self.context, self.context.stack[:-1], lambda line: False) if self._rebinds_itself(replacement) else None
+        fix = (
+            self.safe_fix("Remove the rebinding to itself", *removal)
+            if removal
+            else self.safe_fix(f"Replace with `{text}`", Replace(node, replacement))
+        )
+        self.report(node, _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"), fix)
+
+    def _rebinds_itself(self, replacement: cst.BaseExpression) -> bool:
+        """`x = x.data` where `x` itself does: the statement would read `x = x`."""
+        stack = self.context.stack
+        assign = stack[-2] if len(stack) > 1 else None
+        return (
+            isinstance(replacement, cst.Name)
+            and isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+            and assign.targets[0].target.value == replacement.value
         )
