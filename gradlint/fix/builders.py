@@ -8,6 +8,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from gradlint.analysis.imports import import_anchor, module_level_alias
+from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.tree import descendants, iter_children
 from gradlint.fix.plan import Change, InsertLineBefore, RemoveLine, Replace, ReplaceLines
 
@@ -61,10 +62,41 @@ def remove_line(
     newline = context.module.default_newline
     kept = f"  {comment.value}" if comment is not None else ""
     if len(removed) == len(block.body) and isinstance(block, cst.IndentedBlock) and removed[0] is line:
+        guard = _idle_guard(context, stack[: index - 1])
+        if guard is not None and comment is None:
+            return (ReplaceLines(guard, line, ""),)
         return (ReplaceLines(line, line, f"{indent}pass{kept}{newline}"),)
     if comment is not None:
         return (ReplaceLines(line, line, f"{indent}{comment.value}{newline}"),)
     return (RemoveLine(line),)
+
+
+def _idle_guard(context: FileContext, stack: Sequence[cst.CSTNode]) -> Optional[cst.If]:
+    """The `if` at the end of `stack` when emptying its body leaves nothing it does: no `else`, a
+    test without effects (`isinstance(name, torch.Tensor)`, a name), and a block that keeps other
+    statements. `if isinstance(y, torch.Tensor): pass` is what no person writes."""
+    if len(stack) < 2 or not isinstance(stack[-1], cst.If) or stack[-1].orelse is not None:
+        return None
+    guard, block = stack[-1], stack[-2]
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)) or len(block.body) < 2 or guard.leading_lines and _has_comment(guard):
+        return None
+    return guard if _without_effects(guard.test, context) else None
+
+
+def _has_comment(statement: cst.If) -> bool:
+    return any(line.comment is not None for line in statement.leading_lines)
+
+
+def _without_effects(test: cst.BaseExpression, context: FileContext) -> bool:
+    if isinstance(test, cst.Name):
+        return True
+    if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"):
+        return False
+    if "isinstance" in context.imports.bindings or len(test.args) != 2 or any(arg.keyword or arg.star for arg in test.args):
+        return False
+    subject, classes = (arg.value for arg in test.args)
+    kinds = [element.value for element in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+    return isinstance(subject, cst.Name) and all(dotted_name(kind) is not None for kind in kinds)
 
 
 def wrap_in_no_grad(

@@ -58,7 +58,7 @@ class DataRead(Rule):
     computed from it with autograd off has the same values and no grad. Printing or formatting
     `y`, `.numpy()`, returning or storing it, its flags, in-place changes or a read after the
     block keep `.detach()`. `x = x.data` that becomes `x = x` is removed (`pass` where the block
-    would be left empty).
+    would be left empty, or the whole `if isinstance(x, ...):` with no `else` that guarded it).
 
     ## Known limits
     Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
@@ -198,6 +198,36 @@ class DataRead(Rule):
                     predicted = netG(noise)
                     error = (predicted - noise).abs().max().item()
                 return error
+            """,
+        ),
+        Invalid(  # a guard left with nothing to do goes with the line; one with an `else` keeps `pass`
+            """
+            import torch
+            def evaluate(model, x, y, mode):
+                with torch.no_grad():
+                    predicted = model(x)
+                    if isinstance(predicted, torch.Tensor):
+                        predicted = predicted.data
+                    error = (predicted - y).abs().max().item()
+                    scale = model(y)
+                    if isinstance(scale, torch.Tensor):
+                        scale = scale.data
+                    else:
+                        mode = "other"
+                    return error * scale.sum().item(), mode
+            """,
+            """
+            import torch
+            def evaluate(model, x, y, mode):
+                with torch.no_grad():
+                    predicted = model(x)
+                    error = (predicted - y).abs().max().item()
+                    scale = model(y)
+                    if isinstance(scale, torch.Tensor):
+                        pass
+                    else:
+                        mode = "other"
+                    return error * scale.sum().item(), mode
             """,
         ),
         Invalid(  # printed, or read after the block: the flag of a parameter would show
