@@ -257,6 +257,9 @@ class RunProject:
             stamp.update(f"\0{path}\0{content}".encode())
         self.fingerprint = stamp.hexdigest()[:32]
         self._max_bytes = max_bytes
+        # A module in a folder the run names was left out on purpose (excluded, over the size
+        # limit): it stays unknown, and a whole-project run looks for nothing on disk.
+        self._covered = [os.path.abspath(path) for path in paths if path.is_dir()]
         self._index: Optional[ProjectIndex] = None
         self._outside: Optional[dict[str, str]] = None
         self._on_disk: dict[str, Optional[str]] = {}
@@ -294,8 +297,13 @@ class RunProject:
     def _built(self) -> ProjectIndex:
         if self._index is None:
             sources = [(str(source), raw) for source, raw in self.sources]
-            self._index = ProjectIndex(sources, self.roots, read_outside=lambda path: read_module(path, self._max_bytes))
+            self._index = ProjectIndex(sources, self.roots, read_outside=self._read_outside)
         return self._index
+
+    def _read_outside(self, path: str) -> Optional[bytes]:
+        if any(_within(path, folder) for folder in self._covered):
+            return None
+        return read_module(path, self._max_bytes)
 
 
 def keeping(facts: Optional[ProjectFacts], names: frozenset[str]) -> ProjectFacts:
