@@ -343,6 +343,20 @@ def test_an_unchanged_cached_run_does_not_build_the_index(tmp_path, monkeypatch)
         check_paths([tmp_path], settings, jobs=1)
 
 
+def test_a_cached_run_over_part_of_a_project_rebuilds_the_index_only_when_a_module_it_imports_changed(tmp_path, monkeypatch):
+    import gradlint.runner
+
+    project(tmp_path, {"layers.py": "from torch.autograd import Variable\n", "model.py": "from layers import *\n", "train.py": TRAIN})
+    settings = Settings(root=tmp_path)
+    assert [f.code for f in check_paths([tmp_path / "train.py"], settings, jobs=1).findings] == ["GL101"]
+    real = gradlint.runner.ProjectIndex
+    built = []
+    monkeypatch.setattr(gradlint.runner, "ProjectIndex", lambda *args, **kwargs: built.append(1) or real(*args, **kwargs))
+    assert [f.code for f in check_paths([tmp_path / "train.py"], settings, jobs=1).findings] == ["GL101"] and built == []
+    write(tmp_path / "layers.py", "class Variable: ...\n")  # two imports away, outside the run
+    assert check_paths([tmp_path / "train.py"], settings, jobs=1).findings == [] and built == [1]
+
+
 def test_a_chain_of_re_exports_deeper_than_the_stack_degrades_to_single_file(tmp_path):
     files = {f"m{index}.py": f"from m{index + 1} import Variable\n" for index in range(600)}
     files["m600.py"] = "from torch.autograd import Variable\n"

@@ -357,6 +357,17 @@ def test_an_import_kept_for_a_script_goes_once_that_script_is_migrated(tmp_path)
     assert len(runs.outputs()[0].splitlines()) == 3
 
 
+def test_the_language_server_sees_and_fixes_what_the_star_import_brings_into_a_buffer(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.server import _fixed, _lint
+
+    project = split_project(tmp_path)
+    buffer = TRAIN.replace("for epoch in range(3)", "for epoch in range(2)")  # edited, not saved
+    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path)).findings) == ["GL101"] * 3 + ["GL104"]
+    fixed = _fixed(buffer, str(project / "train.py"), Settings(root=tmp_path))
+    assert "Variable" not in fixed and "range(2)" in fixed and (project / "model.py").read_text() == MODEL
+
+
 def test_the_flake8_plugin_sees_what_the_star_import_brings(tmp_path):
     split_project(tmp_path)
     done = subprocess.run(
