@@ -14,7 +14,7 @@ import os
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import gradlint
 from gradlint.fix.plan import Applicability
@@ -68,20 +68,33 @@ class ResultCache:
         except (KeyError, TypeError, ValueError):
             return None  # a damaged entry is simply a miss
 
-    def put(self, path: str, digest: str, result: FileResult, *, run: str = "", project_key: str = "") -> None:
+    def put(
+        self, path: str, digest: str, result: FileResult, *, run: str = "", project_key: str = "", outside: Mapping[str, str] = {}
+    ) -> None:
         """`run`: the fingerprint of every file of the run, under which the file used the project
-        facts `project_key` (an unchanged run need not rebuild the project index)."""
+        facts `project_key` (an unchanged run need not rebuild the project index); `outside`: the
+        content digests of the modules outside the run those facts may come from."""
         if result.error is not None and result.error.startswith(("could not read", "internal error")):
             return  # transient or unexpected: always retry
-        self.entries[path] = {"digest": digest, "result": _result_to_json(result), "run": run, "project": project_key}
+        self.entries[path] = {
+            "digest": digest,
+            "result": _result_to_json(result),
+            "run": run,
+            "project": project_key,
+            "outside": dict(outside),
+        }
         self.dirty = True
 
-    def project_key(self, path: str, run: str) -> Optional[str]:
-        """The project facts key `path` was checked with, if that was in a run of the same files."""
+    def project_key(self, path: str, run: str, unchanged: Callable[[dict[str, str]], bool]) -> Optional[tuple[str, dict[str, str]]]:
+        """The project facts key `path` was checked with and the outside modules it came from, if
+        that was in a run of the same files and those modules are `unchanged`."""
         entry = self.entries.get(path)
-        if isinstance(entry, dict) and entry.get("run") == run and isinstance(entry.get("project"), str):
-            return entry["project"]
-        return None
+        if not isinstance(entry, dict) or entry.get("run") != run or not isinstance(entry.get("project"), str):
+            return None
+        outside = entry.get("outside", {})
+        if not isinstance(outside, dict) or not unchanged(outside):
+            return None
+        return entry["project"], outside
 
     def save(self) -> None:
         if not self.dirty:

@@ -2,7 +2,8 @@
 
 flake8 owns selection and `# noqa` handling here; gradlint only honours its own whole-file
 `# gradlint: noqa` comment. Each file goes through the same pipeline as `gradlint check` (deep
-stack, CPython's nesting limits, the size limit).
+stack, CPython's nesting limits, the size limit), with the names it brings in from the local
+modules next to it on disk (`from model import *`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ import ast
 from typing import Iterator, Sequence
 
 from gradlint import __version__
+from gradlint.local_modules import facts_beside
 from gradlint.pipeline import check_source
 from gradlint.rules import all_codes
+
+
+_NAMELESS = ("-", "stdin")  # flake8's names for source read from stdin without a display name
 
 
 class GradlintPlugin:
@@ -24,7 +29,9 @@ class GradlintPlugin:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        result = check_source("".join(self.lines), self.filename, frozenset(all_codes()), own_noqa=False)
+        source = "".join(self.lines)
+        project = facts_beside(source, self.filename, ()) if self.filename not in _NAMELESS else None
+        result = check_source(source, self.filename, frozenset(all_codes()), own_noqa=False, project=project)
         for finding in result.findings:
             # flake8 columns are 0-based offsets; it adds 1 when printing.
             yield finding.location.row, finding.location.column - 1, f"{finding.code} {finding.message}", type(self)

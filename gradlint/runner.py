@@ -16,6 +16,7 @@ from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_di
 from gradlint.config import Settings
 from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
 from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
@@ -94,27 +95,33 @@ def check_paths(
         readable.append((index, path, work_item(path, raw, settings, max_bytes)))
     analysed = [entry for entry in readable if not over_size_limit(len(entry[2].raw), max_bytes)]
     contents = {index: content_digest(item.raw) for index, _, item in analysed}
-    project = RunProject([(path, item.raw) for _, path, item in analysed], [contents[index] for index, _, _ in analysed], paths, settings)
-    pending: list[tuple[int, WorkItem, Optional[str], str]] = []  # (index, work, cache digest, project key)
+    project = RunProject(
+        [(path, item.raw) for _, path, item in analysed], [contents[index] for index, _, _ in analysed], paths, settings, max_bytes
+    )
+    # (index, work, cache digest, project key, digests of the modules outside the run it depends on)
+    pending: list[tuple[int, WorkItem, Optional[str], str, dict[str, str]]] = []
     for index, path, item in readable:
         if index not in contents:  # over the size limit, the result depends on the limit: never cached
-            pending.append((index, item, None, ""))
+            pending.append((index, item, None, "", {}))
             continue
-        key = cache.project_key(item.name, project.fingerprint) if cache is not None else None
-        facts = project.facts_for(path) if key is None else None
-        key = facts.key() if facts else key or ""
+        stored = cache.project_key(item.name, project.fingerprint, project.unchanged) if cache is not None else None
+        if stored is not None:
+            facts, (key, outside) = None, stored
+        else:
+            facts = project.facts_for(path)
+            key, outside = (project.key_for(facts), project.outside()) if cache is not None else ("", {})
         digest = entry_digest(contents[index], item.codes, key) if cache is not None else None
         cached = cache.get(item.name, digest) if digest is not None else None
         if cached is not None:
             results[index] = SourceResult(cached.path, cached.findings, cached.error)
         else:
-            facts = facts or (project.facts_for(path) if key else None)
-            pending.append((index, replace(item, project=facts), digest, key))
-    work = [item for _, item, _, _ in pending]
-    for (index, item, digest, key), result in zip(pending, map_in_pool(_check_item, work, jobs, progress)):
+            facts = project.facts_for(path) if stored is not None and key else facts
+            pending.append((index, replace(item, project=facts), digest, key, outside))
+    work = [entry[1] for entry in pending]
+    for (index, item, digest, key, outside), result in zip(pending, map_in_pool(_check_item, work, jobs, progress)):
         results[index] = result
         if digest is not None and result.cacheable:
-            cache.put(item.name, digest, result, run=project.fingerprint, project_key=key)
+            cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
     for index in sorted(results):
         summary.add(results[index])
     if cache is not None:
@@ -149,23 +156,26 @@ def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int
     """Check source that is not read from a file (stdin, an editor's buffer) as if it were `name`."""
     summary = RunSummary()
     if not stdin_is_excluded(name, settings):
-        summary.add(check_source(source, name, stdin_codes(name, settings), max_bytes=max_bytes))
+        facts = facts_beside(source, name, [str(settings.root)])
+        summary.add(check_source(source, name, stdin_codes(name, settings), max_bytes=max_bytes, project=facts))
     return summary
 
 
 def fix_stdin(source: Source, name: str, settings: Settings, *, unsafe: bool, max_bytes: int = MAX_FILE_BYTES) -> SourceResult:
     """Fix source that is not read from a file as if it were `name`; `fixed` is None when excluded.
-    The files of `name`'s project on disk keep what they import from it."""
+    It uses what the local modules next to `name` on disk give it, and the files of `name`'s
+    project on disk keep what they import from it."""
     if stdin_is_excluded(name, settings):
         return SourceResult(name)
     codes = stdin_codes(name, settings)
-    result = fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes)
+    facts = facts_beside(source, name, [str(settings.root)])
+    result = fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, project=facts)
     if name == "-" or not result.removed_imports:
         return result
     path = Path(name)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
-        return [fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, project=keeping(None, names)) for _, names in wanted]
+        return [fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, project=keeping(facts, names)) for _, names in wanted]
 
     raw = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
     roots = [str(path.parent), str(settings.root)]
@@ -199,7 +209,7 @@ def fix_paths(
         targets.append(path)
         work.append(work_item(path, raw, settings, max_bytes))
     analysed = [(path, item.raw) for path, item in zip(targets, work) if not over_size_limit(len(item.raw), max_bytes)]
-    project = RunProject(analysed, [], paths, settings)
+    project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
     results = map_in_pool(_fix_item, work, jobs, progress)
 
@@ -227,23 +237,73 @@ def fix_paths(
 
 
 class RunProject:
-    """The files of one run as a project. The index is built only when a file's facts are asked
-    for: a cached run of unchanged files (same `fingerprint`) reuses the facts keys it stored."""
+    """The files of one run as a project, with the local modules they import read from disk when
+    the run does not include them. The index is built only when a file's facts are asked for: a
+    cached run of unchanged files (same `fingerprint`, and the modules outside the run it read
+    unchanged) reuses the facts keys it stored."""
 
-    def __init__(self, sources: Sequence[tuple[Path, bytes]], contents: Sequence[str], paths: Sequence[Path], settings: Settings) -> None:
+    def __init__(
+        self,
+        sources: Sequence[tuple[Path, bytes]],
+        contents: Sequence[str],
+        paths: Sequence[Path],
+        settings: Settings,
+        max_bytes: int = MAX_FILE_BYTES,
+    ) -> None:
         self.sources = sources
         self.roots = [str(path if path.is_dir() else path.parent) for path in paths] + [str(settings.root)]
         stamp = hashlib.sha256("\0".join(self.roots).encode())
         for (path, _), content in zip(sources, contents):
             stamp.update(f"\0{path}\0{content}".encode())
         self.fingerprint = stamp.hexdigest()[:32]
+        self._max_bytes = max_bytes
+        # A module in a folder the run names was left out on purpose (excluded, over the size
+        # limit): it stays unknown, and a whole-project run looks for nothing on disk.
+        self._covered = [os.path.abspath(path) for path in paths if path.is_dir()]
         self._index: Optional[ProjectIndex] = None
+        self._outside: Optional[dict[str, str]] = None
+        self._on_disk: dict[str, Optional[str]] = {}
 
     def facts_for(self, path: Path) -> Optional[ProjectFacts]:
         """What `path` uses from the other files of the run (None for most files)."""
+        return self._built().facts_for(str(path))
+
+    def outside(self) -> dict[str, str]:
+        """The content digest of every module outside the run that its files import."""
+        if self._outside is None:
+            self._outside = {path: content_digest(raw) for path, raw in self._built().modules_outside_run().items()}
+        return self._outside
+
+    def key_for(self, facts: Optional[ProjectFacts]) -> str:
+        """The cache key of a file's project facts: the facts, and what the modules outside the
+        run they were read from hold."""
+        if not facts:
+            return ""
+        outside = self.outside()
+        if not outside:
+            return facts.key()
+        return hashlib.sha256(f"{facts.key()}\0{sorted(outside.items())}".encode()).hexdigest()[:32]
+
+    def unchanged(self, outside: dict[str, str]) -> bool:
+        """Every module outside the run still holds what it held when a stored key was made."""
+        for path, digest in outside.items():
+            if path not in self._on_disk:
+                raw = read_module(path, self._max_bytes)
+                self._on_disk[path] = content_digest(raw) if raw is not None else None
+            if self._on_disk[path] != digest:
+                return False
+        return True
+
+    def _built(self) -> ProjectIndex:
         if self._index is None:
-            self._index = ProjectIndex([(str(source), raw) for source, raw in self.sources], self.roots)
-        return self._index.facts_for(str(path))
+            sources = [(str(source), raw) for source, raw in self.sources]
+            self._index = ProjectIndex(sources, self.roots, read_outside=self._read_outside)
+        return self._index
+
+    def _read_outside(self, path: str) -> Optional[bytes]:
+        if any(_within(path, folder) for folder in self._covered):
+            return None
+        return read_module(path, self._max_bytes)
 
 
 def keeping(facts: Optional[ProjectFacts], names: frozenset[str]) -> ProjectFacts:

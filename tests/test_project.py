@@ -42,10 +42,51 @@ def test_variable_through_a_local_star_import_is_found_in_a_project_run(tmp_path
     assert codes_by_file(tmp_path) == {"model.py": ["GL101:6"], "train.py": ["GL101:3"]}
 
 
-def test_a_single_file_run_and_stdin_stay_single_file(tmp_path):
+def test_a_single_file_run_and_stdin_read_the_local_modules_they_import_from_disk(tmp_path):
     project(tmp_path, {"model.py": MODEL, "train.py": TRAIN})
-    assert codes_by_file(tmp_path, [tmp_path / "train.py"]) == {}
-    assert check_stdin(TRAIN.encode(), str(tmp_path / "train.py"), Settings(root=tmp_path)).findings == []
+    assert codes_by_file(tmp_path, [tmp_path / "train.py"]) == {"train.py": ["GL101:3"]}
+    assert [f.code for f in check_stdin(TRAIN.encode(), str(tmp_path / "train.py"), Settings(root=tmp_path)).findings] == ["GL101"]
+    assert check_stdin(TRAIN.encode(), "-", Settings(root=tmp_path)).findings == []
+
+
+def test_modules_outside_the_run_are_read_only_when_imported_and_transitively(tmp_path):
+    project(
+        tmp_path,
+        {
+            "layers.py": "from torch.autograd import Variable\n",
+            "model.py": "from layers import *\n",
+            "train.py": "from model import *\nimport os\n\nx = Variable(t)\n",
+            "unrelated.py": "from torch.autograd import Variable\n",
+            "big.py": "from torch.autograd import Variable\n" + "#" * (3 * 1024 * 1024) + "\n",
+            "other.py": "from big import *\nx = Variable(t)\n",
+        },
+    )
+    read = []
+
+    def read_outside(path):
+        read.append(os.path.basename(path))
+        return Path(path).read_bytes() if os.path.isfile(path) and os.path.getsize(path) < 1024 * 1024 else None
+
+    train = str(tmp_path / "train.py")
+    index = ProjectIndex([(train, (tmp_path / "train.py").read_bytes())], [str(tmp_path)], read_outside=read_outside)
+    assert index.facts_for(train).names["model.Variable"] == "torch.autograd.Variable"
+    assert {"model.py", "layers.py"} <= set(read) and not {"unrelated.py", "big.py", "other.py"} & set(read)
+    assert sorted(os.path.basename(path) for path in index.modules_outside_run()) == ["layers.py", "model.py"]
+    assert codes_by_file(tmp_path, [tmp_path / "train.py", tmp_path / "other.py"]) == {
+        "train.py": ["GL101:4"]
+    }  # big.py: over the size limit
+
+
+def test_a_cycle_of_star_imports_outside_the_run_terminates(tmp_path):
+    project(
+        tmp_path,
+        {
+            "a.py": "from b import *\nfrom torch.autograd import Variable\n",
+            "b.py": "from a import *\n",
+            "train.py": "from b import *\nx = Variable(t)\n",
+        },
+    )
+    assert codes_by_file(tmp_path, [tmp_path / "train.py"]) == {"train.py": ["GL101:2"]}
 
 
 def test_explicit_imports_and_module_attributes_of_a_local_module(tmp_path):
@@ -300,6 +341,20 @@ def test_an_unchanged_cached_run_does_not_build_the_index(tmp_path, monkeypatch)
     write(tmp_path / "other.py", "import os\n")
     with pytest.raises(AssertionError, match="rebuilt"):
         check_paths([tmp_path], settings, jobs=1)
+
+
+def test_a_cached_run_over_part_of_a_project_rebuilds_the_index_only_when_a_module_it_imports_changed(tmp_path, monkeypatch):
+    import gradlint.runner
+
+    project(tmp_path, {"layers.py": "from torch.autograd import Variable\n", "model.py": "from layers import *\n", "train.py": TRAIN})
+    settings = Settings(root=tmp_path)
+    assert [f.code for f in check_paths([tmp_path / "train.py"], settings, jobs=1).findings] == ["GL101"]
+    real = gradlint.runner.ProjectIndex
+    built = []
+    monkeypatch.setattr(gradlint.runner, "ProjectIndex", lambda *args, **kwargs: built.append(1) or real(*args, **kwargs))
+    assert [f.code for f in check_paths([tmp_path / "train.py"], settings, jobs=1).findings] == ["GL101"] and built == []
+    write(tmp_path / "layers.py", "class Variable: ...\n")  # two imports away, outside the run
+    assert check_paths([tmp_path / "train.py"], settings, jobs=1).findings == [] and built == [1]
 
 
 def test_a_chain_of_re_exports_deeper_than_the_stack_degrades_to_single_file(tmp_path):

@@ -312,3 +312,87 @@ def test_editing_the_model_changes_the_cached_findings_of_the_training_script(tm
     (project / "model.py").write_text(MODEL.replace("import torch\n", "import torch\n\n__all__ = ['RNN']\n", 1))
     second = gradlint("check", "--output-format", "json", "proj", cwd=tmp_path)
     assert {Path(f["filename"]).name for f in json.loads(second.stdout)} == {"model.py"}
+
+
+def test_checking_the_training_script_alone_sees_what_the_star_import_brings(tmp_path):
+    split_project(tmp_path)
+    train = [
+        ("train.py", "GL101", line_of(TRAIN, "return Variable(h.data)")),
+        ("train.py", "GL101", line_of(TRAIN, "x = Variable(")),
+        ("train.py", "GL101", line_of(TRAIN, "Variable(target)")),
+        ("train.py", "GL104", line_of(TRAIN, "isinstance(h, Variable)")),
+    ]
+    assert findings(tmp_path, "proj/train.py") == train
+    done = gradlint("check", "--output-format", "json", "-", "--stdin-filename", "proj/train.py", cwd=tmp_path, input=TRAIN.encode())
+    assert sorted((f["code"], f["location"]["row"]) for f in json.loads(done.stdout)) == [(code, row) for _, code, row in train]
+    alone = gradlint("check", "--output-format", "json", "-", cwd=tmp_path, input=TRAIN.encode())
+    assert json.loads(alone.stdout) == []  # no file name: no modules next to it
+
+
+def test_fixing_the_training_script_alone_migrates_it_and_leaves_the_model_working(tmp_path):
+    project, runs = split_project(tmp_path), Runs(tmp_path)
+    runs.snapshot(project, "train.py")
+    done = gradlint("fix", "--migrate", "proj/train.py", cwd=tmp_path)
+    assert done.returncode == 0 and b"warning" not in done.stderr
+    train = (project / "train.py").read_text()
+    assert "Variable" not in train and "from model import *" in train and "isinstance(h, torch.Tensor)" in train
+    assert (project / "model.py").read_text() == MODEL
+    runs.snapshot(project, "train.py")
+    piped = gradlint("fix", "--migrate", "-", "--stdin-filename", "proj/train.py", cwd=tmp_path, input=TRAIN.encode())
+    assert piped.returncode == 0 and piped.stdout.decode() == train
+    legacy, migrated = runs.outputs()
+    assert migrated == legacy and len(legacy.splitlines()) == 3
+
+
+def test_an_import_kept_for_a_script_goes_once_that_script_is_migrated(tmp_path):
+    project, runs = split_project(tmp_path), Runs(tmp_path)
+    assert b"kept the unused import of `Variable`" in gradlint("fix", "--migrate", "proj/model.py", cwd=tmp_path).stderr
+    assert IMPORT in (project / "model.py").read_text()
+    assert gradlint("fix", "--migrate", "proj/train.py", cwd=tmp_path).returncode == 0
+    assert "Variable" not in (project / "train.py").read_text() and IMPORT in (project / "model.py").read_text()
+    done = gradlint("fix", "--migrate", "proj/", cwd=tmp_path)
+    assert done.returncode == 0 and b"warning" not in done.stderr
+    assert "Variable" not in (project / "model.py").read_text()
+    runs.snapshot(project, "train.py")
+    assert len(runs.outputs()[0].splitlines()) == 3
+
+
+def test_the_language_server_sees_and_fixes_what_the_star_import_brings_into_a_buffer(tmp_path):
+    from gradlint.config import Settings
+    from gradlint.server import _fixed, _lint
+
+    project = split_project(tmp_path)
+    buffer = TRAIN.replace("for epoch in range(3)", "for epoch in range(2)")  # edited, not saved
+    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path)).findings) == ["GL101"] * 3 + ["GL104"]
+    fixed = _fixed(buffer, str(project / "train.py"), Settings(root=tmp_path))
+    assert "Variable" not in fixed and "range(2)" in fixed and (project / "model.py").read_text() == MODEL
+
+
+def test_the_flake8_plugin_sees_what_the_star_import_brings(tmp_path):
+    split_project(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "GL", "--format", "%(row)d:%(code)s", "proj/train.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    rows = [
+        line_of(TRAIN, fragment) for fragment in ("isinstance(h, Variable)", "return Variable(h.data)", "x = Variable(", "Variable(target)")
+    ]
+    assert done.stdout.split() == [f"{rows[0]}:GL104"] + [f"{row}:GL101" for row in rows[1:]]
+
+
+def test_editing_a_module_outside_the_run_changes_the_cached_findings_of_the_script(tmp_path):
+    project = split_project(tmp_path)
+
+    def cached_codes() -> list[str]:
+        done = gradlint("check", "--output-format", "json", "proj/train.py", cwd=tmp_path)
+        return sorted(f["code"] for f in json.loads(done.stdout))
+
+    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104"]
+    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104"]
+    (project / "model.py").write_text(MODEL.replace("import torch\n", "import torch\n\n__all__ = ['RNN']\n", 1))
+    assert cached_codes() == []
+    (project / "model.py").write_text(MODEL)
+    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104"]

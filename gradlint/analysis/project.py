@@ -13,6 +13,10 @@ other files use through it, so that the import clean-up keeps them. A star impor
 the names its importer spells (and of every name of a literal `__all__`, which the star import
 needs), not of everything the module binds.
 
+A run over part of a project (`check train.py`, stdin, an editor) still resolves through the local
+modules its files import: given `read_outside`, a module file that is not in the run is read from
+disk when an import of a run file (directly or through such modules) names it, and only then.
+
 The index is cheap by construction: import statements are found with a text scan and read by a
 small parser, a module is parsed whole (with CPython's `ast`, never LibCST) only when a name asked
 for may be one of its imports, and a file's facts are worked out only when asked for.
@@ -25,7 +29,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.imports import CANONICAL
 
@@ -36,6 +40,8 @@ FINAL_PACKAGES = frozenset({"torch"})
 # that re-export names in a training project are small, while parsing the largest modules of a
 # library (when a library is the project) cost more than the rest of the index together.
 MAX_MODULE_BYTES = 64 * 1024
+
+ReadOutside = Callable[[str], Optional[bytes]]  # a module file's path -> its source; None: absent, or not to be read
 
 
 @dataclass(frozen=True)
@@ -98,12 +104,22 @@ class _Module:
 class ProjectIndex:
     """Built once per run from (path, source bytes); `facts_for(path)` answers per file."""
 
-    def __init__(self, files: Sequence[tuple[str, bytes]], roots: Sequence[str] = (), removed: Mapping[str, Iterable[str]] = {}) -> None:
+    def __init__(
+        self,
+        files: Sequence[tuple[str, bytes]],
+        roots: Sequence[str] = (),
+        removed: Mapping[str, Iterable[str]] = {},
+        read_outside: Optional[ReadOutside] = None,
+    ) -> None:
         """`removed`: names whose imports a fix took out of a file; they count as still imported
-        there, so that `users_of` finds the files that would break without them."""
+        there, so that `users_of` finds the files that would break without them. `read_outside`:
+        how to read a module of the project that is not in the run (None: such modules are unknown)."""
         self._sources: dict[str, bytes] = {}
         for path, raw in files:
             self._sources[os.path.abspath(path)] = raw
+        self._run = frozenset(self._sources)
+        self._read_outside = read_outside
+        self._outside: dict[str, Optional[bytes]] = {}  # module files looked for on disk, and what they hold
         self._removed = {os.path.abspath(path): frozenset(names) for path, names in removed.items()}
         self._roots = [os.path.abspath(root) for root in roots]
         self._packages = {os.path.dirname(path) for path in self._sources if os.path.basename(path) == "__init__.py"}
@@ -136,18 +152,45 @@ class ProjectIndex:
     def users_of(self, path: str) -> Optional[dict[str, frozenset[str]]]:
         """The names of module `path` that other files use through it, each with those files;
         None when some file's imports could not be followed (any name may be used)."""
-        if len(self._done) < len(self._sources):
-            for importer in self._sources:
+        if len(self._done) < len(self._run):
+            for importer in self._run:
                 self._look_at(importer)  # whether another file imports from `path` needs them all
         if self._unread:
             return None
         used = self._reimported.get(os.path.abspath(path), {})
         return {name: frozenset(importers) for name, importers in used.items()}
 
+    def modules_outside_run(self) -> dict[str, bytes]:
+        """Every module not in the run that a file of the run imports, directly or through other
+        local modules, with its source: what any file's facts may depend on besides the run."""
+        seen = set(self._run)
+        pending = list(self._run)
+        while pending:
+            for target in self._imported_modules(pending.pop()):
+                if target not in seen:
+                    seen.add(target)
+                    pending.append(target)
+        return {path: self._sources[path] for path in sorted(seen - self._run)}
+
+    def _imported_modules(self, path: str) -> Iterator[str]:
+        """The local modules `path`'s import statements name."""
+        if not self._local:
+            return
+        for item in self._import_statements(path):
+            if item.level == 0 and item.name is None and not item.star:
+                parts = item.module.split(".")
+                spelled = [".".join(parts[:length]) for length in range(1, len(parts) + 1)]
+            else:
+                spelled = [item.module] + ([f"{item.module}.{item.name}".lstrip(".")] if item.name else [])
+            for module in spelled:
+                found = self._locate(path, module, item.level)
+                if found is not None:
+                    yield found
+
     # -- building ---------------------------------------------------------------------------
 
     def _look_at(self, path: str) -> None:
-        if path in self._done or path not in self._sources:
+        if path in self._done or path not in self._run:
             return
         self._done.add(path)
         if not self._local or b"import" not in self._sources.get(path, b""):
@@ -365,8 +408,28 @@ class ProjectIndex:
         if key not in self._located:
             folder = os.path.join(base, *module.split(".")) if module else base
             candidates = (folder + ".py", os.path.join(folder, "__init__.py")) if module else (os.path.join(base, "__init__.py"),)
-            self._located[key] = next((candidate for candidate in candidates if candidate in self._local), None)
+            self._located[key] = next((candidate for candidate in candidates if self._is_local_module(candidate)), None)
         return self._located[key]
+
+    def _is_local_module(self, path: str) -> bool:
+        """A module of the project: a file of the run, or one found on disk next to it."""
+        if path in self._local:
+            return True
+        if path in self._sources or self._outside_source(path) is None or self._is_final(path):
+            return False
+        self._sources[path] = self._outside[path]
+        self._local.add(path)
+        return True
+
+    def _outside_source(self, path: str) -> Optional[bytes]:
+        if self._read_outside is None:
+            return None
+        if path not in self._outside:
+            self._outside[path] = self._read_outside(path)
+        return self._outside[path]
+
+    def _is_package(self, folder: str) -> bool:
+        return folder in self._packages or self._outside_source(os.path.join(folder, "__init__.py")) is not None
 
     def _search_roots(self, path: str) -> Iterator[str]:
         """Where an absolute import from `path` looks: the script's own folder (or the folder
@@ -379,7 +442,7 @@ class ProjectIndex:
         top = self._tops.get(start)
         if top is None:
             folder = start
-            while folder in self._packages:
+            while self._is_package(folder):
                 parent = os.path.dirname(folder)
                 if parent == folder:
                     break

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from gradlint.engine import lint_text
-from gradlint.fix.cleanup import parsed, remove_unused_imports
+from gradlint.fix.cleanup import codes_to_clean_up, parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
 from gradlint.fix.plan import Applicability
 from gradlint.model import Edit, Finding
-from gradlint.rules import codes_fixed_first
+from gradlint.rules import codes_fixed_first, migration_codes
 
 if TYPE_CHECKING:
     from gradlint.analysis.project import ProjectFacts
@@ -50,7 +50,7 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
         fixed_codes.update(finding.code for finding in chosen)
     else:
         outcome = lint_text(current, path, codes, module=module, project=project)
-    cleaned = remove_unused_imports(current, module, fixed_codes, project)
+    cleaned = remove_unused_imports(current, module, codes_to_clean_up(current, fixed_codes, migration_codes(codes), project), project)
     if cleaned is None:
         return FixResult(current, applied, outcome.findings)
     current, module = cleaned.text, cleaned.module

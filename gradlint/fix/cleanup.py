@@ -32,6 +32,21 @@ class Cleaned:
     removed: frozenset[str]  # the local names whose imports were dropped
 
 
+def codes_to_clean_up(text: str, fixed_codes: set[str], migration: set[str], project: Optional["ProjectFacts"] = None) -> set[str]:
+    """The rules whose imports the clean-up drops when unused: those that fixed something, and the
+    selected migration rules whose obsolete names the text may still import (the last use went in
+    an earlier run, or by hand, while another file still needed the import then)."""
+    outside = set(project.names.values()) if project is not None else set()
+    leftovers = {
+        code for code in migration - fixed_codes if any(_may_import(text, name, outside) for name in rule_by_code(code).cleanup_imports)
+    }
+    return fixed_codes | leftovers
+
+
+def _may_import(text: str, name: str, outside: set[str]) -> bool:
+    return name.rsplit(".", 1)[-1] in text or name in outside
+
+
 def remove_unused_imports(
     text: str, module: Optional[cst.Module], fixed_codes: set[str], project: Optional["ProjectFacts"] = None
 ) -> Optional[Cleaned]:

@@ -53,6 +53,12 @@ def presets() -> dict[str, tuple[str, ...]]:
     return found
 
 
+def migration_codes(codes: frozenset[str]) -> set[str]:
+    """The migration rules among `codes`: the imports they make obsolete are cleaned up whenever
+    they are fixed, also where an earlier run (or a person) removed the last use."""
+    return {code for code in codes if rule_by_code(code).migration is not None}
+
+
 @lru_cache(maxsize=None)
 def codes_fixed_first() -> frozenset[str]:
     return frozenset(rule.code for rule in all_rules() if rule.fixes_first)

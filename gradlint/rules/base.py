@@ -67,7 +67,8 @@ class Rule:
     fix_applicabilities: ClassVar[tuple[Applicability, ...]] = ()
     # The file is analysed only when one of these strings occurs in its text (cheap prefilter).
     triggers: ClassVar[tuple[str, ...]] = ()
-    # Names whose import the fixer removes once a fix of this rule has made it unused.
+    # Names whose import the fixer removes once a fix of this rule has made it unused (for a
+    # migration rule: whenever it is selected and the import is unused, whoever removed the last use).
     cleanup_imports: ClassVar[tuple[str, ...]] = ()
     # The migration this rule is part of: selected by `gradlint fix --migrate-<name>` and `--migrate`.
     migration: ClassVar[Optional[str]] = None
