@@ -121,7 +121,14 @@ class FileContext:
         """Which expressions provably carry no autograd history, and what observes identity."""
         # Which names other files of the run import from this one is not known here yet: the
         # parameters of this file's functions are then not followed into their callers.
-        return HistoryEvidence(self.module, self.imports, self.scopes, self.tensors, self.function_table, used_elsewhere=None)
+        return HistoryEvidence(
+            self.module,
+            self.imports,
+            self.scopes,
+            self.tensors,
+            self.function_table,
+            used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
+        )
 
     def is_history_free(self, node: cst.BaseExpression) -> bool:
         """`node`, evaluated where the node being visited is, provably carries no autograd history."""

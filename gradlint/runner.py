@@ -265,8 +265,15 @@ class RunProject:
         self._on_disk: dict[str, Optional[str]] = {}
 
     def facts_for(self, path: Path) -> Optional[ProjectFacts]:
-        """What `path` uses from the other files of the run (None for most files)."""
-        return self._built().facts_for(str(path))
+        """What `path` uses from the other files of the run, and, when the run names a folder that
+        holds it (every file that may import it is then in the run), which of its functions
+        other files mention."""
+        index = self._built()
+        facts = index.facts_for(str(path))
+        if not any(_within(os.path.abspath(path), folder) for folder in self._covered):
+            return facts
+        mentioned = index.functions_mentioned_elsewhere(str(path))
+        return replace(facts, called_elsewhere=mentioned) if facts else ProjectFacts(called_elsewhere=mentioned)
 
     def outside(self) -> dict[str, str]:
         """The content digest of every module outside the run that its files import."""
@@ -308,7 +315,7 @@ class RunProject:
 
 def keeping(facts: Optional[ProjectFacts], names: frozenset[str]) -> ProjectFacts:
     """`facts`, with `names` kept by the import clean-up (other files use them through this one)."""
-    return ProjectFacts(facts.names if facts else {}, facts.stars if facts else {}, names)
+    return replace(facts, reimported=names) if facts else ProjectFacts(reimported=names)
 
 
 def files_outside_run(seeds: Sequence[str], run: Sequence[Path], paths: Sequence[Path], settings: Settings) -> list[tuple[str, bytes]]:

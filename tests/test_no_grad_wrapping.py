@@ -458,10 +458,13 @@ class Data(object):
 def test_a_flag_parameter_of_a_function_another_file_imports_is_left_to_a_person():
     source = HELPER + "\n\nout = model(get_batch(test, 0, evaluation=True))\n"
     assert fixed(source) != source  # on its own, the file's calls are all there is
-    project = ProjectFacts(reimported=frozenset({"get_batch"}))
-    (finding,) = lint_text(source, "example.py", GL102, project=project).findings
-    assert finding.fix is None
-    assert finding.message.endswith("(not automatic: another file imports `get_batch`)")
+    for project in (ProjectFacts(reimported=frozenset({"get_batch"})), ProjectFacts(called_elsewhere=frozenset({"get_batch"}))):
+        (finding,) = lint_text(source, "example.py", GL102, project=project).findings
+        assert finding.fix is None
+        assert finding.message.endswith("(not automatic: another file uses `get_batch`)")
+    # A run that includes every file which may import this one, and none mentions `get_batch`.
+    (finding,) = lint_text(source, "example.py", GL102, project=ProjectFacts(called_elsewhere=frozenset())).findings
+    assert finding.fix is not None
 
 
 @pytest.mark.parametrize(

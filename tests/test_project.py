@@ -10,7 +10,7 @@ import pytest
 
 from gradlint.analysis.project import ProjectIndex
 from gradlint.config import Settings
-from gradlint.runner import check_paths, check_stdin, fix_paths
+from gradlint.runner import RunProject, check_paths, check_stdin, fix_paths
 from support import write
 
 MODEL = "import torch\nfrom torch.autograd import Variable\n\n\ndef make(t):\n    return Variable(t)\n"
@@ -415,3 +415,26 @@ def test_the_clean_up_keeps_what_dunder_all_lists(tmp_path):
     project(tmp_path, {"model.py": source})
     fix_paths([tmp_path], Settings(root=tmp_path), diff=False, jobs=1)
     assert fixed(tmp_path, "model.py") == source.replace("Variable(t)", "t.detach()")
+
+
+def test_functions_other_files_mention_are_known_only_when_the_run_holds_every_importer(tmp_path):
+    helpers = "def get_batch(source, i):\n    return source[i]\n\n\nasync def fetch():\n    pass\n\n\ndef unused():\n    pass\n"
+    files = {
+        "helpers.py": helpers,
+        "data.py": "from helpers import *\n",  # re-exports everything to whoever imports it
+        "train.py": "import data\n\nbatch = data.get_batch(t, 0)\n",
+        "other.py": "import os\n\nfetch = 1\n",  # mentions `fetch` but imports nothing local
+        "loader.py": 'import helpers\n\nfunction = getattr(helpers, "unused")\n',
+    }
+    project(tmp_path, files)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    index = ProjectIndex(sources, [str(tmp_path)])
+    assert index.functions_mentioned_elsewhere(str(tmp_path / "helpers.py")) == {"get_batch", "unused"}
+    assert index.functions_mentioned_elsewhere(str(tmp_path / "train.py")) == frozenset()
+
+    whole = RunProject([(Path(p), raw) for p, raw in sources], [], [tmp_path], Settings(root=tmp_path))
+    assert whole.facts_for(tmp_path / "helpers.py").called_elsewhere == {"get_batch", "unused"}
+    assert whole.facts_for(tmp_path / "other.py").called_elsewhere == frozenset()
+    alone = RunProject([(tmp_path / "helpers.py", helpers.encode())], [], [tmp_path / "helpers.py"], Settings(root=tmp_path))
+    facts_alone = alone.facts_for(tmp_path / "helpers.py")
+    assert facts_alone is None or facts_alone.called_elsewhere is None  # who imports it is unknown

@@ -263,15 +263,17 @@ class HistoryEvidence:
     def arguments_are_history_free(self, function: cst.FunctionDef, parameter: str, depth: int) -> bool:
         """Every call of the module-level `function` passes a history-free value for `parameter`
         (or leaves its history-free default): the function is called only by name in this file,
-        never handed over as a value, decorated or redefined, and no other file of the run
-        imports it (unknown in a partial run)."""
+        never handed over as a value, decorated (but for `@torch.no_grad()`) or redefined, and no
+        other file of the run mentions it (unknown in a partial run)."""
         key = (id(function), parameter)
         if key in self._parameters_in_proof:
             return True  # recursion: the other calls decide
         name = function.name.value
         if self.used_elsewhere is None or name in self.used_elsewhere or "*" in self.used_elsewhere:
             return False
-        if function.decorators or function.asynchronous is not None or self.functions.module_level.get(name) is not function:
+        # A decorator could call the function with anything, except `@torch.no_grad()`, which passes the arguments on.
+        decorated = any(not disables_grad(d.decorator, self.imports) for d in function.decorators)
+        if decorated or function.asynchronous is not None or self.functions.module_level.get(name) is not function:
             return False
         bound = [_names_bound_by(statement) for statement in self.module.body]
         if sum(1 for names in bound if name in names) != 1 or any("*" in names for names in bound):
@@ -378,7 +380,7 @@ class HistoryEvidence:
 
     def is_fresh(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """`node` builds a new object that nothing else references: a factory, a constructor,
-        `torch.from_numpy`, `x.detach()`, `x.data`, a view, arithmetic, a value computed with
+        `torch.from_numpy`, `x.detach()`, `x.data`, a view or slice, arithmetic, a value computed with
         autograd off; or a conversion of one of those (a conversion may return its receiver,
         which is then the new object)."""
         while type(node) is cst.Call and type(node.func) is cst.Attribute and returns_receiver(node.func.attr.value):
@@ -398,6 +400,10 @@ class HistoryEvidence:
                 method = node.func.attr.value
                 return method == "detach" or method in _VIEWS or method in FACTORY_METHODS
             return False
+        if type(node) is cst.Subscript:
+            # A slice of a tensor is a new view (a slice of a list, a new list that `Variable`
+            # rejects); an item `batch[0]` may be an object the container holds.
+            return any(type(element.slice) is cst.Slice for element in node.slice)
         return type(node) in (cst.BinaryOperation, cst.UnaryOperation)
 
     def object_names(self, node: cst.BaseExpression) -> list[str]:

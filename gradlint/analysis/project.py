@@ -28,7 +28,7 @@ import ast
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.imports import CANONICAL
@@ -61,13 +61,17 @@ class ProjectFacts:
     names: dict[str, str] = field(default_factory=dict)  # "model.Variable" -> "torch.autograd.Variable"
     stars: dict[str, StarFacts] = field(default_factory=dict)  # "model" / ".model" -> star exports
     reimported: frozenset[str] = frozenset()  # names other files use through this module: the clean-up keeps their imports
+    # The file's top-level functions that another file of the run mentions (and so may call); None
+    # when the run does not include every file that may import this one (a partial run, stdin).
+    called_elsewhere: Optional[frozenset[str]] = None
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.stars or self.reimported)
+        return bool(self.names or self.stars or self.reimported or self.called_elsewhere is not None)
 
     def key(self) -> str:
         """A stable digest of these facts, for cache keys."""
         parts = [repr(sorted(self.names.items())), repr(sorted(self.reimported))]
+        parts.append("?" if self.called_elsewhere is None else repr(sorted(self.called_elsewhere)))
         parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
@@ -86,6 +90,13 @@ class _Import:
     name: Optional[str]
     local: Optional[str]
     star: bool = False
+
+
+_TOP_LEVEL_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+
+
+def _top_level_functions(source: bytes) -> frozenset[str]:
+    return frozenset(match.decode() for match in _TOP_LEVEL_DEF.findall(source))
 
 
 _DEFINED = object()  # bound at module level by something other than one import
@@ -135,6 +146,7 @@ class ProjectIndex:
         self._words: dict[str, frozenset[str]] = {}
         self._done: set[str] = set()  # files whose own imports have been looked at
         self._unread: set[str] = set()  # files whose imports could not be followed
+        self._importers: Optional[dict[str, set[str]]] = None  # module -> the run files whose imports name it
 
     # -- per-file answers -------------------------------------------------------------------
 
@@ -146,7 +158,7 @@ class ProjectIndex:
         facts = self._facts.get(key)
         reimported = frozenset(self.users_of(key) or ()) if for_fix else frozenset()
         if reimported:
-            facts = ProjectFacts(facts.names if facts else {}, facts.stars if facts else {}, reimported)
+            facts = replace(facts, reimported=reimported) if facts else ProjectFacts(reimported=reimported)
         return facts or None
 
     def users_of(self, path: str) -> Optional[dict[str, frozenset[str]]]:
@@ -159,6 +171,33 @@ class ProjectIndex:
             return None
         used = self._reimported.get(os.path.abspath(path), {})
         return {name: frozenset(importers) for name, importers in used.items()}
+
+    def functions_mentioned_elsewhere(self, path: str) -> frozenset[str]:
+        """The top-level functions of module `path` whose names appear in a file of the run that
+        imports it, directly or through other local modules. A name no such file spells (as a
+        word, in code or in a string) cannot be called from another file of the run."""
+        key = os.path.abspath(path)
+        defined = _top_level_functions(self._sources.get(key, b""))
+        if not defined:
+            return frozenset()
+        importers = self._importers_of(key)
+        return frozenset(name for name in defined if any(name in self._words_of(importer) for importer in importers))
+
+    def _importers_of(self, module: str) -> set[str]:
+        """The files of the run that import `module`, directly or through local modules."""
+        if self._importers is None:
+            self._importers = {}
+            for importer in self._run:
+                for target in set(self._imported_modules(importer)):
+                    self._importers.setdefault(target, set()).add(importer)
+        found: set[str] = set()
+        pending = [module]
+        while pending:
+            for importer in self._importers.get(pending.pop(), ()):
+                if importer not in found and importer != module:
+                    found.add(importer)
+                    pending.append(importer)
+        return found & self._run
 
     def modules_outside_run(self) -> dict[str, bytes]:
         """Every module not in the run that a file of the run imports, directly or through other

@@ -623,8 +623,8 @@ class VolatileFlag(Rule):
         if self.context.function_table.module_level.get(name) is not function:
             return None, f"`{name}` is not a function of the module, so its calls are not all known"
         project = self.context.project
-        if project is not None and name in project.reimported:
-            return None, f"another file imports `{name}`"
+        if project is not None and (name in project.reimported or name in (project.called_elsewhere or ())):
+            return None, f"another file uses `{name}`"
         sites = self.context.functions.of(function).call_sites
         if not only_called(self.context.module, function, sites):
             return None, f"`{name}` is used other than by calling it"
