@@ -278,7 +278,7 @@ def fix(
         if summary.findings:
             _print_findings(summary, output_format, statistics, True, show_fixes)
         if not quiet:
-            text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes)
+            text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
             click.echo(text, nl=False, err=output_format not in HUMAN_FORMATS)
         return _exit_code(summary, exit_zero)
 

@@ -73,9 +73,12 @@ def render_statistics(findings: Sequence[Finding]) -> str:
     return "".join(rows)
 
 
-def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled: bool) -> str:
+def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled: bool, changed_files: int = 0) -> str:
     """What `gradlint fix` did and, rule by rule, what is left and what it takes to finish it."""
     head = f"Fixed {fixed} error{'s' if fixed != 1 else ''}, {len(remaining)} remaining"
+    if changed_files and not fixed:
+        # Nothing to fix, yet files changed: legacy imports that fixes of an earlier run left unused.
+        head += f" ({changed_files} file{'s' if changed_files != 1 else ''} rewritten to remove imports earlier fixes left unused)"
     if not remaining:
         return head + ".\n"
     counts = Counter(finding.code for finding in remaining)
