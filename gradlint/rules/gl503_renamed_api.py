@@ -19,7 +19,6 @@ class Renamed:
     new: str  # the new final name (or `torch.<new>` when `to_torch`)
     version: str  # the torch version that deprecated the legacy name
     to_torch: bool = False  # the replacement lives in `torch`, not beside the legacy name
-    callable_only: bool = False  # only a call is equivalent (a class: `isinstance` would differ)
 
 
 _INITIALISERS = ("uniform normal constant xavier_uniform xavier_normal kaiming_uniform kaiming_normal orthogonal sparse eye dirac").split()
@@ -30,8 +29,8 @@ RENAMED: dict[str, Renamed] = {
     "torch.nn.utils.clip_grad.clip_grad_norm": Renamed("clip_grad_norm_", "0.4"),
     "torch.nn.functional.sigmoid": Renamed("sigmoid", "0.4.1", to_torch=True),
     "torch.nn.functional.tanh": Renamed("tanh", "0.4.1", to_torch=True),
-    "torch.nn.NLLLoss2d": Renamed("NLLLoss", "0.4", callable_only=True),
-    "torch.nn.modules.loss.NLLLoss2d": Renamed("NLLLoss", "0.4", callable_only=True),
+    "torch.nn.NLLLoss2d": Renamed("NLLLoss", "0.4"),
+    "torch.nn.modules.loss.NLLLoss2d": Renamed("NLLLoss", "0.4"),
     "torch.cuda.memory_cached": Renamed("memory_reserved", "1.4"),
     "torch.cuda.max_memory_cached": Renamed("max_memory_reserved", "1.4"),
     "torch.cuda.memory.memory_cached": Renamed("memory_reserved", "1.4"),
@@ -92,8 +91,9 @@ class RenamedApi(Rule):
     has no fix.
 
     ## Known limits
-    `NLLLoss2d` is fixed only where it is called (`isinstance(m, nn.NLLLoss2d)` is reported without
-    a fix). Names that reach the legacy API through another object (`self.init.normal(w)`) are not
+    Only calls are reported: a legacy name used as an object (`isinstance(m, nn.NLLLoss2d)`,
+    `activation=F.tanh`, a table keyed by `torch.ger`) is a different object from its replacement
+    (`F.tanh is torch.tanh` is False), so renaming it could change the program. Names that reach the legacy API through another object (`self.init.normal(w)`) are not
     reported. `F.upsample`, `torch.range`, `std(unbiased=)` and the other inexact renames are left to
     their own rules.
     """
@@ -132,6 +132,12 @@ class RenamedApi(Rule):
         """
         from torch.nn.init import xavier_uniform_
         xavier_uniform_(w)
+        """,
+        """
+        import torch
+        import torch.nn.functional as F
+        OPS = {F.sigmoid, F.tanh, torch.ger}
+        ok = isinstance(m, torch.nn.NLLLoss2d)
         """,
     )
     INVALID = (
@@ -223,28 +229,18 @@ class RenamedApi(Rule):
             line=2,
             message="`normal` was renamed `normal_`",
         ),
-        # Not a call: the class test would differ.
-        Invalid(
-            """
-            import torch.nn as nn
-            ok = isinstance(m, nn.NLLLoss2d)
-            """,
-            fixed=None,
-            line=2,
-            column=20,
-        ),
     )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if not self._is_called(node):
+            return  # a reference is an object: `F.tanh is torch.tanh` is False, tables keyed by it would change
         renamed = self._renamed(node)
-        if renamed is None or not self._is_read():
-            return
-        self.report(node, self._message(node, renamed), self._attribute_fix(node, renamed))
+        if renamed is not None:
+            self.report(node, self._message(node, renamed), self._attribute_fix(node, renamed))
 
     def visit_Name(self, node: cst.Name) -> None:
-        call = self.context.stack[-2] if len(self.context.stack) > 1 else None
-        if not (isinstance(call, cst.Call) and call.func is node):
-            return  # a bare name is followed only where it is called: elsewhere it may be a keyword or a target
+        if not self._is_called(node):
+            return
         renamed = self._renamed(node)
         if renamed is not None:
             self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
@@ -253,23 +249,8 @@ class RenamedApi(Rule):
         qualified = self.context.imports.qualified_name(node)
         return RENAMED.get(qualified) if qualified is not None else None
 
-    def _is_read(self) -> bool:
-        """The visited attribute is read (not assigned, deleted or imported)."""
-        stack = self.context.stack
-        node = stack[-1]
-        for parent in reversed(stack[:-1]):
-            if isinstance(parent, (cst.Import, cst.ImportFrom)):
-                return False
-            if isinstance(parent, (cst.AssignTarget, cst.Del)) or (
-                isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node
-            ):
-                return False
-            if isinstance(parent, cst.BaseSmallStatement) or isinstance(parent, cst.BaseCompoundStatement):
-                return True
-            node = parent
-        return True
-
     def _is_called(self, node: cst.CSTNode) -> bool:
+        """Only calls are rewritten: the legacy object itself stays in use where it is referenced."""
         stack = self.context.stack
         return len(stack) > 1 and isinstance(stack[-2], cst.Call) and stack[-2].func is node
 
@@ -278,8 +259,6 @@ class RenamedApi(Rule):
         return _MESSAGE.format(old=self.context.code_for(node), new=new, version=renamed.version)
 
     def _attribute_fix(self, node: cst.Attribute, renamed: Renamed) -> Optional[FixPlan]:
-        if renamed.callable_only and not self._is_called(node):
-            return None
         if renamed.to_torch:
             return self._torch_fix(node, renamed)
         return self.safe_fix(f"Rename to `{renamed.new}`", Replace(node.attr, cst.Name(renamed.new)))
