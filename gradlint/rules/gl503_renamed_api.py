@@ -40,6 +40,12 @@ RENAMED: dict[str, Renamed] = {
 
 _MESSAGE = "`{old}` was renamed `{new}` (deprecated in torch {version})"
 
+# `unbiased=` became `correction=` (an integer: the divisor is N - correction).
+_SPREAD_FUNCTIONS = frozenset({"torch.std", "torch.var", "torch.std_mean", "torch.var_mean"})
+_SPREAD_METHODS = frozenset({"std", "var"})
+_CORRECTION = {"True": "1", "False": "0"}
+_UNBIASED = "`unbiased=` was replaced by `correction=` (deprecated in torch 2.0)"
+
 
 class RenamedApi(Rule):
     """
@@ -48,13 +54,16 @@ class RenamedApi(Rule):
     the `torch.nn.init` initialisers without the trailing underscore (`xavier_uniform`, `normal`,
     `kaiming_normal`, `constant`, `orthogonal`, `sparse`, `eye`, `dirac`, ...),
     `nn.utils.clip_grad_norm`, `F.sigmoid` and `F.tanh`, `nn.NLLLoss2d`,
-    `torch.cuda.memory_cached` / `max_memory_cached` and `torch.ger`, under any import spelling.
+    `torch.cuda.memory_cached` / `max_memory_cached` and `torch.ger`, under any import spelling;
+    and the `unbiased=` flag of `torch.std` / `torch.var` (also `std_mean`, `var_mean`, and the
+    `.std()` / `.var()` methods of an evident tensor), replaced by `correction=`.
 
     ## Why is this bad?
     Measured in torch 2.13: the legacy initialisers, `clip_grad_norm`, `NLLLoss2d` and
     `memory_cached` emit a `FutureWarning` on every call and only forward to the new name;
     `F.sigmoid`, `F.tanh` and `torch.ger` are deprecated in the documentation (no warning) and
-    compute exactly what `torch.sigmoid`, `torch.tanh` and `torch.outer` compute. Deprecated names
+    compute exactly what `torch.sigmoid`, `torch.tanh` and `torch.outer` compute; `unbiased=` is
+    documented as deprecated since 2.0 in favour of `correction=`. Deprecated names
     may be removed in a later release.
 
     ## Example
@@ -88,13 +97,16 @@ class RenamedApi(Rule):
     `torch.tanh`, adding `import torch` when the module lacks it (no fix when the name `torch` is
     taken otherwise). A name imported by itself (`from torch.nn.init import normal`) is renamed
     together with its import only when the file uses it once, without `as`; otherwise the finding
-    has no fix.
+    has no fix. `unbiased=True` becomes `correction=1` and `unbiased=False` `correction=0`
+    (measured bitwise for every reduction shape); a flag that is not a literal is reported without
+    a fix.
 
     ## Known limits
     Only calls are reported: a legacy name used as an object (`isinstance(m, nn.NLLLoss2d)`,
     `activation=F.tanh`, a table keyed by `torch.ger`) is a different object from its replacement
     (`F.tanh is torch.tanh` is False), so renaming it could change the program. Names that reach the legacy API through another object (`self.init.normal(w)`) are not
-    reported. `F.upsample`, `torch.range`, `std(unbiased=)` and the other inexact renames are left to
+    reported, nor `.std(unbiased=...)` on a receiver not known to be a tensor, nor the positional
+    `torch.std(x, 1, False)`. `F.upsample`, `torch.range` and the other inexact renames are left to
     their own rules.
     """
 
@@ -104,7 +116,7 @@ class RenamedApi(Rule):
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
-    triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED}))
+    triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED} | {"unbiased"}))
 
     VALID = (
         """
@@ -132,6 +144,11 @@ class RenamedApi(Rule):
         """
         from torch.nn.init import xavier_uniform_
         xavier_uniform_(w)
+        """,
+        """
+        import numpy as np
+        import torch
+        s = np.std(a, ddof=1) + stats.std(unbiased=False) + torch.std(x, correction=0)
         """,
         """
         import torch
@@ -218,6 +235,31 @@ class RenamedApi(Rule):
             p = torch.sigmoid(x)
             """,
         ),
+        Invalid(
+            """
+            import torch as th
+            x = th.randn(4, 5)
+            spread = th.std(x, dim=1, unbiased=False) + x.var(unbiased=True)
+            """,
+            """
+            import torch as th
+            x = th.randn(4, 5)
+            spread = th.std(x, dim=1, correction=0) + x.var(correction=1)
+            """,
+            line=3,
+            column=27,
+            message="`unbiased=` was replaced by `correction=` (deprecated in torch 2.0)",
+            fix_title="Replace with `correction=0`",
+        ),
+        # Not a literal: `correction=int(flag)` is exact only for a bool.
+        Invalid(
+            """
+            import torch
+            s = torch.var(x, unbiased=flag)
+            """,
+            fixed=None,
+            line=2,
+        ),
         # Used twice: renaming the import would need both uses in one fix.
         Invalid(
             """
@@ -230,6 +272,29 @@ class RenamedApi(Rule):
             message="`normal` was renamed `normal_`",
         ),
     )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        unbiased = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "unbiased"), None)
+        if unbiased is None or not self._computes_spread(node.func):
+            return
+        if any(arg.keyword is not None and arg.keyword.value == "correction" for arg in node.args):
+            return  # torch raises for both: nothing to migrate
+        self.report(unbiased, _UNBIASED, self._correction_fix(unbiased))
+
+    def _computes_spread(self, func: cst.BaseExpression) -> bool:
+        """`torch.std(...)`/`torch.var(...)` under any alias, or `.std()`/`.var()` of an evident tensor."""
+        qualified = self.context.imports.qualified_name(func)
+        if qualified is not None:
+            return qualified in _SPREAD_FUNCTIONS
+        return isinstance(func, cst.Attribute) and func.attr.value in _SPREAD_METHODS and self.context.is_tensor(func.value)
+
+    def _correction_fix(self, unbiased: cst.Arg) -> Optional[FixPlan]:
+        value = unbiased.value
+        correction = _CORRECTION.get(value.value) if isinstance(value, cst.Name) else None
+        if correction is None:
+            return None  # `correction=int(flag)` is exact only for a bool: the message says what to write
+        replacement = unbiased.with_changes(keyword=cst.Name("correction"), value=cst.Integer(correction))
+        return self.safe_fix(f"Replace with `correction={correction}`", Replace(unbiased, replacement))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self._is_called(node):
