@@ -263,6 +263,18 @@ def test_fix_migrate_data_selects_only_data_rules(run_cli, tmp_path):
     assert result.exit_code == 0 and "0 remaining" in result.output
 
 
+RENAMED_LEGACY = "import torch\nfrom torch.nn import init\ninit.xavier_uniform(w)\n"
+
+
+def test_fix_migrate_api_renames_apis_and_leaves_other_migrations(run_cli, tmp_path):
+    path = write(tmp_path / "a.py", LEGACY + RENAMED_LEGACY)
+    result = run_cli("fix", "--migrate-api", "a.py")
+    text = path.read_text()
+    assert "Variable(t)" in text, "GL101 is not part of --migrate-api"
+    assert "init.xavier_uniform_(w)\n" in text
+    assert result.exit_code == 0, result.output
+
+
 def test_fix_migrate_selects_every_migration_rule(run_cli, tmp_path):
     path = write(tmp_path / "a.py", LEGACY + DATA_LEGACY)
     result = run_cli("fix", "--migrate", "a.py")

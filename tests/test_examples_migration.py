@@ -155,7 +155,7 @@ PROJECTS = (
         25,
         frozenset({"type(x) == Variable", "[0] of a running sum", "volatile= argument"}),
         VOLATILE | {"Variable type"},
-        warns=(r"clip_grad_norm`? is now deprecated", r"This overload of add_ is deprecated"),
+        warns=(r"This overload of add_ is deprecated",),
     ),
 )
 BY_NAME = {project.name: project for project in PROJECTS}
