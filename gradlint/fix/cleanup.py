@@ -101,6 +101,9 @@ def _used_names(module: cst.Module) -> set[str]:
             continue
         if isinstance(node, cst.Name):
             used.add(node.value)
+        elif isinstance(node, cst.Attribute):
+            pending.append(node.value)  # `torch.sigmoid` reads `torch`, not a name `sigmoid`
+            continue
         pending.extend(iter_children(node))
     return used
 

@@ -114,6 +114,8 @@ class RenamedApi(Rule):
     name = "renamed-api"
     summary = "`nn.init.normal` / `clip_grad_norm` / `F.tanh` / `torch.ger` and other renamed APIs"
     migration = "api"
+    # `from torch.nn.functional import sigmoid`: the fix calls `torch.sigmoid`, leaving the import unused.
+    cleanup_imports = ("torch.nn.functional.sigmoid", "torch.nn.functional.tanh")
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED} | {"unbiased"}))
@@ -231,7 +233,6 @@ class RenamedApi(Rule):
             """,
             """
             import torch
-            from torch.nn.functional import sigmoid
             p = torch.sigmoid(x)
             """,
         ),
