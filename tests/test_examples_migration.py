@@ -148,7 +148,6 @@ PROJECTS = (
         25,
         frozenset({"volatile= argument", ".data[0]"}),
         VOLATILE,
-        warns=("size_average and reduce args will be deprecated",),
     ),
     Project(
         "word_language_model",
