@@ -180,7 +180,7 @@ class LegacyLossReduction(Rule):
             criterion = nn.L1Loss(size_average=False, reduction="mean")
             """,
             fixed=None,
-            message='override `reduction=`: they select `reduction="sum"`',
+            message='it selects `reduction="sum"` over the `reduction=` also passed: keep one',
         ),
     )
 
@@ -212,7 +212,8 @@ class LegacyLossReduction(Rule):
             return
         reduction = legacy_reduction(values.get("size_average"), values.get("reduce"))
         if "reduction" in named:
-            self.report(node, f'{legacy}; they override `reduction=`: they select `reduction="{reduction}"`, keep one')
+            selects = _plural(flags, "it selects", "they select")
+            self.report(node, f'{legacy}; {selects} `reduction="{reduction}"` over the `reduction=` also passed: keep one')
             return
         fix = None
         if _rewritable(node):
