@@ -155,7 +155,7 @@ PROJECTS = (
         25,
         frozenset({"type(x) == Variable", "[0] of a running sum", "volatile= argument"}),
         VOLATILE | {"Variable type"},
-        warns=(r"clip_grad_norm`? is now deprecated", r"This overload of add_ is deprecated"),
+        warns=(r"clip_grad_norm`? is now deprecated",),
         # `source[i:...]` and `source[i + 1:...]` in `get_batch(source, ...)`: every caller in the
         # file passes a value without history, but a parameter is followed into its callers only
         # when the run tells that no other file imports the function.
