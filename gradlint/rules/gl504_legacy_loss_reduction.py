@@ -69,7 +69,9 @@ class LegacyLossReduction(Rule):
     Only torch's loss classes and functions are recognised (`torch.nn`, `torch.nn.modules.loss`,
     `torch.nn.functional`, under any import form); a class of your own, `sklearn`, `keras` or
     `tf.keras.losses` are left alone, and so are subclasses of the torch losses that forward the
-    flags through `super().__init__(...)`.
+    flags through `super().__init__(...)`. A call that forwards a function's own `size_average` /
+    `reduce` parameters under the same names (`size_average=size_average`, as torch's
+    compatibility layers do) is not reported: the legacy use belongs to that function's callers.
     """
 
     code = "GL504"
@@ -102,6 +104,11 @@ class LegacyLossReduction(Rule):
             def __init__(self, size_average=True):
                 self.size_average = size_average
         criterion = MSELoss(size_average=False)
+        """,
+        """
+        import torch.nn.functional as F
+        def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+            return F.l1_loss(input, target, size_average=size_average, reduce=reduce, reduction=reduction)
         """,
         """
         import torch.nn as nn
@@ -192,7 +199,7 @@ class LegacyLossReduction(Rule):
         if named is None:
             return
         flags = {name: arg for name, arg in named.items() if name in LEGACY_FLAGS}
-        if not flags:
+        if not flags or all(self._forwarded(name, arg) for name, arg in flags.items()):
             return
         shown = ", ".join(self._shown(name, arg) for name, arg in flags.items())
         values = {name: _flag_value(arg.value) for name, arg in flags.items()}
@@ -221,6 +228,18 @@ class LegacyLossReduction(Rule):
                 f'Replace with `reduction="{reduction}"`', self._replace(node, _rewritten(node, parameters, named, reduction))
             )
         self.report(node, f'{legacy}; use `reduction="{reduction}"`', fix)
+
+    def _forwarded(self, name: str, arg: cst.Arg) -> bool:
+        """`size_average=size_average` inside a function taking `size_average`: a compatibility
+        layer passing its caller's flags on (the legacy use, if any, is the caller's)."""
+        if not (isinstance(arg.value, cst.Name) and arg.value.value == name):
+            return False
+        function = self.context.enclosing_function()
+        if function is None:
+            return False
+        parameters = function.params
+        declared = [*parameters.posonly_params, *parameters.params, *parameters.kwonly_params]
+        return any(param.name.value == name for param in declared)
 
     def _replace(self, node: cst.Call, replacement: cst.Call) -> Replace:
         """The call rewritten at the indentation of its statement (its continuation lines stay put)."""
