@@ -147,7 +147,6 @@ PROJECTS = (
         25,
         frozenset({"volatile= argument", ".data[0]"}),
         VOLATILE,
-        warns=("size_average and reduce args will be deprecated",),
     ),
     Project(
         "word_language_model",
@@ -155,7 +154,6 @@ PROJECTS = (
         25,
         frozenset({"type(x) == Variable", "[0] of a running sum", "volatile= argument"}),
         VOLATILE | {"Variable type"},
-        warns=(r"This overload of add_ is deprecated",),
     ),
 )
 BY_NAME = {project.name: project for project in PROJECTS}
