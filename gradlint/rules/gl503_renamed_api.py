@@ -241,11 +241,13 @@ class RenamedApi(Rule):
             import torch as th
             x = th.randn(4, 5)
             spread = th.std(x, dim=1, unbiased=False) + x.var(unbiased=True)
+            mean_var = th.var_mean(x, dim=0, unbiased=False, keepdim=True)
             """,
             """
             import torch as th
             x = th.randn(4, 5)
             spread = th.std(x, dim=1, correction=0) + x.var(correction=1)
+            mean_var = th.var_mean(x, dim=0, correction=0, keepdim=True)
             """,
             line=3,
             column=27,
@@ -294,8 +296,9 @@ class RenamedApi(Rule):
         correction = _CORRECTION.get(value.value) if isinstance(value, cst.Name) else None
         if correction is None:
             return None  # `correction=int(flag)` is exact only for a bool: the message says what to write
-        replacement = unbiased.with_changes(keyword=cst.Name("correction"), value=cst.Integer(correction))
-        return self.safe_fix(f"Replace with `correction={correction}`", Replace(unbiased, replacement))
+        # The keyword and the value on their own: an argument's position leaves out its comma.
+        changes = (Replace(unbiased.keyword, cst.Name("correction")), Replace(value, cst.Integer(correction)))
+        return self.safe_fix(f"Replace with `correction={correction}`", *changes)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self._is_called(node):
