@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
 from gradlint.analysis.syntax import dotted_name, iter_statements
 
@@ -50,6 +51,13 @@ class ImportMap:
         for statement in iter_statements(module.body):
             result._record(statement)
         return result
+
+    def sole_from_import(self, local: str) -> Optional[ImportedName]:
+        """The one `from ... import local` (without `as`) that binds `local` at module level."""
+        found = [imported for imported in self.imports if imported.local == local]
+        if len(found) != 1 or found[0].alias.asname is not None or not isinstance(found[0].statement, cst.ImportFrom):
+            return None
+        return found[0]
 
     def _record(self, statement: cst.CSTNode) -> None:
         kind = type(statement)  # exact types: see analysis/syntax.py
@@ -206,7 +214,7 @@ class ImportMap:
         """The outside name an unbound `local` stands for when exactly one star import can bring
         it and that one is (or leads through a local module to) an outside module."""
         candidates: list[Optional[str]] = []
-        for module in self.star_modules + [m for m in self.project_stars if m.startswith(".")]:
+        for module in self.star_modules + [star for star in self.project_stars if star.startswith(".")]:
             star = self.project.stars.get(module) if module in self.project_stars else None
             if star is None:
                 candidates.append(None if module.startswith(".") else f"{module}.{local}")
@@ -311,3 +319,10 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
         and isinstance(statement.body[0], cst.Expr)
         and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+def uses_outside_imports(module: cst.Module, local: str) -> int:
+    """How many times the name `local` occurs in the module outside its `from` imports."""
+    names = m.findall(module, m.Name(local))
+    imports = m.findall(module, m.ImportFrom())
+    return len(names) - sum(len(m.findall(statement, m.Name(local))) for statement in imports)

@@ -4,9 +4,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
 
-from gradlint.analysis.imports import ImportedName
+from gradlint.analysis.imports import uses_outside_imports
 from gradlint.fix.builders import torch_alias
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.rules.base import Invalid, Rule
@@ -343,25 +342,11 @@ class RenamedApi(Rule):
     def _name_fix(self, node: cst.Name, renamed: Renamed) -> Optional[FixPlan]:
         if renamed.to_torch:
             return self._torch_fix(node, renamed)
-        imported = self._sole_import(node.value)
-        if imported is None or renamed.new in self.context.imports.bindings or self._uses(node.value) != 1:
+        imported = self.context.imports.sole_from_import(node.value)
+        if imported is None or renamed.new in self.context.imports.bindings or uses_outside_imports(self.context.module, node.value) != 1:
             return None
         return self.safe_fix(
             f"Rename to `{renamed.new}` (also in its import)",
             Replace(imported.alias.name, cst.Name(renamed.new)),
             Replace(node, cst.Name(renamed.new)),
         )
-
-    def _sole_import(self, local: str) -> Optional[ImportedName]:
-        """The one `from ... import local` (without `as`) that binds `local` at module level."""
-        found = [imported for imported in self.context.imports.imports if imported.local == local]
-        if len(found) != 1 or found[0].alias.asname is not None or not isinstance(found[0].statement, cst.ImportFrom):
-            return None
-        return found[0]
-
-    def _uses(self, local: str) -> int:
-        """How many times the name occurs in the file outside its import."""
-        names = m.findall(self.context.module, m.Name(local))
-        imports = m.findall(self.context.module, m.ImportFrom())
-        in_imports = sum(len(m.findall(statement, m.Name(local))) for statement in imports)
-        return len(names) - in_imports
