@@ -283,3 +283,21 @@ def as_condition(replacement: cst.BaseExpression, replaced: cst.BaseExpression, 
     ):
         return replacement
     return replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def with_keywords(call: cst.Call, keywords: Sequence[tuple[str, cst.BaseExpression]]) -> cst.Call:
+    """`call` with `name=value` arguments appended after its own, laid out like them: one a line
+    when the call has a trailing comma, the trailing comma staying last."""
+    args = list(call.args)
+    separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    trailing = args[-1].comma if args else cst.MaybeSentinel.DEFAULT
+    if isinstance(trailing, cst.Comma) and len(args) > 1 and isinstance(args[-2].comma, cst.Comma):
+        separator = args[-2].comma
+    if args:
+        args[-1] = args[-1].with_changes(comma=separator)
+    no_space = cst.SimpleWhitespace("")
+    for name, value in keywords:
+        equal = cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space)
+        args.append(cst.Arg(value=value, keyword=cst.Name(name), equal=equal, comma=separator))
+    args[-1] = args[-1].with_changes(comma=trailing)
+    return call.with_changes(args=args)

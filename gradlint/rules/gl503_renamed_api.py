@@ -1,41 +1,24 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
 
 from gradlint.analysis.imports import uses_outside_imports
-from gradlint.fix.builders import torch_alias
+from gradlint.analysis.renamed_apis import (
+    FUNCTORCH_TRANSFORMS,
+    LEGACY_PARAMETERS_KEYWORD,
+    PARAMETERS_KEYWORD,
+    RENAMED,
+    STATELESS_FUNCTIONAL_CALL,
+    Renamed,
+    range_end,
+)
+from gradlint.analysis.syntax import keyword_arg, positional_args
+from gradlint.fix.builders import indentation, render_at, torch_alias, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.rules.base import Invalid, Rule
 
-
-@dataclass(frozen=True)
-class Renamed:
-    """A legacy name whose modern spelling is exactly equivalent."""
-
-    new: str  # the new final name (or `torch.<new>` when `to_torch`)
-    version: str  # the torch version that deprecated the legacy name
-    to_torch: bool = False  # the replacement lives in `torch`, not beside the legacy name
-
-
-_INITIALISERS = ("uniform normal constant xavier_uniform xavier_normal kaiming_uniform kaiming_normal orthogonal sparse eye dirac").split()
-
-RENAMED: dict[str, Renamed] = {
-    **{f"torch.nn.init.{name}": Renamed(f"{name}_", "0.4") for name in _INITIALISERS},
-    "torch.nn.utils.clip_grad_norm": Renamed("clip_grad_norm_", "0.4"),
-    "torch.nn.utils.clip_grad.clip_grad_norm": Renamed("clip_grad_norm_", "0.4"),
-    "torch.nn.functional.sigmoid": Renamed("sigmoid", "0.4.1", to_torch=True),
-    "torch.nn.functional.tanh": Renamed("tanh", "0.4.1", to_torch=True),
-    "torch.nn.NLLLoss2d": Renamed("NLLLoss", "0.4"),
-    "torch.nn.modules.loss.NLLLoss2d": Renamed("NLLLoss", "0.4"),
-    "torch.cuda.memory_cached": Renamed("memory_reserved", "1.4"),
-    "torch.cuda.max_memory_cached": Renamed("max_memory_reserved", "1.4"),
-    "torch.cuda.memory.memory_cached": Renamed("memory_reserved", "1.4"),
-    "torch.cuda.memory.max_memory_cached": Renamed("max_memory_reserved", "1.4"),
-    "torch.ger": Renamed("outer", "1.7"),
-}
 
 _MESSAGE = "`{old}` was renamed `{new}` (deprecated in torch {version})"
 
@@ -44,6 +27,13 @@ _SPREAD_FUNCTIONS = frozenset({"torch.std", "torch.var", "torch.std_mean", "torc
 _SPREAD_METHODS = frozenset({"std", "var"})
 _CORRECTION = {"True": "1", "False": "0"}
 _UNBIASED = "`unbiased=` was replaced by `correction=` (deprecated in torch 2.0)"
+
+_RANGE = (
+    "`{old}` includes its end and always returns the default dtype: use `torch.arange` with an end "
+    "one step further and `dtype=torch.get_default_dtype()`, checking the element count for "
+    "non-integer bounds (deprecated in torch 0.4)"
+)
+_RANGE_KEYWORDS = frozenset({"dtype", "layout", "device", "requires_grad", "pin_memory"})
 
 
 class RenamedApi(Rule):
@@ -117,7 +107,7 @@ class RenamedApi(Rule):
     cleanup_imports = ("torch.nn.functional.sigmoid", "torch.nn.functional.tanh")
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
-    triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED} | {"unbiased"}))
+    triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED} | {"unbiased", "range", "functional_call", "functorch"}))
 
     VALID = (
         """
@@ -276,16 +266,24 @@ class RenamedApi(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        unbiased = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "unbiased"), None)
-        if unbiased is None or not self._computes_spread(node.func):
+        qualified = self.context.imports.qualified_name(node.func)
+        if qualified == "torch.range":
+            self._check_range(node)
+        elif qualified == STATELESS_FUNCTIONAL_CALL:
+            self._check_functional_call(node)
+        else:
+            self._check_unbiased(node, qualified)
+
+    def _check_unbiased(self, node: cst.Call, qualified: Optional[str]) -> None:
+        unbiased = keyword_arg(node, "unbiased")
+        if unbiased is None or not self._computes_spread(node.func, qualified):
             return
-        if any(arg.keyword is not None and arg.keyword.value == "correction" for arg in node.args):
+        if keyword_arg(node, "correction") is not None:
             return  # torch raises for both: nothing to migrate
         self.report(unbiased, _UNBIASED, self._correction_fix(unbiased))
 
-    def _computes_spread(self, func: cst.BaseExpression) -> bool:
+    def _computes_spread(self, func: cst.BaseExpression, qualified: Optional[str]) -> bool:
         """`torch.std(...)`/`torch.var(...)` under any alias, or `.std()`/`.var()` of an evident tensor."""
-        qualified = self.context.imports.qualified_name(func)
         if qualified is not None:
             return qualified in _SPREAD_FUNCTIONS
         return isinstance(func, cst.Attribute) and func.attr.value in _SPREAD_METHODS and self.context.is_tensor(func.value)
@@ -299,6 +297,109 @@ class RenamedApi(Rule):
         changes = (Replace(unbiased.keyword, cst.Name("correction")), Replace(value, cst.Integer(correction)))
         return self.safe_fix(f"Replace with `correction={correction}`", *changes)
 
+    # -- torch.range -> torch.arange -------------------------------------------------------------
+
+    def _check_range(self, node: cst.Call) -> None:
+        self.report(node.func, _RANGE.format(old=self.context.code_for(node.func)), self._range_fix(node))
+
+    def _range_fix(self, node: cst.Call) -> Optional[FixPlan]:
+        bounds = positional_args(node)
+        if not 2 <= len(bounds) <= 3 or any(arg.star for arg in node.args):
+            return None
+        keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+        if not keywords <= _RANGE_KEYWORDS:
+            return None  # `out=` or bounds by keyword: rare enough to be migrated by hand
+        start, end = bounds[0].value, bounds[1].value
+        step = bounds[2].value if len(bounds) == 3 else None
+        numbers = [_integer(value) for value in (start, end, step or cst.Integer("1"))]
+        if None not in numbers:
+            exclusive = range_end(*numbers)
+            if exclusive is None:
+                return None  # torch.range raises for these bounds
+            return self._arange_fix(node, bounds, _integer_node(exclusive), "safe")
+        if _integer(step or cst.Integer("1")) not in (1, -1) or any(isinstance(value, cst.Float) for value in (start, end)):
+            return None  # arange's element count differs from range's unless the step divides end - start
+        # Exact for integer bounds, which the code does not show.
+        exclusive = cst.BinaryOperation(
+            left=_parenthesized_operand(end),
+            operator=cst.Add() if _integer(step or cst.Integer("1")) == 1 else cst.Subtract(),
+            right=cst.Integer("1"),
+        )
+        return self._arange_fix(node, bounds, exclusive, "unsafe")
+
+    def _arange_fix(self, node: cst.Call, bounds: list[cst.Arg], end: cst.BaseExpression, safety: str) -> Optional[FixPlan]:
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        args = [bounds[0], bounds[1].with_changes(value=end), *node.args[2:]]
+        call = node.with_changes(func=cst.Attribute(value=cst.Name(alias), attr=cst.Name("arange")), args=args)
+        if keyword_arg(node, "dtype") is None:
+            default = cst.parse_expression(f"{alias}.get_default_dtype()")
+            call = with_keywords(call, [("dtype", default)])
+        title = f"Replace with `{alias}.arange` ending one step after the end, in the default dtype"
+        make = self.safe_fix if safety == "safe" else self.unsafe_fix
+        return make(title, *changes, self._replace(node, call))
+
+    # -- torch.nn.utils.stateless.functional_call -> torch.func.functional_call ------------------
+
+    def _check_functional_call(self, node: cst.Call) -> None:
+        message = _MESSAGE.format(old=self.context.code_for(node.func), new="torch.func.functional_call", version="2.0")
+        self.report(node.func, message, self._functional_call_fix(node))
+
+    def _functional_call_fix(self, node: cst.Call) -> Optional[FixPlan]:
+        if any(arg.star for arg in node.args):
+            return None
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        parameters = keyword_arg(node, LEGACY_PARAMETERS_KEYWORD)
+        positional = positional_args(node)
+        if parameters is None and len(positional) < 2:
+            return None  # the call raises either way
+        args = [arg.with_changes(keyword=cst.Name(PARAMETERS_KEYWORD)) if arg is parameters else arg for arg in node.args]
+        call = node.with_changes(func=cst.parse_expression(f"{alias}.func.functional_call"), args=args)
+        value = parameters.value if parameters is not None else positional[1].value
+        title = f"Replace with `{alias}.func.functional_call`"
+        # A dict is used as is by both; another mapping is accepted only by the legacy function.
+        make = self.safe_fix if self._is_dict(value) else self.unsafe_fix
+        return make(title, *changes, self._replace(node, call))
+
+    def _is_dict(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, (cst.Dict, cst.DictComp)):
+            return True
+        return (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value == "dict"
+            and "dict" not in self.context.imports.bindings
+            and not self._rebound("dict")
+        )
+
+    def _rebound(self, name: str) -> bool:
+        return bool(self.context.scopes.of(self.context.module).assigned(name))
+
+    # -- functorch imports --------------------------------------------------------------------
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or self.context.code_for(node.module) != "functorch":
+            return
+        if isinstance(node.names, cst.ImportStar):
+            return
+        names = [alias.name.value for alias in node.names if isinstance(alias.name, cst.Name)]
+        transforms = [name for name in names if name in FUNCTORCH_TRANSFORMS]
+        if not transforms:
+            return
+        listed = ", ".join(f"`{name}`" for name in transforms)
+        message = f"{listed} moved from `functorch` to `torch.func` (deprecated in torch 2.0)"
+        fix = None
+        if len(transforms) == len(names) == len(node.names):
+            fix = self.safe_fix("Import from `torch.func`", Replace(node.module, cst.parse_expression("torch.func")))
+        self.report(node, message, fix)
+
+    # -- renamed callables ---------------------------------------------------------------------
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self._is_called(node):
             return  # a reference is an object: `F.tanh is torch.tanh` is False, tables keyed by it would change
@@ -310,8 +411,9 @@ class RenamedApi(Rule):
         if not self._is_called(node):
             return
         renamed = self._renamed(node)
-        if renamed is not None:
-            self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
+        if renamed is None or self.context.imports.qualified_name(node).startswith("functorch."):
+            return  # a transform imported from functorch is reported at its import
+        self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
 
     def _renamed(self, node: cst.BaseExpression) -> Optional[Renamed]:
         qualified = self.context.imports.qualified_name(node)
@@ -324,29 +426,93 @@ class RenamedApi(Rule):
 
     def _message(self, node: cst.BaseExpression, renamed: Renamed) -> str:
         new = f"torch.{renamed.new}" if renamed.to_torch else renamed.new
+        if renamed.keywords:
+            new = f"{new}` with `{_keywords_text(renamed)}"
         return _MESSAGE.format(old=self.context.code_for(node), new=new, version=renamed.version)
 
+    def _call(self) -> cst.Call:
+        return self.context.stack[-2]
+
+    def _fits(self, renamed: Renamed) -> bool:
+        """The call passes what the legacy signature takes: the added keywords then mean the same."""
+        call = self._call()
+        if not renamed.keywords:
+            return True
+        if any(arg.star for arg in call.args) or len(positional_args(call)) > renamed.positional:
+            return False
+        return all(keyword_arg(call, name) is None for name, _ in renamed.keywords)
+
     def _attribute_fix(self, node: cst.Attribute, renamed: Renamed) -> Optional[FixPlan]:
+        if not self._fits(renamed):
+            return None
         if renamed.to_torch:
             return self._torch_fix(node, renamed)
-        return self.safe_fix(f"Rename to `{renamed.new}`", Replace(node.attr, cst.Name(renamed.new)))
+        if not renamed.keywords:
+            return self.safe_fix(f"Rename to `{renamed.new}`", Replace(node.attr, cst.Name(renamed.new)))
+        call = self._call()
+        renamed_call = call.with_changes(func=node.with_changes(attr=cst.Name(renamed.new)))
+        return self.safe_fix(self._title(renamed), self._with_keywords(call, renamed_call, renamed))
 
     def _torch_fix(self, node: cst.BaseExpression, renamed: Renamed) -> Optional[FixPlan]:
         found = torch_alias(self.context)
         if found is None:
             return None
         alias, changes = found
-        replacement = cst.Attribute(value=cst.Name(alias), attr=cst.Name(renamed.new))
+        replacement = cst.parse_expression(f"{alias}.{renamed.new}")
         return self.safe_fix(f"Replace with `{alias}.{renamed.new}`", *changes, Replace(node, replacement))
 
     def _name_fix(self, node: cst.Name, renamed: Renamed) -> Optional[FixPlan]:
+        if not self._fits(renamed):
+            return None
         if renamed.to_torch:
             return self._torch_fix(node, renamed)
         imported = self.context.imports.sole_from_import(node.value)
         if imported is None or renamed.new in self.context.imports.bindings or uses_outside_imports(self.context.module, node.value) != 1:
             return None
+        rename_import = Replace(imported.alias.name, cst.Name(renamed.new))
+        if not renamed.keywords:
+            return self.safe_fix(f"Rename to `{renamed.new}` (also in its import)", rename_import, Replace(node, cst.Name(renamed.new)))
+        call = self._call()
+        renamed_call = call.with_changes(func=cst.Name(renamed.new))
         return self.safe_fix(
-            f"Rename to `{renamed.new}` (also in its import)",
-            Replace(imported.alias.name, cst.Name(renamed.new)),
-            Replace(node, cst.Name(renamed.new)),
+            self._title(renamed) + " (also in its import)", rename_import, self._with_keywords(call, renamed_call, renamed)
         )
+
+    def _title(self, renamed: Renamed) -> str:
+        return f"Replace with `{renamed.new}(..., {_keywords_text(renamed)})`"
+
+    def _with_keywords(self, call: cst.Call, renamed_call: cst.Call, renamed: Renamed) -> Replace:
+        keywords = [(name, cst.parse_expression(value)) for name, value in renamed.keywords]
+        return self._replace(call, with_keywords(renamed_call, keywords))
+
+    def _replace(self, node: cst.Call, replacement: cst.Call) -> Replace:
+        """The call rewritten at the indentation of its statement (its continuation lines stay put)."""
+        return Replace(node, render_at(self.context, replacement, indentation(self.context, self.context.stack)))
+
+
+def _keywords_text(renamed: Renamed) -> str:
+    return ", ".join(f"{name}={value}" for name, value in renamed.keywords)
+
+
+def _integer(node: Optional[cst.BaseExpression]) -> Optional[int]:
+    """The value of an integer literal, signed or not."""
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        inner = _integer(node.expression)
+        if inner is not None:
+            return -inner if isinstance(node.operator, cst.Minus) else inner
+    return None
+
+
+def _integer_node(value: int) -> cst.BaseExpression:
+    if value < 0:
+        return cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer(str(-value)))
+    return cst.Integer(str(value))
+
+
+def _parenthesized_operand(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` as the left operand of `+`: parenthesized unless it binds tighter."""
+    if node.lpar or isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
