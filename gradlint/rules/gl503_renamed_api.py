@@ -44,16 +44,30 @@ class RenamedApi(Rule):
     `kaiming_normal`, `constant`, `orthogonal`, `sparse`, `eye`, `dirac`, ...),
     `nn.utils.clip_grad_norm`, `F.sigmoid` and `F.tanh`, `nn.NLLLoss2d`,
     `torch.cuda.memory_cached` / `max_memory_cached` and `torch.ger`, under any import spelling;
-    and the `unbiased=` flag of `torch.std` / `torch.var` (also `std_mean`, `var_mean`, and the
-    `.std()` / `.var()` methods of an evident tensor), replaced by `correction=`.
+    the `unbiased=` flag of `torch.std` / `torch.var` (also `std_mean`, `var_mean`, and the
+    `.std()` / `.var()` methods of an evident tensor), replaced by `correction=`;
+    `F.upsample` / `upsample_bilinear` / `upsample_nearest` and `nn.UpsamplingBilinear2d` /
+    `UpsamplingNearest2d`, replaced by `F.interpolate` / `nn.Upsample` with the mode (and
+    `align_corners=True` for bilinear) they used; the `functorch` transforms (`vmap`, `grad`,
+    `grad_and_value`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`, `functionalize`) and
+    `nn.utils.stateless.functional_call`, now in `torch.func`; and `torch.range`, whose end is
+    inclusive, replaced by `torch.arange`.
 
     ## Why is this bad?
     Measured in torch 2.13: the legacy initialisers, `clip_grad_norm`, `NLLLoss2d` and
     `memory_cached` emit a `FutureWarning` on every call and only forward to the new name;
     `F.sigmoid`, `F.tanh` and `torch.ger` are deprecated in the documentation (no warning) and
     compute exactly what `torch.sigmoid`, `torch.tanh` and `torch.outer` compute; `unbiased=` is
-    documented as deprecated since 2.0 in favour of `correction=`. Deprecated names
-    may be removed in a later release.
+    documented as deprecated since 2.0 in favour of `correction=`. `F.upsample*` and
+    `torch.range` emit a `UserWarning`, the `functorch` transforms and `stateless.functional_call`
+    a `FutureWarning`; `nn.UpsamplingBilinear2d` / `UpsamplingNearest2d` are deprecated in the
+    documentation only. Deprecated names may be removed in a later release.
+
+    `torch.range(a, b, s)` has floor((b - a) / s) + 1 elements, `torch.arange(a, e, s)`
+    ceil((e - a) / s), and `range` always returns the default dtype where `arange` returns int64
+    for integer bounds: the common rewrite `torch.arange(a, b + 1)` changes the dtype, and
+    `arange(a, b + s, s)` has one element more whenever `s` does not divide `b - a`, or for many
+    float bounds and steps (0.1 steps included).
 
     ## Example
     ```python
@@ -63,6 +77,8 @@ class RenamedApi(Rule):
     nn.init.xavier_uniform(layer.weight)
     h = F.tanh(x)
     nn.utils.clip_grad_norm(model.parameters(), 0.5)
+    y = F.upsample_bilinear(x, scale_factor=2)
+    steps = torch.range(1, 10, 2)
     ```
 
     ## Use instead
@@ -74,6 +90,8 @@ class RenamedApi(Rule):
     nn.init.xavier_uniform_(layer.weight)
     h = torch.tanh(x)
     nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+    y = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)
+    steps = torch.arange(1, 11, 2, dtype=torch.get_default_dtype())
     ```
 
     ## Fix safety
@@ -90,13 +108,34 @@ class RenamedApi(Rule):
     (measured bitwise for every reduction shape); a flag that is not a literal is reported without
     a fix.
 
+    `F.upsample` is renamed `F.interpolate` (it forwards its five parameters in the same order);
+    `upsample_bilinear(x, size, scale_factor)` and the module classes gain the keywords their
+    legacy body passes (`mode="bilinear", align_corners=True` or `mode="nearest"`), measured
+    bitwise with `size=` and `scale_factor=`, positional and keyword, gradients included (no fix
+    for `*args`, `**kwargs` or more positional arguments than the legacy signature takes: those
+    raise). The `functorch` transforms call `torch.func.X` with the same signature (measured);
+    `from functorch import vmap` becomes `from torch.func import vmap` when every imported name
+    has a `torch.func` twin (`make_functional` and `combine_state_for_ensemble` have none: no fix).
+    `stateless.functional_call` becomes `torch.func.functional_call` (its second parameter
+    renamed `parameter_and_buffer_dicts` when passed by keyword): safe when that argument is a
+    dict display, comprehension or `dict(...)`, unsafe otherwise (torch.func rejects a mapping
+    that is not a dict, which the legacy function used).
+
+    `torch.range(a, b, s)` with integer literals becomes
+    `torch.arange(a, e, s, dtype=torch.get_default_dtype())` with `e = a + count * s` (safe:
+    measured bitwise for every start and end in [-12, 12] and steps 1, 2, 3, 5, -1, -2, -3, under
+    float32 and float64 defaults, and past 2**24); an explicit `dtype=` is kept. With other
+    bounds and a step of 1 or -1 (or none), the fix writes `b + 1` (`b - 1`): unsafe, exact only
+    when the bounds are integers. Float literals or other steps get no fix.
+
     ## Known limits
     Only calls are reported: a legacy name used as an object (`isinstance(m, nn.NLLLoss2d)`,
     `activation=F.tanh`, a table keyed by `torch.ger`) is a different object from its replacement
     (`F.tanh is torch.tanh` is False), so renaming it could change the program. Names that reach the legacy API through another object (`self.init.normal(w)`) are not
     reported, nor `.std(unbiased=...)` on a receiver not known to be a tensor, nor the positional
-    `torch.std(x, 1, False)`. `F.upsample`, `torch.range` and the other inexact renames are left to
-    their own rules.
+    `torch.std(x, 1, False)`. `import functorch` stays after its transforms move to `torch.func`
+    (the import is harmless). `nn.Upsample` is not the legacy class: `isinstance` checks against
+    `nn.UpsamplingBilinear2d` and the module's printed name change.
     """
 
     code = "GL503"
@@ -106,7 +145,7 @@ class RenamedApi(Rule):
     # `from torch.nn.functional import sigmoid`: the fix calls `torch.sigmoid`, leaving the import unused.
     cleanup_imports = ("torch.nn.functional.sigmoid", "torch.nn.functional.tanh")
     fix_availability = Availability.SOMETIMES
-    fix_applicabilities = (Applicability.SAFE,)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED} | {"unbiased", "range", "functional_call", "functorch"}))
 
     VALID = (
@@ -146,6 +185,14 @@ class RenamedApi(Rule):
         import torch.nn.functional as F
         OPS = {F.sigmoid, F.tanh, torch.ger}
         ok = isinstance(m, torch.nn.NLLLoss2d)
+        """,
+        """
+        import numpy as np
+        import torch
+        import jax
+        r = np.arange(0, 5) + range(3) + torch.arange(0, 6)
+        g = jax.vmap(f)
+        y = torch.func.vmap(f)(x)
         """,
     )
     INVALID = (
@@ -251,6 +298,122 @@ class RenamedApi(Rule):
             """,
             fixed=None,
             line=2,
+        ),
+        Invalid(
+            """
+            import torch.nn.functional as F
+            y = F.upsample_bilinear(x, scale_factor=2)
+            z = F.upsample(x, size=(4, 4), mode="nearest")
+            """,
+            """
+            import torch.nn.functional as F
+            y = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)
+            z = F.interpolate(x, size=(4, 4), mode="nearest")
+            """,
+            message='`F.upsample_bilinear` was renamed `interpolate` with `mode="bilinear", align_corners=True` (deprecated in torch 0.4.1)',
+            fix_title='Replace with `interpolate(..., mode="bilinear", align_corners=True)`',
+        ),
+        Invalid(
+            """
+            from torch import nn
+            up = nn.UpsamplingNearest2d(scale_factor=2)
+            """,
+            """
+            from torch import nn
+            up = nn.Upsample(scale_factor=2, mode="nearest")
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from functorch import vmap, jacrev
+            J = vmap(jacrev(f))(x)
+            """,
+            """
+            import torch
+            from torch.func import vmap, jacrev
+            J = vmap(jacrev(f))(x)
+            """,
+            message="`vmap`, `jacrev` moved from `functorch` to `torch.func` (deprecated in torch 2.0)",
+            fix_title="Import from `torch.func`",
+        ),
+        # make_functional has no torch.func twin: the import stays.
+        Invalid(
+            """
+            from functorch import make_functional, vmap
+            """,
+            fixed=None,
+        ),
+        Invalid(
+            """
+            import functorch
+            import torch
+            g = functorch.grad(loss_fn)(w)
+            """,
+            """
+            import functorch
+            import torch
+            g = torch.func.grad(loss_fn)(w)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.nn.utils import stateless
+            out = stateless.functional_call(model, dict(model.named_parameters()), (x,))
+            """,
+            """
+            import torch
+            from torch.nn.utils import stateless
+            out = torch.func.functional_call(model, dict(model.named_parameters()), (x,))
+            """,
+            message="`stateless.functional_call` was renamed `torch.func.functional_call` (deprecated in torch 2.0)",
+        ),
+        # Not visibly a dict: torch.func rejects other mappings.
+        Invalid(
+            """
+            import torch
+            out = torch.nn.utils.stateless.functional_call(model, parameters_and_buffers=params, args=x)
+            """,
+            """
+            import torch
+            out = torch.func.functional_call(model, parameter_and_buffer_dicts=params, args=x)
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            steps = torch.range(1, 10, 2)
+            ramp = torch.range(0, 5, dtype=torch.long)
+            """,
+            """
+            import torch
+            steps = torch.arange(1, 11, 2, dtype=torch.get_default_dtype())
+            ramp = torch.arange(0, 6, dtype=torch.long)
+            """,
+            line=2,
+            column=9,
+            fix_title="Replace with `torch.arange` ending one step after the end, in the default dtype",
+        ),
+        # Exact only for integer bounds.
+        Invalid(
+            """
+            import torch
+            idx = torch.range(0, n - 1)
+            """,
+            """
+            import torch
+            idx = torch.arange(0, (n - 1) + 1, dtype=torch.get_default_dtype())
+            """,
+        ),
+        # Float steps: arange's element count differs.
+        Invalid(
+            """
+            import torch
+            t = torch.range(0, 1, 0.1)
+            """,
+            fixed=None,
+            message="`torch.range` includes its end",
         ),
         # Used twice: renaming the import would need both uses in one fix.
         Invalid(
