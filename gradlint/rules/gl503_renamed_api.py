@@ -125,8 +125,8 @@ class RenamedApi(Rule):
     `torch.arange(a, e, s, dtype=torch.get_default_dtype())` with `e = a + count * s` (safe:
     measured bitwise for every start and end in [-12, 12] and steps 1, 2, 3, 5, -1, -2, -3, under
     float32 and float64 defaults, and past 2**24); an explicit `dtype=` is kept. With other
-    bounds and a step of 1 or -1 (or none), the fix writes `b + 1` (`b - 1`): unsafe, exact only
-    when the bounds are integers. Float literals or other steps get no fix.
+    bounds and a step of 1 or -1 (or none), the fix writes `b + 1` (`b - 1`; `n - 1` becomes `n`):
+    unsafe, exact only when the bounds are integers. Float literals or other steps get no fix.
 
     ## Known limits
     Only calls are reported: a legacy name used as an object (`isinstance(m, nn.NLLLoss2d)`,
@@ -400,10 +400,14 @@ class RenamedApi(Rule):
             """
             import torch
             idx = torch.range(0, n - 1)
+            down = torch.range(len(x), 0, -1)
+            up = torch.range(1, len(x), dtype=torch.float64)
             """,
             """
             import torch
-            idx = torch.arange(0, (n - 1) + 1, dtype=torch.get_default_dtype())
+            idx = torch.arange(0, n, dtype=torch.get_default_dtype())
+            down = torch.arange(len(x), -1, -1, dtype=torch.get_default_dtype())
+            up = torch.arange(1, len(x) + 1, dtype=torch.float64)
             """,
         ),
         # Float steps: arange's element count differs.
@@ -483,11 +487,7 @@ class RenamedApi(Rule):
         if _integer(step or cst.Integer("1")) not in (1, -1) or any(isinstance(value, cst.Float) for value in (start, end)):
             return None  # arange's element count differs from range's unless the step divides end - start
         # Exact for integer bounds, which the code does not show.
-        exclusive = cst.BinaryOperation(
-            left=_parenthesized_operand(end),
-            operator=cst.Add() if _integer(step or cst.Integer("1")) == 1 else cst.Subtract(),
-            right=cst.Integer("1"),
-        )
+        exclusive = _one_step_further(end, _integer(step or cst.Integer("1")))
         return self._arange_fix(node, bounds, exclusive, "unsafe")
 
     def _arange_fix(self, node: cst.Call, bounds: list[cst.Arg], end: cst.BaseExpression, safety: str) -> Optional[FixPlan]:
@@ -672,6 +672,17 @@ def _integer_node(value: int) -> cst.BaseExpression:
     if value < 0:
         return cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer(str(-value)))
     return cst.Integer(str(value))
+
+
+def _one_step_further(end: cst.BaseExpression, step: int) -> cst.BaseExpression:
+    """`end + 1` (`end - 1` for a step of -1); `n - 1` gives back `n`."""
+    if _integer(end) is not None:
+        return _integer_node(_integer(end) + step)
+    undone = cst.Subtract if step == 1 else cst.Add
+    if isinstance(end, cst.BinaryOperation) and isinstance(end.operator, undone) and _integer(end.right) == 1 and not end.lpar:
+        return end.left
+    operator = cst.Add() if step == 1 else cst.Subtract()
+    return cst.BinaryOperation(left=_parenthesized_operand(end), operator=operator, right=cst.Integer("1"))
 
 
 def _parenthesized_operand(node: cst.BaseExpression) -> cst.BaseExpression:
