@@ -123,8 +123,8 @@ class RenamedApi(Rule):
 
     `torch.range(a, b, s)` with integer literals becomes
     `torch.arange(a, e, s, dtype=torch.get_default_dtype())` with `e = a + count * s` (safe:
-    measured bitwise for every start and end in [-12, 12] and steps 1, 2, 3, 5, -1, -2, -3, under
-    float32 and float64 defaults, and past 2**24); an explicit `dtype=` is kept. With other
+    measured bitwise for every start and end in [-12, 12] and steps 1, 2, 3, 5, -1, -2, -3, the
+    fixture cases also under a float64 default and past 2**24); an explicit `dtype=` is kept. With other
     bounds and a step of 1 or -1 (or none), the fix writes `b + 1` (`b - 1`; `n - 1` becomes `n`):
     unsafe, exact only when the bounds are integers. Float literals or other steps get no fix.
 
