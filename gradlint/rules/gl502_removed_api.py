@@ -14,6 +14,7 @@ from gradlint.analysis.removed_apis import (
     SIX_MATH_VALUES,
     SIX_MODULE,
     SIX_BINDINGS,
+    is_byte_mask,
     is_byte_tensor,
     removed_module,
     six_binding,
@@ -154,8 +155,16 @@ class RemovedApi(Rule):
         """,
         """
         import torch
-        y = torch.fft.rfft(x)
+        from torch import fft
+        y = torch.fft.rfft(x) + fft.irfft(x)
         z = torch.linalg.solve(a, b)
+        """,
+        # numpy reads a uint8 array as indices, not as a mask
+        """
+        import numpy as np
+        import torch
+        image = (torch.rand(4, 4) * 255).to(torch.uint8)
+        colours = palette[image]
         """,
         """
         try:
@@ -440,7 +449,7 @@ class RemovedApi(Rule):
             return
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and index.star is None and self._is_byte_mask(index.value):
+            if isinstance(index, cst.Index) and index.star is None and self._is_indexing_mask(node.value, index.value):
                 stored = self._is_assigned(node)
                 effect = "raises RuntimeError when assigned to" if stored else "is deprecated and warns"
                 self.report(index.value, _BYTE_MASK.format(use="x[mask]", effect=effect), self._bool_mask_fix(index.value))
@@ -450,6 +459,12 @@ class RemovedApi(Rule):
         if isinstance(parent, cst.AssignTarget) or isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node:
             return True
         return False
+
+    def _is_indexing_mask(self, indexed: cst.BaseExpression, index: cst.BaseExpression) -> bool:
+        """A uint8 index of a tensor, or a `.byte()` mask (numpy reads a uint8 array as indices)."""
+        if is_byte_mask(index, self.context.scopes.of(self.context.scope())):
+            return True
+        return self.context.is_tensor(indexed) and self._is_byte_mask(index)
 
     def _is_byte_mask(self, node: cst.BaseExpression) -> bool:
         scope = self.context.scope()
