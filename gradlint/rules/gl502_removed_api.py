@@ -106,9 +106,11 @@ class RemovedApi(Rule):
     `dtype=torch.uint8`, `torch.ByteTensor`) or from a local name every assignment of which is one;
     masks from parameters or attributes are not reported. `saved_variables` is reported on the
     context parameter of a static method of a `torch.autograd.Function` subclass (old-style
-    Functions are GL107's). Code under `try:` or under an `if` that tests the torch version or
-    `hasattr` is a compatibility layer and is not reported. Names of `torch._six` without a
-    standard-library equivalent (`with_metaclass`, `raise_from`, ...) are reported without a fix.
+    Functions are GL107's). `x.stft(...)` is reported only when `x` is known to be a tensor, and the
+    removed tensor methods (`x.rfft(1)`, `b.gesv(A)`) are not reported. Code under `try:` or under
+    an `if` that tests the torch version or `hasattr` is a compatibility layer and is not reported.
+    Names of `torch._six` without a standard-library equivalent (`with_metaclass`, `raise_from`,
+    ...) are reported without a fix.
     """
 
     code = "GL502"
