@@ -161,6 +161,22 @@ class RemovedApi(Rule):
         y = torch.fft.rfft(x) + fft.irfft(x)
         z = torch.linalg.solve(a, b)
         """,
+        # An old-style Function: GL107 migrates it whole, `saved_variables` included.
+        """
+        import torch
+
+        class Double(torch.autograd.Function):
+            def backward(self, grad):
+                (x,) = self.saved_variables
+                return grad * 2
+        """,
+        """
+        import torch
+        if hasattr(torch, "gesv"):
+            x, _ = torch.gesv(b, a)
+        else:
+            x = torch.linalg.solve(a, b)
+        """,
         # numpy reads a uint8 array as indices, not as a mask
         """
         import numpy as np
