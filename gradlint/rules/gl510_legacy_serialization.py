@@ -5,7 +5,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from gradlint.analysis.syntax import keyword_arg, positional_args
-from gradlint.analysis.tree import descendants
+from gradlint.analysis.tree import iter_children
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
@@ -138,6 +138,13 @@ class LegacySerialization(Rule):
         """,
         """
         import torch
+        model = torch.load("weights.pt")
+        def evaluate(model, x):
+            model.eval()
+            return model(x)
+        """,
+        """
+        import torch
         state = torch.load("weights.pt")
         model = Net()
         model.load_state_dict(state)
@@ -179,6 +186,17 @@ class LegacySerialization(Rule):
                     return self.model(x)
             """,
             message="used as a module: `self.model(...)`",
+        ),
+        Invalid(
+            """
+            import torch
+            predictor = torch.load(path).to(device).eval()
+            """,
+            """
+            import torch
+            predictor = torch.load(path, weights_only=False).to(device).eval()
+            """,
+            message="(it is used as a module: `.eval(...)`)",
         ),
         Invalid(
             """
@@ -303,12 +321,24 @@ class LegacySerialization(Rule):
             self.report(value, _WHOLE_MODULE_SAVE.format(argument=shown))
 
 
+def _calls_within(scope: cst.CSTNode) -> Iterator[cst.Call]:
+    """The calls of a function or module body, not of the functions and classes nested in it (where
+    the name may be another binding); of a class, the calls in all its methods."""
+    pending = list(reversed(iter_children(scope)))
+    nested = () if isinstance(scope, cst.ClassDef) else (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, nested):
+            continue
+        if isinstance(node, cst.Call):
+            yield node
+        pending.extend(reversed(iter_children(node)))
+
+
 def _first_object_use(scope: cst.CSTNode, is_target) -> Optional[cst.BaseExpression]:
     """The first module-only use of the value `is_target` recognises within `scope`, in source
     order: the callee of a call (`net(x)`) or the method only modules have (`net.eval()`)."""
-    for node in descendants(scope):
-        if not isinstance(node, cst.Call):
-            continue
+    for node in _calls_within(scope):
         func = node.func
         if is_target(func) or isinstance(func, cst.Attribute) and func.attr.value in _OBJECT_METHODS and is_target(func.value):
             return func
