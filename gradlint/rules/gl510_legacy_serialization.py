@@ -102,6 +102,9 @@ class LegacySerialization(Rule):
     NumPy scalar: both now raise) cannot be seen in the code. Loads with `pickle_module=` keep
     the old default and are not reported. The module evidence is the name bound to the load in
     the same function (or `self.<name>` in the same class), used as a module there.
+    `torch.save` of a whole module is not reported in a file that loads with
+    `weights_only=False` somewhere: such a file saves whole objects on purpose (torch's own
+    distributed tests and `GraphModule.to_folder` do).
     """
 
     code = "GL510"
@@ -128,6 +131,13 @@ class LegacySerialization(Rule):
         net.eval()
         legacy = torch.load("model.pt", pickle_module=pickle)
         legacy.eval()
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        model = nn.Linear(2, 2)
+        torch.save(model, path)
+        restored = torch.load(path, weights_only=False)
         """,
         """
         import numpy as np
@@ -317,8 +327,13 @@ class LegacySerialization(Rule):
         if isinstance(value, cst.Attribute) and value.attr.value == "state_dict":
             called = cst.Call(func=value)
             self.report(value, _UNCALLED_STATE_DICT.format(argument=shown), self.unsafe_fix(f"Call `{shown}()`", Replace(value, called)))
-        elif self.context.modules.is_module(value, self.context.stack):
+        elif self.context.modules.is_module(value, self.context.stack) and not self._loads_whole_objects_deliberately():
             self.report(value, _WHOLE_MODULE_SAVE.format(argument=shown))
+
+    def _loads_whole_objects_deliberately(self) -> bool:
+        """The file loads with `weights_only=False` somewhere (torch's own DDP tests and
+        `GraphModule.to_folder` do, even in generated code): its whole-module saves are meant."""
+        return "weights_only=False" in self.context.text
 
 
 def _calls_within(scope: cst.CSTNode) -> Iterator[cst.Call]:
