@@ -216,6 +216,31 @@ class LegacyAmpApi(Rule):
                 pass
             """,
         ),
+        # One argument a line stays one argument a line; `**kwargs` may repeat a pinned argument: no fix.
+        Invalid(
+            """
+            from torch.cuda.amp import autocast
+            with autocast(
+                enabled=True,
+            ):
+                pass
+            with autocast(**amp_arguments):
+                pass
+            """,
+            """
+            import torch
+            from torch.cuda.amp import autocast
+            with torch.amp.autocast(
+                "cuda",
+                enabled=True,
+                dtype=torch.float16,
+                cache_enabled=True,
+            ):
+                pass
+            with autocast(**amp_arguments):
+                pass
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -330,7 +355,7 @@ class LegacyAmpApi(Rule):
         else:
             args = [*keywords, *pinned, _keyword(legacy.device_keyword, device)]
         func = cst.Attribute(value=cst.Attribute(value=cst.Name(alias), attr=cst.Name("amp")), attr=cst.Name(legacy.modern))
-        replacement = call.with_changes(func=func, args=_with_commas(args))
+        replacement = call.with_changes(func=func, args=_with_commas(args, call))
         rendered = render_at(self.context, replacement, indentation(self.context, self.context.stack))
         title = f"Replace with `{snippet(self.context.code_for(replacement), 100)}`"
         return self.safe_fix(title, *changes, Replace(replaced, rendered))
@@ -383,17 +408,23 @@ def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
     return cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL)
 
 
-def _with_commas(args: list[cst.Arg]) -> list[cst.Arg]:
-    """Each argument but the last followed by a comma (kept where it had one), the last without."""
+def _with_commas(args: list[cst.Arg], call: cst.Call) -> list[cst.Arg]:
+    """`args` separated as `call` separates its own: one argument a line when its arguments start
+    on a line of their own, a trailing comma kept on the last argument."""
+    trailing = call.args[-1].comma if call.args and isinstance(call.args[-1].comma, cst.Comma) else cst.MaybeSentinel.DEFAULT
+    opening = call.whitespace_before_args
+    if isinstance(opening, cst.ParenthesizedWhitespace):
+        separator = cst.Comma(whitespace_after=opening)
+    else:
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     separated = []
     for index, arg in enumerate(args):
-        last = index == len(args) - 1
-        if last:
-            separated.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-        elif isinstance(arg.comma, cst.Comma):
+        if index == len(args) - 1:
+            separated.append(arg.with_changes(comma=trailing))
+        elif isinstance(arg.comma, cst.Comma) and arg.comma is not trailing:
             separated.append(arg)
         else:
-            separated.append(arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+            separated.append(arg.with_changes(comma=separator))
     return separated
 
 
