@@ -150,7 +150,7 @@ class LegacyAmpApi(Rule):
     cleanup_imports = (*sorted(LEGACY_AMP), "torch.cuda.amp", "torch.cpu.amp")
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
-    triggers = ("amp", "sdp_kernel")
+    triggers = ("amp", "autocast", "GradScaler", "custom_fwd", "custom_bwd", "sdp_kernel")
 
     VALID = (
         """
