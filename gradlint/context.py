@@ -16,6 +16,7 @@ from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
+from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
 from gradlint.analysis.tensors import TensorEvidence
@@ -106,6 +107,11 @@ class FileContext:
     def modules(self) -> ModuleEvidence:
         """Which expressions are `nn.Module` instances."""
         return ModuleEvidence(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def schedulers(self) -> SchedulerEvidence:
+        """Which expressions are `torch.optim.lr_scheduler` schedulers, by their construction."""
+        return SchedulerEvidence(self.module, self.imports, self.scopes)
 
     @cached_property
     def attribute_reads(self) -> AttributeReads:

@@ -6,6 +6,7 @@ import libcst as cst
 import pytest
 
 from gradlint.analysis.imports import import_anchor
+from gradlint.fix.apply import fix_text
 from support import lint
 
 VARIABLE_FORMS = [
@@ -71,3 +72,14 @@ def test_a_new_torch_import_goes_next_to_the_torch_imports(source, expected):
     module = cst.parse_module(source)
     anchor = import_anchor(module, near="torch")
     assert module.code_for_node(anchor).strip() == expected
+
+
+def test_the_clean_up_drops_every_name_of_one_import_the_fixes_left_unused():
+    """Two names of one `from ... import` are dropped in one edit (two edits of the statement would
+    conflict, and both names stayed)."""
+    fixed = fix_text("from torch.nn.functional import sigmoid, tanh\np = sigmoid(x) + tanh(x)\n", "example.py", frozenset({"GL503"}))
+    assert fixed.text == "import torch\np = torch.sigmoid(x) + torch.tanh(x)\n"
+    kept = fix_text(
+        "from torch.nn.functional import relu, sigmoid, tanh\np = relu(sigmoid(x) + tanh(x))\n", "example.py", frozenset({"GL503"})
+    )
+    assert kept.text == "import torch\nfrom torch.nn.functional import relu\np = relu(torch.sigmoid(x) + torch.tanh(x))\n"

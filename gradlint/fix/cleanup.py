@@ -62,19 +62,24 @@ def remove_unused_imports(
             return None
     imports = ImportMap.build(module, project)
     used = _used_names(module)
-    changes, lines, removed = [], [], set()
+    # One change per import statement: two names dropped from one `from ... import` are one edit.
+    unused: dict[int, list["ImportedName"]] = {}
     for target in sorted(targets):
         for imported in imports.imports_resolving_to(target):
             if imported.local in used or not isinstance(imported.statement, cst.ImportFrom):
                 continue
             if imported_by_other_files(imported, project):
                 continue
-            line = _top_level_line(module, imported.statement)
-            change = _removal(line, imported.statement, imported.alias) if line is not None else None
-            if change is not None:
-                changes.append(change)
-                lines.append(line)
-                removed.add(imported.local)
+            unused.setdefault(id(imported.statement), []).append(imported)
+    changes, lines, removed = [], [], set()
+    for dropped in unused.values():
+        statement = dropped[0].statement
+        line = _top_level_line(module, statement)
+        change = _removal(line, statement, {id(imported.alias) for imported in dropped}) if line is not None else None
+        if change is not None:
+            changes.append(change)
+            lines.append(line)
+            removed.update(imported.local for imported in dropped)
     if not changes:
         return None
     fix = plan_edits(text, module, FixPlan(Applicability.SAFE, "remove unused import", tuple(changes)), statements=lines)
@@ -132,12 +137,12 @@ def _top_level_line(module: cst.Module, statement: cst.ImportFrom) -> Optional[c
     )
 
 
-def _removal(line: cst.SimpleStatementLine, statement: cst.ImportFrom, alias: cst.ImportAlias):
-    """Remove one alias from a top-level `from ... import` (or the whole line if it was the last)."""
+def _removal(line: cst.SimpleStatementLine, statement: cst.ImportFrom, aliases: set[int]):
+    """Remove aliases (by id) from a top-level `from ... import` (or the whole line if none is left)."""
     names = statement.names
     if isinstance(names, cst.ImportStar):
         return None
-    kept = [name for name in names if name is not alias]
+    kept = [name for name in names if id(name) not in aliases]
     if not kept:
         return RemoveLine(line) if len(line.body) == 1 else None
     kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)

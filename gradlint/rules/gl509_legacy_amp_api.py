@@ -1,0 +1,442 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from gradlint.fix.builders import indentation, render_at, torch_alias
+from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
+from gradlint.messages import snippet
+from gradlint.rules.base import Invalid, Rule
+
+
+@dataclass(frozen=True)
+class LegacyAmp:
+    """A device-specific AMP entry point and its device-generic replacement in `torch.amp`."""
+
+    modern: str  # the name in `torch.amp`
+    device: str
+    parameters: tuple[str, ...]  # the legacy signature's positional order
+    # Arguments the legacy constructor passes explicitly where `torch.amp` would read the current
+    # autocast state (keyword -> value; `{torch}` is the torch alias).
+    pinned: tuple[tuple[str, str], ...] = ()
+    device_keyword: Optional[str] = None  # the device is passed as this keyword, else first and positional
+
+
+_AUTOCAST = ("enabled", "dtype", "cache_enabled")
+_SCALER = ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
+
+
+def _autocast(device: str, dtype: str) -> LegacyAmp:
+    return LegacyAmp("autocast", device, _AUTOCAST, pinned=(("dtype", f"{{torch}}.{dtype}"), ("cache_enabled", "True")))
+
+
+def _family(device: str, entries: dict[str, LegacyAmp], submodules: dict[str, str]) -> dict[str, LegacyAmp]:
+    """Each entry under `torch.<device>.amp` and under the submodule that defines it."""
+    table: dict[str, LegacyAmp] = {}
+    for name, entry in entries.items():
+        table[f"torch.{device}.amp.{name}"] = entry
+        table[f"torch.{device}.amp.{submodules[name]}.{name}"] = entry
+    return table
+
+
+_SUBMODULES = {"autocast": "autocast_mode", "GradScaler": "grad_scaler", "custom_fwd": "autocast_mode", "custom_bwd": "autocast_mode"}
+
+LEGACY_AMP: dict[str, LegacyAmp] = {
+    **_family(
+        "cuda",
+        {
+            "autocast": _autocast("cuda", "float16"),
+            "GradScaler": LegacyAmp("GradScaler", "cuda", _SCALER),
+            "custom_fwd": LegacyAmp("custom_fwd", "cuda", ("fwd",), device_keyword="device_type"),
+            "custom_bwd": LegacyAmp("custom_bwd", "cuda", ("bwd",), device_keyword="device_type"),
+        },
+        _SUBMODULES,
+    ),
+    **_family("cpu", {"autocast": _autocast("cpu", "bfloat16"), "GradScaler": LegacyAmp("GradScaler", "cpu", _SCALER)}, _SUBMODULES),
+}
+_DECORATORS = frozenset(qualified for qualified, entry in LEGACY_AMP.items() if entry.device_keyword is not None)
+
+_AMP_DEPRECATED = "(deprecated in torch 2.4)"
+
+# `sdp_kernel(enable_flash, enable_math, enable_mem_efficient, enable_cudnn)`, each True by default;
+# torch builds the backend list in this order from the flags that are set.
+SDP_KERNEL = "torch.backends.cuda.sdp_kernel"
+_SDP_FLAGS = ("enable_flash", "enable_math", "enable_mem_efficient", "enable_cudnn")
+_SDP_BACKENDS = (
+    ("enable_flash", "FLASH_ATTENTION"),
+    ("enable_mem_efficient", "EFFICIENT_ATTENTION"),
+    ("enable_math", "MATH"),
+    ("enable_cudnn", "CUDNN_ATTENTION"),
+)
+_SDP_DEPRECATED = "(deprecated in torch 2.2)"
+
+
+class LegacyAmpApi(Rule):
+    """
+    ## What it does
+    Flags the device-specific mixed-precision entry points: `torch.cuda.amp.autocast`,
+    `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd` / `custom_bwd`,
+    `torch.cpu.amp.autocast` and `torch.cpu.amp.GradScaler`, under any import spelling
+    (`from torch.cuda.amp import autocast`, `from torch.cuda import amp`), called, used as context
+    managers or as decorators; and `torch.backends.cuda.sdp_kernel(...)`, the old context manager
+    that selects the attention backends with boolean flags.
+
+    ## Why is this bad?
+    Measured in torch 2.13: each emits a `FutureWarning` and forwards to `torch.amp.autocast`,
+    `torch.amp.GradScaler`, `torch.amp.custom_fwd` / `custom_bwd` with the device, and
+    `sdp_kernel` forwards to `torch.nn.attention.sdpa_kernel` with a list of backends. The
+    positional orders differ: the legacy `autocast(enabled, dtype, cache_enabled)` against
+    `torch.amp.autocast(device_type, dtype, enabled, cache_enabled)`, so moving the arguments over
+    as they are breaks the call (`torch.amp.autocast("cuda", False)` sets the dtype to `False` and
+    raises `TypeError` when entered, measured).
+
+    ## Example
+    ```python
+    import torch
+    from torch.cuda.amp import GradScaler, autocast
+
+    scaler = GradScaler(enabled=use_amp)
+    with autocast(use_amp):
+        loss = model(x).sum()
+    with torch.backends.cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False):
+        out = attention(q, k, v)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    scaler = torch.amp.GradScaler("cuda", enabled=use_amp)
+    with torch.amp.autocast("cuda", enabled=use_amp, dtype=torch.float16, cache_enabled=True):
+        loss = model(x).sum()
+    with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.MATH, torch.nn.attention.SDPBackend.CUDNN_ATTENTION]):
+        out = attention(q, k, v)
+    ```
+
+    ## Fix safety
+    Safe. The device comes first (`"cuda"` / `"cpu"`; `device_type="cuda"` for `custom_fwd` and
+    `custom_bwd`) and every other argument is passed by keyword, positional ones named after the
+    legacy signature. The legacy autocast classes pass `dtype` (`float16` for CUDA, `bfloat16` for
+    the CPU) and `cache_enabled=True` to `torch.amp.autocast` themselves, whereas `torch.amp.autocast`
+    given neither reads them from the autocast state, which an enclosing autocast region changes
+    (measured: inside `torch.amp.autocast("cpu", dtype=torch.float16, cache_enabled=False)`,
+    `torch.cpu.amp.autocast()` computes in `bfloat16` with the cache on, `torch.amp.autocast("cpu")`
+    in `float16` with it off). The fix therefore writes the two values the legacy call fixed;
+    drop them where no autocast region encloses the code. What was proven under torch 2.13 (CPU):
+    `torch.cpu.amp.autocast` and its rewrite compute bitwise equal results (forward and gradients)
+    and construct equal state; for the CUDA forms, which cannot run here, the constructed objects
+    were compared (the autocast's device, `fast_dtype`, enabled flag and cache flag, the
+    `GradScaler`'s attributes, and for `custom_fwd` / `custom_bwd` the legacy function calls the
+    modern one with `device_type="cuda"`). `sdp_kernel` builds the list
+    `[FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH, CUDNN_ATTENTION]` from the flags that are true
+    and enters `sdpa_kernel` with it, so the rewrite writes that list (the backend flags inside
+    the region were compared). The only difference is the `FutureWarning` no longer emitted.
+
+    ## Known limits
+    Only calls and decorators are rewritten: a legacy class used as an object
+    (`isinstance(s, torch.cuda.amp.GradScaler)`, `functools.partial(autocast, ...)`) is a different
+    class from its replacement and is left alone, as are calls with `*args` or too many arguments.
+    `sdp_kernel` with a flag that is not a literal `True` / `False` is reported without a fix:
+    write the backend list by hand.
+    """
+
+    code = "GL509"
+    name = "legacy-amp-api"
+    summary = "`torch.cuda.amp.autocast` / `GradScaler` / `custom_fwd`, `torch.backends.cuda.sdp_kernel`: legacy AMP and attention APIs"
+    migration = "api"
+    # `from torch.cuda import amp` too: the fix reaches `torch.amp` through the torch alias.
+    cleanup_imports = (*sorted(LEGACY_AMP), "torch.cuda.amp", "torch.cpu.amp")
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.SAFE,)
+    triggers = ("amp", "autocast", "GradScaler", "custom_fwd", "custom_bwd", "sdp_kernel")
+
+    VALID = (
+        """
+        import torch
+        with torch.amp.autocast("cuda", enabled=False):
+            scaler = torch.amp.GradScaler("cuda")
+        with torch.autocast("cpu"):
+            pass
+        """,
+        """
+        from apex import amp
+        model, optimizer = amp.initialize(model, optimizer)
+        with amp.scale_loss(loss, optimizer) as scaled:
+            scaled.backward()
+        """,
+        """
+        def autocast(enabled=True):
+            return contextlib.nullcontext()
+        with autocast(False):
+            pass
+        """,
+        """
+        import jax
+        import torch
+        policy = jax.amp.autocast(True)
+        ok = isinstance(scaler, torch.cuda.amp.GradScaler)
+        """,
+        """
+        import torch
+        with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.MATH]):
+            pass
+        """,
+    )
+    INVALID = (
+        Invalid(
+            """
+            import torch
+            with torch.cuda.amp.autocast(False):
+                pass
+            """,
+            """
+            import torch
+            with torch.amp.autocast("cuda", enabled=False, dtype=torch.float16, cache_enabled=True):
+                pass
+            """,
+            line=2,
+            column=6,
+            message='`torch.cuda.amp.autocast(...)` is `torch.amp.autocast("cuda", ...)` with keyword arguments (deprecated in torch 2.4)',
+            fix_title='Replace with `torch.amp.autocast("cuda", enabled=False, dtype=torch.float16, cache_enabled=True)`',
+        ),
+        Invalid(
+            """
+            import torch as th
+            from torch.cuda.amp import GradScaler, autocast
+            scaler = GradScaler(1024.0, enabled=use_amp)
+            with autocast(dtype=th.bfloat16):
+                pass
+            """,
+            """
+            import torch as th
+            scaler = th.amp.GradScaler("cuda", init_scale=1024.0, enabled=use_amp)
+            with th.amp.autocast("cuda", dtype=th.bfloat16, cache_enabled=True):
+                pass
+            """,
+        ),
+        # One argument a line stays one argument a line; `**kwargs` may repeat a pinned argument: no fix.
+        Invalid(
+            """
+            from torch.cuda.amp import autocast
+            with autocast(
+                enabled=True,
+            ):
+                pass
+            with autocast(**amp_arguments):
+                pass
+            """,
+            """
+            import torch
+            from torch.cuda.amp import autocast
+            with torch.amp.autocast(
+                "cuda",
+                enabled=True,
+                dtype=torch.float16,
+                cache_enabled=True,
+            ):
+                pass
+            with autocast(**amp_arguments):
+                pass
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.cpu import amp
+            @amp.autocast(True, torch.float16, False)
+            def forward(x):
+                return x
+            """,
+            """
+            import torch
+            @torch.amp.autocast("cpu", enabled=True, dtype=torch.float16, cache_enabled=False)
+            def forward(x):
+                return x
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            from torch.cuda.amp import custom_bwd, custom_fwd
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @custom_fwd(cast_inputs=torch.float32)
+                def forward(ctx, x):
+                    return x
+                @staticmethod
+                @custom_bwd
+                def backward(ctx, grad):
+                    return grad
+            """,
+            """
+            import torch
+            class Scale(torch.autograd.Function):
+                @staticmethod
+                @torch.amp.custom_fwd(cast_inputs=torch.float32, device_type="cuda")
+                def forward(ctx, x):
+                    return x
+                @staticmethod
+                @torch.amp.custom_bwd(device_type="cuda")
+                def backward(ctx, grad):
+                    return grad
+            """,
+            message='`custom_bwd` is `torch.amp.custom_bwd(device_type="cuda")`',
+        ),
+        Invalid(
+            """
+            import torch
+            with torch.backends.cuda.sdp_kernel(enable_flash=False, enable_math=True, enable_mem_efficient=False):
+                pass
+            """,
+            """
+            import torch
+            with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.MATH, torch.nn.attention.SDPBackend.CUDNN_ATTENTION]):
+                pass
+            """,
+            line=2,
+            column=6,
+            message="`torch.backends.cuda.sdp_kernel(...)` is `torch.nn.attention.sdpa_kernel([...])` with the enabled backends (deprecated in torch 2.2)",
+        ),
+        Invalid(
+            """
+            import torch
+            with torch.backends.cuda.sdp_kernel(enable_flash=use_flash):
+                pass
+            """,
+            fixed=None,
+            message="flags that are not literals",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        if qualified is None:
+            return
+        legacy = LEGACY_AMP.get(qualified)
+        if legacy is not None:
+            self._report_amp(node, self.context.code_for(node.func), legacy)
+        elif qualified == SDP_KERNEL:
+            self._report_sdp_kernel(node)
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        """`@custom_fwd` / `@custom_bwd` without parentheses: the modern ones need the device."""
+        qualified = self.context.qualified_name(node.decorator)
+        if qualified in _DECORATORS:
+            legacy = LEGACY_AMP[qualified]
+            bare = cst.Call(func=node.decorator, args=())
+            old = self.context.code_for(node.decorator)
+            self.report(node.decorator, self._amp_message(old, legacy, called=False), self._amp_fix(node.decorator, bare, legacy))
+
+    # -- torch.cuda.amp / torch.cpu.amp ---------------------------------------------------------
+
+    def _report_amp(self, node: cst.Call, old: str, legacy: LegacyAmp) -> None:
+        self.report(node, self._amp_message(old, legacy, called=True), self._amp_fix(node, node, legacy))
+
+    @staticmethod
+    def _amp_message(old: str, legacy: LegacyAmp, called: bool) -> str:
+        if legacy.device_keyword is not None:
+            shown = f'`{old}{"(...)" if called else ""}` is `torch.amp.{legacy.modern}({"..., " if called else ""}device_type="{legacy.device}")`'
+            return f"{shown} {_AMP_DEPRECATED}"
+        return f'`{old}(...)` is `torch.amp.{legacy.modern}("{legacy.device}", ...)` with keyword arguments {_AMP_DEPRECATED}'
+
+    def _amp_fix(self, replaced: cst.BaseExpression, call: cst.Call, legacy: LegacyAmp) -> Optional[FixPlan]:
+        keywords = _by_keyword(call.args, legacy.parameters)
+        found = torch_alias(self.context)
+        if keywords is None or found is None:
+            return None
+        alias, changes = found
+        given = {arg.keyword.value for arg in keywords if arg.keyword is not None}
+        pinned = [_keyword(name, cst.parse_expression(value.format(torch=alias))) for name, value in legacy.pinned if name not in given]
+        device = cst.SimpleString(f'"{legacy.device}"')
+        if legacy.device_keyword is None:
+            args = [cst.Arg(device), *keywords, *pinned]
+        else:
+            args = [*keywords, *pinned, _keyword(legacy.device_keyword, device)]
+        func = cst.Attribute(value=cst.Attribute(value=cst.Name(alias), attr=cst.Name("amp")), attr=cst.Name(legacy.modern))
+        replacement = call.with_changes(func=func, args=_with_commas(args, call))
+        rendered = render_at(self.context, replacement, indentation(self.context, self.context.stack))
+        title = f"Replace with `{snippet(self.context.code_for(replacement), 100)}`"
+        return self.safe_fix(title, *changes, Replace(replaced, rendered))
+
+    # -- torch.backends.cuda.sdp_kernel ------------------------------------------------------------
+
+    def _report_sdp_kernel(self, node: cst.Call) -> None:
+        message = f"`{self.context.code_for(node.func)}(...)` is `torch.nn.attention.sdpa_kernel([...])` with the enabled backends {_SDP_DEPRECATED}"
+        flags = _sdp_flags(node)
+        if flags is None:
+            self.report(node, f"{message}; flags that are not literals: list the backends by hand")
+            return
+        self.report(node, message, self._sdp_fix(node, flags))
+
+    def _sdp_fix(self, node: cst.Call, flags: dict[str, bool]) -> Optional[FixPlan]:
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        backends = [f"{alias}.nn.attention.SDPBackend.{backend}" for flag, backend in _SDP_BACKENDS if flags[flag]]
+        replacement = node.with_changes(
+            func=cst.parse_expression(f"{alias}.nn.attention.sdpa_kernel"), args=[cst.Arg(cst.parse_expression(f"[{', '.join(backends)}]"))]
+        )
+        return self.safe_fix(f"Replace with `{snippet(self.context.code_for(replacement), 100)}`", *changes, Replace(node, replacement))
+
+
+def _by_keyword(args: Sequence[cst.Arg], parameters: tuple[str, ...]) -> Optional[list[cst.Arg]]:
+    """The arguments with the positional ones named after the legacy signature; None when that
+    cannot be done (`*args`, `**kwargs`, more positional arguments than the signature has). The
+    decorated function of `custom_fwd(f)` stays positional: it is first in both signatures."""
+    named: list[cst.Arg] = []
+    for index, arg in enumerate(args):
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            named.append(arg)
+        elif index >= len(parameters):
+            return None
+        elif parameters[index] in ("fwd", "bwd"):
+            named.append(arg)
+        else:
+            named.append(arg.with_changes(keyword=cst.Name(parameters[index]), equal=_EQUAL))
+    return named
+
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(value=value, keyword=cst.Name(name), equal=_EQUAL)
+
+
+def _with_commas(args: list[cst.Arg], call: cst.Call) -> list[cst.Arg]:
+    """`args` separated as `call` separates its own: one argument a line when its arguments start
+    on a line of their own, a trailing comma kept on the last argument."""
+    trailing = call.args[-1].comma if call.args and isinstance(call.args[-1].comma, cst.Comma) else cst.MaybeSentinel.DEFAULT
+    opening = call.whitespace_before_args
+    if isinstance(opening, cst.ParenthesizedWhitespace):
+        separator = cst.Comma(whitespace_after=opening)
+    else:
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    separated = []
+    for index, arg in enumerate(args):
+        if index == len(args) - 1:
+            separated.append(arg.with_changes(comma=trailing))
+        elif isinstance(arg.comma, cst.Comma) and arg.comma is not trailing:
+            separated.append(arg)
+        else:
+            separated.append(arg.with_changes(comma=separator))
+    return separated
+
+
+def _sdp_flags(node: cst.Call) -> Optional[dict[str, bool]]:
+    """The four flags of an `sdp_kernel(...)` call when each is a literal or left to its default."""
+    flags = dict.fromkeys(_SDP_FLAGS, True)
+    for index, arg in enumerate(node.args):
+        if arg.star:
+            return None
+        name = arg.keyword.value if arg.keyword is not None else (_SDP_FLAGS[index] if index < len(_SDP_FLAGS) else None)
+        value = arg.value
+        if name not in flags or not (isinstance(value, cst.Name) and value.value in ("True", "False")):
+            return None
+        flags[name] = value.value == "True"
+    return flags

@@ -1,0 +1,360 @@
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from gradlint.analysis.syntax import keyword_arg, positional_args
+from gradlint.analysis.tree import iter_children
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.rules.base import Invalid, Rule
+
+_LOAD = frozenset({"torch.load", "torch.serialization.load"})
+_SAVE = frozenset({"torch.save", "torch.serialization.save"})
+# Methods of an `nn.Module` that a weights-only load can never return: no tensor, dict, list or
+# number has them, so a loaded value calling one is a whole pickled object.
+_OBJECT_METHODS = frozenset(
+    {
+        "eval",
+        "train",
+        "forward",
+        "parameters",
+        "named_parameters",
+        "buffers",
+        "named_buffers",
+        "modules",
+        "named_modules",
+        "children",
+        "named_children",
+        "state_dict",
+        "load_state_dict",
+        "zero_grad",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+    }
+)
+# Methods that return the module they are called on (`torch.load(p).to(device).eval()`).
+_SAME_OBJECT = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16"})
+
+_WHOLE_OBJECT_LOAD = (
+    "`{call}` loads a whole pickled object (it is used as a module: `{use}`), which the `weights_only=True` default "
+    "refuses with `UnpicklingError` (default changed in torch 2.6); pass `weights_only=False` for a file you trust, "
+    "or save and load a `state_dict()`"
+)
+_UNCALLED_STATE_DICT = (
+    "`torch.save({argument}, ...)` saves the bound method, that is the whole module, not its state dict "
+    "(such files no longer load by default: default changed in torch 2.6); call it: `{argument}()`"
+)
+_WHOLE_MODULE_SAVE = (
+    "`torch.save({argument}, ...)` pickles the whole module, which `torch.load` refuses by default "
+    "(default changed in torch 2.6) and which breaks when its class moves; save `{argument}.state_dict()` "
+    "and load it into a constructed model"
+)
+
+
+class LegacySerialization(Rule):
+    """
+    ## What it does
+    Flags serialisation that the `weights_only=True` default of `torch.load` (torch 2.6) breaks:
+    a `torch.load(...)` without `weights_only=` whose result is evidently a whole module (the code
+    calls `.eval()`, `.parameters()`, `.state_dict()`, `.forward()`... on it, or calls it);
+    `torch.save(model, path)` of an evident module; and `torch.save(model.state_dict, path)`,
+    the method saved instead of its result.
+
+    ## Why is this bad?
+    Measured in torch 2.13: `torch.load(path)` loads state dicts, tensors, and checkpoint dicts
+    of tensors, numbers, strings and optimizer states as before, but a pickled module (or a bound
+    `state_dict` method, which pickles its module) raises `_pickle.UnpicklingError: Weights only
+    load failed` unless `weights_only=False` is passed. Code written before 2.6 that saves and
+    loads whole models stops working, and `weights_only=False` executes whatever the file's
+    pickle says, so it is for trusted files only.
+
+    ## Example
+    ```python
+    import torch
+
+    torch.save(model.state_dict, "weights.pt")
+    net = torch.load("model.pt")
+    net.eval()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    torch.save(model.state_dict(), "weights.pt")
+    net = torch.load("model.pt", weights_only=False)  # a file you trust
+    net.eval()
+    ```
+
+    ## Fix safety
+    Unsafe, both fixes. `weights_only=False` makes the load work again exactly as before torch
+    2.6 (measured: the object loads, no warning), but it runs the file's pickle: apply it only to
+    files you trust. `model.state_dict()` saves the state dict where the legacy call pickled the
+    whole module, so the file and what loading it returns change (the loader then needs
+    `load_state_dict`). `torch.save(model, ...)` has no fix: switching to a state dict changes the
+    file format and every place that loads it.
+
+    ## Known limits
+    A `torch.load` without `weights_only=` is not reported when nothing shows that it loads a
+    whole object: a state dict, tensor or checkpoint dict of tensors and numbers loads exactly as
+    before (measured), and which other objects a checkpoint holds (an `argparse.Namespace`, a
+    NumPy scalar: both now raise) cannot be seen in the code. Loads with `pickle_module=` keep
+    the old default and are not reported. The module evidence is the name bound to the load in
+    the same function (or `self.<name>` in the same class), used as a module there.
+    `torch.save` of a whole module is not reported in a file that loads with
+    `weights_only=False` somewhere: such a file saves whole objects on purpose (torch's own
+    distributed tests and `GraphModule.to_folder` do).
+    """
+
+    code = "GL510"
+    name = "legacy-serialization"
+    summary = "`torch.load` of a whole module without `weights_only=False`, `torch.save(model)`, `torch.save(model.state_dict)`"
+    migration = "api"
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.UNSAFE,)
+    triggers = ("load", "save")
+
+    VALID = (
+        """
+        import torch
+        model.load_state_dict(torch.load("weights.pt"))
+        checkpoint = torch.load(path, map_location="cpu")
+        model.load_state_dict(checkpoint["state_dict"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        torch.save(model.state_dict(), "weights.pt")
+        torch.save({"epoch": 3, "state_dict": model.state_dict()}, "checkpoint.pt")
+        """,
+        """
+        import torch
+        net = torch.load("model.pt", weights_only=False)
+        net.eval()
+        legacy = torch.load("model.pt", pickle_module=pickle)
+        legacy.eval()
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        model = nn.Linear(2, 2)
+        torch.save(model, path)
+        restored = torch.load(path, weights_only=False)
+        """,
+        """
+        import numpy as np
+        import pickle
+        data = np.load("x.npy")
+        data.eval()
+        pickle.dump(model, handle)
+        """,
+        """
+        import torch
+        model = torch.load("weights.pt")
+        def evaluate(model, x):
+            model.eval()
+            return model(x)
+        """,
+        """
+        import torch
+        state = torch.load("weights.pt")
+        model = Net()
+        model.load_state_dict(state)
+        model.eval()
+        """,
+    )
+    INVALID = (
+        Invalid(
+            """
+            import torch
+            net = torch.load("model.pt", map_location="cpu")
+            net.eval()
+            """,
+            """
+            import torch
+            net = torch.load("model.pt", map_location="cpu", weights_only=False)
+            net.eval()
+            """,
+            line=2,
+            column=7,
+            message='`torch.load("model.pt", map_location="cpu")` loads a whole pickled object (it is used as a module: `net.eval(...)`)',
+            fix_title="Pass `weights_only=False` (for a file you trust)",
+        ),
+        Invalid(
+            """
+            from torch import load
+            class Runner:
+                def __init__(self, path):
+                    self.model = load(path).cuda()
+                def predict(self, x):
+                    return self.model(x)
+            """,
+            """
+            from torch import load
+            class Runner:
+                def __init__(self, path):
+                    self.model = load(path, weights_only=False).cuda()
+                def predict(self, x):
+                    return self.model(x)
+            """,
+            message="used as a module: `self.model(...)`",
+        ),
+        Invalid(
+            """
+            import torch
+            predictor = torch.load(path).to(device).eval()
+            """,
+            """
+            import torch
+            predictor = torch.load(path, weights_only=False).to(device).eval()
+            """,
+            message="(it is used as a module: `.eval(...)`)",
+        ),
+        Invalid(
+            """
+            import torch
+            torch.save(model.state_dict, "weights.pt")
+            """,
+            """
+            import torch
+            torch.save(model.state_dict(), "weights.pt")
+            """,
+            line=2,
+            column=12,
+            message="`torch.save(model.state_dict, ...)` saves the bound method",
+            fix_title="Call `model.state_dict()`",
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def save(self, path):
+                    torch.save(self, path)
+            encoder = nn.LSTM(10, 20)
+            torch.save(encoder, "encoder.pt")
+            """,
+            fixed=None,
+            line=5,
+            column=20,
+            message="`torch.save(self, ...)` pickles the whole module",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualified = self.context.qualified_name(node.func)
+        if qualified in _LOAD:
+            self._check_load(node)
+        elif qualified in _SAVE:
+            self._check_save(node)
+
+    # -- torch.load ---------------------------------------------------------------------------
+
+    def _check_load(self, node: cst.Call) -> None:
+        if keyword_arg(node, "weights_only") is not None or keyword_arg(node, "pickle_module") is not None:
+            return
+        if len(positional_args(node)) > 2 or any(arg.star for arg in node.args):
+            return  # `pickle_module` (third) or unknown arguments
+        use = self._object_use(node)
+        if use is None:
+            return
+        message = _WHOLE_OBJECT_LOAD.format(call=self.context.code_for(node), use=use)
+        fix = self.unsafe_fix("Pass `weights_only=False` (for a file you trust)", *self._weights_only_false(node))
+        self.report(node, message, fix)
+
+    def _object_use(self, node: cst.Call) -> Optional[str]:
+        """How the loaded value is used as a module (`eval()`, `model(...)`), if it evidently is."""
+        stack = self.context.stack
+        index = len(stack) - 1
+        # Through `.to(device)`, `.cuda()`...: the same object.
+        while index >= 2 and isinstance(stack[index - 1], cst.Attribute) and isinstance(stack[index - 2], cst.Call):
+            method = stack[index - 1].attr.value
+            if method in _OBJECT_METHODS:
+                return f".{method}(...)"
+            if method not in _SAME_OBJECT:
+                return None
+            index -= 2
+        parent = stack[index - 1] if index >= 1 else None
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is stack[index]):
+            return None
+        return self._use_of_target(parent.targets[0].target)
+
+    def _use_of_target(self, target: cst.BaseExpression) -> Optional[str]:
+        scope = self.context.scope()
+        if isinstance(target, cst.Name):
+            if len(self.context.scopes.values_of(target.value, scope)) != 1:
+                return None  # rebound: the uses may see another value
+            use = _first_object_use(scope, lambda expression: isinstance(expression, cst.Name) and expression.value == target.value)
+            return self._shown(use)
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
+            owner = self.context.enclosing_class()
+            if owner is None or len(self.context.scopes.instance_attribute_values(target, scope)) != 1:
+                return None
+            receiver, attribute = target.value.value, target.attr.value
+            use = _first_object_use(
+                owner,
+                lambda expression: (
+                    isinstance(expression, cst.Attribute)
+                    and expression.attr.value == attribute
+                    and isinstance(expression.value, cst.Name)
+                    and expression.value.value == receiver
+                ),
+            )
+            return self._shown(use)
+        return None
+
+    def _shown(self, use: Optional[cst.BaseExpression]) -> Optional[str]:
+        if use is None:
+            return None
+        return f"{self.context.code_for(use)}(...)"
+
+    def _weights_only_false(self, node: cst.Call) -> Iterator[Replace]:
+        args = list(node.args)
+        last = args[-1]
+        if not isinstance(last.comma, cst.Comma):
+            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        args.append(cst.Arg(value=cst.Name("False"), keyword=cst.Name("weights_only"), equal=equal, comma=last.comma))
+        yield Replace(node, node.with_changes(args=args))
+
+    # -- torch.save ---------------------------------------------------------------------------
+
+    def _check_save(self, node: cst.Call) -> None:
+        positional = positional_args(node)
+        saved = positional[0] if positional else keyword_arg(node, "obj")
+        if saved is None:
+            return
+        value = saved.value
+        shown = self.context.code_for(value)
+        if isinstance(value, cst.Attribute) and value.attr.value == "state_dict":
+            called = cst.Call(func=value)
+            self.report(value, _UNCALLED_STATE_DICT.format(argument=shown), self.unsafe_fix(f"Call `{shown}()`", Replace(value, called)))
+        elif self.context.modules.is_module(value, self.context.stack) and not self._loads_whole_objects_deliberately():
+            self.report(value, _WHOLE_MODULE_SAVE.format(argument=shown))
+
+    def _loads_whole_objects_deliberately(self) -> bool:
+        """The file loads with `weights_only=False` somewhere (torch's own DDP tests and
+        `GraphModule.to_folder` do, even in generated code): its whole-module saves are meant."""
+        return "weights_only=False" in self.context.text
+
+
+def _calls_within(scope: cst.CSTNode) -> Iterator[cst.Call]:
+    """The calls of a function or module body, not of the functions and classes nested in it (where
+    the name may be another binding); of a class, the calls in all its methods."""
+    pending = list(reversed(iter_children(scope)))
+    nested = () if isinstance(scope, cst.ClassDef) else (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, nested):
+            continue
+        if isinstance(node, cst.Call):
+            yield node
+        pending.extend(reversed(iter_children(node)))
+
+
+def _first_object_use(scope: cst.CSTNode, is_target) -> Optional[cst.BaseExpression]:
+    """The first module-only use of the value `is_target` recognises within `scope`, in source
+    order: the callee of a call (`net(x)`) or the method only modules have (`net.eval()`)."""
+    for node in _calls_within(scope):
+        func = node.func
+        if is_target(func) or isinstance(func, cst.Attribute) and func.attr.value in _OBJECT_METHODS and is_target(func.value):
+            return func
+    return None
