@@ -99,8 +99,11 @@ class LegacyTensorConstructor(Rule):
     ## Known limits
     A single argument that is not evidently a size or data (`torch.LongTensor(x)`: `x` may be a
     list, an int, a NumPy array, whose float32 memory the legacy constructor shares, or a tensor,
-    which it aliases) is reported without a fix, as are calls with keywords or `*args`. Type
-    tests against the classes are GL106's. A class chosen at run time
+    which it aliases) is reported without a fix, as are calls with keywords or `*args`; an
+    argument that is evidently a tensor (`torch.Tensor(t.detach())`, a cast to the base class
+    that returns `t` itself) is not reported. `x.type(T)` is reported only when `x` is evidently a
+    tensor: `model.type(torch.DoubleTensor)` is the module method, which also casts integer
+    buffers where `model.to(torch.float64)` does not. Type tests against the classes are GL106's. A class chosen at run time
     (`T = torch.cuda.FloatTensor if cuda else torch.FloatTensor`) is not followed.
     """
 
@@ -139,6 +142,8 @@ class LegacyTensorConstructor(Rule):
         import torch
         y = x.type(torch.float64)
         name = x.type()
+        model.type(torch.DoubleTensor)
+        base = torch.Tensor(x.detach())
         """,
     )
     INVALID = (
@@ -208,8 +213,8 @@ class LegacyTensorConstructor(Rule):
         Invalid(
             """
             import torch
-            def sample(scores):
-                return torch.LongTensor(scores)
+            def sample(ids):
+                return torch.LongTensor(ids)
             """,
             fixed=None,
             message="its argument may be a size or data",
@@ -218,12 +223,12 @@ class LegacyTensorConstructor(Rule):
             """
             import torch
             y = torch.randn(4).type(torch.DoubleTensor)
-            z = w.type(torch.cuda.FloatTensor)
+            z = w.detach().type(torch.cuda.FloatTensor)
             """,
             """
             import torch
             y = torch.randn(4).to(torch.float64)
-            z = w.to("cuda", torch.float32)
+            z = w.detach().to("cuda", torch.float32)
             """,
             message="converts to a legacy tensor type",
         ),
@@ -286,6 +291,8 @@ class LegacyTensorConstructor(Rule):
     # -- constructors ---------------------------------------------------------------------------
 
     def _constructor(self, node: cst.Call, legacy: Optional[LegacyTensorType]) -> None:
+        if len(node.args) == 1 and not node.args[0].star and self.context.is_tensor(node.args[0].value):
+            return  # a cast of a tensor to the base class (the constructor returns it itself), not a construction
         found = torch_alias(self.context)
         call = snippet(self.context.code_for(node), 60)
         if any(arg.star or arg.keyword is not None for arg in node.args) or found is None:
@@ -343,6 +350,8 @@ class LegacyTensorConstructor(Rule):
         if len(args) != 1 or args[0].keyword is not None or args[0].star:
             return
         target = args[0].value
+        if not self._is_tensor(node.func.value):
+            return  # `model.type(torch.FloatTensor)` casts a module, whose `.to` is not the same
         found_alias = self._type_alias(target.value) if isinstance(target, cst.Name) else None
         legacy, alias_uses = found_alias if found_alias is not None else (self._legacy_type(target), None)
         if legacy is None:
@@ -411,6 +420,11 @@ class LegacyTensorConstructor(Rule):
         if legacy is None:
             return None
         return legacy, _alias_uses(self.context.module, name, values[0])
+
+    def _is_tensor(self, node: cst.BaseExpression) -> bool:
+        while isinstance(node, cst.Attribute) and node.attr.value == "data":
+            node = node.value  # `.data` of a tensor is a tensor
+        return self.context.is_tensor(node)
 
     def _evidently_cpu(self, receiver: cst.BaseExpression) -> bool:
         return not self._device_changed and factory_without_device(receiver, self.context.imports)
