@@ -1,0 +1,279 @@
+"""The legacy tensor type classes called as constructors (`torch.FloatTensor([1, 2])`,
+`torch.LongTensor(n)`, `torch.Tensor(out, in)`) and what their arguments evidently are.
+
+Measured under torch 2.13: a legacy constructor reads two or more positional arguments as sizes,
+a single int (or `torch.Size`, NumPy integer) as a size, and a single sequence as data; a single
+tensor is returned itself (aliased) when its type matches and raises otherwise, and a float32
+NumPy array is shared, not copied. The legacy classes always build on the CPU, whatever
+`torch.set_default_device` says, while `torch.empty` / `torch.tensor` follow the default device.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Callable, Optional, Sequence
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.legacy_types import LegacyTensorType, legacy_tensor_type
+from gradlint.analysis.scopes import Bindings, Scope, ScopeTable
+from gradlint.analysis.tree import descendants
+
+# `torch.Tensor(...)`: the legacy constructor of the default dtype.
+DEFAULT_TYPE = "torch.Tensor"
+# Calls that change the default device, after which the legacy classes (CPU) and the modern
+# factories (default device) build on different devices.
+DEFAULT_DEVICE_SETTERS = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
+# Builtins and tensor methods whose result is an int.
+_INT_BUILTINS = frozenset({"len", "int"})
+_INT_METHODS = frozenset({"size", "numel", "dim", "nelement", "ndimension"})
+_INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+_LITERAL_OPERATORS = (*_INT_OPERATORS, cst.Divide, cst.Power)
+# Tensor methods whose result stays on the device of the tensor they are called on.
+DEVICE_KEEPING_METHODS = frozenset(
+    {
+        "view",
+        "reshape",
+        "t",
+        "transpose",
+        "permute",
+        "unsqueeze",
+        "squeeze",
+        "contiguous",
+        "clone",
+        "detach",
+        "float",
+        "double",
+        "long",
+        "int",
+    }
+)
+# torch factories whose result lives on the default device unless `device=` says otherwise.
+CPU_FACTORIES = frozenset(
+    {
+        "torch.randn",
+        "torch.rand",
+        "torch.randint",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty",
+        "torch.full",
+        "torch.arange",
+        "torch.linspace",
+        "torch.eye",
+        "torch.tensor",
+        "torch.from_numpy",
+    }
+)
+
+
+class Evidence(Enum):
+    EXACT = "exact"  # the argument is certainly this kind of value
+    LIKELY = "likely"  # it is on every path gradlint sees, but a caller or an element could differ
+
+
+def constructor_type(qualified: Optional[str]) -> Optional[tuple[Optional[LegacyTensorType], str]]:
+    """(the legacy type or None for `torch.Tensor`, the qualified name) of a legacy constructor."""
+    if qualified == DEFAULT_TYPE:
+        return None, qualified
+    legacy = legacy_tensor_type(qualified)
+    return (legacy, qualified) if legacy is not None else None
+
+
+def changes_default_device(module: cst.Module, imports: ImportMap) -> bool:
+    """The file sets a default device (`torch.set_default_device`, `set_default_tensor_type`,
+    `with torch.device(...)`): there the legacy classes and the modern factories part ways."""
+    for node in descendants(module):
+        if isinstance(node, cst.Call) and imports.qualified_name(node.func) in DEFAULT_DEVICE_SETTERS:
+            if not _cpu_default_type(node, imports):
+                return True
+        if isinstance(node, cst.WithItem) and isinstance(node.item, cst.Call):
+            if imports.qualified_name(node.item.func) == "torch.device":
+                return True
+    return False
+
+
+def _cpu_default_type(call: cst.Call, imports: ImportMap) -> bool:
+    """`torch.set_default_tensor_type(torch.DoubleTensor)`: a CPU type leaves the default device
+    alone (measured)."""
+    if imports.qualified_name(call.func) != "torch.set_default_tensor_type" or len(call.args) != 1:
+        return False
+    value = call.args[0].value
+    text = value.evaluated_value if isinstance(value, cst.SimpleString) else imports.qualified_name(value)
+    legacy = legacy_tensor_type(text if isinstance(text, str) else None)
+    return legacy is not None and not legacy.cuda
+
+
+def literal_leaves(node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The number and bool literals of a (nested) list or tuple display, None when any element is
+    something else."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        leaves: list[cst.BaseExpression] = []
+        for element in node.elements:
+            if isinstance(element, cst.StarredElement):
+                return None
+            inner = literal_leaves(element.value)
+            if inner is None:
+                return None
+            leaves.extend(inner)
+        return leaves
+    if _is_number_literal(node):
+        return [node]
+    return None
+
+
+def _is_number_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _LITERAL_OPERATORS):
+        return _is_number_literal(node.left) and _is_number_literal(node.right)
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)) and _is_number_literal(node.expression)
+
+
+def is_float_literal(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, cst.Float)
+
+
+class ArgumentEvidence:
+    """Whether the single argument of a legacy constructor is evidently a size or data."""
+
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, module: cst.Module) -> None:
+        self.imports = imports
+        self.scopes = scopes
+        self.module = module
+
+    def size(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Evidence]:
+        """An int: a literal, `len(...)`, `x.size(i)`, `x.shape[i]`, int arithmetic, or a name bound
+        only to those (EXACT); a parameter that defaults to an int or that the function passes
+        to `range()` or among the sizes of a constructor (LIKELY: a caller may pass a sequence)."""
+        if depth > 6:
+            return None
+        if isinstance(node, cst.Integer):
+            return Evidence.EXACT
+        if isinstance(node, cst.Call):
+            return Evidence.EXACT if self._int_call(node) else None
+        if isinstance(node, cst.Subscript):
+            return Evidence.EXACT if isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape" else None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _INT_OPERATORS):
+            return _weakest(self.size(node.left, scope, depth + 1), self.size(node.right, scope, depth + 1))
+        if isinstance(node, cst.Name):
+            return self._name_size(node.value, scope, depth)
+        return None
+
+    def data(self, node: cst.BaseExpression, scope: Scope, reaches: Callable[[cst.BaseExpression], bool]) -> Optional[Evidence]:
+        """A sequence: a list or tuple display of literals (EXACT), any other display or a list
+        comprehension, or a name bound only to those (LIKELY: its elements could be tensors, which
+        the legacy constructor converts with a warning when they require grad). `reaches(value)`
+        tells the bindings of a name that can reach the call."""
+        if self._exact_leaves(node, scope):
+            return Evidence.EXACT
+        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+            return Evidence.LIKELY
+        if isinstance(node, cst.Name):
+            found = self._bindings_of(node.value, scope)
+            if found is None:
+                return None
+            bindings = found[0]
+            if any(node.value in table for table in (bindings.opaque, bindings.unpacked, bindings.loop_sources)):
+                return None
+            values = [value for value in bindings.assigned(node.value) if reaches(value)]
+            if values and all(isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) for value in values):
+                return Evidence.LIKELY
+        return None
+
+    def _exact_leaves(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """A (nested) list or tuple display of number literals and evident ints."""
+        if isinstance(node, (cst.List, cst.Tuple)):
+            elements = node.elements
+            return not any(isinstance(e, cst.StarredElement) for e in elements) and all(
+                self._exact_leaves(e.value, scope) for e in elements
+            )
+        return literal_leaves(node) is not None or self.size(node, scope) is Evidence.EXACT
+
+    def _int_call(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Name):
+            return func.value in _INT_BUILTINS and func.value not in self.imports.bindings and len(call.args) == 1
+        if isinstance(func, cst.Attribute) and func.attr.value in _INT_METHODS:
+            # `x.size(0)` is an int, `x.size()` a torch.Size (also a size, but not one int)
+            return func.attr.value != "size" or len(call.args) == 1
+        return False
+
+    def _bindings_of(self, name: str, scope: Scope) -> Optional[tuple[Bindings, Scope]]:
+        """The bindings of the scope that binds `name` (the function, else the module)."""
+        for candidate in dict.fromkeys((scope, self.module)):
+            bindings = self.scopes.of(candidate)
+            if any(name in table for table in (bindings.values, bindings.opaque, bindings.unpacked, bindings.loop_sources)):
+                return bindings, candidate
+        return None
+
+    def _name_size(self, name: str, scope: Scope, depth: int) -> Optional[Evidence]:
+        found = self._bindings_of(name, scope)
+        if found is None:
+            return None
+        bindings, owner = found
+        values = bindings.assigned(name)
+        if name in bindings.unpacked or name in bindings.loop_sources:
+            return None
+        if name in bindings.opaque:
+            return self._parameter_size(name, owner) if not values and _is_parameter(name, owner) else None
+        return _weakest(*(self.size(value, owner, depth + 1) for value in values))
+
+    def _parameter_size(self, name: str, function: cst.FunctionDef) -> Optional[Evidence]:
+        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            if param.name.value == name and param.default is not None:
+                if self.size(param.default, self.module, 1) is not None:
+                    return Evidence.LIKELY
+        for node in descendants(function.body):
+            if isinstance(node, cst.Call) and self._sizes_of(node, name):
+                return Evidence.LIKELY
+        return None
+
+    def _sizes_of(self, call: cst.Call, name: str) -> bool:
+        """`range(name)` (the builtin) or `torch.FloatTensor(name, ...)` among several sizes."""
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        named = any(isinstance(value, cst.Name) and value.value == name for value in positional)
+        if not named:
+            return False
+        if isinstance(call.func, cst.Name) and call.func.value == "range" and "range" not in self.imports.bindings:
+            return True
+        return len(positional) > 1 and constructor_type(self.imports.qualified_name(call.func)) is not None
+
+
+def _is_parameter(name: str, scope: Scope) -> bool:
+    if not isinstance(scope, cst.FunctionDef):
+        return False
+    params = scope.params
+    return any(param.name.value == name for param in (*params.posonly_params, *params.params, *params.kwonly_params))
+
+
+def _weakest(*found: Optional[Evidence]) -> Optional[Evidence]:
+    if not found or None in found:
+        return None
+    return Evidence.LIKELY if Evidence.LIKELY in found else Evidence.EXACT
+
+
+def is_in_loop(stack: Sequence[cst.CSTNode], scope: Scope) -> bool:
+    """A `for` or `while` between the scope and the node (its earlier iterations reach it)."""
+    inside = False
+    for node in stack:
+        if node is scope:
+            inside = True
+        elif inside and isinstance(node, (cst.For, cst.While)):
+            return True
+    return False
+
+
+def factory_without_device(node: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`torch.randn(2, 3)`: a torch factory call that names no device (default device, the CPU
+    unless the file changes it), also behind methods that keep the device (`.view(2, 3)`)."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in DEVICE_KEEPING_METHODS:
+        node = node.func.value
+    if not isinstance(node, cst.Call) or imports.qualified_name(node.func) not in CPU_FACTORIES:
+        return False
+    return not any(arg.star or (arg.keyword is not None and arg.keyword.value == "device") for arg in node.args)

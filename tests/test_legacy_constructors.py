@@ -1,0 +1,103 @@
+"""What the argument of a legacy tensor constructor evidently is: a size, data, or unknown."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.analysis.legacy_constructors import ArgumentEvidence, Evidence, changes_default_device, factory_without_device
+from gradlint.analysis.tree import descendants
+from test_function_summaries import context_of, function
+
+
+def argument_of(context, scope, constructor):
+    """The single argument of the `torch.<constructor>(...)` call in `scope`."""
+    for node in descendants(scope):
+        if isinstance(node, cst.Call) and context.code_for(node.func) == f"torch.{constructor}":
+            return node, node.args[0].value
+    raise LookupError(constructor)
+
+
+def evidence(source, constructor, kind="size", name="f"):
+    context = context_of(source)
+    scope = function(context, name)
+    call, value = argument_of(context, scope, constructor)
+    arguments = ArgumentEvidence(context.imports, context.scopes, context.module)
+    if kind == "size":
+        return arguments.size(value, scope)
+    line = context.line_of(call)
+    return arguments.data(value, scope, lambda binding: context.line_of(binding) < line)
+
+
+def test_ints_from_literals_len_size_and_module_constants_are_exact_sizes():
+    source = """\
+        import torch
+        N = 4
+        def f(x, words):
+            n = len(words)
+            m = n * 2 + N
+            m += 1
+            torch.FloatTensor(m)
+            torch.LongTensor(x.size(0))
+            torch.DoubleTensor(x.shape[1] // 2)
+    """
+    assert evidence(source, "FloatTensor") is Evidence.EXACT
+    assert evidence(source, "LongTensor") is Evidence.EXACT
+    assert evidence(source, "DoubleTensor") is Evidence.EXACT
+
+
+def test_a_parameter_is_a_likely_size_only_with_an_int_default_or_an_int_use():
+    assert evidence("import torch\nB = 5\ndef f(size=B):\n    torch.LongTensor(size)\n", "LongTensor") is Evidence.LIKELY
+    used = "import torch\ndef f(n):\n    for i in range(n):\n        pass\n    torch.LongTensor(n)\n"
+    assert evidence(used, "LongTensor") is Evidence.LIKELY
+    assert evidence("import torch\ndef f(n):\n    torch.LongTensor(n)\n", "LongTensor") is None
+    rebound = "import torch\ndef f(n=3):\n    n = g(n)\n    torch.LongTensor(n)\n"
+    assert evidence(rebound, "LongTensor") is None
+
+
+def test_floats_and_unknown_calls_are_not_sizes():
+    assert evidence("import torch\ndef f(x):\n    k = 2.0\n    torch.FloatTensor(k)\n", "FloatTensor") is None
+    assert evidence("import torch\ndef f(x):\n    torch.FloatTensor(x.item())\n", "FloatTensor") is None
+    assert evidence("import torch\ndef f(x):\n    torch.FloatTensor(x.size())\n", "FloatTensor") is None
+
+
+def test_displays_of_numbers_are_exact_data_other_lists_likely():
+    source = """\
+        import torch
+        SOS = 0
+        def f(ni, digits):
+            torch.LongTensor([[SOS, -1, 2**3]])
+            torch.FloatTensor([ni, 1.0])
+            torch.DoubleTensor([d / 2 for d in digits])
+    """
+    assert evidence(source, "LongTensor", "data") is Evidence.EXACT
+    assert evidence(source, "FloatTensor", "data") is Evidence.LIKELY
+    assert evidence(source, "DoubleTensor", "data") is Evidence.LIKELY
+
+
+def test_a_name_is_data_when_the_bindings_before_the_call_are_lists():
+    rebound_after = """\
+        import torch
+        def f(values):
+            rewards = []
+            for v in values:
+                rewards.insert(0, v)
+            rewards = torch.Tensor(rewards)
+            rewards = rewards - rewards.mean()
+    """
+    assert evidence(rebound_after, "Tensor", "data") is Evidence.LIKELY
+    unpacked = "import torch\ndef f():\n    a, b = [], []\n    torch.LongTensor(b)\n"
+    assert evidence(unpacked, "LongTensor", "data") is Evidence.LIKELY
+    mixed = "import torch\ndef f(t):\n    a = []\n    if t:\n        a = t\n    torch.LongTensor(a)\n"
+    assert evidence(mixed, "LongTensor", "data") is None
+
+
+def test_default_device_setters_and_factories_without_device():
+    context = context_of("import torch\nwith torch.device('meta'):\n    m = torch.nn.Linear(2, 2)\n")
+    assert changes_default_device(context.module, context.imports)
+    cpu_type = context_of("import torch\ntorch.set_default_tensor_type(torch.DoubleTensor)\n")
+    assert not changes_default_device(cpu_type.module, cpu_type.imports)
+    cuda_type = context_of("import torch\ntorch.set_default_tensor_type('torch.cuda.FloatTensor')\n")
+    assert changes_default_device(cuda_type.module, cuda_type.imports)
+    factories = context_of("import torch\na = torch.randn(2).view(1, 2)\nb = torch.randn(2, device='cuda')\nc = x.view(2)\n")
+    values = [statement.body[0].value for statement in factories.module.body[1:]]
+    assert [factory_without_device(value, factories.imports) for value in values] == [True, False, False]
