@@ -4,9 +4,12 @@ This is the examples test's own yardstick, written independently of gradlint's r
 nothing about bindings, scopes or types beyond one function body, so it errs on the side of
 reporting. It looks for the 0.3 API that torch 2.13 rejects, ignores with a warning, or answers
 differently: `Variable`, `volatile`, `[0]` for a scalar, type tests against `Variable` or the
-legacy tensor types, old-style autograd Functions. A `.data` read still means the same, and
-deprecated APIs outside the migration (`clip_grad_norm`, `size_average=`, ...) are not its
-business. Per-element class targets are a matter of shapes, which the runs check instead.
+legacy tensor types, old-style autograd Functions. A `.data` read still means the same.
+Per-element class targets are a matter of shapes, which the runs check instead.
+
+`legacy_api_constructs` does the same for the APIs removed, renamed or changed since 0.3
+(`clip_grad_norm`, `size_average=`, `torch.FloatTensor(...)`, `F.softmax(x)` without `dim`, ...),
+resolving import aliases and nothing else.
 """
 
 from __future__ import annotations
@@ -132,3 +135,113 @@ def legacy_constructs(source: str) -> list[Construct]:
                     if node.value.id in sums:
                         add(node, "[0] of a running sum")
     return sorted(found)
+
+
+# ---------------------------------------------------------------------------------------------
+# APIs removed, renamed or changed since 0.3: what `gradlint fix --migrate` is meant to leave none of.
+
+INITIALISERS = "uniform normal constant xavier_uniform xavier_normal kaiming_uniform kaiming_normal orthogonal sparse eye dirac"
+RENAMED_CALLS = {
+    *(f"torch.nn.init.{name}" for name in INITIALISERS.split()),
+    "torch.nn.utils.clip_grad_norm",
+    "torch.nn.functional.sigmoid",
+    "torch.nn.functional.tanh",
+    "torch.nn.functional.upsample",
+    "torch.nn.functional.upsample_bilinear",
+    "torch.nn.functional.upsample_nearest",
+    "torch.nn.UpsamplingNearest2d",
+    "torch.nn.UpsamplingBilinear2d",
+    "torch.nn.NLLLoss2d",
+    "torch.cuda.memory_cached",
+    "torch.ger",
+    "torch.range",
+    "torch.set_default_tensor_type",
+    "torch.cuda.amp.autocast",
+    "torch.cuda.amp.GradScaler",
+    "torch.cpu.amp.autocast",
+    *(f"torch.{name}" for name in "gesv potrf potrs gels trtrs btrifact solve symeig eig lstsq matrix_rank chain_matmul".split()),
+}
+LEGACY_CONSTRUCTOR = re.compile(r"^torch\.(cuda\.)?((Float|Double|Half|Byte|Char|Short|Int|Long)Tensor|Tensor)$")
+SOFTMAX_FUNCTIONS = {f"torch.nn.functional.{name}" for name in ("softmax", "log_softmax", "softmin")}
+SOFTMAX_MODULES = {f"torch.nn.{name}" for name in ("Softmax", "LogSoftmax", "Softmin")}
+LOSS_FLAGS = {"size_average", "reduce"}
+
+
+def import_aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> the dotted module or object it was imported as."""
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+def resolved(node: ast.AST, aliases: dict[str, str]) -> str:
+    """`torch.nn.functional.softmax` for `F.softmax` after `import torch.nn.functional as F`."""
+    name = dotted(node)
+    head, _, rest = name.partition(".")
+    full = aliases.get(head, head)
+    return f"{full}.{rest}" if rest else full
+
+
+def legacy_api_constructs(source: str) -> list[Construct]:
+    tree = ast.parse(source)
+    aliases = import_aliases(tree)
+    found: set[Construct] = set()
+
+    def add(node: ast.AST, kind: str) -> None:
+        found.add(Construct(node.lineno, kind))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(("torch._six", "functorch")):
+            add(node, f"{node.module} import")
+        elif isinstance(node, ast.Attribute) and node.attr == "saved_variables":
+            add(node, "ctx.saved_variables")
+        elif isinstance(node, ast.Call):
+            name = resolved(node.func, aliases)
+            keywords = {keyword.arg for keyword in node.keywords}
+            if name in RENAMED_CALLS:
+                add(node, f"{name}(...)")
+            if LEGACY_CONSTRUCTOR.match(name):
+                add(node, "legacy tensor constructor")
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "type" and len(node.args) == 1:
+                argument = resolved(node.args[0], aliases)
+                if LEGACY_CONSTRUCTOR.match(argument) or argument in module_level_types(tree, aliases):
+                    add(node, ".type(legacy tensor type)")
+            if name.startswith("torch.nn.") and keywords & LOSS_FLAGS:
+                add(node, "size_average= / reduce=")
+            if keywords & {"retain_variables", "unbiased"}:
+                add(node, "retain_variables= / unbiased=")
+            if name in SOFTMAX_FUNCTIONS and len(node.args) < 2 and "dim" not in keywords:
+                add(node, "softmax without dim")
+            if name in SOFTMAX_MODULES and not node.args and "dim" not in keywords:
+                add(node, "softmax module without dim")
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("add_", "sub_", "add", "sub") and len(node.args) == 2:
+                if is_number(node.args[0]):
+                    add(node, "number-first add/sub overload")
+    return sorted(found)
+
+
+def module_level_types(tree: ast.Module, aliases: dict[str, str]) -> set[str]:
+    """Names bound at module level to a legacy tensor type (`dtype = torch.FloatTensor`)."""
+    return {
+        target.id
+        for statement in tree.body
+        if isinstance(statement, ast.Assign) and LEGACY_CONSTRUCTOR.match(resolved(statement.value, aliases))
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    }
+
+
+def is_number(node: ast.AST) -> bool:
+    """A number literal, a negated name or literal (`-lr`), or a name spelled like a rate."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    return isinstance(node, ast.Name) and node.id in ("lr", "learning_rate", "alpha", "step_size")

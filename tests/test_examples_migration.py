@@ -50,7 +50,7 @@ import pytest
 import torch
 
 from gradlint.rules import ALL_MIGRATIONS, presets
-from legacy_constructs import legacy_constructs
+from legacy_constructs import legacy_api_constructs, legacy_constructs
 from legacy_shim import LegacyUse, legacy_semantics, project_stack
 from support import ROOT
 
@@ -613,6 +613,23 @@ def test_complete_migration_leaves_nothing_unreported(name, migrated):
         reported = {f["location"]["row"] for f in migration.findings.get(file, [])}
         constructs = {c.line for c in legacy_constructs(path.read_text(encoding="utf-8")) if c.kind != "Variable import"}
         assert reported == constructs, file
+
+
+def test_the_originals_use_apis_removed_or_renamed_since_0_3():
+    kinds = {
+        c.kind for project in PROJECTS for path in project.files(EXAMPLES) for c in legacy_api_constructs(path.read_text(encoding="utf-8"))
+    }
+    expected = {"legacy tensor constructor", ".type(legacy tensor type)", "size_average= / reduce=", "number-first add/sub overload"}
+    assert expected <= kinds, kinds
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_complete_migration_leaves_no_api_removed_or_renamed_since_0_3(name, migrated):
+    root = migrated[COMPLETE].root
+    left = {
+        path.relative_to(root).as_posix(): legacy_api_constructs(path.read_text(encoding="utf-8")) for path in BY_NAME[name].files(root)
+    }
+    assert {file: constructs for file, constructs in left.items() if constructs} == {}
 
 
 def test_complete_migration_summary_counts_what_is_left(migrated):
