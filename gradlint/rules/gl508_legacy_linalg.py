@@ -114,8 +114,9 @@ class LegacyLinalgApi(Rule):
     without eigenvectors unpacked, `chain_matmul(*matrices)`, `norm` with `'nuc'` or a `p` that is
     not a literal, `svd(compute_uv=False)`, `matrix_rank(tol=)`, `out=`. `A.svd()` and `A.norm()`
     (methods, very common, deprecated in the documentation only) are not reported; the other
-    methods only on an evident tensor. A call inside a function of the same name (a
-    compatibility wrapper such as `Tensor.norm`) is not reported.
+    methods only on an evident tensor. A method that passes `self` to the legacy function of its
+    own name (`def norm(self, ...): return torch.norm(self, ...)`, torch's own `Tensor.norm`)
+    defines the legacy method rather than using it, and is not reported.
     """
 
     code = "GL508"
@@ -263,12 +264,21 @@ class LegacyLinalgApi(Rule):
         if found is None:
             return
         api, bound = found
-        function = self.context.enclosing_function()
-        if function is not None and function.name.value == api.name:
-            return  # a compatibility wrapper of the same name forwards to the legacy function
+        if self._defines_legacy_method(api, bound):
+            return
         verb = "was removed" if api.removed is not None else "is deprecated"
         message = f"`{self.context.code_for(node.func)}` {verb} in favour of `torch.linalg`: {_HINTS[api.name]} ({api.status})"
         self.report(node, message, self._fix(node, api, bound))
+
+    def _defines_legacy_method(self, api: LegacyLinalg, bound: Optional[dict[str, cst.BaseExpression]]) -> bool:
+        """`def norm(self, ...): return torch.norm(self, ...)` in a class: the definition of the
+        legacy tensor method itself (torch's `Tensor.norm`), not a use of it."""
+        function = self.context.enclosing_function()
+        if function is None or function.name.value != api.name or self.context.enclosing_class() is None:
+            return False
+        receiver = function.params.params[0].name.value if function.params.params else None
+        first = next(iter(bound.values()), None) if bound else None
+        return isinstance(first, cst.Name) and first.value == receiver
 
     def _legacy(self, node: cst.Call) -> Optional[tuple[LegacyLinalg, Optional[dict[str, cst.BaseExpression]]]]:
         name = _QUALIFIED.get(self.context.qualified_name(node.func) or "")
