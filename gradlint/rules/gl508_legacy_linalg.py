@@ -31,7 +31,7 @@ _HINTS = {
     "lu": "`torch.linalg.lu_factor_ex(A)[:2]` (`torch.linalg.lu_factor(A)` if A is invertible: it raises for a singular matrix; `lu_factor_ex(A)` for `get_infos=True`)",
     "lu_solve": "`torch.linalg.lu_solve(LU, pivots, B)` (arguments reversed)",
     "svd": "`torch.linalg.svd(A, full_matrices=not some)` returns `Vh`: `V` is `Vh.mH`",
-    "norm": "`torch.linalg.vector_norm` for a numeric `p` or `'fro'` over all or one dimension, `torch.linalg.matrix_norm` for matrix norms (`torch.linalg.norm(A, 1)` is the induced norm: not the same)",
+    "norm": "`torch.linalg.vector_norm` for a numeric `p` or `'fro'`, `torch.linalg.matrix_norm` for `'nuc'` and other matrix norms (`torch.linalg.norm(A, 1)` is the induced norm: not the same)",
 }
 
 
@@ -160,6 +160,15 @@ class LegacyLinalgApi(Rule):
         import torch
         n = torch.randn(3).norm()
         """,
+        """
+        from numpy.linalg import norm, svd, qr
+        from scipy.linalg import cholesky, lu
+        import tensorflow as tf
+        n = norm(v) + tf.linalg.norm(w)
+        U, S, Vh = svd(M)
+        L = cholesky(S, lower=True)
+        P, L, U = lu(M)
+        """,
     )
     INVALID = (
         Invalid(
@@ -248,6 +257,28 @@ class LegacyLinalgApi(Rule):
             import torch
             n = torch.linalg.vector_norm(x, 1, dim=1)
             """,
+        ),
+        Invalid(
+            """
+            import torch
+            LU, pivots = torch.lu(A)
+            X = torch.lu_solve(B, LU, pivots)
+            """,
+            """
+            import torch
+            LU, pivots = torch.linalg.lu_factor_ex(A)[:2]
+            X = torch.linalg.lu_solve(LU, pivots, B)
+            """,
+        ),
+        # The arity changes (1.x also returned a copy of A), and reordering `load()` would move its effects.
+        Invalid(
+            """
+            import torch
+            X, _ = torch.triangular_solve(B, A)
+            Y = torch.triangular_solve(load(), A).solution
+            n = torch.norm(A, p="nuc")
+            """,
+            fixed=None,
         ),
         Invalid(
             """
@@ -471,12 +502,11 @@ class LegacyLinalgApi(Rule):
         if "out" in bound:
             return None
         p = bound.get("p")
-        dim = bound.get("dim")
         parts = [self._code(bound["input"])]
-        if isinstance(p, cst.SimpleString) and p.evaluated_value == "fro":
-            if dim is not None and not _at_most_two_dims(dim):
-                return None
-        elif p is not None and not (isinstance(p, cst.Name) and p.value == "None"):
+        # `'fro'` (the default) is the flattened 2-norm over `dim`; over three or more dimensions
+        # torch.norm raises (it calls matrix_norm), so any `dim` is exact or raised before.
+        fro = p is None or isinstance(p, cst.SimpleString) and p.evaluated_value == "fro"
+        if not fro and not (isinstance(p, cst.Name) and p.value == "None"):
             if not _numeric_literal(p):
                 return None  # 'nuc', or a value known at run time only (a string there means a matrix norm)
             parts.append(self._code(p))
@@ -517,10 +547,3 @@ def _numeric_literal(node: cst.BaseExpression) -> bool:
         and isinstance(node.args[0].value, cst.SimpleString)
         and node.args[0].value.evaluated_value.strip().lower() in ("inf", "-inf", "+inf")
     )
-
-
-def _at_most_two_dims(dim: cst.BaseExpression) -> bool:
-    """`'fro'` is the flattened 2-norm over all dimensions, one, or a pair (else torch.norm raises or calls matrix_norm)."""
-    if isinstance(dim, (cst.Integer, cst.UnaryOperation)) or isinstance(dim, cst.Name) and dim.value == "None":
-        return True
-    return isinstance(dim, (cst.Tuple, cst.List)) and len(dim.elements) <= 2
