@@ -91,22 +91,25 @@ class LegacyLinalgApi(Rule):
     ## Fix safety
     Safe where the rewrite was measured bitwise equal under torch 2.13 (values, dtype, shape,
     strides, `requires_grad`; square, wide, tall and batched inputs; only the deprecation warning
-    goes): `qr` (`some` becomes `mode=`; a flag that is not a literal becomes
-    `mode="reduced" if some else "complete"`, exact because both accept only a `bool`),
-    `cholesky` (`upper` becomes `upper=`; `.mH` gives the same values but a transposed view, so
-    it is not used), `chain_matmul` of two or more matrices (`multi_dot([...])`) and of one
-    (`m.clone()`, which is what it returns), `triangular_solve(...).solution` / `[0]`
+    goes): `qr` (`some` becomes `mode=`; a flag known at run time only becomes
+    `mode="reduced" if some else "complete"`, exact for a `bool`, the only type `torch.qr`
+    accepts), `cholesky` (`upper` becomes `upper=`, also for a flag known at run time only;
+    `.mH` gives the same values as a transposed view, a different layout, so it is not used),
+    `chain_matmul` of two or more matrices (`multi_dot([...])`) and of one (`m.clone()`, which
+    is what it returns; `multi_dot([m])` raises), `triangular_solve(...).solution` / `[0]`
     (`transpose=True` becomes `A.mT` with the other triangle), `lu` (`lu_factor_ex(A)[:2]`, a
     plain pair as before, and `lu_factor_ex(A)` for `get_infos=True`; not `lu_factor`, which
-    raises for a singular matrix where `torch.lu` returned its factors), `lu_solve`, and `svd` read as `U, S, V = ...`, `[i]` or `.U/.S/.V`.
-    For the removed functions the legacy call raises, so the fix restores the 1.x meaning:
-    safe for `solve(...).solution` / `[0]` and `matrix_rank` (torch's documented one-to-one
-    replacements); unsafe for `symeig` (eigenvectors are defined up to sign, and the 1.x result
-    cannot be reproduced to compare) and `lstsq` (the solution has n rows where 1.x returned
-    max(m, n), and the LAPACK driver differs). `norm` is unsafe: `torch.norm` calls
-    `linalg.vector_norm` for dense tensors on CPU, CUDA and XPU, but keeps its legacy kernel for
-    sparse and MPS tensors, which gradlint cannot see. Arguments that change places are moved
-    only when their evaluation has no effects (names, attributes, subscripts, literals).
+    raises for a singular matrix where `torch.lu` returned its factors), `lu_solve`, and `svd`
+    read as `U, S, V = ...`, `[i]` or `.U` / `.S` / `.V`. For the removed functions the legacy
+    call raises, so the fix restores the 1.x meaning: safe for `solve(...).solution` / `[0]` and
+    `matrix_rank` (torch's documented one-to-one replacements); unsafe for `symeig` (eigenvectors
+    are defined up to sign, and the 1.x result cannot be reproduced to compare) and `lstsq` (the
+    solution has n rows where 1.x returned max(m, n); the LAPACK driver differs, and
+    `linalg.lstsq` on CPU is not even bitwise reproducible between two identical calls).
+    `norm` is unsafe: `torch.norm` calls `linalg.vector_norm` for dense tensors on CPU, CUDA
+    and XPU, but keeps its legacy kernel for sparse and MPS tensors (a sparse tensor makes
+    `vector_norm` raise), which gradlint cannot see. Arguments that change places are moved only
+    when their evaluation has no effects (names, attributes, subscripts, literals).
 
     ## Known limits
     No fix where the mapping is not exact: `eig` (complex results), a result whose arity changes
