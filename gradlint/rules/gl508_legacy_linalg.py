@@ -6,6 +6,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from gradlint.analysis.legacy_linalg import LEGACY_LINALG, LegacyLinalg, bind_arguments, evaluates_without_effects
+from gradlint.analysis.name_reads import is_never_read
 from gradlint.analysis.syntax import is_bool_literal, parenthesized
 from gradlint.fix.builders import enclosing_line, indentation, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, Replace, ReplaceLines
@@ -43,9 +44,11 @@ class ResultUse:
     index: Optional[int] = None
     field: Optional[str] = None
     targets: tuple[str, ...] = ()
+    target: Optional[cst.BaseAssignTargetExpression] = None  # of the unpacking assignment
 
 
-Built = Optional[tuple[cst.CSTNode, str, Applicability]]
+# The node a fix replaces, its new text, how safe that is, and further changes (the targets of `X, _ = ...`).
+Built = Optional[tuple[cst.CSTNode, str, Applicability, tuple[Change, ...]]]
 Flag = Union[bool, str]  # a literal flag, or the source of an expression known at run time only
 
 
@@ -112,14 +115,17 @@ class LegacyLinalgApi(Rule):
     when their evaluation has no effects (names, attributes, subscripts, literals).
 
     ## Known limits
-    No fix where the mapping is not exact: `eig` (complex results), a result whose arity changes
-    unpacked (`X, LU = torch.solve(B, A)`, `X, _ = torch.triangular_solve(B, A)`), `symeig`
-    without eigenvectors unpacked, `chain_matmul(*matrices)`, `norm` with `'nuc'` or a `p` that is
-    not a literal, `svd(compute_uv=False)`, `matrix_rank(tol=)`, `out=`. `A.svd()` and `A.norm()`
-    (methods, very common, deprecated in the documentation only) are not reported; the other
-    methods only on an evident tensor. A method that passes `self` to the legacy function of its
-    own name (`def norm(self, ...): return torch.norm(self, ...)`, torch's own `Tensor.norm`)
-    defines the legacy method rather than using it, and is not reported.
+    No fix where the mapping is not exact: `eig` (complex results); a result whose arity changes
+    unpacked into two names (`X, LU = torch.solve(B, A)`; the copy of `A` that
+    `triangular_solve` returned is column-major, which `A.clone()` does not reproduce), while
+    `X, _ = ...` becomes `X = ...` when nothing in the module reads `_`; `symeig` without
+    eigenvectors unpacked into two names; `chain_matmul(*matrices)`; `norm` with `'nuc'` or a
+    `p` that is not a literal; `svd(compute_uv=False)`; `matrix_rank(tol=)`; `out=`. `A.svd()`
+    and `A.norm()` (methods, very common, deprecated in the documentation only) are not
+    reported; the other methods only on an evident tensor. A method that passes `self` to the
+    legacy function of its own name (`def norm(self, ...): return torch.norm(self, ...)`,
+    torch's own `Tensor.norm`) defines the legacy method rather than using it, and is not
+    reported.
     """
 
     code = "GL508"
@@ -273,12 +279,26 @@ class LegacyLinalgApi(Rule):
             X = torch.linalg.lu_solve(LU, pivots, B)
             """,
         ),
-        # The arity changes (1.x also returned a copy of A), and reordering `load()` would move its effects.
+        # `_` is read nowhere: the unpacking becomes `X = ...`.
         Invalid(
             """
             import torch
-            X, _ = torch.triangular_solve(B, A)
-            Y = torch.triangular_solve(load(), A).solution
+            X, _ = torch.triangular_solve(B, A, upper=False)
+            """,
+            """
+            import torch
+            X = torch.linalg.solve_triangular(A, B, upper=False)
+            """,
+        ),
+        # The copy of A the second result held (in another layout) is used, `_` is read, and
+        # reordering `load()` would move its effects.
+        Invalid(
+            """
+            import torch
+            X, copy = torch.triangular_solve(B, A)
+            Y, _ = torch.triangular_solve(B, A)
+            print(_)
+            Z = torch.triangular_solve(load(), A).solution
             n = torch.norm(A, p="nuc")
             """,
             fixed=None,
@@ -342,8 +362,8 @@ class LegacyLinalgApi(Rule):
             built = getattr(self, f"_{api.name}")(node, bound)
         if built is None:
             return None
-        target, text, applicability = built
-        changes: tuple[Change, ...] = (*imports, self._change(target, text))
+        target, text, applicability, others = built
+        changes: tuple[Change, ...] = (*imports, self._change(target, text), *others)
         title = f"Replace with `{snippet(text.strip().splitlines()[0], 70)}`"
         return FixPlan(applicability, title, changes)
 
@@ -370,27 +390,33 @@ class LegacyLinalgApi(Rule):
             if isinstance(targets, (cst.Tuple, cst.List)) and all(
                 isinstance(element.value, cst.Name) and isinstance(element, cst.Element) for element in targets.elements
             ):
-                return ResultUse(line, targets=tuple(element.value.value for element in targets.elements))
+                names = tuple(element.value.value for element in targets.elements)
+                return ResultUse(line, targets=names, target=targets)
         return None
 
-    def _first(self, node: cst.Call, field: str) -> Optional[cst.CSTNode]:
-        """The `call[0]` / `call.<field>` expression reading the first result, if that is the use."""
+    def _first(self, node: cst.Call, field: str) -> Optional[tuple[cst.CSTNode, tuple[Change, ...]]]:
+        """What to replace when only the first result is used: `call[0]` / `call.<field>`, or the
+        call of `X, _ = call` (the target becoming `X`) when nothing in the module reads `_`."""
         use = self._use(node)
-        if use is None or not (use.index == 0 or use.field == field):
-            return None
-        return use.node
+        if use is not None and (use.index == 0 or use.field == field):
+            return use.node, ()
+        if use is not None and len(use.targets) == 2 and use.targets[1] == "_" and is_never_read(self.context.module, "_"):
+            return node, (Replace(use.target, use.targets[0]),)
+        return None
 
     def _solve(self, node: cst.Call, bound: dict) -> Built:
-        target = self._first(node, "solution")
-        if target is None or not _reorderable(bound, "input", "A"):
+        first = self._first(node, "solution")
+        if first is None or not _reorderable(bound, "input", "A"):
             return None
-        return target, f"{self._torch}.linalg.solve({self._code(bound['A'])}, {self._code(bound['input'])})", Applicability.SAFE
+        text = f"{self._torch}.linalg.solve({self._code(bound['A'])}, {self._code(bound['input'])})"
+        return first[0], text, Applicability.SAFE, first[1]
 
     def _lstsq(self, node: cst.Call, bound: dict) -> Built:
-        target = self._first(node, "solution")
-        if target is None or not _reorderable(bound, "input", "A"):
+        first = self._first(node, "solution")
+        if first is None or not _reorderable(bound, "input", "A"):
             return None
-        return target, f"{self._torch}.linalg.lstsq({self._code(bound['A'])}, {self._code(bound['input'])}).solution", Applicability.UNSAFE
+        text = f"{self._torch}.linalg.lstsq({self._code(bound['A'])}, {self._code(bound['input'])}).solution"
+        return first[0], text, Applicability.UNSAFE, first[1]
 
     def _symeig(self, node: cst.Call, bound: dict) -> Built:
         vectors = _flag(self, bound.get("eigenvectors"), False)
@@ -401,11 +427,11 @@ class LegacyLinalgApi(Rule):
             uplo = f'"U" if {upper} else "L"'
         matrix = self._code(bound["input"])
         if vectors is True:
-            return node, f"{self._torch}.linalg.eigh({matrix}, UPLO={uplo})", Applicability.UNSAFE
-        target = self._first(node, "eigenvalues") if vectors is False else None
-        if target is None:
-            return None  # unpacked without eigenvectors: 1.x returned an empty tensor, eigh the vectors
-        return target, f"{self._torch}.linalg.eigvalsh({matrix}, UPLO={uplo})", Applicability.UNSAFE
+            return node, f"{self._torch}.linalg.eigh({matrix}, UPLO={uplo})", Applicability.UNSAFE, ()
+        first = self._first(node, "eigenvalues") if vectors is False else None
+        if first is None:
+            return None  # the eigenvectors read: 1.x returned an empty tensor, eigh returns them
+        return first[0], f"{self._torch}.linalg.eigvalsh({matrix}, UPLO={uplo})", Applicability.UNSAFE, first[1]
 
     def _eig(self, node: cst.Call, bound: dict) -> Built:
         return None  # complex results: the code that reads the real (n, 2) layout needs rewriting
@@ -415,7 +441,7 @@ class LegacyLinalgApi(Rule):
             return None
         symmetric = bound.get("symmetric")
         hermitian = "" if symmetric is None or is_bool_literal(symmetric, False) else f", hermitian={self._code(symmetric)}"
-        return node, f"{self._torch}.linalg.matrix_rank({self._code(bound['input'])}{hermitian})", Applicability.SAFE
+        return node, f"{self._torch}.linalg.matrix_rank({self._code(bound['input'])}{hermitian})", Applicability.SAFE, ()
 
     def _qr(self, node: cst.Call, bound: dict) -> Built:
         some = _flag(self, bound.get("some"), True)
@@ -425,26 +451,26 @@ class LegacyLinalgApi(Rule):
             mode = ', mode="complete"'
         else:
             mode = f', mode="reduced" if {some} else "complete"'
-        return node, f"{self._torch}.linalg.qr({self._code(bound['input'])}{mode})", Applicability.SAFE
+        return node, f"{self._torch}.linalg.qr({self._code(bound['input'])}{mode})", Applicability.SAFE, ()
 
     def _cholesky(self, node: cst.Call, bound: dict) -> Built:
         upper = _flag(self, bound.get("upper"), False)
         keyword = "" if upper is False else f", upper={upper}"
-        return node, f"{self._torch}.linalg.cholesky({self._code(bound['input'])}{keyword})", Applicability.SAFE
+        return node, f"{self._torch}.linalg.cholesky({self._code(bound['input'])}{keyword})", Applicability.SAFE, ()
 
     def _chain_matmul(self, node: cst.Call) -> Built:
         if not node.args or any(arg.star or arg.keyword is not None for arg in node.args):
             return None
         matrices = [self._code(arg.value) for arg in node.args]
         if len(matrices) == 1:
-            return node, self._code(parenthesized(node.args[0].value)) + ".clone()", Applicability.SAFE
-        return node, f"{self._torch}.linalg.multi_dot([{', '.join(matrices)}])", Applicability.SAFE
+            return node, self._code(parenthesized(node.args[0].value)) + ".clone()", Applicability.SAFE, ()
+        return node, f"{self._torch}.linalg.multi_dot([{', '.join(matrices)}])", Applicability.SAFE, ()
 
     def _triangular_solve(self, node: cst.Call, bound: dict) -> Built:
-        target = self._first(node, "solution")
+        first = self._first(node, "solution")
         upper = _flag(self, bound.get("upper"), True)
         transpose = _flag(self, bound.get("transpose"), False)
-        if target is None or not _reorderable(bound, "input", "A") or transpose not in (True, False):
+        if first is None or not _reorderable(bound, "input", "A") or transpose not in (True, False):
             return None
         matrix = self._code(bound["A"])
         if transpose is True:
@@ -454,7 +480,7 @@ class LegacyLinalgApi(Rule):
         unit = bound.get("unitriangular")
         unitriangular = "" if unit is None or is_bool_literal(unit, False) else f", unitriangular={self._code(unit)}"
         text = f"{self._torch}.linalg.solve_triangular({matrix}, {self._code(bound['input'])}, upper={upper}{unitriangular})"
-        return target, text, Applicability.SAFE
+        return first[0], text, Applicability.SAFE, first[1]
 
     def _lu(self, node: cst.Call, bound: dict) -> Built:
         infos = _flag(self, bound.get("get_infos"), False)
@@ -464,13 +490,13 @@ class LegacyLinalgApi(Rule):
         keyword = "" if pivot is None or is_bool_literal(pivot, True) else f", pivot={self._code(pivot)}"
         # Not `lu_factor`: it raises for a singular matrix, whose factors torch.lu returns (measured).
         first_two = "" if infos else "[:2]"
-        return node, f"{self._torch}.linalg.lu_factor_ex({self._code(bound['A'])}{keyword}){first_two}", Applicability.SAFE
+        return node, f"{self._torch}.linalg.lu_factor_ex({self._code(bound['A'])}{keyword}){first_two}", Applicability.SAFE, ()
 
     def _lu_solve(self, node: cst.Call, bound: dict) -> Built:
         if not _reorderable(bound, "input", "LU_data", "LU_pivots"):
             return None
         arguments = ", ".join(self._code(bound[name]) for name in ("LU_data", "LU_pivots", "input"))
-        return node, f"{self._torch}.linalg.lu_solve({arguments})", Applicability.SAFE
+        return node, f"{self._torch}.linalg.lu_solve({arguments})", Applicability.SAFE, ()
 
     def _svd(self, node: cst.Call, bound: dict) -> Built:
         some = _flag(self, bound.get("some"), True)
@@ -483,9 +509,9 @@ class LegacyLinalgApi(Rule):
             return None
         fields = ("U", "S", "Vh.mH")
         if use.index is not None and 0 <= use.index < 3:
-            return use.node, f"{call}.{fields[use.index]}", Applicability.SAFE
+            return use.node, f"{call}.{fields[use.index]}", Applicability.SAFE, ()
         if use.field in ("U", "S", "V"):
-            return use.node, f"{call}.{fields['USV'.index(use.field)]}", Applicability.SAFE
+            return use.node, f"{call}.{fields['USV'.index(use.field)]}", Applicability.SAFE, ()
         if len(use.targets) == 3 and isinstance(use.node, cst.SimpleStatementLine):
             indent = indentation(self.context, self.context.stack[: self._line_index()])
             newline = self.context.module.default_newline
@@ -494,7 +520,7 @@ class LegacyLinalgApi(Rule):
             lines = f"{indent}{', '.join(use.targets)} = {call}{kept}{newline}"
             if use.targets[2] != "_":
                 lines += f"{indent}{use.targets[2]} = {use.targets[2]}.mH{newline}"
-            return use.node, lines, Applicability.SAFE
+            return use.node, lines, Applicability.SAFE, ()
         return None
 
     def _line_index(self) -> int:
@@ -516,7 +542,7 @@ class LegacyLinalgApi(Rule):
         for name in ("dim", "keepdim", "dtype"):
             if name in bound:
                 parts.append(f"{name}={self._code(bound[name])}")
-        return node, f"{self._torch}.linalg.vector_norm({', '.join(parts)})", Applicability.UNSAFE
+        return node, f"{self._torch}.linalg.vector_norm({', '.join(parts)})", Applicability.UNSAFE, ()
 
 
 def _flag(rule: LegacyLinalgApi, node: Optional[cst.BaseExpression], default: bool) -> Flag:
