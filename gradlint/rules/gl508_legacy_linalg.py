@@ -136,6 +136,7 @@ class LegacyLinalgApi(Rule):
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = tuple(sorted(LEGACY_LINALG))
+    _torch = "torch"  # the name of module torch the fix being built writes (set per fix)
 
     VALID = (
         """
