@@ -189,6 +189,19 @@ class LegacyTensorConstructor(Rule):
                 return weight, ids
             """,
         ),
+        # Named like a tensor, but also one of several sizes: a size.
+        Invalid(
+            """
+            import torch
+            def make(output_features, input_features):
+                return torch.Tensor(output_features, input_features), torch.Tensor(output_features)
+            """,
+            """
+            import torch
+            def make(output_features, input_features):
+                return torch.empty(output_features, input_features), torch.empty(output_features)
+            """,
+        ),
         Invalid(
             """
             from torch import FloatTensor
@@ -291,7 +304,7 @@ class LegacyTensorConstructor(Rule):
     # -- constructors ---------------------------------------------------------------------------
 
     def _constructor(self, node: cst.Call, legacy: Optional[LegacyTensorType]) -> None:
-        if len(node.args) == 1 and not node.args[0].star and self.context.is_tensor(node.args[0].value):
+        if len(node.args) == 1 and not node.args[0].star and self._is_cast(node.args[0].value):
             return  # a cast of a tensor to the base class (the constructor returns it itself), not a construction
         found = torch_alias(self.context)
         call = snippet(self.context.code_for(node), 60)
@@ -309,6 +322,10 @@ class LegacyTensorConstructor(Rule):
         fixed = snippet(self.context.code_for(replacement), 80)
         plan = self._plan(exact, f"Replace with `{fixed}`", *imports, Replace(node, replacement))
         self.report(node, _CONSTRUCTOR.format(call=call, fixed=fixed), plan)
+
+    def _is_cast(self, value: cst.BaseExpression) -> bool:
+        """A tensor by evidence, not a size that is merely named like one (`output_features`)."""
+        return self.context.is_tensor(value) and self._arguments.size(value, self.context.scope()) is None
 
     def _sized_or_data(
         self, node: cst.Call, args: list[cst.Arg], legacy: Optional[LegacyTensorType], alias: str
