@@ -18,6 +18,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.shapes import Shape, static_shape
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
@@ -156,6 +157,10 @@ class FileContext:
     def scope(self) -> Scope:
         """The function (or module) enclosing the node being visited."""
         return enclosing_scope(self.stack)
+
+    def shape_of(self, node: cst.BaseExpression) -> Optional[Shape]:
+        """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
+        return static_shape(node, self.imports, self.scopes, self.scope())
 
     def is_tensor(self, node: cst.BaseExpression) -> bool:
         return self.tensors.is_tensor(node, self.scope())
