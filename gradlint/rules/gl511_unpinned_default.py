@@ -123,8 +123,15 @@ class UnpinnedDefault(Rule):
         loss = F.kl_div(p, q, reduction="batchmean")
         """,
         """
-        from torch.utils.checkpoint import checkpoint
+        from torch.utils.checkpoint import checkpoint, checkpoint_sequential
         out = checkpoint(block, x, **options)
+        seq = checkpoint_sequential(blocks, 2, x, False)
+        """,
+        """
+        import torch
+        x = torch.randn(2, 3)
+        x.unsqueeze_(0)
+        y = x.T
         """,
         """
         import torch
