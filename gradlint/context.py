@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
@@ -18,9 +19,11 @@ from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.shapes import Shape, static_shape
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
+from gradlint.source import LineIndex
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
 if TYPE_CHECKING:
@@ -31,12 +34,22 @@ if TYPE_CHECKING:
 class FileContext:
     def __init__(self, path: str, text: str, module: cst.Module, project: Optional["ProjectFacts"] = None) -> None:
         self.path = path
-        self.text = text
+        # `text` as written; `module` is parsed from it with its `async=` keywords renamed, if any.
+        self.repair: Optional[AsyncKeywordRepair] = repair_async_keywords(text)
+        self.text = self.repair.text if self.repair is not None else text  # the text `module` was parsed from
         self.module = module
         self.project = project  # what this file uses from the other files of its run, if any
         self.reports: list["Report"] = []
         # Ancestors of the node being visited, the node itself last. Maintained by the walker.
         self.stack: list[cst.CSTNode] = []
+
+    @cached_property
+    def repaired_async_keywords(self) -> frozenset[tuple[int, int]]:
+        """(line, 0-based column) in `text` of each `non_blocking` that was written `async`."""
+        if self.repair is None:
+            return frozenset()
+        index = LineIndex.of(self.text)
+        return frozenset((row, column - 1) for row, column in map(index.position, self.repair.repaired_sites))
 
     @cached_property
     def imports(self) -> ImportMap:
@@ -150,6 +163,10 @@ class FileContext:
     def scope(self) -> Scope:
         """The function (or module) enclosing the node being visited."""
         return enclosing_scope(self.stack)
+
+    def shape_of(self, node: cst.BaseExpression) -> Optional[Shape]:
+        """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
+        return static_shape(node, self.imports, self.scopes, self.scope())
 
     def is_tensor(self, node: cst.BaseExpression) -> bool:
         return self.tensors.is_tensor(node, self.scope())

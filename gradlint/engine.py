@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import dataclasses
 import io
 import re
 import tokenize
@@ -13,10 +14,11 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
 from gradlint.messages import snippet
-from gradlint.model import FileResult, Finding, Location
+from gradlint.model import Edit, FileResult, Finding, Fix, Location
 from gradlint.noqa import file_is_exempt, is_suppressed
 from gradlint.rules import all_rules, rule_for_failure
 from gradlint.rules.base import Report, Rule
@@ -100,16 +102,22 @@ def analyse_text(
     """Prefilter, parse, run the rules, drop what `# noqa` comments suppress (`line_noqa`).
     The whole-file `# gradlint: noqa` is the caller's to check."""
     selected = rules_for(codes)
+    # `x.cuda(async=True)` cannot be parsed since Python 3.7: the rules see the repaired text,
+    # and their findings are moved back to the text as written.
+    repair = repair_async_keywords(text)
+    source = repair.text if repair is not None else text
     # The prefilter also sees the names a file uses through other files (`V` from a module that
     # does `from torch.autograd import Variable as V`).
     borrowed = project.trigger_text() if project is not None else ""
-    rules = [rule for rule in selected if not prefilter or rule.applies_to(text) or (borrowed and rule.applies_to(borrowed))]
-    if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(text)):
+    rules = [rule for rule in selected if not prefilter or rule.applies_to(source) or (borrowed and rule.applies_to(borrowed))]
+    if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(source)):
         return LintOutcome()  # prefilter: nothing here any selected rule could match
     if module is None:
-        module, parse_error = parse(text)
+        module, parse_error = _parse(source)
         if module is None:
             reason, location = parse_error
+            if repair is not None:
+                location = _AsWritten(repair).location(location)
             return LintOutcome(invalid_syntax_findings(reason, location, path, codes))
     context = FileContext(path, text, module, project)
     try:
@@ -119,10 +127,41 @@ def analyse_text(
         return LintOutcome(module=module, error="internal error: nesting too deep to analyse")
     except Exception as error:  # a rule bug must not stop the run
         return LintOutcome(module=module, error=f"internal error: {type(error).__name__}: {error}")
+    if repair is not None:
+        as_written = _AsWritten(repair)
+        findings = [as_written.finding(finding) for finding in findings]
     if line_noqa:
         lines = text.splitlines()
         findings = [f for f in findings if not _suppressed(f, lines)]
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+
+
+class _AsWritten:
+    """Positions in a repaired text moved back to the text as written (rows never move)."""
+
+    def __init__(self, repair: AsyncKeywordRepair) -> None:
+        self.repair = repair
+        self.repaired_lines = LineIndex.of(repair.text)
+        self.original_lines = LineIndex.of(repair.original)
+
+    def offset(self, offset: int) -> int:
+        return self.repair.original_offset(offset)
+
+    def location(self, location: Location) -> Location:
+        offset = self.repaired_lines.offset(location.row, location.column - 1)
+        return Location(*self.original_lines.position(self.offset(offset)))
+
+    def finding(self, finding: Finding) -> Finding:
+        fix = finding.fix
+        if fix is not None:
+            fix = Fix(fix.applicability, fix.message, tuple(self._edit(edit) for edit in fix.edits))
+        return dataclasses.replace(
+            finding, location=self.location(finding.location), end_location=self.location(finding.end_location), fix=fix
+        )
+
+    def _edit(self, edit: Edit) -> Edit:
+        start, end = self.offset(edit.start), self.offset(edit.end)
+        return Edit(start, end, edit.content, Location(*self.original_lines.position(start)), Location(*self.original_lines.position(end)))
 
 
 def _compiles(text: str) -> bool:
@@ -135,7 +174,16 @@ def _compiles(text: str) -> bool:
 
 
 def parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
-    """(module, _) on success, (None, (reason, location)) when the text is not valid Python 3."""
+    """(module, _) on success, (None, (reason, location)) when the text is not valid Python 3.
+    The module is that of the repaired text when the text has `async=` keyword arguments."""
+    repair = repair_async_keywords(text)
+    if repair is None:
+        return _parse(text)
+    module, (reason, location) = _parse(repair.text)
+    return module, (reason, location if module is not None else _AsWritten(repair).location(location))
+
+
+def _parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
     try:
         return cst.parse_module(text), ("", Location(1, 1))
     except cst.ParserSyntaxError as error:

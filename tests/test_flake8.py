@@ -9,7 +9,9 @@ import sys
 
 from support import ROOT, readme_block, write
 
-FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").glob("GL[1-9]*/bad.py"))
+# flake8 parses a file before running any plugin: a file Python cannot parse is flake8's E999.
+ASYNC_KEYWORDS = ROOT / "fixtures" / "GL501_async_keyword_argument" / "bad.py"
+FIXTURE_FILES = sorted(p for p in (ROOT / "fixtures").glob("GL[1-9]*/bad.py") if p != ASYNC_KEYWORDS)
 
 
 def flake8(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -47,6 +49,11 @@ def test_flake8_reports_the_same_findings_as_gradlint_on_the_fixtures():
     expected = {(f["filename"], f["location"]["row"], f["location"]["column"], f["code"]) for f in gradlint_json(*FIXTURE_FILES)}
     assert expected
     assert flake8_rows == expected
+
+
+def test_async_keyword_file_is_flake8s_syntax_error_where_python_stops():
+    result = flake8("--select", "GL,E999", "--format", "%(row)d|%(col)d|%(code)s", str(ASYNC_KEYWORDS))
+    assert result.stdout.split() == ["9|30|E999"]
 
 
 def test_flake8_noqa_is_honoured_the_flake8_way(tmp_path):

@@ -1,0 +1,95 @@
+"""The shape of a tensor expression, where the code states it: a factory called with its sizes
+(`torch.randn(4, 3)`), a nested list literal (`torch.tensor([[1.0, 2.0]])`), or a name every
+binding of which, in the same function, is such an expression. A size the code does not spell as
+an integer literal is None; the rank (the length of the shape) is still known."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+import libcst.matchers as m
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import Scope, ScopeTable
+
+Shape = tuple[Optional[int], ...]
+
+# Factories whose positional arguments are the sizes: `f(2, 3)` or `f((2, 3))`.
+_SIZED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty"})
+_DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
+_RESHAPING_IN_PLACE = ("unsqueeze_", "squeeze_", "resize_", "resize_as_", "set_", "as_strided_", "t_", "transpose_", "swapdims_")
+_MAX_DEPTH = 4
+
+
+def static_shape(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[Shape]:
+    """The shape of the tensor `node` evaluates to, or None when the code does not say it."""
+    return _shape(node, imports, scopes, scope, 0)
+
+
+def _shape(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope], depth: int) -> Optional[Shape]:
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(node, cst.Call):
+        return _call_shape(node, imports)
+    if isinstance(node, cst.Name) and scope is not None:
+        bindings = scopes.of(scope)
+        name = node.value
+        values = bindings.assigned(name)
+        if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            return None
+        if _reshaped_in_place(scope, name):
+            return None
+        shapes = {_shape(value, imports, scopes, scope, depth + 1) for value in values}
+        return shapes.pop() if len(shapes) == 1 else None
+    return None
+
+
+def _reshaped_in_place(scope: Scope, name: str) -> bool:
+    """`x.unsqueeze_(0)`, `x.resize_(...)` or `x.data = ...` somewhere in the scope."""
+    receiver = m.Name(name)
+    mutation = m.Attribute(value=receiver, attr=m.OneOf(*(m.Name(method) for method in _RESHAPING_IN_PLACE)))
+    replaced = m.AssignTarget(target=m.Attribute(value=receiver, attr=m.Name("data")))
+    return bool(m.findall(scope, mutation | replaced))
+
+
+def _call_shape(call: cst.Call, imports: ImportMap) -> Optional[Shape]:
+    if any(arg.star for arg in call.args):
+        return None
+    qualified = imports.qualified_name(call.func)
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    if qualified in _SIZED_FACTORIES:
+        return _sizes(positional)
+    if qualified in _DATA_FACTORIES and positional:
+        return _data_shape(positional[0])
+    return None
+
+
+def _sizes(sizes: list[cst.BaseExpression]) -> Optional[Shape]:
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        elements = sizes[0].elements
+        if any(isinstance(element, cst.StarredElement) for element in elements):
+            return None
+        sizes = [element.value for element in elements]
+    # Each size is an int (torch raises otherwise): one dimension each.
+    return tuple(_integer(size) for size in sizes) if sizes else None
+
+
+def _integer(node: cst.BaseExpression) -> Optional[int]:
+    return int(node.value) if isinstance(node, cst.Integer) and node.value.isdigit() else None
+
+
+def _data_shape(data: cst.BaseExpression) -> Optional[Shape]:
+    """The shape of a list literal of numbers, when it is rectangular."""
+    if isinstance(data, (cst.Integer, cst.Float)) or (
+        isinstance(data, cst.UnaryOperation) and isinstance(data.expression, (cst.Integer, cst.Float))
+    ):
+        return ()
+    if not isinstance(data, (cst.List, cst.Tuple)) or not data.elements:
+        return None
+    if any(isinstance(element, cst.StarredElement) for element in data.elements):
+        return None
+    inner = {_data_shape(element.value) for element in data.elements}
+    if len(inner) != 1 or None in inner:
+        return None
+    return (len(data.elements), *inner.pop())
