@@ -22,6 +22,12 @@ _RESHAPING_IN_PLACE = ("unsqueeze_", "squeeze_", "resize_", "resize_as_", "set_"
 _MAX_DEPTH = 4
 
 
+def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
+    """The number of dimensions of `node`, or None when the code does not say it."""
+    shape = static_shape(node, imports, scopes, scope)
+    return None if shape is None else len(shape)
+
+
 def static_shape(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[Shape]:
     """The shape of the tensor `node` evaluates to, or None when the code does not say it."""
     return _shape(node, imports, scopes, scope, 0)
@@ -66,13 +72,17 @@ def _call_shape(call: cst.Call, imports: ImportMap) -> Optional[Shape]:
 
 
 def _sizes(sizes: list[cst.BaseExpression]) -> Optional[Shape]:
+    if not sizes:
+        return None
     if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
         elements = sizes[0].elements
         if any(isinstance(element, cst.StarredElement) for element in elements):
             return None
         sizes = [element.value for element in elements]
+    elif len(sizes) == 1 and not isinstance(sizes[0], cst.Integer):
+        return None  # `torch.randn(n)`: n may be an int or a whole shape
     # Each size is an int (torch raises otherwise): one dimension each.
-    return tuple(_integer(size) for size in sizes) if sizes else None
+    return tuple(_integer(size) for size in sizes)
 
 
 def _integer(node: cst.BaseExpression) -> Optional[int]:
@@ -93,3 +103,9 @@ def _data_shape(data: cst.BaseExpression) -> Optional[Shape]:
     if len(inner) != 1 or None in inner:
         return None
     return (len(data.elements), *inner.pop())
+
+
+def legacy_softmax_dim(rank: int) -> int:
+    """The dimension `softmax` and its kin pick without `dim` (torch.nn.functional._get_softmax_dim):
+    0 for 0-, 1- and 3-D input, 1 otherwise. Measured under torch 2.13 for ranks 0 to 4."""
+    return 0 if rank in (0, 1, 3) else 1

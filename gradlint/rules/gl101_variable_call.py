@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.history import returns_receiver
 from gradlint.analysis.legacy import VARIABLE, is_direct_grad_factory, is_variable, literal_tensor, variable_arguments
 from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
-from gradlint.fix.builders import enclosing_line, remove_line
+from gradlint.fix.builders import enclosing_line, remove_line, with_keywords
 from gradlint.fix.plan import Applicability, Availability, Change, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
@@ -762,13 +762,6 @@ def _as_bool(flag: cst.BaseExpression) -> cst.BaseExpression:
 def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
     """`call` with `keyword=value`, replacing an existing keyword of that name."""
     args = [arg for arg in call.args if not (arg.keyword is not None and arg.keyword.value == keyword)]
-    if args:
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    args.append(
-        cst.Arg(
-            value=value,
-            keyword=cst.Name(keyword),
-            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-        )
-    )
-    return call.with_changes(args=args)
+    if args and call.args and args[-1] is not call.args[-1]:
+        args[-1] = args[-1].with_changes(comma=call.args[-1].comma)  # the dropped last argument's comma, or none
+    return with_keywords(call.with_changes(args=args), [(keyword, value)])

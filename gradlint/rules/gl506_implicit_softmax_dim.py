@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.ranks import legacy_softmax_dim, static_rank
+from gradlint.analysis.shapes import legacy_softmax_dim, static_rank
 from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.fix.builders import indentation, render_at, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace

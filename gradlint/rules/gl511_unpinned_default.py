@@ -6,6 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.syntax import dotted_name, keyword_arg, positional_args
+from gradlint.fix.builders import with_keywords
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
@@ -261,7 +262,11 @@ class UnpinnedDefault(Rule):
         name = _callee(node, qualified)
         written = f"{pin.keyword}={pin.current}"
         message = f"`{name}` without `{pin.keyword}=` (deprecated in torch {pin.deprecated}); pass `{written}` explicitly: {pin.advice}"
-        self.report(node, message, self.safe_fix(f"Add `{written}`", Replace(node, _with_keyword(node, pin.keyword, pin.current))))
+        self.report(
+            node,
+            message,
+            self.safe_fix(f"Add `{written}`", Replace(node, with_keywords(node, [(pin.keyword, cst.parse_expression(pin.current))]))),
+        )
 
     def _check_cross(self, node: cst.Call) -> None:
         positional = positional_args(node)
@@ -275,7 +280,7 @@ class UnpinnedDefault(Rule):
         if dim is None:
             self.report(node, message)
             return
-        self.report(node, message, self.safe_fix(f"Add `dim={dim}`", Replace(node, _with_keyword(node, "dim", str(dim)))))
+        self.report(node, message, self.safe_fix(f"Add `dim={dim}`", Replace(node, with_keywords(node, [("dim", cst.Integer(str(dim)))]))))
 
     def _first_dimension_of_size_three(self, first: cst.BaseExpression, second: cst.BaseExpression) -> Optional[int]:
         shape = self.context.shape_of(first)
@@ -301,15 +306,3 @@ class UnpinnedDefault(Rule):
 def _callee(call: cst.Call, qualified: str) -> str:
     """The callee as the code spells it (`F.grid_sample`, `checkpoint`)."""
     return dotted_name(call.func) or qualified.rsplit(".", 1)[-1]
-
-
-def _with_keyword(call: cst.Call, keyword: str, value: str) -> cst.Call:
-    """`call` with `keyword=value` after its own arguments, a trailing comma staying last."""
-    args = list(call.args)
-    trailing = args[-1].comma if args else cst.MaybeSentinel.DEFAULT
-    if args:
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    no_space = cst.SimpleWhitespace("")
-    equal = cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space)
-    args.append(cst.Arg(value=cst.parse_expression(value), keyword=cst.Name(keyword), equal=equal, comma=trailing))
-    return call.with_changes(args=args)

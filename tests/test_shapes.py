@@ -1,11 +1,11 @@
-"""The static rank of tensor expressions (analysis/ranks.py), used to write softmax's legacy dim."""
+"""The static rank of tensor expressions (analysis/shapes.py), used to write softmax's legacy dim."""
 
 import libcst as cst
 import libcst.matchers as m
 import pytest
 
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.ranks import legacy_softmax_dim, static_rank
+from gradlint.analysis.shapes import legacy_softmax_dim, static_rank
 from gradlint.analysis.scopes import ScopeTable
 
 
