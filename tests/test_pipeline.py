@@ -38,7 +38,7 @@ def flake8(*args: str, cwd: Path) -> list[tuple[str, str, str]]:
         capture_output=True,
         text=True,
         cwd=cwd,
-        timeout=120,
+        timeout=600,  # a guard against hangs, not a speed test: a loaded machine is slow
     )
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr, result.stderr
     return re.findall(r"^\S+?:(\d+):(\d+): (GL\d+ .*)$", result.stdout, re.M)
