@@ -1067,6 +1067,7 @@ class _ScopeUses:
 
     def __init__(self, scope: Scope) -> None:
         self._parents: dict[int, cst.CSTNode] = {}
+        self._nested_function: dict[int, cst.CSTNode] = {}  # node -> the nearest def or lambda inside the scope
         self._occurrences: dict[str, list[cst.Name]] = {}
         self._attributes: dict[tuple[str, str], list[cst.Attribute]] = {}
         self.unseen_bindings: set[str] = set()
@@ -1087,8 +1088,11 @@ class _ScopeUses:
         pending: list[cst.CSTNode] = [root]
         while pending:
             node = pending.pop()
+            function = node if type(node) in (cst.FunctionDef, cst.Lambda) else self._nested_function.get(id(node))
             for child in iter_children(node):
                 self._parents[id(child)] = node
+                if function is not None:
+                    self._nested_function[id(child)] = function
                 pending.append(child)
             self._note(node)
         self._drop_shadowed()
@@ -1111,12 +1115,8 @@ class _ScopeUses:
             occurrences[:] = kept
 
     def _enclosing_nested_function(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        parent = self._parents.get(id(node))
-        while parent is not None:
-            if type(parent) in (cst.FunctionDef, cst.Lambda):
-                return parent
-            parent = self._parents.get(id(parent))
-        return None
+        # Recorded during the walk: climbing the parents for every name is quadratic in the depth.
+        return self._nested_function.get(id(node))
 
     def _note(self, node: cst.CSTNode) -> None:
         kind = type(node)
