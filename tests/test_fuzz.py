@@ -844,7 +844,7 @@ def training_programs(draw) -> str:
     return text
 
 
-@budget(300)
+@budget(150)
 @given(training_programs(), st.sets(st.sampled_from(sorted(ALL)), min_size=1), st.booleans())
 def test_training_programs(source, codes, unsafe):
     """Every rule, the migration preset, and a random selection (fixes interact differently)."""
@@ -880,7 +880,7 @@ def test_mutation_sources_exist():
     assert all(compiles(_source(path)) for path in SOURCES)
 
 
-@budget(150)
+@budget(100)
 @given(st.data(), st.sampled_from(SOURCES))
 def test_mutated_sources_migrate(data, path):
     source = data.draw(mutated(_source(path), snippets=data.draw(st.booleans(), label="insert statements")))

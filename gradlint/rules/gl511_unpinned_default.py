@@ -89,8 +89,8 @@ class UnpinnedDefault(Rule):
     Safe: each fix writes what torch 2.13 does without the argument, measured bitwise equal and
     without the warning: `indexing="ij"`, `align_corners=False`, `use_reentrant=True`;
     `dim=` the first dimension of size 3 when both shapes of `torch.cross` are stated in the code
-    and equal; `x.permute(k - 1, ..., 0)` for `x.T` when the rank k >= 3 of `x` is stated in the
-    code. The message names the other choice where it may be what the code means
+    and equal; `x.permute(k - 1, ..., 0)` for `x.T` when the rank k of `x` is stated in the
+    code and is 1 or at least 3 (`.permute(0)` on a vector: still a view, as `.T` was). The message names the other choice where it may be what the code means
     (`align_corners=True` for code written before torch 1.3, `use_reentrant=False`), which the
     fix does not write. No fix for `kl_div`'s reduction: `reduction="batchmean"` computes a
     different value (the mathematically correct one).
@@ -138,7 +138,6 @@ class UnpinnedDefault(Rule):
         import torch
         m = torch.randn(4, 3)
         t = m.T
-        v = torch.randn(3).T
         """,
         """
         def cross(a, b):
@@ -222,6 +221,17 @@ class UnpinnedDefault(Rule):
             """,
             message='`reduction="batchmean"` is the KL divergence',
         ),
+        Invalid(
+            """
+            import torch
+            v = torch.randn(3).T
+            """,
+            """
+            import torch
+            v = torch.randn(3).permute(0)
+            """,
+            message="`.T` on a 1-D tensor (deprecated in torch 1.11) is the identity",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -240,16 +250,19 @@ class UnpinnedDefault(Rule):
         if node.attr.value != "T" or isinstance(self.context.parent(), cst.AssignTarget):
             return
         shape = self.context.shape_of(node.value)
-        if shape is None or len(shape) in (1, 2):
-            return  # unknown, or a vector or a matrix: `.T` does not warn
+        if shape is None or len(shape) == 2:
+            return  # unknown, or a matrix: `.T` does not warn
         rank = len(shape)
         if rank == 0:
             self.report(node, f"`.T` on a 0-D tensor {_TRANSPOSE_DEPRECATED} is the identity; drop it")
             return
         dims = ", ".join(str(dim) for dim in reversed(range(rank)))
-        message = (
-            f"`.T` on a {rank}-D tensor {_TRANSPOSE_DEPRECATED}; use `.permute({dims})` (or `.mT` to transpose the last two dimensions)"
-        )
+        if rank == 1:
+            message = f"`.T` on a 1-D tensor {_TRANSPOSE_DEPRECATED} is the identity; drop it (`.permute(0)` keeps the view)"
+        else:
+            message = (
+                f"`.T` on a {rank}-D tensor {_TRANSPOSE_DEPRECATED}; use `.permute({dims})` (or `.mT` to transpose the last two dimensions)"
+            )
         permute = cst.Attribute(value=node.value, attr=cst.Name("permute"))
         replacement = cst.Call(func=permute, args=[cst.Arg(cst.Integer(str(dim))) for dim in reversed(range(rank))])
         self.report(node, message, self.safe_fix(f"Replace with `.permute({dims})`", Replace(node, replacement)))
