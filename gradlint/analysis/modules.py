@@ -13,6 +13,9 @@ from gradlint.analysis.syntax import dotted_name, iter_statements
 
 # Capitalised names of torch.nn that build tensors, not modules.
 TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
+# Module containers whose items (and slices) are modules; ParameterList/ParameterDict hold tensors.
+MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+TENSOR_CONTAINERS = frozenset({"ParameterList", "ParameterDict"})
 
 
 class ModuleEvidence:
@@ -51,6 +54,13 @@ class ModuleEvidence:
         last = qualified.rsplit(".", 1)[-1]
         return qualified.startswith(("torch.nn.", "torchvision.models.")) and last[:1].isupper() and last not in TENSOR_CLASSES
 
+    def is_module_item(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
+        """A module reached through a container: `model.layers[0]`, `model.features[:10]`, or `m`
+        in `for m in model.features[:10]`."""
+        if isinstance(node, cst.Subscript):
+            return self.holds_modules(node.value, stack)
+        return isinstance(node, cst.Name) and self._iterates_modules(node.value, stack)
+
     def is_module(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
         if isinstance(node, cst.Name) and node.value == "self":
             owner = _enclosing_class(stack)
@@ -71,6 +81,50 @@ class ModuleEvidence:
             if any(self._constructs_tensor(value) for value in values):
                 return False  # `self.embedding = nn.Parameter(...)`
         return bool(MODULE_INSTANCE.match(name.rsplit(".", 1)[-1]))
+
+    def holds_modules(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
+        """`node` is a Sequential/ModuleList/ModuleDict, so its items and slices are modules:
+        `model[0]` on a module, `self.layers` built as `nn.ModuleList(...)` in this file,
+        `model.features` of a torchvision model."""
+        if isinstance(node, cst.Attribute):
+            built = [v for key, values in self.attribute_values.items() if key.rsplit(".", 1)[-1] == node.attr.value for v in values]
+            if built and all(self._constructs_container(value) for value in built):
+                return self.is_module(node.value, stack) or dotted_name(node) in self.attribute_values
+            owner = node.value
+            if isinstance(owner, cst.Name) and not built:
+                values = self.scopes.values_of(owner.value, enclosing_scope(stack))
+                return bool(values) and all(self._constructs_torchvision_model(value) for value in values)
+            return False
+        name = dotted_name(node)
+        values = self.scopes.values_of(node.value, enclosing_scope(stack)) if isinstance(node, cst.Name) else []
+        if values:
+            return all(self._constructs_container(value) or self._constructs_torchvision_model(value) for value in values)
+        return name is not None and isinstance(node, cst.Name) and self.is_module(node, stack)
+
+    def _iterates_modules(self, name: str, stack: Sequence[cst.CSTNode]) -> bool:
+        """`m` in `for m in model.features[:10]` or `for m in self.layers`: each item is a module."""
+        scope = enclosing_scope(stack)
+        sources = self.scopes.loop_sources_of(name, scope)
+        if not sources or self.scopes.values_of(name, scope):
+            return False
+        return all(
+            position is None
+            and (
+                (isinstance(source, cst.Subscript) and self.holds_modules(source.value, stack))
+                or (isinstance(source, cst.Attribute) and self.holds_modules(source, stack))
+            )
+            for source, position in sources
+        )
+
+    def _constructs_container(self, value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in MODULE_CONTAINERS
+
+    def _constructs_torchvision_model(self, value: cst.BaseExpression) -> bool:
+        """`torchvision.models.vgg16(...)`: a model whose indexable attributes are Sequentials."""
+        if not isinstance(value, cst.Call):
+            return False
+        qualified = self.imports.qualified_name(value.func) or ""
+        return qualified.startswith("torchvision.models.") and qualified.rsplit(".", 1)[-1][:1].islower()
 
     def _constructs_tensor(self, value: cst.BaseExpression) -> bool:
         """`nn.Parameter(...)`, `torch.randn(...)`, `torch.zeros(...)`..."""

@@ -24,7 +24,9 @@ class RequiresGradTypo(Rule):
     - an attribute near-miss: `p.require_grad = False`, `x.requires_grads = True` (edit distance
       at most 2 from `requires_grad`);
     - a keyword near-miss in a torch call: `torch.randn(3, require_grad=True)`;
-    - `model.requires_grad = False` on an `nn.Module`.
+    - `model.requires_grad = False` on an `nn.Module`, also one reached through a container:
+      `model.layers[0]`, `for m in model.features[:10]` (a `ModuleList`, `Sequential` or
+      `ModuleDict` built in the file, or a torchvision model's attribute).
 
     ## Why is this bad?
     In torch 2.13 `x.require_grad = True` silently sets a plain Python attribute and leaves
@@ -132,6 +134,22 @@ class RequiresGradTypo(Rule):
                 self.requires_grad = requires_grad
                 self.origin = nn.Parameter(torch.zeros(3), requires_grad=self.requires_grad)
         """,
+        # Items of a ParameterList, or of a plain list, are tensors: the flag is theirs.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.scales = nn.ParameterList([nn.Parameter(torch.ones(3)) for _ in range(4)])
+                self.scales[0].requires_grad = False
+        """,
+        """
+        import torch
+        weights = [torch.ones(3), torch.ones(3)]
+        for w in weights[:1]:
+            w.requires_grad = False
+        """,
     )
     INVALID = (
         Invalid("p.require_grad = False\n", "p.requires_grad_(False)\n"),
@@ -181,6 +199,53 @@ class RequiresGradTypo(Rule):
                     self.requires_grad_(False)
             """,
         ),
+        # A module reached through a ModuleList, a Sequential or a torchvision model's `features`.
+        Invalid(
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(6)])
+            model = Net()
+            model.layers[0].requires_grad = False
+            """,
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(6)])
+            model = Net()
+            model.layers[0].requires_grad_(False)
+            """,
+        ),
+        Invalid(
+            """
+            import torchvision
+            model = torchvision.models.vgg16()
+            for m in model.features[:10]:
+                m.requires_grad = False
+            """,
+            """
+            import torchvision
+            model = torchvision.models.vgg16()
+            for m in model.features[:10]:
+                m.requires_grad_(False)
+            """,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+            model[0].requires_grad = False
+            """,
+            """
+            import torch.nn as nn
+            model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+            model[0].requires_grad_(False)
+            """,
+        ),
         # A statement sharing its line with another is not rewritten.
         Invalid(
             "model.requires_grad = False; model.eval()\n",
@@ -211,13 +276,17 @@ class RequiresGradTypo(Rule):
             if attribute in self.context.attribute_reads.names or self._is_config_object(owner):
                 return
             message = f"`.{attribute}` is not `requires_grad`: this sets a plain attribute and changes nothing; use `.requires_grad_(...)`"
-        elif attribute == REQUIRES_GRAD and self.context.modules.is_module(owner, self.context.stack):
+        elif attribute == REQUIRES_GRAD and self._is_module(owner):
             if self._reads_own_flag(owner):
                 return  # `self.requires_grad = flag` read back by the class: its own setting
             message = "Setting `requires_grad` on an `nn.Module` does not freeze its parameters; use `.requires_grad_(...)`"
         else:
             return
         self.report(node, message, self._method_fix(node, owner))
+
+    def _is_module(self, owner: cst.BaseExpression) -> bool:
+        modules, stack = self.context.modules, self.context.stack
+        return modules.is_module(owner, stack) or modules.is_module_item(owner, stack)
 
     def _reads_own_flag(self, owner: cst.BaseExpression) -> bool:
         """A module class keeping its own `self.requires_grad` setting. Elsewhere, reading the
