@@ -137,9 +137,12 @@ class FunctionSummary:
 
     @cached_property
     def returns_graphless(self) -> bool:
-        """Every value it returns was computed with autograd off (a no-grad decorator), so none has a graph."""
-        if not self.decorated_without_grad or not self.returns:
+        """Every value it returns was computed with autograd off (a no-grad decorator, or a no-grad
+        block around the `return` or around every assignment of the returned name), so none has a graph."""
+        if not self.returns:
             return False
+        if not self.decorated_without_grad:
+            return all(self._owner.computed_in_no_grad_block(value, self.function) for value in self.returns)
         return all(self._owner.computed_without_grad(value, self.function) for value in self.returns)
 
     @cached_property
@@ -253,6 +256,21 @@ class FunctionSummaries:
             and not self._may_enable_grad_inside(v, function)
             for v in values
         )
+
+    def computed_in_no_grad_block(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+        """`value`, returned by `function`, is computed inside `with torch.no_grad():` there."""
+        bindings = self.scopes.of(function)
+        if not isinstance(value, cst.Name):
+            return grad_mode_of(bindings.withs_around(value), self.imports) is False and self._computed_here(value, function)
+        if value.value in bindings.opaque:
+            return False
+        values = bindings.assigned(value.value)
+        return bool(values) and all(
+            grad_mode_of(bindings.withs_around(v), self.imports) is False and self._computed_here(v, function) for v in values
+        )
+
+    def _computed_here(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+        return isinstance(value, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)) and not self._may_enable_grad_inside(value, function)
 
     def _may_enable_grad_inside(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
         """A call in `value` runs a local function that turns autograd back on."""

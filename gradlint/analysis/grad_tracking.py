@@ -15,7 +15,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
 from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, keyword_arg
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters
-from gradlint.analysis.roles import MODEL_CALLEE
+from gradlint.analysis.roles import MODEL_CALLEE, MODULE_INSTANCE
 from gradlint.analysis.tree import descendants
 
 ENDS_HISTORY = frozenset(
@@ -312,6 +312,90 @@ class GradEvidence:
         if not values or name in bindings.opaque:
             return False
         return all(grad_mode_of(bindings.withs_around(v), self.imports) is False or ends_history(v) for v in values)
+
+    def cut_from_graph(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
+        """`node` is computed from a value whose history was cut (`.detach()`, `.data`, `.item()`,
+        a no-grad block) and from nothing that may carry a graph: `criterion(out.detach(), y)`,
+        `loss.detach().mean()`. Only loss-like computations count (criteria, torch functions,
+        arithmetic, history-keeping methods): `model(x.detach())` has a graph again."""
+        if depth > 10:
+            return False
+        if ends_history(node):
+            return True
+        if isinstance(node, cst.Name):
+            return self._cut_name(node.value, scope, depth)
+        if isinstance(node, cst.BinaryOperation):
+            parts = [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation):
+            parts = [node.expression]
+        elif isinstance(node, cst.Call):
+            parts = self._loss_inputs(node)
+            if parts is None:
+                return False
+        else:
+            return False
+        return any(self.cut_from_graph(part, scope, depth + 1) for part in parts) and all(
+            self.cut_from_graph(part, scope, depth + 1) or self._no_graph_input(part, scope) for part in parts
+        )
+
+    def _cut_name(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        if scope is None:
+            return False
+        bindings = self.scopes.of(scope)
+        values = bindings.assigned(name)
+        if not values or name in bindings.opaque or name in bindings.unpacked:
+            return False
+        return all(
+            grad_mode_of(bindings.withs_around(value), self.imports) is False or self.cut_from_graph(value, scope, depth + 1)
+            for value in values
+        )
+
+    def _loss_inputs(self, call: cst.Call) -> Optional[list[cst.BaseExpression]]:
+        """The inputs of a loss-like call (`criterion(a, b)`, `F.mse_loss(a, b)`, `a.mean()`,
+        `a.requires_grad_()`), None for other calls (models, unknown functions)."""
+        func = call.func
+        arguments = [arg.value for arg in call.args]
+        if isinstance(func, cst.Attribute) and (func.attr.value in KEEPS_HISTORY or func.attr.value == "requires_grad_"):
+            if self.imports.qualified_name(func) is None:
+                return [func.value, *arguments]
+        qualified = self.imports.qualified_name(func)
+        if qualified is not None:
+            return arguments if qualified.startswith("torch.") and not qualified.rsplit(".", 1)[-1][:1].isupper() else None
+        callee = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        return arguments if CRITERION.match(callee) else None
+
+    def _no_graph_input(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """An input that brings no graph of its own: a number, a target or index tensor (not a
+        model, a parameter or a value with evidence of history)."""
+        if self.is_graph_free(node, scope):
+            return True
+        if isinstance(node, cst.Name):
+            return not self.carries_grad(node, scope) and not MODEL_CALLEE.match(node.value) and not MODULE_INSTANCE.match(node.value)
+        return False
+
+    def reenables_grad(self, name: str, scope: Optional[Scope]) -> bool:
+        """`name.requires_grad_()`, `name.requires_grad_(True)` or `name.requires_grad = True` in
+        `scope`, or `name` bound to `... .requires_grad_()`."""
+        if scope is None:
+            return False
+        bindings = self.scopes.of(scope)
+        if any(is_bool_literal(value, True) for value in bindings.attributes.get(f"{name}.requires_grad", ())):
+            return True
+        if any(_requires_grad_call(value) for value in bindings.assigned(name)):
+            return True
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        return any(
+            _requires_grad_call(node) and isinstance(node.func.value, cst.Name) and node.func.value.value == name
+            for node in descendants(body)
+            if isinstance(node, cst.Call)
+        )
+
+
+def _requires_grad_call(node: cst.BaseExpression) -> bool:
+    """`x.requires_grad_()` or `x.requires_grad_(True)`."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_"):
+        return False
+    return not node.args or is_bool_literal(node.args[0].value, True)
 
 
 _CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Comparison)
