@@ -4,6 +4,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.grad_tracking import ends_history
 from gradlint.analysis.roles import DISCRIMINATOR_OPTIMIZER_IN_TEXT, Role
 from gradlint.analysis.syntax import method_call_on, positional_args
@@ -23,7 +24,8 @@ class GanDiscriminatorNoDetach(Rule):
     ## What it does
     In a discriminator update (its loss is backpropagated and the discriminator's optimizer
     steps), flags generator output that reaches the discriminator without `.detach()`: `D(G(z))`,
-    or `fake = G(z)` followed by `D(fake)`. Networks and optimizers are recognised by their names
+    or `fake = G(z)` followed by `D(fake)`, also when the fake is concatenated first
+    (`torch.cat((cond, fake), 1)`) or comes back from a helper of the file that returns `G(z)`. Networks and optimizers are recognised by their names
     (`D`, `netD`, `discriminator`, `critic`; `G`, `netG`, `generator`; `optD`, `optimizer_d`...).
 
     ## Why is this bad?
@@ -58,7 +60,9 @@ class GanDiscriminatorNoDetach(Rule):
     Networks and optimizers are matched by name only. Nothing is reported when the generator is
     frozen anywhere in the file (`requires_grad_(False)`, `requires_grad = False` on its
     parameters), when the fake is built under `no_grad`, or when the update is spread over
-    several functions. Statements joined on one line with `;` count as one statement.
+    several functions. Statements joined on one line with `;` count as one statement. Image pools
+    (`self.fake_pool.query(fake)`) are not followed: common pools store `image.data` and hand back
+    detached tensors.
     """
 
     code = "GL406"
@@ -121,8 +125,68 @@ class GanDiscriminatorNoDetach(Rule):
         loss.backward()
         optimizer.step()
         """,
+        # The pair is detached, or the helper samples under no_grad.
+        """
+        import torch
+        def d_step(z, real):
+            fake_pair = torch.cat((z, G(z)), 1)
+            d_loss = D(fake_pair.detach()).mean() - D(torch.cat((z, real), 1)).mean()
+            d_loss.backward()
+            opt_d.step()
+        """,
+        """
+        import torch
+        @torch.no_grad()
+        def sample(z):
+            return G(z)
+        def d_step(z, real):
+            fake = sample(z)
+            d_loss = D(fake).mean() - D(real).mean()
+            d_loss.backward()
+            opt_d.step()
+        """,
     )
     INVALID = (
+        Invalid(
+            """
+            import torch
+            def d_step(z, real):
+                fake_pair = torch.cat((z, G(z)), 1)
+                d_loss = D(fake_pair).mean() - D(torch.cat((z, real), 1)).mean()
+                d_loss.backward()
+                opt_d.step()
+            """,
+            """
+            import torch
+            def d_step(z, real):
+                fake_pair = torch.cat((z, G(z)), 1)
+                d_loss = D(fake_pair.detach()).mean() - D(torch.cat((z, real), 1)).mean()
+                d_loss.backward()
+                opt_d.step()
+            """,
+        ),
+        Invalid(
+            """
+            class Trainer:
+                def sample(self, z):
+                    return self.netG(z)
+                def d_step(self, z, real):
+                    fake = self.sample(z)
+                    d_loss = self.netD(fake).mean() - self.netD(real).mean()
+                    d_loss.backward()
+                    self.optimizer_d.step()
+            """,
+            """
+            class Trainer:
+                def sample(self, z):
+                    return self.netG(z)
+                def d_step(self, z, real):
+                    fake = self.sample(z)
+                    d_loss = self.netD(fake.detach()).mean() - self.netD(real).mean()
+                    d_loss.backward()
+                    self.optimizer_d.step()
+            """,
+        ),
         Invalid(
             """
             fake = G(z)
@@ -220,24 +284,53 @@ class GanDiscriminatorNoDetach(Rule):
         if training.frozen_generator:
             return
         for region in [training.module_region, *training.functions]:
-            self._check_body([event for event in region.events if event.via is None])
+            scope = region.owner if isinstance(region.owner, cst.FunctionDef) else None
+            self._check_body([event for event in region.events if event.via is None], scope)
 
-    def _check_body(self, events: list[Event]) -> None:
+    def _check_body(self, events: list[Event], scope: Optional[cst.FunctionDef]) -> None:
         fakes: dict[str, bool] = {}  # name -> holds generator output that carries the generator's graph
         for index, event in enumerate(events):
             if event.kind is Kind.FORWARD and event.role is Role.DISCRIMINATOR:
                 argument = _first_argument(event.node)
-                if argument is not None and self._is_fake(argument, fakes):
+                if argument is not None and self._is_fake(argument, fakes, scope):
                     self._check_update(argument, events[_line_start(events, index) :])
             elif event.kind is Kind.ASSIGN:
-                fakes[event.target] = not event.no_grad and self.context.roles.gan_output(event.node.value) is Role.GENERATOR
+                fakes[event.target] = not event.no_grad and self._is_fake(event.node.value, fakes, scope)
 
-    def _is_fake(self, argument: cst.BaseExpression, fakes: dict[str, bool]) -> bool:
-        if ends_history(argument):
+    def _is_fake(self, value: cst.BaseExpression, fakes: dict[str, bool], scope: Optional[cst.FunctionDef]) -> bool:
+        """Generator output with its graph: `G(z)`, a name bound to one, `torch.cat((real, fake), 1)`,
+        or the result of a helper of this file that returns `G(z)`."""
+        if ends_history(value):
             return False
-        if isinstance(argument, cst.Name):
-            return fakes.get(argument.value, False)
-        return self.context.roles.gan_output(argument) is Role.GENERATOR
+        if isinstance(value, cst.Name):
+            return fakes.get(value.value, False)
+        if self.context.roles.gan_output(value) is Role.GENERATOR:
+            return True
+        if not isinstance(value, cst.Call):
+            return False
+        if self.context.qualified_name(value.func) in ("torch.cat", "torch.stack"):
+            pieces = _first_argument(value)
+            return isinstance(pieces, (cst.List, cst.Tuple)) and any(
+                isinstance(piece, cst.Element) and self._is_fake(piece.value, fakes, scope) for piece in pieces.elements
+            )
+        return self._generator_helper(value, scope)
+
+    def _generator_helper(self, call: cst.Call, scope: Optional[cst.FunctionDef]) -> bool:
+        """`fake = self.sample(z)`, where the method of this file returns its generator's output
+        (with grad on, not detached)."""
+        summary = self.context.functions.of_call(call, scope)
+        if summary is None or summary.runs_without_grad or not summary.returns:
+            return False
+        bindings = self.context.scopes.of(summary.function)
+        gan_output = self.context.roles.gan_output
+        for value in summary.returns:
+            values = bindings.assigned(value.value) if isinstance(value, cst.Name) and value.value not in bindings.opaque else [value]
+            if not values or not all(
+                gan_output(v) is Role.GENERATOR and grad_mode_of(bindings.withs_around(v), self.context.imports) is not False
+                for v in values
+            ):
+                return False
+        return True
 
     def _check_update(self, argument: cst.BaseExpression, later: Sequence[Event]) -> None:
         """Reports when the discriminator's optimizer steps after a backward, before the generator's steps."""
