@@ -1,10 +1,12 @@
 from __future__ import annotations
 
-from typing import Optional
+from functools import cached_property
+from typing import Callable, Optional
 
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_nodes
+from gradlint.analysis.scopes import entry_key
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, iter_statements, suite_statements
 from gradlint.analysis.tree import descendants
 from gradlint.fix.builders import StripData, enclosing_line, indentation, render_at, wrap_in_no_grad
@@ -22,7 +24,9 @@ class LeafRebindUpdate(Rule):
     """
     ## What it does
     Flags a manual gradient step that rebinds the parameter instead of updating it in place:
-    `w = w - lr * w.grad`, `w = w.sub(lr * w.grad)`, with or without `torch.no_grad()`.
+    `w = w - lr * w.grad`, `w = w.sub(lr * w.grad)`, with or without `torch.no_grad()`; also for
+    parameters kept as attributes (`self.w = self.w - lr * self.w.grad`), dict entries
+    (`params["w"]`) or rebound together (`w, b = w - lr * w.grad, b - lr * b.grad`).
 
     ## Why is this bad?
     The new `w` is a different tensor. Outside no_grad it is a non-leaf: in torch 2.13 reading
@@ -49,6 +53,8 @@ class LeafRebindUpdate(Rule):
 
     ## Known limits
     Only the direct form `name = name -/+ ...name.grad...` and `name.sub/add(...)` are recognised.
+    Attributes, entries and tuple rebinds are checked only in files that import torch; a tuple
+    rebind gets no fix.
     """
 
     code = "GL403"
@@ -76,8 +82,67 @@ class LeafRebindUpdate(Rule):
         "w = w - lr * v.grad\n",
         "g = w.grad * 2\n",
         "m = beta * m + (1 - beta) * w.grad\n",
+        # Attributes and entries are checked only where torch is imported (numpy autograd look-alikes).
+        "self.w = self.w - lr * self.w.grad\n",
+        """
+        import torch
+        class Attack:
+            def step(self):
+                for _ in range(self.steps):
+                    self.x = self.x + self.alpha * self.x.grad.sign()
+                    self.x.requires_grad_()
+        """,
+        """
+        import torch
+        with torch.no_grad():
+            self.w -= lr * self.w.grad
+            params["w"] -= lr * params["w"].grad
+        """,
     )
     INVALID = (
+        Invalid(
+            """
+            import torch
+            class LinearModel:
+                def update(self, lr):
+                    with torch.no_grad():
+                        self.w = self.w - lr * self.w.grad
+            """,
+            """
+            import torch
+            class LinearModel:
+                def update(self, lr):
+                    with torch.no_grad():
+                        self.w -= lr * self.w.grad
+            """,
+            line=5,
+            column=13,
+            message="`self.w = self.w - ...self.w.grad` rebinds `self.w` to a new tensor",
+        ),
+        Invalid(
+            """
+            import torch
+            params["w"] = params["w"] - lr * params["w"].grad
+            """,
+            """
+            import torch
+            with torch.no_grad():
+                params["w"] -= lr * params["w"].grad
+            """,
+            line=2,
+            column=1,
+            message="rebinds `params['w']` to a new tensor",
+        ),
+        Invalid(
+            """
+            import torch
+            w, b = w - lr * w.grad, b - lr * b.grad
+            """,
+            fixed=None,
+            line=2,
+            column=1,
+            message="`w = w - ...w.grad` rebinds `w` to a new tensor",
+        ),
         Invalid(
             """
             import torch
@@ -159,12 +224,49 @@ class LeafRebindUpdate(Rule):
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+        if len(node.targets) != 1:
             return
-        name = node.targets[0].target.value
-        update = _update_of(node.value, name)
+        target = node.targets[0].target
+        if isinstance(target, cst.Tuple) and isinstance(node.value, cst.Tuple):
+            self._check_unpacked(node, target, node.value)
+            return
+        if not self._is_parameter_target(target):
+            return
+        name = self._key(target)
+        update = _update_of(node.value, name, self._key)
         if update is not None and not self._re_enabled_in_loop(name):
-            self.report(node, _MESSAGE.format(name=name), self._fix(node, name, *update))
+            self.report(node, _MESSAGE.format(name=name), self._fix(node, target, *update))
+
+    def _check_unpacked(self, node: cst.Assign, targets: cst.Tuple, values: cst.Tuple) -> None:
+        """`w, b = w - lr * w.grad, b - lr * b.grad`: each parameter rebound at once (no fix)."""
+        if len(targets.elements) != len(values.elements) or not self._torch_file:
+            return
+        for target, value in zip(targets.elements, values.elements):
+            if isinstance(target, cst.StarredElement) or not isinstance(target.value, (cst.Name, cst.Attribute)):
+                continue
+            name = self._key(target.value)
+            if _update_of(value.value, name, self._key) is not None and not self._re_enabled_in_loop(name):
+                self.report(node, _MESSAGE.format(name=name))
+                return
+
+    def _is_parameter_target(self, target: cst.BaseExpression) -> bool:
+        """A name, or (in a file that imports torch) an attribute `self.w` or entry `params["w"]`."""
+        if isinstance(target, cst.Name):
+            return True
+        if isinstance(target, cst.Attribute):
+            return dotted_name(target) is not None and self._torch_file
+        return isinstance(target, cst.Subscript) and entry_key(target) is not None and self._torch_file
+
+    @cached_property
+    def _torch_file(self) -> bool:
+        return any(True for _ in self.context.imports.imports_of("torch"))
+
+    def _key(self, node: cst.CSTNode) -> Optional[str]:
+        """How a parameter reference reads: `w`, `self.w`, `params['w']` (None for anything else)."""
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return dotted_name(node)
+        entry = entry_key(node)
+        return None if entry is None else f"{entry[0]}[{entry[1]!r}]"
 
     def _re_enabled_in_loop(self, name: str) -> bool:
         """PGD-style loops make the new tensor a leaf again: `x.requires_grad_()` / `x.requires_grad = True`."""
@@ -175,20 +277,23 @@ class LeafRebindUpdate(Rule):
             if isinstance(statement, cst.Expr):
                 call = statement.value
                 if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_":
-                    if dotted_name(call.func.value) == name and not (call.args and is_bool_literal(call.args[0].value, False)):
+                    if self._key(call.func.value) == name and not (call.args and is_bool_literal(call.args[0].value, False)):
                         return True
             elif isinstance(statement, cst.Assign) and is_bool_literal(statement.value, True):
-                if any(dotted_name(t.target) == f"{name}.requires_grad" for t in statement.targets):
+                if any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" and self._key(t.target.value) == name
+                    for t in statement.targets
+                ):
                     return True
         return False
 
-    def _fix(self, node: cst.Assign, name: str, operator: cst.BaseAugOp, amount: cst.BaseExpression):
+    def _fix(self, node: cst.Assign, target: cst.BaseAssignTargetExpression, operator: cst.BaseAugOp, amount: cst.BaseExpression):
         found = enclosing_line(self.context.stack)
         if found is None or len(found[0].body) != 1:
             return None
         line, index = found
         amount = amount.visit(StripData({id(n) for n in data_nodes(self.context, amount)}))
-        inplace = cst.AugAssign(target=cst.Name(name), operator=operator, value=amount)
+        inplace = cst.AugAssign(target=target, operator=operator, value=amount)
         render = lambda statement: statement.with_changes(body=[inplace])  # noqa: E731
         outer = self.context.stack[:index]
         message = "Update in place under `torch.no_grad()`"
@@ -199,21 +304,29 @@ class LeafRebindUpdate(Rule):
         return None if changes is None else self.unsafe_fix(message, *changes)
 
 
-def _update_of(value: cst.BaseExpression, name: str) -> Optional[tuple[cst.BaseAugOp, cst.BaseExpression]]:
+def _update_of(
+    value: cst.BaseExpression, name: Optional[str], key: Callable[[cst.CSTNode], Optional[str]] = dotted_name
+) -> Optional[tuple[cst.BaseAugOp, cst.BaseExpression]]:
     """(`-=`/`+=`, amount) for `name - amount` / `name.sub(amount)` where amount uses `name.grad`."""
-    if isinstance(value, cst.BinaryOperation) and dotted_name(value.left) == name and not value.lpar:
+    if name is None:
+        return None
+    if isinstance(value, cst.BinaryOperation) and key(value.left) == name and not value.lpar:
         operator = {cst.Subtract: cst.SubtractAssign, cst.Add: cst.AddAssign}.get(type(value.operator))
-        if operator is not None and _uses_grad_of(value.right, name):
+        if operator is not None and _uses_grad_of(value.right, name, key):
             return operator(), value.right
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and dotted_name(value.func.value) == name:
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and key(value.func.value) == name:
         operator = {"sub": cst.SubtractAssign, "add": cst.AddAssign}.get(value.func.attr.value)
-        if operator is not None and len(value.args) == 1 and value.args[0].keyword is None and _uses_grad_of(value.args[0].value, name):
+        if (
+            operator is not None
+            and len(value.args) == 1
+            and value.args[0].keyword is None
+            and _uses_grad_of(value.args[0].value, name, key)
+        ):
             return operator(), value.args[0].value
     return None
 
 
-def _uses_grad_of(node: cst.CSTNode, name: str) -> bool:
+def _uses_grad_of(node: cst.CSTNode, name: str, key: Callable[[cst.CSTNode], Optional[str]]) -> bool:
     return any(
-        isinstance(current, cst.Attribute) and current.attr.value == "grad" and dotted_name(current.value) == name
-        for current in descendants(node)
+        isinstance(current, cst.Attribute) and current.attr.value == "grad" and key(current.value) == name for current in descendants(node)
     )

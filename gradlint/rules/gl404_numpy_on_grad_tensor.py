@@ -109,6 +109,25 @@ class NumpyOnGradTensor(Rule):
         """,
     )
     INVALID = (
+        # Parameters kept as attributes of a hand-written model.
+        Invalid(
+            """
+            import torch
+            class LinearModel:
+                def __init__(self):
+                    self.w = torch.zeros(3, requires_grad=True)
+                def weights(self):
+                    return self.w.numpy()
+            """,
+            """
+            import torch
+            class LinearModel:
+                def __init__(self):
+                    self.w = torch.zeros(3, requires_grad=True)
+                def weights(self):
+                    return self.w.detach().numpy()
+            """,
+        ),
         Invalid(
             """
             out = model(x)
