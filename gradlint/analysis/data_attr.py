@@ -273,3 +273,28 @@ _BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 def _compares_identity(parent: cst.CSTNode, grandparent: Optional[cst.CSTNode]) -> bool:
     comparison = parent if type(parent) is cst.Comparison else grandparent
     return type(comparison) is not cst.Comparison or any(type(t.operator) in _BY_IDENTITY for t in comparison.comparisons)
+
+
+_RESIZES = frozenset({"resize_", "resize_as_"})
+
+
+def resizes_a_temporary(stack: Sequence[cst.CSTNode]) -> bool:
+    """The `x.data` or `x.detach()` at the end of `stack` is resized by a statement that keeps no
+    result: `x.data.resize_(n).copy_(src)`. The resize gives the temporary a new size while `x`
+    keeps its own (torch 2.13: a (2,) `x` stays (2,) and sees only the first two values copied),
+    where the code of torch 0.3, whose `.data` was the tensor itself, resized and filled `x`."""
+    node = stack[-1]
+    if len(stack) < 4 or type(stack[-2]) is not cst.Attribute or stack[-2].attr.value not in _RESIZES or stack[-2].value is not node:
+        return False
+    index = len(stack) - 3
+    if type(stack[index]) is not cst.Call or stack[index].func is not stack[-2]:
+        return False
+    while (
+        index >= 2
+        and type(stack[index - 1]) is cst.Attribute
+        and stack[index - 1].value is stack[index]
+        and type(stack[index - 2]) is cst.Call
+        and stack[index - 2].func is stack[index - 1]
+    ):
+        index -= 2  # a method chained on the result: `.copy_(src)`, `.fill_(v)`
+    return index >= 1 and type(stack[index - 1]) is cst.Expr and stack[index - 1].value is stack[index]

@@ -156,6 +156,26 @@ class TrainingAnalysis:
                     return True
         return False
 
+    def steps_fresh_parameters(self, loop: Region) -> bool:
+        """Every optimizer the loop steps is built afresh in each iteration over tensors or a model
+        also built there (`x = z.detach().clone()`, `opt = SGD([x])`): each step sees one backward.
+
+        A fresh optimizer alone is not enough: gradients live on the parameters, so a model kept
+        across iterations accumulates them whatever optimizer steps it.
+        """
+        steps = loop.of(Kind.STEP)
+        return bool(steps) and all(self._built_over_fresh_tensors(loop, step) for step in steps)
+
+    def _built_over_fresh_tensors(self, loop: Region, step: Event) -> bool:
+        optimizer = _constructed_before(loop, step.optimizer, step)
+        if optimizer is None or not self.optimizers.is_optimizer(optimizer.targets[0].target):
+            return False
+        params = _params_argument(optimizer.value)
+        if params is None:
+            return False
+        names = _read_names(params) - {"list", "chain", "itertools"}
+        return bool(names) and all(_constructed_before(loop, name, step) is not None for name in names)
+
     @cached_property
     def frozen_generator(self) -> bool:
         """The file freezes a GAN's generator somewhere: `G.requires_grad_(False)`, or
@@ -335,6 +355,32 @@ class TrainingAnalysis:
 
 def _calls_method(call: cst.Call, method: str) -> bool:
     return type(call.func) is cst.Attribute and call.func.attr.value == method
+
+
+def _constructed_before(loop: Region, name: Optional[str], before: Event) -> Optional[cst.Assign]:
+    """`name = f(...)` run unconditionally by the loop body itself before `before`."""
+    found = None
+    for event in loop.events:
+        if event is before:
+            return found
+        if event.kind is Kind.ASSIGN and event.target == name and event.direct and not event.conditional:
+            found = event.node if isinstance(event.node.value, cst.Call) else None
+    return None
+
+
+def _read_names(node: cst.CSTNode) -> set[str]:
+    """The variables `node` reads (`model` in `model.parameters()`; attribute and keyword names left out)."""
+    skipped = {id(n.attr) for n in descendants(node) if isinstance(n, cst.Attribute)}
+    skipped |= {id(n.keyword) for n in descendants(node) if isinstance(n, cst.Arg) and n.keyword is not None}
+    return {n.value for n in descendants(node) if isinstance(n, cst.Name) and id(n) not in skipped}
+
+
+def _params_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The parameters handed to an optimizer's constructor: its first argument or `params=`."""
+    for position, arg in enumerate(call.args):
+        if (arg.keyword is None and position == 0 and not arg.star) or (arg.keyword is not None and arg.keyword.value == "params"):
+            return arg.value
+    return None
 
 
 def _assigned_name(small: cst.CSTNode) -> Optional[str]:

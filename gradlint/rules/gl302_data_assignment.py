@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_assignment, data_nodes, under_no_grad
+from gradlint.analysis.data_copy import copy_can_replace
 from gradlint.fix.builders import StripData, consecutive_runs, enclosing_line, indentation, render_at, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, FixPlan, ReplaceLines
 from gradlint.rules.base import Invalid, Rule
@@ -29,25 +30,35 @@ class DataAssignment(Rule):
 
     ## Example
     ```python
-    target.weight.data = source.weight.data.clone()
+    for p in model.parameters():
+        p.data = p.data - lr * p.grad
     ```
 
     ## Use instead
     ```python
     with torch.no_grad():
-        target.weight.copy_(source.weight)
+        for p in model.parameters():
+            p.copy_(p - lr * p.grad)
     ```
 
     ## Fix safety
     Unsafe: `with torch.no_grad(): x.copy_(expr)` (consecutive assignments share one `with`)
-    gives equal values only when `expr` has the same shape and dtype as `x` (copy_ broadcasts or
-    casts otherwise, and a shape it cannot broadcast raises), and it keeps aliases in sync, which
-    the original did not: `x` no longer shares storage with `expr` either.
+    keeps aliases in sync, which the original did not: that is the intended change. It is offered
+    only where it changes nothing else, that is where `expr` evidently has x's shape, dtype,
+    device and layout: `expr` is computed from `x` itself or `x.grad` by element-wise steps with
+    plain numbers (`x * 0.5`, `x - lr * x.grad` with `lr = 0.1` in the file, `x.clamp(-1, 1)`,
+    `x.clone()`, `torch.zeros_like(x)`). Elsewhere `copy_` would cast (`.to(...)`, `.half()`),
+    keep the old strides (`.contiguous()`), broadcast or raise (`.t()`, a factory of another size,
+    a resized vocabulary, another module's weight of unknown shape), so the finding comes without
+    a fix. A module or tensor built in the same function (re-parameterisation, frozen
+    BatchNorm) is meant to receive the new tensor and gets no fix either, nor does a buffer from
+    `.buffers()`, which may be an integer tensor that arithmetic with a float promotes.
 
     ## Known limits
     Only evident tensors are flagged (`.weight`, `.bias`, `.grad`, parameters from
     `.parameters()` loops, names bound to torch results). `self.data = ...` in a plain class is
-    never flagged. A chained assignment (`a.data = b.data = w`), a one-line body and a line shared
+    never flagged. Arithmetic with a number assumes a floating-point tensor (`.weight`, `.bias`,
+    `.grad`, a parameter). A chained assignment (`a.data = b.data = w`), a one-line body and a line shared
     with other statements are reported without a fix.
     """
 
@@ -72,21 +83,6 @@ class DataAssignment(Rule):
         Invalid(
             """
             import torch
-            target.weight.data = source.weight.data.clone()
-            """,
-            """
-            import torch
-            with torch.no_grad():
-                target.weight.copy_(source.weight.clone())
-            """,
-            line=2,
-            column=1,
-            message="Assigning to `.data` swaps the tensor's storage behind",
-            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
-        ),
-        Invalid(
-            """
-            import torch
             with torch.no_grad():
                 for p in model.parameters():
                     p.data = p.data * 0.5
@@ -105,23 +101,59 @@ class DataAssignment(Rule):
         Invalid(  # consecutive assignments share one `with`
             """
             import torch
-            def sync(target, source):
-                target.weight.data = source.weight.data.clone()
-                target.bias.data = source.bias.data.clone()
+            LR = 0.1
+            def step(layer):
+                layer.weight.data = layer.weight.data - LR * layer.weight.grad
+                layer.bias.data = layer.bias.data - LR * layer.bias.grad
             """,
             """
             import torch
-            def sync(target, source):
+            LR = 0.1
+            def step(layer):
                 with torch.no_grad():
-                    target.weight.copy_(source.weight.clone())
-                    target.bias.copy_(source.bias.clone())
+                    layer.weight.copy_(layer.weight - LR * layer.weight.grad)
+                    layer.bias.copy_(layer.bias - LR * layer.bias.grad)
             """,
-            line=3,
+            line=4,
             column=5,
             message="Assigning to `.data` swaps the tensor's storage behind",
             fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
         ),
-        Invalid(
+        Invalid(  # a `*_like` factory keeps shape, dtype and device
+            """
+            import torch
+            layer.weight.data = torch.ones_like(layer.weight.data)
+            """,
+            """
+            import torch
+            with torch.no_grad():
+                layer.weight.copy_(torch.ones_like(layer.weight))
+            """,
+            line=2,
+            column=1,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
+        ),
+        Invalid(  # inside a `match` (whose `case` clauses it indents itself)
+            """
+            import torch
+            match mode:
+                case 'clip':
+                    layer.weight.data = layer.weight.data.clamp(-1, 1)
+            """,
+            """
+            import torch
+            match mode:
+                case 'clip':
+                    with torch.no_grad():
+                        layer.weight.copy_(layer.weight.clamp(-1, 1))
+            """,
+            line=4,
+            column=9,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
+        ),
+        Invalid(  # chained targets: reported, no fix
             """
             import torch
             a.weight.data = b.weight.data = w
@@ -129,25 +161,78 @@ class DataAssignment(Rule):
             line=2,
             column=1,
             message="Assigning to `.data` swaps the tensor's storage behind",
-        ),  # chained targets: reported, no fix
-        Invalid(  # inside a `match` (whose `case` clauses it indents itself)
+        ),
+        Invalid(  # another tensor: its shape and dtype are unknown, no fix
             """
             import torch
-            match mode:
-                case 'copy':
-                    target.weight.data = source.weight.data.clone()
+            target.weight.data = source.weight.data.clone()
             """,
+            line=2,
+            column=1,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # a dtype change copy_ would cast away: no fix
             """
             import torch
-            match mode:
-                case 'copy':
-                    with torch.no_grad():
-                        target.weight.copy_(source.weight.clone())
+            for p in model.parameters():
+                p.data = p.data.to(torch.float16)
+            """,
+            line=3,
+            column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # a layout change copy_ would not make: no fix
+            """
+            import torch
+            for p in model.parameters():
+                p.data = p.data.contiguous()
+            """,
+            line=3,
+            column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # a transpose copy_ would reject or mis-shape: no fix
+            """
+            import torch
+            proj.weight.data = proj.weight.data.t()
+            """,
+            line=2,
+            column=1,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # vocabulary resizing: the new size is the point, no fix
+            """
+            import torch
+            def grow(emb, n, dim):
+                new = torch.zeros(n, dim)
+                new[: emb.weight.shape[0]] = emb.weight.data
+                emb.weight.data = new
+            """,
+            line=5,
+            column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # a module built in the same function: no fix
+            """
+            import torch
+            def freeze(module):
+                frozen = FrozenBatchNorm2d(module.num_features)
+                frozen.weight.data = frozen.weight.data * 1.0
+                return frozen
             """,
             line=4,
-            column=9,
+            column=5,
             message="Assigning to `.data` swaps the tensor's storage behind",
-            fix_title="Copy in place under `torch.no_grad()` (same shape and dtype only)",
+        ),
+        Invalid(  # a buffer may be an integer tensor that `* 0.5` makes float: no fix
+            """
+            import torch
+            for b in model.buffers():
+                b.data = b.data * 0.5
+            """,
+            line=3,
+            column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
         ),
     )
 
@@ -178,7 +263,12 @@ class DataAssignment(Rule):
             and isinstance(line.body[0], cst.Assign)
             and len(line.body[0].targets) == 1
             and data_assignment(self.context, line.body[0]) is not None
+            and self._copy_can_replace(line.body[0])
         )
+
+    def _copy_can_replace(self, node: cst.Assign) -> bool:
+        target = node.targets[0].target
+        return copy_can_replace(self.context, target.value, node.value, self.context.scope())
 
     def visit_Assign(self, node: cst.Assign) -> None:
         target = data_assignment(self.context, node)
@@ -197,7 +287,7 @@ class DataAssignment(Rule):
 
     def _fix(self, node: cst.Assign) -> Optional[FixPlan]:
         found = enclosing_line(self.context.stack)
-        if found is None or len(found[0].body) != 1 or len(node.targets) != 1:
+        if found is None or len(found[0].body) != 1 or len(node.targets) != 1 or not self._copy_can_replace(node):
             return None
         line, index = found
         render = lambda statement: statement.with_changes(body=[self._copy(node)])  # noqa: E731

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.data_attr import data_is_redundant, is_plain_data_read, is_tensor_data
+from gradlint.analysis.data_attr import data_is_redundant, is_plain_data_read, is_tensor_data, resizes_a_temporary, under_no_grad
 from gradlint.analysis.syntax import method_call_on
-from gradlint.fix.builders import remove_line
+from gradlint.fix.builders import enclosing_line, remove_line, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
@@ -12,6 +12,11 @@ _MESSAGE = (
     "`.data` gives a view that autograd does not track: mutating it while a graph needs the tensor "
     "silently corrupts gradients; use `{replacement}`"
 )
+_RESIZE_MESSAGE = (
+    "`{text}` resizes a temporary, not `{tensor}`: in torch 2.x `{tensor}` keeps its old size and "
+    "misses the values written after the resize; resize `{tensor}` itself under `torch.no_grad()`"
+)
+_RESIZE_FIX = "Resize `{tensor}` itself under `torch.no_grad()`"
 
 
 class DataRead(Rule):
@@ -60,6 +65,16 @@ class DataRead(Rule):
     block keep `.detach()`. `x = x.data` that becomes `x = x` is removed (`pass` where the block
     would be left empty, or the whole `if isinstance(x, ...):` with no `else` that guarded it).
 
+    A resize whose result the statement does not keep, `x.data.resize_(n).copy_(src)` (also
+    `resize_as_`, and `x.detach().resize_(n)`, which is no better), is a bug of its own with its
+    own message: in torch 0.3 `.data` was the tensor itself, so this resized and filled `x`; in
+    torch 2.13 it resizes a temporary, `x` keeps its old size (a (2,) buffer stays (2,) and shows
+    only the first two values copied) and a batch of another size never reaches it. The fix is
+    unsafe: `with torch.no_grad(): x.resize_(n).copy_(src)` restores the old meaning and is
+    otherwise the same statement (no graph is recorded, as through `.data`), but where `x`
+    requires grad (a parameter) `resize_` raises `cannot resize variables that require grad`
+    instead of silently doing nothing.
+
     ## Known limits
     Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
     `loss.data.cpu().numpy()[0]`, and `total_loss += loss.data` where `total_loss` is read as
@@ -73,8 +88,8 @@ class DataRead(Rule):
     summary = "read of `.data` instead of `.detach()`"
     migration = "data"
     fix_availability = Availability.ALWAYS
-    fix_applicabilities = (Applicability.SAFE,)
-    triggers = (".data",)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
+    triggers = (".data", "resize_")
 
     VALID = (
         """
@@ -106,6 +121,12 @@ class DataRead(Rule):
         """,
         "ema.weight.data.mul_(0.99).add_(model.weight.data)\n",
         "w.data[w.data < 0] = 0\n",
+        """
+        import torch
+        with torch.no_grad():
+            buffer.resize_(batch.size()).copy_(batch)
+        """,
+        "y = m.weight.detach().resize_(5)\n",
     )
     INVALID = (
         Invalid("pred = output.data.max(1)[1]\n", "pred = output.detach().max(1)[1]\n"),
@@ -278,9 +299,45 @@ class DataRead(Rule):
             same = x.detach() is x
             """,
         ),
-        Invalid(  # metadata-only in-place ops change the `.data` object, not `m.weight`: same with detach()
-            "m.weight.data.resize_(5)\n",
-            "m.weight.detach().resize_(5)\n",
+        Invalid(  # a resize whose result is not kept: legacy code meant to resize and fill `buffer`
+            """
+            import torch
+            buffer = torch.zeros(2)
+            for batch in loader:
+                buffer.data.resize_(batch.size()).copy_(batch)
+            """,
+            """
+            import torch
+            buffer = torch.zeros(2)
+            for batch in loader:
+                with torch.no_grad():
+                    buffer.resize_(batch.size()).copy_(batch)
+            """,
+            line=4,
+            column=5,
+            message="`buffer.data.resize_(...)` resizes a temporary, not `buffer`",
+            fix_title="Resize `buffer` itself under `torch.no_grad()`",
+        ),
+        Invalid(  # `.detach()` makes the same temporary
+            """
+            import torch
+            label = torch.zeros(2)
+            label.detach().resize_(5).fill_(1)
+            """,
+            """
+            import torch
+            label = torch.zeros(2)
+            with torch.no_grad():
+                label.resize_(5).fill_(1)
+            """,
+            line=3,
+            column=1,
+            message="`label.detach().resize_(...)` resizes a temporary, not `label`",
+            fix_title="Resize `label` itself under `torch.no_grad()`",
+        ),
+        Invalid(  # a kept result is a plain read: the code uses the resized temporary
+            "y = m.weight.data.resize_(5)\n",
+            "y = m.weight.detach().resize_(5)\n",
         ),
     )
 
@@ -288,6 +345,9 @@ class DataRead(Rule):
         if node.attr.value != "data" or not is_tensor_data(self.context, node) or not is_plain_data_read(self.context, self.context.stack):
             return
         receiver = node.value
+        if resizes_a_temporary(self.context.stack):
+            self._report_resize(node, receiver)
+            return
         if (isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad") or data_is_redundant(self.context, self.context.stack):
             replacement = receiver
         else:
@@ -300,6 +360,33 @@ class DataRead(Rule):
             else self.safe_fix(f"Replace with `{text}`", Replace(node, replacement))
         )
         self.report(node, _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"), fix)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`x.detach().resize_(n)`: the same temporary as `x.data.resize_(n)`."""
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not node.args and resizes_a_temporary(self.context.stack):
+            if self.context.is_tensor(func.value):
+                self._report_resize(node, func.value)
+
+    def _report_resize(self, temporary: cst.BaseExpression, tensor: cst.BaseExpression) -> None:
+        text, name = self.context.code_for(temporary), self.context.code_for(tensor)
+        resize = self.context.stack[-2].attr.value
+        message = _RESIZE_MESSAGE.format(text=f"{text}.{resize}(...)", tensor=name if len(name) < 30 else "x")
+        self.report(temporary, message, self._resize_fix(temporary, tensor, name))
+
+    def _resize_fix(self, temporary: cst.BaseExpression, tensor: cst.BaseExpression, name: str):
+        """`x.data.resize_(n).copy_(src)` -> `with torch.no_grad(): x.resize_(n).copy_(src)`."""
+        title = _RESIZE_FIX.format(tensor=name if len(name) < 30 else "x")
+        if under_no_grad(self.context, self.context.stack):
+            return self.unsafe_fix(title, Replace(temporary, tensor))
+        found = enclosing_line(self.context.stack)
+        if found is None or len(found[0].body) != 1:
+            return None
+        line, index = found
+        changes = wrap_in_no_grad(
+            self.context, [line], self.context.stack[:index], lambda statement: statement.deep_replace(temporary, tensor)
+        )
+        return None if changes is None else self.unsafe_fix(title, *changes)
 
     def _rebinds_itself(self, replacement: cst.BaseExpression) -> bool:
         """`x = x.data` where `x` itself does: the statement would read `x = x`."""
