@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.imports import uses_outside_imports
+from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.analysis.renamed_apis import (
     FUNCTORCH_TRANSFORMS,
     LEGACY_PARAMETERS_KEYWORD,
@@ -127,6 +128,9 @@ class RenamedApi(Rule):
     unsafe, exact only when the bounds are integers. Float literals or other steps get no fix.
 
     ## Known limits
+    A legacy name in the fallback an older torch takes (an `except ImportError:` /
+    `AttributeError:` / `TypeError:` handler, a branch of an `if` on the torch version) is not
+    reported.
     Only calls are reported: a legacy name used as an object (`isinstance(m, nn.NLLLoss2d)`,
     a table keyed by `torch.ger`) is a different object from its replacement
     (`torch.ger is torch.outer` is False), so renaming it could change the program. Names that reach the legacy API through another object (`self.init.normal(w)`) are not
@@ -145,6 +149,13 @@ class RenamedApi(Rule):
     triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED} | {"unbiased", "range", "functional_call", "functorch"}))
 
     VALID = (
+        # the fallback for a torch without `torch.func`
+        """
+        try:
+            from torch import vmap
+        except ImportError:
+            from functorch import vmap
+        """,
         """
         import numpy as np
         import math
@@ -533,6 +544,8 @@ class RenamedApi(Rule):
         transforms = [name for name in names if name in FUNCTORCH_TRANSFORMS]
         if not transforms:
             return
+        if self._in_version_fallback():
+            return
         listed = ", ".join(f"`{name}`" for name in transforms)
         message = f"{listed} moved from `functorch` to `torch.func` (deprecated in torch 2.0)"
         fix = None
@@ -546,7 +559,7 @@ class RenamedApi(Rule):
         if not self._is_called(node):
             return  # a reference is an object: `torch.ger is torch.outer` is False, tables keyed by it would change
         renamed = self._renamed(node)
-        if renamed is not None:
+        if renamed is not None and not self._in_version_fallback():
             self.report(node, self._message(node, renamed), self._attribute_fix(node, renamed))
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -555,7 +568,13 @@ class RenamedApi(Rule):
         renamed = self._renamed(node)
         if renamed is None or self.context.imports.qualified_name(node).startswith("functorch."):
             return  # a transform imported from functorch is reported at its import
-        self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
+        if not self._in_version_fallback():
+            self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
+
+    def _in_version_fallback(self) -> bool:
+        """The legacy name is what an older torch falls back to (`except ImportError:`, the branch
+        of an `if` on the torch version): the modern name already runs on a current torch."""
+        return in_version_fallback(self.context.stack, self.context.code_for)
 
     def _renamed(self, node: cst.BaseExpression) -> Optional[Renamed]:
         qualified = self.context.imports.qualified_name(node)
