@@ -144,8 +144,6 @@ INITIALISERS = "uniform normal constant xavier_uniform xavier_normal kaiming_uni
 RENAMED_CALLS = {
     *(f"torch.nn.init.{name}" for name in INITIALISERS.split()),
     "torch.nn.utils.clip_grad_norm",
-    "torch.nn.functional.sigmoid",
-    "torch.nn.functional.tanh",
     "torch.nn.functional.upsample",
     "torch.nn.functional.upsample_bilinear",
     "torch.nn.functional.upsample_nearest",

@@ -77,9 +77,16 @@ def test_a_new_torch_import_goes_next_to_the_torch_imports(source, expected):
 def test_the_clean_up_drops_every_name_of_one_import_the_fixes_left_unused():
     """Two names of one `from ... import` are dropped in one edit (two edits of the statement would
     conflict, and both names stayed)."""
-    fixed = fix_text("from torch.nn.functional import sigmoid, tanh\np = sigmoid(x) + tanh(x)\n", "example.py", frozenset({"GL503"}))
-    assert fixed.text == "import torch\np = torch.sigmoid(x) + torch.tanh(x)\n"
-    kept = fix_text(
-        "from torch.nn.functional import relu, sigmoid, tanh\np = relu(sigmoid(x) + tanh(x))\n", "example.py", frozenset({"GL503"})
+    fixed = fix_text(
+        "from torch.cuda.amp import GradScaler, autocast\ns = GradScaler()\nwith autocast():\n    pass\n",
+        "example.py",
+        frozenset({"GL509"}),
     )
-    assert kept.text == "import torch\nfrom torch.nn.functional import relu\np = relu(torch.sigmoid(x) + torch.tanh(x))\n"
+    modern = 's = torch.amp.GradScaler("cuda")\nwith torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n'
+    assert fixed.text == "import torch\n" + modern + "    pass\n"
+    kept = fix_text(
+        "from torch.cuda.amp import GradScaler, autocast, custom_fwd\ns = GradScaler()\nwith autocast():\n    f = custom_fwd\n",
+        "example.py",
+        frozenset({"GL509"}),
+    )
+    assert kept.text == "import torch\nfrom torch.cuda.amp import custom_fwd\n" + modern + "    f = custom_fwd\n"

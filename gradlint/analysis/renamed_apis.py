@@ -31,12 +31,13 @@ _NEAREST = (("mode", '"nearest"'),)
 # `make_functional`, `combine_state_for_ensemble`, `make_fx` have no torch.func equivalent.
 FUNCTORCH_TRANSFORMS = ("vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")
 
+# `F.sigmoid` and `F.tanh` are not listed: torch deprecated them in 0.4.1 but later dropped the
+# warning and kept them as documented aliases of `torch.sigmoid` / `torch.tanh` (no warning and no
+# deprecation note in 2.13).
 RENAMED: dict[str, Renamed] = {
     **{f"torch.nn.init.{name}": Renamed(f"{name}_", "0.4") for name in _INITIALISERS},
     "torch.nn.utils.clip_grad_norm": Renamed("clip_grad_norm_", "0.4"),
     "torch.nn.utils.clip_grad.clip_grad_norm": Renamed("clip_grad_norm_", "0.4"),
-    "torch.nn.functional.sigmoid": Renamed("sigmoid", "0.4.1", to_torch=True),
-    "torch.nn.functional.tanh": Renamed("tanh", "0.4.1", to_torch=True),
     "torch.nn.NLLLoss2d": Renamed("NLLLoss", "0.4"),
     "torch.nn.modules.loss.NLLLoss2d": Renamed("NLLLoss", "0.4"),
     "torch.cuda.memory_cached": Renamed("memory_reserved", "1.4"),

@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.imports import uses_outside_imports
+from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.analysis.renamed_apis import (
     FUNCTORCH_TRANSFORMS,
     LEGACY_PARAMETERS_KEYWORD,
@@ -42,7 +43,7 @@ class RenamedApi(Rule):
     Flags PyTorch functions and classes renamed since 0.3 whose new name is an exact equivalent:
     the `torch.nn.init` initialisers without the trailing underscore (`xavier_uniform`, `normal`,
     `kaiming_normal`, `constant`, `orthogonal`, `sparse`, `eye`, `dirac`, ...),
-    `nn.utils.clip_grad_norm`, `F.sigmoid` and `F.tanh`, `nn.NLLLoss2d`,
+    `nn.utils.clip_grad_norm`, `nn.NLLLoss2d`,
     `torch.cuda.memory_cached` / `max_memory_cached` and `torch.ger`, under any import spelling;
     the `unbiased=` flag of `torch.std` / `torch.var` (also `std_mean`, `var_mean`, and the
     `.std()` / `.var()` methods of an evident tensor), replaced by `correction=`;
@@ -56,8 +57,8 @@ class RenamedApi(Rule):
     ## Why is this bad?
     Measured in torch 2.13: the legacy initialisers, `clip_grad_norm`, `NLLLoss2d` and
     `memory_cached` emit a `FutureWarning` on every call and only forward to the new name;
-    `F.sigmoid`, `F.tanh` and `torch.ger` are deprecated in the documentation (no warning) and
-    compute exactly what `torch.sigmoid`, `torch.tanh` and `torch.outer` compute; `unbiased=` is
+    `torch.ger` is deprecated in the documentation (no warning) and computes exactly what
+    `torch.outer` computes; `unbiased=` is
     documented as deprecated since 2.0 in favour of `correction=`. `F.upsample*` and
     `torch.range` emit a `UserWarning`, the `functorch` transforms and `stateless.functional_call`
     a `FutureWarning`; `nn.UpsamplingBilinear2d` / `UpsamplingNearest2d` are deprecated in the
@@ -75,7 +76,7 @@ class RenamedApi(Rule):
     import torch.nn.functional as F
 
     nn.init.xavier_uniform(layer.weight)
-    h = F.tanh(x)
+    outer = torch.ger(a, b)
     nn.utils.clip_grad_norm(model.parameters(), 0.5)
     y = F.upsample_bilinear(x, scale_factor=2)
     steps = torch.range(1, 10, 2)
@@ -88,7 +89,7 @@ class RenamedApi(Rule):
     import torch.nn.functional as F
 
     nn.init.xavier_uniform_(layer.weight)
-    h = torch.tanh(x)
+    outer = torch.outer(a, b)
     nn.utils.clip_grad_norm_(model.parameters(), 0.5)
     y = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)
     steps = torch.arange(1, 11, 2, dtype=torch.get_default_dtype())
@@ -100,9 +101,7 @@ class RenamedApi(Rule):
     dtype, shape and `requires_grad` (the legacy initialisers, `clip_grad_norm` and
     `memory_cached` call the new function; `NLLLoss2d` is a subclass of `NLLLoss` with the same
     constructor and forward; the rest were measured on random inputs). The only difference is that
-    no deprecation warning is emitted. `F.sigmoid` / `F.tanh` become `torch.sigmoid` /
-    `torch.tanh`, adding `import torch` when the module lacks it (no fix when the name `torch` is
-    taken otherwise). A name imported by itself (`from torch.nn.init import normal`) is renamed
+    no deprecation warning is emitted. A name imported by itself (`from torch.nn.init import normal`) is renamed
     together with its import only when the file uses it once, without `as`; otherwise the finding
     has no fix. `unbiased=True` becomes `correction=1` and `unbiased=False` `correction=0`
     (measured bitwise for every reduction shape); a flag that is not a literal is reported without
@@ -129,9 +128,12 @@ class RenamedApi(Rule):
     unsafe, exact only when the bounds are integers. Float literals or other steps get no fix.
 
     ## Known limits
+    A legacy name in the fallback an older torch takes (an `except ImportError:` /
+    `AttributeError:` / `TypeError:` handler, a branch of an `if` on the torch version) is not
+    reported.
     Only calls are reported: a legacy name used as an object (`isinstance(m, nn.NLLLoss2d)`,
-    `activation=F.tanh`, a table keyed by `torch.ger`) is a different object from its replacement
-    (`F.tanh is torch.tanh` is False), so renaming it could change the program. Names that reach the legacy API through another object (`self.init.normal(w)`) are not
+    a table keyed by `torch.ger`) is a different object from its replacement
+    (`torch.ger is torch.outer` is False), so renaming it could change the program. Names that reach the legacy API through another object (`self.init.normal(w)`) are not
     reported, nor `.std(unbiased=...)` on a receiver not known to be a tensor, nor the positional
     `torch.std(x, 1, False)`. `import functorch` stays after its transforms move to `torch.func`
     (the import is harmless). `nn.Upsample` is not the legacy class: `isinstance` checks against
@@ -140,15 +142,20 @@ class RenamedApi(Rule):
 
     code = "GL503"
     name = "renamed-api"
-    summary = "`nn.init.normal` / `clip_grad_norm` / `F.tanh` / `torch.ger` and other renamed APIs"
+    summary = "`nn.init.normal` / `clip_grad_norm` / `torch.ger` / `F.upsample` and other renamed APIs"
     migration = "api"
-    # `from torch.nn.functional import sigmoid`: the fix calls `torch.sigmoid`, leaving the import unused.
-    cleanup_imports = ("torch.nn.functional.sigmoid", "torch.nn.functional.tanh")
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = tuple(sorted({qualified.rsplit(".", 1)[1] for qualified in RENAMED} | {"unbiased", "range", "functional_call", "functorch"}))
 
     VALID = (
+        # the fallback for a torch without `torch.func`
+        """
+        try:
+            from torch import vmap
+        except ImportError:
+            from functorch import vmap
+        """,
         """
         import numpy as np
         import math
@@ -185,6 +192,12 @@ class RenamedApi(Rule):
         import torch.nn.functional as F
         OPS = {F.sigmoid, F.tanh, torch.ger}
         ok = isinstance(m, torch.nn.NLLLoss2d)
+        """,
+        # aliases torch kept: no longer deprecated
+        """
+        import torch.nn.functional as F
+        from torch.nn.functional import sigmoid
+        h = F.tanh(x) * F.sigmoid(g) + sigmoid(x)
         """,
         """
         import numpy as np
@@ -223,19 +236,6 @@ class RenamedApi(Rule):
         ),
         Invalid(
             """
-            import torch.nn.functional as F
-            h = F.tanh(x) * F.sigmoid(g)
-            """,
-            """
-            import torch
-            import torch.nn.functional as F
-            h = torch.tanh(x) * torch.sigmoid(g)
-            """,
-            message="`F.tanh` was renamed `torch.tanh` (deprecated in torch 0.4.1)",
-            fix_title="Replace with `torch.tanh`",
-        ),
-        Invalid(
-            """
             import torch as th
             from torch import nn
             criterion = nn.NLLLoss2d(ignore_index=255)
@@ -261,16 +261,6 @@ class RenamedApi(Rule):
             """,
             line=2,
             column=1,
-        ),
-        Invalid(
-            """
-            from torch.nn.functional import sigmoid
-            p = sigmoid(x)
-            """,
-            """
-            import torch
-            p = torch.sigmoid(x)
-            """,
         ),
         Invalid(
             """
@@ -554,6 +544,8 @@ class RenamedApi(Rule):
         transforms = [name for name in names if name in FUNCTORCH_TRANSFORMS]
         if not transforms:
             return
+        if self._in_version_fallback():
+            return
         listed = ", ".join(f"`{name}`" for name in transforms)
         message = f"{listed} moved from `functorch` to `torch.func` (deprecated in torch 2.0)"
         fix = None
@@ -565,9 +557,9 @@ class RenamedApi(Rule):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if not self._is_called(node):
-            return  # a reference is an object: `F.tanh is torch.tanh` is False, tables keyed by it would change
+            return  # a reference is an object: `torch.ger is torch.outer` is False, tables keyed by it would change
         renamed = self._renamed(node)
-        if renamed is not None:
+        if renamed is not None and not self._in_version_fallback():
             self.report(node, self._message(node, renamed), self._attribute_fix(node, renamed))
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -576,7 +568,13 @@ class RenamedApi(Rule):
         renamed = self._renamed(node)
         if renamed is None or self.context.imports.qualified_name(node).startswith("functorch."):
             return  # a transform imported from functorch is reported at its import
-        self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
+        if not self._in_version_fallback():
+            self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
+
+    def _in_version_fallback(self) -> bool:
+        """The legacy name is what an older torch falls back to (`except ImportError:`, the branch
+        of an `if` on the torch version): the modern name already runs on a current torch."""
+        return in_version_fallback(self.context.stack, self.context.code_for)
 
     def _renamed(self, node: cst.BaseExpression) -> Optional[Renamed]:
         qualified = self.context.imports.qualified_name(node)

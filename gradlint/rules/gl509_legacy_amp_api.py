@@ -5,6 +5,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import indentation, render_at, torch_alias
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
@@ -135,6 +136,9 @@ class LegacyAmpApi(Rule):
     the region were compared). The only difference is the `FutureWarning` no longer emitted.
 
     ## Known limits
+    A call in the fallback an older torch takes (an `except AttributeError:` / `TypeError:` /
+    `ImportError:` handler, a branch of an `if` on the torch version or `hasattr`) is not reported:
+    the modern API already runs on a current torch.
     Only calls and decorators are rewritten: a legacy class used as an object
     (`isinstance(s, torch.cuda.amp.GradScaler)`, `functools.partial(autocast, ...)`) is a different
     class from its replacement and is left alone, as are calls with `*args` or too many arguments.
@@ -153,6 +157,19 @@ class LegacyAmpApi(Rule):
     triggers = ("amp", "autocast", "GradScaler", "custom_fwd", "custom_bwd", "sdp_kernel")
 
     VALID = (
+        # what an older torch falls back to: the modern API runs on a current one
+        """
+        import torch
+        scaler = torch.amp.GradScaler(device=device) if _TORCH_GREATER_EQUAL_2_4 else torch.cuda.amp.GradScaler()
+        try:
+            scaler = torch.amp.GradScaler(device=device)
+        except (AttributeError, TypeError):
+            scaler = torch.cuda.amp.GradScaler()
+        if is_torch_version(">=", "2.3"):
+            scaler = torch.amp.GradScaler("cuda")
+        else:
+            scaler = torch.cuda.amp.GradScaler()
+        """,
         """
         import torch
         with torch.amp.autocast("cuda", enabled=False):
@@ -315,6 +332,8 @@ class LegacyAmpApi(Rule):
         if qualified is None:
             return
         legacy = LEGACY_AMP.get(qualified)
+        if (legacy is not None or qualified == SDP_KERNEL) and self._in_version_fallback():
+            return
         if legacy is not None:
             self._report_amp(node, self.context.code_for(node.func), legacy)
         elif qualified == SDP_KERNEL:
@@ -323,11 +342,16 @@ class LegacyAmpApi(Rule):
     def visit_Decorator(self, node: cst.Decorator) -> None:
         """`@custom_fwd` / `@custom_bwd` without parentheses: the modern ones need the device."""
         qualified = self.context.qualified_name(node.decorator)
-        if qualified in _DECORATORS:
+        if qualified in _DECORATORS and not self._in_version_fallback():
             legacy = LEGACY_AMP[qualified]
             bare = cst.Call(func=node.decorator, args=())
             old = self.context.code_for(node.decorator)
             self.report(node.decorator, self._amp_message(old, legacy, called=False), self._amp_fix(node.decorator, bare, legacy))
+
+    def _in_version_fallback(self) -> bool:
+        """The legacy entry point is what an older torch falls back to (`except AttributeError:`
+        after `torch.amp.GradScaler(...)`, `new if TORCH_GREATER_EQUAL_2_4 else old`)."""
+        return in_version_fallback(self.context.stack, self.context.code_for)
 
     # -- torch.cuda.amp / torch.cpu.amp ---------------------------------------------------------
 

@@ -10,6 +10,10 @@ from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule
 
 _LOAD = frozenset({"torch.load", "torch.serialization.load"})
+# Inside `with torch.serialization.safe_globals([...]):` the weights-only load accepts the listed classes.
+_SAFE_GLOBALS = "torch.serialization.safe_globals"
+# safetensors writes a dict of tensors only: a value also given to it is a state dict.
+_SAFETENSORS_SAVE = frozenset({"safetensors.torch.save_file", "safetensors.torch.save"})
 _SAVE = frozenset({"torch.save", "torch.serialization.save"})
 # Methods of an `nn.Module` that a weights-only load can never return: no tensor, dict, list or
 # number has them, so a loaded value calling one is a whole pickled object.
@@ -160,6 +164,23 @@ class LegacySerialization(Rule):
         model.load_state_dict(state)
         model.eval()
         """,
+        # the classes listed in `safe_globals` load under the weights-only default
+        """
+        import torch
+        with torch.serialization.safe_globals([RNNModel, torch.nn.Linear]):
+            model = torch.load(f, map_location=device)
+        model.eval()
+        """,
+        # a state dict named `model`, also written with safetensors
+        """
+        import torch
+        from safetensors.torch import save_file
+        def save_to_file(file_name, model, metadata):
+            if file_name.endswith(".safetensors"):
+                save_file(model, file_name, metadata)
+            else:
+                torch.save(model, file_name)
+        """,
     )
     INVALID = (
         Invalid(
@@ -253,12 +274,23 @@ class LegacySerialization(Rule):
             return
         if len(positional_args(node)) > 2 or any(arg.star for arg in node.args):
             return  # `pickle_module` (third) or unknown arguments
+        if self._under_safe_globals():
+            return
         use = self._object_use(node)
         if use is None:
             return
         message = _WHOLE_OBJECT_LOAD.format(call=self.context.code_for(node), use=use)
         fix = self.unsafe_fix("Pass `weights_only=False` (for a file you trust)", *self._weights_only_false(node))
         self.report(node, message, fix)
+
+    def _under_safe_globals(self) -> bool:
+        """Within `with torch.serialization.safe_globals([...]):` the default load allows the listed
+        classes, so a whole module made of them loads."""
+        return any(
+            isinstance(node, cst.With)
+            and any(self.context.qualified_name(item.item.func) == _SAFE_GLOBALS for item in node.items if isinstance(item.item, cst.Call))
+            for node in self.context.stack
+        )
 
     def _object_use(self, node: cst.Call) -> Optional[str]:
         """How the loaded value is used as a module (`eval()`, `model(...)`), if it evidently is."""
@@ -327,8 +359,24 @@ class LegacySerialization(Rule):
         if isinstance(value, cst.Attribute) and value.attr.value == "state_dict":
             called = cst.Call(func=value)
             self.report(value, _UNCALLED_STATE_DICT.format(argument=shown), self.unsafe_fix(f"Call `{shown}()`", Replace(value, called)))
-        elif self.context.modules.is_module(value, self.context.stack) and not self._loads_whole_objects_deliberately():
+        elif (
+            self.context.modules.is_module(value, self.context.stack)
+            and not self._loads_whole_objects_deliberately()
+            and not self._also_saved_with_safetensors(value)
+        ):
             self.report(value, _WHOLE_MODULE_SAVE.format(argument=shown))
+
+    def _also_saved_with_safetensors(self, value: cst.BaseExpression) -> bool:
+        """The same name goes to safetensors' `save_file` in this function (`save_file(sd, path)` in
+        one branch, `torch.save(sd, path)` in the other): it holds a state dict, whatever its name."""
+        if not isinstance(value, cst.Name):
+            return False
+        for call in _calls_within(self.context.scope()):
+            if self.context.qualified_name(call.func) in _SAFETENSORS_SAVE and call.args:
+                first = call.args[0].value
+                if isinstance(first, cst.Name) and first.value == value.value:
+                    return True
+        return False
 
     def _loads_whole_objects_deliberately(self) -> bool:
         """The file loads with `weights_only=False` somewhere (torch's own DDP tests and

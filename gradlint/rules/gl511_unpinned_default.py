@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.analysis.syntax import dotted_name, keyword_arg, positional_args
 from gradlint.fix.builders import with_keywords
 from gradlint.fix.plan import Applicability, Availability, Replace
@@ -96,6 +97,8 @@ class UnpinnedDefault(Rule):
     different value (the mathematically correct one).
 
     ## Known limits
+    A call in the fallback an older torch takes (an `except TypeError:` / `AttributeError:` /
+    `ImportError:` handler, a branch of an `if` on the torch version) is not reported.
     Only torch's functions under their imports are recognised; the rank or shape comes from a
     factory with literal sizes or a list literal in the same function, so `x.T` is reported only
     there. A call that passes `**kwargs` is not reported (they may hold the argument).
@@ -110,6 +113,15 @@ class UnpinnedDefault(Rule):
     triggers = ("meshgrid", "grid_sample", "affine_grid", "checkpoint", "cross", "kl_div", "KLDivLoss", ".T")
 
     VALID = (
+        # the call a torch older than 1.10 falls back to
+        """
+        import torch
+        try:
+            grid = torch.meshgrid(y, x, indexing="ij")
+        except TypeError:
+            grid = torch.meshgrid(y, x)
+        yv, xv = torch.meshgrid(y, x, indexing="ij") if torch_1_10 else torch.meshgrid(y, x)
+        """,
         """
         import torch
         xs, ys = torch.meshgrid(torch.arange(3), torch.arange(4), indexing="xy")
@@ -239,7 +251,8 @@ class UnpinnedDefault(Rule):
         if qualified is None or any(arg.star == "**" for arg in node.args):
             return
         pin = _PINS.get(qualified)
-        if pin is not None:
+        if pin is not None and not in_version_fallback(self.context.stack, self.context.code_for):
+            # not the call an older torch falls back to (`except TypeError:` after `indexing="ij"`)
             self._check_pin(node, qualified, pin)
         elif qualified == _CROSS:
             self._check_cross(node)
