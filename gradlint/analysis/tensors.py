@@ -83,7 +83,6 @@ TENSOR_ONLY_METHODS = frozenset(
 # argument these are called on is a tensor.
 ARGUMENT_TENSOR_METHODS = frozenset(
     {
-        "detach",
         "view_as",
         "expand_as",
         "unsqueeze",
