@@ -61,7 +61,7 @@ class FileContext:
 
     @cached_property
     def tensors(self) -> TensorEvidence:
-        return TensorEvidence(self.imports, self.scopes)
+        return TensorEvidence(self.imports, self.scopes, self.module)
 
     @cached_property
     def scalars(self) -> ScalarEvidence:

@@ -78,6 +78,19 @@ class Bindings:
             for item in statement.items:
                 if item.asname is not None:
                     self._opaque_targets(item.asname.name)
+        elif isinstance(statement, cst.Expr):
+            self._registered(statement.value)
+
+    def _registered(self, call: cst.BaseExpression) -> None:
+        """`self.register_buffer("name", value)` binds `self.name` to value, as `self.name = value` would."""
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and len(call.args) >= 2):
+            return
+        if call.func.attr.value not in ("register_buffer", "register_parameter") or not isinstance(call.func.value, cst.Name):
+            return
+        name = call.args[0].value
+        key = name.evaluated_value if isinstance(name, cst.SimpleString) and call.args[0].keyword is None else None
+        if isinstance(key, str) and key.isidentifier():
+            self.attributes[f"{call.func.value.value}.{key}"].append(call.args[1].value)
 
     def _unpack(self, target: cst.CSTNode, value: cst.BaseExpression, withs: tuple[cst.With, ...]) -> bool:
         """`a, b = x, y`: bind each name to its own element; False when the shapes do not match."""

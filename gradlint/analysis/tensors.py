@@ -8,6 +8,7 @@ containers and module paths such as `torch.utils.data`.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional
 
 import libcst as cst
@@ -15,7 +16,8 @@ import libcst as cst
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
-from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.scopes import Scope, ScopeTable, entry_key
+from gradlint.analysis.tree import descendants
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
 TENSOR_ONLY_METHODS = frozenset(
@@ -77,6 +79,27 @@ TENSOR_ONLY_METHODS = frozenset(
         "new_tensor",
     }
 )
+# Tensor methods that numpy arrays, modules and other array types do not have: a function
+# argument these are called on is a tensor.
+ARGUMENT_TENSOR_METHODS = frozenset(
+    {
+        "view_as",
+        "expand_as",
+        "unsqueeze",
+        "contiguous",
+        "masked_fill",
+        "index_select",
+        "narrow",
+        "type_as",
+        "permute",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "new_empty",
+    }
+)
+# Where `PackedSequence` comes from: its `.data` is a field.
+PACKED_SEQUENCES = ("pack_padded_sequence", "pack_sequence", "PackedSequence", "utils.rnn")
 # Reductions: a tensor when the receiver is one (numpy has the same names).
 TENSOR_PRESERVING_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "cpu", "to", "add", "mul", "sub", "div"})
 TENSOR_ATTRIBUTES = frozenset({"grad", "weight", "bias"})
@@ -120,9 +143,11 @@ NON_TENSOR_ROOTS = frozenset(
 
 
 class TensorEvidence:
-    def __init__(self, imports: ImportMap, scopes: ScopeTable) -> None:
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, module: Optional[cst.Module] = None) -> None:
         self.imports = imports
         self.scopes = scopes
+        self.module = module
+        self._argument_uses: dict[int, frozenset[str]] = {}
 
     def is_tensor(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
         if depth > 8:
@@ -134,7 +159,7 @@ class TensorEvidence:
                 return not self._is_module_path(node.value)
             return self._instance_attribute_is_tensor(node, scope, depth)
         if isinstance(node, cst.Subscript):
-            return self.is_tensor(node.value, scope, depth + 1)
+            return self.is_tensor(node.value, scope, depth + 1) or self._entry_is_tensor(node, scope, depth)
         if isinstance(node, cst.BinaryOperation):
             return self.is_tensor(node.left, scope, depth + 1) or self.is_tensor(node.right, scope, depth + 1)
         if isinstance(node, cst.Name):
@@ -162,16 +187,89 @@ class TensorEvidence:
             return False
         if any(iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(name, scope)):
             return True
+        if any(
+            position is None and self._iterates_group_params(source, scope) for source, position in self.scopes.loop_sources_of(name, scope)
+        ):
+            return True  # `for p in group["params"]` of an optimizer's param groups
         if any(position is not None and _is_loader(source) for source, position in self.scopes.loop_sources_of(name, scope)):
             return True  # `for x, y in loader`: a batch's parts
         if scope is not None and any(_is_batch_call(value) for value, _ in self.scopes.of(scope).unpacked.get(name, ())):
             return True  # `x, y = get_batch(...)`
+        if scope is not None and any(self._is_model_output(value, scope) for value, _ in self.scopes.of(scope).unpacked.get(name, ())):
+            return True  # `out, hidden = model(x)`
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
             return False
         if any(self.is_tensor(value, scope, depth + 1) for value in values):
             return True
+        if not values and isinstance(scope, cst.FunctionDef) and name in self._arguments_used_as_tensors(scope):
+            return True
         return bool(TENSOR_VALUE.search(name))
+
+    def _entry_is_tensor(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
+        """`losses["total"]` where the dict's entry `"total"` is bound to a tensor in this scope
+        (`losses = {"total": loss}` or `losses["total"] = loss`)."""
+        key = entry_key(node)
+        if key is None or scope is None:
+            return False
+        name, entry = key
+        values = list(self.scopes.of(scope).entries.get(key, ()))
+        for value in self.scopes.values_of(name, scope):
+            if isinstance(value, cst.Dict):
+                values.extend(
+                    element.value
+                    for element in value.elements
+                    if isinstance(element, cst.DictElement)
+                    and isinstance(element.key, cst.SimpleString)
+                    and element.key.evaluated_value == entry
+                )
+        return any(self.is_tensor(value, scope, depth + 1) for value in values)
+
+    def _is_model_output(self, value: cst.BaseExpression, scope: Scope) -> bool:
+        """`model(x)`, `self.model(x)`: a network's outputs, unless the file packs sequences (an RNN
+        given a `PackedSequence` returns one, whose `.data` is a field, not the tensor's)."""
+        if not isinstance(value, cst.Call) or self._packs_sequences:
+            return False
+        name = dotted_name(value.func)
+        return (
+            name is not None
+            and bool(MODEL_CALL.match(name.rsplit(".", 1)[-1]))
+            and name.split(".", 1)[0] not in NON_TENSOR_ROOTS - {"self"}
+        )
+
+    @cached_property
+    def _packs_sequences(self) -> bool:
+        """The file may build a `PackedSequence` (or cannot be read to tell)."""
+        return self.module is None or any(word in self.module.code for word in PACKED_SEQUENCES)
+
+    def _arguments_used_as_tensors(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The parameters of `function` that it calls a tensor-only method on (`x.unsqueeze(0)`)."""
+        key = id(function)
+        if key not in self._argument_uses:
+            parameters = {p.name.value for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)}
+            self._argument_uses[key] = frozenset(
+                node.func.value.value
+                for node in descendants(function.body)
+                if isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name)
+                and node.func.value.value in parameters
+                and node.func.attr.value in ARGUMENT_TENSOR_METHODS
+            )
+        return self._argument_uses[key]
+
+    def _iterates_group_params(self, iterable: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`group["params"]` where `group` is one of `optimizer.param_groups` (or `opt.param_groups[0]["params"]`)."""
+        if not isinstance(iterable, cst.Subscript) or _string_index(iterable) != "params":
+            return False
+        group = iterable.value
+        if isinstance(group, cst.Subscript):
+            return _is_param_groups(group.value)
+        if isinstance(group, cst.Name):
+            return any(
+                position is None and _is_param_groups(source) for source, position in self.scopes.loop_sources_of(group.value, scope)
+            )
+        return False
 
     def _instance_attribute_is_tensor(self, node: cst.Attribute, scope: Optional[Scope], depth: int) -> bool:
         """`self.w` where every value the class's methods bind to `self.w` is a tensor."""
@@ -212,7 +310,13 @@ def iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -
     return False
 
 
+# Classes whose instances are tensors: `nn.Parameter(...)`, `nn.Buffer(...)`.
+TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"})
+
+
 def _is_class_name(qualified: str) -> bool:
+    if qualified in TENSOR_CLASSES:
+        return False
     return qualified.rsplit(".", 1)[-1][:1].isupper() and not qualified.endswith(("Tensor", "Variable"))
 
 
@@ -231,3 +335,16 @@ def root_name(node: cst.BaseExpression) -> Optional[str]:
     while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _is_param_groups(node: cst.BaseExpression) -> bool:
+    """`optimizer.param_groups`, `self.param_groups`."""
+    return isinstance(node, cst.Attribute) and node.attr.value == "param_groups"
+
+
+def _string_index(subscript: cst.Subscript) -> Optional[str]:
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    index = subscript.slice[0].slice.value
+    value = index.evaluated_value if isinstance(index, cst.SimpleString) else None
+    return value if isinstance(value, str) else None

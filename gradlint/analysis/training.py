@@ -141,6 +141,34 @@ class TrainingAnalysis:
         """What running `statements` (of `scope`, None for the module) does, helpers followed."""
         return self._events(statements, _Place(scope))
 
+    def branch_paths(self, region: Region) -> list[Region]:
+        """One region per branch of each `if`/`elif`/`else` of `region`'s body (nested ones too): the
+        body's statements up to the `if`, then that branch's, as if taken for sure. What runs after
+        the `if` is left out, so an event of the branch is compared only with what precedes it."""
+        owner = region.owner
+        if not isinstance(owner, (cst.For, cst.While, cst.FunctionDef)) or not region.of(Kind.STEP):
+            return []
+        scope = _scope_of(owner, self._loop_scopes)
+        paths: list[Region] = []
+        self._branch_paths(list(suite_statements(owner.body)), [], scope, paths)
+        return paths
+
+    @cached_property
+    def _loop_scopes(self) -> dict[int, Optional[cst.FunctionDef]]:
+        return {id(node): scope for node, scope in _loops(self.module)}
+
+    def _branch_paths(self, body: list, prefix: list[Event], scope, paths: list[Region]) -> None:
+        place = _Place(scope)
+        before = list(prefix)
+        for statement in body:
+            if isinstance(statement, cst.If):
+                head = [*before, *self._expression_events(statement.test, statement, place)]
+                for branch in _branches(statement):
+                    statements = list(suite_statements(branch))
+                    paths.append(Region(statement, [*head, *self._events(statements, place)]))
+                    self._branch_paths(statements, head, scope, paths)
+            before.extend(self._statement_events(statement, place))
+
     def runs_backward_before(self, loop: Region) -> bool:
         """Some body that holds `loop` calls backward before entering it (a loop primed before its first step)."""
         inside = {id(event.node) for event in loop.events}
@@ -413,6 +441,20 @@ def _freezes(node: cst.CSTNode) -> bool:
             isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets
         )
     return False
+
+
+def _scope_of(owner: cst.CSTNode, loop_scopes: dict[int, Optional[cst.FunctionDef]]) -> Optional[cst.FunctionDef]:
+    return owner if isinstance(owner, cst.FunctionDef) else loop_scopes.get(id(owner))
+
+
+def _branches(statement: cst.If) -> Iterator[cst.BaseSuite]:
+    """The suites of an `if`, its `elif`s and its `else`, in order."""
+    current: Optional[cst.CSTNode] = statement
+    while isinstance(current, cst.If):
+        yield current.body
+        current = current.orelse
+    if isinstance(current, cst.Else):
+        yield current.body
 
 
 def _restate(event: Event, statement: cst.CSTNode) -> Event:

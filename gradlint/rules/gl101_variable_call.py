@@ -477,6 +477,22 @@ class VariableCall(Rule):
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
             fix_title="Replace with `t.detach().requires_grad_(bool(rg))`",
         ),
+        Invalid(  # reached through an alias of the attribute
+            "\n            import torch\n            from torch import autograd\n            Var = autograd.Variable\n            V = torch.autograd.Variable\n            a, b = Var(x), V(y, requires_grad=True)\n            ",
+            "\n            import torch\n            from torch import autograd\n            Var = autograd.Variable\n            V = torch.autograd.Variable\n            a, b = x.detach(), y.detach().requires_grad_()\n            ",
+            line=5,
+            column=8,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `x.detach()`",
+        ),
+        Invalid(  # a star import local to the function
+            "\n            def wrap(x):\n                from torch.autograd import *\n                return Variable(x)\n            ",
+            "\n            def wrap(x):\n                from torch.autograd import *\n                return x.detach()\n            ",
+            line=3,
+            column=12,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+            fix_title="Replace with `x.detach()`",
+        ),
         # `Variable` accepts an int flag (an unsigned char); `requires_grad_(1)` raises TypeError.
         Invalid(
             "\n            from torch.autograd import Variable\n            x = Variable(t, 1)\n            ",

@@ -46,7 +46,9 @@ class ZeroGradBeforeStep(Rule):
 
     ## Known limits
     Resets of another optimizer (a GAN zeroing the generator between the discriminator's
-    backward and step) are not reported; neither are conditional resets.
+    backward and step) are not reported; neither are conditional resets, unless the same branch
+    of the `if` steps right after (a reset inside the stepping branch of an accumulation loop,
+    reported without a fix). A reset followed by the step and then a backward is GL203's.
     """
 
     code = "GL202"
@@ -93,6 +95,22 @@ class ZeroGradBeforeStep(Rule):
                 opt.zero_grad()
             opt.step()
         """,
+        """
+        for i, x in enumerate(data):
+            loss = f(x) / k
+            loss.backward()
+            if (i + 1) % k == 0:
+                opt.step()
+                opt.zero_grad()
+        """,
+        """
+        for x in data:
+            loss.backward()
+            if not torch.isfinite(loss):
+                opt.zero_grad()
+                continue
+            opt.step()
+        """,
     )
     INVALID = (
         Invalid(
@@ -122,13 +140,33 @@ class ZeroGradBeforeStep(Rule):
             column=5,
             message="`optimizer.zero_grad()` runs after backward and before the step",
         ),
+        Invalid(  # accumulation: the reset in the stepping branch wipes the accumulated gradients
+            """
+            for i, x in enumerate(data):
+                loss = f(x) / k
+                loss.backward()
+                if (i + 1) % k == 0:
+                    optimizer.zero_grad()
+                    optimizer.step()
+            """,
+            line=5,
+            column=9,
+            message="`optimizer.zero_grad()` runs right before the step in this branch and wipes",
+        ),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
         training = self.context.training
+        reported: set[int] = set()
         for region in [*training.loops, *training.functions]:
             for reset, backward in self._misplaced(region):
+                reported.add(id(reset.node))
                 self.report(reset.node, self._message(reset), self._fix(reset, backward))
+            for path in training.branch_paths(region):
+                for reset, _ in self._misplaced(path):
+                    if id(reset.node) not in reported:
+                        reported.add(id(reset.node))
+                        self.report(reset.node, self._branch_message(reset))
 
     def _misplaced(self, region: Region):
         events = region.events
@@ -141,17 +179,24 @@ class ZeroGradBeforeStep(Rule):
             backward = _last(events[:index], Kind.BACKWARD)
             if backward is None:
                 continue
-            for later in events[index + 1 :]:
+            for offset, later in enumerate(events[index + 1 :], start=index + 1):
                 if later.kind is Kind.BACKWARD:
                     break
                 if later.kind is Kind.STEP and (reset.resets_all or later.optimizer == reset.optimizer):
-                    yield reset, backward
+                    if not _backward_follows(events[offset + 1 :]):
+                        yield reset, backward  # else the step comes before its own backward: GL203's
                     break
 
     def _message(self, reset: Event) -> str:
         return (
             f"`{self.context.code_for(reset.node)}` runs after backward and before the step, so the step sees "
             "no gradients and nothing trains; reset before `backward()`"
+        )
+
+    def _branch_message(self, reset: Event) -> str:
+        return (
+            f"`{self.context.code_for(reset.node)}` runs right before the step in this branch and wipes the "
+            "gradients of the earlier `backward()`, so the step sees none; reset after the step"
         )
 
     def _fix(self, reset: Event, backward: Event):
@@ -175,3 +220,7 @@ def _last(events: list[Event], kind: Kind) -> Optional[Event]:
         if event.kind is kind:
             return event
     return None
+
+
+def _backward_follows(events: list[Event]) -> bool:
+    return any(event.kind is Kind.BACKWARD and not event.nested_loop for event in events)

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.training import Kind, Region
+from gradlint.analysis.syntax import dotted_name
+from gradlint.analysis.training import Event, Kind, Region
 from gradlint.rules.base import Invalid, Rule
 
 
@@ -17,7 +18,9 @@ class StepBeforeBackward(Rule):
     `zero_grad(); loss; step(); backward()` the parameters never move (they stayed at their
     initial `[0.364346, -0.312102]` for every step while correct training went
     0.478 -> 0.584 -> 0.680); with `step(); zero_grad(); backward()` every step applies the previous
-    iteration's gradient, one step late. torch gives no warning.
+    iteration's gradient, one step late. torch gives no warning. `scaler.step(opt)` before
+    `scaler.scale(loss).backward()` never trains when the scaler is disabled (AMP switched off)
+    and raises `_scale is None` on the first step when it is enabled.
 
     ## Example
     ```python
@@ -136,25 +139,57 @@ class StepBeforeBackward(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         training = self.context.training
+        reported: set[int] = set()
         for region in [*training.loops, *training.functions]:
-            self._check(region)
+            for path in [region, *training.branch_paths(region)]:
+                for step in [*self._first_step_before_backward(path, region), *self._steps_after_reset(path)]:
+                    if id(step.node) not in reported:
+                        reported.add(id(step.node))
+                        self.report(
+                            step.node,
+                            f"`{self.context.code_for(step.node)}` runs before this iteration's `backward()`, "
+                            "so it uses no gradients or the previous iteration's",
+                        )
 
-    def _check(self, region: Region) -> None:
-        seen_backward = False
-        for index, event in enumerate(region.events):
+    def _first_step_before_backward(self, path: Region, region: Region) -> list[Event]:
+        for index, event in enumerate(path.events):
             if event.kind is Kind.BACKWARD:
-                seen_backward = True
-            elif event.kind is Kind.STEP and not seen_backward and event.direct and not event.conditional:
-                later = region.events[index + 1 :]
-                if any(e.kind is Kind.BACKWARD and not e.nested_loop for e in later) and not self._primed(region):
-                    self.report(
-                        event.node,
-                        f"`{self.context.code_for(event.node)}` runs before this iteration's `backward()`, "
-                        "so it uses no gradients or the previous iteration's",
-                    )
-                return
+                return []
+            if event.kind is Kind.STEP and event.direct and not event.conditional:
+                if _backward_follows(path.events[index + 1 :]) and not self._primed(region):
+                    return [event]
+                return []
+        return []
+
+    def _steps_after_reset(self, path: Region) -> list[Event]:
+        """`opt.zero_grad(); ...; opt.step(); ...; loss.backward()`: the step of an optimizer whose
+        gradients were just cleared, with no backward in between (the second optimizer of an
+        actor-critic update, whose step comes before its own backward)."""
+        found = []
+        events = path.events
+        for index, step in enumerate(events):
+            if step.kind is not Kind.STEP or not step.direct or step.conditional or _passes_closure(step):
+                continue
+            for earlier in reversed(events[:index]):
+                if earlier.calls_backward:
+                    break
+                if earlier.kind is Kind.RESET and not earlier.resets_all and earlier.optimizer == step.optimizer:
+                    if not earlier.conditional and _backward_follows(events[index + 1 :]):
+                        found.append(step)
+                    break
+        return found
 
     def _primed(self, region: Region) -> bool:
         """`loss.backward()` before the loop, then `step(); zero_grad(); ...; backward()` in it: a rotated
         loop whose every step uses the gradient just computed at the current parameters."""
         return isinstance(region.owner, (cst.For, cst.While)) and self.context.training.runs_backward_before(region)
+
+
+def _backward_follows(events: list[Event]) -> bool:
+    return any(event.kind is Kind.BACKWARD and not event.nested_loop for event in events)
+
+
+def _passes_closure(step: Event) -> bool:
+    """`opt.step(closure)`: the closure may compute the gradients (`scaler.step(opt)` passes the optimizer)."""
+    call = step.node
+    return isinstance(call, cst.Call) and any(dotted_name(arg.value) != step.optimizer for arg in call.args)

@@ -60,8 +60,9 @@ class DataInplaceUpdate(Rule):
     (`for p in ps: p.data -= x`) are split into an indented `with` block. Metadata-only in-place
     methods (`set_`, `resize_`, `unsqueeze_`, `t_`, `detach_`...) are not updates: on `x.data`
     they leave `x` unchanged, so GL303 rewrites them to `x.detach()`, which behaves the same.
-    Only tensors the analysis can see are flagged: parameters from `.parameters()` loops,
-    `.weight`, `.bias`, `.grad`, names bound to torch results. `self.data` of a plain class,
+    Only tensors the analysis can see are flagged: parameters from `.parameters()` loops and
+    from an optimizer's `group["params"]`, `nn.Parameter`s, registered buffers, `.weight`, `.bias`,
+    `.grad`, names bound to torch results. `self.data` of a plain class,
     `dataset.data` and module paths such as `torch.utils.data` are never touched.
     """
 
@@ -91,6 +92,12 @@ class DataInplaceUpdate(Rule):
         m = torch.nn.Linear(2, 2)
         m.weight.data.unsqueeze_(0)
         m.weight.data.set_(w)
+        """,
+        # `group["params"]` of something that is not an optimizer's param groups.
+        """
+        for group in settings:
+            for p in group["params"]:
+                p.data.add_(1)
         """,
     )
     INVALID = (
@@ -220,6 +227,58 @@ class DataInplaceUpdate(Rule):
             """,
             line=3,
             column=5,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
+        ),
+        Invalid(  # the parameters of an optimizer's param groups
+            """
+            import torch
+            def sgd_step(optimizer):
+                for group in optimizer.param_groups:
+                    for p in group["params"]:
+                        p.data.add_(p.grad, alpha=-group["lr"])
+            """,
+            """
+            import torch
+            def sgd_step(optimizer):
+                for group in optimizer.param_groups:
+                    for p in group["params"]:
+                        with torch.no_grad():
+                            p.add_(p.grad, alpha=-group["lr"])
+            """,
+            line=5,
+            column=13,
+            message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
+        ),
+        Invalid(  # a parameter and a registered buffer of a module
+            """
+            import torch
+            from torch import nn
+            class Norm(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scale = nn.Parameter(torch.ones(4))
+                    self.register_buffer("steps", torch.zeros(()))
+                def reset(self):
+                    self.scale.data.fill_(1.0)
+                    self.steps.data.zero_()
+            """,
+            """
+            import torch
+            from torch import nn
+            class Norm(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.scale = nn.Parameter(torch.ones(4))
+                    self.register_buffer("steps", torch.zeros(()))
+                def reset(self):
+                    with torch.no_grad():
+                        self.scale.fill_(1.0)
+                        self.steps.zero_()
+            """,
+            line=9,
+            column=9,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),

@@ -127,6 +127,18 @@ class DataRead(Rule):
             buffer.resize_(batch.size()).copy_(batch)
         """,
         "y = m.weight.detach().resize_(5)\n",
+        # An RNN given a packed sequence returns one: its `.data` is a field, not a tensor's `.data`.
+        """
+        from torch.nn.utils.rnn import pack_padded_sequence
+        def encode(rnn, x, lengths):
+            out, hidden = rnn(pack_padded_sequence(x, lengths))
+            return out.data
+        """,
+        # An argument used only by value could be a numpy array, whose `.data` is its buffer.
+        """
+        def checksum(array):
+            return bytes(array.data), array.argmax()
+        """,
     )
     INVALID = (
         Invalid("pred = output.data.max(1)[1]\n", "pred = output.detach().max(1)[1]\n"),
@@ -338,6 +350,42 @@ class DataRead(Rule):
         Invalid(  # a kept result is a plain read: the code uses the resized temporary
             "y = m.weight.data.resize_(5)\n",
             "y = m.weight.detach().resize_(5)\n",
+        ),
+        Invalid(  # outputs unpacked from a model call, and a tensor kept in a dict
+            """
+            import torch
+            def evaluate(model, x, y):
+                out, hidden = model(x)
+                losses = {"total": torch.nn.functional.cross_entropy(out, y)}
+                return out.data.argmax(1), losses["total"].data
+            """,
+            """
+            import torch
+            def evaluate(model, x, y):
+                out, hidden = model(x)
+                losses = {"total": torch.nn.functional.cross_entropy(out, y)}
+                return out.detach().argmax(1), losses["total"].detach()
+            """,
+            line=5,
+            column=12,
+            message="`.data` gives a view that autograd does not track",
+            fix_title="Replace with `out.detach()`",
+        ),
+        Invalid(  # an argument the function uses as a tensor
+            """
+            import torch
+            def pad(seq, n):
+                return torch.cat([seq.data, seq.new_zeros(n)])
+            """,
+            """
+            import torch
+            def pad(seq, n):
+                return torch.cat([seq.detach(), seq.new_zeros(n)])
+            """,
+            line=3,
+            column=23,
+            message="`.data` gives a view that autograd does not track",
+            fix_title="Replace with `seq.detach()`",
         ),
     )
 
