@@ -6,6 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.data_attr import data_assignment, data_nodes, under_no_grad
 from gradlint.analysis.data_copy import copy_can_replace
+from gradlint.analysis.storage_swaps import deliberate_storage_swap
 from gradlint.fix.builders import StripData, consecutive_runs, enclosing_line, indentation, render_at, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, FixPlan, ReplaceLines
 from gradlint.rules.base import Invalid, Rule
@@ -60,6 +61,13 @@ class DataAssignment(Rule):
     never flagged. Arithmetic with a number assumes a floating-point tensor (`.weight`, `.bias`,
     `.grad`, a parameter). A chained assignment (`a.data = b.data = w`), a one-line body and a line shared
     with other statements are reported without a fix.
+    Not reported: the idioms that give a tensor other storage on purpose, which `copy_` cannot do
+    (`analysis/storage_swaps.py`): converting a tensor in place of itself
+    (`p.data = p.data.to(torch.float32)`, `.half()`, `.contiguous()`), putting back storage saved
+    earlier in the function (`saved = w.data` ... `w.data = saved`), every `.data =` of a function
+    that moves storage between devices that way (offloading), and a module built in the same
+    function adopting another tensor (`res = FrozenBatchNorm2d(n)`;
+    `res.weight.data = module.weight.data.clone()`) unless a torch factory creates the value.
     """
 
     code = "GL302"
@@ -78,8 +86,56 @@ class DataAssignment(Rule):
         with torch.no_grad():
             m.weight.copy_(w)
         """,
+        # A parameter converted in place of itself: the Parameter object keeps its identity.
+        """
+        import torch
+        for param in model.parameters():
+            param.data = param.data.to(torch.float32)
+        """,
+        "w.data = w.data.contiguous()\n",
+        """
+        def upcast(layer):
+            original = layer.weight.data
+            layer.weight.data = layer.weight.data.float()
+            run(layer)
+            layer.weight.data = original
+        """,
+        """
+        def swap(to_cpu, to_cuda, view):
+            to_cpu.weight.data = view.data.to("cpu", non_blocking=True)
+            to_cuda.weight.data = view
+        """,
+        """
+        import torch.nn as nn
+        def freeze(module):
+            res = FrozenBatchNorm2d(module.num_features)
+            res.weight.data = module.weight.data.clone().detach()
+            return res
+        """,
+        """
+        import torch.nn as nn
+        def reparameterize(self):
+            kernel, bias = self.fuse()
+            self.reparam_conv = nn.Conv2d(3, 3, 3)
+            self.reparam_conv.weight.data = kernel
+        """,
     )
     INVALID = (
+        # A new module initialised from a torch factory: an ordinary value replacement.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            def build(c):
+                conv = nn.Conv1d(c, c, 1)
+                w = torch.linalg.qr(torch.randn(c, c))[0].view(c, c, 1)
+                conv.weight.data = w
+                return conv
+            """,
+            line=6,
+            column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
         Invalid(
             """
             import torch
@@ -171,26 +227,6 @@ class DataAssignment(Rule):
             column=1,
             message="Assigning to `.data` swaps the tensor's storage behind",
         ),
-        Invalid(  # a dtype change copy_ would cast away: no fix
-            """
-            import torch
-            for p in model.parameters():
-                p.data = p.data.to(torch.float16)
-            """,
-            line=3,
-            column=5,
-            message="Assigning to `.data` swaps the tensor's storage behind",
-        ),
-        Invalid(  # a layout change copy_ would not make: no fix
-            """
-            import torch
-            for p in model.parameters():
-                p.data = p.data.contiguous()
-            """,
-            line=3,
-            column=5,
-            message="Assigning to `.data` swaps the tensor's storage behind",
-        ),
         Invalid(  # a transpose copy_ would reject or mis-shape: no fix
             """
             import torch
@@ -263,8 +299,13 @@ class DataAssignment(Rule):
             and isinstance(line.body[0], cst.Assign)
             and len(line.body[0].targets) == 1
             and data_assignment(self.context, line.body[0]) is not None
+            and not self._deliberate(line.body[0])
             and self._copy_can_replace(line.body[0])
         )
+
+    def _deliberate(self, node: cst.Assign) -> bool:
+        target = data_assignment(self.context, node)
+        return target is not None and deliberate_storage_swap(self.context, target, node.value, self.context.scope())
 
     def _copy_can_replace(self, node: cst.Assign) -> bool:
         target = node.targets[0].target
@@ -272,7 +313,7 @@ class DataAssignment(Rule):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         target = data_assignment(self.context, node)
-        if target is not None:
+        if target is not None and not self._deliberate(node):
             found = enclosing_line(self.context.stack)
             if found is not None and id(found[0]) in self._grouped:
                 self.report(node, _MESSAGE, self._grouped[id(found[0])])
