@@ -223,6 +223,22 @@ class LegacyTensorConstructor(Rule):
             x = torch.empty(4, 2, dtype=torch.float32, device="cuda").normal_()
             """,
         ),
+        # In parentheses of its own: the message shows the call, the fix keeps the parentheses once.
+        Invalid(
+            """
+            import torch
+            online = (
+                torch.BoolTensor([not done()])
+            )
+            """,
+            """
+            import torch
+            online = (
+                torch.tensor([not done()], dtype=torch.bool)
+            )
+            """,
+            message="`torch.BoolTensor([not done()])` calls a legacy tensor type as a constructor (deprecated in torch 0.4); use `torch.tensor([not done()], dtype=torch.bool)`",
+        ),
         Invalid(
             """
             import torch
@@ -307,7 +323,7 @@ class LegacyTensorConstructor(Rule):
         if len(node.args) == 1 and not node.args[0].star and self._is_cast(node.args[0].value):
             return  # a cast of a tensor to the base class (the constructor returns it itself), not a construction
         found = torch_alias(self.context)
-        call = snippet(self.context.code_for(node), 60)
+        call = snippet(self._code(node), 60)
         if any(arg.star or arg.keyword is not None for arg in node.args) or found is None:
             self._ambiguous(node, legacy, call)
             return
@@ -319,9 +335,14 @@ class LegacyTensorConstructor(Rule):
             return
         replacement, evidence = built
         exact = evidence is Evidence.EXACT and not (legacy is not None and legacy.cuda) and not self._device_changed
-        fixed = snippet(self.context.code_for(replacement), 80)
+        fixed = snippet(self._code(replacement), 80)
         plan = self._plan(exact, f"Replace with `{fixed}`", *imports, Replace(node, replacement))
         self.report(node, _CONSTRUCTOR.format(call=call, fixed=fixed), plan)
+
+    def _code(self, node: cst.Call) -> str:
+        """The call's text without the parentheses around it, which would show a one-line call
+        inside multi-line parentheses as `(...`."""
+        return self.context.code_for(node.with_changes(lpar=[], rpar=[]))
 
     def _is_cast(self, value: cst.BaseExpression) -> bool:
         """A tensor by evidence, not a size that is merely named like one (`output_features`)."""
@@ -373,7 +394,7 @@ class LegacyTensorConstructor(Rule):
         legacy, alias_uses = found_alias if found_alias is not None else (self._legacy_type(target), None)
         if legacy is None:
             return
-        call = snippet(self.context.code_for(node), 60)
+        call = snippet(self._code(node), 60)
         found_torch = torch_alias(self.context)
         if found_torch is None:
             self.report(node, _CONVERSION.format(call=call, fixed="x.to(dtype)"))
@@ -387,9 +408,11 @@ class LegacyTensorConstructor(Rule):
         replacement = node.with_changes(
             func=node.func.with_changes(attr=cst.Name("to")),
             args=[*first, *[arg.with_changes(value=dtype) if arg is args[0] else arg for arg in node.args]],
+            lpar=[],
+            rpar=[],
         )
         exact = not legacy.cuda and self._evidently_cpu(node.func.value)
-        fixed = snippet(self.context.code_for(replacement), 80)
+        fixed = snippet(self._code(replacement), 80)
         self.report(
             node,
             _CONVERSION.format(call=call, fixed=fixed),
@@ -509,7 +532,8 @@ def _call(node: cst.Call, func: str, args: Sequence[cst.Arg], keywords: Sequence
     if added and args and not isinstance(args[-1].comma, cst.Comma):
         args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     added = [arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for arg in added[:-1]] + added[-1:]
-    return node.with_changes(func=cst.parse_expression(func), args=[*args, *added])
+    # the edit replaces the call inside its parentheses, which therefore stay out of the replacement
+    return node.with_changes(func=cst.parse_expression(func), args=[*args, *added], lpar=[], rpar=[])
 
 
 def _alias_uses(module: cst.Module, name: str, value: cst.BaseExpression) -> Optional[tuple[cst.Assign, list[cst.Call]]]:
