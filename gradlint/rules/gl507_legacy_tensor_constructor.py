@@ -97,6 +97,9 @@ class LegacyTensorConstructor(Rule):
     `set_default_device` does not move what the legacy classes build.
 
     ## Known limits
+    A default device set by a caller in another file (`with torch.device("meta"):` around a model's
+    construction, as meta-device initialisation does) is not seen: there the fixed call builds on
+    that device where the legacy class built on the CPU, which is what such a caller asks for.
     A single argument that is not evidently a size or data (`torch.LongTensor(x)`: `x` may be a
     list, an int, a NumPy array, whose float32 memory the legacy constructor shares, or a tensor,
     which it aliases) is reported without a fix, as are calls with keywords or `*args`; an
