@@ -4,10 +4,14 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.batch_loops import combined_in, iterates_batches
 from gradlint.analysis.functions import backward_calls, mentioned_keys
+from gradlint.analysis.grad_mode import decorated_like_no_grad
+from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.tensors import iterates_parameters
+from gradlint.analysis.training import OPTIMISING
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
@@ -241,7 +245,8 @@ class LossAccumulationGraph(Rule):
         if len(node.targets) != 1 or not isinstance(node.value, cst.BinaryOperation):
             return
         target, value = node.targets[0].target, node.value
-        if isinstance(value.operator, (cst.Add, cst.Subtract)) and dotted_name(value.left) == dotted_name(target) is not None:
+        key = self._key(target)
+        if key is not None and isinstance(value.operator, (cst.Add, cst.Subtract)) and self._is_kept_term(value.left, key):
             self._check(target, value.right, node)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -250,18 +255,62 @@ class LossAccumulationGraph(Rule):
             self._check(func.value, node.args[0].value, node)
 
     def _check(self, target: cst.BaseExpression, value: cst.BaseExpression, node: cst.CSTNode) -> None:
-        key = dotted_name(target)
-        if key is None or self.context.without_grad():
+        key, root = self._key(target), _root(target)
+        if key is None or root is None or self.context.without_grad() or self._in_no_grad_like_function():
+            return
+        if self._is_leaf(value) or not self.context.carries_grad(value):
             return
         loop = _innermost_loop(self.context.stack)
-        if loop is None or self._is_leaf(value) or not self.context.carries_grad(value):
+        if loop is None:
+            if not self._kept_by_training_step(root):
+                return
+        elif not self._outlives_step(loop, root) or self._reset_inside(loop, key, root):
             return
-        if _reset_inside(loop, key) or self._backpropagated(key) or self._returned(key):
+        if self._backpropagated(root) or self._returned(root):
             return
-        fix = self.safe_fix(
-            f"Accumulate `{snippet(self.context.code_for(value), 40, 'value')}.detach()`", Replace(value, method_call_on(value, "detach"))
-        )
-        self.report(node, _MESSAGE.format(target=key, value=snippet(self.context.code_for(value), 40, "value")), fix)
+        shown = snippet(self.context.code_for(value), 40, "value")
+        fix = self.safe_fix(f"Accumulate `{shown}.detach()`", Replace(value, method_call_on(value, "detach")))
+        self.report(node, _MESSAGE.format(target=key, value=shown), fix)
+
+    def _key(self, target: cst.BaseExpression) -> Optional[str]:
+        """`total`, `self.losses`, or `stats["loss"]` (a subscript by a constant or a name)."""
+        if isinstance(target, cst.Subscript):
+            root = dotted_name(target.value)
+            if root is None or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+                return None
+            index = target.slice[0].slice.value
+            if not isinstance(index, (cst.SimpleString, cst.Integer, cst.Name)):
+                return None
+            return f"{root}[{self.context.code_for(index)}]"
+        return dotted_name(target)
+
+    def _is_kept_term(self, term: cst.BaseExpression, key: str) -> bool:
+        """`total` in `total = total + loss`, `0.9 * ema` in `ema = 0.9 * ema + 0.1 * loss`."""
+        if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Multiply, cst.Divide)):
+            return self._key(term.left) == key or (isinstance(term.operator, cst.Multiply) and self._key(term.right) == key)
+        return self._key(term) == key
+
+    def _outlives_step(self, loop: cst.CSTNode, root: str) -> bool:
+        """The loop is an optimisation loop, or runs once per batch or epoch and keeps what it
+        gathers (rather than combining it with `cat`/`stack`/`sum` in the same call, as chunked
+        inference does)."""
+        if self.context.training.optimises(loop):
+            return True
+        scope = self.context.scope()
+        return iterates_batches(loop, self.context.scopes, scope) and not combined_in(scope, root)
+
+    def _kept_by_training_step(self, root: str) -> bool:
+        """`self.losses.append(loss)` in a method that itself backpropagates or steps: the method
+        runs once per batch and the attribute keeps every batch's graph."""
+        function = self.context.enclosing_function()
+        receiver = self_name(function) if function is not None and self.context.enclosing_class() is not None else None
+        if receiver is None or not root.startswith(f"{receiver}."):
+            return False
+        return any(event.kind in OPTIMISING for event in self.context.training.events_of(function))
+
+    def _in_no_grad_like_function(self) -> bool:
+        function = self.context.enclosing_function()
+        return function is not None and decorated_like_no_grad(function)
 
     def _is_leaf(self, value: cst.BaseExpression) -> bool:
         """A parameter or buffer itself (`params.append(p)`, `.weight`): a leaf holds no graph."""
@@ -290,6 +339,25 @@ class LossAccumulationGraph(Rule):
                 keys |= {k for t in statement.targets for k in mentioned_keys(t.target)}
         return any(keys & mentioned_keys(call) for statement in body for call in backward_calls(statement))
 
+    def _reset_inside(self, loop: cst.CSTNode, key: str, root: str) -> bool:
+        """`total = 0` (or `stats = {}` for `stats["loss"]`) run by every iteration: the total does
+        not outlive the iteration.
+
+        Only unconditional statements of the loop body count (`with` blocks included): a reset under
+        `if i % 100 == 99:` still lets the total carry up to 100 iterations' graphs.
+        """
+        for statement in _unconditional_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
+            if isinstance(statement, cst.Assign) and any(self._key(t.target) in (key, root) for t in statement.targets):
+                value = statement.value
+                if not (isinstance(value, cst.BinaryOperation) and self._is_kept_term(value.left, key)):
+                    return True
+        return False
+
+
+def _root(target: cst.BaseExpression) -> Optional[str]:
+    """The dotted name holding the accumulator: `stats` for `stats["loss"]`."""
+    return dotted_name(target.value if isinstance(target, cst.Subscript) else target)
+
 
 def _innermost_loop(stack) -> Optional[cst.CSTNode]:
     for node in reversed(stack):
@@ -298,20 +366,6 @@ def _innermost_loop(stack) -> Optional[cst.CSTNode]:
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return None
     return None
-
-
-def _reset_inside(loop: cst.CSTNode, key: str) -> bool:
-    """`total = 0` run by every iteration: the total does not outlive the iteration.
-
-    Only unconditional statements of the loop body count (`with` blocks included): a reset under
-    `if i % 100 == 99:` still lets the total carry up to 100 iterations' graphs.
-    """
-    for statement in _unconditional_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
-        if isinstance(statement, cst.Assign) and any(dotted_name(t.target) == key for t in statement.targets):
-            value = statement.value
-            if not (isinstance(value, cst.BinaryOperation) and dotted_name(value.left) == key):
-                return True
-    return False
 
 
 def _unconditional_statements(body):
