@@ -25,8 +25,10 @@ _MESSAGE = (
 class LossAccumulationGraph(Rule):
     """
     ## What it does
-    Flags a graph-carrying tensor (a loss, a model output) accumulated inside a loop into something
-    that outlives the iteration: `total += loss`, `total = total + loss`, `losses.append(loss)`.
+    Flags a graph-carrying tensor (a loss, a model output) accumulated into something that outlives
+    an optimisation step: `total += loss`, `total = total + loss`, `losses.append(loss)`,
+    `self.history["loss"].append(loss)`, `stats["loss"] += loss`, `ema = 0.9 * ema + 0.1 * loss`,
+    inside a loop that backpropagates or steps an optimizer, or that runs once per batch or epoch.
 
     ## Why is this bad?
     The total keeps a reference to each iteration's graph (its `grad_fn` chain grows by one node
@@ -54,10 +56,15 @@ class LossAccumulationGraph(Rule):
     graph is dropped. (`.item()` would change the type to a Python float.)
 
     ## Known limits
-    Not reported: accumulation under `torch.no_grad()`, values already `.item()`/`.detach()`/
-    `float(...)`, totals reset unconditionally in every iteration (a reset under `if` is still
-    reported), and totals (or lists) that are backpropagated after the loop, which is an intended
-    multi-term loss.
+    Not reported: accumulation under `torch.no_grad()` (or a decorator named like it, such as
+    `@smart_inference_mode()`), values already `.item()`/`.detach()`/`float(...)`, totals reset
+    unconditionally in every iteration (a reset under `if` is still reported), totals (or lists)
+    that are backpropagated after the loop, which is an intended multi-term loss, and loops that
+    neither backpropagate, step an optimizer nor iterate batches or epochs: terms summed over layers
+    or scales and returned, tiles or chunks concatenated in the same call, U-Net skips, residual
+    updates. A loop over batches that combines what it gathers with `cat`/`stack`/`sum` in the same
+    function (chunked inference) is not reported either. Without a loop, only an attribute of
+    `self` filled by a method that itself backpropagates or steps is reported.
     """
 
     code = "GL401"
@@ -132,6 +139,55 @@ class LossAccumulationGraph(Rule):
             with ctx:
                 total = 0
             total += criterion(model(x), y)
+        """,
+        # Tiles decoded and concatenated in the same call; a chunked prediction over a loader.
+        """
+        def tiled_decode(self, z):
+            row = []
+            for j in range(0, z.shape[3], self.tile):
+                row.append(self.decoder(z[..., j : j + self.tile]))
+            return torch.cat(row, dim=3)
+        """,
+        """
+        def predict(model, loader):
+            outputs = []
+            for batch in loader:
+                outputs.append(model(batch))
+            return torch.cat(outputs)
+        """,
+        # Terms summed over scales in a loss function, returned to a caller that backpropagates elsewhere.
+        """
+        def losses(prediction, target, scales):
+            stats = {"loss": 0}
+            for scale in scales:
+                stats["loss"] += F.l1_loss(pool(prediction, scale), pool(target, scale))
+            return stats
+        """,
+        # A residual update and a running average over layers in one forward pass.
+        """
+        def forward(self, x):
+            h = x
+            for layer in self.layers:
+                x = x + layer(x)
+                h = 0.5 * h + 0.5 * layer(x)
+            return x, h
+        """,
+        """
+        class T:
+            def fit(self, loader):
+                for x, y in loader:
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.optimizer.step()
+                    self.history["loss"].append(loss.item())
+                    self.ema = 0.9 * self.ema + 0.1 * loss.item()
+        """,
+        # A validation step run without backward: the outputs are combined at the end of the epoch.
+        """
+        class Module:
+            def validation_step(self, batch):
+                x, y = batch
+                self.outputs.append(self.model(x))
         """,
     )
     INVALID = (
@@ -233,6 +289,83 @@ class LossAccumulationGraph(Rule):
                         loss = self.criterion(self.model(x), y)
                         self.scaler.scale(loss).backward()
                         self.losses.append(loss.detach())
+            """,
+        ),
+        # A trainer's history dict keeps every step's graph.
+        Invalid(
+            """
+            class T:
+                def fit(self, loader):
+                    for x, y in loader:
+                        loss = self.criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.history["loss"].append(loss)
+            """,
+            """
+            class T:
+                def fit(self, loader):
+                    for x, y in loader:
+                        loss = self.criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.history["loss"].append(loss.detach())
+            """,
+        ),
+        Invalid(
+            """
+            stats = {"loss": 0}
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                stats["loss"] += loss
+            """,
+            """
+            stats = {"loss": 0}
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                stats["loss"] += loss.detach()
+            """,
+        ),
+        # An exponential moving average chains every step's graph to the previous one.
+        Invalid(
+            """
+            ema = 0.0
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                ema = 0.9 * ema + 0.1 * loss
+            """,
+            """
+            ema = 0.0
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                ema = 0.9 * ema + (0.1 * loss).detach()
+            """,
+        ),
+        # A training step method called once per batch: the attribute outlives the call.
+        Invalid(
+            """
+            class T:
+                def train_step(self, x, y):
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.optimizer.step()
+                    self.losses.append(loss)
+            """,
+            """
+            class T:
+                def train_step(self, x, y):
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.optimizer.step()
+                    self.losses.append(loss.detach())
             """,
         ),
     )
