@@ -401,8 +401,9 @@ class LossAccumulationGraph(Rule):
             return
         if self._backpropagated(root) or self._returned(root):
             return
-        shown = snippet(self.context.code_for(value), 40, "value")
-        fix = self.safe_fix(f"Accumulate `{shown}.detach()`", Replace(value, method_call_on(value, "detach")))
+        detached = method_call_on(value, "detach")
+        shown = snippet(self.context.code_for(detached.func.value), 40, "value")  # `(0.1 * loss)` keeps its parentheses
+        fix = self.safe_fix(f"Accumulate `{shown}.detach()`", Replace(value, detached))
         self.report(node, _MESSAGE.format(target=key, value=shown), fix)
 
     def _key(self, target: cst.BaseExpression) -> Optional[str]:
