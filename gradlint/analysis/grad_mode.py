@@ -3,6 +3,7 @@ and functions decorated with them."""
 
 from __future__ import annotations
 
+import re
 from typing import Optional, Sequence
 
 import libcst as cst
@@ -100,3 +101,18 @@ def grad_mode_of(withs, imports: ImportMap) -> Optional[bool]:
             if may_enable_grad(item.item, imports):
                 return True
     return None
+
+
+# A project's own wrapper of no_grad / inference_mode: `@smart_inference_mode()`, `@utils.no_grad_if(cond)`.
+_NO_GRAD_LIKE = re.compile(r"(^|_)(no_grad|inference_mode)($|_)", re.IGNORECASE)
+
+
+def decorated_like_no_grad(function: cst.FunctionDef) -> bool:
+    """A decorator of `function` is named like a no-grad wrapper (evidence, not proof, that its body runs without autograd)."""
+    for decorator in function.decorators:
+        expression = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        while isinstance(expression, cst.Attribute):
+            expression = expression.attr
+        if isinstance(expression, cst.Name) and _NO_GRAD_LIKE.search(expression.value):
+            return True
+    return False

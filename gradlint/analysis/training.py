@@ -46,6 +46,8 @@ class Kind(Enum):
 
 # What running a statement does to gradients and parameters: what a helper does where it is called.
 EFFECTS = frozenset({Kind.BACKWARD, Kind.STEP, Kind.RESET, Kind.UPDATE})
+# Events that make a loop an optimisation loop: each iteration backpropagates or updates parameters.
+OPTIMISING = frozenset({Kind.BACKWARD, Kind.OTHER_BACKWARD, Kind.STEP, Kind.UPDATE})
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,17 @@ class TrainingAnalysis:
     def module_region(self) -> Region:
         """The module's own statements (function and class bodies run only where they are called)."""
         return Region(self.module, self._events(self.module.body, _Place(None)))
+
+    @cached_property
+    def _loop_regions(self) -> dict[int, Region]:
+        return {id(region.owner): region for region in self.loops}
+
+    def optimises(self, loop: cst.CSTNode) -> bool:
+        """Every iteration of `loop` (a For/While of the file) may backpropagate or update parameters:
+        its body (nested loops and helpers included) calls backward, steps an optimizer or updates a
+        tensor from its own `.grad`."""
+        region = self._loop_regions.get(id(loop))
+        return region is not None and any(event.kind in OPTIMISING for event in region.events)
 
     def events_of(self, function: cst.FunctionDef) -> list[Event]:
         """What calling `function` does, in source order (helpers it calls followed)."""

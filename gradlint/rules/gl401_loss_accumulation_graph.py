@@ -4,10 +4,14 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.batch_loops import combined_in, iterates_batches
 from gradlint.analysis.functions import backward_calls, mentioned_keys
+from gradlint.analysis.grad_mode import decorated_like_no_grad
+from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
 from gradlint.analysis.tensors import iterates_parameters
+from gradlint.analysis.training import OPTIMISING
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
@@ -21,8 +25,10 @@ _MESSAGE = (
 class LossAccumulationGraph(Rule):
     """
     ## What it does
-    Flags a graph-carrying tensor (a loss, a model output) accumulated inside a loop into something
-    that outlives the iteration: `total += loss`, `total = total + loss`, `losses.append(loss)`.
+    Flags a graph-carrying tensor (a loss, a model output) accumulated into something that outlives
+    an optimisation step: `total += loss`, `total = total + loss`, `losses.append(loss)`,
+    `self.history["loss"].append(loss)`, `stats["loss"] += loss`, `ema = 0.9 * ema + 0.1 * loss`,
+    inside a loop that backpropagates or steps an optimizer, or that runs once per batch or epoch.
 
     ## Why is this bad?
     The total keeps a reference to each iteration's graph (its `grad_fn` chain grows by one node
@@ -50,10 +56,15 @@ class LossAccumulationGraph(Rule):
     graph is dropped. (`.item()` would change the type to a Python float.)
 
     ## Known limits
-    Not reported: accumulation under `torch.no_grad()`, values already `.item()`/`.detach()`/
-    `float(...)`, totals reset unconditionally in every iteration (a reset under `if` is still
-    reported), and totals (or lists) that are backpropagated after the loop, which is an intended
-    multi-term loss.
+    Not reported: accumulation under `torch.no_grad()` (or a decorator named like it, such as
+    `@smart_inference_mode()`), values already `.item()`/`.detach()`/`float(...)`, totals reset
+    unconditionally in every iteration (a reset under `if` is still reported), totals (or lists)
+    that are backpropagated after the loop, which is an intended multi-term loss, and loops that
+    neither backpropagate, step an optimizer nor iterate batches or epochs: terms summed over layers
+    or scales and returned, tiles or chunks concatenated in the same call, U-Net skips, residual
+    updates. A loop over batches that combines what it gathers with `cat`/`stack`/`sum` in the same
+    function (chunked inference) is not reported either. Without a loop, only an attribute of
+    `self` filled by a method that itself backpropagates or steps is reported.
     """
 
     code = "GL401"
@@ -128,6 +139,55 @@ class LossAccumulationGraph(Rule):
             with ctx:
                 total = 0
             total += criterion(model(x), y)
+        """,
+        # Tiles decoded and concatenated in the same call; a chunked prediction over a loader.
+        """
+        def tiled_decode(self, z):
+            row = []
+            for j in range(0, z.shape[3], self.tile):
+                row.append(self.decoder(z[..., j : j + self.tile]))
+            return torch.cat(row, dim=3)
+        """,
+        """
+        def predict(model, loader):
+            outputs = []
+            for batch in loader:
+                outputs.append(model(batch))
+            return torch.cat(outputs)
+        """,
+        # Terms summed over scales in a loss function, returned to a caller that backpropagates elsewhere.
+        """
+        def losses(prediction, target, scales):
+            stats = {"loss": 0}
+            for scale in scales:
+                stats["loss"] += F.l1_loss(pool(prediction, scale), pool(target, scale))
+            return stats
+        """,
+        # A residual update and a running average over layers in one forward pass.
+        """
+        def forward(self, x):
+            h = x
+            for layer in self.layers:
+                x = x + layer(x)
+                h = 0.5 * h + 0.5 * layer(x)
+            return x, h
+        """,
+        """
+        class T:
+            def fit(self, loader):
+                for x, y in loader:
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.optimizer.step()
+                    self.history["loss"].append(loss.item())
+                    self.ema = 0.9 * self.ema + 0.1 * loss.item()
+        """,
+        # A validation step run without backward: the outputs are combined at the end of the epoch.
+        """
+        class Module:
+            def validation_step(self, batch):
+                x, y = batch
+                self.outputs.append(self.model(x))
         """,
     )
     INVALID = (
@@ -231,6 +291,83 @@ class LossAccumulationGraph(Rule):
                         self.losses.append(loss.detach())
             """,
         ),
+        # A trainer's history dict keeps every step's graph.
+        Invalid(
+            """
+            class T:
+                def fit(self, loader):
+                    for x, y in loader:
+                        loss = self.criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.history["loss"].append(loss)
+            """,
+            """
+            class T:
+                def fit(self, loader):
+                    for x, y in loader:
+                        loss = self.criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.history["loss"].append(loss.detach())
+            """,
+        ),
+        Invalid(
+            """
+            stats = {"loss": 0}
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                stats["loss"] += loss
+            """,
+            """
+            stats = {"loss": 0}
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                stats["loss"] += loss.detach()
+            """,
+        ),
+        # An exponential moving average chains every step's graph to the previous one.
+        Invalid(
+            """
+            ema = 0.0
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                ema = 0.9 * ema + 0.1 * loss
+            """,
+            """
+            ema = 0.0
+            for x, y in train_loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                ema = 0.9 * ema + (0.1 * loss).detach()
+            """,
+        ),
+        # A training step method called once per batch: the attribute outlives the call.
+        Invalid(
+            """
+            class T:
+                def train_step(self, x, y):
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.optimizer.step()
+                    self.losses.append(loss)
+            """,
+            """
+            class T:
+                def train_step(self, x, y):
+                    loss = self.criterion(self.model(x), y)
+                    loss.backward()
+                    self.optimizer.step()
+                    self.losses.append(loss.detach())
+            """,
+        ),
     )
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -241,7 +378,8 @@ class LossAccumulationGraph(Rule):
         if len(node.targets) != 1 or not isinstance(node.value, cst.BinaryOperation):
             return
         target, value = node.targets[0].target, node.value
-        if isinstance(value.operator, (cst.Add, cst.Subtract)) and dotted_name(value.left) == dotted_name(target) is not None:
+        key = self._key(target)
+        if key is not None and isinstance(value.operator, (cst.Add, cst.Subtract)) and self._is_kept_term(value.left, key):
             self._check(target, value.right, node)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -250,18 +388,63 @@ class LossAccumulationGraph(Rule):
             self._check(func.value, node.args[0].value, node)
 
     def _check(self, target: cst.BaseExpression, value: cst.BaseExpression, node: cst.CSTNode) -> None:
-        key = dotted_name(target)
-        if key is None or self.context.without_grad():
+        key, root = self._key(target), _root(target)
+        if key is None or root is None or self.context.without_grad() or self._in_no_grad_like_function():
+            return
+        if self._is_leaf(value) or not self.context.carries_grad(value):
             return
         loop = _innermost_loop(self.context.stack)
-        if loop is None or self._is_leaf(value) or not self.context.carries_grad(value):
+        if loop is None:
+            if not self._kept_by_training_step(root):
+                return
+        elif not self._outlives_step(loop, root) or self._reset_inside(loop, key, root):
             return
-        if _reset_inside(loop, key) or self._backpropagated(key) or self._returned(key):
+        if self._backpropagated(root) or self._returned(root):
             return
-        fix = self.safe_fix(
-            f"Accumulate `{snippet(self.context.code_for(value), 40, 'value')}.detach()`", Replace(value, method_call_on(value, "detach"))
-        )
-        self.report(node, _MESSAGE.format(target=key, value=snippet(self.context.code_for(value), 40, "value")), fix)
+        detached = method_call_on(value, "detach")
+        shown = snippet(self.context.code_for(detached.func.value), 40, "value")  # `(0.1 * loss)` keeps its parentheses
+        fix = self.safe_fix(f"Accumulate `{shown}.detach()`", Replace(value, detached))
+        self.report(node, _MESSAGE.format(target=key, value=shown), fix)
+
+    def _key(self, target: cst.BaseExpression) -> Optional[str]:
+        """`total`, `self.losses`, or `stats["loss"]` (a subscript by a constant or a name)."""
+        if isinstance(target, cst.Subscript):
+            root = dotted_name(target.value)
+            if root is None or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+                return None
+            index = target.slice[0].slice.value
+            if not isinstance(index, (cst.SimpleString, cst.Integer, cst.Name)):
+                return None
+            return f"{root}[{self.context.code_for(index)}]"
+        return dotted_name(target)
+
+    def _is_kept_term(self, term: cst.BaseExpression, key: str) -> bool:
+        """`total` in `total = total + loss`, `0.9 * ema` in `ema = 0.9 * ema + 0.1 * loss`."""
+        if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Multiply, cst.Divide)):
+            return self._key(term.left) == key or (isinstance(term.operator, cst.Multiply) and self._key(term.right) == key)
+        return self._key(term) == key
+
+    def _outlives_step(self, loop: cst.CSTNode, root: str) -> bool:
+        """The loop is an optimisation loop, or runs once per batch or epoch and keeps what it
+        gathers (rather than combining it with `cat`/`stack`/`sum` in the same call, as chunked
+        inference does)."""
+        if self.context.training.optimises(loop):
+            return True
+        scope = self.context.scope()
+        return iterates_batches(loop, self.context.scopes, scope) and not combined_in(scope, root)
+
+    def _kept_by_training_step(self, root: str) -> bool:
+        """`self.losses.append(loss)` in a method that itself backpropagates or steps: the method
+        runs once per batch and the attribute keeps every batch's graph."""
+        function = self.context.enclosing_function()
+        receiver = self_name(function) if function is not None and self.context.enclosing_class() is not None else None
+        if receiver is None or not root.startswith(f"{receiver}."):
+            return False
+        return any(event.kind in OPTIMISING for event in self.context.training.events_of(function))
+
+    def _in_no_grad_like_function(self) -> bool:
+        function = self.context.enclosing_function()
+        return function is not None and decorated_like_no_grad(function)
 
     def _is_leaf(self, value: cst.BaseExpression) -> bool:
         """A parameter or buffer itself (`params.append(p)`, `.weight`): a leaf holds no graph."""
@@ -290,6 +473,25 @@ class LossAccumulationGraph(Rule):
                 keys |= {k for t in statement.targets for k in mentioned_keys(t.target)}
         return any(keys & mentioned_keys(call) for statement in body for call in backward_calls(statement))
 
+    def _reset_inside(self, loop: cst.CSTNode, key: str, root: str) -> bool:
+        """`total = 0` (or `stats = {}` for `stats["loss"]`) run by every iteration: the total does
+        not outlive the iteration.
+
+        Only unconditional statements of the loop body count (`with` blocks included): a reset under
+        `if i % 100 == 99:` still lets the total carry up to 100 iterations' graphs.
+        """
+        for statement in _unconditional_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
+            if isinstance(statement, cst.Assign) and any(self._key(t.target) in (key, root) for t in statement.targets):
+                value = statement.value
+                if not (isinstance(value, cst.BinaryOperation) and self._is_kept_term(value.left, key)):
+                    return True
+        return False
+
+
+def _root(target: cst.BaseExpression) -> Optional[str]:
+    """The dotted name holding the accumulator: `stats` for `stats["loss"]`."""
+    return dotted_name(target.value if isinstance(target, cst.Subscript) else target)
+
 
 def _innermost_loop(stack) -> Optional[cst.CSTNode]:
     for node in reversed(stack):
@@ -298,20 +500,6 @@ def _innermost_loop(stack) -> Optional[cst.CSTNode]:
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return None
     return None
-
-
-def _reset_inside(loop: cst.CSTNode, key: str) -> bool:
-    """`total = 0` run by every iteration: the total does not outlive the iteration.
-
-    Only unconditional statements of the loop body count (`with` blocks included): a reset under
-    `if i % 100 == 99:` still lets the total carry up to 100 iterations' graphs.
-    """
-    for statement in _unconditional_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
-        if isinstance(statement, cst.Assign) and any(dotted_name(t.target) == key for t in statement.targets):
-            value = statement.value
-            if not (isinstance(value, cst.BinaryOperation) and dotted_name(value.left) == key):
-                return True
-    return False
 
 
 def _unconditional_statements(body):
