@@ -269,13 +269,22 @@ class GradEvidence:
         parts = _operands(node)
         return parts is not None and all(self.is_graph_free(part, scope, depth + 1) for part in parts)
 
-    def _graph_free_name(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+    def _assigned_values(self, name: str, scope: Optional[Scope]):
+        """The bindings of `scope` and the values `name` is assigned there, when they are all
+        visible (not a parameter, a loop variable, an unpacked or an opaque binding); else None."""
         if scope is None:
-            return False
+            return None
         bindings = self.scopes.of(scope)
         values = bindings.assigned(name)
         if not values or name in bindings.opaque or name in bindings.unpacked:
+            return None
+        return bindings, values
+
+    def _graph_free_name(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        found = self._assigned_values(name, scope)
+        if found is None:
             return False
+        _, values = found
         # An accumulator (`total = 0`, then `total += x.item()`) reads itself: only the other values count.
         return all(self.is_graph_free(value, scope, depth + 1) for value in values if name not in mentioned_names(value))
 
@@ -339,12 +348,10 @@ class GradEvidence:
         )
 
     def _cut_name(self, name: str, scope: Optional[Scope], depth: int) -> bool:
-        if scope is None:
+        found = self._assigned_values(name, scope)
+        if found is None:
             return False
-        bindings = self.scopes.of(scope)
-        values = bindings.assigned(name)
-        if not values or name in bindings.opaque or name in bindings.unpacked:
-            return False
+        bindings, values = found
         return all(
             grad_mode_of(bindings.withs_around(value), self.imports) is False or self.cut_from_graph(value, scope, depth + 1)
             for value in values
