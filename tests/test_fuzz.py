@@ -186,8 +186,9 @@ def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _call_argument(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`node` as the only argument of a call: yields and bare tuples need parentheses there."""
-    if isinstance(node, (cst.Yield, cst.Tuple)) and not node.lpar:
+    """`node` as the first of several call arguments: yields, bare tuples and generator expressions
+    (whose parentheses a sole argument lends them) need their own there."""
+    if isinstance(node, (cst.Yield, cst.Tuple, cst.GeneratorExp)) and not node.lpar:
         return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return node
 
