@@ -12,7 +12,7 @@ import libcst as cst
 
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
 from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, keyword_arg
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters
 from gradlint.analysis.roles import MODEL_CALLEE, MODULE_INSTANCE
@@ -177,6 +177,9 @@ class GradEvidence:
             inner = node.value
             if _is_index_result(inner, node):
                 return False
+            members = self._container_members(node, scope)
+            if members is not None:
+                return all(self.carries_grad(member, scope, depth + 1) for member in members)
             return self.carries_grad(inner, scope, depth + 1)
         if isinstance(node, cst.BinaryOperation):
             return self.carries_grad(node.left, scope, depth + 1) or self.carries_grad(node.right, scope, depth + 1)
@@ -233,11 +236,56 @@ class GradEvidence:
             return False
         values = bindings.assigned(name)
         if not values:
-            return False
+            members = self._unpacked_members(name, scope)
+            return bool(members) and all(self.carries_grad(member, scope, depth + 1) for member in members)
         last = values[-1]
         if grad_mode_of(bindings.withs_around(last), self.imports) is False:
             return False
         return self.carries_grad(last, scope, depth + 1)
+
+    def _container_members(self, node: cst.Subscript, scope) -> Optional[list[cst.BaseExpression]]:
+        """What `params["w"]` or `pair[1]` can hold, when the container is a dict or tuple literal
+        bound in this scope (with the entry's later assignments); None when that is not visible."""
+        if scope is None or not isinstance(node.value, cst.Name) or len(node.slice) != 1:
+            return None
+        index = node.slice[0].slice
+        if not isinstance(index, cst.Index):
+            return None
+        literals = self._literal_container(node.value.value, scope)
+        if literals is None:
+            return None
+        entry = entry_key(node)
+        if entry is not None:
+            found = [dict_literal_member(literal, entry[1]) for literal in literals]
+            later = self.scopes.of(scope).entries.get(entry, [])
+            return None if any(member is None for member in found) else [*found, *later]
+        if isinstance(index.value, cst.Integer) and not self.scopes.of(scope).entries_of(node.value.value):
+            found = [_sequence_member(literal, int(index.value.value)) for literal in literals]
+            return None if any(member is None for member in found) else found
+        return None
+
+    def _unpacked_members(self, name: str, scope) -> list[cst.BaseExpression]:
+        """`w, b = pair` with `pair = (w0, b0)` bound in this scope: what `w` takes from it."""
+        if scope is None:
+            return []
+        members = []
+        for value, position in self.scopes.of(scope).unpacked.get(name, []):
+            literals = self._literal_container(value.value, scope) if isinstance(value, cst.Name) else None
+            found = [_sequence_member(literal, position) for literal in literals or ()]
+            if not found or any(member is None for member in found):
+                return []
+            members.extend(found)
+        return members
+
+    def _literal_container(self, name: str, scope) -> Optional[list[cst.BaseExpression]]:
+        """The dict, tuple or list literals `name` is bound to in `scope`, when those are all its bindings."""
+        found = self._assigned_values(name, scope)
+        if found is None:
+            return None
+        bindings, values = found
+        if name in bindings.loop_sources or not all(isinstance(value, (cst.Dict, cst.Tuple, cst.List)) for value in values):
+            return None
+        return values
 
     def _instance_attribute(self, node: cst.Attribute, scope, depth: int) -> bool:
         """`self.w` where every value the class's methods bind to `self.w` carries history."""
@@ -396,6 +444,13 @@ class GradEvidence:
             for node in descendants(body)
             if isinstance(node, cst.Call)
         )
+
+
+def _sequence_member(literal: cst.BaseExpression, position: int) -> Optional[cst.BaseExpression]:
+    """Element `position` of a tuple or list literal without starred elements."""
+    if not isinstance(literal, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in literal.elements):
+        return None
+    return literal.elements[position].value if -len(literal.elements) <= position < len(literal.elements) else None
 
 
 def _requires_grad_call(node: cst.BaseExpression) -> bool:

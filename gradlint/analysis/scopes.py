@@ -145,6 +145,10 @@ class Bindings:
     def assigned(self, name: str) -> list[cst.BaseExpression]:
         return self.values.get(name, [])
 
+    def entries_of(self, name: str) -> list[cst.BaseExpression]:
+        """Every value assigned to a string-keyed entry of `name` (`name["k"] = v`)."""
+        return [value for (container, _), values in self.entries.items() if container == name for value in values]
+
     def alias_of(self, name: str) -> Optional[cst.BaseExpression]:
         """The name or attribute chain `name` stands for (`opt = self.optimizer`), when every
         binding of it in this scope is that same chain."""
@@ -170,6 +174,20 @@ def _own_statements(body: Sequence[cst.CSTNode], withs: tuple[cst.With, ...]):
         else:
             inner = (*withs, statement) if isinstance(statement, cst.With) else withs
             yield from _own_statements(child_statements(statement), inner)
+
+
+def dict_literal_member(literal: cst.BaseExpression, key: str) -> Optional[cst.BaseExpression]:
+    """The value a dict literal gives the string `key`; None when it has none, for a `**` merge or
+    for anything but a dict literal."""
+    if not isinstance(literal, cst.Dict):
+        return None
+    member = None
+    for element in literal.elements:
+        if not isinstance(element, cst.DictElement):
+            return None
+        if isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == key:
+            member = element.value
+    return member
 
 
 def entry_key(node: cst.CSTNode) -> Optional[tuple[str, str]]:

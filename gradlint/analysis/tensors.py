@@ -16,7 +16,7 @@ import libcst as cst
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
-from gradlint.analysis.scopes import Scope, ScopeTable, entry_key
+from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
 from gradlint.analysis.tree import descendants
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
@@ -215,14 +215,9 @@ class TensorEvidence:
         name, entry = key
         values = list(self.scopes.of(scope).entries.get(key, ()))
         for value in self.scopes.values_of(name, scope):
-            if isinstance(value, cst.Dict):
-                values.extend(
-                    element.value
-                    for element in value.elements
-                    if isinstance(element, cst.DictElement)
-                    and isinstance(element.key, cst.SimpleString)
-                    and element.key.evaluated_value == entry
-                )
+            member = dict_literal_member(value, entry)
+            if member is not None:
+                values.append(member)
         return any(self.is_tensor(value, scope, depth + 1) for value in values)
 
     def _is_model_output(self, value: cst.BaseExpression, scope: Scope) -> bool:

@@ -45,7 +45,8 @@ class NumpyOnGradTensor(Rule):
     `no_grad`, and shares memory with a CPU tensor just like `.numpy()`.
 
     ## Known limits
-    Only values evidently built with grad in the same function are checked. A function whose name
+    Only values evidently built with grad in the same function are checked (entries of a dict
+    literal and members of a tuple or list literal bound there included). A function whose name
     is called inside a `no_grad` block in the same file is assumed to run without grad. Files that
     import TensorFlow, Keras or JAX are skipped, since their tensors have `.numpy()` too.
     """
@@ -107,6 +108,16 @@ class NumpyOnGradTensor(Rule):
         with torch.no_grad():
             predict(batch)
         """,
+        # Entries without history, or replaced by a detached value.
+        """
+        import torch
+        def log(x):
+            params = {"w": torch.randn(3, requires_grad=True), "mean": torch.zeros(3)}
+            params["w"] = params["w"].detach()
+            pair = (params["w"], params["mean"])
+            mean, _ = pair
+            return params["w"].numpy(), pair[1].numpy(), mean.numpy()
+        """,
     )
     INVALID = (
         # Parameters kept as attributes of a hand-written model.
@@ -126,6 +137,37 @@ class NumpyOnGradTensor(Rule):
                     self.w = torch.zeros(3, requires_grad=True)
                 def weights(self):
                     return self.w.detach().numpy()
+            """,
+        ),
+        # Parameters kept in a dict literal or a tuple.
+        Invalid(
+            """
+            import torch
+            def fit():
+                params = {"w": torch.zeros(3, requires_grad=True)}
+                return params["w"].numpy()
+            """,
+            """
+            import torch
+            def fit():
+                params = {"w": torch.zeros(3, requires_grad=True)}
+                return params["w"].detach().numpy()
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            def fit():
+                pair = (torch.zeros(3, requires_grad=True), torch.zeros(1, requires_grad=True))
+                w, b = pair
+                return b.numpy()
+            """,
+            """
+            import torch
+            def fit():
+                pair = (torch.zeros(3, requires_grad=True), torch.zeros(1, requires_grad=True))
+                w, b = pair
+                return b.detach().numpy()
             """,
         ),
         Invalid(
