@@ -22,13 +22,15 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.syntax import is_integer_literal
-from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence
+from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
 from gradlint.analysis.tree import descendants, iter_children
 
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
 SCALAR_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min", "dot", "dist", "numel", "all", "any"})
 # Index reductions: without a dim a 0-dim index, with one a tensor of indices.
 INDEX_REDUCTIONS = frozenset({"argmax", "argmin"})
+# Full reductions to one value (not a count or a truth value, which other types also give).
+_VALUE_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min"})
 # Methods that keep a value's shape (and so its one number).
 SHAPE_KEEPING = frozenset({"cpu", "detach", "float", "double", "cuda", "clone", "long", "int"})
 # Builtins that turn a 0-dim tensor into exactly the number `.item()` gives.
@@ -349,12 +351,39 @@ class ScalarEvidence:
         if found is None:
             return None
         value, data = found
-        if self.is_scalar(value, scope):
+        if self.is_scalar(value, scope) or self._full_reduction_of_unknown(value, scope):
             return ScalarRead(value, data, Kind.ZERO_DIM, use)
         made = self.one_element_kind(value, scope)
         if made in ("sample", "one") or (made == "index" and use is not None):
             return ScalarRead(value, data, Kind.ONE_ELEMENT, use)
         return None
+
+    def _full_reduction_of_unknown(self, value: cst.BaseExpression, scope: Scope) -> bool:
+        """`v.max()` read as `v.max().data[0]`, `v` of unknown type: only a pre-0.4 Variable's full
+        reduction has a `.data` whose `[0]` is a number (a numpy scalar's `.data` is a 0-dim
+        memoryview that cannot be indexed), so the read is a legacy one unless `v` is evidently
+        something else."""
+        if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)):
+            return False
+        if value.func.attr.value not in _VALUE_REDUCTIONS:
+            return False
+        return not self._evidently_not_tensor(value.func.value, scope)
+
+    def _evidently_not_tensor(self, receiver: cst.BaseExpression, scope: Scope) -> bool:
+        qualified = self.imports.qualified_name(receiver.func if isinstance(receiver, cst.Call) else receiver)
+        if qualified is not None:
+            return not qualified.startswith("torch.")
+        root = root_name(receiver)
+        if root is None:
+            return True  # a literal, a comprehension
+        if root in ("self", "cls"):
+            return False
+        if self.imports.is_imported(root) or root in NON_TENSOR_ROOTS:
+            return True
+        return any(
+            _is_non_tensor_value(bound) or not (self.imports.qualified_name(_callee(bound)) or "torch.").startswith("torch.")
+            for bound in self.scopes.values_of(root, scope)
+        )
 
     def _accumulator_read(self, subscript: cst.Subscript, scope: Scope) -> Optional[Accumulator]:
         if not indexes_zero(subscript):
@@ -626,6 +655,13 @@ def _is_batch_of_one(value: cst.BaseExpression) -> bool:
     if method in BATCH_OF_ONE_METHODS:
         return len(value.args) == 2 and is_integer_literal(first, 1)
     return method == "unsqueeze" and len(value.args) == 1 and is_integer_literal(first, 0)
+
+
+def _callee(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The called function of `node` when it is a call (through a method chain), else `node`."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call):
+        node = node.func.value
+    return node.func if isinstance(node, cst.Call) else node
 
 
 def _is_non_tensor_value(node: cst.BaseExpression) -> bool:

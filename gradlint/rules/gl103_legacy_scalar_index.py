@@ -54,7 +54,9 @@ class LegacyScalarIndex(Rule):
 
     ## Known limits
     Only expressions that evidently hold one number are reported: losses (criterion calls,
-    functional losses, names like `loss` or `val_loss`), full reductions (`.sum()`, `.argmax()`),
+    functional losses, names like `loss` or `val_loss`), full reductions (`.sum()`, `.argmax()`;
+    read as `v.max().data[0]` even when `v`'s type is unknown, since no other type's reduction has
+    an indexable `.data`, unless `v` evidently comes from numpy or another library),
     sampled actions (`multinomial`, a `torch.distributions` sample), tensors built from one literal
     element, and names bound to them. The indices of a reduction over a dim (`out.max(1)[1]`,
     `out.argmax(1)`) are reported only where the read is used as a number (`int()`, a key, a
@@ -95,6 +97,12 @@ class LegacyScalarIndex(Rule):
         first = pred.data[0]
         """,
         """
+        import pandas as pd
+        frame = pd.read_csv(path)
+        top = frame.max().data[0]
+        counts = args.counts.sum().data[0]
+        """,
+        """
         sizes = [3, 4]
         n = sizes[0]
         """,
@@ -122,6 +130,16 @@ class LegacyScalarIndex(Rule):
     )
     INVALID = (
         Invalid("total += loss.data[0]\n", "total += loss.item()\n"),
+        Invalid(
+            """
+            def peak(values):
+                return values.max().data[0]
+            """,
+            """
+            def peak(values):
+                return values.max().item()
+            """,
+        ),
         Invalid(
             """
             loss = criterion(out, y)
