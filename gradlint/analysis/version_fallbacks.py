@@ -30,6 +30,15 @@ def in_version_fallback(stack: Sequence[cst.CSTNode], code_for: Callable[[cst.CS
     return False
 
 
+def in_compatibility_layer(stack: Sequence[cst.CSTNode], code_for: Callable[[cst.CSTNode], str]) -> bool:
+    """`in_version_fallback`, or in the body of a `try` that has handlers: there the code tries an
+    API that may be gone (`try: torch.gesv(...) except AttributeError: torch.linalg.solve(...)`)
+    and already chooses what runs on a modern torch."""
+    if in_version_fallback(stack, code_for):
+        return True
+    return any(isinstance(node, cst.Try) and node.handlers and child is node.body for node, child in zip(stack, stack[1:]))
+
+
 def _catches_probe_error(caught: Optional[cst.BaseExpression]) -> bool:
     if caught is None:
         return True  # a bare `except:` catches them too

@@ -20,6 +20,7 @@ from gradlint.analysis.removed_apis import (
     six_binding,
 )
 from gradlint.analysis.syntax import dotted_name, keyword_arg, method_call_on, positional_args
+from gradlint.analysis.version_fallbacks import in_compatibility_layer
 from gradlint.fix.builders import enclosing_line, indentation, remove_line, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace, ReplaceLines
 from gradlint.rules.base import Invalid, Rule
@@ -358,15 +359,7 @@ class RemovedApi(Rule):
     # -- compatibility layers -----------------------------------------------------------------------
 
     def _in_compatibility_layer(self) -> bool:
-        """Under `try:` (with handlers) or an `if` on the torch version or `hasattr`: the file
-        already chooses what runs on a modern torch."""
-        stack = self.context.stack
-        for index, node in enumerate(stack[:-1]):
-            if isinstance(node, cst.Try) and node.handlers and stack[index + 1] is node.body:
-                return True
-            if isinstance(node, cst.If) and any(word in self.context.code_for(node.test) for word in ("version", "hasattr", "VERSION")):
-                return True
-        return False
+        return in_compatibility_layer(self.context.stack, self.context.code_for)
 
     # -- calls --------------------------------------------------------------------------------------
 
