@@ -81,6 +81,8 @@ _SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequ
 _VALUE_PRESERVING = frozenset(
     {"view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous", "float", "double", "permute", "transpose"}
 )
+# Module methods that return the module itself: `Net().to(device)` is the `Net()`.
+_RETURNS_THE_MODULE = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_"})
 _DEPTH = 6  # names, models and their layers followed through at most this many steps
 
 
@@ -193,6 +195,8 @@ class LossInputs:
         layer = self._layer(value)
         if layer is not None:
             return Produced(layer, value)
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in _RETURNS_THE_MODULE:
+            return self._module_output(value.func.value, depth - 1)  # `Net().to(device)`
         qualified = self.imports.qualified_name(value.func)
         if qualified in _SEQUENTIAL:
             positional = positional_args(value)
