@@ -170,3 +170,14 @@ def test_module_methods_and_their_instance():
     guarded = stack_to(context, "F.dropout(x, 0.3)")
     assert modules.instance_of_method(guarded) == "self" and modules.consults_mode(guarded, "self")
     assert modules.instance_of_method(stack_to(context, "F.dropout(x, 0.4)")) is None
+
+
+def test_a_sequential_grown_after_construction_is_unknown():
+    source = """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Sequential(nn.Linear(4, 1))
+        model.append(nn.Sigmoid())
+        loss = F.binary_cross_entropy(model(x), t)
+    """
+    assert fed(source, "F.binary_cross_entropy(model(x), t)") == (Loss.BCE, None)

@@ -21,8 +21,8 @@ import libcst as cst
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
-from gradlint.analysis.syntax import iter_statements, keyword_arg, positional_args, suite_statements
-from gradlint.analysis.tree import iter_children
+from gradlint.analysis.syntax import dotted_name, iter_statements, keyword_arg, positional_args, suite_statements
+from gradlint.analysis.tree import descendants, iter_children
 
 
 class Loss(Enum):
@@ -83,6 +83,8 @@ _VALUE_PRESERVING = frozenset(
 )
 # Module methods that return the module itself: `Net().to(device)` is the `Net()`.
 _RETURNS_THE_MODULE = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_"})
+# Container methods that add layers after construction.
+_GROWING_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module"})
 _DEPTH = 6  # names, models and their layers followed through at most this many steps
 
 
@@ -183,6 +185,8 @@ class LossInputs:
         """`model(x)` for a model every binding of which ends in a known layer or activation."""
         if any(arg.star for arg in call.args):
             return None
+        if dotted_name(call.func) in self._grown_in_place:
+            return None  # `model.append(nn.Sigmoid())`: the last layer is not the one built
         values = self._callee_values(call.func, scope, module)
         found = [self._module_output(value, depth - 1) for value in values]
         produced = _same(found)
@@ -231,6 +235,17 @@ class LossInputs:
                 name = statement.name.value
                 found[name] = methods[0] if len(methods) == 1 and name not in found else None
         return {name: forward for name, forward in found.items() if forward is not None}
+
+    @cached_property
+    def _grown_in_place(self) -> frozenset[str]:
+        """Modules given more layers after they are built: `model.append(...)`, `self.net.add_module(...)`."""
+        found = set()
+        for node in descendants(self.module):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _GROWING_METHODS:
+                receiver = dotted_name(node.func.value)
+                if receiver is not None:
+                    found.add(receiver)
+        return frozenset(found)
 
     # -- callees -----------------------------------------------------------------------------
 

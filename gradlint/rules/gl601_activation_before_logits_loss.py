@@ -83,8 +83,9 @@ class ActivationBeforeLogitsLoss(Rule):
     ## Known limits
     `log_softmax` into cross-entropy is not reported: log-softmax is idempotent, and under torch
     2.13 the loss is bitwise the same and the gradients agree to 2e-9. Only what the file shows is
-    followed: a loss passed in as a parameter, a model built in another file, or a class whose
-    `forward` returns different things on different paths is not. Softmax into `BCELoss`, and
+    followed: a loss passed in as a parameter, a model built in another file, a model given more
+    layers after it is built (`model.append(nn.Sigmoid())`), or a class whose `forward` returns
+    different things on different paths is not. Softmax into `BCELoss`, and
     logits into `NLLLoss`, are not reported.
     """
 
