@@ -70,11 +70,12 @@ _LAYER_CLASSES = {
     "LogSoftmax": Activation.LOG_SOFTMAX,
     "Sigmoid": Activation.SIGMOID,
     "Linear": Activation.LOGITS,
+    "LazyLinear": Activation.LOGITS,
 }
 _LAYERS = {
     f"{package}.{name}": activation
     for name, activation in _LAYER_CLASSES.items()
-    for package in ("torch.nn", "torch.nn.modules.activation" if name != "Linear" else "torch.nn.modules.linear")
+    for package in ("torch.nn", "torch.nn.modules.linear" if name.endswith("Linear") else "torch.nn.modules.activation")
 }
 _SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 # Tensor methods that keep the values (and so their activation) of the tensor they are called on.
