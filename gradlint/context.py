@@ -15,6 +15,7 @@ from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.loss_inputs import LossInputs
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.schedulers import SchedulerEvidence
@@ -120,6 +121,11 @@ class FileContext:
     def modules(self) -> ModuleEvidence:
         """Which expressions are `nn.Module` instances."""
         return ModuleEvidence(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def loss_inputs(self) -> LossInputs:
+        """Classification losses, and whether what they are fed is probabilities or logits."""
+        return LossInputs(self.module, self.imports, self.scopes, self.modules)
 
     @cached_property
     def schedulers(self) -> SchedulerEvidence:

@@ -8,8 +8,9 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import MODULE_INSTANCE
-from gradlint.analysis.scopes import ScopeTable, enclosing_scope
+from gradlint.analysis.scopes import ScopeTable, enclosing_scope, self_name
 from gradlint.analysis.syntax import dotted_name, iter_statements
+from gradlint.analysis.tree import descendants
 
 # Capitalised names of torch.nn that build tensors, not modules.
 TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
@@ -53,6 +54,31 @@ class ModuleEvidence:
         qualified = self.imports.qualified_name(node) or ""
         last = qualified.rsplit(".", 1)[-1]
         return qualified.startswith(("torch.nn.", "torchvision.models.")) and last[:1].isupper() and last not in TENSOR_CLASSES
+
+    def instance_of_method(self, stack: Sequence[cst.CSTNode]) -> Optional[str]:
+        """The instance parameter (`self`) of the method of an `nn.Module` subclass of this file
+        that the node at the end of `stack` is written in, its nested functions included; None
+        outside such a class and in static and class methods, which have no instance."""
+        owner, method = _class_and_method(stack)
+        if owner is None or method is None or owner.name.value not in self.module_classes:
+            return None
+        if any(dotted_name(d.decorator) in _NO_INSTANCE_DECORATORS for d in method.decorators):
+            return None
+        return self_name(method)
+
+    def consults_mode(self, stack: Sequence[cst.CSTNode], instance: str) -> bool:
+        """The method around the node at the end of `stack` tests `<instance>.training` in a
+        condition (`if self.training:`, `x if self.training else y`, `if not self.training: return`):
+        it decides per mode itself."""
+        _, method = _class_and_method(stack)
+        if method is None:
+            return False
+        flag = f"{instance}.training"
+        for node in descendants(method.body):
+            if isinstance(node, (cst.If, cst.IfExp, cst.While, cst.Assert)):
+                if any(dotted_name(part) == flag for part in descendants(node.test)):
+                    return True
+        return False
 
     def is_module_item(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
         """A module reached through a container: `model.layers[0]`, `model.features[:10]`, or `m`
@@ -139,6 +165,18 @@ class ModuleEvidence:
         return self._is_module_class(value.func, self.module_classes) or (
             (self.imports.qualified_name(value.func) or "").startswith("torchvision.models.")
         )
+
+
+_NO_INSTANCE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def _class_and_method(stack: Sequence[cst.CSTNode]) -> tuple[Optional[cst.ClassDef], Optional[cst.FunctionDef]]:
+    """The innermost class around the end of `stack`, and its method the end is written in."""
+    owner = _enclosing_class(stack)
+    if owner is None:
+        return None, None
+    position = next(i for i, node in enumerate(stack) if node is owner)
+    return owner, next((node for node in stack[position + 1 :] if isinstance(node, cst.FunctionDef)), None)
 
 
 def _enclosing_class(stack: Sequence[cst.CSTNode]) -> Optional[cst.ClassDef]:
