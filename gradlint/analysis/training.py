@@ -197,6 +197,26 @@ class TrainingAnalysis:
                     return True
         return False
 
+    def steps_before(self, loop: Region) -> bool:
+        """Some body that holds `loop` steps an optimizer before entering it (a warm-up loop, a first step)."""
+        return self._runs_before(loop, lambda event: event.kind is Kind.STEP)
+
+    def scope_of(self, region: Region) -> Optional[cst.FunctionDef]:
+        """The function whose body holds `region` (None at module level)."""
+        return _scope_of(region.owner, self._loop_scopes)
+
+    def _runs_before(self, loop: Region, matches) -> bool:
+        inside = {id(event.node) for event in loop.events}
+        for region in [self.module_region, *self.functions, *self.loops]:
+            if region.owner is loop.owner or not any(id(event.node) in inside for event in region.events):
+                continue
+            for event in region.events:
+                if id(event.node) in inside:
+                    break
+                if matches(event):
+                    return True
+        return False
+
     def steps_fresh_parameters(self, loop: Region) -> bool:
         """Every optimizer the loop steps is built afresh in each iteration over tensors or a model
         also built there (`x = z.detach().clone()`, `opt = SGD([x])`): each step sees one backward.
