@@ -18,6 +18,7 @@ from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
+from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.shapes import Shape, static_shape
@@ -79,6 +80,11 @@ class FileContext:
     @cached_property
     def training(self) -> TrainingAnalysis:
         return TrainingAnalysis(self.module, self.imports, self.tensors, self.function_table)
+
+    @cached_property
+    def samplers(self) -> SamplerEvidence:
+        """Which loaders shuffle through a `DistributedSampler`, by their construction."""
+        return SamplerEvidence(self.imports, self.scopes)
 
     @cached_property
     def amp(self) -> AmpAnalysis:
