@@ -49,6 +49,13 @@ class SchedulerEvidence:
             names.add(name)
         return frozenset(names) if names else None
 
+    def starts_mid_schedule(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """Some construction of `node` passes `last_epoch=` (a resumed schedule)."""
+        return any(
+            isinstance(value, cst.Call) and any(arg.keyword is not None and arg.keyword.value == "last_epoch" for arg in value.args)
+            for value in self._values(node, scope)
+        )
+
     def _values(self, node: cst.BaseExpression, scope: Scope) -> list[cst.BaseExpression]:
         if isinstance(node, cst.Name):
             values = self.scopes.values_of(node.value, scope)

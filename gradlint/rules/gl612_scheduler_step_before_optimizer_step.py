@@ -63,8 +63,9 @@ class SchedulerStepBeforeOptimizerStep(Rule):
     ## Known limits
     Only schedulers built from `torch.optim.lr_scheduler` in the file are known; those of other
     libraries (timm, fairseq) take `step(epoch)` by design and are not reported, nor
-    `ReduceLROnPlateau`, `step(epoch)` calls, conditional scheduler steps, or loops entered after an
-    optimizer has already stepped (a warm-up loop before them). An optimizer step in a function of
+    `ReduceLROnPlateau`, `step(epoch)` calls, conditional scheduler steps, schedulers built with
+    `last_epoch=` (a resumed schedule), or loops entered after an optimizer has already stepped
+    (a warm-up loop before them). An optimizer step in a function of
     another file is not seen.
     """
 
@@ -138,6 +139,15 @@ class SchedulerStepBeforeOptimizerStep(Rule):
             scheduler_g.step()
             loss_d.backward()
             opt_d.step()
+        """,
+        """
+        from torch.optim.lr_scheduler import StepLR
+        scheduler = StepLR(optimizer, 30, last_epoch=start_epoch - 1)
+        for epoch in range(start_epoch, 90):
+            scheduler.step()
+            for x in data:
+                f(x).backward()
+                optimizer.step()
         """,
         """
         from torch.optim.lr_scheduler import LambdaLR
@@ -263,8 +273,8 @@ class SchedulerStepBeforeOptimizerStep(Rule):
             return None
         receiver = call.func.value
         classes = self.context.schedulers.scheduler_classes(receiver, scope)
-        if not classes or PLATEAU in classes:
-            return None
+        if not classes or PLATEAU in classes or self.context.schedulers.starts_mid_schedule(receiver, scope):
+            return None  # a resumed schedule (`last_epoch=`) may be stepped first on purpose
         return self.context.schedulers.stepped_optimizers(receiver, scope) or frozenset()
 
     def _message(self, event: Event, step: Event) -> str:
