@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from gradlint.analysis.amp import AmpAnalysis
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
@@ -18,6 +19,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.loss_inputs import LossInputs
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
+from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.shapes import Shape, static_shape
@@ -79,6 +81,16 @@ class FileContext:
     @cached_property
     def training(self) -> TrainingAnalysis:
         return TrainingAnalysis(self.module, self.imports, self.tensors, self.function_table)
+
+    @cached_property
+    def samplers(self) -> SamplerEvidence:
+        """Which loaders shuffle through a `DistributedSampler`, by their construction."""
+        return SamplerEvidence(self.imports, self.scopes)
+
+    @cached_property
+    def amp(self) -> AmpAnalysis:
+        """What each training loop does with a `GradScaler`, in order."""
+        return AmpAnalysis(self.training, self.function_table)
 
     # -- functions of the file and what they do for their callers ---------------------------
 

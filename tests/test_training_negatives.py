@@ -34,7 +34,7 @@ NOT_RUNNABLE = {
 RUNNABLE = [p for p in FILES if p.name not in NOT_RUNNABLE]
 # The runnable files that step a torch optimizer.
 TRAINING = [p for p in RUNNABLE if "torch.optim" in p.read_text(encoding="utf-8") and "step(" in p.read_text(encoding="utf-8")]
-# scheduler_step_first.py calls `scheduler.step()` first on purpose; torch warns about that order.
+# A look-alike that steps a scheduler first may make torch warn about that order.
 pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before:UserWarning")
 
 

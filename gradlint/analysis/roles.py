@@ -103,6 +103,10 @@ def is_scaler_name(name: str) -> bool:
     return bool(SCALER.search(name))
 
 
+def is_criterion_name(name: str) -> bool:
+    return bool(CRITERION.match(name))
+
+
 def is_loader_name(name: str) -> bool:
     return bool(LOADER.match(name))
 

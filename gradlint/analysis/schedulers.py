@@ -13,6 +13,7 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.syntax import dotted_name
 
 LR_SCHEDULER_MODULE = "torch.optim.lr_scheduler."
 # Schedulers defined elsewhere in torch on the same base class.
@@ -35,6 +36,26 @@ class SchedulerEvidence:
             return frozenset()
         return frozenset(classes)
 
+    def stepped_optimizers(self, node: cst.BaseExpression, scope: Scope) -> Optional[frozenset[str]]:
+        """The dotted names of the optimizers `node`'s torch schedulers are built over
+        (`StepLR(optimizer, 30)` -> `optimizer`); None when one is not a plain name or not known."""
+        names = set()
+        for value in self._values(node, scope):
+            if not isinstance(value, cst.Call) or self._constructed_class(value) is None:
+                return None
+            name = _optimizer_argument(value)
+            if name is None:
+                return None
+            names.add(name)
+        return frozenset(names) if names else None
+
+    def starts_mid_schedule(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """Some construction of `node` passes `last_epoch=` (a resumed schedule)."""
+        return any(
+            isinstance(value, cst.Call) and any(arg.keyword is not None and arg.keyword.value == "last_epoch" for arg in value.args)
+            for value in self._values(node, scope)
+        )
+
     def _values(self, node: cst.BaseExpression, scope: Scope) -> list[cst.BaseExpression]:
         if isinstance(node, cst.Name):
             values = self.scopes.values_of(node.value, scope)
@@ -55,3 +76,10 @@ class SchedulerEvidence:
         if qualified.startswith(LR_SCHEDULER_MODULE) and qualified.rsplit(".", 1)[-1][:1].isupper() or qualified in OTHER_LR_SCHEDULERS:
             return qualified
         return None
+
+
+def _optimizer_argument(construction: cst.Call) -> Optional[str]:
+    for position, arg in enumerate(construction.args):
+        if (arg.keyword is None and position == 0 and not arg.star) or (arg.keyword is not None and arg.keyword.value == "optimizer"):
+            return dotted_name(arg.value)
+    return None

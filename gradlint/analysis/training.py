@@ -197,6 +197,41 @@ class TrainingAnalysis:
                     return True
         return False
 
+    def steps_before(self, loop: Region) -> bool:
+        """Some body that holds `loop` steps an optimizer before entering it (a warm-up loop, a first step)."""
+        return self._runs_before(loop, lambda event: event.kind is Kind.STEP)
+
+    def scope_of(self, region: Region) -> Optional[cst.FunctionDef]:
+        """The function whose body holds `region` (None at module level)."""
+        return _scope_of(region.owner, self._loop_scopes)
+
+    def _runs_before(self, loop: Region, matches) -> bool:
+        inside = {id(event.node) for event in loop.events}
+        for region in [self.module_region, *self.functions, *self.loops]:
+            if region.owner is loop.owner or not any(id(event.node) in inside for event in region.events):
+                continue
+            for event in region.events:
+                if id(event.node) in inside:
+                    break
+                if matches(event):
+                    return True
+        return False
+
+    def guard_of(self, event: Event) -> Optional[cst.If]:
+        """The innermost `if` of the analysed body whose branch holds `event` (its call, or the
+        helper call it came through); None when it runs unguarded."""
+        target = id(event.node)
+        guard: Optional[cst.If] = None
+        current: Optional[cst.CSTNode] = event.statement
+        while current is not None:
+            if isinstance(current, cst.If):
+                branch = next((b for b in _branches(current) if _holds(b, target)), None)
+                if branch is None:
+                    return guard  # in the test of the `if`
+                guard, current = current, branch
+            current = next((child for child in _child_blocks(current) if _holds(child, target)), None)
+        return guard
+
     def steps_fresh_parameters(self, loop: Region) -> bool:
         """Every optimizer the loop steps is built afresh in each iteration over tensors or a model
         also built there (`x = z.detach().clone()`, `opt = SGD([x])`): each step sees one backward.
@@ -468,6 +503,19 @@ def _branches(statement: cst.If) -> Iterator[cst.BaseSuite]:
         current = current.orelse
     if isinstance(current, cst.Else):
         yield current.body
+
+
+def _holds(node: cst.CSTNode, target: int) -> bool:
+    return any(id(current) == target for current in descendants(node))
+
+
+def _child_blocks(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements directly inside a compound statement or block (an `if`'s branch included)."""
+    if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return list(node.body)
+    if isinstance(node, (cst.SimpleStatementLine, cst.BaseSmallStatement)):
+        return []
+    return list(child_statements(node))
 
 
 def _restate(event: Event, statement: cst.CSTNode) -> Event:
