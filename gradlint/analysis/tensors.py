@@ -206,6 +206,27 @@ class TensorEvidence:
             return True
         return bool(TENSOR_VALUE.search(name))
 
+    def is_bound_to_tensor(self, name: str, scope: Optional[Scope]) -> bool:
+        """Stricter than `is_tensor` for a name: every binding of `name` in `scope` makes it a
+        tensor (assigned tensor values, a loader's batch parts or a model's parameters as loop
+        targets, parts of a batch or of a model's output), and there is at least one. Never by the
+        name alone, nor for a parameter of the function."""
+        if scope is None or name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
+            return False
+        bindings = self.scopes.of(scope)
+        sources = bindings.loop_sources.get(name, [])
+        unpacked = bindings.unpacked.get(name, [])
+        values = bindings.assigned(name)
+        if name in bindings.opaque and not sources and not unpacked:
+            return False  # a parameter or a `with` target: its value is not seen
+        if not (sources or unpacked or values):
+            return False
+        return (
+            all(iterates_parameters(source, position) or (position is not None and _is_loader(source)) for source, position in sources)
+            and all(_is_batch_call(value) or self._is_model_output(value, scope) for value, _ in unpacked)
+            and all(self.is_tensor(value, scope, 1) for value in values)
+        )
+
     def _entry_is_tensor(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
         """`losses["total"]` where the dict's entry `"total"` is bound to a tensor in this scope
         (`losses = {"total": loss}` or `losses["total"] = loss`)."""
