@@ -70,8 +70,10 @@ class DiscardedTensorResult(Rule):
 
     ## Known limits
     A receiver with no evidence (a function's parameter, a name bound to the result of an unknown
-    call) is not reported: it may be a module, a `BatchEncoding` or a PyG `Data`, whose `.to()`
-    works in place. Receivers that evidently are modules (`model`, `net`, `self` in an
+    call or of `torch.load`, a module's `.requires_grad_(False)`, an attribute chain such as
+    `self.linear.weight`, which may hold a quantized parameter whose `.cuda()` works in place) is
+    not reported: it may be a module, a `BatchEncoding` or a PyG `Data`, whose `.to()` works in
+    place. Receivers that evidently are modules (`model`, `net`, `self` in an
     `nn.Module`, a construction of a module class) are never reported. Results dropped inside
     larger expressions are not reported.
     """
@@ -123,6 +125,21 @@ class DiscardedTensorResult(Rule):
         import numpy as np
         a = np.ones(3)
         a.reshape(3, 1)
+        """,
+        """
+        import torch
+        from diffusers import AutoencoderKL
+        vae = AutoencoderKL.from_pretrained(path).requires_grad_(False)
+        vae.to(device, dtype=torch.float16)
+        style_model = torch.load(path)
+        style_model.to(device)
+        """,
+        """
+        import bitsandbytes as bnb
+        class LoRALinear:
+            def merge(self, weight_data, weight):
+                self.linear.weight = bnb.nn.Params4bit(weight_data, requires_grad=False)
+                self.linear.weight.cuda(weight.device)
         """,
         """
         import torch
@@ -239,7 +256,7 @@ class DiscardedTensorResult(Rule):
             return False
         if type(receiver) is cst.Name:
             return self.context.tensors.is_bound_to_tensor(receiver.value, self.context.scope())
-        return self.context.is_tensor(receiver)
+        return type(receiver) is cst.Attribute and self.context.tensors.is_instance_tensor(receiver, self.context.scope())
 
     def _fix(self, statement: cst.Expr, call: cst.Call, receiver: cst.BaseExpression) -> Optional[FixPlan]:
         if type(receiver) is not cst.Name or not self._read_later(statement, receiver.value):
