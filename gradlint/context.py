@@ -26,6 +26,7 @@ from gradlint.analysis.shapes import Shape, static_shape
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
+from gradlint.analysis.training_objects import TrainingObjects
 from gradlint.source import LineIndex
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
@@ -143,6 +144,11 @@ class FileContext:
     def schedulers(self) -> SchedulerEvidence:
         """Which expressions are `torch.optim.lr_scheduler` schedulers, by their construction."""
         return SchedulerEvidence(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def training_objects(self) -> TrainingObjects:
+        """Which expressions are models, optimizers, schedulers and gradient scalers."""
+        return TrainingObjects(self.modules, self.training.optimizers, self.schedulers)
 
     @cached_property
     def attribute_reads(self) -> AttributeReads:

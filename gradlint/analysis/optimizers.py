@@ -87,6 +87,10 @@ class OptimizerOracle:
                     return True
         return is_scaler_name(_last(key))
 
+    def is_optimizer_class(self, func: cst.BaseExpression) -> bool:
+        """`func` names an optimizer class (`torch.optim.SGD`, `AdamW` from transformers, bitsandbytes...)."""
+        return self._class_verdict(func) is True
+
     def _value_verdict(self, value: cst.BaseExpression) -> Optional[bool]:
         """True: built by an optimizer class; False: evidently something else; None: unknown."""
         if isinstance(value, cst.Call):

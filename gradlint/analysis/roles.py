@@ -75,6 +75,8 @@ _SCHEDULER_WORDS = r"sched"
 # Searched in a name that `OPTIMIZER` matches: schedulers, environments, options that look like one.
 NOT_OPTIMIZER = re.compile(rf"{_SCHEDULER_WORDS}|env|option|opts?_?args|opt_level|optional", re.IGNORECASE)
 SCALER = re.compile(r"scaler", re.IGNORECASE)  # searched: `scaler`, `grad_scaler`, `self.amp_scaler`
+# `scheduler`, `lr_scheduler`, `sched`, `scheduler_g`, `warmup_scheduler2`.
+SCHEDULER = re.compile(r"^(?:\w+_)?(?:sched|scheduler)(?:_\w+|\d+)?$", re.IGNORECASE)
 
 # -- data -------------------------------------------------------------------------------------
 
@@ -105,6 +107,10 @@ def is_scaler_name(name: str) -> bool:
 
 def is_criterion_name(name: str) -> bool:
     return bool(CRITERION.match(name))
+
+
+def is_scheduler_name(name: str) -> bool:
+    return bool(SCHEDULER.match(name))
 
 
 def is_loader_name(name: str) -> bool:

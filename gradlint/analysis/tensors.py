@@ -206,6 +206,46 @@ class TensorEvidence:
             return True
         return bool(TENSOR_VALUE.search(name))
 
+    def is_bound_to_tensor(self, name: str, scope: Optional[Scope], depth: int = 0) -> bool:
+        """Stricter than `is_tensor` for a name: every binding of `name` in `scope` makes it a
+        tensor (assigned tensor values, a loader's batch parts or a model's parameters as loop
+        targets, parts of a batch or of a model's output), and there is at least one. Never by the
+        name alone, nor for a parameter of the function."""
+        if scope is None or depth > 4 or name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
+            return False
+        bindings = self.scopes.of(scope)
+        sources = bindings.loop_sources.get(name, [])
+        unpacked = bindings.unpacked.get(name, [])
+        values = bindings.assigned(name)
+        if name in bindings.opaque and not sources and not unpacked:
+            return False  # a parameter or a `with` target: its value is not seen
+        if not (sources or unpacked or any(not _refers_to(value, name) for value in values)):
+            return False
+        return (
+            all(iterates_parameters(source, position) or (position is not None and _is_loader(source)) for source, position in sources)
+            and all(_is_batch_call(value) or self._is_model_output(value, scope) for value, _ in unpacked)
+            and all(self._value_is_tensor(value, name, scope, depth) for value in values)
+        )
+
+    def is_instance_tensor(self, node: cst.Attribute, scope: Optional[Scope]) -> bool:
+        """`self.w` where every value the class's methods bind to `self.w` is a tensor by the same
+        strict evidence as `is_bound_to_tensor`."""
+        values = self.scopes.instance_attribute_values(node, scope)
+        return bool(values) and all(self._value_is_tensor(value, None, method, 0) for value, method in values)
+
+    def _value_is_tensor(self, value: cst.BaseExpression, name: Optional[str], scope: Optional[Scope], depth: int) -> bool:
+        """A value bound to `name` is a tensor: what remains after the conversions a module also has
+        (`.cuda()`, `.float()`, `.requires_grad_()`: `vae = AutoencoderKL(...).requires_grad_(False)`)
+        is one. `x = x.float()` says only that `x` stays what it was."""
+        if _refers_to(value, name):
+            return True
+        core = _core(value)
+        if isinstance(core, cst.Call) and self.imports.qualified_name(core.func) in OBJECT_LOADERS:
+            return False
+        if isinstance(core, cst.Name):
+            return self.is_bound_to_tensor(core.value, scope, depth + 1)
+        return self.is_tensor(core, scope, 1)
+
     def _entry_is_tensor(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
         """`losses["total"]` where the dict's entry `"total"` is bound to a tensor in this scope
         (`losses = {"total": loss}` or `losses["total"] = loss`)."""
@@ -274,6 +314,25 @@ class TensorEvidence:
     def _is_module_path(self, node: cst.BaseExpression) -> bool:
         qualified = self.imports.qualified_name(node)
         return qualified is not None
+
+
+# Methods a module shares with tensors (in place on a module, returning it).
+MODULE_SHARED_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "requires_grad_", "train", "eval"})
+# torch functions that return whatever object they load or wrap (a module, a dict...).
+OBJECT_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.jit.script", "torch.jit.trace", "torch.hub.load", "torch.compile"})
+
+
+def _core(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`value` without the module-shared conversions at its end: `X` for `X.to(d).requires_grad_(False)`."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SHARED_METHODS:
+        value = value.func.value
+    return value
+
+
+def _refers_to(value: cst.BaseExpression, name: Optional[str]) -> bool:
+    """`x.float()` bound to `x`: the name stays what it was."""
+    core = _core(value)
+    return isinstance(core, cst.Name) and core.value == name
 
 
 def _is_loader(iterable: cst.BaseExpression) -> bool:
