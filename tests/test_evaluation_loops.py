@@ -111,3 +111,50 @@ def test_test_files_are_not_reported():
     assert not is_test_file("test.py") and not is_test_file("latest_eval.py")
     assert [f.code for f in lint(SOURCE, "GL611")] == ["GL611"]
     assert lint(SOURCE, "GL611", path="tests/test_eval.py") == []
+
+
+@pytest.mark.parametrize(
+    "source, builds",
+    [
+        ("from torch import nn\nclass Net(nn.Module):\n    def __init__(self):\n        self.drop = nn.Dropout(0.1)\n", True),
+        ("import torch.nn as nn\nm = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))\n", True),
+        ("import torch.nn.functional as F\ndef f(x):\n    return F.dropout(x, 0.1)\n", True),
+        ("import torchvision\nnet = torchvision.models.resnet18()\n", True),
+        ("from torch import nn\nm = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n", False),
+        ("import keras\nd = keras.layers.Dropout(0.5)\n", False),
+    ],
+)
+def test_layers_that_depend_on_the_mode(source, builds):
+    assert context(source).training_modes.builds_mode_layers is builds
+
+
+@pytest.mark.parametrize(
+    "call, switches",
+    [
+        ("model.eval()", True),
+        ("model.train(False)", True),
+        ("model.train(mode)", True),
+        ("model.train()", False),
+        ("model.train(True)", False),
+    ],
+)
+def test_switches_to_evaluation_mode(call, switches):
+    assert context(f"def f(model, mode):\n    {call}\n").training_modes.sets_evaluation_mode is switches
+
+
+def test_mode_switches_are_followed_into_the_functions_a_loop_calls():
+    ctx = context(
+        """
+        class Trainer:
+            def train_epoch(self):
+                self.model.train()
+            def fit(self):
+                for epoch in range(3):
+                    self.train_epoch()
+                    self.model.eval()
+        """
+    )
+    loop = ctx.training.loops[0].owner
+    fit = ctx.function_table.methods["fit"][0]
+    assert [ctx.code_for(c) for c in ctx.training_modes.switches_mode(loop.body, fit, "train")] == ["self.model.train()"]
+    assert [ctx.code_for(c) for c in ctx.training_modes.switches_mode(loop.body, fit, "eval")] == ["self.model.eval()"]

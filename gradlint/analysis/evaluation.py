@@ -26,7 +26,7 @@ from gradlint.analysis.batch_loops import iterates_batches
 from gradlint.analysis.scopes import ScopeTable
 from gradlint.analysis.syntax import dotted_name, suite_statements
 from gradlint.analysis.training import TrainingAnalysis
-from gradlint.analysis.tree import iter_children
+from gradlint.analysis.tree import descendants, iter_children
 
 # A validation or test set: `val_loader`, `testloader`, `eval_dataloader`, `valid_dl`, `test_data`.
 EVALUATION_DATA = re.compile(
@@ -347,7 +347,7 @@ class TrainingModes:
         """The file builds a dropout or batch-norm layer (`nn.Dropout(0.5)`, `nn.BatchNorm2d(64)`,
         also inside `nn.Sequential`), calls `F.dropout`, or builds a model from a zoo whose
         architectures have them: evaluation in training mode then changes the numbers."""
-        for node in own_nodes(self.module):
+        for node in descendants(self.module):
             if isinstance(node, cst.Call):
                 qualified = self.imports.qualified_name(node.func) or ""
                 last = qualified.rsplit(".", 1)[-1]
@@ -360,7 +360,7 @@ class TrainingModes:
     @cached_property
     def sets_evaluation_mode(self) -> bool:
         """Somewhere in the file: `x.eval()`, or `x.train(flag)` with a flag that may be False."""
-        return any(_switches_to_evaluation(node) for node in own_nodes(self.module) if isinstance(node, cst.Call))
+        return any(_switches_to_evaluation(node) for node in descendants(self.module) if isinstance(node, cst.Call))
 
     def reachable(self, root: cst.CSTNode, scope: Optional[cst.FunctionDef]) -> Iterator[cst.CSTNode]:
         """The nodes that running `root` runs: its own, and those of the functions of the file it
