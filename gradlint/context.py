@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradlint.analysis.amp import AmpAnalysis
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
+from gradlint.analysis.evaluation import EvaluationLoops, TrainingModes
 from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
@@ -92,6 +93,17 @@ class FileContext:
     def amp(self) -> AmpAnalysis:
         """What each training loop does with a `GradScaler`, in order."""
         return AmpAnalysis(self.training, self.function_table)
+
+    @cached_property
+    def evaluation(self) -> EvaluationLoops:
+        """The loops that score a model on validation or test data, and the grad mode around them."""
+        called_elsewhere = self.project.called_elsewhere if self.project is not None else None
+        return EvaluationLoops(self.module, self.imports, self.scopes, self.training, self.functions, called_elsewhere)
+
+    @cached_property
+    def training_modes(self) -> TrainingModes:
+        """Layers that depend on `module.training`, and the `eval()` / `train()` calls of the file."""
+        return TrainingModes(self.module, self.imports, self.function_table)
 
     # -- functions of the file and what they do for their callers ---------------------------
 
