@@ -18,7 +18,7 @@ import libcst as cst
 
 from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, suite_statements
-from gradlint.analysis.tree import iter_children
+from gradlint.analysis.tree import descendants, iter_children
 
 if TYPE_CHECKING:
     from gradlint.analysis.training import TrainingAnalysis
@@ -66,6 +66,14 @@ class AmpIteration:
 
     def of(self, kind: AmpKind) -> list[AmpCall]:
         return [call for call in self.calls if call.kind is kind]
+
+    def names_update(self, scaler: str) -> bool:
+        """The loop names `scaler.update` without calling it (a statement of its own): the update is
+        meant, and the missing call is that statement's mistake (GL606), not a forgotten update."""
+        return any(
+            isinstance(node, cst.Expr) and isinstance(node.value, cst.Attribute) and dotted_name(node.value) == f"{scaler}.update"
+            for node in descendants(self.loop)
+        )
 
 
 class AmpAnalysis:

@@ -78,6 +78,16 @@ class AmpStepOrder(Rule):
     triggers = ("scale(",)
 
     VALID = (
+        # The update is named but not called: GL606 reports that statement.
+        """
+        import torch
+        scaler = torch.amp.GradScaler("cuda")
+        for x in data:
+            opt.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update
+        """,
         """
         import torch
         for x in data:
@@ -256,7 +266,9 @@ class AmpStepOrder(Rule):
                     self._plain_step(call, scaled)
             for step in iteration.of(AmpKind.SCALER_STEP):
                 if step.direct and amp.is_torch_scaler(step.scaler) and step.scaler not in amp.disabled_scalers:
-                    if not any(c.kind in (AmpKind.UPDATE, AmpKind.OPAQUE) for c in iteration.calls):
+                    if not any(c.kind in (AmpKind.UPDATE, AmpKind.OPAQUE) for c in iteration.calls) and not iteration.names_update(
+                        step.scaler
+                    ):
                         self.report(
                             step.call,
                             f"`{self.context.code_for(step.call)}` runs in a loop that never calls `{step.scaler}.update()`: "
