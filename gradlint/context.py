@@ -21,6 +21,7 @@ from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.shapes import Shape, static_shape
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
+from gradlint.analysis.severed import SeveredGraphs
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.source import LineIndex
@@ -148,6 +149,11 @@ class FileContext:
             self.function_table,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
         )
+
+    @cached_property
+    def severed(self) -> SeveredGraphs:
+        """Tensors rebuilt from a value whose graph was cut (`torch.tensor(loss.item(), ...)`)."""
+        return SeveredGraphs(self.imports, self.grads, self.history)
 
     def is_history_free(self, node: cst.BaseExpression) -> bool:
         """`node`, evaluated where the node being visited is, provably carries no autograd history."""
