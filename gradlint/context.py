@@ -14,6 +14,7 @@ from gradlint.analysis.grad_mode import functions_called_without_grad, runs_with
 from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.attributes import AttributeReads
+from gradlint.analysis.carried_state import CarriedStates
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
@@ -149,6 +150,11 @@ class FileContext:
             self.function_table,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
         )
+
+    @cached_property
+    def carried_states(self) -> CarriedStates:
+        """State a loop feeds back to a model in its next iteration (`out, h = rnn(x, h)`)."""
+        return CarriedStates(self.module, self.imports, self.scopes)
 
     @cached_property
     def severed(self) -> SeveredGraphs:
