@@ -16,6 +16,7 @@ from gradlint.analysis.grad_mode import functions_called_without_grad, runs_with
 from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.attributes import AttributeReads
+from gradlint.analysis.carried_state import CarriedStates
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.loss_inputs import LossInputs
 from gradlint.analysis.modules import ModuleEvidence
@@ -25,6 +26,7 @@ from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.shapes import Shape, static_shape
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
+from gradlint.analysis.severed import SeveredGraphs
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.analysis.training_objects import TrainingObjects
@@ -184,6 +186,16 @@ class FileContext:
             self.function_table,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
         )
+
+    @cached_property
+    def carried_states(self) -> CarriedStates:
+        """State a loop feeds back to a model in its next iteration (`out, h = rnn(x, h)`)."""
+        return CarriedStates(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def severed(self) -> SeveredGraphs:
+        """Tensors rebuilt from a value whose graph was cut (`torch.tensor(loss.item(), ...)`)."""
+        return SeveredGraphs(self.imports, self.grads, self.history)
 
     def is_history_free(self, node: cst.BaseExpression) -> bool:
         """`node`, evaluated where the node being visited is, provably carries no autograd history."""

@@ -623,6 +623,13 @@ class HistoryEvidence:
         name = qualified.rsplit(".", 1)[-1]
         return name not in _VIEWS and name not in _MORE_VIEWS and not name.endswith("_") and not name.startswith("_")
 
+    def reaching_value(self, node: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
+        """The value of the `name = value` statement the read `node` (a name of `scope`) sees,
+        walking back through the statements before it (None past a loop, a `try`, another kind
+        of binding or the start of the function)."""
+        assignment = self._uses_of(scope).reaching_assignment(node)
+        return assignment.value if assignment is not None else None
+
     def _uses_of(self, scope: Scope) -> "_ScopeUses":
         found = self._uses.get(id(scope))
         if found is None:

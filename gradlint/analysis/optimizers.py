@@ -10,6 +10,7 @@ import libcst as cst
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import is_optimizer_name, is_scaler_name
 from gradlint.analysis.syntax import dotted_name, iter_statements
+from gradlint.analysis.tree import descendants
 
 OPTIMIZER_MODULES = (
     "torch.optim.",
@@ -76,6 +77,18 @@ class OptimizerOracle:
         name = _last(key)
         return is_optimizer_name(name)
 
+    def stepped_modules(self, key: str) -> frozenset[str]:
+        """The modules (dotted text: `D`, `self.netD`) whose `.parameters()` every construction of
+        the optimizer `key` (dotted text) in the file is given; empty when one of them is not such a call."""
+        values = self.assigned.get(key, [])
+        found: Optional[frozenset[str]] = None
+        for value in values:
+            if not (isinstance(value, cst.Call) and self._class_verdict(value.func) and value.args):
+                return frozenset()
+            modules = frozenset(_parameter_owners(value.args[0].value))
+            found = modules if found is None else found & modules
+        return found or frozenset()
+
     def is_grad_scaler(self, node: cst.BaseExpression) -> bool:
         key = _key(node)
         if key is None:
@@ -116,3 +129,18 @@ def _key(node: cst.CSTNode) -> Optional[str]:
 
 def _last(key: str) -> str:
     return key.rsplit(".", 1)[-1]
+
+
+def _parameter_owners(params: cst.BaseExpression) -> set[str]:
+    """`D` and `self.E` for `chain(D.parameters(), self.E.parameters())` or `[{"params": D.parameters()}]`."""
+    owners = set()
+    for node in descendants(params):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("parameters", "named_parameters")
+        ):
+            owner = dotted_name(node.func.value)
+            if owner is not None:
+                owners.add(owner)
+    return owners

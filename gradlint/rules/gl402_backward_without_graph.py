@@ -62,6 +62,9 @@ class BackwardWithoutGraph(Rule):
     no-grad block or function). A name assigned both inside and outside a no-grad block is not
     reported. A re-enabled loss is reported only when every input of its computation is detached
     or brings no graph of its own (not a model call, a model, or a value with evident history).
+    A tensor rebuilt by a constructor from a cut value (`torch.tensor(loss.item(),
+    requires_grad=True)`, `torch.tensor(loss)`) is reported by GL609 instead, unless it is built
+    under no-grad or turned back on with `requires_grad_()`: each backward is reported by one rule.
     """
 
     code = "GL402"
