@@ -5,7 +5,7 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.grad_mode import grad_mode_of
-from gradlint.analysis.grad_tracking import ends_history
+from gradlint.analysis.grad_tracking import ends_history, mentioned_names
 from gradlint.analysis.roles import DISCRIMINATOR_OPTIMIZER_IN_TEXT, Role
 from gradlint.analysis.syntax import method_call_on, positional_args
 from gradlint.analysis.training import Event, Kind
@@ -62,7 +62,8 @@ class GanDiscriminatorNoDetach(Rule):
     parameters), when the fake is built under `no_grad`, or when the update is spread over
     several functions. Statements joined on one line with `;` count as one statement. Image pools
     (`self.fake_pool.query(fake)`) are not followed: common pools store `image.data` and hand back
-    detached tensors.
+    detached tensors. A forward bound to a name counts only when the backward before the step is
+    of that name or of a value built from it.
     """
 
     code = "GL406"
@@ -73,6 +74,19 @@ class GanDiscriminatorNoDetach(Rule):
     triggers = ("step",)
 
     VALID = (
+        # The generator's loss, computed before the discriminator's update and backpropagated after
+        # it (GL614's mistake, not this one): the discriminator's backward is of `d_loss` only.
+        """
+        fake = G(z)
+        d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+        g_loss = bce(D(fake), ones)
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss.backward()
+        opt_g.step()
+        """,
         """
         fake = G(z)
         d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
@@ -147,6 +161,23 @@ class GanDiscriminatorNoDetach(Rule):
         """,
     )
     INVALID = (
+        # A term of the discriminator's loss bound on its own line, then summed.
+        Invalid(
+            """
+            fake = G(z)
+            d_fake = bce(D(fake), zeros)
+            d_loss = bce(D(real), ones) + d_fake
+            d_loss.backward()
+            opt_d.step()
+            """,
+            """
+            fake = G(z)
+            d_fake = bce(D(fake.detach()), zeros)
+            d_loss = bce(D(real), ones) + d_fake
+            d_loss.backward()
+            opt_d.step()
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -293,7 +324,7 @@ class GanDiscriminatorNoDetach(Rule):
             if event.kind is Kind.FORWARD and event.role is Role.DISCRIMINATOR:
                 argument = _first_argument(event.node)
                 if argument is not None and self._is_fake(argument, fakes, scope):
-                    self._check_update(argument, events[_line_start(events, index) :])
+                    self._check_update(argument, events[_line_start(events, index) :], _bound_name(event))
             elif event.kind is Kind.ASSIGN:
                 fakes[event.target] = not event.no_grad and self._is_fake(event.node.value, fakes, scope)
 
@@ -332,10 +363,19 @@ class GanDiscriminatorNoDetach(Rule):
                 return False
         return True
 
-    def _check_update(self, argument: cst.BaseExpression, later: Sequence[Event]) -> None:
-        """Reports when the discriminator's optimizer steps after a backward, before the generator's steps."""
+    def _check_update(self, argument: cst.BaseExpression, later: Sequence[Event], loss: Optional[str]) -> None:
+        """Reports when the discriminator's optimizer steps after a backward, before the generator's steps.
+        When the forward's value is bound to `loss`, only a backward of `loss` (or of what is built
+        from it) counts: `g_loss = bce(D(fake), ones)` kept for after the discriminator's own update
+        is the generator's loss."""
+        carriers = {loss} if loss is not None else None
         backward_seen = False
         for event in later:
+            if carriers is not None and event.kind is Kind.ASSIGN and event.target and mentioned_names(event.node.value) & carriers:
+                carriers.add(event.target)
+                continue
+            if carriers is not None and event.calls_backward and not _backpropagates(event, carriers):
+                continue
             if event.calls_step:
                 role = self.context.roles.gan_optimizer(event.optimizer)
                 if role is Role.GENERATOR:
@@ -348,6 +388,23 @@ class GanDiscriminatorNoDetach(Rule):
                     return
             elif event.calls_backward:
                 backward_seen = True
+
+
+def _bound_name(event: Event) -> Optional[str]:
+    """`g_loss` when the line holding `event` is `g_loss = ...`."""
+    line = event.line
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or not isinstance(line.body[0], cst.Assign):
+        return None
+    targets = line.body[0].targets
+    return targets[0].target.value if len(targets) == 1 and isinstance(targets[0].target, cst.Name) else None
+
+
+def _backpropagates(event: Event, carriers: set[str]) -> bool:
+    """The backward of `event` runs through one of `carriers` (unknown receivers count as yes)."""
+    call = event.node
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)) or event.via is not None:
+        return True
+    return bool(mentioned_names(call.func.value) & carriers) or not mentioned_names(call.func.value)
 
 
 def _first_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
