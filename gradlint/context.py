@@ -68,7 +68,7 @@ class FileContext:
 
     @cached_property
     def tensors(self) -> TensorEvidence:
-        return TensorEvidence(self.imports, self.scopes, self.module)
+        return TensorEvidence(self.imports, self.scopes, self.module, self.text)
 
     @cached_property
     def scalars(self) -> ScalarEvidence:

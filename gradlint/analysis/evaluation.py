@@ -72,18 +72,16 @@ class EvaluationLoops:
         self.training = training
         self.functions = functions
         self.called_elsewhere = called_elsewhere
+        self._judged: dict[int, Optional[EvaluationLoop]] = {}
 
-    @cached_property
-    def all(self) -> dict[int, EvaluationLoop]:
-        found = {}
-        for loop, scope in _for_loops(self.module):
-            evaluation = self._evaluation(loop, scope)
-            if evaluation is not None:
-                found[id(loop)] = evaluation
-        return found
-
-    def of(self, loop: cst.CSTNode) -> Optional[EvaluationLoop]:
-        return self.all.get(id(loop))
+    def of(self, loop: cst.CSTNode, scope: Optional[cst.FunctionDef]) -> Optional[EvaluationLoop]:
+        """The evaluation loop `loop` is (written in the function `scope`; None at module level),
+        or None. Judged on demand: most files have no evaluation loop, and walking the whole tree
+        for them costs more than judging the few loops a rule asks about."""
+        key = id(loop)
+        if key not in self._judged:
+            self._judged[key] = self._evaluation(loop, scope) if isinstance(loop, cst.For) else None
+        return self._judged[key]
 
     def _evaluation(self, loop: cst.For, scope: Optional[cst.FunctionDef]) -> Optional[EvaluationLoop]:
         by_data = self._iterates_evaluation_data(loop, scope)
@@ -313,17 +311,6 @@ def _in_source_order(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 def _calls_method(node: cst.CSTNode, method: str) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == method
-
-
-def _for_loops(module: cst.Module) -> Iterator[tuple[cst.For, Optional[cst.FunctionDef]]]:
-    pending: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(module, None)]
-    while pending:
-        node, scope = pending.pop()
-        if isinstance(node, cst.For):
-            yield node, scope
-        if isinstance(node, cst.FunctionDef):
-            scope = node
-        pending.extend((child, scope) for child in reversed(iter_children(node)))
 
 
 # -- training mode -------------------------------------------------------------------------------

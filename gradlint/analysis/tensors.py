@@ -143,10 +143,11 @@ NON_TENSOR_ROOTS = frozenset(
 
 
 class TensorEvidence:
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, module: Optional[cst.Module] = None) -> None:
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, module: Optional[cst.Module] = None, source: Optional[str] = None) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
+        self.source = source  # the file's text, when known (generating it from `module` is slow)
         self._argument_uses: dict[int, frozenset[str]] = {}
 
     def is_tensor(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
@@ -275,7 +276,10 @@ class TensorEvidence:
     @cached_property
     def _packs_sequences(self) -> bool:
         """The file may build a `PackedSequence` (or cannot be read to tell)."""
-        return self.module is None or any(word in self.module.code for word in PACKED_SEQUENCES)
+        if self.source is None and self.module is None:
+            return True
+        text = self.source if self.source is not None else self.module.code
+        return any(word in text for word in PACKED_SEQUENCES)
 
     def _arguments_used_as_tensors(self, function: cst.FunctionDef) -> frozenset[str]:
         """The parameters of `function` that it calls a tensor-only method on (`x.unsqueeze(0)`)."""

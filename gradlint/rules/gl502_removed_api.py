@@ -358,14 +358,15 @@ class RemovedApi(Rule):
 
     # -- compatibility layers -----------------------------------------------------------------------
 
-    def _in_compatibility_layer(self) -> bool:
-        return in_compatibility_layer(self.context.stack, self.context.code_for)
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[FixPlan] = None) -> None:
+        """Legacy code kept for older torch releases is not reported. Asked only when there is
+        something to report: walking the stack at every call and attribute is what it costs."""
+        if not in_compatibility_layer(self.context.stack, self.context.code_for):
+            super().report(node, message, fix)
 
     # -- calls --------------------------------------------------------------------------------------
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._in_compatibility_layer():
-            return
         qualified = self.context.imports.qualified_name(node.func)
         self._retain_variables(node, qualified)
         if qualified in _TENSOR_DATASETS:
@@ -456,8 +457,6 @@ class RemovedApi(Rule):
             self.report(mask.value, _BYTE_MASK.format(use=name, effect="raises RuntimeError"), self._bool_mask_fix(mask.value))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self._in_compatibility_layer():
-            return
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and index.star is None and self._is_indexing_mask(node.value, index.value):
@@ -475,7 +474,7 @@ class RemovedApi(Rule):
         """A uint8 index of a tensor, or a `.byte()` mask (numpy reads a uint8 array as indices)."""
         if is_byte_mask(index, self.context.scopes.of(self.context.scope())):
             return True
-        return self.context.is_tensor(indexed) and self._is_byte_mask(index)
+        return self._is_byte_mask(index) and self.context.is_tensor(indexed)
 
     def _is_byte_mask(self, node: cst.BaseExpression) -> bool:
         scope = self.context.scope()
@@ -501,7 +500,7 @@ class RemovedApi(Rule):
         if any(isinstance(ancestor, (cst.Import, cst.ImportFrom)) for ancestor in self.context.stack):
             return  # an import is reported as a whole
         qualified = self.context.imports.qualified_name(node)
-        if qualified is None or self._in_compatibility_layer():
+        if qualified is None:
             return
         if qualified in REMOVED_FUNCTIONS:
             removed = REMOVED_FUNCTIONS[qualified]
@@ -521,7 +520,7 @@ class RemovedApi(Rule):
         if not params or params[0].name.value != receiver.value or not self._in_autograd_function(function):
             return
         fix = self.safe_fix("Rename to `saved_tensors`", Replace(node.attr, cst.Name("saved_tensors")))
-        self.report(node, _SAVED.format(receiver=receiver.value), fix)
+        super().report(node, _SAVED.format(receiver=receiver.value), fix)  # no release has both names
 
     def _in_autograd_function(self, function: cst.FunctionDef) -> bool:
         owner = self.context.function_table.class_of(function)
@@ -548,8 +547,6 @@ class RemovedApi(Rule):
     # -- imports ------------------------------------------------------------------------------------
 
     def visit_Import(self, node: cst.Import) -> None:
-        if self._in_compatibility_layer():
-            return
         for alias in node.names:
             full = dotted_name(alias.name) or ""
             if full == SIX_MODULE:
@@ -568,7 +565,7 @@ class RemovedApi(Rule):
         return self.safe_fix("Import `torch` instead", Replace(alias.name, cst.Name("torch")))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or self._in_compatibility_layer():
+        if node.relative or node.module is None:
             return
         module = dotted_name(node.module) or ""
         if module == SIX_MODULE:

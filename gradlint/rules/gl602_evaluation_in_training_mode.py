@@ -297,7 +297,7 @@ class EvaluationInTrainingMode(Rule):
     )
 
     def visit_For(self, node: cst.For) -> None:
-        loop = self.context.evaluation.of(node)
+        loop = self.context.evaluation.of(node, self.context.enclosing_function())
         if loop is None or not self._applies() or self.context.training_modes.sets_evaluation_mode:
             return
         if not self._runs_without_grad(loop) or loop.scope is not None and self.context.evaluation.framework_method(loop.scope):

@@ -304,7 +304,7 @@ class EvaluationWithoutNoGrad(Rule):
 
     def visit_For(self, node: cst.For) -> None:
         evaluation = self.context.evaluation
-        loop = evaluation.of(node)
+        loop = evaluation.of(node, self.context.enclosing_function())
         if loop is None or is_test_file(self.context.path) or evaluation.grad_mode_chosen(self.context.stack):
             return
         if loop.scope is not None and evaluation.may_be_called_elsewhere(loop.scope):
