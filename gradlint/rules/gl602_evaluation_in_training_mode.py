@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from functools import cached_property
+from typing import Callable, Optional
 
 import libcst as cst
 
-from gradlint.analysis.evaluation import EvaluationLoop, is_test_file, model_of
-from gradlint.analysis.regions import own_nodes
+from gradlint.analysis.evaluation import EvaluationLoop, is_forward_pass, is_test_file, model_of
+from gradlint.analysis.regions import own_nodes, placements
 from gradlint.analysis.roles import MODULE_INSTANCE
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.training import OPTIMISING, Region
@@ -15,6 +16,8 @@ from gradlint.fix.plan import Applicability, Availability, FixPlan, InsertLineBe
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
+# Calls that turn a model's output into a prediction: `out.argmax(1)`, `torch.softmax(out, 1)`.
+_PREDICTIONS = frozenset({"argmax", "argmin", "argsort", "topk", "max", "softmax", "sigmoid", "log_softmax", "numpy", "tolist", "item"})
 # Models kept in evaluation mode on purpose while another one trains.
 _FROZEN_MODEL = re.compile(r"ema|teacher|target|frozen|fixed|ref|old|avg|average|eval|pretrained", re.IGNORECASE)
 
@@ -29,7 +32,10 @@ class EvaluationInTrainingMode(Rule):
       model while nothing in the file ever calls `.eval()` (or `.train(False)`);
     * a training loop that calls `model.eval()` (for a validation pass) but never `model.train()`,
       neither itself nor through the functions of the file it calls, so every later training
-      step runs in evaluation mode.
+      step runs in evaluation mode;
+    * inference right after `model.load_state_dict(...)` (the output turned into a prediction, or
+      computed under `torch.no_grad()`), with no backward pass or optimizer step after the load in
+      that function, while nothing in the file ever calls `.eval()`.
 
     It reports only in files that build dropout or batch-norm layers (`nn.Dropout`,
     `nn.BatchNorm2d`, `F.dropout`, a `torchvision.models` or `timm` model): without them the two
@@ -72,7 +78,8 @@ class EvaluationInTrainingMode(Rule):
     ```
 
     ## Fix safety
-    Unsafe (the numbers change, which is the point). For an evaluation loop the fix puts
+    Unsafe (the numbers change, which is the point). After `load_state_dict(...)` the fix calls
+    `model.eval()` on the line after the load. For an evaluation loop the fix puts
     `model.eval()` before the loop and `model.train()` after it, which restores the mode the model
     had, as nothing in the file switched it; offered when the loop runs one model and does not
     `return` or `yield` from inside. For an `eval()` never undone, the fix inserts `model.train()`
@@ -86,8 +93,9 @@ class EvaluationInTrainingMode(Rule):
     train in the file (its backward or optimizer step visible, directly or through its functions).
     Methods of Lightning modules and Hugging Face trainers (whose frameworks switch the mode),
     models kept in evaluation mode on purpose (`ema`, `teacher`, `target`, `frozen` in the name)
-    and test files are not reported. Inference right after `load_state_dict(...)` outside a loop
-    is not reported.
+    and test files are not reported. After `load_state_dict(...)`, only the first forward pass of
+    the loaded model is considered, and only when the model is not handed to another function in
+    between (which may switch the mode).
     """
 
     code = "GL602"
@@ -171,6 +179,35 @@ class EvaluationInTrainingMode(Rule):
             optimizer.zero_grad()
             criterion(model(x), y).backward()
             optimizer.step()
+        """,
+        # weights loaded to resume training; loaded and then switched to evaluation mode
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+        model.load_state_dict(torch.load("last.pt"))
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+        model.load_state_dict(torch.load("best.pt"))
+        model.eval()
+        prediction = model(x).argmax(1)
+        """,
+        # handed to a function of another module before the forward pass
+        """
+        import torch
+        from torch import nn
+        from tools import prepare_for_inference
+        model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+        model.load_state_dict(torch.load("best.pt"))
+        prepare_for_inference(model)
+        prediction = model(x).argmax(1)
         """,
         # Lightning switches the mode around its validation loop
         """
@@ -272,6 +309,73 @@ class EvaluationInTrainingMode(Rule):
             message="`model.eval()` in the training loop is never undone",
             fix_title="Call `model.train()` before the training step",
         ),
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+            model.load_state_dict(torch.load("best.pt"))
+            prediction = model(x).argmax(1)
+            """,
+            """
+            import torch
+            from torch import nn
+            model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+            model.load_state_dict(torch.load("best.pt"))
+            model.eval()
+            prediction = model(x).argmax(1)
+            """,
+            line=5,
+            column=14,
+            message="`model(x)` runs in training mode after `model.load_state_dict(...)`",
+            fix_title="Call `model.eval()` after loading the weights",
+        ),
+        Invalid(  # under no_grad in a function; the model is held on self
+            """
+            import torch
+            from torch import nn
+
+            class Predictor:
+                def __init__(self, path):
+                    self.model = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+                    self.model.load_state_dict(torch.load(path))
+
+                def __call__(self, x):
+                    with torch.no_grad():
+                        return self.model(x)
+
+            def predict(path, x):
+                net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+                net.load_state_dict(torch.load(path))
+                with torch.no_grad():
+                    scores = net(x)
+                return scores
+            """,
+            """
+            import torch
+            from torch import nn
+
+            class Predictor:
+                def __init__(self, path):
+                    self.model = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+                    self.model.load_state_dict(torch.load(path))
+
+                def __call__(self, x):
+                    with torch.no_grad():
+                        return self.model(x)
+
+            def predict(path, x):
+                net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+                net.load_state_dict(torch.load(path))
+                net.eval()
+                with torch.no_grad():
+                    scores = net(x)
+                return scores
+            """,
+            line=17,
+            column=18,
+            message="`net(x)` runs in training mode after `net.load_state_dict(...)`",
+        ),
         Invalid(  # eval() inside the validation helper the loop calls
             """
             import torch
@@ -309,6 +413,81 @@ class EvaluationInTrainingMode(Rule):
             "stays active and batch norm updates its running statistics from evaluation data"
         )
         self.report(node, message, self._evaluation_fix(loop, models))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not is_forward_pass(node) or not self._may_infer_after_load:
+            return
+        model = model_of(node)
+        load = self._load_before(model) if model is not None else None
+        if load is None or not (self.context.without_grad() or self._predicts(node)):
+            return
+        if self._trains_after(load):
+            return
+        forward = snippet(self.context.code_for(node), 40)
+        message = (
+            f"`{forward}` runs in training mode after `{model}.load_state_dict(...)`: nothing in this file calls "
+            "`.eval()`, so dropout stays active and batch norm normalises with each batch's own statistics"
+        )
+        block, index = load
+        following = block.body[index + 1]
+        fix = self.unsafe_fix(f"Call `{model}.eval()` after loading the weights", InsertLineBefore(following, f"{model}.eval()"))
+        self.report(node, message, fix)
+
+    @cached_property
+    def _may_infer_after_load(self) -> bool:
+        return "load_state_dict" in self.context.text and self._applies() and not self.context.training_modes.sets_evaluation_mode
+
+    def _load_before(self, model: str) -> Optional[tuple[cst.CSTNode, int]]:
+        """The block and index of the `model.load_state_dict(...)` statement that runs last before
+        the node being visited, in its function; None when something in between may change the
+        model or its mode (it is rebound, handed to a call, or already run), or in an evaluation
+        loop (reported as such)."""
+        for placement in reversed(placements(self.context.stack)):
+            statements = placement.block.body
+            for index in range(placement.index - 1, -1, -1):
+                if _loads_weights(statements[index], model):
+                    return placement.block, index
+                if _may_change(statements[index], model):
+                    return None
+            owner = placement.owner
+            if isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
+                return None
+            if owner is not None and self.context.evaluation.of(owner, self.context.enclosing_function()) is not None:
+                return None
+        return None
+
+    def _trains_after(self, load: tuple[cst.CSTNode, int]) -> bool:
+        """Whether anything after the load in its function backpropagates or steps an optimizer
+        (weights loaded to resume training)."""
+        block, index = load
+        path = placements(self.context.stack)
+        level = next(i for i, placement in enumerate(path) if placement.block is block)
+        later: list[cst.CSTNode] = list(block.body[index + 1 :])
+        for i in range(level, 0, -1):  # the rest of each enclosing block, up to the function
+            if isinstance(path[i].owner, (cst.FunctionDef, cst.ClassDef)):
+                break
+            later.extend(path[i - 1].block.body[path[i - 1].index + 1 :])
+        scope = self.context.enclosing_function()
+        reached = (node for statement in later for node in self.context.training_modes.reachable(statement, scope))
+        return any(isinstance(node, cst.Call) and _calls_any(node, ("backward", "step", "zero_grad")) for node in reached)
+
+    def _predicts(self, forward: cst.Call) -> bool:
+        """The output becomes a prediction: `model(x).argmax(1)`, `torch.softmax(model(x), 1)`, or
+        `out = model(x)` followed by `out.argmax(1)` in the same block."""
+        statement = self.context.top_statement()
+        for node in own_nodes(statement) if statement is not None else ():
+            if isinstance(node, cst.Call) and _prediction_of(node, lambda value: value is forward or _contains(value, forward)):
+                return True
+        path = placements(self.context.stack)
+        target = _assigned_name(path[-1].statement, forward) if path else None
+        if target is None:
+            return False
+        later = path[-1].block.body[path[-1].index + 1 :]
+        return any(
+            isinstance(node, cst.Call) and _prediction_of(node, lambda value: isinstance(value, cst.Name) and value.value == target)
+            for statement in later
+            for node in own_nodes(statement)
+        )
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self._applies():
@@ -380,6 +559,56 @@ class EvaluationInTrainingMode(Rule):
         if training is None or training.statement is None:
             return None
         return self.unsafe_fix(f"Call `{model}.train()` before the training step", InsertLineBefore(training.statement, f"{model}.train()"))
+
+
+def _loads_weights(statement: cst.CSTNode, model: str) -> bool:
+    """`model.load_state_dict(...)` alone on its line."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    expression = statement.body[0]
+    if not isinstance(expression, cst.Expr) or not isinstance(expression.value, cst.Call):
+        return False
+    func = expression.value.func
+    return isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and dotted_name(func.value) == model
+
+
+def _may_change(statement: cst.CSTNode, model: str) -> bool:
+    """The statement rebinds `model`, hands it to a call (which may switch its mode) or runs it."""
+    for node in own_nodes(statement):
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and dotted_name(node.target) == model:
+            return True
+        if isinstance(node, cst.Call):
+            if any(dotted_name(arg.value) == model for arg in node.args) or is_forward_pass(node) and model_of(node) == model:
+                return True
+    return False
+
+
+def _calls_any(call: cst.Call, methods: tuple[str, ...]) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in methods
+
+
+def _prediction_of(call: cst.Call, is_output: Callable[[cst.BaseExpression], bool]) -> bool:
+    """`output.argmax(...)` or `torch.argmax(output, ...)` for an output `is_output` accepts."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _PREDICTIONS:
+        return False
+    if is_output(func.value):
+        return True
+    return bool(call.args) and dotted_name(func.value) in ("torch", "F", "torch.nn.functional") and is_output(call.args[0].value)
+
+
+def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(node is inner for node in own_nodes(outer))
+
+
+def _assigned_name(statement: cst.CSTNode, value: cst.CSTNode) -> Optional[str]:
+    """`name` for a statement `name = value`."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        assign = statement.body[0]
+        if isinstance(assign, cst.Assign) and assign.value is value and len(assign.targets) == 1:
+            target = assign.targets[0].target
+            return target.value if isinstance(target, cst.Name) else None
+    return None
 
 
 def _trained_model(call: cst.Call) -> bool:
