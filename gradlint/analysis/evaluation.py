@@ -335,7 +335,7 @@ class TrainingModes:
         also inside `nn.Sequential`), calls `F.dropout`, or builds a model from a zoo whose
         architectures have them: evaluation in training mode then changes the numbers."""
         for node in descendants(self.module):
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 qualified = self.imports.qualified_name(node.func) or ""
                 last = qualified.rsplit(".", 1)[-1]
                 if qualified.startswith("torch.nn.") and (MODE_LAYER.match(last) or last in ("dropout", "dropout2d", "alpha_dropout")):

@@ -44,6 +44,9 @@ class ImportMap:
     project: Optional["ProjectFacts"] = None  # names this file brings in from other files of its run
     project_stars: list[str] = field(default_factory=list)  # star imports of local modules, as written
     aliases: dict[str, cst.BaseExpression] = field(default_factory=dict)  # `V = autograd.Variable`
+    # id(attribute) -> (attribute, its qualified name): rules ask about the same attribute many
+    # times; holding the node keeps its id from being reused by another.
+    _resolved_attributes: dict[int, tuple[cst.Attribute, Optional[str]]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def build(cls, module: cst.Module, project: Optional["ProjectFacts"] = None) -> "ImportMap":
@@ -168,17 +171,22 @@ class ImportMap:
 
     def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
         """The fully qualified name an expression refers to, or None when unknown."""
-        if isinstance(node, cst.Name):
+        kind = type(node)  # exact types: see analysis/syntax.py
+        if kind is cst.Name:
             return self.resolve_name(node.value)
-        if isinstance(node, cst.Attribute):
-            base = self.qualified_name(node.value)
-            if base is None:
-                return None
-            full = f"{base}.{node.attr.value}"
+        if kind is not cst.Attribute:
+            return None
+        known = self._resolved_attributes.get(id(node))
+        if known is not None and known[0] is node:
+            return known[1]
+        full = self.qualified_name(node.value)
+        if full is not None:
+            full = f"{full}.{node.attr.value}"
             if self.project is not None:
                 full = self.project.names.get(full, full)
-            return CANONICAL.get(full, full)
-        return None
+            full = CANONICAL.get(full, full)
+        self._resolved_attributes[id(node)] = (node, full)
+        return full
 
     def imports_of(self, target: str) -> Iterator[ImportedName]:
         """Imports written as `target` in this file (not those reaching it through another file)."""

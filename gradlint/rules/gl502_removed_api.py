@@ -497,11 +497,11 @@ class RemovedApi(Rule):
         if node.attr.value == "saved_variables":
             self._saved_variables(node)
             return
+        qualified = self.context.imports.qualified_name(node)
+        if qualified is None or not _may_be_removed(qualified):
+            return
         if any(isinstance(ancestor, (cst.Import, cst.ImportFrom)) for ancestor in self.context.stack):
             return  # an import is reported as a whole
-        qualified = self.context.imports.qualified_name(node)
-        if qualified is None:
-            return
         if qualified in REMOVED_FUNCTIONS:
             removed = REMOVED_FUNCTIONS[qualified]
             self.report(node, _GONE.format(name=self.context.code_for(node), version=removed.version, replacement=removed.replacement))
@@ -618,6 +618,10 @@ def _local(alias: cst.ImportAlias) -> str:
     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
         return alias.asname.name.value
     return dotted_name(alias.name) or ""
+
+
+def _may_be_removed(qualified: str) -> bool:
+    return qualified in REMOVED_FUNCTIONS or qualified in REMOVED_MODULES or qualified.startswith(SIX_MODULE + ".")
 
 
 def _six_advice(names: Sequence[str]) -> str:

@@ -583,7 +583,7 @@ class RenamedApi(Rule):
     def _is_called(self, node: cst.CSTNode) -> bool:
         """Only calls are rewritten: the legacy object itself stays in use where it is referenced."""
         stack = self.context.stack
-        return len(stack) > 1 and isinstance(stack[-2], cst.Call) and stack[-2].func is node
+        return len(stack) > 1 and type(stack[-2]) is cst.Call and stack[-2].func is node
 
     def _message(self, node: cst.BaseExpression, renamed: Renamed) -> str:
         new = f"torch.{renamed.new}" if renamed.to_torch else renamed.new

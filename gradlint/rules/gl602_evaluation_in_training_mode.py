@@ -490,9 +490,9 @@ class EvaluationInTrainingMode(Rule):
         )
 
     def visit_Module(self, node: cst.Module) -> None:
-        if not self._applies():
-            return
         found = [region for region in self.context.training.loops if self._eval_never_undone(region)]
+        if not found or not self._applies():  # `_applies` walks the file: ask it last
+            return
         for region in found:
             inside = {id(n) for n in own_nodes(region.owner) if n is not region.owner}
             if not any(id(other.owner) in inside for other in found):  # the innermost loop is the one to report
