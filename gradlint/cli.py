@@ -18,7 +18,7 @@ from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_statistics
 from gradlint.rules import ALL_MIGRATIONS, all_rules, presets, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
-from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin
+from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin, unified_diff
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -123,8 +123,10 @@ def _report_errors(summary: RunSummary) -> None:
 
 def _print_findings(summary: RunSummary, output_format: str, statistics: bool, quiet: bool, show_fixes: bool, stdin_sources=None) -> None:
     if statistics:
-        click.echo(render_statistics(summary.findings), nl=False)
+        click.echo(render_statistics(summary.findings, output_format), nl=False)
         return
+    if output_format in HUMAN_FORMATS and not summary.findings and summary.errors:
+        return  # the errors are the whole story: "All checks passed!" would contradict them
     problems = tuple((path, reason, "error") for path, reason in summary.errors) + tuple(
         (path, reason, "warning") for path, reason in summary.warnings
     )
@@ -267,7 +269,7 @@ def fix(
             chosen_select = tuple(code for preset in chosen_presets for code in presets()[preset])
         settings = _settings(config_file, chosen_select, extend_select, ignore, force_exclude, unsafe_fixes)
         if any(str(path) == "-" for path in paths):
-            return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size)
+            return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size, diff=diff)
         summary = _run_with_progress(fix_paths, list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size)
         _report_errors(summary)
         if diff:
@@ -275,8 +277,8 @@ def fix(
             if not quiet:
                 click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.", err=True)
             return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
-        if summary.findings:
-            _print_findings(summary, output_format, statistics, True, show_fixes)
+        if summary.findings or output_format not in HUMAN_FORMATS:
+            _print_findings(summary, output_format, statistics, True, show_fixes)  # tools parse `[]` too
         if not quiet:
             text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
             click.echo(text, nl=False, err=output_format not in HUMAN_FORMATS)
@@ -292,14 +294,25 @@ def _decoded_or_none(raw: bytes):
         return None
 
 
-def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int) -> int:
+def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int, *, diff: bool) -> int:
+    """Fixed source on stdout (or, with `--diff`, the diff only), what remains on stderr."""
     raw = sys.stdin.buffer.read()
     result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=max_bytes)
     summary = RunSummary()
     summary.add(result)
-    sys.stdout.buffer.write(result.fixed if result.fixed is not None else raw)
+    fixed = result.fixed if result.fixed is not None else raw
+    if isinstance(fixed, str):
+        fixed = fixed.encode("utf-8", "surrogatepass")
+    if diff:
+        click.echo(unified_diff(raw, fixed, name), nl=False)
+        _report_errors(summary)
+        return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if fixed != raw else EXIT_OK)
+    sys.stdout.buffer.write(fixed)
     sys.stdout.flush()
     _report_errors(summary)
+    if summary.findings:
+        options = RenderOptions(color=False, source_of=_source_reader({name: _decoded_or_none(fixed)}))
+        click.echo(render(summary.findings, "concise", options), nl=False, err=True)
     return _exit_code(summary, exit_zero)
 
 

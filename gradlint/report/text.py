@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Optional, Sequence
 
@@ -63,9 +64,15 @@ def summary_lines(findings: Sequence[Finding]) -> list[str]:
     return lines
 
 
-def render_statistics(findings: Sequence[Finding]) -> str:
+def render_statistics(findings: Sequence[Finding], output_format: str = "text") -> str:
+    """Counts per rule, most frequent first: a table to read, or (for the formats tools parse)
+    a JSON list of `{"code", "name", "count", "fixable"}` as ruff writes it."""
     counts = Counter(finding.code for finding in findings)
     fixable = {finding.code for finding in findings if finding.has_safe_fix}
+    if output_format not in ("text", "concise"):
+        ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        rows_of = [{"code": code, "name": rule_by_code(code).name, "count": count, "fixable": code in fixable} for code, count in ordered]
+        return json.dumps(rows_of, indent=2) + "\n"
     rows = []
     for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
         marker = "[*]" if code in fixable else "   "
