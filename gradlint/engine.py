@@ -19,7 +19,7 @@ from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
 from gradlint.messages import snippet
 from gradlint.model import Edit, FileResult, Finding, Fix, Location
-from gradlint.noqa import file_is_exempt, is_suppressed
+from gradlint.noqa import file_is_exempt, file_noqa_codes, is_suppressed, without_suppressed
 from gradlint.rules import all_rules, rule_for_failure
 from gradlint.rules.base import Report, Rule
 from gradlint.rules.file_rule import FileFailure
@@ -86,6 +86,8 @@ def lint_text(
     for what the file brings in from the other files of its run."""
     if respect_noqa and file_is_exempt(text):
         return LintOutcome()
+    if respect_noqa:
+        codes = without_suppressed(codes, file_noqa_codes(text))
     return analyse_text(text, path, codes, line_noqa=respect_noqa, module=module, prefilter=prefilter, project=project)
 
 

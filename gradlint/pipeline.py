@@ -16,7 +16,7 @@ from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
 from gradlint.fix.apply import fix_text
 from gradlint.model import FileResult, Finding, Location
-from gradlint.noqa import file_is_exempt
+from gradlint.noqa import file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ class _Decoded:
     encoding: Optional[str]  # None when the source was given as text
     size: int  # in bytes
     exempt: bool = False  # `# gradlint: noqa`: nothing to report, nothing to fix
+    suppressed: frozenset[str] = frozenset()  # `# gradlint: noqa: GL101, GL3`: codes off for the file
 
 
 def check_source(
@@ -73,8 +74,9 @@ def check_source(
         decoded, early = _guards(source, name, codes, max_bytes)
         if early is not None:
             return early
-        outcome = run_deep(lambda: analyse_text(decoded.text, name, codes, line_noqa=own_noqa, project=project))
-        return SourceResult(name, outcome.findings, outcome.error)
+        selected = without_suppressed(codes, decoded.suppressed)
+        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=own_noqa, project=project))
+        return SourceResult(name, outcome.findings, outcome.error, warning=_suppression_warning(decoded.text))
     except Exception as error:
         return SourceResult(name, error=describe_internal_error(error))
 
@@ -99,9 +101,9 @@ def fix_source(
         if decoded.exempt:
             early.fixed = source
         return early
-    text = decoded.text
+    text, selected = decoded.text, without_suppressed(codes, decoded.suppressed)
     try:
-        result = run_deep(lambda: fix_text(text, name, codes, unsafe=unsafe, project=project))
+        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, project=project))
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:
@@ -119,6 +121,11 @@ def fix_source(
     except UnicodeEncodeError:
         return SourceResult(name, result.remaining, f"fixed text cannot be encoded as {decoded.encoding}; file left unchanged")
     return outcome
+
+
+def _suppression_warning(text: str) -> Optional[str]:
+    problems = malformed_suppressions(text)
+    return "; ".join(problems) if problems else None
 
 
 def over_size_limit(size: int, max_bytes: int) -> bool:
@@ -146,6 +153,10 @@ def _guards(source: Source, name: str, codes: frozenset[str], max_bytes: int) ->
         decoded = _Decoded(text, encoding, len(source))
     if file_is_exempt(decoded.text):
         return _Decoded(decoded.text, decoded.encoding, decoded.size, exempt=True), SourceResult(name)
+    suppressed = file_noqa_codes(decoded.text)
+    if suppressed:
+        decoded = _Decoded(decoded.text, decoded.encoding, decoded.size, suppressed=suppressed)
+        codes = without_suppressed(codes, suppressed)
     if over_size_limit(decoded.size, max_bytes):
         return decoded, _unanalysed(decoded, name, codes, max_bytes)
     refused = _refused_by_python(decoded.text, name, codes)
