@@ -45,12 +45,17 @@ def is_excluded(path: Path, settings: Settings, excluded: Optional[pathspec.Path
     (the file itself or one of its directories)."""
     if excluded is None:
         excluded = pathspec.GitIgnoreSpec.from_lines(settings.exclude + settings.extend_exclude)
+    return _is_excluded_path(path, settings.root, excluded)
+
+
+def _is_excluded_path(path: Path, root: Path, excluded: pathspec.PathSpec, *, is_dir: bool = False) -> bool:
     try:
-        parts = path.resolve().relative_to(settings.root.resolve()).parts
+        parts = path.resolve().relative_to(root.resolve()).parts
     except ValueError:
         parts = (path.name,)  # outside the configured tree: only its own name can match
     return any(
-        _matches(excluded, "/".join(parts[:depth]), parts[depth - 1], is_dir=depth < len(parts)) for depth in range(1, len(parts) + 1)
+        _matches(excluded, "/".join(parts[:depth]), parts[depth - 1], is_dir=depth < len(parts) or is_dir)
+        for depth in range(1, len(parts) + 1)
     )
 
 
@@ -109,9 +114,20 @@ class _Walker:
         self.excluded = excluded
         self.errors = errors
         self.respect_gitignore = settings.respect_gitignore
+        self.exclusion_base = settings.root  # where exclude patterns are anchored
+        self.force_exclude = settings.force_exclude
 
     def walk(self, top: Path) -> Iterator[Path]:
+        """The files under `top`. A directory named on the command line is checked even when it is
+        excluded or gitignored itself (as a file named there is): patterns then apply below it."""
         ignores = self._parent_gitignores(top) if self.respect_gitignore else []
+        if not self.force_exclude:
+            if ignores and _is_ignored(top, True, ignores):
+                ignores = [(top, spec) for _, spec in ignores]  # patterns of the files above apply below `top`
+            if _is_excluded_path(top, self.root, self.excluded, is_dir=True):
+                self.exclusion_base = top
+        elif _is_excluded_path(top, self.root, self.excluded, is_dir=True) or ignores and _is_ignored(top, True, ignores):
+            return
         yield from self._walk(top, ignores)
 
     def _walk(self, directory: Path, ignores: list[tuple[Path, pathspec.PathSpec]]) -> Iterator[Path]:
@@ -146,7 +162,7 @@ class _Walker:
                 # a symbolic link to a directory is not followed (no loops, no escaping the tree)
 
     def _is_excluded(self, path: Path, is_dir: bool) -> bool:
-        relative = _relative(path, self.root)
+        relative = _relative(path, self.exclusion_base)
         return _matches(self.excluded, relative if relative is not None else path.name, path.name, is_dir=is_dir)
 
     def _parent_gitignores(self, top: Path) -> list[tuple[Path, pathspec.PathSpec]]:

@@ -185,6 +185,24 @@ def test_gitignore_and_default_excludes_are_honoured(run_cli, tmp_path):
     assert sorted(os.path.relpath(f["filename"], tmp_path) for f in findings) == [os.path.join("pkg", "kept.py"), "stubs.pyi"]
 
 
+def test_a_directory_named_explicitly_is_checked_even_when_excluded_or_ignored(run_cli, tmp_path):
+    write(tmp_path / ".gitignore", "generated/\n*_pb2.py\n")
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["vendored/"]\n')
+    for folder in ("build", "generated", "vendored"):
+        write(tmp_path / folder / "train.py", LEGACY)
+    write(tmp_path / "generated" / "proto_pb2.py", LEGACY)  # still ignored below the named directory
+    write(tmp_path / "build" / ".venv" / "x.py", LEGACY)  # still excluded below the named directory
+
+    def checked(*args):
+        findings = json.loads(run_cli("check", "--output-format", "json", *args).output)
+        return sorted(os.path.relpath(f["filename"], tmp_path) for f in findings)
+
+    assert checked() == []
+    for folder in ("build", "generated", "vendored"):
+        assert checked(f"{folder}/") == [os.path.join(folder, "train.py")]
+        assert checked("--force-exclude", folder) == []
+
+
 def test_syntax_error_python2_and_undecodable_files_are_findings(run_cli, tmp_path):
     write(tmp_path / "broken.py", "from torch.autograd import Variable\ndef f(:\n    pass\n")
     write(tmp_path / "py2.py", 'import torch\nprint "loss", loss.data[0]\n')
