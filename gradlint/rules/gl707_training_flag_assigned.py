@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.fix.plan import Applicability, Availability, Replace
+from gradlint.messages import snippet
+from gradlint.rules.base import Invalid, Rule
+
+
+class TrainingFlagAssigned(Rule):
+    """
+    ## What it does
+    Flags `model.training = True` / `model.training = False` on an `nn.Module`: the mode is set by
+    assigning the flag instead of calling `model.train(...)` / `model.eval()`.
+
+    ## Why is this bad?
+    `training` is a plain attribute of each module; `model.train(mode)` sets it on the model and
+    every sub-module. The assignment sets the model's own flag only, and its layers keep their
+    mode. Measured in torch 2.13 with `nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5),
+    nn.BatchNorm1d(4))`: after `net.training = False` the model reports `False` but its three
+    children report `True`, two passes over the same batch differ (dropout still drops) and batch
+    norm's running mean moves (to `[0.0299, 0.0408, -0.0555, -0.1386]` after two passes). After
+    `net.train(False)` every child is `False` and the two passes are equal.
+
+    ## Example
+    ```python
+    model = Net()
+    model.training = False
+    predictions = model(images)
+    ```
+
+    ## Use instead
+    ```python
+    model = Net()
+    model.train(False)  # or model.eval()
+    predictions = model(images)
+    ```
+
+    ## Fix safety
+    Unsafe: `model.train(<bool>)` changes the mode of every sub-module too, which is the intent,
+    and also runs any `train` override of the model's classes.
+
+    ## Known limits
+    Reported for `True` and `False` literals on an object the file shows to be a module: `self` in
+    a method of a module class of the file, a name or attribute bound to a module construction, or
+    a name that plays the model's role (`model`, `net`, `encoder`...) and is not bound to anything
+    else. Never inside a `train(self, mode)` override, where `self.training = mode` is how the mode
+    is set, nor in `__init__` (a flag set while the module is built; its caller sets the mode of
+    the whole model afterwards), nor on objects of other classes (trainers, configs, tasks with a `training` flag). A
+    flag restored from a variable (`module.training = was_training`) is not reported: code that
+    saves and restores modes one module at a time does it on purpose.
+    """
+
+    code = "GL707"
+    name = "training-flag-assigned"
+    summary = "`model.training` is assigned, so the sub-modules keep their mode"
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.UNSAFE,)
+    triggers = (".training",)
+
+    VALID = (
+        """
+        import torch.nn as nn
+        class Frozen(nn.Module):
+            def train(self, mode=True):
+                self.training = False
+                for child in self.children():
+                    child.train(False)
+                return self
+        model = Frozen()
+        model.eval()
+        """,
+        """
+        import torch.nn as nn
+        class Benchmark(nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+                self.training = False
+        class Trainer:
+            def fit(self):
+                self.training = True
+        trainer.training = False
+        config.training = True
+        """,
+        """
+        for name, module in model.named_modules():
+            module.training = modes[name]
+        model.training = was_training
+        """,
+        """
+        import torch.nn as nn
+        model = build_model(cfg)
+        model.training = False
+        """,
+    )
+    INVALID = (
+        Invalid(
+            """
+            import torch.nn as nn
+            model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+            model.training = False
+            """,
+            """
+            import torch.nn as nn
+            model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+            model.train(False)
+            """,
+            line=3,
+            column=1,
+            message="`model.training = False` sets the flag of `model` only: its sub-modules keep their mode",
+            fix_title="Set the mode of every sub-module: `model.train(False)`",
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def freeze(self):
+                    self.training = False
+                    return self
+            """,
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def freeze(self):
+                    self.train(False)
+                    return self
+            """,
+            line=4,
+            column=9,
+        ),
+        Invalid(
+            """
+            for x, y in loader:
+                model.training = True
+                loss = criterion(model(x), y)
+            """,
+            """
+            for x, y in loader:
+                model.train(True)
+                loss = criterion(model(x), y)
+            """,
+        ),
+    )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.value, cst.Name) or node.value.value not in ("True", "False"):
+            return
+        target = node.targets[0].target
+        if not (isinstance(target, cst.Attribute) and target.attr.value == "training"):
+            return
+        receiver = target.value
+        if self._in_construction_or_train() or not self.context.modules.is_module(receiver, self.context.stack):
+            return
+        written = self.context.code_for(receiver)
+        mode = node.value.value
+        self.report(
+            node,
+            f"`{snippet(written, 40, 'model')}.training = {mode}` sets the flag of `{snippet(written, 40, 'the model')}` only: "
+            f"its sub-modules keep their mode; call `.train({mode})`",
+            self.unsafe_fix(
+                f"Set the mode of every sub-module: `{snippet(written, 40, 'model')}.train({mode})`",
+                Replace(node, f"{written}.train({mode})"),
+            ),
+        )
+
+    def _in_construction_or_train(self) -> bool:
+        """In `train(self, mode)`, setting the flag is the implementation; in `__init__` the module
+        is being built, and its caller sets the mode of the whole once it is."""
+        function = self.context.enclosing_function()
+        return function is not None and function.name.value in ("train", "__init__")
