@@ -26,13 +26,17 @@ class DirectForwardCall(Rule):
 
     ## Example
     ```python
-    model = Net()
+    import torchvision
+
+    model = torchvision.models.resnet18()
     logits = model.forward(images)
     ```
 
     ## Use instead
     ```python
-    model = Net()
+    import torchvision
+
+    model = torchvision.models.resnet18()
     logits = model(images)
     ```
 

@@ -24,14 +24,18 @@ class TrainingFlagAssigned(Rule):
 
     ## Example
     ```python
-    model = Net()
+    import torchvision
+
+    model = torchvision.models.resnet18()
     model.training = False
     predictions = model(images)
     ```
 
     ## Use instead
     ```python
-    model = Net()
+    import torchvision
+
+    model = torchvision.models.resnet18()
     model.train(False)  # or model.eval()
     predictions = model(images)
     ```
