@@ -20,9 +20,10 @@ class DirectForwardCall(Rule):
     a forward hook and a forward pre-hook that count their calls: after `m.forward(x)` both counts
     are 0, after `m(x)` both are 1; with a hook that returns `output * 0`, `m(x)` gives
     `[0, 0]` and `m.forward(x)` the unhooked `[-0.3109, -1.0260]`. What is built on hooks is
-    silently skipped: feature extractors, activation checkpointing, pruning and weight
-    normalisation pre-hooks (`torch.nn.utils.weight_norm`), FSDP and DDP bookkeeping, and the
-    compiled graph of `torch.compile(model)` (its `forward` is the original module's, uncompiled).
+    silently skipped: feature extractors, pruning and weight-normalisation pre-hooks
+    (`torch.nn.utils.weight_norm`), the parameter gathering of FSDP's `fully_shard`; and a model
+    compiled in place (`model.compile()`) runs uncompiled: 0 frames compiled after
+    `model.forward(x)`, 1 after `model(x)`.
 
     ## Example
     ```python
@@ -41,8 +42,8 @@ class DirectForwardCall(Rule):
     ```
 
     ## Fix safety
-    Unsafe: calling the module runs its hooks, which is the point, but it changes what the call
-    does when hooks are registered (and with none registered the result is the same).
+    Unsafe: calling the module runs its hooks and its in-place compilation, which is the point,
+    but it changes what the call does when hooks are registered (with none, the result is the same).
 
     ## Known limits
     Reported only on a module the file builds: a name bound in the same function only to module
@@ -52,7 +53,8 @@ class DirectForwardCall(Rule):
     (`timm.create_model`, `from_pretrained`) is not reported, nor `self.forward(...)`,
     `super().forward(...)`, `Base.forward(self, ...)` (a class delegating to its parent), nor a
     wrapper's `self.module.forward(...)` on a module it was given: such calls bypass hooks on
-    purpose as often as not.
+    purpose as often as not. `torch.compile(model).forward(x)` is compiled (measured: 1 frame)
+    and is not reported either.
     """
 
     code = "GL706"
@@ -173,6 +175,6 @@ class DirectForwardCall(Rule):
         self.report(
             node,
             f"`{written}.forward(...)` bypasses the forward hooks and pre-hooks of `{written}` "
-            "(and a `torch.compile` or DDP wrapper); call the module itself",
+            "(and an in-place `.compile()`); call the module itself",
             self.unsafe_fix(f"Call the module: `{written}(...)`", Replace(func, self.context.code_for(receiver))),
         )
