@@ -2,9 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint.analysis.syntax import dotted_name
+from gradlint.analysis.tree import descendants
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
+
+# Calls by which a function sets the modes of sub-modules itself.
+_MODE_SETTERS = frozenset({"train", "eval"})
 
 
 class TrainingFlagAssigned(Rule):
@@ -52,7 +57,8 @@ class TrainingFlagAssigned(Rule):
     is set, nor in `__init__` (a flag set while the module is built; its caller sets the mode of
     the whole model afterwards), nor on objects of other classes (trainers, configs, tasks with a `training` flag). A
     flag restored from a variable (`module.training = was_training`) is not reported: code that
-    saves and restores modes one module at a time does it on purpose.
+    saves and restores modes one module at a time does it on purpose, and neither is a function
+    that sets modes of sub-modules itself (`child.train(False)`, `m.training = False`).
     """
 
     code = "GL707"
@@ -76,6 +82,11 @@ class TrainingFlagAssigned(Rule):
         """,
         """
         import torch.nn as nn
+        class Partly(nn.Module):
+            def freeze_encoder(self):
+                self.training = False
+                for child in self.encoder.children():
+                    child.train(False)
         class Benchmark(nn.Module):
             def __init__(self, model):
                 super().__init__()
@@ -135,14 +146,18 @@ class TrainingFlagAssigned(Rule):
         ),
         Invalid(
             """
-            for x, y in loader:
+            def evaluate(model, loader):
+                model.training = False
+                scores = [model(x) for x in loader]
                 model.training = True
-                loss = criterion(model(x), y)
+                return scores
             """,
             """
-            for x, y in loader:
+            def evaluate(model, loader):
+                model.train(False)
+                scores = [model(x) for x in loader]
                 model.train(True)
-                loss = criterion(model(x), y)
+                return scores
             """,
         ),
     )
@@ -154,7 +169,11 @@ class TrainingFlagAssigned(Rule):
         if not (isinstance(target, cst.Attribute) and target.attr.value == "training"):
             return
         receiver = target.value
-        if self._in_construction_or_train() or not self.context.modules.is_module(receiver, self.context.stack):
+        if (
+            self._in_construction_or_train()
+            or self._sets_other_modes(receiver)
+            or not self.context.modules.is_module(receiver, self.context.stack)
+        ):
             return
         written = self.context.code_for(receiver)
         mode = node.value.value
@@ -167,6 +186,24 @@ class TrainingFlagAssigned(Rule):
                 Replace(node, f"{written}.train({mode})"),
             ),
         )
+
+    def _sets_other_modes(self, receiver: cst.BaseExpression) -> bool:
+        """The function around the assignment sets the modes of other modules itself, one by one
+        (`child.train(False)`, `m.training = ...`): it knows what it does."""
+        function = self.context.enclosing_function()
+        if function is None:
+            return False
+        flagged = dotted_name(receiver)
+        for node in descendants(function.body):
+            if isinstance(node, cst.Assign):
+                others = [t.target.value for t in node.targets if isinstance(t.target, cst.Attribute) and t.target.attr.value == "training"]
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MODE_SETTERS:
+                others = [node.func.value]
+            else:
+                continue
+            if any(dotted_name(other) != flagged or flagged is None for other in others):
+                return True
+        return False
 
     def _in_construction_or_train(self) -> bool:
         """In `train(self, mode)`, setting the flag is the implementation; in `__init__` the module
