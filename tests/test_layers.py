@@ -9,7 +9,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from gradlint.analysis.layers import builds_parameters, called_only, drops_out, nn_layer
+from gradlint.analysis.layers import builds_parameters, called_only, drops_out, is_leaf_layer, is_parallel_wrapper, nn_layer
 from gradlint.analysis.tree import descendants, iter_children
 from gradlint.context import FileContext
 
@@ -110,3 +110,30 @@ def test_is_built_module(receiver, expected):
     context = context_of(SOURCE)
     node, stack = _receiver_stack(context, receiver)
     assert context.modules.is_built_module(node, stack) is expected
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("nn.BatchNorm1d(4)", True),
+        ("nn.Dropout(0.1)", True),
+        ("nn.Sequential(nn.Linear(4, 2))", False),
+        ("nn.MultiheadAttention(8, 2)", False),
+    ],
+)
+def test_is_leaf_layer(code, expected):
+    call, _ = construction(code)
+    assert is_leaf_layer(call, context_of("").imports) is expected
+
+
+def test_is_parallel_wrapper():
+    context = context_of("from torch.nn.parallel import DistributedDataParallel as DDP\nwrapped = DDP(model)\nplain = nn.Linear(4, 2)\n")
+    wrapped, plain = (statement.body[0].value for statement in context.module.body[-2:])
+    assert is_parallel_wrapper(wrapped, context.imports)
+    assert not is_parallel_wrapper(plain, context.imports)
+
+
+def test_module_constructions_strip_the_methods_returning_the_module():
+    context = context_of(SOURCE)
+    node, stack = _receiver_stack(context, "built")
+    assert [context.code_for(call) for call in context.modules.module_constructions(node, stack)] == ["Net(None)"]

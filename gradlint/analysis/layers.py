@@ -63,6 +63,18 @@ _SWITCHED = {
 # Layers with no parameters whose behaviour depends on their own mode: a fresh one always drops.
 DROPOUT_LAYERS = frozenset({"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"})
 
+# Layers of `torch.nn` with sub-modules of their own (the others are leaves: `children()` is empty).
+_WITH_SUBMODULES = frozenset({"MultiheadAttention", "Transformer", "TransformerEncoderLayer", "TransformerDecoderLayer"})
+# Wrappers whose own `forward` does their work (scatter, gradient synchronisation set-up).
+PARALLEL_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+    }
+)
+
 
 def nn_layer(call: cst.BaseExpression, imports: ImportMap) -> Optional[str]:
     """The class name of the `torch.nn` layer `call` constructs (`nn.Linear(4, 2)` -> "Linear")."""
@@ -72,6 +84,20 @@ def nn_layer(call: cst.BaseExpression, imports: ImportMap) -> Optional[str]:
     if not qualified.startswith(_NN) or qualified.count(".") != 2:
         return None
     return qualified[len(_NN) :]
+
+
+def is_leaf_layer(call: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`call` builds a `torch.nn` layer without sub-modules: `nn.Linear(...)`, `nn.BatchNorm1d(...)`,
+    `nn.Dropout(...)`; not a container, a transformer layer or a module class of the file."""
+    layer = nn_layer(call, imports)
+    return (
+        layer is not None and layer not in _WITH_SUBMODULES and (layer in PARAMETER_LAYERS or layer in _SWITCHED or layer in DROPOUT_LAYERS)
+    )
+
+
+def is_parallel_wrapper(call: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`DistributedDataParallel(model)`, `nn.DataParallel(model)`."""
+    return isinstance(call, cst.Call) and imports.qualified_name(call.func) in PARALLEL_WRAPPERS
 
 
 def builds_parameters(call: cst.Call, layer: str) -> bool:

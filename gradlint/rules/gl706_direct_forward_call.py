@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint.analysis.layers import is_parallel_wrapper
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
@@ -53,7 +54,8 @@ class DirectForwardCall(Rule):
     (`timm.create_model`, `from_pretrained`) is not reported, nor `self.forward(...)`,
     `super().forward(...)`, `Base.forward(self, ...)` (a class delegating to its parent), nor a
     wrapper's `self.module.forward(...)` on a module it was given: such calls bypass hooks on
-    purpose as often as not. `torch.compile(model).forward(x)` is compiled (measured: 1 frame)
+    purpose as often as not. Nor a `DistributedDataParallel` or `DataParallel` wrapper, whose
+    own `forward` does its work. `torch.compile(model).forward(x)` is compiled (measured: 1 frame)
     and is not reported either.
     """
 
@@ -102,6 +104,9 @@ class DirectForwardCall(Rule):
         """,
         """
         import torch.nn as nn
+        from torch.nn.parallel import DistributedDataParallel
+        ddp_model = DistributedDataParallel(nn.Linear(4, 2))
+        output = ddp_model.forward(x)
         model = nn.Linear(4, 2)
         model = load_checkpoint(model, "ckpt.pt")
         out = model.forward(x)
@@ -169,7 +174,8 @@ class DirectForwardCall(Rule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "forward"):
             return
         receiver = func.value
-        if not self.context.modules.is_built_module(receiver, self.context.stack):
+        constructions = self.context.modules.module_constructions(receiver, self.context.stack)
+        if not constructions or any(is_parallel_wrapper(call, self.context.imports) for call in constructions):
             return
         written = snippet(self.context.code_for(receiver), 40, "the module")
         self.report(

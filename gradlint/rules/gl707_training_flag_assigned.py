@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint.analysis.layers import is_leaf_layer
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.tree import descendants
 from gradlint.fix.plan import Applicability, Availability, Replace
@@ -58,7 +59,9 @@ class TrainingFlagAssigned(Rule):
     the whole model afterwards), nor on objects of other classes (trainers, configs, tasks with a `training` flag). A
     flag restored from a variable (`module.training = was_training`) is not reported: code that
     saves and restores modes one module at a time does it on purpose, and neither is a function
-    that sets modes of sub-modules itself (`child.train(False)`, `m.training = False`).
+    that sets modes of sub-modules itself (`child.train(False)`, `m.training = False`), nor a
+    layer the file builds without sub-modules (`self.bn = nn.BatchNorm1d(n)`; `self.bn.training =
+    False` is then its whole mode, as `train(False)` would set it).
     """
 
     code = "GL707"
@@ -82,6 +85,13 @@ class TrainingFlagAssigned(Rule):
         """,
         """
         import torch.nn as nn
+        class FusedLinearBn(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(4)
+            def freeze_bn_stats(self):
+                self.bn.training = False
+                return self
         class Partly(nn.Module):
             def freeze_encoder(self):
                 self.training = False
@@ -172,6 +182,7 @@ class TrainingFlagAssigned(Rule):
         if (
             self._in_construction_or_train()
             or self._sets_other_modes(receiver)
+            or self._is_leaf(receiver)
             or not self.context.modules.is_module(receiver, self.context.stack)
         ):
             return
@@ -204,6 +215,11 @@ class TrainingFlagAssigned(Rule):
             if any(dotted_name(other) != flagged or flagged is None for other in others):
                 return True
         return False
+
+    def _is_leaf(self, receiver: cst.BaseExpression) -> bool:
+        """A layer without sub-modules (`self.bn = nn.BatchNorm1d(n)`): its flag is its whole mode."""
+        constructions = self.context.modules.module_constructions(receiver, self.context.stack)
+        return bool(constructions) and all(is_leaf_layer(call, self.context.imports) for call in constructions)
 
     def _in_construction_or_train(self) -> bool:
         """In `train(self, mode)`, setting the flag is the implementation; in `__init__` the module
