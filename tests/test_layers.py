@@ -9,7 +9,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from gradlint.analysis.layers import builds_parameters, called_only, drops_out, is_leaf_layer, is_parallel_wrapper, nn_layer
+from gradlint.analysis.layers import builds_parameters, called_only, drops_out, has_parameters, is_leaf_layer, is_parallel_wrapper, nn_layer
 from gradlint.analysis.tree import descendants, iter_children
 from gradlint.context import FileContext
 
@@ -137,3 +137,18 @@ def test_module_constructions_strip_the_methods_returning_the_module():
     context = context_of(SOURCE)
     node, stack = _receiver_stack(context, "built")
     assert [context.code_for(call) for call in context.modules.module_constructions(node, stack)] == ["Net(None)"]
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("nn.Sequential(nn.Linear(4, 8), nn.ReLU())", True),
+        ("nn.Sequential(nn.ReLU(), nn.Sequential(nn.Conv2d(3, 3, 1)))", True),
+        ("nn.Sequential(nn.ReLU(), nn.Flatten())", False),
+        ("nn.Sequential(*layers)", False),
+        ("nn.Linear(4, 2)", True),
+    ],
+)
+def test_has_parameters(code, expected):
+    call, _ = construction(code)
+    assert has_parameters(call, context_of("").imports) is expected

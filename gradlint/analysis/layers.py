@@ -117,6 +117,17 @@ def builds_parameters(call: cst.Call, layer: str) -> bool:
     return is_bool_literal(value, True)
 
 
+def has_parameters(call: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`call` builds a `torch.nn` layer with parameters, or an `nn.Sequential` holding one:
+    `nn.Sequential(nn.Linear(4, 8), nn.ReLU())`."""
+    layer = nn_layer(call, imports)
+    if layer is None:
+        return False
+    if layer == "Sequential":
+        return any(not arg.star and has_parameters(arg.value, imports) for arg in call.args)
+    return builds_parameters(call, layer)
+
+
 def drops_out(call: cst.Call, layer: str) -> bool:
     """A dropout layer whose rate is not a literal 0."""
     if layer not in DROPOUT_LAYERS:

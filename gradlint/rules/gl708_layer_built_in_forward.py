@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.layers import builds_parameters, called_only, drops_out, nn_layer
+from gradlint.analysis.layers import called_only, drops_out, has_parameters, nn_layer
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule
 
@@ -13,7 +13,8 @@ class LayerBuiltInForward(Rule):
     """
     ## What it does
     Flags a `torch.nn` layer with parameters (`nn.Linear`, `nn.Conv2d`, `nn.BatchNorm2d`,
-    `nn.LayerNorm`, `nn.Embedding`, `nn.LSTM`...) constructed inside the `forward` of an
+    `nn.LayerNorm`, `nn.Embedding`, `nn.LSTM`..., or an `nn.Sequential` holding one) constructed
+    inside the `forward` of an
     `nn.Module` subclass and called there, directly (`nn.Linear(4, 2)(x)`) or through a local name
     (`fc = nn.Linear(4, 2)` then `fc(x)`); and a dropout layer built the same way
     (`nn.Dropout(0.5)(x)`).
@@ -104,6 +105,7 @@ class LayerBuiltInForward(Rule):
                 x = nn.Flatten()(x)
                 x = nn.LayerNorm(x.shape[-1], elementwise_affine=False)(x)
                 x = nn.InstanceNorm1d(4)(x)
+                x = nn.Sequential(nn.ReLU(), nn.Identity())(x)
                 return nn.MaxPool1d(2)(x)
         """,
         """
@@ -161,6 +163,18 @@ class LayerBuiltInForward(Rule):
         ),
         Invalid(
             """
+            import torch
+            class Mixer(torch.nn.Module):
+                def forward(self, x):
+                    mlp = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.GELU(), torch.nn.Linear(32, 8))
+                    return x + mlp(x)
+            """,
+            line=4,
+            column=15,
+            message="is built inside `forward`: new random parameters at every call",
+        ),
+        Invalid(
+            """
             import torch.nn as nn
             class Classifier(nn.Module):
                 def forward(self, x):
@@ -188,7 +202,7 @@ class LayerBuiltInForward(Rule):
         if layer is None:
             return
         written = snippet(self.context.code_for(construction), 40)
-        if builds_parameters(construction, layer):
+        if has_parameters(construction, self.context.imports):
             self.report(
                 construction,
                 f"`{written}` is built inside `forward`: new random parameters at every call, never trained "
