@@ -159,6 +159,36 @@ class ModuleEvidence:
         parts = (self.imports.qualified_name(value.func) or "").split(".")
         return parts[0] == "torch" and (parts[-1] in TENSOR_CLASSES or (len(parts) == 2 and parts[1][:1].islower()))
 
+    def is_built_module(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> bool:
+        """`node` is a name or attribute chain that this file binds only to module constructions:
+        `model = Net().to(device)` in the enclosing scope, `self.fc = nn.Linear(4, 2)` in a method
+        of the class; a parameter, a loop variable or a value built elsewhere is not evidence."""
+        return bool(self.module_constructions(node, stack))
+
+    def module_constructions(self, node: cst.BaseExpression, stack: Sequence[cst.CSTNode]) -> list[cst.Call]:
+        """The constructor calls of the modules `node` is bound to (`Net()` for `model =
+        Net().to(device)`), when `is_built_module`; else empty."""
+        if isinstance(node, cst.Name):
+            bindings = self.scopes.of(enclosing_scope(stack))
+            name = node.value
+            if name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+                return []
+            values = bindings.assigned(name)
+        elif isinstance(node, cst.Attribute):
+            values = [value for value, _ in self.scopes.instance_attribute_values(node, enclosing_scope(stack))]
+            if not values:
+                key = dotted_name(node)
+                values = self.attribute_values.get(key, []) if key is not None and not key.startswith("self.") else []
+        else:
+            return []
+        constructions = [_without_returns_self(value) for value in values]
+        return constructions if constructions and all(self._constructs_module(value) for value in constructions) else []
+
+    def constructs_module(self, value: cst.BaseExpression) -> bool:
+        """`value` builds a module: `nn.Linear(4, 2)`, a module class of this file, a torchvision
+        model, also through the methods that return the module itself (`Net().to(device).eval()`)."""
+        return self._constructs_module(_without_returns_self(value))
+
     def _constructs_module(self, value: cst.BaseExpression) -> bool:
         if not isinstance(value, cst.Call):
             return False
@@ -168,6 +198,17 @@ class ModuleEvidence:
 
 
 _NO_INSTANCE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+# nn.Module methods that return the module they are called on.
+_RETURN_SELF = frozenset(
+    {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_", "to_empty", "apply", "type"}
+)
+
+
+def _without_returns_self(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`Net()` for `Net().to(device).eval()`."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _RETURN_SELF:
+        value = value.func.value
+    return value
 
 
 def _class_and_method(stack: Sequence[cst.CSTNode]) -> tuple[Optional[cst.ClassDef], Optional[cst.FunctionDef]]:
