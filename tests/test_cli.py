@@ -185,6 +185,17 @@ def test_gitignore_and_default_excludes_are_honoured(run_cli, tmp_path):
     assert sorted(os.path.relpath(f["filename"], tmp_path) for f in findings) == [os.path.join("pkg", "kept.py"), "stubs.pyi"]
 
 
+def test_github_annotations_name_files_from_the_repository_root(run_cli, tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / "ml" / "src" / "train.py", LEGACY)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(tmp_path / "ml")
+    from_git_root = run_cli("check", "--output-format", "github", "src").output
+    assert "file=ml/src/train.py,line=2" in from_git_root
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "ml"))
+    assert "file=src/train.py,line=2" in run_cli("check", "--output-format", "github", "src").output
+
+
 def test_a_directory_named_explicitly_is_checked_even_when_excluded_or_ignored(run_cli, tmp_path):
     write(tmp_path / ".gitignore", "generated/\n*_pb2.py\n")
     write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["vendored/"]\n')

@@ -6,7 +6,7 @@ from typing import Sequence
 
 from gradlint.model import Finding
 from gradlint.report.options import RenderOptions
-from gradlint.report.paths import display_path
+from gradlint.report.paths import repository_path
 
 
 def _escape_data(value: str) -> str:
@@ -23,7 +23,7 @@ def render_github(findings: Sequence[Finding], options: RenderOptions) -> str:
         properties = ",".join(
             [
                 f"title={_escape_property(f'gradlint ({finding.code})')}",
-                f"file={_escape_property(display_path(finding.path))}",
+                f"file={_escape_property(repository_path(finding.path))}",
                 f"line={finding.location.row}",
                 f"col={finding.location.column}",
                 f"endLine={finding.end_location.row}",

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 
 def display_path(path: str) -> str:
@@ -16,3 +17,34 @@ def display_path(path: str) -> str:
 
 def absolute_path(path: str) -> str:
     return path if path.startswith("<") or path == "-" else os.path.abspath(path)
+
+
+def repository_path(path: str) -> str:
+    """Relative to the repository root, as GitHub's annotations require: `GITHUB_WORKSPACE` when
+    set, else the enclosing git work tree of the file; the display path when neither holds it."""
+    if path == "-" or path.startswith("<"):
+        return path
+    absolute = os.path.abspath(path)
+    root = os.environ.get("GITHUB_WORKSPACE") or _git_root(os.path.dirname(absolute))
+    if root:
+        try:
+            relative = os.path.relpath(absolute, os.path.abspath(root))
+        except ValueError:
+            relative = ".."
+        if not relative.startswith(".."):
+            return relative.replace(os.sep, "/")
+    return display_path(path)
+
+
+@lru_cache(maxsize=256)
+def _git_root(directory: str) -> str:
+    """The nearest directory at or above `directory` that holds `.git` (a directory, or a file
+    in a worktree or submodule); "" when there is none."""
+    current = directory
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return ""
+        current = parent
