@@ -1,0 +1,47 @@
+"""The distribution: a free name on the package index, the licence it announces, project URLs,
+an sdist without an incomplete test tree, and README install lines that work today."""
+
+from __future__ import annotations
+
+import re
+import sys
+from importlib import metadata
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def test_the_distribution_name_is_not_the_unrelated_gradlint_on_pypi():
+    assert PROJECT["name"] == "torch-gradlint"
+    assert PROJECT["scripts"] == {"gradlint": "gradlint.cli:main"}
+    assert metadata.distribution("torch-gradlint").read_text("entry_points.txt").count("gradlint.flake8_plugin:GradlintPlugin") == 1
+
+
+def test_the_announced_licence_is_shipped():
+    assert PROJECT["license"] == "MIT"
+    assert PROJECT["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+
+
+def test_project_urls_point_at_the_repository():
+    assert set(PROJECT["urls"]) >= {"Homepage", "Repository", "Issues"}
+    assert all(url.startswith("https://github.com/gradlint/gradlint") for url in PROJECT["urls"].values())
+
+
+def test_the_sdist_leaves_out_the_tests_rather_than_shipping_them_incomplete():
+    pruned = set(re.findall(r"^prune (\S+)$", (ROOT / "MANIFEST.in").read_text(encoding="utf-8"), re.MULTILINE))
+    assert {"tests", "fixtures", "examples", "bench"} <= pruned
+
+
+def test_readme_install_lines_name_no_release_that_does_not_exist():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    refs = re.findall(r"gradlint/gradlint@([\w.-]+)", readme) + re.findall(r"^\s+rev: (\S+)", readme, re.MULTILINE)
+    assert refs and set(refs) == {"main"}
+    assert "pip install gradlint" not in readme
+    assert re.search(r'pip install "torch-gradlint @ git\+https://github\.com/gradlint/gradlint@main"', readme)
