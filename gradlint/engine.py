@@ -250,9 +250,40 @@ def _cookie_location(raw: bytes) -> Location:
     return Location(1, 1)
 
 
+# A finding on a compound statement covers its header only (`for x in loader:`), as a reader and
+# an editor expect, not the whole body: the anchor is the header's last expression.
+_HEADER_ANCHORS = {
+    cst.For: lambda node: node.iter,
+    cst.While: lambda node: node.test,
+    cst.If: lambda node: node.test,
+    cst.With: lambda node: node.items[-1],
+}
+
+
+def _header_end(node: cst.CSTNode, converter: EditBuilder, lines: LineIndex) -> Optional[Location]:
+    """Where the header of a compound statement ends (just past its colon); for a `def` or
+    `class`, the end of its name. None for other nodes, or when the text does not show it."""
+    kind = type(node)
+    if kind is cst.FunctionDef or kind is cst.ClassDef:
+        span = converter.positions.lookup(node.name, converter.hint)
+        return Location(span.end.line, span.end.column + 1)
+    anchor = _HEADER_ANCHORS.get(kind)
+    if anchor is None:
+        return None
+    span = converter.positions.lookup(anchor(node), converter.hint)
+    text = converter.context.text
+    offset = lines.offset(span.end.line, span.end.column)
+    while offset < len(text) and text[offset] in " \t)\\\r\n":  # closing parentheses, continuations
+        offset += 1
+    if offset >= len(text) or text[offset] != ":":
+        return None
+    return Location(*lines.position(offset + 1))
+
+
 def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
     positions = context.positions
-    converter = EditBuilder(context, positions, LineIndex.of(context.text))
+    lines = LineIndex.of(context.text)
+    converter = EditBuilder(context, positions, lines)
     findings = []
     seen = set()
     for report in reports:
@@ -260,7 +291,7 @@ def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
         converter.hint = report.top if report.top is not None else context.placement_of(report.node)
         span = positions.lookup(report.node, converter.hint)
         start = Location(span.start.line, span.start.column + 1)
-        end = Location(span.end.line, span.end.column + 1)
+        end = _header_end(report.node, converter, lines) or Location(span.end.line, span.end.column + 1)
         key = (report.rule.code, start, end, report.message)
         if key in seen:
             continue

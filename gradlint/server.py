@@ -161,9 +161,13 @@ class GradlintServer(LanguageServer):
         only = params.context.only
         actions = []
         if _wanted(QUICK_FIX, only):
-            for finding, diagnostic in zip(checked.findings, checked.diagnostics):
-                if finding.fix is not None and _overlaps(diagnostic.range, params.range):
-                    actions.append(self.quick_fix(checked, finding, diagnostic))
+            fixable = [
+                (finding, diagnostic)
+                for finding, diagnostic in zip(checked.findings, checked.diagnostics)
+                if finding.fix is not None and _overlaps(diagnostic.range, params.range)
+            ]
+            fixable.sort(key=lambda pair: pair[0].fix.applicability != SAFE)  # safe fixes first, as listed otherwise
+            actions.extend(self.quick_fix(checked, finding, diagnostic) for finding, diagnostic in fixable)
         if _wanted(FIX_ALL, only) and any(finding.has_safe_fix for finding in checked.findings):
             fix_all = self.fix_all(checked)
             if fix_all is not None:

@@ -333,6 +333,19 @@ def test_unsafe_fix_is_titled_unsafe_and_never_in_fix_all(server, workspace, run
     assert server.code_actions(path, [], only=["source.fixAll"]) == []  # only an unsafe fix is left
 
 
+def test_a_loop_finding_covers_its_header_and_safe_fixes_come_first(server, workspace):
+    path = workspace / "header.py"
+    text = "for x in data:\n    print(loss.data[0]); loss = f(x); loss.backward(); optimizer.step()\n"
+    diagnostics = server.open(path, text)
+    assert codes(diagnostics) == ["GL201", "GL103"]
+    assert diagnostics[0]["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 14}}
+    inside_the_body = {"start": {"line": 1, "character": 30}, "end": {"line": 1, "character": 30}}
+    assert server.code_actions(path, diagnostics, only=["quickfix"], range=inside_the_body) == []
+    both = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 20}}
+    titles = [action["title"] for action in server.code_actions(path, diagnostics, only=["quickfix"], range=both)]
+    assert titles == ["Replace with `loss.item()`", "Insert `optimizer.zero_grad()` before the backward call (unsafe)"]
+
+
 def test_columns_are_utf16_code_units(server, workspace):
     # U+1F600 is one code point (gradlint column) but two UTF-16 code units (LSP character).
     text = 'print("\U0001f600", loss.data[0])\nx = "\U0001f600\U0001f600"; y = loss.data[0]\n'
