@@ -72,6 +72,10 @@ class Settings:
     cache_dir: Optional[str] = None
     respect_gitignore: bool = True
     force_exclude: bool = False  # also exclude files named on the command line (pre-commit passes names)
+    # How these settings were made, to make those of another configuration the same way: the
+    # command-line options, and whether `--config` named the file (then it holds for every file).
+    overrides: Optional["Overrides"] = field(default=None, compare=False, hash=False)
+    config_given: bool = False
 
     def codes(self) -> frozenset[str]:
         return select_codes(self.select + self.extend_select, self.ignore)
@@ -157,7 +161,39 @@ def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Pa
             else:
                 table = {}
         settings = _apply_table(Settings(root=path.resolve().parent, config_path=path), table, str(path))
-    return _apply_overrides(settings, overrides)
+    return replace(_apply_overrides(settings, overrides), overrides=overrides, config_given=config is not None)
+
+
+def settings_for_file(settings: Settings, path: Path) -> Settings:
+    """The settings that hold for `path`: those of the nearest configuration above it (as ruff's
+    hierarchical configuration, and as the language server reads them), with the same
+    command-line options; `settings` themselves when `--config` named one file for every file."""
+    if settings.config_given or settings.overrides is None:
+        return settings
+    nearest = _nearest_config(path.resolve().parent)
+    if nearest is None or nearest == settings.config_path:
+        return settings
+    return _settings_of(nearest, settings.overrides)
+
+
+def _nearest_config(directory: Path) -> Optional[Path]:
+    if directory not in _NEAREST:
+        _NEAREST[directory] = find_config(directory)
+    return _NEAREST[directory]
+
+
+def _settings_of(config: Path, overrides: Overrides) -> Settings:
+    key = (config, id(overrides))
+    if key not in _LOADED:
+        table = _read_toml(config).get("tool", {}).get("gradlint", {})
+        settings = _apply_table(Settings(root=config.resolve().parent, config_path=config), table, str(config))
+        _LOADED[key] = replace(_apply_overrides(settings, overrides), overrides=overrides)
+    return _LOADED[key]
+
+
+# Per run: the nearest configuration of each directory, and each configuration's settings.
+_NEAREST: dict[Path, Optional[Path]] = {}
+_LOADED: dict[tuple[Path, int], Settings] = {}
 
 
 def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:

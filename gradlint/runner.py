@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 from gradlint.analysis.project import ProjectFacts, ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
-from gradlint.config import Settings
+from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.local_modules import facts_beside, read_module
@@ -56,7 +56,8 @@ class WorkItem:
 
 def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int) -> WorkItem:
     """The work for one file of `check_paths` or `fix_paths`."""
-    return WorkItem(str(path), raw, settings.codes_for(relative_to_root(path, settings)), max_bytes, settings.unsafe_fixes)
+    own = settings_for_file(settings, path)
+    return WorkItem(str(path), raw, own.codes_for(relative_to_root(path, own)), max_bytes, own.unsafe_fixes)
 
 
 def relative_to_root(path: Path, settings: Settings) -> str:
@@ -149,7 +150,10 @@ def stdin_is_excluded(name: str, settings: Settings) -> bool:
 
 def stdin_codes(name: str, settings: Settings) -> frozenset[str]:
     """The rules for source read from stdin: per-file-ignores apply to its `--stdin-filename`."""
-    return settings.codes_for(relative_to_root(Path(name), settings)) if name != "-" else settings.codes()
+    if name == "-":
+        return settings.codes()
+    own = settings_for_file(settings, Path(name))
+    return own.codes_for(relative_to_root(Path(name), own))
 
 
 def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES) -> RunSummary:

@@ -196,6 +196,28 @@ def test_github_annotations_name_files_from_the_repository_root(run_cli, tmp_pat
     assert "file=src/train.py,line=2" in run_cli("check", "--output-format", "github", "src").output
 
 
+def test_each_file_follows_its_nearest_configuration(run_cli, tmp_path):
+    """A monorepo: `ml/pyproject.toml` holds per-file-ignores and its own select; the root has none."""
+    write(tmp_path / "pyproject.toml", '[project]\nname = "mono"\n')
+    write(
+        tmp_path / "ml" / "pyproject.toml", '[tool.gradlint]\nignore = ["GL103"]\n[tool.gradlint.per-file-ignores]\n"tests/*" = ["GL101"]\n'
+    )
+    source = LEGACY + "y = loss.data[0]\n"
+    for name in ("ml/tests/test_a.py", "ml/b.py", "app/c.py"):
+        write(tmp_path / name, source)
+
+    def found(*args):
+        findings = json.loads(run_cli("check", "--output-format", "json", *args).output)
+        return sorted((os.path.relpath(f["filename"], tmp_path).replace(os.sep, "/"), f["code"]) for f in findings)
+
+    nested = [("app/c.py", "GL101"), ("app/c.py", "GL103"), ("ml/b.py", "GL101")]
+    assert found() == nested
+    assert found("ml/tests/test_a.py", "ml/b.py", "app/c.py") == nested
+    assert found("--select", "GL103") == [("app/c.py", "GL103")]  # options apply on top of each configuration
+    given = found("--config", "ml/pyproject.toml")  # one configuration for every file
+    assert given == [("app/c.py", "GL101"), ("ml/b.py", "GL101")]
+
+
 def test_a_directory_named_explicitly_is_checked_even_when_excluded_or_ignored(run_cli, tmp_path):
     write(tmp_path / ".gitignore", "generated/\n*_pb2.py\n")
     write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["vendored/"]\n')
