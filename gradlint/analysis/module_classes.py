@@ -230,3 +230,28 @@ def _assigned(statement: cst.CSTNode) -> Iterator[tuple[cst.BaseExpression, cst.
             yield target.target, statement.value
     elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
         yield statement.target, statement.value
+
+
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# Tensor methods that return the tensor itself when nothing changes, a converted copy otherwise.
+CONVERSIONS = frozenset({"cuda", "cpu", "to", "double", "float", "half", "bfloat16"})
+
+
+def parameter_conversion(node: cst.BaseExpression, imports: ImportMap) -> Optional[tuple[cst.Call, cst.Arg]]:
+    """`nn.Parameter(t).cuda()`, `Parameter(t).half().to(d)`: conversions applied to a parameter
+    just made. Returns the `Parameter(...)` call and its data argument."""
+    if not _is_conversion(node):
+        return None
+    receiver = node.func.value
+    while _is_conversion(receiver):
+        receiver = receiver.func.value
+    if not isinstance(receiver, cst.Call) or imports.qualified_name(receiver.func) not in PARAMETER_CLASSES:
+        return None
+    for position, arg in enumerate(receiver.args):
+        if (position == 0 and arg.keyword is None and not arg.star) or (arg.keyword is not None and arg.keyword.value == "data"):
+            return receiver, arg
+    return None
+
+
+def _is_conversion(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in CONVERSIONS
