@@ -187,6 +187,13 @@ class ModuleClasses:
         qualified = self.imports.qualified_name(node.func) or ""
         return _is_torch_module_class(qualified) or qualified.startswith("torchvision.models.") or qualified in _MODEL_FACTORIES
 
+    def builds_stateful_module(self, node: cst.BaseExpression) -> bool:
+        """`node` builds a module with parameters, buffers or a training mode (not `nn.ReLU()`)."""
+        if not self.constructs_module(node):
+            return False
+        qualified = self.imports.qualified_name(node.func) or ""
+        return not (qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in STATELESS_LAYERS)
+
     def spelling(self, qualified: str) -> Optional[str]:
         """How the file names `torch.nn.<X>` (`nn.ModuleList` or `torch.nn.ModuleList`), if it can."""
         leaf = qualified.rsplit(".", 1)[-1]
@@ -255,3 +262,53 @@ def parameter_conversion(node: cst.BaseExpression, imports: ImportMap) -> Option
 
 def _is_conversion(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in CONVERSIONS
+
+
+# torch.nn modules without parameters, buffers or a training mode: losing them from a container
+# changes nothing.
+STATELESS_LAYERS = frozenset(
+    {
+        *("ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh"),
+        *("Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Softsign", "Tanhshrink", "LogSigmoid", "Softmax"),
+        *("LogSoftmax", "Softmax2d", "Identity", "Flatten", "Unflatten", "Upsample", "PixelShuffle", "PixelUnshuffle"),
+        *("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d"),
+        *("AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"),
+        *("ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d", "ChannelShuffle"),
+    }
+)
+
+
+def container_items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The items a list, tuple or dict display (or comprehension) holds: the values for a dict,
+    the element expression for a comprehension. None for anything else."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [e.value for e in value.elements if isinstance(e, cst.Element)]
+    if isinstance(value, cst.Dict):
+        return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, cst.DictComp):
+        return [value.value]
+    return None
+
+
+def appended_items(function: cst.FunctionDef, instance: str, attribute: str) -> list[cst.BaseExpression]:
+    """What `function` appends to `<instance>.<attribute>` with `.append(x)` (`.insert(i, x)`)."""
+    found: list[cst.BaseExpression] = []
+    for node in descendants(function.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("append", "insert"):
+            receiver = node.func.value
+            if (
+                isinstance(receiver, cst.Attribute)
+                and receiver.attr.value == attribute
+                and dotted_name(receiver.value) == instance
+                and node.args
+            ):
+                found.append(node.args[-1].value)
+    return found
+
+
+def calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
+    for child in descendants(node):
+        if isinstance(child, cst.Call):
+            yield child
