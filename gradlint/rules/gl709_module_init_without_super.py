@@ -156,7 +156,7 @@ class ModuleInitWithoutSuper(Rule):
                     super().__init__()
                     self.fc = nn.Linear(2, 2)
             """,
-            line=4,
+            line=3,
             column=9,
             message="`Net.__init__` never calls `super().__init__()`",
             fix_title="Call `super().__init__()` first",
