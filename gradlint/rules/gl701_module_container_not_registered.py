@@ -67,7 +67,7 @@ class ModuleContainerNotRegistered(Rule):
     ## Fix safety
     Unsafe: the fix wraps the container in `nn.ModuleList(...)` (a list, a tuple, a comprehension
     whose items are all modules built there, or `[]` filled by `append`) or `nn.ModuleDict({...})`
-    (string keys only), and a tensor in `nn.Parameter(...)` (without its `requires_grad=True`, the
+    (string keys that can name a sub-module: not empty, without a dot), and a tensor in `nn.Parameter(...)` (without its `requires_grad=True`, the
     default of a parameter). The modules and the tensor are then registered: `state_dict()` gains
     keys (`blocks.0.weight`, `scale`), so checkpoints saved before do not load with `strict=True`,
     an optimizer built from `parameters()` now trains them, and `.to()` moves them. That is the
@@ -246,6 +246,7 @@ class ModuleContainerNotRegistered(Rule):
                     super().__init__()
                     self.parts = [Block(), act]
                     self.by_index = {0: nn.Linear(2, 2)}
+                    self.by_path = {"head.cls": nn.Linear(2, 2)}
             """,
         ),
     )
@@ -366,4 +367,11 @@ def _is_self_attribute(node: cst.BaseExpression, attr: str) -> bool:
 
 
 def _string_keys(value: cst.Dict) -> bool:
-    return all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) and e.key.value[:1] in "'\"" for e in value.elements)
+    """Every key is a plain string literal that can name a sub-module (not empty, no dot)."""
+    for element in value.elements:
+        if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString) or element.key.value[:1] not in "'\"":
+            return False
+        name = element.key.evaluated_value
+        if not isinstance(name, str) or not name or "." in name:
+            return False
+    return True
