@@ -292,20 +292,35 @@ def container_items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpressi
     return None
 
 
-def appended_items(function: cst.FunctionDef, instance: str, attribute: str) -> list[cst.BaseExpression]:
-    """What `function` appends to `<instance>.<attribute>` with `.append(x)` (`.insert(i, x)`)."""
+def appended_items(function: cst.FunctionDef, receiver: str) -> list[cst.BaseExpression]:
+    """What `function` appends to `receiver` (`self.layers`, `layers`) with `.append(x)` or `.insert(i, x)`."""
     found: list[cst.BaseExpression] = []
     for node in descendants(function.body):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("append", "insert"):
-            receiver = node.func.value
-            if (
-                isinstance(receiver, cst.Attribute)
-                and receiver.attr.value == attribute
-                and dotted_name(receiver.value) == instance
-                and node.args
-            ):
+            if dotted_name(node.func.value) == receiver and node.args:
                 found.append(node.args[-1].value)
     return found
+
+
+def sole_list_binding(function: cst.FunctionDef, name: str) -> Optional[cst.List]:
+    """The list display a local `name` of `function` is bound to, when that is its only binding."""
+    bindings = [
+        value
+        for statement in iter_statements(function.body.body)
+        for target, value in _assigned(statement)
+        if isinstance(target, cst.Name) and target.value == name
+    ]
+    other = any(
+        isinstance(node, (cst.For, cst.AugAssign, cst.NamedExpr, cst.CompFor)) and _binds(node, name) for node in descendants(function.body)
+    )
+    if len(bindings) != 1 or other or not isinstance(bindings[0], cst.List):
+        return None
+    return bindings[0]
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    target = node.target
+    return any(isinstance(part, cst.Name) and part.value == name for part in descendants(target))
 
 
 def calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:

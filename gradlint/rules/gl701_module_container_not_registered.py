@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.module_classes import ModuleClass, SelfAssignment, appended_items, calls_in, container_items
+from gradlint.analysis.module_classes import ModuleClass, SelfAssignment, appended_items, calls_in, container_items, sole_list_binding
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import keyword_arg
 from gradlint.analysis.tree import descendants
@@ -168,6 +168,19 @@ class ModuleContainerNotRegistered(Rule):
                 self.blocks = [block for block in blocks]
                 self.extra = [Block()]
         """,
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self, depth, names):
+                super().__init__()
+                layers = []
+                for _ in range(depth):
+                    layers.append(nn.Linear(3, 3))
+                self.body = nn.Sequential(*layers)
+                self.layers = layers
+                names = [n for n in names]
+                self.names = names
+        """,
     )
     INVALID = (
         Invalid(
@@ -239,6 +252,28 @@ class ModuleContainerNotRegistered(Rule):
         Invalid(
             """
             import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self, depth):
+                    super().__init__()
+                    layers = []
+                    for _ in range(depth):
+                        layers.append(nn.Conv2d(3, 3, 3))
+                    self.layers = layers
+            """,
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self, depth):
+                    super().__init__()
+                    layers = []
+                    for _ in range(depth):
+                        layers.append(nn.Conv2d(3, 3, 3))
+                    self.layers = nn.ModuleList(layers)
+            """,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
             class Block(nn.Module):
                 pass
             class Net(nn.Module):
@@ -264,20 +299,43 @@ class ModuleContainerNotRegistered(Rule):
 
     def _check_container(self, cls: ModuleClass, assignment: SelfAssignment) -> bool:
         value, attr = assignment.value, assignment.attribute
+        instance = self_name(cls.init)
+        classes = self.context.module_classes
+        if isinstance(value, cst.Name):
+            return self._check_local_list(cls, assignment)
         items = container_items(value)
         if items is None:
             return False
-        instance = self_name(cls.init)
         empty = isinstance(value, cst.List) and not items
         if empty:
-            items = appended_items(cls.init, instance, attr)
-        classes = self.context.module_classes
+            items = appended_items(cls.init, f"{instance}.{attr}")
         if not any(classes.builds_stateful_module(item) for item in items) or _passed_to_module(cls, instance, attr, classes):
             return True
         wrapper = "ModuleDict" if isinstance(value, (cst.Dict, cst.DictComp)) else "ModuleList"
         kind = "dict" if wrapper == "ModuleDict" else "tuple" if isinstance(value, cst.Tuple) else "list"
         fix = self._container_fix(value, items, wrapper, empty)
         self.report(value, _CONTAINER.format(attr=attr, kind=kind, wrapper=wrapper), fix)
+        return True
+
+    def _check_local_list(self, cls: ModuleClass, assignment: SelfAssignment) -> bool:
+        """`layers = []`, `layers.append(nn.Linear(...))`, then `self.layers = layers`."""
+        name, classes = assignment.value.value, self.context.module_classes
+        display = sole_list_binding(cls.init, name)
+        if display is None:
+            return False
+        items = container_items(display) + appended_items(cls.init, name)
+        if not any(classes.builds_stateful_module(item) for item in items) or _passed_to_module(
+            cls, self_name(cls.init), assignment.attribute, classes
+        ):
+            return True
+        if any(classes.constructs_module(call) and any(_is_name(arg.value, name) for arg in call.args) for call in calls_in(cls.init)):
+            return True  # `nn.Sequential(*layers)` registers them
+        spelled = classes.spelling("torch.nn.ModuleList")
+        fix = None
+        if spelled is not None and all(classes.constructs_module(item) for item in items):
+            replacement = cst.Call(func=cst.parse_expression(spelled), args=[cst.Arg(assignment.value)])
+            fix = self.unsafe_fix("Wrap in `nn.ModuleList`", Replace(assignment.value, replacement))
+        self.report(assignment.value, _CONTAINER.format(attr=assignment.attribute, kind="list", wrapper="ModuleList"), fix)
         return True
 
     def _container_fix(self, value: cst.BaseExpression, items: list, wrapper: str, empty: bool) -> Optional[FixPlan]:
@@ -360,6 +418,10 @@ def _passed_to_module(cls: ModuleClass, instance: Optional[str], attr: str, clas
         if classes.constructs_module(call) and any(_is_self_attribute(arg.value, attr) for arg in call.args):
             return True
     return False
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _is_self_attribute(node: cst.BaseExpression, attr: str) -> bool:
