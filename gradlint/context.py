@@ -19,6 +19,7 @@ from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.carried_state import CarriedStates
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.loss_inputs import LossInputs
+from gradlint.analysis.module_classes import ModuleClasses
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.samplers import SamplerEvidence
@@ -148,6 +149,11 @@ class FileContext:
     def modules(self) -> ModuleEvidence:
         """Which expressions are `nn.Module` instances."""
         return ModuleEvidence(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def module_classes(self) -> ModuleClasses:
+        """The `nn.Module` subclasses of the file: bases, methods, what they assign to `self`."""
+        return ModuleClasses(self.module, self.imports)
 
     @cached_property
     def loss_inputs(self) -> LossInputs:

@@ -1,0 +1,329 @@
+"""The `nn.Module` subclasses a file defines: their bases, methods and what their methods assign to
+`self`, for rules about how a model is defined (registration, `__init__`, `forward`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import self_name
+from gradlint.analysis.syntax import dotted_name, iter_statements
+from gradlint.analysis.tree import descendants
+
+TORCH_MODULE = "torch.nn.Module"
+# Capitalised names of torch.nn that are not module classes.
+_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer", "ParameterList", "ParameterDict"})
+# Factories whose result is a model.
+_MODEL_FACTORIES = frozenset({"timm.create_model"})
+_NO_INSTANCE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+@dataclass(frozen=True)
+class SelfAssignment:
+    """`self.<attribute> = value` written in `method` of a module class."""
+
+    method: cst.FunctionDef
+    attribute: str
+    value: cst.BaseExpression
+    statement: cst.CSTNode  # the Assign, AnnAssign or AugAssign
+
+
+class ModuleClass:
+    """One class of the file that subclasses `nn.Module`, directly or through classes of the file."""
+
+    def __init__(self, node: cst.ClassDef, owner: "ModuleClasses") -> None:
+        self.node = node
+        self.name = node.name.value
+        self._owner = owner
+
+    @cached_property
+    def methods(self) -> dict[str, cst.FunctionDef]:
+        """The functions defined directly in the class body, by name (the last definition wins)."""
+        found: dict[str, cst.FunctionDef] = {}
+        for statement in _class_body(self.node):
+            if isinstance(statement, cst.FunctionDef):
+                found[statement.name.value] = statement
+        return found
+
+    @cached_property
+    def class_attributes(self) -> frozenset[str]:
+        """Names bound in the class body other than by `def` (`forward = _forward_impl`)."""
+        names: set[str] = set()
+        for statement in _class_body(self.node):
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    targets = small.targets if isinstance(small, cst.Assign) else [small] if isinstance(small, cst.AnnAssign) else []
+                    names.update(t.target.value for t in targets if isinstance(t.target, cst.Name))
+        return frozenset(names)
+
+    @property
+    def init(self) -> Optional[cst.FunctionDef]:
+        return self.methods.get("__init__")
+
+    @cached_property
+    def local_bases(self) -> tuple["ModuleClass", ...]:
+        """The bases that are module classes of this file."""
+        return tuple(self._owner.by_name[n] for n in self._base_names if n in self._owner.by_name and n != self.name)
+
+    @cached_property
+    def _base_names(self) -> tuple[str, ...]:
+        return tuple(base.value.value for base in self.node.bases if isinstance(base.value, cst.Name))
+
+    def base_kinds(self) -> Iterator[str]:
+        """For each base: "module" (`nn.Module` itself), "torch" (another torch.nn module class),
+        "local" (a module class of this file) or "other"."""
+        for base in self.node.bases:
+            if base.keyword is not None or base.star:
+                yield "other"
+            elif isinstance(base.value, cst.Name) and base.value.value in self._owner.by_name and base.value.value != self.name:
+                yield "local"
+            else:
+                qualified = self._owner.imports.qualified_name(base.value) or ""
+                yield "module" if qualified == TORCH_MODULE else "torch" if _is_torch_module_class(qualified) else "other"
+
+    @cached_property
+    def provably_module(self) -> bool:
+        """Every base is `nn.Module`, a torch.nn module class, or a class of this file that is
+        provably a module itself; no metaclass or other keyword."""
+        return bool(self.node.bases) and not self.node.keywords and self._provable(frozenset())
+
+    def _provable(self, seen: frozenset[str]) -> bool:
+        if self.name in seen or self.node.keywords:
+            return False
+        kinds = list(self.base_kinds())
+        if not kinds or "other" in kinds:
+            return False
+        return all(base._provable(seen | {self.name}) for base in self.local_bases)
+
+    @cached_property
+    def direct_module_only(self) -> bool:
+        """The class's only base is `nn.Module` itself."""
+        return list(self.base_kinds()) == ["module"]
+
+    def lineage(self) -> Iterator["ModuleClass"]:
+        """The class and its ancestors among the module classes of this file."""
+        pending, seen = [self], set()
+        while pending:
+            current = pending.pop()
+            if current.name in seen:
+                continue
+            seen.add(current.name)
+            yield current
+            pending.extend(current.local_bases)
+
+    def only_plain_module_ancestry(self) -> bool:
+        """Every ancestor outside the file is `nn.Module` itself (no torch class with a `forward`)."""
+        return self.provably_module and all(kind in ("module", "local") for cls in self.lineage() for kind in cls.base_kinds())
+
+    def defines_in_lineage(self, name: str) -> bool:
+        """`name` is a method or class attribute of the class or of one of its ancestors of this file."""
+        return any(name in cls.methods or name in cls.class_attributes for cls in self.lineage())
+
+    @cached_property
+    def self_assignments(self) -> tuple[SelfAssignment, ...]:
+        """`self.x = ...` (and `self.x: T = ...`, `self.x += ...`) in every method, nested blocks included."""
+        found: list[SelfAssignment] = []
+        for method in self.methods.values():
+            instance = self_name(method)
+            if instance is None or any(dotted_name(d.decorator) in _NO_INSTANCE_DECORATORS for d in method.decorators):
+                continue
+            for statement in iter_statements(method.body.body):
+                for target, value in _assigned(statement):
+                    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == instance:
+                        found.append(SelfAssignment(method, target.attr.value, value, statement))
+        return tuple(found)
+
+    def assignments_to(self, attribute: str) -> list[SelfAssignment]:
+        return [a for a in self.self_assignments if a.attribute == attribute]
+
+    def subclasses(self) -> list["ModuleClass"]:
+        return [cls for cls in self._owner.by_name.values() if cls is not self and self in cls.lineage()]
+
+
+class ModuleClasses:
+    """The module classes of one file."""
+
+    def __init__(self, module: cst.Module, imports: ImportMap) -> None:
+        self.module = module
+        self.imports = imports
+        self.by_name: dict[str, ModuleClass] = {}
+        classes = [s for s in iter_statements(module.body) if isinstance(s, cst.ClassDef)]
+        names = [c.name.value for c in classes]
+        changed = True
+        while changed:
+            changed = False
+            for cls in classes:
+                if cls.name.value in self.by_name or names.count(cls.name.value) > 1:
+                    continue  # a name defined twice is not followed
+                if any(self._is_module_base(base) for base in cls.bases):
+                    self.by_name[cls.name.value] = ModuleClass(cls, self)
+                    changed = True
+        self._by_node = {id(cls.node): cls for cls in self.by_name.values()}
+
+    def _is_module_base(self, base: cst.Arg) -> bool:
+        if base.keyword is not None or base.star:
+            return False
+        if isinstance(base.value, cst.Name) and base.value.value in self.by_name:
+            return True
+        return _is_torch_module_class(self.imports.qualified_name(base.value) or "")
+
+    def of(self, node: cst.ClassDef) -> Optional[ModuleClass]:
+        return self._by_node.get(id(node))
+
+    def __iter__(self) -> Iterator[ModuleClass]:
+        return iter(self.by_name.values())
+
+    def constructs_module(self, node: cst.BaseExpression) -> bool:
+        """`node` builds a new module: `nn.Linear(...)`, a module class of this file, a torchvision
+        model (`models.resnet18()`) or `timm.create_model(...)`. A module passed in is not built."""
+        if not isinstance(node, cst.Call):
+            return False
+        if isinstance(node.func, cst.Name) and node.func.value in self.by_name:
+            return True
+        qualified = self.imports.qualified_name(node.func) or ""
+        return _is_torch_module_class(qualified) or qualified.startswith("torchvision.models.") or qualified in _MODEL_FACTORIES
+
+    def builds_stateful_module(self, node: cst.BaseExpression) -> bool:
+        """`node` builds a module with parameters, buffers or a training mode (not `nn.ReLU()`)."""
+        if not self.constructs_module(node):
+            return False
+        qualified = self.imports.qualified_name(node.func) or ""
+        return not (qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in STATELESS_LAYERS)
+
+    def spelling(self, qualified: str) -> Optional[str]:
+        """How the file names `torch.nn.<X>` (`nn.ModuleList` or `torch.nn.ModuleList`), if it can."""
+        leaf = qualified.rsplit(".", 1)[-1]
+        for candidate in (f"nn.{leaf}", qualified):
+            if self.imports.qualified_name(cst.parse_expression(candidate)) == qualified:
+                return candidate
+        return None
+
+    @cached_property
+    def referenced_names(self) -> dict[str, int]:
+        """How many times each identifier occurs in the file as a name or an attribute."""
+        counts: dict[str, int] = {}
+        for node in descendants(self.module):
+            if isinstance(node, cst.Name):
+                counts[node.value] = counts.get(node.value, 0) + 1
+            elif isinstance(node, cst.SimpleString) and node.value[1:-1].isidentifier():
+                counts[node.value[1:-1]] = counts.get(node.value[1:-1], 0) + 1  # getattr(m, "name")
+        return counts
+
+
+def _is_torch_module_class(qualified: str) -> bool:
+    """`torch.nn.Linear`, `torch.nn.Module`, `torchvision.models.ResNet`: a module class."""
+    if not qualified.startswith(("torch.nn.", "torchvision.models.")):
+        return False
+    parts = qualified.split(".")
+    last = parts[-1]
+    if qualified.startswith("torch.nn.") and parts[2] in ("functional", "init", "utils", "parameter"):
+        return False
+    return last[:1].isupper() and last not in _NOT_MODULES and not last.isupper()
+
+
+def _class_body(node: cst.ClassDef) -> list[cst.CSTNode]:
+    if isinstance(node.body, cst.IndentedBlock):
+        return list(node.body.body)
+    return []
+
+
+def _assigned(statement: cst.CSTNode) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    if isinstance(statement, cst.Assign):
+        for target in statement.targets:
+            yield target.target, statement.value
+    elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+        yield statement.target, statement.value
+
+
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# Tensor methods that return the tensor itself when nothing changes, a converted copy otherwise.
+CONVERSIONS = frozenset({"cuda", "cpu", "to", "double", "float", "half", "bfloat16"})
+
+
+def parameter_conversion(node: cst.BaseExpression, imports: ImportMap) -> Optional[tuple[cst.Call, cst.Arg]]:
+    """`nn.Parameter(t).cuda()`, `Parameter(t).half().to(d)`: conversions applied to a parameter
+    just made. Returns the `Parameter(...)` call and its data argument."""
+    if not _is_conversion(node):
+        return None
+    receiver = node.func.value
+    while _is_conversion(receiver):
+        receiver = receiver.func.value
+    if not isinstance(receiver, cst.Call) or imports.qualified_name(receiver.func) not in PARAMETER_CLASSES:
+        return None
+    for position, arg in enumerate(receiver.args):
+        if (position == 0 and arg.keyword is None and not arg.star) or (arg.keyword is not None and arg.keyword.value == "data"):
+            return receiver, arg
+    return None
+
+
+def _is_conversion(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in CONVERSIONS
+
+
+# torch.nn modules without parameters, buffers or a training mode: losing them from a container
+# changes nothing.
+STATELESS_LAYERS = frozenset(
+    {
+        *("ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh"),
+        *("Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Softsign", "Tanhshrink", "LogSigmoid", "Softmax"),
+        *("LogSoftmax", "Softmax2d", "Identity", "Flatten", "Unflatten", "Upsample", "PixelShuffle", "PixelUnshuffle"),
+        *("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d"),
+        *("AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"),
+        *("ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d", "ChannelShuffle"),
+    }
+)
+
+
+def container_items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The items a list, tuple or dict display (or comprehension) holds: the values for a dict,
+    the element expression for a comprehension. None for anything else."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [e.value for e in value.elements if isinstance(e, cst.Element)]
+    if isinstance(value, cst.Dict):
+        return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, cst.DictComp):
+        return [value.value]
+    return None
+
+
+def appended_items(function: cst.FunctionDef, receiver: str) -> list[cst.BaseExpression]:
+    """What `function` appends to `receiver` (`self.layers`, `layers`) with `.append(x)` or `.insert(i, x)`."""
+    found: list[cst.BaseExpression] = []
+    for node in descendants(function.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("append", "insert"):
+            if dotted_name(node.func.value) == receiver and node.args:
+                found.append(node.args[-1].value)
+    return found
+
+
+def sole_list_binding(function: cst.FunctionDef, name: str) -> Optional[cst.List]:
+    """The list display a local `name` of `function` is bound to, when that is its only binding."""
+    bindings = [
+        value
+        for statement in iter_statements(function.body.body)
+        for target, value in _assigned(statement)
+        if isinstance(target, cst.Name) and target.value == name
+    ]
+    other = any(
+        isinstance(node, (cst.For, cst.AugAssign, cst.NamedExpr, cst.CompFor)) and _binds(node, name) for node in descendants(function.body)
+    )
+    if len(bindings) != 1 or other or not isinstance(bindings[0], cst.List):
+        return None
+    return bindings[0]
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    target = node.target
+    return any(isinstance(part, cst.Name) and part.value == name for part in descendants(target))
+
+
+def calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
+    for child in descendants(node):
+        if isinstance(child, cst.Call):
+            yield child

@@ -1,0 +1,79 @@
+"""The module classes of a file: which classes are `nn.Module` subclasses, provably so, their
+ancestry among the file's classes, what builds a module, how the file spells `torch.nn` names."""
+
+import textwrap
+
+import libcst as cst
+
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.module_classes import ModuleClasses, parameter_conversion
+
+SOURCE = textwrap.dedent(
+    """
+    import torch
+    from torch import nn
+    from mylib import Mixin, Other
+
+    class Base(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+            self.fc: nn.Module = nn.Linear(2, 2)
+
+    class Head(Base):
+        def forward(self, x):
+            return x
+
+    class Mixed(nn.Module, Mixin):
+        pass
+
+    class Layer(torch.nn.Linear):
+        pass
+
+    class Plain(Other):
+        pass
+    """
+)
+
+
+def _classes(source=SOURCE):
+    module = cst.parse_module(source)
+    return ModuleClasses(module, ImportMap.build(module)), module
+
+
+def test_module_classes_and_their_bases():
+    classes, _ = _classes()
+    assert sorted(classes.by_name) == ["Base", "Head", "Layer", "Mixed"]
+    assert classes.by_name["Head"].provably_module and classes.by_name["Layer"].provably_module
+    assert not classes.by_name["Mixed"].provably_module
+    assert classes.by_name["Base"].direct_module_only and not classes.by_name["Head"].direct_module_only
+    assert [c.name for c in classes.by_name["Head"].lineage()] == ["Head", "Base"]
+    assert classes.by_name["Head"].only_plain_module_ancestry() and not classes.by_name["Layer"].only_plain_module_ancestry()
+    assert classes.by_name["Head"].defines_in_lineage("__init__") and not classes.by_name["Base"].defines_in_lineage("forward")
+    assert [c.name for c in classes.by_name["Base"].subclasses()] == ["Head"]
+    assert [a.attribute for a in classes.by_name["Base"].self_assignments] == ["fc", "fc"]
+
+
+def test_what_builds_a_module_and_how_torch_nn_is_spelt():
+    classes, _ = _classes()
+    built = ["nn.Linear(2, 2)", "Head()", "torch.nn.Dropout(0.1)", "nn.ReLU()"]
+    assert all(classes.constructs_module(cst.parse_expression(code)) for code in built)
+    assert not any(
+        classes.constructs_module(cst.parse_expression(code)) for code in ("nn.Parameter(t)", "Plain()", "teacher", "nn.functional.relu(x)")
+    )
+    assert not classes.builds_stateful_module(cst.parse_expression("nn.ReLU()"))
+    assert classes.builds_stateful_module(cst.parse_expression("nn.Dropout()"))
+    assert classes.spelling("torch.nn.ModuleList") == "nn.ModuleList"
+    only_torch, _ = _classes("import torch\n")
+    assert only_torch.spelling("torch.nn.ModuleList") == "torch.nn.ModuleList"
+    assert _classes("x = 1\n")[0].spelling("torch.nn.ModuleList") is None
+
+
+def test_a_conversion_applied_to_a_new_parameter():
+    classes, _ = _classes()
+    call = cst.parse_expression("nn.Parameter(t, requires_grad=False).half().cuda()")
+    wrapper, data = parameter_conversion(call, classes.imports)
+    assert cst.Module([]).code_for_node(wrapper) == "nn.Parameter(t, requires_grad=False)"
+    assert data.value.value == "t"
+    assert parameter_conversion(cst.parse_expression("nn.Parameter(t.cuda())"), classes.imports) is None
+    assert parameter_conversion(cst.parse_expression("nn.Linear(2, 2).cuda()"), classes.imports) is None
