@@ -20,6 +20,7 @@ from gradlint.analysis.carried_state import CarriedStates
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.loss_inputs import LossInputs
 from gradlint.analysis.modules import ModuleEvidence
+from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
@@ -148,6 +149,13 @@ class FileContext:
     def modules(self) -> ModuleEvidence:
         """Which expressions are `nn.Module` instances."""
         return ModuleEvidence(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def parameter_flow(self) -> ParameterFlow:
+        """Generators of a model's parameters consumed twice; optimizers left behind when a
+        sub-module of their model is replaced."""
+        optimizers = self.training.optimizers
+        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes)
 
     @cached_property
     def loss_inputs(self) -> LossInputs:
