@@ -17,6 +17,7 @@ from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.carried_state import CarriedStates
+from gradlint.analysis.checkpoints import CheckpointEvidence
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.loss_inputs import LossInputs
 from gradlint.analysis.modules import ModuleEvidence
@@ -149,6 +150,11 @@ class FileContext:
     def modules(self) -> ModuleEvidence:
         """Which expressions are `nn.Module` instances."""
         return ModuleEvidence(self.module, self.imports, self.scopes)
+
+    @cached_property
+    def checkpoints(self) -> CheckpointEvidence:
+        """State dicts read from a checkpoint file, and functions that check what a load matched."""
+        return CheckpointEvidence(self.imports, self.scopes)
 
     @cached_property
     def parameter_flow(self) -> ParameterFlow:

@@ -78,7 +78,7 @@ class ParametersGeneratorReused(Rule):
     summary = "a `model.parameters()` generator consumed twice: the second consumer gets nothing"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
-    triggers = ("parameters()", "buffers()", "children()", "modules()")
+    triggers = ("parameters(", "buffers(", "children(", "modules(")
 
     VALID = (
         """
