@@ -102,6 +102,12 @@ class TensorFromTensor(Rule):
         z = torch.tensor([x, x])
         """,
         """
+        import torch
+        def flip(axis, i):
+            axis = torch.tensor(axis + (0,))
+            return torch.ger(axis, axis) * i
+        """,
+        """
         import tensorflow as tf
         x = tf.ones(2)
         y = tf.tensor(x)
@@ -199,28 +205,35 @@ class TensorFromTensor(Rule):
 
     def _is_plain_tensor(self, source: cst.BaseExpression) -> bool:
         """A tensor by the file's evidence, without autograd history."""
+        return self._is_evident_tensor(source) and not self.context.carries_grad(source)
+
+    def _is_evident_tensor(self, node: cst.BaseExpression) -> bool:
+        """Every binding of a name, every part of an operation is a tensor (or a number)."""
         scope = self.context.scope()
         tensors = self.context.tensors
-        if isinstance(source, cst.Name):
-            evident = tensors.is_bound_to_tensor(source.value, scope)
-        elif isinstance(source, cst.Attribute):
-            evident = tensors.is_instance_tensor(source, scope)
-        else:
-            evident = isinstance(source, (cst.Call, cst.Subscript, cst.BinaryOperation, cst.Comparison)) and _tensor_expression(
-                self, source
+        if isinstance(node, cst.Name):
+            return tensors.is_bound_to_tensor(node.value, scope)
+        if isinstance(node, cst.Attribute):
+            return tensors.is_instance_tensor(node, scope)
+        if isinstance(node, cst.Call):
+            return self.context.is_tensor(node)
+        if isinstance(node, cst.Subscript):
+            return self._is_evident_tensor(node.value)
+        if isinstance(node, cst.UnaryOperation):
+            return self._is_evident_tensor(node.expression)
+        if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
+            operands = (
+                [node.left, node.right] if isinstance(node, cst.BinaryOperation) else [node.left, *(c.comparator for c in node.comparisons)]
             )
-        return evident and not self.context.carries_grad(source)
+            tensors_among = [self._is_evident_tensor(operand) for operand in operands]
+            numbers = [isinstance(operand, (cst.Integer, cst.Float)) for operand in operands]
+            return any(tensors_among) and all(t or n for t, n in zip(tensors_among, numbers))
+        return False
 
     def _fix(self, node: cst.Call, replacement: cst.BaseExpression, shown: str) -> FixPlan:
         default_device = _DEFAULT_DEVICE.search(self.context.text) or self.context.modules.instance_of_method(self.context.stack)
         make = self.unsafe_fix if default_device else self.safe_fix
         return make(f"Replace with `{shown}`", Replace(node, replacement))
-
-
-def _tensor_expression(rule: Rule, source: cst.BaseExpression) -> bool:
-    if isinstance(source, cst.Comparison):
-        return rule.context.is_tensor(source.left)
-    return rule.context.is_tensor(source)
 
 
 def _copy(call: cst.Call, source: cst.BaseExpression) -> cst.BaseExpression:
