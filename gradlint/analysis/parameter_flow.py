@@ -298,13 +298,13 @@ def _reuse_after(
                     consumed.append(Consumption(node, consumer, place))
         if rebinds:
             break
-    for consumption in consumed:
-        if _loop_repeating(consumption, binding, name):
-            return GeneratorReuse(value, consumption, consumption, list_safe)
     for first in consumed:
         for second in consumed:
             if runs_after(first.placed.path, second.placed.path) and runs_after(binding.path, first.placed.path):
                 return GeneratorReuse(value, first, second, list_safe)
+    for consumption in consumed:
+        if _loop_repeating(consumption, binding, name):
+            return GeneratorReuse(value, consumption, consumption, list_safe)
     return None
 
 
