@@ -108,6 +108,14 @@ class TensorFromTensor(Rule):
             return torch.ger(axis, axis) * i
         """,
         """
+        import torch
+        import torch.nn as nn
+        def step(model, x, y):
+            loss = nn.functional.mse_loss(model(x), y)
+            loss = torch.tensor(loss)
+            loss.backward()
+        """,
+        """
         import tensorflow as tf
         x = tf.ones(2)
         y = tf.tensor(x)
@@ -205,7 +213,11 @@ class TensorFromTensor(Rule):
 
     def _is_plain_tensor(self, source: cst.BaseExpression) -> bool:
         """A tensor by the file's evidence, without autograd history."""
-        return self._is_evident_tensor(source) and not self.context.carries_grad(source)
+        if not self._is_evident_tensor(source) or self.context.carries_grad(source):
+            return False
+        # `loss = criterion(...)` then `loss = torch.tensor(loss)`: any binding with history counts
+        values = self.context.scopes.values_of(source.value, self.context.scope()) if isinstance(source, cst.Name) else []
+        return not any(self.context.carries_grad(value) for value in values)
 
     def _is_evident_tensor(self, node: cst.BaseExpression) -> bool:
         """Every binding of a name, every part of an operation is a tensor (or a number)."""
