@@ -286,7 +286,9 @@ def _reuse_after(
     for place in following:
         rebinds = _binds(place.statement, name)
         for expression in place.expressions():
-            for node, parents in with_parents(expression):
+            header = () if expression is place.statement else (place.statement,)
+            for node, inner in with_parents(expression):
+                parents = (*header, *inner)
                 if not (isinstance(node, cst.Name) and node.value == name) or _is_store(node, parents):
                     continue
                 use, consumer = consumers.classify(parents, node)

@@ -231,6 +231,25 @@ class ParametersGeneratorReused(Rule):
         Invalid(
             """
             import torch
+            params = model.backbone.parameters()
+            for p in params:
+                p.requires_grad_(False)
+            frozen = [p for p in params if not p.requires_grad]
+            """,
+            """
+            import torch
+            params = list(model.backbone.parameters())
+            for p in params:
+                p.requires_grad_(False)
+            frozen = [p for p in params if not p.requires_grad]
+            """,
+            line=5,
+            column=10,
+            message="already exhausted by `for p in params:",
+        ),
+        Invalid(
+            """
+            import torch
             params = model.parameters()
             optimizer = torch.optim.SGD(params, lr=0.1)
             torch.nn.utils.clip_grad_norm_(params, 1.0)
