@@ -12,6 +12,13 @@ from gradlint.rules.base import Invalid, Rule
 
 _MESSAGE = "`torch.tensor({source})` copies a tensor with a UserWarning; use `{replacement}`"
 _KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
+# Namespaces of torch functions that return tensors (besides `torch.<function>` itself).
+_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# Tensor methods whose result is a tensor when their receiver is one.
+_TENSOR_METHODS = frozenset(
+    {"to", "cpu", "cuda", "float", "double", "half", "long", "int", "bool", "view", "reshape", "sum", "mean", "max", "min", "abs"}
+    | {"unsqueeze", "squeeze", "t", "permute", "transpose", "contiguous", "clone", "detach", "flatten", "exp", "log", "sqrt"}
+)
 # Code that changes the device `torch.tensor` builds on when given no `device=`.
 _DEFAULT_DEVICE = re.compile(r"set_default_device|with\s+torch\.device\(")
 
@@ -19,8 +26,9 @@ _DEFAULT_DEVICE = re.compile(r"set_default_device|with\s+torch\.device\(")
 class TensorFromTensor(Rule):
     """
     ## What it does
-    Flags `torch.tensor(t)` where `t` is evidently a tensor (a torch function's result, a tensor
-    method's result, a name every binding of which is one) that carries no autograd history.
+    Flags `torch.tensor(t)` where `t` is evidently a tensor (the result of a public torch function
+    such as `torch.zeros` or `torch.nn.functional.*`, a tensor method's result on one, a name every
+    binding of which in the function is one) that carries no autograd history.
 
     ## Why is this bad?
     `torch.tensor` is meant for Python data and numpy arrays. Given a tensor, torch 2.13 copies it
@@ -64,7 +72,8 @@ class TensorFromTensor(Rule):
     A source with autograd history (a model's output, a parameter, a loss) is not reported: the
     copy severs the graph, and whether that is wanted is not known here (GL609 reports such a copy
     that reaches `backward()`). Sources whose type is not evident (a function's parameter, a
-    numpy array, a list of tensors) are not reported. Calls with other arguments
+    numpy array, a list of tensors, the result of a private or helper function, even inside the
+    `torch` package, an attribute) are not reported. Calls with other arguments
     (`pin_memory=`, a `*args`) are not reported.
     """
 
@@ -219,27 +228,40 @@ class TensorFromTensor(Rule):
         values = self.context.scopes.values_of(source.value, self.context.scope()) if isinstance(source, cst.Name) else []
         return not any(self.context.carries_grad(value) for value in values)
 
-    def _is_evident_tensor(self, node: cst.BaseExpression) -> bool:
-        """Every binding of a name, every part of an operation is a tensor (or a number)."""
-        scope = self.context.scope()
-        tensors = self.context.tensors
+    def _is_evident_tensor(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """Built by a public torch function or a tensor method on such a value, directly or through
+        names every binding of which is one, or an operation of those and numbers."""
+        if depth > 6:
+            return False
         if isinstance(node, cst.Name):
-            return tensors.is_bound_to_tensor(node.value, scope)
-        if isinstance(node, cst.Attribute):
-            return tensors.is_instance_tensor(node, scope)
+            bindings = self.context.scopes.of(self.context.scope())
+            values = bindings.assigned(node.value)
+            if not values or node.value in bindings.opaque or node.value in bindings.unpacked:
+                return False
+            return all(self._is_evident_tensor(value, depth + 1) for value in values)
         if isinstance(node, cst.Call):
-            return self.context.is_tensor(node)
+            return self._builds_tensor(node, depth)
         if isinstance(node, cst.Subscript):
-            return self._is_evident_tensor(node.value)
+            return self._is_evident_tensor(node.value, depth + 1)
         if isinstance(node, cst.UnaryOperation):
-            return self._is_evident_tensor(node.expression)
+            return self._is_evident_tensor(node.expression, depth + 1)
         if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
             operands = (
                 [node.left, node.right] if isinstance(node, cst.BinaryOperation) else [node.left, *(c.comparator for c in node.comparisons)]
             )
-            tensors_among = [self._is_evident_tensor(operand) for operand in operands]
+            tensors_among = [self._is_evident_tensor(operand, depth + 1) for operand in operands]
             numbers = [isinstance(operand, (cst.Integer, cst.Float)) for operand in operands]
             return any(tensors_among) and all(t or n for t, n in zip(tensors_among, numbers))
+        return False
+
+    def _builds_tensor(self, call: cst.Call, depth: int) -> bool:
+        qualified = self.context.qualified_name(call.func)
+        if qualified is not None:
+            parts = qualified.split(".")
+            public = all(not part.startswith("_") for part in parts)
+            return public and (len(parts) == 2 or qualified.startswith(_TENSOR_NAMESPACES)) and self.context.is_tensor(call)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _TENSOR_METHODS:
+            return self._is_evident_tensor(call.func.value, depth + 1)
         return False
 
     def _fix(self, node: cst.Call, replacement: cst.BaseExpression, shown: str) -> FixPlan:
