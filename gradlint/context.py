@@ -17,10 +17,12 @@ from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.carried_state import CarriedStates
+from gradlint.analysis.checkpoints import CheckpointEvidence
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.loss_inputs import LossInputs
 from gradlint.analysis.module_classes import ModuleClasses
 from gradlint.analysis.modules import ModuleEvidence
+from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
@@ -154,6 +156,18 @@ class FileContext:
     def module_classes(self) -> ModuleClasses:
         """The `nn.Module` subclasses of the file: bases, methods, what they assign to `self`."""
         return ModuleClasses(self.module, self.imports)
+
+    @cached_property
+    def checkpoints(self) -> CheckpointEvidence:
+        """State dicts read from a checkpoint file, and functions that check what a load matched."""
+        return CheckpointEvidence(self.imports, self.scopes)
+
+    @cached_property
+    def parameter_flow(self) -> ParameterFlow:
+        """Generators of a model's parameters consumed twice; optimizers left behind when a
+        sub-module of their model is replaced."""
+        optimizers = self.training.optimizers
+        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes)
 
     @cached_property
     def loss_inputs(self) -> LossInputs:

@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.analysis.frameworks import imports_other_tensor_framework
+from gradlint.analysis.parameter_flow import imports_torch
+from gradlint.analysis.syntax import dotted_name, is_bool_literal, keyword_arg, positional_args
+from gradlint.messages import snippet
+from gradlint.rules.base import Invalid, Rule
+
+_MESSAGE = (
+    "`{call}` drops the missing and unexpected keys it returns: a checkpoint whose keys do not match loads nothing, "
+    "silently; check or log the result"
+)
+
+
+class LoadStateDictResultIgnored(Rule):
+    """
+    ## What it does
+    Flags `model.load_state_dict(state_dict, strict=False)` written as a statement of its own, so
+    that the `_IncompatibleKeys(missing_keys, unexpected_keys)` it returns is thrown away, when the
+    state dict is a checkpoint file's content as read (`torch.load(path)`, `ckpt["model"]` of
+    one, `safetensors.torch.load_file`, `torch.hub.load_state_dict_from_url`) and nothing in the
+    function adapts its keys or looks at the keys the load reports.
+
+    ## Why is this bad?
+    With `strict=False` a key that does not match is skipped without an error. Measured in torch
+    2.13: loading the state dict of `nn.Sequential(nn.Linear(4, 2))` (keys `0.weight`, `0.bias`)
+    into an `nn.Linear(4, 2)` with `strict=False` loads nothing; the weights stay bitwise as they
+    were, nothing is printed, and the only trace is the return value
+    `_IncompatibleKeys(missing_keys=['weight', 'bias'], unexpected_keys=['0.weight', '0.bias'])`.
+    With the default `strict=True` the same call raises `RuntimeError: Error(s) in loading
+    state_dict for Linear: Missing key(s) in state_dict: "weight", "bias". Unexpected key(s) ...`.
+    A checkpoint saved from a `DataParallel` model (keys prefixed `module.`) or from a wrapped
+    model is the usual case: training or evaluation then runs from random weights.
+
+    ## Example
+    ```python
+    import torch
+
+    model.load_state_dict(torch.load(path), strict=False)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    result = model.load_state_dict(torch.load(path), strict=False)
+    if result.missing_keys or result.unexpected_keys:
+        print(f"missing: {result.missing_keys}, unexpected: {result.unexpected_keys}")
+    ```
+
+    ## Fix safety
+    No fix: what to do with keys that do not match (fail, log, or accept a known list) is the
+    code's decision.
+
+    ## Known limits
+    Partial loading on purpose is common, so only the clearest case is reported: the literal
+    `strict=False` in a call written as a statement of its own, given a checkpoint as read from a
+    file. Not reported: a result that is assigned, returned, logged or asserted; a function that
+    reads `missing_keys` / `unexpected_keys` anywhere; a state dict built to match the model
+    (filtered by a comprehension, `intersect_dicts(...)`, keys renamed, popped or deleted in the
+    function, another module's `state_dict()`, as when a ControlNet is initialised from a UNet);
+    a state dict handed in by the caller (an EMA copy, a hook's argument); files that import
+    another tensor framework.
+    """
+
+    code = "GL711"
+    name = "load-state-dict-result-ignored"
+    summary = "`load_state_dict(..., strict=False)` whose missing and unexpected keys are ignored"
+    triggers = ("strict",)
+
+    VALID = (
+        """
+        import torch
+        result = model.load_state_dict(torch.load(path), strict=False)
+        print(result.missing_keys)
+        """,
+        """
+        import torch
+        model.load_state_dict(torch.load(path))
+        model.load_state_dict(torch.load(path), strict=True)
+        """,
+        """
+        import torch
+        missing, unexpected = model.load_state_dict(sd, strict=False)
+        assert not unexpected
+        """,
+        """
+        import torch
+        def load(model, sd):
+            return model.load_state_dict(sd, strict=False)
+        """,
+        """
+        import torch
+        logger.info(model.load_state_dict(sd, strict=False))
+        """,
+        """
+        import torch
+        optimizer.load_state_dict(sd)
+        """,
+        """
+        import torch
+        def restore(model, path):
+            ckpt = torch.load(path)
+            ckpt = {k: v for k, v in ckpt.items() if k in model.state_dict()}
+            model.load_state_dict(ckpt, strict=False)
+        """,
+        """
+        import torch
+        def restore(model, path):
+            sd = torch.load(path)["model"]
+            for key in list(sd):
+                sd[key.replace("module.", "")] = sd.pop(key)
+            model.load_state_dict(sd, strict=False)
+        """,
+        """
+        import torch
+        def restore(model, path):
+            model.load_state_dict(torch.load(path), strict=False)
+            result = other.load_state_dict(torch.load(path), strict=False)
+            assert not result.missing_keys
+        """,
+        """
+        import torch
+        controlnet.conv_in.load_state_dict(unet.conv_in.state_dict(), strict=False)
+        def copy_ema(self, state_dict):
+            self.model.load_state_dict(state_dict, strict=False)
+        """,
+        """
+        import paddle
+        model.load_state_dict(sd, strict=False)
+        """,
+    )
+    INVALID = (
+        Invalid(
+            """
+            import torch
+            model.load_state_dict(torch.load(path), strict=False)
+            """,
+            line=2,
+            column=1,
+            message="`model.load_state_dict(torch.load(path), strict=False)` drops the missing and unexpected keys it returns",
+        ),
+        Invalid(
+            """
+            import torch
+            def restore(self, path):
+                checkpoint = torch.load(path, map_location="cpu")
+                self.encoder.load_state_dict(checkpoint["encoder"], strict=False)
+            """,
+            line=4,
+            column=5,
+        ),
+        Invalid(
+            """
+            import torch
+            from safetensors.torch import load_file
+            def build(path):
+                model = Net()
+                state = load_file(path)
+                model.load_state_dict(state, strict=False)
+                return model
+            """,
+            line=6,
+            column=5,
+        ),
+    )
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        call = node.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict"):
+            return
+        strict = keyword_arg(call, "strict")
+        if strict is None or not is_bool_literal(strict.value, False) or dotted_name(call.func.value) is None:
+            return
+        if imports_other_tensor_framework(self.context.imports) or not imports_torch(self.context.imports):
+            return
+        state = keyword_arg(call, "state_dict") or next(iter(positional_args(call)), None)
+        scope = self.context.scope()
+        checkpoints = self.context.checkpoints
+        if state is None or checkpoints.read_from_file(state.value, scope) is None or checkpoints.checks_load_result(scope):
+            return
+        self.report(call, _MESSAGE.format(call=snippet(self.context.code_for(call), 70)))
