@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 import libcst as cst
 import libcst.matchers as m
 
-from gradlint.analysis.syntax import dotted_name, iter_statements
+from gradlint.analysis.syntax import dotted_name, is_docstring, iter_statements
 
 if TYPE_CHECKING:
     from gradlint.analysis.project import ProjectFacts
@@ -290,7 +290,7 @@ def import_anchor(module: cst.Module, near: Optional[str] = None) -> Optional[cs
         if joined is not None:
             return joined
     for index, statement in enumerate(module.body):
-        if index == 0 and _is_docstring(statement):
+        if index == 0 and is_docstring(statement):
             continue
         if isinstance(statement, cst.SimpleStatementLine) and any(
             isinstance(small, cst.ImportFrom) and dotted_name(small.module or cst.Name("_")) == "__future__" for small in statement.body
@@ -303,7 +303,7 @@ def import_anchor(module: cst.Module, near: Optional[str] = None) -> Optional[cs
 
 def _first_import_of(module: cst.Module, package: str) -> Optional[cst.CSTNode]:
     for index, statement in enumerate(module.body):
-        if index == 0 and _is_docstring(statement):
+        if index == 0 and is_docstring(statement):
             continue
         if not (
             isinstance(statement, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
@@ -318,15 +318,6 @@ def _first_import_of(module: cst.Module, package: str) -> Optional[cst.CSTNode]:
 
 def _in_package(dotted: Optional[str], package: str) -> bool:
     return dotted is not None and (dotted == package or dotted.startswith(package + "."))
-
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def uses_outside_imports(module: cst.Module, local: str) -> int:

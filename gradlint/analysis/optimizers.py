@@ -85,7 +85,7 @@ class OptimizerOracle:
         for value in values:
             if not (isinstance(value, cst.Call) and self._class_verdict(value.func) and value.args):
                 return frozenset()
-            modules = frozenset(_parameter_owners(value.args[0].value))
+            modules = frozenset(parameter_owners(value.args[0].value))
             found = modules if found is None else found & modules
         return found or frozenset()
 
@@ -131,7 +131,7 @@ def _last(key: str) -> str:
     return key.rsplit(".", 1)[-1]
 
 
-def _parameter_owners(params: cst.BaseExpression) -> set[str]:
+def parameter_owners(params: cst.BaseExpression) -> set[str]:
     """`D` and `self.E` for `chain(D.parameters(), self.E.parameters())` or `[{"params": D.parameters()}]`."""
     owners = set()
     for node in descendants(params):

@@ -17,6 +17,7 @@ import libcst as cst
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.syntax import dotted_name, iter_statements, keyword_arg, positional_args
+from gradlint.analysis.optimizers import parameter_owners
 from gradlint.analysis.tree import descendants, iter_children
 
 # Module methods that return a generator, exhausted by the first loop over it.
@@ -164,21 +165,6 @@ def generator_call(value: Optional[cst.BaseExpression]) -> Optional[cst.Call]:
     ):
         return value
     return None
-
-
-def parameter_owners(params: cst.BaseExpression) -> set[str]:
-    """`D` and `self.E` for `chain(D.parameters(), self.E.parameters())` or `[{"params": D.parameters()}]`."""
-    owners = set()
-    for node in descendants(params):
-        if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ("parameters", "named_parameters")
-        ):
-            owner = dotted_name(node.func.value)
-            if owner is not None:
-                owners.add(owner)
-    return owners
 
 
 # -- generators consumed twice ------------------------------------------------------------

@@ -136,3 +136,13 @@ def edit_distance(a: str, b: str, limit: int = 3) -> int:
             current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
         previous = current
     return min(previous[-1], limit)
+
+
+def is_docstring(statement: cst.CSTNode) -> bool:
+    """A string literal alone on its line (a module's, class's or function's first statement)."""
+    return (
+        type(statement) is cst.SimpleStatementLine
+        and len(statement.body) == 1
+        and type(statement.body[0]) is cst.Expr
+        and type(statement.body[0].value) in (cst.SimpleString, cst.ConcatenatedString)
+    )

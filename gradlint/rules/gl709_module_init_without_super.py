@@ -6,6 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.module_classes import ModuleClass
 from gradlint.analysis.tree import descendants
+from gradlint.analysis.syntax import is_docstring
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
 from gradlint.rules.base import Invalid, Rule
 
@@ -238,15 +239,6 @@ def _first_statement_after_docstring(function: cst.FunctionDef) -> Optional[cst.
     if not isinstance(function.body, cst.IndentedBlock):
         return None
     statements = list(function.body.body)
-    if statements and _is_docstring(statements[0]):
+    if statements and is_docstring(statements[0]):
         statements = statements[1:]
     return statements[0] if statements else None
-
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
