@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from gradlint import deepstack, pipeline, runner
+from gradlint.rules import all_codes
 from gradlint.files import SourceReadError, read_source
 from support import write
 
@@ -469,3 +470,57 @@ def test_read_source_never_blocks_and_names_the_reason(tmp_path):
         "missing.py": "no such file or directory (deleted, or a broken symbolic link?)",
         ".": "is a directory",
     }
+
+
+EVERY_STATEMENT_KIND = """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        match x.dim():
+            case 2:
+                return self.fc(x)
+            case _:
+                return self.fc(x.flatten(1))
+
+
+async def serve(model, stream, lock):
+    async with lock:
+        async for x in stream:
+            yield model(x)
+
+
+def train(model, loader, mode):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    match mode:
+        case "finetune":
+            model.fc = nn.Linear(4, 3)
+        case {"head": head} if head:
+            model.fc = head
+    try:
+        for x, y in loader:
+            optimizer.zero_grad()
+            (loss := nn.functional.cross_entropy(model(x), y)).backward()
+            optimizer.step()
+    except* ValueError:
+        pass
+    while (batch := next(loader, None)) is not None:
+        global STEPS
+        STEPS = batch
+    with torch.no_grad(), open("log") as log:
+        print(loss.item(), file=log)
+    return [lambda: model] if mode else {**{}}
+"""
+
+
+def test_every_rule_analyses_every_statement_kind():
+    """`match`, `try`/`except*`, `async for`/`async with`, walrus, `global`: no rule may fail on them."""
+    result = pipeline.check_source(EVERY_STATEMENT_KIND, "kinds.py", frozenset(all_codes()))
+    assert result.error is None
+    fixed = pipeline.fix_source(EVERY_STATEMENT_KIND, "kinds.py", frozenset(all_codes()), unsafe=True)
+    assert fixed.error is None

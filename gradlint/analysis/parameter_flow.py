@@ -132,7 +132,7 @@ def _placed(block: object, path: Path, loops: tuple[cst.CSTNode, ...]) -> Iterat
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
         looped = (*loops, statement) if isinstance(statement, (cst.For, cst.While)) else loops
-        yield from _placed(statement.body, here, looped)
+        yield from _placed(getattr(statement, "body", ()), here, looped)  # a `match` has cases only
         for handler in getattr(statement, "handlers", ()):
             yield from _placed(handler.body, here, loops)
         for case in getattr(statement, "cases", ()):
