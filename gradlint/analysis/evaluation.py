@@ -74,6 +74,17 @@ class EvaluationLoops:
         self.called_elsewhere = called_elsewhere
         self._judged: dict[int, Optional[EvaluationLoop]] = {}
 
+    @cached_property
+    def all(self) -> dict[int, EvaluationLoop]:
+        """Every evaluation loop of the file, by the id of its `for` (a walk of the whole tree:
+        rules ask `of` about the loops they visit instead)."""
+        found = {}
+        for loop, scope in _for_loops(self.module):
+            evaluation = self.of(loop, scope)
+            if evaluation is not None:
+                found[id(loop)] = evaluation
+        return found
+
     def of(self, loop: cst.CSTNode, scope: Optional[cst.FunctionDef]) -> Optional[EvaluationLoop]:
         """The evaluation loop `loop` is (written in the function `scope`; None at module level),
         or None. Judged on demand: most files have no evaluation loop, and walking the whole tree
@@ -311,6 +322,17 @@ def _in_source_order(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 def _calls_method(node: cst.CSTNode, method: str) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == method
+
+
+def _for_loops(module: cst.Module) -> Iterator[tuple[cst.For, Optional[cst.FunctionDef]]]:
+    pending: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(module, None)]
+    while pending:
+        node, scope = pending.pop()
+        if type(node) is cst.For:
+            yield node, scope
+        if type(node) is cst.FunctionDef:
+            scope = node
+        pending.extend((child, scope) for child in reversed(iter_children(node)))
 
 
 # -- training mode -------------------------------------------------------------------------------
