@@ -48,10 +48,11 @@ def malformed_suppressions(text: str) -> list[str]:
     if _NOQA_WORD.search(text) is None:
         return []
     problems = []
+    lines = text.splitlines()
     for row, column, comment in _comments(text):
         if _FILE_DIRECTIVE.match(comment):
             line = f"{' ' * column}{comment}"
-            if column and text.splitlines()[row - 1][:column].strip():
+            if column and lines[row - 1][:column].strip():
                 problems.append(f"line {row}: `{comment}` is not on a line of its own, so it suppresses nothing in the file")
             elif not (_FILE_NOQA.fullmatch(line) or _FILE_CODES.fullmatch(line)):
                 problems.append(f"line {row}: malformed `{comment}`: write `# gradlint: noqa` or `# gradlint: noqa: GL101, GL3`")

@@ -7,7 +7,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from gradlint.analysis.evaluation import EvaluationLoop, is_forward_pass, is_test_file, model_of
-from gradlint.analysis.regions import own_nodes, placements
+from gradlint.analysis.regions import mentions_source, own_nodes, placements
 from gradlint.analysis.roles import MODULE_INSTANCE
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.training import OPTIMISING, Region
@@ -476,7 +476,7 @@ class EvaluationInTrainingMode(Rule):
         `out = model(x)` followed by `out.argmax(1)` in the same block."""
         statement = self.context.top_statement()
         for node in own_nodes(statement) if statement is not None else ():
-            if isinstance(node, cst.Call) and _prediction_of(node, lambda value: value is forward or _contains(value, forward)):
+            if isinstance(node, cst.Call) and _prediction_of(node, lambda value: mentions_source(value, {id(forward)})):
                 return True
         path = placements(self.context.stack)
         target = _assigned_name(path[-1].statement, forward) if path else None
@@ -595,10 +595,6 @@ def _prediction_of(call: cst.Call, is_output: Callable[[cst.BaseExpression], boo
     if is_output(func.value):
         return True
     return bool(call.args) and dotted_name(func.value) in ("torch", "F", "torch.nn.functional") and is_output(call.args[0].value)
-
-
-def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    return any(node is inner for node in own_nodes(outer))
 
 
 def _assigned_name(statement: cst.CSTNode, value: cst.CSTNode) -> Optional[str]:
