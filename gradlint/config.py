@@ -150,6 +150,8 @@ def _read_toml(path: Path) -> dict:
 
 
 def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Path] = None) -> Settings:
+    _NEAREST.clear()  # a new run reads the configurations afresh
+    _LOADED.clear()
     cwd = cwd or Path.cwd()
     path = config if config is not None else find_config(cwd.resolve())
     settings = Settings(root=cwd.resolve())
