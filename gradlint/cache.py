@@ -39,10 +39,11 @@ def content_digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def entry_digest(content: str, codes: frozenset[str], project_key: str = "") -> str:
+def entry_digest(content: str, codes: frozenset[str], project_key: str = "", options: str = "") -> str:
     """`content`: the file's `content_digest`; `project_key`: the digest of the facts the file uses
-    from other files (editing `model.py` must re-check the files that import names from it)."""
-    return hashlib.sha256(f"{content}\0{','.join(sorted(codes))}\0{project_key}".encode()).hexdigest()
+    from other files (editing `model.py` must re-check the files that import names from it);
+    `options`: the command-line options that change findings (`--ignore-noqa`)."""
+    return hashlib.sha256(f"{content}\0{','.join(sorted(codes))}\0{project_key}\0{options}".encode()).hexdigest()
 
 
 class ResultCache:

@@ -69,6 +69,7 @@ def _selection_options(function):
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
         click.option("--show-fixes", is_flag=True, help="Show each available fix as a diff under its finding (text format)."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
+        click.option("--ignore-noqa", is_flag=True, help="Ignore every `# noqa` comment, line and whole-file."),
         click.option(
             "--force-exclude/--no-force-exclude",
             default=None,
@@ -188,6 +189,7 @@ def _guarded(verbose: bool, action):
 
 @cli.command()
 @_selection_options
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
 def check(
     paths,
     select,
@@ -198,6 +200,7 @@ def check(
     statistics,
     show_fixes,
     exit_zero,
+    ignore_noqa,
     force_exclude,
     no_cache,
     jobs,
@@ -205,25 +208,47 @@ def check(
     quiet,
     verbose,
     max_file_size,
+    add_noqa,
 ):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
 
     def run() -> int:
         settings = _settings(config_file, select, extend_select, ignore, force_exclude)
+        if add_noqa:
+            return _add_noqa(list(paths) or [Path(".")], settings, jobs, max_file_size, ignore_noqa)
         stdin_sources = {}
+        respect_noqa = not ignore_noqa
         if any(str(path) == "-" for path in paths):
             raw, name = sys.stdin.buffer.read(), stdin_filename or "-"
-            summary = check_stdin(raw, name, settings, max_bytes=max_file_size)
+            summary = check_stdin(raw, name, settings, max_bytes=max_file_size, respect_noqa=respect_noqa)
             stdin_sources[name] = _decoded_or_none(raw)
         else:
             summary = _run_with_progress(
-                check_paths, list(paths) or [Path(".")], settings, jobs=jobs, use_cache=not no_cache, max_bytes=max_file_size
+                check_paths,
+                list(paths) or [Path(".")],
+                settings,
+                jobs=jobs,
+                use_cache=not no_cache,
+                max_bytes=max_file_size,
+                respect_noqa=respect_noqa,
             )
         _report_errors(summary)
         _print_findings(summary, output_format, statistics, quiet, show_fixes, stdin_sources)
         return _exit_code(summary, exit_zero)
 
     sys.exit(_guarded(verbose, run))
+
+
+def _add_noqa(paths: list[Path], settings: Settings, jobs: int, max_bytes: int, ignore_noqa: bool) -> int:
+    """`check --add-noqa`: suppress every remaining finding where it is, as ruff does."""
+    if any(str(path) == "-" for path in paths):
+        _fail("--add-noqa writes files and cannot be used with stdin (`-`)")
+    if ignore_noqa:
+        _fail("--add-noqa cannot be combined with --ignore-noqa")
+    summary = _run_with_progress(fix_paths, paths, settings, diff=False, jobs=jobs, max_bytes=max_bytes, add_noqa=True)
+    _report_errors(summary)
+    click.echo(f"Added {summary.fixed} noqa directive{'s' if summary.fixed != 1 else ''}.", err=True)
+    return EXIT_ERROR if summary.errors else EXIT_OK
 
 
 def _preset_options(command):
@@ -250,6 +275,7 @@ def fix(
     statistics,
     show_fixes,
     exit_zero,
+    ignore_noqa,
     force_exclude,
     no_cache,
     jobs,
@@ -268,9 +294,12 @@ def fix(
         if chosen_presets:
             chosen_select = tuple(code for preset in chosen_presets for code in presets()[preset])
         settings = _settings(config_file, chosen_select, extend_select, ignore, force_exclude, unsafe_fixes)
+        respect_noqa = not ignore_noqa
         if any(str(path) == "-" for path in paths):
-            return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size, diff=diff)
-        summary = _run_with_progress(fix_paths, list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size)
+            return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size, diff=diff, respect_noqa=respect_noqa)
+        summary = _run_with_progress(
+            fix_paths, list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size, respect_noqa=respect_noqa
+        )
         _report_errors(summary)
         if diff:
             click.echo("".join(summary.diffs), nl=False)
@@ -294,10 +323,10 @@ def _decoded_or_none(raw: bytes):
         return None
 
 
-def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int, *, diff: bool) -> int:
+def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int, *, diff: bool, respect_noqa: bool) -> int:
     """Fixed source on stdout (or, with `--diff`, the diff only), what remains on stderr."""
     raw = sys.stdin.buffer.read()
-    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=max_bytes)
+    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=max_bytes, respect_noqa=respect_noqa)
     summary = RunSummary()
     summary.add(result)
     fixed = result.fixed if result.fixed is not None else raw

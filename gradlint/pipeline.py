@@ -16,7 +16,8 @@ from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
 from gradlint.fix.apply import fix_text
 from gradlint.model import FileResult, Finding, Location
-from gradlint.noqa import file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
+from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
+from gradlint.rules import file_rules
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
 if TYPE_CHECKING:
@@ -63,19 +64,22 @@ def check_source(
     *,
     max_bytes: int = MAX_FILE_BYTES,
     own_noqa: bool = True,
+    respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
 ) -> SourceResult:
     """Findings for one file. Never raises: a failure is a one-line internal error.
 
     `own_noqa`: drop findings suppressed by `# noqa` comments (False where the host, flake8,
-    handles them; the whole-file `# gradlint: noqa` is honoured either way). `project`: what the
+    handles them; the whole-file `# gradlint: noqa` is honoured either way). `respect_noqa`:
+    False ignores every noqa comment, line and whole-file (`--ignore-noqa`). `project`: what the
     file uses from the other files of its run (None: the file alone)."""
     try:
-        decoded, early = _guards(source, name, codes, max_bytes)
+        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
         if early is not None:
             return early
         selected = without_suppressed(codes, decoded.suppressed)
-        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=own_noqa, project=project))
+        line_noqa = own_noqa and respect_noqa
+        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=line_noqa, project=project))
         return SourceResult(name, outcome.findings, outcome.error, warning=_suppression_warning(decoded.text))
     except Exception as error:
         return SourceResult(name, error=describe_internal_error(error))
@@ -88,13 +92,14 @@ def fix_source(
     *,
     unsafe: bool = False,
     max_bytes: int = MAX_FILE_BYTES,
+    respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
     what remains in `findings`. Never raises: failures are one-line errors, the file unchanged."""
     try:
-        decoded, early = _guards(source, name, codes, max_bytes)
+        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if early is not None:
@@ -103,7 +108,7 @@ def fix_source(
         return early
     text, selected = decoded.text, without_suppressed(codes, decoded.suppressed)
     try:
-        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, project=project))
+        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, respect_noqa=respect_noqa, project=project))
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:
@@ -113,14 +118,44 @@ def fix_source(
         outcome.fixed = source
         return outcome
     fixed_text = _keep_final_newline(text, result.text)
-    if decoded.encoding is None:
-        outcome.fixed = fixed_text
-        return outcome
     try:
-        outcome.fixed = encode_source(fixed_text, decoded.encoding)
+        outcome.fixed = _as_given(fixed_text, decoded)
     except UnicodeEncodeError:
         return SourceResult(name, result.remaining, f"fixed text cannot be encoded as {decoded.encoding}; file left unchanged")
     return outcome
+
+
+def add_noqa_source(
+    source: Source, name: str, codes: frozenset[str], *, max_bytes: int = MAX_FILE_BYTES, project: Optional["ProjectFacts"] = None
+) -> SourceResult:
+    """`source` with `# noqa: CODES` added on each line where findings remain (`gradlint check
+    --add-noqa`), in `fixed`, and how many lines were changed in `applied`; `source` itself when
+    nothing is added. Files that cannot be decoded or parsed get none (GL001 and GL002 are not
+    suppressed by a line's comment). Never raises."""
+    try:
+        decoded, early = _guards(source, name, codes, max_bytes)
+        if early is not None:
+            return SourceResult(name, error=early.error, warning=early.warning, fixed=source)
+        selected = without_suppressed(codes, decoded.suppressed)
+        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, project=project))
+        if outcome.error is not None:
+            return SourceResult(name, error=f"{outcome.error}; file left unchanged")
+        unsuppressible = {rule.code for rule in file_rules()}
+        wanted: dict[int, set[str]] = {}
+        for finding in outcome.findings:
+            if finding.code not in unsuppressible and finding.noqa_row > 0:
+                wanted.setdefault(finding.noqa_row, set()).add(finding.code)
+        if not wanted:
+            return SourceResult(name, fixed=source)
+        text, added = add_noqa(decoded.text, wanted)
+        return SourceResult(name, fixed=_as_given(text, decoded), applied=added)
+    except Exception as error:
+        return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
+
+
+def _as_given(text: str, decoded: _Decoded) -> Source:
+    """`text` as the source was given: text, or bytes in the source's encoding (BOM included)."""
+    return text if decoded.encoding is None else encode_source(text, decoded.encoding)
 
 
 def _suppression_warning(text: str) -> Optional[str]:
@@ -141,8 +176,11 @@ def describe_internal_error(error: BaseException) -> str:
     return f"internal error: {type(error).__name__}" + (f": {lines[0][:200]}" if lines else "")
 
 
-def _guards(source: Source, name: str, codes: frozenset[str], max_bytes: int) -> tuple[_Decoded, Optional[SourceResult]]:
-    """The checks before analysis, in order. The result when one of them decides the file."""
+def _guards(
+    source: Source, name: str, codes: frozenset[str], max_bytes: int, respect_noqa: bool = True
+) -> tuple[_Decoded, Optional[SourceResult]]:
+    """The checks before analysis, in order. The result when one of them decides the file.
+    `respect_noqa` False: whole-file noqa comments are ignored too."""
     if isinstance(source, str):
         decoded = _Decoded(source, None, len(source.encode("utf-8", errors="surrogatepass")))
     else:
@@ -151,9 +189,9 @@ def _guards(source: Source, name: str, codes: frozenset[str], max_bytes: int) ->
         except UndecodableSource as error:
             return _Decoded("", None, len(source)), SourceResult(name, undecodable_findings(source, str(error), name, codes))
         decoded = _Decoded(text, encoding, len(source))
-    if file_is_exempt(decoded.text):
+    if respect_noqa and file_is_exempt(decoded.text):
         return _Decoded(decoded.text, decoded.encoding, decoded.size, exempt=True), SourceResult(name)
-    suppressed = file_noqa_codes(decoded.text)
+    suppressed = file_noqa_codes(decoded.text) if respect_noqa else frozenset()
     if suppressed:
         decoded = _Decoded(decoded.text, decoded.encoding, decoded.size, suppressed=suppressed)
         codes = without_suppressed(codes, suppressed)

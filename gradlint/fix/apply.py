@@ -27,14 +27,23 @@ class FixResult:
     removed_imports: frozenset[str] = frozenset()  # names whose imports the clean-up dropped
 
 
-def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = False, project: Optional["ProjectFacts"] = None) -> FixResult:
+def fix_text(
+    text: str,
+    path: str,
+    codes: frozenset[str],
+    *,
+    unsafe: bool = False,
+    respect_noqa: bool = True,
+    project: Optional["ProjectFacts"] = None,
+) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
-    `project`: what the file uses from, and gives to, the other files of its run."""
+    `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
+    the file uses from, and gives to, the other files of its run."""
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
     for _ in range(MAX_ROUNDS):
-        outcome = lint_text(current, path, codes, module=module, project=project)
+        outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
         chosen = choose_fixes(outcome.findings, unsafe)
@@ -49,12 +58,12 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
         applied += len(chosen)
         fixed_codes.update(finding.code for finding in chosen)
     else:
-        outcome = lint_text(current, path, codes, module=module, project=project)
+        outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
     cleaned = remove_unused_imports(current, module, codes_to_clean_up(current, fixed_codes, migration_codes(codes), project), project)
     if cleaned is None:
         return FixResult(current, applied, outcome.findings)
     current, module = cleaned.text, cleaned.module
-    outcome = lint_text(current, path, codes, module=module, project=project)
+    outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
     return FixResult(current, applied, outcome.findings, removed_imports=cleaned.removed)
 
 
