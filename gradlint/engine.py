@@ -294,7 +294,9 @@ def _header_end(node: cst.CSTNode, converter: EditBuilder, lines: LineIndex) -> 
 
 def _findings(context: FileContext, reports: list[Report], noqa_lines: NoqaLines) -> list[Finding]:
     positions = context.positions
-    lines = noqa_lines.index
+    # Positions are in the text the module was parsed from (repaired `async=` keywords included);
+    # rows are the same in the text as written, where noqa comments are read.
+    lines = noqa_lines.index if context.text is noqa_lines.text else LineIndex.of(context.text)
     converter = EditBuilder(context, positions, lines)
     findings = []
     seen = set()
