@@ -140,7 +140,7 @@ def analyse_text(
 
 
 def _judges_noqa(text: str, codes: frozenset[str]) -> bool:
-    return "noqa" in text and any(rule.code in codes for rule in noqa_rules())
+    return any(rule.code in codes and rule.applies_to(text) for rule in noqa_rules())
 
 
 def _after_noqa(findings: list[Finding], lines: NoqaLines, path: str, codes: frozenset[str]) -> list[Finding]:
@@ -150,7 +150,7 @@ def _after_noqa(findings: list[Finding], lines: NoqaLines, path: str, codes: fro
     if _judges_noqa(lines.text, codes):
         known = frozenset(all_codes())
         for rule in noqa_rules():
-            if rule.code in codes:
+            if rule.code in codes and rule.applies_to(lines.text):
                 kept += rule.judge(lines, findings, codes, known, path)
     return kept
 

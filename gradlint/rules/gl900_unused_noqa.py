@@ -54,7 +54,7 @@ class UnusedNoqa(NoqaRule):
     summary = "`# noqa` codes that suppress nothing"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
-    triggers = ("noqa",)
+    triggers = ("noqa", "NOQA")
     opt_in = True
 
     VALID = (
@@ -65,6 +65,7 @@ class UnusedNoqa(NoqaRule):
         "x = batch.detach()  # noqa\n",
         "x = batch.detach()  # noqa: E501, F401\n",
         "x = batch.detach()  # noqa: GL101, GL900\n",
+        "x = batch.detach()  # NOQA: E501\n",
         'text = """\n# noqa: GL999\n"""\n',
     )
     INVALID = (
@@ -92,6 +93,7 @@ class UnusedNoqa(NoqaRule):
         ),
         Invalid("x = batch.detach()  # noqa: GL303 (the .data read)\n", "x = batch.detach()  # (the .data read)\n"),
         Invalid("# noqa: GL101\nx = batch.detach()\n", "x = batch.detach()\n"),
+        Invalid("x = batch.detach()  # NOQA:GL303,E501\n", "x = batch.detach()  # noqa: E501\n"),
         Invalid("x = batch.detach()  # noqa: GL303  # type: ignore\n", "x = batch.detach()  # type: ignore\n"),
     )
 
