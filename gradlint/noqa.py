@@ -88,10 +88,6 @@ def noqa_codes(line: str) -> Optional[frozenset[str]]:
     return ALL if codes is None else frozenset(code.upper() for code in _CODE.findall(codes))
 
 
-def is_suppressed(code: str, line: str) -> bool:
-    return suppresses(noqa_codes(line), code)
-
-
 def suppresses(codes: Optional[frozenset[str]], code: str) -> bool:
     """Whether a line's noqa `codes` (as `noqa_codes` gives them) suppress `code`."""
     if codes is None:
@@ -157,12 +153,10 @@ class NoqaLines:
         line = self.line(row)
         if "noqa" not in line.lower():
             return None
-        if "'" not in line and '"' not in line:
-            return noqa_codes(line)  # no string on the line: every `#` starts a comment
-        directive = self.directive_at(row)
-        if directive is None:
-            return None
-        return frozenset(code.upper() for code in directive.codes) or ALL
+        if ("'" in line or '"' in line) and self._scan()[0] is not None:
+            directive = self.directive_at(row)  # only a real comment counts, not a string's text
+            return None if directive is None else frozenset(code.upper() for code in directive.codes) or ALL
+        return noqa_codes(line)  # no string on the line: every `#` starts a comment
 
     def directive_at(self, row: int) -> Optional[Directive]:
         comments = self._scan()[1]
