@@ -130,8 +130,8 @@ def add_noqa_source(
 ) -> SourceResult:
     """`source` with `# noqa: CODES` added on each line where findings remain (`gradlint check
     --add-noqa`), in `fixed`, and how many lines were changed in `applied`; `source` itself when
-    nothing is added. Files that cannot be decoded or parsed get none (GL001 and GL002 are not
-    suppressed by a line's comment). Never raises."""
+    nothing is added. Files that cannot be decoded or parsed get none (a line's comment does not
+    suppress GL001 and GL002 there). Never raises."""
     try:
         decoded, early = _guards(source, name, codes, max_bytes)
         if early is not None:
@@ -140,11 +140,12 @@ def add_noqa_source(
         outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, project=project))
         if outcome.error is not None:
             return SourceResult(name, error=f"{outcome.error}; file left unchanged")
-        unsuppressible = {rule.code for rule in file_rules()}
+        failures = {rule.code for rule in file_rules()}
+        if outcome.module is None and any(finding.code in failures for finding in outcome.findings):
+            return SourceResult(name, fixed=source)  # the text did not parse
         wanted: dict[int, set[str]] = {}
         for finding in outcome.findings:
-            if finding.code not in unsuppressible and finding.noqa_row > 0:
-                wanted.setdefault(finding.noqa_row, set()).add(finding.code)
+            wanted.setdefault(finding.noqa_row, set()).add(finding.code)
         if not wanted:
             return SourceResult(name, fixed=source)
         text, added = add_noqa(decoded.text, wanted)

@@ -138,6 +138,9 @@ def test_whole_file_suppression_is_respected_and_broken_files_are_left_alone():
     assert added(listed) == listed.replace(".data\n", ".data  # noqa: GL303\n")  # GL101 is off for the file
     broken = IMPORT + "x = Variable(t)\nprint 'epoch'\n"
     assert added(broken) == broken
+    python2_handler = "try:\n    pass\nexcept E, e:\n    pass\n"  # parsed: GL001 is a line finding here
+    assert added(python2_handler) == python2_handler.replace("E, e:", "E, e:  # noqa: GL001")
+    assert unsuppressed(added(python2_handler)) == []
 
 
 # ---------------------------------------------------------------------------------------------
