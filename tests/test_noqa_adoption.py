@@ -196,9 +196,11 @@ def test_check_add_noqa_then_check_passes(run_cli, tmp_path):
     assert again.exit_code == 0 and again.stderr == "Added 0 noqa directives.\n"
 
 
-def test_add_noqa_refuses_stdin(run_cli):
+def test_add_noqa_refuses_stdin_and_ignore_noqa(run_cli):
     result = run_cli("check", "--add-noqa", "-", input="x = 1\n")
     assert result.exit_code == 2 and "stdin" in result.stderr
+    result = run_cli("check", "--add-noqa", "--ignore-noqa", ".")
+    assert result.exit_code == 2 and "--ignore-noqa" in result.stderr
 
 
 def test_ignore_noqa_reports_and_fixes_what_comments_suppress(run_cli, tmp_path):
