@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gradlint.fix.plan import Applicability, Availability
 from gradlint.rules import all_rules, presets
-from gradlint.rules.base import Rule
+from gradlint.rules.base import Rule, Severity
 
 # What each family of rules finds (README's table has one row per family).
 FAMILIES = {
@@ -37,9 +37,17 @@ def fix_text(rule: "type[Rule]") -> str:
     return text if rule.fix_availability is Availability.ALWAYS else f"{text}, for some forms only"
 
 
+# What each severity means (CONTRIBUTING.md, "Severity"), in each rule's page.
+SEVERITY_TEXT = {
+    Severity.ERROR: "the reported code raises, or silently goes wrong, under the current torch",
+    Severity.WARNING: "the reported code runs as meant, through a legacy or deprecated API or at a cost in memory or time",
+}
+
+
 def render_rule(rule: "type[Rule]") -> str:
     flags = [f"`--{name}`" for name, codes in presets().items() if rule.code in codes]
-    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Fix: {fix_text(rule)}."]
+    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Severity: {rule.severity} ({SEVERITY_TEXT[rule.severity]})."]
+    header.append(f"Fix: {fix_text(rule)}.")
     if flags:
         header.append(f"Selected by `gradlint fix` {', '.join(flags)}.")
     header.append(f"Suppress one finding with `# noqa: {rule.code}`.")
@@ -52,11 +60,11 @@ def render_index() -> str:
         "",
         "Generated from the rule classes by `python -m gradlint.docs rules`; do not edit by hand.",
         "",
-        "| code | name | fix | what it finds |",
-        "|---|---|---|---|",
+        "| code | name | severity | fix | what it finds |",
+        "|---|---|---|---|---|",
     ]
     for rule in all_rules():
-        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {fix_text(rule)} | {rule.summary} |")
+        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.severity} | {fix_text(rule)} | {rule.summary} |")
     return "\n".join(lines) + "\n"
 
 
