@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gradlint.fix.plan import Applicability, Availability
 from gradlint.rules import all_rules, presets
-from gradlint.rules.base import Rule, Severity
+from gradlint.rules.base import Rule
 
 # What each family of rules finds (README's table has one row per family).
 FAMILIES = {
@@ -37,16 +37,9 @@ def fix_text(rule: "type[Rule]") -> str:
     return text if rule.fix_availability is Availability.ALWAYS else f"{text}, for some forms only"
 
 
-# What each severity means (CONTRIBUTING.md, "Severity"), in each rule's page.
-SEVERITY_TEXT = {
-    Severity.ERROR: "the reported code raises, or silently goes wrong, under the current torch",
-    Severity.WARNING: "the reported code runs as meant, through a legacy or deprecated API or at a cost in memory or time",
-}
-
-
 def render_rule(rule: "type[Rule]") -> str:
     flags = [f"`--{name}`" for name, codes in presets().items() if rule.code in codes]
-    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Severity: {rule.severity} ({SEVERITY_TEXT[rule.severity]})."]
+    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Severity: {rule.severity} ({rule.severity.meaning})."]
     header.append(f"Fix: {fix_text(rule)}.")
     if flags:
         header.append(f"Selected by `gradlint fix` {', '.join(flags)}.")

@@ -19,17 +19,20 @@ if TYPE_CHECKING:
 
 
 class Severity(str, Enum):
-    """How bad a rule's findings are, the same in every output format (CONTRIBUTING.md, "Severity").
-
-    `error`: the reported code raises under the current torch, or silently trains, evaluates or
-    saves something other than what it says. `warning`: it runs as meant, through a legacy or
-    deprecated API or at a cost in memory or time."""
+    """How bad a rule's findings are, the same in every output format (the policy is in
+    CONTRIBUTING.md, "Severity"; `meaning` states it in each rule's page)."""
 
     ERROR = "error"
     WARNING = "warning"
 
     __str__ = str.__str__
     __format__ = str.__format__
+
+    @property
+    def meaning(self) -> str:
+        if self is Severity.ERROR:
+            return "the reported code raises, or silently goes wrong, under the current torch"
+        return "the reported code runs as meant, through a legacy or deprecated API or at a cost in memory or time"
 
 
 @dataclass(frozen=True)
