@@ -250,3 +250,20 @@ def test_statistics_stay_json(run_cli, tmp_path, output_format):
     write(tmp_path / "a.py", "from torch.autograd import Variable\nx = Variable(t)\n")
     rows = json.loads(run_cli("check", "--statistics", "--output-format", output_format, "a.py").stdout)
     assert rows == [{"code": "GL101", "name": "variable-call", "count": 1, "fixable": True}]
+
+
+def test_check_writes_rdjson_columns_from_the_files_text(run_cli, tmp_path):
+    write(tmp_path / "train.py", SOURCE)
+    diagnostics = json.loads(run_cli("check", "--output-format", "rdjson", "train.py").stdout)["diagnostics"]
+    assert [entry["location"]["range"]["start"] for entry in diagnostics if entry["code"]["value"] == "GL103"] == [
+        {"line": 8, "column": 22}
+    ]
+
+
+def test_check_writes_gitlab_paths_from_the_project_root(run_cli, tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / "ml" / "train.py", SOURCE)
+    monkeypatch.delenv("CI_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(tmp_path / "ml")
+    paths = {entry["location"]["path"] for entry in json.loads(run_cli("check", "--output-format", "gitlab", ".").stdout)}
+    assert paths == {"ml/train.py"}
