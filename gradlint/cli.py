@@ -320,7 +320,10 @@ def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int, *
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format):
     """List every rule: code, name, fix availability."""
-    rows = [{"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_summary()} for rule in all_rules()]
+    rows = [
+        {"code": rule.code, "name": rule.name, "severity": rule.severity.value, "summary": rule.summary, "fix": rule.fix_summary()}
+        for rule in all_rules()
+    ]
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
