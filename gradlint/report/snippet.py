@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional, Sequence
 
 import click
 
@@ -48,6 +48,16 @@ class Source(NamedTuple):
 
     def line(self, row: int) -> str:
         return self.text[self.index.line_start(row) : self.index.line_end(row)].rstrip("\r\n")
+
+
+def sources_by_path(findings: Sequence[Finding], source_of: Callable[[str], Optional[str]]) -> dict[str, Optional[Source]]:
+    """The text of each reported file, read once (None where it cannot be read)."""
+    sources: dict[str, Optional[Source]] = {}
+    for finding in findings:
+        if finding.path not in sources:
+            text = source_of(finding.path)
+            sources[finding.path] = Source.of(text) if text is not None else None
+    return sources
 
 
 def _gutter(width: int, number: Optional[int] = None) -> str:

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 from gradlint.model import Finding
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
-from gradlint.report.snippet import Painter, Source, code_frame, fix_diff
+from gradlint.report.snippet import Painter, Source, code_frame, fix_diff, sources_by_path
 from gradlint.rules import rule_by_code
 
 
@@ -26,12 +26,9 @@ def render_concise(findings: Sequence[Finding], options: RenderOptions) -> str:
 def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
     """Each finding with its source line and carets (and its fix as a diff with `show_fixes`)."""
     paint = Painter(options.color)
-    sources: dict[str, Optional[Source]] = {}
+    sources = sources_by_path(findings, options.source_of)
     lines: list[str] = []
     for finding in findings:
-        if finding.path not in sources:
-            text = options.source_of(finding.path)
-            sources[finding.path] = Source.of(text) if text is not None else None
         lines.append(finding_line(finding, paint))
         lines.extend(_details(finding, sources[finding.path], options.show_fixes, paint))
         lines.append("")

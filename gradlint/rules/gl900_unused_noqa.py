@@ -5,7 +5,7 @@ from typing import Sequence
 from gradlint.fix.plan import Applicability, Availability
 from gradlint.model import Edit, Finding, Fix, Location
 from gradlint.noqa import Directive, NoqaLines, directive_text
-from gradlint.rules.base import Invalid
+from gradlint.rules.base import Invalid, Severity
 from gradlint.rules.noqa_rule import NoqaRule
 
 
@@ -52,6 +52,7 @@ class UnusedNoqa(NoqaRule):
     code = "GL900"
     name = "unused-noqa"
     summary = "`# noqa` codes that suppress nothing"
+    severity = Severity.WARNING  # the code runs as written; only its comment is stale
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("noqa", "NOQA")
