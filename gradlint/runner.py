@@ -18,6 +18,7 @@ from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
+from gradlint.notebook import cell_diff, is_notebook, python_source
 from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
 from gradlint.shared_imports import restore_used_imports
@@ -307,7 +308,7 @@ class RunProject:
 
     def _built(self) -> ProjectIndex:
         if self._index is None:
-            sources = [(str(source), raw) for source, raw in self.sources]
+            sources = [(str(source), python_source(str(source), raw)) for source, raw in self.sources]
             self._index = ProjectIndex(sources, self.roots, read_outside=self._read_outside)
         return self._index
 
@@ -372,6 +373,8 @@ def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, d
 
 
 def unified_diff(before: bytes, after: bytes, name: str) -> str:
+    if is_notebook(name):
+        return cell_diff(before, after, name)
     old = _text_for_diff(before).splitlines(keepends=True)
     new = _text_for_diff(after).splitlines(keepends=True)
     return "".join(difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}"))

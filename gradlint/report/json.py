@@ -32,6 +32,7 @@ def finding_to_dict(finding: Finding) -> dict:
         "end_location": _location(finding.end_location),
         "fix": fix,
         "noqa_row": finding.noqa_row,
+        "cell": finding.cell,  # a notebook's cell (as ruff's JSON); rows and columns are then within it
         "url": f"{RULE_DOCS_URL}{finding.code}.md",
     }
 

@@ -5,6 +5,7 @@ from collections import Counter
 from typing import Optional, Sequence
 
 from gradlint.model import Finding
+from gradlint.notebook import cell_sources
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
 from gradlint.report.snippet import Painter, Source, code_frame, fix_diff
@@ -14,7 +15,8 @@ from gradlint.rules import rule_by_code
 def finding_line(finding: Finding, paint: Painter = Painter(False)) -> str:
     marker = " [*]" if finding.has_safe_fix else ""
     location = finding.location
-    where = paint(display_path(finding.path), bold=True) + f":{location.row}:{location.column}:"
+    cell = f"cell {finding.cell}:" if finding.cell is not None else ""  # ruff's `notebook.ipynb:cell 3:4:9:`
+    where = paint(display_path(finding.path), bold=True) + f":{cell}{location.row}:{location.column}:"
     return f"{where} {paint(finding.code, fg='red', bold=True)}{marker} {finding.message}"
 
 
@@ -26,14 +28,17 @@ def render_concise(findings: Sequence[Finding], options: RenderOptions) -> str:
 def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
     """Each finding with its source line and carets (and its fix as a diff with `show_fixes`)."""
     paint = Painter(options.color)
-    sources: dict[str, Optional[Source]] = {}
+    sources: dict[tuple[str, Optional[int]], Optional[Source]] = {}
     lines: list[str] = []
     for finding in findings:
-        if finding.path not in sources:
+        key = (finding.path, finding.cell)
+        if key not in sources:
             text = options.source_of(finding.path)
-            sources[finding.path] = Source.of(text) if text is not None else None
+            if text is not None and finding.cell is not None:
+                text = cell_sources(text).get(finding.cell)  # a notebook: the frame shows the cell's line
+            sources[key] = Source.of(text) if text is not None else None
         lines.append(finding_line(finding, paint))
-        lines.extend(_details(finding, sources[finding.path], options.show_fixes, paint))
+        lines.extend(_details(finding, sources[key], options.show_fixes, paint))
         lines.append("")
     if not options.quiet:
         lines.extend(summary_lines(findings))
@@ -119,7 +124,7 @@ def _overlapping_fix(finding: Finding, remaining: Sequence[Finding]) -> Optional
     """The code of another rule's fixable finding on the same code as `finding` (which has no fix
     while that one stands, e.g. a `Variable(...)` call waiting for its `volatile=` to go)."""
     for other in remaining:
-        if other is finding or other.fix is None or other.path != finding.path or other.code == finding.code:
+        if other is finding or other.fix is None or (other.path, other.cell) != (finding.path, finding.cell) or other.code == finding.code:
             continue
         if other.location < finding.end_location and finding.location < other.end_location:
             return other.code
