@@ -74,8 +74,19 @@ class Notebook:
         """The cell number and the position within that cell of a position in `code`."""
         index = max(bisect_right(self.starts, location.row) - 1, 0)
         cell = self.cells[index]
-        row = min(location.row - self.starts[index] + 1, cell.rows)  # a boundary line: the end of the cell before it
+        row = location.row - self.starts[index] + 1
+        if row > cell.rows:  # past the cell's last line (its boundary line, the end of the code): the end of the cell
+            return cell.number, Location(cell.rows, len(cell.text) - max(cell.text.rfind("\n"), cell.text.rfind("\r")))
         return cell.number, Location(row, location.column)
+
+    def described(self, warning: Optional[str]) -> Optional[str]:
+        """A warning about lines of `code` (`line 7: ...`) about the cells' lines instead."""
+
+        def in_cell(match: re.Match) -> str:
+            cell, location = self.locate(Location(int(match.group(1)), 1))
+            return f"cell {cell}, line {location.row}:"
+
+        return re.sub(r"\bline (\d+):", in_cell, warning) if warning is not None else None
 
     def masked_rows(self) -> frozenset[int]:
         return frozenset(row for row, line in enumerate(self.code.splitlines(), start=1) if MARK in line)

@@ -160,7 +160,7 @@ def _in_notebook(source: Source, name: str, run: Callable[[str], SourceResult], 
         return SourceResult(name, fixed=source if fixing else None)  # not a Python notebook: nothing to check
     result = run(notebook.code)
     if not fixing or result.fixed is None or result.fixed == notebook.code:
-        result.findings = notebook.findings(result.findings)
+        result.findings, result.warning = notebook.findings(result.findings), notebook.described(result.warning)
         result.fixed = source if fixing and result.fixed is not None else None
         return result
     try:
@@ -170,7 +170,7 @@ def _in_notebook(source: Source, name: str, run: Callable[[str], SourceResult], 
     fixed = read_notebook(written)
     if fixed.code != result.fixed:  # a fix took the newline that ended a cell: the rows moved
         result.findings = run(fixed.code).findings
-    result.findings = fixed.findings(result.findings)
+    result.findings, result.warning = fixed.findings(result.findings), fixed.described(result.warning)
     result.fixed = written if isinstance(source, str) else written.encode("utf-8-sig" if source.startswith(b"\xef\xbb\xbf") else "utf-8")
     return result
 

@@ -11,6 +11,7 @@ import pytest
 
 from gradlint.config import Settings
 from gradlint.discovery import discover
+from gradlint.model import Location
 from gradlint.notebook import NotebookError, read_notebook, source_spans
 from gradlint.pipeline import check_source, fix_source
 from gradlint.rules import all_codes
@@ -176,6 +177,20 @@ def test_string_sources_are_placed_in_the_file_too(run_cli, tmp_path):
 def test_noqa_works_within_a_cell():
     text = notebook(code_cell(IMPORTS), code_cell("x = Variable(t)  # noqa: GL101\ny = Variable(t)"))
     assert places(check(text)) == [("GL101", 2, 2, 5)]
+
+
+def test_suppression_warnings_name_the_cell():
+    result = check_source(notebook(code_cell(IMPORTS), code_cell("y = 1\nx = Variable(t)  # noqa: all")), "n.ipynb", CODES)
+    assert result.warning.startswith("cell 2, line 2: `# noqa: all` names no valid code"), result.warning
+
+
+def test_an_edit_to_the_end_of_a_cell_ends_within_it():
+    """The code analysed ends each cell with a newline the cell does not have."""
+    (finding,) = [
+        f for f in check(notebook(code_cell(IMPORTS), code_cell("e = Variable(t, volatile=True)\nprint(model(e))"))) if f.code == "GL102"
+    ]
+    (edit,) = finding.fix.edits
+    assert (edit.location, edit.end_location) == (Location(1, 1), Location(2, 16))
 
 
 def test_the_cache_keeps_the_cell(run_cli, located):
