@@ -89,7 +89,7 @@ class Notebook:
         return re.sub(r"\bline (\d+):", in_cell, warning) if warning is not None else None
 
     def masked_rows(self) -> frozenset[int]:
-        return frozenset(row for row, line in enumerate(self.code.splitlines(), start=1) if MARK in line)
+        return frozenset(row for row, line in enumerate(_NEWLINE.split(self.code), start=1) if MARK in line)
 
     def findings(self, findings: list[Finding]) -> list[Finding]:
         """Findings on `code`, placed in their cells; none on masked lines or boundaries, and no

@@ -59,7 +59,7 @@ IMPORTS = "import torch\nfrom torch.autograd import Variable\n"
 
 
 def test_directories_yield_notebooks_next_to_python_files(tmp_path):
-    for name in ("train.py", "explore.ipynb", "notes.txt", "sub/eval.ipynb", ".ipynb_checkpoints/explore-checkpoint.txt"):
+    for name in ("train.py", "explore.ipynb", "notes.txt", "sub/eval.ipynb", ".ipynb_checkpoints/explore-checkpoint.ipynb"):
         write(tmp_path / name, "")
     found = discover([tmp_path], Settings(root=tmp_path)).files
     assert sorted(path.relative_to(tmp_path).as_posix() for path in found) == ["explore.ipynb", "sub/eval.ipynb", "train.py"]
