@@ -199,6 +199,15 @@ def test_the_cache_keeps_the_cell(run_cli, located):
     assert second == first and json.loads(second)[0]["cell"] == 3
 
 
+def test_a_notebook_knows_what_it_imports_from_local_modules(run_cli, tmp_path):
+    write(tmp_path / "model.py", "from torch.autograd import Variable\n")
+    text = notebook(code_cell("from model import *"), code_cell("x = Variable(t)"))
+    write(tmp_path / "explore.ipynb", text)
+    for arguments, options in ((["."], {}), (["explore.ipynb"], {}), (["-", "--stdin-filename", "explore.ipynb"], {"input": text})):
+        result = run_cli("check", "--no-cache", "--output-format", "concise", *arguments, **options)
+        assert "explore.ipynb:cell 2:1:5: GL101" in result.output, arguments
+
+
 # -- fixing -------------------------------------------------------------------------------------
 
 
