@@ -245,7 +245,7 @@ def _code_cell(number: int, raw: dict) -> Optional[_CodeCell]:
         if row not in magic_lines:
             masked.append(line)
             continue
-        if row == 0 or row - 1 not in magic_lines:
+        if not (row - 1 in magic_lines and lines[row - 1].rstrip("\r\n").endswith("\\")):  # a continuation keeps the indent
             indent = line[: len(line) - len(line.lstrip(" \t"))]
         placeholder = f"{indent}{_names_read(line)}  # {MARK} {number}:{row}"
         restore[placeholder] = line.rstrip("\r\n")

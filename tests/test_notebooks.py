@@ -92,6 +92,8 @@ MAGICS = code_cell(
     "%s stays inside the string: not a magic\n"
     '"""\n'
     "    z = Variable(t)\n"  # reported: cell 2, row 14
+    "    !echo {z}\n"
+    "!echo done\n"  # not in the loop
 )
 
 
