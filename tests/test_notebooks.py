@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from gradlint.config import Settings
@@ -15,7 +16,7 @@ from gradlint.model import Location
 from gradlint.notebook import NotebookError, read_notebook, source_spans
 from gradlint.pipeline import check_source, fix_source
 from gradlint.rules import all_codes
-from support import LEGACY_EVALUATE, write
+from support import LEGACY_EVALUATE, ROOT, write
 
 DATA = Path(__file__).parent / "data" / "notebooks"
 CODES = frozenset(all_codes())
@@ -156,6 +157,8 @@ def test_json_gives_the_cell_and_rows_within_it(run_cli, located):
 def test_sarif_and_github_point_into_the_notebook_file(run_cli, located):
     lines = LOCATED.splitlines()
     sarif = json.loads(run_cli("check", "--no-cache", "--output-format", "sarif", "eval.ipynb").output)
+    schema = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(sarif)) == []
     result = sarif["runs"][0]["results"][0]
     region = result["locations"][0]["physicalLocation"]["region"]
     line = lines[region["startLine"] - 1]
