@@ -61,6 +61,12 @@ def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int) -> Wor
     return WorkItem(str(path), raw, own.codes_for(relative_to_root(path, own)), max_bytes, own.unsafe_fixes)
 
 
+def within_size_limit(item: WorkItem) -> bool:
+    """Whether the file is analysed whole. A notebook's outputs (plots, tables) do not count:
+    the pipeline measures its code, and says when that is over the limit."""
+    return is_notebook(item.name) or not over_size_limit(len(item.raw), item.max_bytes)
+
+
 def relative_to_root(path: Path, settings: Settings) -> str:
     try:
         return path.resolve().relative_to(settings.root).as_posix()
@@ -95,7 +101,7 @@ def check_paths(
             results[index] = SourceResult(str(path), error=str(error))
             continue
         readable.append((index, path, work_item(path, raw, settings, max_bytes)))
-    analysed = [entry for entry in readable if not over_size_limit(len(entry[2].raw), max_bytes)]
+    analysed = [entry for entry in readable if within_size_limit(entry[2])]
     contents = {index: content_digest(item.raw) for index, _, item in analysed}
     project = RunProject(
         [(path, item.raw) for _, path, item in analysed], [contents[index] for index, _, _ in analysed], paths, settings, max_bytes
@@ -213,7 +219,7 @@ def fix_paths(
             continue
         targets.append(path)
         work.append(work_item(path, raw, settings, max_bytes))
-    analysed = [(path, item.raw) for path, item in zip(targets, work) if not over_size_limit(len(item.raw), max_bytes)]
+    analysed = [(path, item.raw) for path, item in zip(targets, work) if within_size_limit(item)]
     project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
     results = map_in_pool(_fix_item, work, jobs, progress)

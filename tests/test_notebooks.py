@@ -213,6 +213,17 @@ def test_a_notebook_knows_what_it_imports_from_local_modules(run_cli, tmp_path):
         assert "explore.ipynb:cell 2:1:5: GL101" in result.output, arguments
 
 
+def test_outputs_do_not_count_against_the_size_limit(run_cli, tmp_path):
+    """A notebook's plots can weigh megabytes: its code is what is analysed, cached and indexed."""
+    write(tmp_path / "model.py", "from torch.autograd import Variable\n")
+    plot = {"data": {"image/png": "A" * 4096}, "metadata": {}, "output_type": "display_data"}
+    write(tmp_path / "explore.ipynb", notebook(code_cell("from model import *"), code_cell("x = Variable(t)", outputs=[plot])))
+    first = run_cli("check", "--max-file-size", "2K", "--output-format", "concise", ".")
+    assert "explore.ipynb:cell 2:1:5: GL101" in first.output and first.stderr == ""
+    (pack,) = (tmp_path / ".gradlint_cache").glob("results-*.json")
+    assert any(path.endswith("explore.ipynb") for path in json.loads(pack.read_text(encoding="utf-8")))  # cached
+
+
 # -- fixing -------------------------------------------------------------------------------------
 
 
