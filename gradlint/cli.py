@@ -18,6 +18,7 @@ from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_statistics
 from gradlint.rules import ALL_MIGRATIONS, all_rules, presets, rule_by_code
 from gradlint.source import UndecodableSource, decode_source
+from gradlint.pool import tune_garbage_collector
 from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin, unified_diff
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -320,7 +321,10 @@ def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int, *
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format):
     """List every rule: code, name, fix availability."""
-    rows = [{"code": rule.code, "name": rule.name, "summary": rule.summary, "fix": rule.fix_summary()} for rule in all_rules()]
+    rows = [
+        {"code": rule.code, "name": rule.name, "severity": rule.severity.value, "summary": rule.summary, "fix": rule.fix_summary()}
+        for rule in all_rules()
+    ]
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
@@ -350,6 +354,7 @@ def server():
 
 
 def main() -> None:
+    tune_garbage_collector()
     cli(prog_name="gradlint")
 
 

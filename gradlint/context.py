@@ -249,7 +249,7 @@ class FileContext:
     @cached_property
     def positions(self) -> LazyPositions:
         """Node -> CodeRange, resolved per top-level statement and only when needed."""
-        return LazyPositions(self.module, self.text)
+        return LazyPositions(self.module, self.text, self.placement_of)
 
     def top_statement(self) -> Optional[cst.CSTNode]:
         """The statement positions are resolved in for the node being visited (top-level, or a

@@ -39,7 +39,8 @@ def fix_text(rule: "type[Rule]") -> str:
 
 def render_rule(rule: "type[Rule]") -> str:
     flags = [f"`--{name}`" for name, codes in presets().items() if rule.code in codes]
-    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Fix: {fix_text(rule)}."]
+    header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Severity: {rule.severity} ({rule.severity.meaning})."]
+    header.append(f"Fix: {fix_text(rule)}.")
     if flags:
         header.append(f"Selected by `gradlint fix` {', '.join(flags)}.")
     header.append(f"Suppress one finding with `# noqa: {rule.code}`.")
@@ -52,11 +53,11 @@ def render_index() -> str:
         "",
         "Generated from the rule classes by `python -m gradlint.docs rules`; do not edit by hand.",
         "",
-        "| code | name | fix | what it finds |",
-        "|---|---|---|---|",
+        "| code | name | severity | fix | what it finds |",
+        "|---|---|---|---|---|",
     ]
     for rule in all_rules():
-        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {fix_text(rule)} | {rule.summary} |")
+        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.severity} | {fix_text(rule)} | {rule.summary} |")
     return "\n".join(lines) + "\n"
 
 

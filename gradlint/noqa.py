@@ -45,8 +45,8 @@ def malformed_suppressions(text: str) -> list[str]:
     """One line of advice per suppression comment that does not do what it seems to: a whole-file
     one that is not on a line of its own or not spelled `# gradlint: noqa[: CODES]`, and a line
     `# noqa:` followed by no valid code (which then suppresses everything on its line)."""
-    if _NOQA_WORD.search(text) is None:
-        return []
+    if _FILE_DIRECTIVE.search(text) is None and _LOOSE_LINE_NOQA.search(text) is None:
+        return []  # no candidate anywhere: tokenizing (slow, in Python) would find none either
     problems = []
     lines = text.splitlines()
     for row, column, comment in _comments(text):

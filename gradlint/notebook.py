@@ -503,9 +503,10 @@ def python_source(name: str, raw: bytes) -> bytes:
 
 
 def in_file(findings: Sequence[Finding], source_of: Callable[[str], Optional[str]]) -> list[Finding]:
-    """Findings as formats that point into files need them: a notebook's placed at the line and
-    column of the notebook's JSON text that holds their code, the cell named in the message, and
-    without fix (its edits are in the cell's coordinates, not the file's)."""
+    """Findings as the formats that point into files need them (SARIF, GitHub, GitLab, reviewdog,
+    pylint, JUnit): a notebook's placed at the line and column of the notebook's JSON text that
+    holds their code, the cell named in the message, and without fix (its edits are in the
+    cell's coordinates)."""
     placed = []
     for finding in findings:
         text = source_of(finding.path) if finding.cell is not None else None
@@ -520,6 +521,7 @@ def in_file(findings: Sequence[Finding], source_of: Callable[[str], Optional[str
                 location=file_location(text, finding.cell, finding.location),
                 end_location=file_location(text, finding.cell, finding.end_location),
                 fix=None,
+                cell=None,  # its rows now count in the file
             )
         )
     return placed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import gc
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Optional, TypeVar
@@ -11,6 +12,15 @@ MIN_FILES_PER_WORKER = 8
 Progress = Callable[[int, int], None]  # (files done, files to do)
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+def tune_garbage_collector() -> None:
+    """Fewer, cheaper cyclic collections for a run. A LibCST tree is millions of small objects
+    with hardly a reference cycle among them: at the default threshold (700 allocations) the
+    collector runs tens of thousands of times per run and finds nearly nothing. The objects that
+    exist now (modules, rule classes) are moved out of its sight for good."""
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 def worker_count(jobs: int) -> int:
@@ -25,7 +35,7 @@ def map_in_pool(function: Callable[[T], R], work: list[T], jobs: int, progress: 
         return _collect((function(item) for item in work), len(work), progress)
     chunk = max(1, len(work) // (workers * 8))
     try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=tune_garbage_collector) as pool:
             return _collect(pool.map(function, work, chunksize=chunk), len(work), progress)
     except (OSError, BrokenProcessPool):
         return _collect((function(item) for item in work), len(work), progress)  # no processes here: stay correct

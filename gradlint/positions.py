@@ -12,10 +12,11 @@ falls back to the whole-module provider, so a position is never wrong.
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Callable, Mapping, Optional
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from gradlint.analysis.tree import iter_children
 
@@ -41,27 +42,44 @@ class _Placed:
 
 
 class LazyPositions:
-    def __init__(self, module: cst.Module, text: str) -> None:
+    def __init__(
+        self, module: cst.Module, text: str, placement_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None
+    ) -> None:
         self.module = module
         self.text = text
-        self._placed: dict[int, _Placed] = {}  # id(statement) -> its resolved positions
+        self._placement_of = placement_of
+        self._placed: dict[int, Optional[_Placed]] = {}  # id(statement) -> its positions; None: cannot be placed
         self._full: Optional[object] = None
         self._rows: Optional[dict[int, int]] = None
         self._lines: Optional[list[str]] = None
 
     def lookup(self, node: cst.CSTNode, hint: Optional[cst.CSTNode] = None) -> CodeRange:
-        """The node's range; `hint` is the statement (top-level or class member) that probably holds it."""
+        """The node's range; `hint` is the statement (top-level or class member) that probably holds it.
+        Only the hinted statement and the one the node belongs to are searched: searching every
+        statement placed so far made the cost grow with the square of the findings."""
         if self._full is not None:
             return self._full[node]
-        if hint is not None and id(hint) not in self._placed:
-            placed = self._place(hint)
-            if placed is not None:
-                self._placed[id(hint)] = placed
-        for placed in self._placed.values():
-            found = placed.get(node)
-            if found is not None:
-                return found
-        return self._whole()[node]
+        found = self._within(node, hint)
+        if found is None:
+            unit = self._unit_of(node)
+            if unit is not hint:
+                found = self._within(node, unit)
+        return found if found is not None else self._whole()[node]
+
+    def _within(self, node: cst.CSTNode, statement: Optional[cst.CSTNode]) -> Optional[CodeRange]:
+        if statement is None:
+            return None
+        key = id(statement)
+        if key not in self._placed:
+            self._placed[key] = self._place(statement)
+        placed = self._placed[key]
+        return None if placed is None else placed.get(node)
+
+    def _unit_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        if self._placement_of is None:
+            units = placement_map(self.module)
+            self._placement_of = lambda other: units.get(id(other))
+        return self._placement_of(node)
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         return self.lookup(node)
@@ -84,9 +102,9 @@ class LazyPositions:
             default_newline=self.module.default_newline,
             has_trailing_newline=True,
         )
-        positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions, code = _rendered_with_positions(alone)
         row_offset = first_row - positions[statement].start.line
-        shifts = self._column_shifts(alone.code.splitlines(), row_offset)
+        shifts = self._column_shifts(code.splitlines(), row_offset)
         return None if shifts is None else _Placed(positions, row_offset, shifts)
 
     def _column_shifts(self, rendered: list[str], row_offset: int) -> Optional[list[int]]:
@@ -124,6 +142,21 @@ class LazyPositions:
             if not _pair(self.module.body, tree.body, self._rows):
                 self._rows = {}  # the two parsers disagree on the statements: trust neither mapping
         return self._rows
+
+
+def _rendered_with_positions(module: cst.Module) -> tuple[Mapping[cst.CSTNode, CodeRange], str]:
+    """The module's code and the position of every node in it, from one rendering. MetadataWrapper
+    would also walk the whole tree for batchable providers (there are none here) and the code would
+    be rendered a second time: three passes where one does."""
+    try:
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(
+            default_indent=module.default_indent, default_newline=module.default_newline, provider=provider
+        )
+        module._codegen(state)
+        return provider._computed, "".join(state.tokens)
+    except (AttributeError, TypeError):  # LibCST's internals moved: take the public, slower road
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider), module.code
 
 
 def _pair(statements, nodes: list[ast.stmt], rows: dict[int, int]) -> bool:

@@ -22,7 +22,7 @@ RULE_TEMPLATE = '''from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class {class_name}(Rule):
@@ -54,6 +54,9 @@ class {class_name}(Rule):
     code = "{code}"
     name = "{name}"
     summary = "..."
+    # ERROR when the reported code raises or silently goes wrong under torch 2.13; WARNING when it
+    # runs as meant through a legacy API or at a cost (CONTRIBUTING.md, "Severity").
+    severity = Severity.ERROR
     # The file is analysed only when one of these strings occurs in it: a word every finding needs.
     triggers = ("{trigger}",)
 

@@ -22,15 +22,14 @@ from gradlint import RULE_DOCS_URL, __version__
 from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings
 from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
 from gradlint.model import SAFE, Finding, Location
-from gradlint.rules import file_rules
+from gradlint.rules import severity_of
 from gradlint.runner import RunSummary, check_stdin, fix_stdin
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
 SOURCE = "gradlint"
-# Files that could not be read as Python are errors; every other finding is a warning.
-_FILE_RULE_CODES = frozenset(rule.code for rule in file_rules())
+SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
 
 
 @dataclass(frozen=True)
@@ -258,11 +257,10 @@ def _is_python(path: Optional[Path], language_id: Optional[str]) -> bool:
 
 
 def _diagnostic(finding: Finding, positions: Positions) -> types.Diagnostic:
-    unreadable = finding.code in _FILE_RULE_CODES
     return types.Diagnostic(
         range=positions.span(finding.location, finding.end_location),
         message=finding.message,
-        severity=types.DiagnosticSeverity.Error if unreadable else types.DiagnosticSeverity.Warning,
+        severity=SEVERITIES[severity_of(finding.code)],
         code=finding.code,
         code_description=types.CodeDescription(href=f"{RULE_DOCS_URL}{finding.code}.md"),
         source=SOURCE,

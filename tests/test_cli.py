@@ -68,7 +68,7 @@ def test_json_fix_is_null_without_fix(run_cli, tmp_path):
 def test_github_output(run_cli, tmp_path):
     write(tmp_path / "a.py", LEGACY)
     result = run_cli("check", "--output-format", "github", "a.py")
-    assert result.output.startswith("::error title=gradlint (GL101),file=a.py,line=2,col=5,endLine=2,endColumn=16::GL101 ")
+    assert result.output.startswith("::warning title=gradlint (GL101),file=a.py,line=2,col=5,endLine=2,endColumn=16::GL101 ")
 
 
 def test_statistics(run_cli, tmp_path):
@@ -346,6 +346,7 @@ def test_rules_listing(run_cli):
     assert {
         "code": "GL103",
         "name": "legacy-scalar-index",
+        "severity": "error",
         "summary": rows[[r["code"] for r in rows].index("GL103")]["summary"],
         "fix": "safe or unsafe",
     } in rows

@@ -170,6 +170,22 @@ def test_sarif_and_github_point_into_the_notebook_file(run_cli, located):
     assert "::GL101 cell 3, line 2: " in github
 
 
+@pytest.mark.parametrize("output_format", ["gitlab", "rdjson", "pylint", "junit", "json-lines"])
+def test_every_other_format_places_notebook_findings(run_cli, located, output_format):
+    output = run_cli("check", "--no-cache", "--output-format", output_format, "eval.ipynb").output
+    row = next(number for number, line in enumerate(LOCATED.splitlines(), start=1) if "Variable(t)" in line)
+    expected = {
+        "gitlab": lambda: json.loads(output)[0]["location"]["positions"]["begin"] == {"line": row, "column": 23},
+        "rdjson": lambda: json.loads(output)["diagnostics"][0]["location"]["range"]["start"] == {"line": row, "column": 23},
+        "pylint": lambda: output.startswith(f"eval.ipynb:{row}: [GL101] cell 3, line 2: "),
+        "junit": lambda: f'line="{row}" column="23"' in output and "cell 3, line 2: " in output,
+        "json-lines": lambda: (
+            (json.loads(output.splitlines()[0])["cell"], json.loads(output.splitlines()[0])["location"]) == (3, {"row": 2, "column": 18})
+        ),
+    }
+    assert expected[output_format](), output
+
+
 def test_string_sources_are_placed_in_the_file_too(run_cli, tmp_path):
     text = notebook(code_cell(IMPORTS, as_list=False), code_cell("y = 1\nx = Variable(t)\n", as_list=False))
     write(tmp_path / "eval.ipynb", text)

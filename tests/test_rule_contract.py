@@ -16,7 +16,7 @@ from gradlint.engine import lint_bytes, parse
 from gradlint.fix.edits import EditBuilder
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules import all_codes, all_rules
-from gradlint.rules.base import Invalid, Rule, check_rule_class, example_source
+from gradlint.rules.base import Invalid, Rule, Severity, check_rule_class, example_source
 from gradlint.source import LineIndex
 from gradlint.walker import walk
 from support import ROOT, lint
@@ -69,6 +69,7 @@ class _AlwaysSafeOnPaper(Rule):
 
     code = "GL999"
     name = "always-safe-on-paper"
+    severity = Severity.WARNING
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = (".",)

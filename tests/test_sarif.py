@@ -111,7 +111,10 @@ def test_levels_and_rule_metadata():
     run = log["runs"][0]
     assert run["results"][0]["ruleId"] == "GL001" and run["results"][0]["level"] == "error"
     rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
-    assert rules["GL201"]["defaultConfiguration"]["level"] == "warning"
+    assert {rule_id: rule["defaultConfiguration"]["level"] for rule_id, rule in rules.items()} == {
+        rule.code: rule.severity.value for rule in all_rules()
+    }
+    assert (rules["GL201"]["defaultConfiguration"]["level"], rules["GL101"]["defaultConfiguration"]["level"]) == ("error", "warning")
     assert rules["GL201"]["helpUri"].endswith("/rules/GL201.md")
     assert rules["GL201"]["fullDescription"]["text"].startswith("Flags a `for`/`while` loop")
     assert run["tool"]["driver"]["name"] == "gradlint"

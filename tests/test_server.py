@@ -235,7 +235,7 @@ def test_diagnostics_on_open_are_the_findings_of_gradlint_check(server, workspac
                 "start": {"line": f["location"]["row"] - 1, "character": f["location"]["column"] - 1},
                 "end": {"line": f["end_location"]["row"] - 1, "character": f["end_location"]["column"] - 1},
             },
-            "severity": WARNING,
+            "severity": ERROR if f["severity"] == "error" else WARNING,
             "code": f["code"],
             "codeDescription": {"href": f"{RULE_DOCS_URL}{f['code']}.md"},
             "source": "gradlint",

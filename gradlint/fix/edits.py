@@ -25,7 +25,22 @@ def plan_edits(text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>"
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:
-    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+    """The text with every edit made. Insertions at one offset land in the order of the
+    back-to-front application this replaces (the later one first)."""
+    backwards = sorted(edits, key=lambda e: (e.start, e.end), reverse=True)
+    pieces: list[str] = []
+    cursor = 0
+    for edit in reversed(backwards):
+        if edit.start < cursor:  # overlapping edits: only the back-to-front order defines a result
+            return _apply_back_to_front(text, backwards)
+        pieces += (text[cursor : edit.start], edit.content)
+        cursor = edit.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def _apply_back_to_front(text: str, backwards: list[Edit]) -> str:
+    for edit in backwards:
         text = text[: edit.start] + edit.content + text[edit.end :]
     return text
 

@@ -6,8 +6,13 @@ from typing import Callable, Sequence
 
 from gradlint.model import Finding
 from gradlint.report.github import render_github
+from gradlint.report.gitlab import render_gitlab
 from gradlint.report.json import render_json
+from gradlint.report.json_lines import render_json_lines
+from gradlint.report.junit import render_junit
 from gradlint.report.options import RenderOptions
+from gradlint.report.pylint import render_pylint
+from gradlint.report.rdjson import render_rdjson
 from gradlint.report.sarif import render_sarif
 from gradlint.report.text import render_concise, render_fix_summary, render_statistics, render_text
 
@@ -15,7 +20,12 @@ FORMATS: dict[str, Callable[[Sequence[Finding], RenderOptions], str]] = {
     "text": render_text,
     "concise": render_concise,
     "json": render_json,
+    "json-lines": render_json_lines,
+    "junit": render_junit,
     "github": render_github,
+    "gitlab": render_gitlab,
+    "pylint": render_pylint,
+    "rdjson": render_rdjson,
     "sarif": render_sarif,
 }
 

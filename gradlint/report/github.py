@@ -1,4 +1,5 @@
-"""GitHub Actions workflow commands (`::error ...::message`), escaped per the runner's rules."""
+"""GitHub Actions workflow commands (`::error ...::message`, `::warning` for the rules of that
+severity), escaped per the runner's rules."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from gradlint.model import Finding
 from gradlint.notebook import in_file
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import repository_path
+from gradlint.rules import severity_of
 
 
 def _escape_data(value: str) -> str:
@@ -31,5 +33,5 @@ def render_github(findings: Sequence[Finding], options: RenderOptions) -> str:
                 f"endColumn={finding.end_location.column}",
             ]
         )
-        lines.append(f"::error {properties}::{_escape_data(f'{finding.code} {finding.message}')}\n")
+        lines.append(f"::{severity_of(finding.code)} {properties}::{_escape_data(f'{finding.code} {finding.message}')}\n")
     return "".join(lines)

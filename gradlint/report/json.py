@@ -1,3 +1,5 @@
+"""ruff's JSON: a list with one object per finding, keys in ruff's (alphabetical) order."""
+
 from __future__ import annotations
 
 import json
@@ -7,6 +9,7 @@ from gradlint import RULE_DOCS_URL
 from gradlint.model import Finding, Location
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import absolute_path
+from gradlint.rules import rule_by_code, severity_of
 
 
 def _location(location: Location) -> dict:
@@ -25,17 +28,19 @@ def finding_to_dict(finding: Finding) -> dict:
             ],
         }
     return {
+        "cell": finding.cell,  # a notebook's cell, in ruff's schema: rows and columns then count within it
         "code": finding.code,
+        "name": rule_by_code(finding.code).name,
+        "severity": severity_of(finding.code),
         "message": finding.message,
         "filename": absolute_path(finding.path),
         "location": _location(finding.location),
         "end_location": _location(finding.end_location),
         "fix": fix,
         "noqa_row": finding.noqa_row,
-        "cell": finding.cell,  # a notebook's cell (as ruff's JSON); rows and columns are then within it
         "url": f"{RULE_DOCS_URL}{finding.code}.md",
     }
 
 
 def render_json(findings: Sequence[Finding], options: RenderOptions) -> str:
-    return json.dumps([finding_to_dict(finding) for finding in findings], indent=2) + "\n"
+    return json.dumps([finding_to_dict(finding) for finding in findings], indent=2, sort_keys=True) + "\n"

@@ -19,13 +19,14 @@ def absolute_path(path: str) -> str:
     return path if path.startswith("<") or path == "-" else os.path.abspath(path)
 
 
-def repository_path(path: str) -> str:
-    """Relative to the repository root, as GitHub's annotations require: `GITHUB_WORKSPACE` when
-    set, else the enclosing git work tree of the file; the display path when neither holds it."""
+def repository_path(path: str, workspace_variable: str = "GITHUB_WORKSPACE") -> str:
+    """Relative to the repository root, as CI annotations require: the directory the CI names in
+    `workspace_variable` (GitHub's `GITHUB_WORKSPACE`, GitLab's `CI_PROJECT_DIR`) when set, else
+    the enclosing git work tree of the file; the display path when neither holds it."""
     if path == "-" or path.startswith("<"):
         return path
     absolute = os.path.abspath(path)
-    root = os.environ.get("GITHUB_WORKSPACE") or _git_root(os.path.dirname(absolute))
+    root = os.environ.get(workspace_variable) or _git_root(os.path.dirname(absolute))
     if root:
         try:
             relative = os.path.relpath(absolute, os.path.abspath(root))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import Sequence
 from urllib.parse import quote
@@ -13,22 +12,12 @@ from gradlint import RULE_DOCS_URL, __version__
 from gradlint.model import Edit, Finding, Location
 from gradlint.notebook import in_file
 from gradlint.report.options import RenderOptions
-from gradlint.rules import all_rules, file_rules
+from gradlint.rules import all_rules, severity_of
 from gradlint.rules.base import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SOURCE_ROOT = "%SRCROOT%"
 INFORMATION_URI = "https://github.com/gradlint/gradlint"
-
-
-def level_of(code: str) -> str:
-    """Files that could not be analysed (file rules) are errors; every other finding is a warning."""
-    return "error" if code in _error_codes() else "warning"
-
-
-@lru_cache(maxsize=None)
-def _error_codes() -> frozenset[str]:
-    return frozenset(rule.code for rule in file_rules())
 
 
 def _first_section(documentation: str) -> str:
@@ -46,7 +35,7 @@ def rule_descriptor(rule: "type[Rule]") -> dict:
         "fullDescription": {"text": _first_section(documentation)},
         "help": {"text": documentation, "markdown": documentation},
         "helpUri": f"{RULE_DOCS_URL}{rule.code}.md",
-        "defaultConfiguration": {"level": level_of(rule.code)},
+        "defaultConfiguration": {"level": severity_of(rule.code)},
         "properties": {"fix": rule.fix_summary()},
     }
 
@@ -75,7 +64,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict:
     location = artifact_location(finding.path)
     result = {
         "ruleId": finding.code,
-        "level": level_of(finding.code),
+        "level": severity_of(finding.code),
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": region(finding.location, finding.end_location)}}],
     }

@@ -5,10 +5,9 @@ from collections import Counter
 from typing import Optional, Sequence
 
 from gradlint.model import Finding
-from gradlint.notebook import cell_sources
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
-from gradlint.report.snippet import Painter, Source, code_frame, fix_diff
+from gradlint.report.snippet import Painter, Source, code_frame, fix_diff, source_key, sources_by_path
 from gradlint.rules import rule_by_code
 
 
@@ -28,17 +27,11 @@ def render_concise(findings: Sequence[Finding], options: RenderOptions) -> str:
 def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
     """Each finding with its source line and carets (and its fix as a diff with `show_fixes`)."""
     paint = Painter(options.color)
-    sources: dict[tuple[str, Optional[int]], Optional[Source]] = {}
+    sources = sources_by_path(findings, options.source_of)
     lines: list[str] = []
     for finding in findings:
-        key = (finding.path, finding.cell)
-        if key not in sources:
-            text = options.source_of(finding.path)
-            if text is not None and finding.cell is not None:
-                text = cell_sources(text).get(finding.cell)  # a notebook: the frame shows the cell's line
-            sources[key] = Source.of(text) if text is not None else None
         lines.append(finding_line(finding, paint))
-        lines.extend(_details(finding, sources[key], options.show_fixes, paint))
+        lines.extend(_details(finding, sources[source_key(finding)], options.show_fixes, paint))
         lines.append("")
     if not options.quiet:
         lines.extend(summary_lines(findings))

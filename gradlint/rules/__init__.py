@@ -33,6 +33,12 @@ def rule_by_code(code: str) -> type[Rule]:
     raise KeyError(code)
 
 
+@lru_cache(maxsize=None)
+def severity_of(code: str) -> str:
+    """The declared severity of a rule ("error" or "warning"), as every output format reports it."""
+    return rule_by_code(code).severity.value
+
+
 def all_codes() -> tuple[str, ...]:
     return tuple(rule.code for rule in all_rules())
 
@@ -65,7 +71,7 @@ def codes_fixed_first() -> frozenset[str]:
 
 
 def file_rules() -> tuple[type[FileRule], ...]:
-    """The rules reported for a file as a whole (errors rather than warnings in reports)."""
+    """The rules reported for a file as a whole, before any node is visited."""
     return tuple(rule for rule in all_rules() if issubclass(rule, FileRule))
 
 

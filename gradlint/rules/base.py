@@ -6,6 +6,7 @@ import inspect
 import re
 import textwrap
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, ClassVar, Optional, Sequence
 
 import libcst as cst
@@ -15,6 +16,23 @@ from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, desc
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext
+
+
+class Severity(str, Enum):
+    """How bad a rule's findings are, the same in every output format (the policy is in
+    CONTRIBUTING.md, "Severity"; `meaning` states it in each rule's page)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    @property
+    def meaning(self) -> str:
+        if self is Severity.ERROR:
+            return "the reported code raises, or silently goes wrong, under the current torch"
+        return "the reported code runs as meant, through a legacy or deprecated API or at a cost in memory or time"
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,8 @@ class Rule:
     code: ClassVar[str] = ""
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
+    # Declared by every rule; `error` or `warning` by the policy of CONTRIBUTING.md ("Severity").
+    severity: ClassVar[Optional[Severity]] = None
     # Whether findings come with a fix, and how safe those fixes can be (checked against INVALID).
     fix_availability: ClassVar[Availability] = Availability.NONE
     fix_applicabilities: ClassVar[tuple[Applicability, ...]] = ()
@@ -117,8 +137,8 @@ _CODE = re.compile(r"^GL\d{3}$")
 
 
 def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
-    """Registry invariants: a code, a kebab-case name, a module named after the code, a consistent
-    fix declaration, and handlers only for node types the traversal reaches (a misspelled
+    """Registry invariants: a code, a kebab-case name, a module named after the code, a severity, a
+    consistent fix declaration, and handlers only for node types the traversal reaches (a misspelled
     `visit_Cal` or a `visit_Comma` would otherwise never run, silently)."""
     if not _CODE.match(rule.code):
         raise TypeError(f"{rule.__name__}: bad code {rule.code!r}")
@@ -127,6 +147,8 @@ def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
     expected = f"{rule.code.lower()}_{rule.name.replace('-', '_')}"
     if module_name.rsplit(".", 1)[-1] != expected:
         raise TypeError(f"{rule.__name__} must live in module {expected}.py")
+    if not isinstance(rule.severity, Severity):
+        raise TypeError(f"{rule.__name__}: declare a severity (Severity.ERROR or Severity.WARNING)")
     if (rule.fix_availability is Availability.NONE) != (not rule.fix_applicabilities):
         raise TypeError(f"{rule.__name__}: declare fix applicabilities exactly when a fix is available")
     for attribute in dir(rule):

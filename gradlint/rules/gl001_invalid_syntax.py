@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.rules.base import Invalid
+from gradlint.rules.base import Invalid, Severity
 from gradlint.rules.file_rule import FileFailure, FileRule
 
 
@@ -40,6 +40,7 @@ class InvalidSyntax(FileRule):
     code = "GL001"
     name = "invalid-syntax"
     summary = "file could not be parsed"
+    severity = Severity.ERROR
     failure = FileFailure.INVALID_SYNTAX
     message_prefix = "could not parse: "
     # Parse failures are reported before any node is visited; this visitor adds Python 2

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from gradlint.rules.base import Severity
 from gradlint.rules.file_rule import FileFailure, FileRule
 
 
@@ -32,5 +33,6 @@ class UndecodableFile(FileRule):
     code = "GL002"
     name = "undecodable-file"
     summary = "file is not valid text in its declared encoding"
+    severity = Severity.ERROR
     failure = FileFailure.UNDECODABLE
     message_prefix = "could not decode: "

@@ -10,7 +10,7 @@ from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesi
 from gradlint.fix.builders import enclosing_line, remove_line, with_keywords
 from gradlint.fix.plan import Applicability, Availability, Change, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _DETACH = "`Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)"
 
@@ -119,6 +119,7 @@ class VariableCall(Rule):
     code = "GL101"
     name = "variable-call"
     summary = "`torch.autograd.Variable(...)` wrapper"
+    severity = Severity.WARNING
     migration = "variable"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)

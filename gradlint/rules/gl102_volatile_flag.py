@@ -11,7 +11,7 @@ from gradlint.fix.builders import call_without_argument
 from gradlint.fix.no_grad import NoGradPlanner, body_of, flag_alone
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 _LOST = "`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost and a graph is built"
@@ -128,6 +128,7 @@ class VolatileFlag(Rule):
     code = "GL102"
     name = "volatile-flag"
     summary = "`volatile=` has no effect since PyTorch 0.4"
+    severity = Severity.WARNING
     migration = "variable"
     fixes_first = True
     fix_availability = Availability.SOMETIMES

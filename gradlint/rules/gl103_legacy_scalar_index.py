@@ -7,7 +7,7 @@ from gradlint.analysis.scalars import Accumulator, Kind
 from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = "`{read}` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `{expr}.item()`"
 _ZERO_DIM_RESULT = "`{read}` gives a 0-dim tensor, not a number, since PyTorch 0.4; use `{expr}.item()`"
@@ -70,6 +70,7 @@ class LegacyScalarIndex(Rule):
     code = "GL103"
     name = "legacy-scalar-index"
     summary = "`x.data[0]` instead of `x.item()`"
+    severity = Severity.ERROR
     migration = "variable"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)

@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.legacy import VARIABLE, is_variable
 from gradlint.fix.builders import torch_alias
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = "`isinstance(x, Variable)` is legacy API; use `isinstance(x, torch.Tensor)`"
 
@@ -50,6 +50,7 @@ class VariableIsinstance(Rule):
     code = "GL104"
     name = "variable-isinstance"
     summary = "`isinstance(x, Variable)`"
+    severity = Severity.WARNING
     migration = "variable"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)

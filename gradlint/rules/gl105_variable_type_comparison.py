@@ -7,7 +7,7 @@ from gradlint.analysis.legacy_types import type_comparison
 from gradlint.fix.builders import as_condition, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = "`{test}` is always {value} since PyTorch 0.4 (no object has type `Variable`); use `{fixed}`"
 
@@ -65,6 +65,7 @@ class VariableTypeComparison(Rule):
     code = "GL105"
     name = "variable-type-comparison"
     summary = "`type(x) == Variable` (always False)"
+    severity = Severity.ERROR
     migration = "variable"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)

@@ -9,7 +9,7 @@ from gradlint.analysis.syntax import parenthesized
 from gradlint.fix.builders import as_condition, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _ISINSTANCE = "`{test}` tests a legacy tensor type class (False for other devices and layouts); use `{fixed}`"
 _TYPE = "`{test}` is always {value} since PyTorch 0.4 (the type of a tensor is `torch.Tensor`); use `{fixed}`"
@@ -80,6 +80,7 @@ class LegacyTensorTypeCheck(Rule):
     code = "GL106"
     name = "legacy-tensor-type-check"
     summary = "`isinstance(x, torch.cuda.FloatTensor)` / `type(x) == torch.FloatTensor`"
+    severity = Severity.ERROR
     migration = "variable"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)

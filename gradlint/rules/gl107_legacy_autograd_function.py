@@ -4,7 +4,7 @@ import libcst as cst
 
 from gradlint.analysis.autograd_functions import RENAMED_MEMBERS, LegacyFunction, legacy_function
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore, RemoveLine, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{name}` is an old-style autograd Function (non-static `forward`): calling an instance raises RuntimeError since"
@@ -87,6 +87,7 @@ class LegacyAutogradFunction(Rule):
     code = "GL107"
     name = "legacy-autograd-function"
     summary = "old-style `torch.autograd.Function` (non-static `forward`)"
+    severity = Severity.ERROR
     migration = "variable"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)

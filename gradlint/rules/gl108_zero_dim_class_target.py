@@ -5,7 +5,7 @@ import libcst as cst
 from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{target}` is a 0-dim tensor since PyTorch 0.4: with a `(1, C)` input the loss raises "
@@ -65,6 +65,7 @@ class ZeroDimClassTarget(Rule):
     code = "GL108"
     name = "zero-dim-class-target"
     summary = "class-index loss fed a 0-dim target element"
+    severity = Severity.ERROR
     migration = "variable"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)

@@ -5,7 +5,7 @@ import libcst as cst
 from gradlint.analysis.training import Event, Kind, Region
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class MissingZeroGrad(Rule):
@@ -62,6 +62,7 @@ class MissingZeroGrad(Rule):
     code = "GL201"
     name = "missing-zero-grad"
     summary = "gradients are never reset in a training loop"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("backward",)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.training import Event, Kind, Region
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore, RemoveLine
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class ZeroGradBeforeStep(Rule):
@@ -54,6 +54,7 @@ class ZeroGradBeforeStep(Rule):
     code = "GL202"
     name = "zero-grad-before-step"
     summary = "gradients are reset between backward and step"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("zero_grad",)

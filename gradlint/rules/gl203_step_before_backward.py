@@ -4,7 +4,7 @@ import libcst as cst
 
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.training import Event, Kind, Region
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class StepBeforeBackward(Rule):
@@ -55,6 +55,7 @@ class StepBeforeBackward(Rule):
     code = "GL203"
     name = "step-before-backward"
     summary = "optimizer step before the iteration's backward"
+    severity = Severity.ERROR
     triggers = ("backward",)
 
     VALID = (

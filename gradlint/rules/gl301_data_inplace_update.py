@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.data_attr import data_nodes, init_on_data, inplace_data_update, under_no_grad
 from gradlint.fix.builders import StripData, consecutive_runs, indentation, render_at, torch_alias, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, Replace, ReplaceLines
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "In-place update through `.data` bypasses autograd's version check (a saved tensor changed this "
@@ -69,6 +69,7 @@ class DataInplaceUpdate(Rule):
     code = "GL301"
     name = "data-inplace-update"
     summary = "in-place update through `.data`"
+    severity = Severity.WARNING
     migration = "data"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)

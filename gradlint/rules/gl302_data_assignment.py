@@ -9,7 +9,7 @@ from gradlint.analysis.data_copy import copy_can_replace
 from gradlint.analysis.storage_swaps import deliberate_storage_swap
 from gradlint.fix.builders import StripData, consecutive_runs, enclosing_line, indentation, render_at, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, FixPlan, ReplaceLines
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "Assigning to `.data` swaps the tensor's storage behind autograd (aliases go stale, shape and "
@@ -73,6 +73,7 @@ class DataAssignment(Rule):
     code = "GL302"
     name = "data-assignment"
     summary = "assignment to `.data`"
+    severity = Severity.WARNING
     migration = "data"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)

@@ -6,7 +6,7 @@ from gradlint.analysis.data_attr import data_is_redundant, is_plain_data_read, i
 from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.builders import enclosing_line, remove_line, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`.data` gives a view that autograd does not track: mutating it while a graph needs the tensor "
@@ -86,6 +86,7 @@ class DataRead(Rule):
     code = "GL303"
     name = "data-read"
     summary = "read of `.data` instead of `.detach()`"
+    severity = Severity.WARNING
     migration = "data"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)

@@ -14,7 +14,7 @@ from gradlint.analysis.tensors import iterates_parameters
 from gradlint.analysis.training import OPTIMISING
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{target}` accumulates a tensor that carries its autograd graph, so every iteration's graph stays "
@@ -70,6 +70,7 @@ class LossAccumulationGraph(Rule):
     code = "GL401"
     name = "loss-accumulation-graph"
     summary = "graph-carrying loss accumulated across iterations"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("+=", "append", "= ")

@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.grad_tracking import ends_history
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{receiver}` has no autograd graph ({reason}), so `backward()` raises "
@@ -70,6 +70,7 @@ class BackwardWithoutGraph(Rule):
     code = "GL402"
     name = "backward-without-graph"
     summary = "backward on a value without autograd history"
+    severity = Severity.ERROR
     triggers = ("backward",)
 
     VALID = (

@@ -11,7 +11,7 @@ from gradlint.analysis.syntax import dotted_name, is_bool_literal, iter_statemen
 from gradlint.analysis.tree import descendants
 from gradlint.fix.builders import StripData, enclosing_line, indentation, render_at, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, ReplaceLines
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{name} = {name} - ...{name}.grad` rebinds `{name}` to a new tensor that is not a leaf (or "
@@ -60,6 +60,7 @@ class LeafRebindUpdate(Rule):
     code = "GL403"
     name = "leaf-rebind-update"
     summary = "manual update rebinds the parameter"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = (".grad",)

@@ -5,7 +5,7 @@ import libcst as cst
 from gradlint.analysis.syntax import keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     '`{receiver}` carries autograd history: `{call}` raises "Can\'t call numpy() on Tensor that requires grad"; call `.detach()` first'
@@ -54,6 +54,7 @@ class NumpyOnGradTensor(Rule):
     code = "GL404"
     name = "numpy-on-grad-tensor"
     summary = "`.numpy()` on a tensor that requires grad"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("numpy", "np.")

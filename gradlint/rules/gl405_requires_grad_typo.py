@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.syntax import edit_distance
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 REQUIRES_GRAD = "requires_grad"
 
@@ -72,6 +72,7 @@ class RequiresGradTypo(Rule):
     code = "GL405"
     name = "requires-grad-typo"
     summary = "misspelt or ineffective `requires_grad`"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     # Any string within two edits of "requires_grad" keeps one of these three pieces intact.

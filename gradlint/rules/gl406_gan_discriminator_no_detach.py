@@ -11,7 +11,7 @@ from gradlint.analysis.syntax import method_call_on, positional_args
 from gradlint.analysis.training import Event, Kind
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "generator output `{fake}` reaches the discriminator without `.detach()` in the discriminator update "
@@ -69,6 +69,7 @@ class GanDiscriminatorNoDetach(Rule):
     code = "GL406"
     name = "gan-discriminator-no-detach"
     summary = "discriminator update backpropagates into the generator"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("step",)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _DEPRECATED = "(deprecated in torch 0.4)"
 # Tensor and module methods whose `async=` torch 0.4 renamed `non_blocking=` (same meaning).
@@ -59,6 +59,7 @@ class AsyncKeywordArgument(Rule):
     code = "GL501"
     name = "async-keyword-argument"
     summary = "`async=` keyword argument (a syntax error since Python 3.7) instead of `non_blocking=`"
+    severity = Severity.ERROR
     migration = "api"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)

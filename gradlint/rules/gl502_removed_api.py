@@ -23,7 +23,7 @@ from gradlint.analysis.syntax import dotted_name, keyword_arg, method_call_on, p
 from gradlint.analysis.version_fallbacks import in_compatibility_layer
 from gradlint.fix.builders import enclosing_line, indentation, remove_line, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace, ReplaceLines
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 _LEGACY_DATASET_KEYWORDS = ("data_tensor", "target_tensor")  # the 0.3 signature, in its order
@@ -117,6 +117,7 @@ class RemovedApi(Rule):
     code = "GL502"
     name = "removed-api"
     summary = "`retain_variables=`, `saved_variables`, `torch._six`, `torch.gesv`, uint8 masks and other removed APIs"
+    severity = Severity.ERROR
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)

@@ -18,7 +18,7 @@ from gradlint.analysis.renamed_apis import (
 from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.fix.builders import indentation, render_at, torch_alias, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 _MESSAGE = "`{old}` was renamed `{new}` (deprecated in torch {version})"
@@ -143,6 +143,7 @@ class RenamedApi(Rule):
     code = "GL503"
     name = "renamed-api"
     summary = "`nn.init.normal` / `clip_grad_norm` / `torch.ger` / `F.upsample` and other renamed APIs"
+    severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)

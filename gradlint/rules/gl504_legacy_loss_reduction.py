@@ -8,7 +8,7 @@ from gradlint.analysis.legacy_losses import LEGACY_FLAGS, legacy_reduction, loss
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _DEPRECATED = "(deprecated in torch 0.4.1)"
 _LITERALS = {"True": True, "False": False, "None": None}
@@ -77,6 +77,7 @@ class LegacyLossReduction(Rule):
     code = "GL504"
     name = "legacy-loss-reduction"
     summary = "`size_average=` / `reduce=` on a loss instead of `reduction=`"
+    severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)

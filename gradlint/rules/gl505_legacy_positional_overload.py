@@ -6,7 +6,7 @@ import libcst as cst
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _DEPRECATED = "(deprecated in torch 1.5)"
 # Tensor method -> the keyword its legacy leading number becomes.
@@ -67,6 +67,7 @@ class LegacyPositionalOverload(Rule):
     code = "GL505"
     name = "legacy-positional-overload"
     summary = "`x.add_(number, tensor)` / `x.addcmul_(value, t1, t2)`: legacy number-first overloads"
+    severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)

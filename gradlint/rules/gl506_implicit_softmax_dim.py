@@ -8,7 +8,7 @@ from gradlint.analysis.shapes import legacy_softmax_dim, static_rank
 from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.fix.builders import indentation, render_at, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _FUNCTIONS = frozenset({"torch.nn.functional.softmax", "torch.nn.functional.log_softmax", "torch.nn.functional.softmin"})
 _MODULES = frozenset(
@@ -73,6 +73,7 @@ class ImplicitSoftmaxDim(Rule):
     code = "GL506"
     name = "implicit-softmax-dim"
     summary = "`F.softmax(x)` / `nn.Softmax()` without `dim`: the legacy rule picks dim 0 for 3-D input"
+    severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)

@@ -20,7 +20,7 @@ from gradlint.analysis.tree import descendants
 from gradlint.fix.builders import enclosing_line, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _CONSTRUCTOR = "`{call}` calls a legacy tensor type as a constructor (deprecated in torch 0.4); use `{fixed}`"
 _AMBIGUOUS = (
@@ -113,6 +113,7 @@ class LegacyTensorConstructor(Rule):
     code = "GL507"
     name = "legacy-tensor-constructor"
     summary = "`torch.FloatTensor([..])` / `torch.Tensor(2, 3)` / `x.type(torch.DoubleTensor)`: legacy tensor types"
+    severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)

@@ -11,7 +11,7 @@ from gradlint.analysis.syntax import is_bool_literal, parenthesized
 from gradlint.fix.builders import enclosing_line, indentation, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, Replace, ReplaceLines
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # The module paths under which torch defines the legacy functions.
 _QUALIFIED = {
@@ -131,6 +131,7 @@ class LegacyLinalgApi(Rule):
     code = "GL508"
     name = "legacy-linalg"
     summary = "`torch.solve` / `symeig` / `qr` / `cholesky` / `svd` / `norm` ...: linear algebra replaced by `torch.linalg`"
+    severity = Severity.WARNING
     migration = "api"
     cleanup_imports = tuple(sorted(_QUALIFIED))
     fix_availability = Availability.SOMETIMES

@@ -9,7 +9,7 @@ from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import indentation, render_at, torch_alias
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 @dataclass(frozen=True)
@@ -149,6 +149,7 @@ class LegacyAmpApi(Rule):
     code = "GL509"
     name = "legacy-amp-api"
     summary = "`torch.cuda.amp.autocast` / `GradScaler` / `custom_fwd`, `torch.backends.cuda.sdp_kernel`: legacy AMP and attention APIs"
+    severity = Severity.WARNING
     migration = "api"
     # `from torch.cuda import amp` too: the fix reaches `torch.amp` through the torch alias.
     cleanup_imports = (*sorted(LEGACY_AMP), "torch.cuda.amp", "torch.cpu.amp")

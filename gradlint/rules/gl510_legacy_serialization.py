@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.analysis.tree import iter_children
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _LOAD = frozenset({"torch.load", "torch.serialization.load"})
 # Inside `with torch.serialization.safe_globals([...]):` the weights-only load accepts the listed classes.
@@ -114,6 +114,7 @@ class LegacySerialization(Rule):
     code = "GL510"
     name = "legacy-serialization"
     summary = "`torch.load` of a whole module without `weights_only=False`, `torch.save(model)`, `torch.save(model.state_dict)`"
+    severity = Severity.ERROR
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)

@@ -9,7 +9,7 @@ from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.analysis.syntax import dotted_name, keyword_arg, positional_args
 from gradlint.fix.builders import with_keywords
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,7 @@ class UnpinnedDefault(Rule):
     code = "GL511"
     name = "unpinned-default"
     summary = "a torch call relies on a default torch warns about (`indexing`, `align_corners`, `use_reentrant`, `dim`, `.T`, `kl_div`)"
+    severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.schedulers import PLATEAU
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _STEP_EPOCH = (
     "`{call}` passes the epoch to the scheduler (deprecated in torch 1.4); call `{receiver}.step()` once per epoch, "
@@ -90,6 +90,7 @@ class LegacySchedulerHookApi(Rule):
     code = "GL512"
     name = "legacy-scheduler-hook-api"
     summary = "`scheduler.step(epoch)` / `scheduler.get_lr()` / `register_backward_hook`: legacy scheduler and hook APIs"
+    severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)

@@ -8,7 +8,7 @@ from gradlint.analysis.loss_inputs import Activation, Loss, Produced
 from gradlint.analysis.syntax import keyword_arg
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _LABEL = {
     Loss.CROSS_ENTROPY: "cross-entropy",
@@ -92,6 +92,7 @@ class ActivationBeforeLogitsLoss(Rule):
     code = "GL601"
     name = "activation-before-logits-loss"
     summary = "softmax / sigmoid before a loss that applies it itself, or logits into `BCELoss`"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss")

@@ -14,7 +14,7 @@ from gradlint.analysis.training import OPTIMISING, Region
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, FixPlan, InsertLineBefore, ReplaceLines
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # Calls that turn a model's output into a prediction: `out.argmax(1)`, `torch.softmax(out, 1)`.
 _PREDICTIONS = frozenset({"argmax", "argmin", "argsort", "topk", "max", "softmax", "sigmoid", "log_softmax", "numpy", "tolist", "item"})
@@ -101,6 +101,7 @@ class EvaluationInTrainingMode(Rule):
     code = "GL602"
     name = "evaluation-in-training-mode"
     summary = "a model with dropout or batch norm is evaluated, or trained, in the wrong mode"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("Dropout", "dropout", "BatchNorm", "torchvision", "timm")

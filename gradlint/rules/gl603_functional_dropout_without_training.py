@@ -8,7 +8,7 @@ from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.fix.builders import indentation, render_at, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # The functional dropouts of torch 2.13 and their `training` default (the third parameter of each).
 _TRAINING_DEFAULT = {
@@ -80,6 +80,7 @@ class FunctionalDropoutWithoutTraining(Rule):
     code = "GL603"
     name = "functional-dropout-without-training"
     summary = "`F.dropout(...)` in an `nn.Module` method without `training=`: it ignores `model.eval()`"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("dropout",)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.amp import AmpCall, AmpIteration, AmpKind
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class AmpStepOrder(Rule):
@@ -73,6 +73,7 @@ class AmpStepOrder(Rule):
     code = "GL604"
     name = "amp-step-order"
     summary = "mixed-precision step out of order: clip before `unscale_`, `optimizer.step()` on scaled gradients, no `scaler.update()`"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("scale(",)

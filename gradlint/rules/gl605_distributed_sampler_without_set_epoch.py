@@ -10,7 +10,7 @@ from gradlint.analysis.samplers import DistributedLoader
 from gradlint.analysis.syntax import suite_statements
 from gradlint.analysis.tree import descendants, iter_children
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # Built-ins that only look at a loader: handing it to them cannot call `set_epoch`.
 _READS_ONLY = frozenset({"len", "enumerate", "iter", "zip", "print", "tqdm", "isinstance", "getattr", "hasattr"})
@@ -73,6 +73,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     code = "GL605"
     name = "distributed-sampler-without-set-epoch"
     summary = "`DistributedSampler` loader iterated every epoch without `set_epoch(epoch)`: the same order each epoch"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("DistributedSampler",)

@@ -4,7 +4,7 @@ import libcst as cst
 
 from gradlint.analysis.roles import Role
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # Bare `x.zero_grad` / `x.backward` statements are a mistake whatever `x` is.
 _ANY_RECEIVER = {
@@ -91,6 +91,7 @@ class MethodNotCalled(Rule):
     code = "GL606"
     name = "method-not-called"
     summary = "a training method is named but not called"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("zero_grad", "backward", "step", "update", "eval", "train", "state_dict", "parameters")

@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.context_managers import ContextManagerClass, context_manager_class, discarded_context_manager
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class ContextManagerNotCalled(Rule):
@@ -80,6 +80,7 @@ class ContextManagerNotCalled(Rule):
     code = "GL607"
     name = "context-manager-not-called"
     summary = "a grad-mode or autocast context manager is never entered"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "autocast")

@@ -11,7 +11,7 @@ from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.training import Event, Kind, Region
 from gradlint.analysis.tree import descendants
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # A counter compared in an accumulation guard: `if accum_count == accumulation_steps:`.
 _ACCUMULATION_NAME = re.compile(r"accum|grad_acc|update_freq|iters_to_accumulate", re.IGNORECASE)
@@ -74,6 +74,7 @@ class AccumulationWithoutLossScaling(Rule):
     code = "GL608"
     name = "accumulation-without-loss-scaling"
     summary = "gradients accumulated over k batches without dividing the loss by k: k times the learning rate"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("backward",)

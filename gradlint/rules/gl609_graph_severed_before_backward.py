@@ -8,7 +8,7 @@ from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.training import BACKWARD_CALLS, BACKWARD_METHODS_OF_WRAPPERS
 from gradlint.analysis.tree import descendants
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _LEAF_MESSAGE = (
     "`{receiver}` is a new leaf tensor {made} (line {line}), which leaves the autograd graph: "
@@ -72,6 +72,7 @@ class GraphSeveredBeforeBackward(Rule):
     code = "GL609"
     name = "graph-severed-before-backward"
     summary = "loss rebuilt from a value whose graph was cut, then backpropagated"
+    severity = Severity.ERROR
     triggers = ("backward",)
 
     VALID = (

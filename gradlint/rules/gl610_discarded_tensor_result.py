@@ -9,7 +9,7 @@ from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.tree import descendants
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # Tensor methods that return a new tensor (or the same one unchanged) and never change their
 # receiver -> what the receiver keeps when the result is dropped. `Module.to/cuda/cpu/float/half/
@@ -81,6 +81,7 @@ class DiscardedTensorResult(Rule):
     code = "GL610"
     name = "discarded-tensor-result"
     summary = "the result of a non-in-place tensor method is thrown away"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = tuple(f".{method}(" for method in _KEPT)

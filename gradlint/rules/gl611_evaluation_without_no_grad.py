@@ -9,7 +9,7 @@ from gradlint.analysis.regions import yields_or_awaits
 from gradlint.fix.builders import wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, FixPlan
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class EvaluationWithoutNoGrad(Rule):
@@ -73,6 +73,7 @@ class EvaluationWithoutNoGrad(Rule):
     code = "GL611"
     name = "evaluation-without-no-grad"
     summary = "an evaluation loop runs the model with autograd on"
+    severity = Severity.WARNING
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("for",)

@@ -11,7 +11,7 @@ from gradlint.analysis.training import Event, Kind, Region
 from gradlint.analysis.tree import descendants
 from gradlint.fix.builders import render_at
 from gradlint.fix.plan import Applicability, Availability, ReplaceLines
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # Reading these between the two calls would see the learning rate the move changes.
 _LR_READS = frozenset({"param_groups", "get_last_lr", "get_lr", "last_epoch", "state_dict"})
@@ -72,6 +72,7 @@ class SchedulerStepBeforeOptimizerStep(Rule):
     code = "GL612"
     name = "scheduler-step-before-optimizer-step"
     summary = "`scheduler.step()` runs before `optimizer.step()`: the first learning rate is skipped"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("lr_scheduler", "SWALR")

@@ -9,7 +9,7 @@ from gradlint.analysis.syntax import is_bool_literal, keyword_arg
 from gradlint.analysis.training import Event, Kind
 from gradlint.fix.plan import Applicability, Availability, FixPlan, InsertLineBefore
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "{names} {verb} fed back to `{call}` in the next iteration with {pronoun} graph while the loop backpropagates "
@@ -82,6 +82,7 @@ class CarriedStateNotDetached(Rule):
     code = "GL613"
     name = "carried-state-not-detached"
     summary = "recurrent state carried across backpropagating iterations without detach"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("backward",)

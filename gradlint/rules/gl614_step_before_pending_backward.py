@@ -4,7 +4,7 @@ import libcst as cst
 
 from gradlint.analysis.stale_backward import stale_backwards
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{loss}` was computed through `{call}` (line {call_line}) before `{step}` (line {step_line}) changed that "
@@ -79,6 +79,7 @@ class StepBeforePendingBackward(Rule):
     code = "GL614"
     name = "step-before-pending-backward"
     summary = "optimizer step changes parameters a pending backward needs"
+    severity = Severity.ERROR
     triggers = ("step",)
 
     VALID = (

@@ -10,7 +10,7 @@ from gradlint.analysis.syntax import keyword_arg
 from gradlint.analysis.tree import descendants
 from gradlint.fix.builders import call_without_argument
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _CONTAINER = (
     "`self.{attr}` holds modules built here in a Python {kind}: their parameters are missing from "
@@ -88,6 +88,7 @@ class ModuleContainerNotRegistered(Rule):
     code = "GL701"
     name = "module-container-not-registered"
     summary = "sub-modules in a Python list/dict attribute, or a `requires_grad` tensor attribute, are not registered"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("__init__",)

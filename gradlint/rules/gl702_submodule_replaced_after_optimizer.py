@@ -5,7 +5,7 @@ import libcst as cst
 from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.parameter_flow import imports_torch, scopes_of
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{replaced}` puts a new sub-module into `{owner}` after `{optimizer}` was built from its parameters (line {built}); "
@@ -78,6 +78,7 @@ class SubmoduleReplacedAfterOptimizer(Rule):
     code = "GL702"
     name = "submodule-replaced-after-optimizer"
     summary = "sub-module replaced after the optimizer was built from the model's parameters"
+    severity = Severity.ERROR
     triggers = ("parameters(",)
 
     VALID = (

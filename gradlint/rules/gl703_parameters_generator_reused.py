@@ -6,7 +6,7 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.parameter_flow import GeneratorReuse, imports_torch, scopes_of
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _SECOND = "`{name}` holds the generator `{value}` (line {bound}), already exhausted by `{first}` (line {line}): this consumer gets no parameters; bind `list({value})`"
 _AGAIN = "`{name}` holds the generator `{value}` (line {bound}): the first pass of this loop exhausts it, every later pass gets no parameters; bind `list({value})`"
@@ -76,6 +76,7 @@ class ParametersGeneratorReused(Rule):
     code = "GL703"
     name = "parameters-generator-reused"
     summary = "a `model.parameters()` generator consumed twice: the second consumer gets nothing"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("parameters(", "buffers(", "children(", "modules(")

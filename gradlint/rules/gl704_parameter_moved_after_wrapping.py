@@ -8,7 +8,7 @@ from gradlint.analysis.module_classes import parameter_conversion
 from gradlint.analysis.syntax import parenthesized
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{code}` is a plain tensor, not a parameter, whenever `.{method}()` copies: "
@@ -70,6 +70,7 @@ class ParameterMovedAfterWrapping(Rule):
     code = "GL704"
     name = "parameter-moved-after-wrapping"
     summary = "`nn.Parameter(t).cuda()`: a conversion after wrapping gives a plain tensor"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("Parameter",)

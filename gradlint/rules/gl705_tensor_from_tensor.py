@@ -8,7 +8,7 @@ import libcst as cst
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = "`torch.tensor({source})` copies a tensor with a UserWarning; use `{replacement}`"
 _KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
@@ -80,6 +80,7 @@ class TensorFromTensor(Rule):
     code = "GL705"
     name = "tensor-from-tensor"
     summary = "`torch.tensor(t)` on a tensor: a warning and a copy; use `t.detach().clone()`"
+    severity = Severity.WARNING
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("tensor(",)

@@ -5,7 +5,7 @@ import libcst as cst
 from gradlint.analysis.layers import is_parallel_wrapper
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class DirectForwardCall(Rule):
@@ -62,6 +62,7 @@ class DirectForwardCall(Rule):
     code = "GL706"
     name = "direct-forward-call"
     summary = "`module.forward(x)` is called directly, bypassing the module's hooks"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = (".forward(",)

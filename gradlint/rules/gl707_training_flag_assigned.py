@@ -7,7 +7,7 @@ from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.tree import descendants
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 # Calls by which a function sets the modes of sub-modules itself.
 _MODE_SETTERS = frozenset({"train", "eval"})
@@ -67,6 +67,7 @@ class TrainingFlagAssigned(Rule):
     code = "GL707"
     name = "training-flag-assigned"
     summary = "`model.training` is assigned, so the sub-modules keep their mode"
+    severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = (".training",)

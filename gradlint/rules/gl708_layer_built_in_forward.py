@@ -6,7 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.layers import called_only, drops_out, has_parameters, nn_layer
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 
 class LayerBuiltInForward(Rule):
@@ -74,6 +74,7 @@ class LayerBuiltInForward(Rule):
     code = "GL708"
     name = "layer-built-in-forward"
     summary = "a layer with parameters is constructed inside `forward`, so it is re-initialised at every call"
+    severity = Severity.ERROR
     triggers = ("forward",)
 
     VALID = (

@@ -8,7 +8,7 @@ from gradlint.analysis.module_classes import ModuleClass
 from gradlint.analysis.tree import descendants
 from gradlint.analysis.syntax import is_docstring
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{name}.__init__` never calls `super().__init__()`: `nn.Module`'s state is never created, so assigning a "
@@ -72,6 +72,7 @@ class ModuleInitWithoutSuper(Rule):
     code = "GL709"
     name = "module-init-without-super"
     summary = "an `nn.Module` subclass whose `__init__` never calls `super().__init__()`"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
     triggers = ("__init__",)

@@ -7,7 +7,7 @@ import libcst as cst
 from gradlint.analysis.module_classes import ModuleClass
 from gradlint.analysis.syntax import edit_distance
 from gradlint.fix.plan import Applicability, Availability, Replace
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{name}` defines `{method}` but no `forward`: calling the module raises "
@@ -69,6 +69,7 @@ class MisspeltForward(Rule):
     code = "GL710"
     name = "misspelt-forward"
     summary = "an `nn.Module` subclass with a misspelt `forward` and no `forward`"
+    severity = Severity.ERROR
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("Module",)

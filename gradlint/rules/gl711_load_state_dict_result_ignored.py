@@ -6,7 +6,7 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.parameter_flow import imports_torch
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, keyword_arg, positional_args
 from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule
+from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
     "`{call}` drops the missing and unexpected keys it returns: a checkpoint whose keys do not match loads nothing, "
@@ -68,6 +68,7 @@ class LoadStateDictResultIgnored(Rule):
     code = "GL711"
     name = "load-state-dict-result-ignored"
     summary = "`load_state_dict(..., strict=False)` whose missing and unexpected keys are ignored"
+    severity = Severity.ERROR
     triggers = ("strict",)
 
     VALID = (
