@@ -137,6 +137,7 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
         "location": _location_to_json(finding.location),
         "end_location": _location_to_json(finding.end_location),
         "noqa_row": finding.noqa_row,
+        "cell": finding.cell,
         "fix": None
         if fix is None
         else {
@@ -167,4 +168,5 @@ def _finding_from_json(path: str, data: dict[str, Any]) -> Finding:
             tuple(Edit(int(s), int(e), str(c), _location(a), _location(b)) for s, e, c, a, b in fix["edits"]),
         ),
         noqa_row=int(data["noqa_row"]),
+        cell=None if data.get("cell") is None else int(data["cell"]),
     )

@@ -20,6 +20,7 @@ DEFAULT_EXCLUDE = (
     ".eggs",
     ".git",
     ".hg",
+    ".ipynb_checkpoints",  # Jupyter's autosaved copies of the notebooks beside it
     ".mypy_cache",
     ".nox",
     ".pants.d",

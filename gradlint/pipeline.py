@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
-from gradlint.fix.apply import fix_text
+from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
+from gradlint.notebook import EditGuard, NotebookError, is_notebook, read_notebook
 from gradlint.rules import file_rules
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
@@ -67,12 +68,21 @@ def check_source(
     respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
 ) -> SourceResult:
-    """Findings for one file. Never raises: a failure is a one-line internal error.
+    """Findings for one file (a Jupyter notebook's in its cells). Never raises: a failure is a
+    one-line internal error.
 
     `own_noqa`: drop findings suppressed by `# noqa` comments (False where the host, flake8,
     handles them; the whole-file `# gradlint: noqa` is honoured either way). `respect_noqa`:
     False ignores every noqa comment, line and whole-file (`--ignore-noqa`). `project`: what the
     file uses from the other files of its run (None: the file alone)."""
+    if is_notebook(name):
+        return _in_notebook(source, name, lambda code: _check_python(code, name, codes, max_bytes, own_noqa, respect_noqa, project))
+    return _check_python(source, name, codes, max_bytes, own_noqa, respect_noqa, project)
+
+
+def _check_python(
+    source: Source, name: str, codes: frozenset[str], max_bytes: int, own_noqa: bool, respect_noqa: bool, project: Optional["ProjectFacts"]
+) -> SourceResult:
     try:
         decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
         if early is not None:
@@ -97,7 +107,24 @@ def fix_source(
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
-    what remains in `findings`. Never raises: failures are one-line errors, the file unchanged."""
+    what remains in `findings`. A notebook's fixes are written into its cells. Never raises:
+    failures are one-line errors, the file unchanged."""
+    if is_notebook(name):
+        fix = lambda code: _fix_python(code, name, codes, unsafe, max_bytes, respect_noqa, project, EditGuard())  # noqa: E731
+        return _in_notebook(source, name, fix, fixing=True)
+    return _fix_python(source, name, codes, unsafe, max_bytes, respect_noqa, project)
+
+
+def _fix_python(
+    source: Source,
+    name: str,
+    codes: frozenset[str],
+    unsafe: bool,
+    max_bytes: int,
+    respect_noqa: bool,
+    project: Optional["ProjectFacts"],
+    guard: Optional[FixGuard] = None,
+) -> SourceResult:
     try:
         decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
     except Exception as error:
@@ -108,7 +135,7 @@ def fix_source(
         return early
     text, selected = decoded.text, without_suppressed(codes, decoded.suppressed)
     try:
-        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, respect_noqa=respect_noqa, project=project))
+        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, respect_noqa=respect_noqa, project=project, guard=guard))
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:
@@ -131,7 +158,13 @@ def add_noqa_source(
     """`source` with `# noqa: CODES` added on each line where findings remain (`gradlint check
     --add-noqa`), in `fixed`, and how many lines were changed in `applied`; `source` itself when
     nothing is added. Files that cannot be decoded or parsed get none (a line's comment does not
-    suppress GL001 and GL002 there). Never raises."""
+    suppress GL001 and GL002 there). A notebook's comments go into its cells. Never raises."""
+    if is_notebook(name):
+        return _in_notebook(source, name, lambda code: _add_noqa_python(code, name, codes, max_bytes, project), fixing=True)
+    return _add_noqa_python(source, name, codes, max_bytes, project)
+
+
+def _add_noqa_python(source: Source, name: str, codes: frozenset[str], max_bytes: int, project: Optional["ProjectFacts"]) -> SourceResult:
     try:
         decoded, early = _guards(source, name, codes, max_bytes)
         if early is not None:
@@ -157,6 +190,32 @@ def add_noqa_source(
 def _as_given(text: str, decoded: _Decoded) -> Source:
     """`text` as the source was given: text, or bytes in the source's encoding (BOM included)."""
     return text if decoded.encoding is None else encode_source(text, decoded.encoding)
+
+
+def _in_notebook(source: Source, name: str, run: Callable[[str], SourceResult], *, fixing: bool = False) -> SourceResult:
+    """`run` (a check or a fix) over a notebook's code cells, its findings placed in their cells
+    and, for a fix, the fixed cells written back into the notebook."""
+    try:
+        notebook = read_notebook(source)
+    except NotebookError as error:
+        return SourceResult(name, error=str(error))
+    if notebook is None:
+        return SourceResult(name, fixed=source if fixing else None)  # not a Python notebook: nothing to check
+    result = run(notebook.code)
+    if not fixing or result.fixed is None or result.fixed == notebook.code:
+        result.findings, result.warning = notebook.findings(result.findings), notebook.described(result.warning)
+        result.fixed = source if fixing and result.fixed is not None else None
+        return result
+    try:
+        written = notebook.written(result.fixed)
+    except NotebookError as error:
+        return SourceResult(name, notebook.findings(result.findings), error=str(error))
+    fixed = read_notebook(written)
+    if fixed.code != result.fixed:  # a fix took the newline that ended a cell: the rows moved
+        result.findings = run(fixed.code).findings
+    result.findings, result.warning = fixed.findings(result.findings), fixed.described(result.warning)
+    result.fixed = written if isinstance(source, str) else written.encode("utf-8-sig" if source.startswith(b"\xef\xbb\xbf") else "utf-8")
+    return result
 
 
 def _suppression_warning(text: str) -> Optional[str]:

@@ -18,6 +18,7 @@ from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
+from gradlint.notebook import cell_diff, is_notebook, python_source
 from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
 from gradlint.shared_imports import restore_used_imports
@@ -62,6 +63,12 @@ def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int, respec
     return WorkItem(str(path), raw, codes, max_bytes, own.unsafe_fixes, respect_noqa=respect_noqa)
 
 
+def within_size_limit(item: WorkItem) -> bool:
+    """Whether the file is analysed whole. A notebook's outputs (plots, tables) do not count:
+    the pipeline measures its code, and says when that is over the limit."""
+    return is_notebook(item.name) or not over_size_limit(len(item.raw), item.max_bytes)
+
+
 def relative_to_root(path: Path, settings: Settings) -> str:
     try:
         return path.resolve().relative_to(settings.root).as_posix()
@@ -98,7 +105,7 @@ def check_paths(
             results[index] = SourceResult(str(path), error=str(error))
             continue
         readable.append((index, path, work_item(path, raw, settings, max_bytes, respect_noqa)))
-    analysed = [entry for entry in readable if not over_size_limit(len(entry[2].raw), max_bytes)]
+    analysed = [entry for entry in readable if within_size_limit(entry[2])]
     contents = {index: content_digest(item.raw) for index, _, item in analysed}
     project = RunProject(
         [(path, item.raw) for _, path, item in analysed], [contents[index] for index, _, _ in analysed], paths, settings, max_bytes
@@ -232,7 +239,7 @@ def fix_paths(
             continue
         targets.append(path)
         work.append(work_item(path, raw, settings, max_bytes, respect_noqa))
-    analysed = [(path, item.raw) for path, item in zip(targets, work) if not over_size_limit(len(item.raw), max_bytes)]
+    analysed = [(path, item.raw) for path, item in zip(targets, work) if within_size_limit(item)]
     project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
     worker = _add_noqa_item if add_noqa else _fix_item
@@ -328,7 +335,7 @@ class RunProject:
 
     def _built(self) -> ProjectIndex:
         if self._index is None:
-            sources = [(str(source), raw) for source, raw in self.sources]
+            sources = [(str(source), python_source(str(source), raw)) for source, raw in self.sources]
             self._index = ProjectIndex(sources, self.roots, read_outside=self._read_outside)
         return self._index
 
@@ -393,6 +400,8 @@ def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, d
 
 
 def unified_diff(before: bytes, after: bytes, name: str) -> str:
+    if is_notebook(name):
+        return cell_diff(before, after, name)
     old = _text_for_diff(before).splitlines(keepends=True)
     new = _text_for_diff(after).splitlines(keepends=True)
     return "".join(difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}"))

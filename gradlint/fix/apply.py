@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from gradlint.engine import lint_text
 from gradlint.fix.cleanup import codes_to_clean_up, parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
 from gradlint.fix.plan import Applicability
-from gradlint.model import Edit, Finding
+from gradlint.model import Edit, Finding, Fix
 from gradlint.rules import codes_fixed_first, migration_codes
 
 if TYPE_CHECKING:
@@ -28,6 +28,10 @@ class FixResult:
     removed_imports: frozenset[str] = frozenset()  # names whose imports the clean-up dropped
 
 
+# Whether a fix may be applied to the text at hand (a notebook's guard of its cell boundaries).
+FixGuard = Callable[[str, Fix], bool]
+
+
 def fix_text(
     text: str,
     path: str,
@@ -36,10 +40,12 @@ def fix_text(
     unsafe: bool = False,
     respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
+    guard: Optional[FixGuard] = None,
 ) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
-    the file uses from, and gives to, the other files of its run."""
+    the file uses from, and gives to, the other files of its run; `guard`: which fixes may be
+    applied (all when None)."""
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
@@ -47,7 +53,8 @@ def fix_text(
         outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
-        chosen = choose_fixes(outcome.findings, unsafe)
+        allowed = outcome.findings if guard is None else [f for f in outcome.findings if f.fix is None or guard(current, f.fix)]
+        chosen = choose_fixes(allowed, unsafe)
         if not chosen:
             break
         candidate = apply_edits(current, {edit for finding in chosen for edit in finding.fix.edits})
