@@ -314,21 +314,22 @@ class FunctionSummaries:
         `l.backward()`. Matched by the called name: `trainer.loss(x)` on a receiver whose class
         is unknown still names the method `loss`.
         """
-        statements = list(iter_statements(self.module.body))
-        sources: dict[str, set[cst.Call]] = {}
-        for statement in statements:
+        # Key -> the names called in the values assigned to it: names, not calls, so that a file
+        # assigning `loss = ...` in every function does not hand each backward all of those calls.
+        sources: dict[str, set[Optional[str]]] = {}
+        for statement in iter_statements(self.module.body):
             if isinstance(statement, cst.Assign):
-                calls = calls_in(statement.value)
+                names = {called_name(call) for call in calls_in(statement.value)}
                 for target in statement.targets:
                     for key in mentioned_keys(target.target):
-                        sources.setdefault(key, set()).update(calls)
+                        sources.setdefault(key, set()).update(names)
         found: dict[str, list[cst.Call]] = {}
         for backward in backward_calls(self.module):
             receiver = backward.func.value
-            feeding = set(calls_in(receiver))
+            feeding = {called_name(call) for call in calls_in(receiver)}
             for key in mentioned_keys(receiver):
                 feeding |= sources.get(key, set())
-            for name in {called_name(call) for call in feeding} - {None}:
+            for name in feeding - {None}:
                 found.setdefault(name, []).append(backward)
         return {name: tuple(calls) for name, calls in found.items()}
 

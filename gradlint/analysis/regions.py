@@ -35,12 +35,17 @@ class Placement:
         return list(self.block.body).index(self.statement)
 
 
+_STATEMENT_TYPES = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
 def placements(stack: Sequence[cst.CSTNode]) -> list[Placement]:
     """The statements around the last node of `stack` that sit in a block, outermost first."""
     found = []
     for depth in range(len(stack) - 1):
         block = stack[depth]
-        if isinstance(block, (cst.Module, cst.IndentedBlock)) and any(s is stack[depth + 1] for s in block.body):
+        # The child of a block that is a statement is one of its body's (the others are its header
+        # and footer lines): a type test, where searching the body was quadratic in a long module.
+        if isinstance(block, (cst.Module, cst.IndentedBlock)) and isinstance(stack[depth + 1], _STATEMENT_TYPES):
             owner = stack[depth - 1] if isinstance(block, cst.IndentedBlock) else None
             found.append(Placement(block, stack[depth + 1], owner, depth))
     return found
