@@ -32,6 +32,8 @@ class RunSummary:
     fixed: int = 0
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
+    # (path, whether and how it was checked): every path the run considered, with `explain`
+    explained: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, result: SourceResult) -> None:
         self.findings.extend(result.findings)
@@ -67,10 +69,17 @@ def relative_to_root(path: Path, settings: Settings) -> str:
         return path.as_posix()
 
 
-def _targets(paths: list[Path], settings: Settings, summary: RunSummary) -> list[Path]:
-    found = discover(paths, settings)
+def _targets(paths: list[Path], settings: Settings, summary: RunSummary, explain: bool = False) -> list[Path]:
+    found = discover(paths, settings, explain=explain)
     summary.errors.extend(found.errors)
+    summary.explained.extend((path, f"skipped: {reason}") for path, reason in found.skipped)
     return found.files
+
+
+def _how_checked(size: int, max_bytes: int, cached: bool) -> str:
+    if over_size_limit(size, max_bytes):
+        return f"too large ({size} bytes, limit {max_bytes}): decoded and compiled, not analysed"
+    return "checked (cached result)" if cached else "checked"
 
 
 def check_paths(
@@ -81,13 +90,15 @@ def check_paths(
     use_cache: bool = True,
     max_bytes: int = MAX_FILE_BYTES,
     progress: Optional[Progress] = None,
+    explain: bool = False,
 ) -> RunSummary:
-    """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all cores)."""
+    """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all
+    cores). With `explain`, the summary says why each path was or was not checked."""
     summary = RunSummary()
     cache = ResultCache(cache_directory(settings)) if use_cache else None
     results: dict[int, SourceResult] = {}
     readable: list[tuple[int, Path, WorkItem]] = []
-    for index, path in enumerate(_targets(paths, settings, summary)):
+    for index, path in enumerate(_targets(paths, settings, summary, explain)):
         try:
             raw = read_source(path)
         except SourceReadError as error:
@@ -125,6 +136,9 @@ def check_paths(
             cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
     for index in sorted(results):
         summary.add(results[index])
+    if explain:
+        cached = set(results) - {entry[0] for entry in pending}
+        summary.explained.extend((item.name, _how_checked(len(item.raw), max_bytes, index in cached)) for index, _, item in readable)
     if cache is not None:
         cache.save()
     summary.findings.sort(key=Finding.sort_key)
@@ -194,13 +208,14 @@ def fix_paths(
     jobs: int = 0,
     max_bytes: int = MAX_FILE_BYTES,
     progress: Optional[Progress] = None,
+    explain: bool = False,
 ) -> RunSummary:
     """Compute fixes in a process pool, then write (or diff) them here, one file at a time."""
     summary = RunSummary()
     work: list[WorkItem] = []
     targets: list[Path] = []
     seen: set[str] = set()
-    for path in _targets(paths, settings, summary):
+    for path in _targets(paths, settings, summary, explain):
         real = os.path.realpath(path)
         if real in seen:
             continue  # the same file by another name (a symbolic link): fix it once
@@ -215,6 +230,8 @@ def fix_paths(
     analysed = [(path, item.raw) for path, item in zip(targets, work) if not over_size_limit(len(item.raw), max_bytes)]
     project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
+    if explain:
+        summary.explained.extend((item.name, _how_checked(len(item.raw), max_bytes, False)) for item in work)
     results = map_in_pool(_fix_item, work, jobs, progress)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
