@@ -319,7 +319,7 @@ def _guarded(verbose: bool, action):
         _fail(f"internal error: {type(error).__name__}: {error}")
 
 
-def _targets_or_none(paths) -> list[Path]:
+def _paths_or_here(paths) -> list[Path]:
     return list(paths) or [Path(".")]
 
 
@@ -331,7 +331,7 @@ def _show(run: Invocation, settings: Settings) -> Optional[int]:
     """`--show-files` and `--show-settings`: what a run would use, without running it."""
     if not (run.show_files or run.show_settings):
         return None
-    found = discover(_targets_or_none(run.paths), settings)
+    found = discover(_paths_or_here(run.paths), settings)
     files = sorted(str(path.absolute()) for path in found.files)
     for path, reason in found.errors:
         click.echo(f"gradlint: error: {path}: {reason}", err=True)
@@ -391,7 +391,7 @@ def check(paths, **options):
         else:
             summary = _run_with_progress(
                 check_paths,
-                _targets_or_none(paths),
+                _paths_or_here(paths),
                 settings,
                 jobs=run.jobs,
                 use_cache=not run.no_cache,
@@ -441,7 +441,7 @@ def _fix(run: Invocation) -> int:
     if _reads_stdin(run.paths):
         return _fix_stdin(settings, run)
     summary = _run_with_progress(
-        fix_paths, _targets_or_none(run.paths), settings, diff=run.diff, jobs=run.jobs, max_bytes=run.max_file_size, explain=run.verbose
+        fix_paths, _paths_or_here(run.paths), settings, diff=run.diff, jobs=run.jobs, max_bytes=run.max_file_size, explain=run.verbose
     )
     _report_errors(summary, run)
     if run.diff:
