@@ -256,12 +256,16 @@ def _git_dir(repository: Path) -> Path:
 
 def _excludes_file(git_dir: Path) -> Optional[Path]:
     """git's `core.excludesFile`, from the user's and the repository's configuration (the last
-    one set wins), else its default `$XDG_CONFIG_HOME/git/ignore`."""
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "git"
-    configured = None
-    for config in (xdg / "config", Path.home() / ".gitconfig", git_dir / "config"):
-        configured = _core_excludes_file(config) or configured
-    return Path(configured).expanduser() if configured else xdg / "ignore"
+    one set wins), else its default `$XDG_CONFIG_HOME/git/ignore`; None without a home directory."""
+    try:
+        home = Path.home()
+        xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
+        configured = None
+        for config in (xdg / "config", home / ".gitconfig", git_dir / "config"):
+            configured = _core_excludes_file(config) or configured
+        return Path(configured).expanduser() if configured else xdg / "ignore"
+    except RuntimeError:  # no home directory to expand `~` in
+        return None
 
 
 def _core_excludes_file(config: Path) -> Optional[str]:
