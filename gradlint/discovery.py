@@ -222,7 +222,8 @@ def _ignores_above(top: Path) -> list[_Ignore]:
     repository's `.git/info/exclude` (when `top` is in a repository), then the .gitignore files of
     the directories above `top` up to the repository root."""
     absolute = top.resolve()
-    repository = next((directory for directory in (absolute, *absolute.parents) if (directory / ".git").exists()), None)
+    # os.path: False, not PermissionError, inside a folder that cannot be listed
+    repository = next((directory for directory in (absolute, *absolute.parents) if os.path.exists(directory / ".git")), None)
     above = list(absolute.parents)
     if repository is not None:
         above = above[: above.index(repository) + 1] if repository in above else []
@@ -240,7 +241,7 @@ def _git_dir(repository: Path) -> Path:
     """The repository's git directory, shared by its worktrees: `.git`, or where a `.git` file
     (`gitdir: ...`) of a worktree or submodule points, up to its `commondir`."""
     dot_git = repository / ".git"
-    if dot_git.is_dir():
+    if os.path.isdir(dot_git):
         return dot_git
     try:
         pointer = dot_git.read_text(encoding="utf-8", errors="replace").strip()
