@@ -139,7 +139,15 @@ def _selection_options(function):
             default=None,
             help="Apply exclude and extend-exclude to files named on the command line too.",
         ),
+        click.option(
+            "--respect-gitignore/--no-respect-gitignore",
+            default=None,
+            help="Leave out what git ignores (default: the configuration's, on).",
+        ),
         click.option("--no-cache", is_flag=True, help="Do not read or write the result cache."),
+        click.option(
+            "--cache-dir", default=None, help="Where the result cache is kept (default: `.gradlint_cache` at the configuration's root)."
+        ),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: one per core)."),
         click.option("--stdin-filename", default=None, help="The file name to report for source read from `-`."),
         click.option("-q", "--quiet", count=True, help="Print findings only, no summary (`-qq`: as --silent)."),
@@ -193,6 +201,8 @@ class Invocation:
             extend_exclude=split_codes(self.extend_exclude),
             per_file_ignores=parse_pattern_codes(self.per_file_ignores, "--per-file-ignores") if self.per_file_ignores else None,
             extend_per_file_ignores=parse_pattern_codes(self.extend_per_file_ignores, "--extend-per-file-ignores"),
+            respect_gitignore=self.respect_gitignore,
+            cache_dir=str(Path(self.cache_dir).absolute()) if self.cache_dir else None,  # from here, not the root
             isolated=self.isolated,
             table=table,
         )

@@ -103,6 +103,8 @@ class Overrides:
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
     extend_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    respect_gitignore: Optional[bool] = None
+    cache_dir: Optional[str] = None
     isolated: bool = False  # read no configuration file
     table: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -264,6 +266,10 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
         changes["unsafe_fixes"] = overrides.unsafe_fixes
     if overrides.force_exclude is not None:
         changes["force_exclude"] = overrides.force_exclude
+    if overrides.respect_gitignore is not None:
+        changes["respect_gitignore"] = overrides.respect_gitignore
+    if overrides.cache_dir is not None:
+        changes["cache_dir"] = overrides.cache_dir
     if overrides.exclude is not None:
         changes["exclude"] = overrides.exclude
     if overrides.extend_exclude:

@@ -157,6 +157,8 @@ def test_verbose_says_why_each_path_was_or_was_not_checked(run_cli, tmp_path):
     assert said["big.py"].startswith("too large (1200 bytes, limit 1024)")
     again = run_cli("check", "-v", "--extend-exclude", "vendor", "--max-file-size", "1K", ".")
     assert "gradlint: a.py: checked (cached result)" in again.stderr.splitlines()
+    fixed = run_cli("fix", "-v", "--extend-exclude", "vendor", ".").stderr.splitlines()
+    assert "gradlint: a.py: checked" in fixed and "gradlint: vendor: skipped: excluded by `vendor` (extend-exclude)" in fixed
 
 
 # -- configuration on the command line ----------------------------------------------------------------
@@ -217,6 +219,18 @@ def test_isolated_ignores_configuration_files(run_cli, tmp_path):
     assert codes(run_cli("check", "--output-format", "json")) == []
     assert codes(run_cli("check", "--output-format", "json", "--isolated")) == ["GL101"]
     assert run_cli("check", "--isolated", "--config", "pyproject.toml").exit_code == 2
+
+
+def test_respect_gitignore_and_cache_dir_options(run_cli, tmp_path, monkeypatch):
+    write(tmp_path / ".gitignore", "generated/\n")
+    write(tmp_path / "generated" / "g.py", FIXABLE)
+    write(tmp_path / "a.py", FIXABLE)
+    assert len(codes(run_cli("check", "--output-format", "json", "--no-cache"))) == 1
+    assert len(codes(run_cli("check", "--output-format", "json", "--no-cache", "--no-respect-gitignore"))) == 2
+    write(tmp_path / "pyproject.toml", "[tool.gradlint]\nrespect-gitignore = false\n")
+    monkeypatch.chdir(tmp_path / "generated")
+    assert len(codes(run_cli("check", "--output-format", "json", "--respect-gitignore", "--cache-dir", "here", ".."))) == 1
+    assert (tmp_path / "generated" / "here").is_dir() and not (tmp_path / ".gradlint_cache").exists()
 
 
 # -- .git/info/exclude and the global excludes file (bug 17) ----------------------------------------
