@@ -508,10 +508,7 @@ def _fix_stdin(settings: Settings, run: Invocation) -> int:
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format):
     """List every rule: code, name, fix availability."""
-    rows = [
-        {"code": rule.code, "name": rule.name, "severity": rule.severity.value, "summary": rule.summary, "fix": rule.fix_summary()}
-        for rule in all_rules()
-    ]
+    rows = [_rule_row(rule) for rule in all_rules()]
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
@@ -536,13 +533,15 @@ def rule(rule_name, every_rule, output_format):
             _fail(f"unknown rule code or name `{rule_name}` (`gradlint rules` lists them)")
         chosen = [found]
     if output_format == "json":
-        rows = [
-            {"code": one.code, "name": one.name, "summary": one.summary, "fix": one.fix_summary(), "explanation": one.documentation()}
-            for one in chosen
-        ]
+        rows = [{**_rule_row(one), "explanation": one.documentation()} for one in chosen]
         click.echo(json.dumps(rows if every_rule else rows[0], indent=2))
         return
     click.echo("\n".join(render_rule(one) for one in chosen), nl=False)
+
+
+def _rule_row(rule) -> dict:
+    """A rule as `rules` and `rule` write it in JSON."""
+    return {"code": rule.code, "name": rule.name, "severity": rule.severity.value, "summary": rule.summary, "fix": rule.fix_summary()}
 
 
 def _rule_named(code_or_name: str):

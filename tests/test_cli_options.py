@@ -282,7 +282,8 @@ def test_rule_by_code_or_name(run_cli):
     assert by_code.exit_code == 0 and by_code.output.startswith("# GL201 missing-zero-grad\n")
     assert run_cli("rule", "missing-zero-grad").output == by_code.output
     as_json = json.loads(run_cli("rule", "missing-zero-grad", "--output-format", "json").output)
-    assert (as_json["code"], as_json["name"]) == ("GL201", "missing-zero-grad")
+    listed = {row["code"]: row for row in json.loads(run_cli("rules", "--output-format", "json").output)}
+    assert {key: value for key, value in as_json.items() if key != "explanation"} == listed["GL201"]
     assert "## What it does" in as_json["explanation"]
     unknown = run_cli("rule", "no-such-rule")
     assert unknown.exit_code == 2 and "unknown rule code or name `no-such-rule`" in unknown.output
