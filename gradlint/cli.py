@@ -262,7 +262,7 @@ def _report_errors(summary: RunSummary, run: Invocation) -> None:
         click.echo(f"gradlint: error: {path}: {reason}", err=True)
 
 
-def _print_findings(summary: RunSummary, run: Invocation, quiet: bool, stdin_sources=None) -> None:
+def _print_findings(summary: RunSummary, run: Invocation, settings: Settings, quiet: bool, stdin_sources=None) -> None:
     if run.silent:
         return
     if run.statistics:
@@ -274,7 +274,12 @@ def _print_findings(summary: RunSummary, run: Invocation, quiet: bool, stdin_sou
         (path, reason, "warning") for path, reason in summary.warnings
     )
     options = RenderOptions(
-        quiet=quiet, color=run.color, show_fixes=run.show_fixes, source_of=_source_reader(stdin_sources or {}), problems=problems
+        quiet=quiet,
+        color=run.color,
+        show_fixes=run.show_fixes,
+        unsafe_fixes=settings.unsafe_fixes,
+        source_of=_source_reader(stdin_sources or {}),
+        problems=problems,
     )
     run.write(render(summary.findings, run.output_format, options))
 
@@ -409,7 +414,7 @@ def check(paths, **options):
                 explain=run.verbose,
             )
         _report_errors(summary, run)
-        _print_findings(summary, run, run.quiet, stdin_sources)
+        _print_findings(summary, run, settings, run.quiet, stdin_sources)
         return _exit_code(summary, run.exit_zero)
 
     run.run(body)
@@ -460,7 +465,7 @@ def _fix(run: Invocation) -> int:
             click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.", err=True)
         return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
     if summary.findings or run.output_format not in HUMAN_FORMATS:
-        _print_findings(summary, run, True)  # tools parse `[]` too
+        _print_findings(summary, run, settings, True)  # tools parse `[]` too
     if not run.quiet:
         text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
         run.write(text, err=run.output_format not in HUMAN_FORMATS)

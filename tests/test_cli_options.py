@@ -43,6 +43,17 @@ def test_check_fix_with_unsafe_fixes_applies_them(run_cli, tmp_path):
     assert "optimizer.zero_grad()" in path.read_text()
 
 
+def test_check_with_unsafe_fixes_counts_them_as_fixable(run_cli, tmp_path):
+    write(tmp_path / "a.py", UNSAFE)
+    plain = run_cli("check", "a.py").output.splitlines()
+    assert "1 more fixable with `gradlint fix --unsafe-fixes`." in plain and not any("[*]" in line for line in plain)
+    unsafe = run_cli("check", "--unsafe-fixes", "a.py").output.splitlines()
+    assert " GL201 [*] " in unsafe[0]
+    assert "[*] 1 fixable with `gradlint fix --unsafe-fixes`." in unsafe and "1 more fixable" not in "".join(unsafe)
+    write(tmp_path / "pyproject.toml", "[tool.gradlint]\nunsafe-fixes = true\n")
+    assert run_cli("check", "a.py").output.splitlines() == unsafe  # the setting, as the option
+
+
 def test_check_diff_shows_the_fixes_and_writes_nothing(run_cli, tmp_path):
     path = write(tmp_path / "a.py", FIXABLE)
     result = run_cli("check", "--diff", "a.py")
