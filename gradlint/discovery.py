@@ -201,10 +201,12 @@ class _Walker:
                 kind, reason = _classify(path)
                 if kind == "file":
                     yield path  # a symbolic link to a file
-                elif kind == "unreadable" and not _is_editor_lock(entry):
-                    self.errors.append((str(path), reason))
-                else:  # a symbolic link to a directory is not followed (no loops, no escaping the tree)
+                elif kind == "directory":  # not followed: no loops, no escaping the tree
                     self._skip(path, "a symbolic link to a directory (not followed)")
+                elif _is_editor_lock(entry):
+                    self._skip(path, "an editor's lock file")
+                else:
+                    self.errors.append((str(path), reason))
             else:
                 self._skip(path, "not a Python file")
 
