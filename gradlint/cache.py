@@ -42,10 +42,11 @@ def content_digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def entry_digest(content: str, codes: frozenset[str], project_key: str = "") -> str:
+def entry_digest(content: str, codes: frozenset[str], project_key: str = "", options: str = "") -> str:
     """`content`: the file's `content_digest`; `project_key`: the digest of the facts the file uses
-    from other files (editing `model.py` must re-check the files that import names from it)."""
-    return hashlib.sha256(f"{content}\0{','.join(sorted(codes))}\0{project_key}".encode()).hexdigest()
+    from other files (editing `model.py` must re-check the files that import names from it);
+    `options`: the command-line options that change findings (`--ignore-noqa`)."""
+    return hashlib.sha256(f"{content}\0{','.join(sorted(codes))}\0{project_key}\0{options}".encode()).hexdigest()
 
 
 class ResultCache:
@@ -164,6 +165,7 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
         "location": _location_to_json(finding.location),
         "end_location": _location_to_json(finding.end_location),
         "noqa_row": finding.noqa_row,
+        "cell": finding.cell,
         "fix": None
         if fix is None
         else {
@@ -194,4 +196,5 @@ def _finding_from_json(path: str, data: dict[str, Any]) -> Finding:
             tuple(Edit(int(s), int(e), str(c), _location(a), _location(b)) for s, e, c, a, b in fix["edits"]),
         ),
         noqa_row=int(data["noqa_row"]),
+        cell=None if data.get("cell") is None else int(data["cell"]),
     )

@@ -134,6 +134,7 @@ def _selection_options(function):
         click.option("--show-files", is_flag=True, help="List the files that would be checked, then exit."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes changed a file, even if no findings remain."),
+        click.option("--ignore-noqa", is_flag=True, help="Ignore every `# noqa` comment, line and whole-file."),
         click.option(
             "--force-exclude/--no-force-exclude",
             default=None,
@@ -385,6 +386,7 @@ def describe_settings(path: Path, settings: Settings) -> str:
 @cli.command(short_help="Lint files; --fix also applies the fixes.")
 @_selection_options
 @click.option("--fix/--no-fix", "apply_fixes", default=False, help="Apply the fixes, then report what remains (as `gradlint fix`).")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
 def check(paths, **options):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
 
@@ -398,10 +400,12 @@ def check(paths, **options):
         shown = _show(run, settings)
         if shown is not None:
             return shown
+        if run.add_noqa:
+            return _add_noqa(_paths_or_here(paths), settings, run)
         stdin_sources = {}
         if _reads_stdin(paths):
             raw, name = sys.stdin.buffer.read(), run.stdin_filename or "-"
-            summary = check_stdin(raw, name, settings, max_bytes=run.max_file_size)
+            summary = check_stdin(raw, name, settings, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
             stdin_sources[name] = _decoded_or_none(raw)
         else:
             summary = _run_with_progress(
@@ -411,6 +415,7 @@ def check(paths, **options):
                 jobs=run.jobs,
                 use_cache=not run.no_cache,
                 max_bytes=run.max_file_size,
+                respect_noqa=not run.ignore_noqa,
                 explain=run.verbose,
             )
         _report_errors(summary, run)
@@ -425,6 +430,21 @@ def _renamed(options: dict) -> dict:
     options = dict(options)
     options["color_option"] = options.pop("color")
     return options
+
+
+def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
+    """`check --add-noqa`: suppress every remaining finding where it is, as ruff does."""
+    if _reads_stdin(paths):
+        _fail("--add-noqa writes files and cannot be used with stdin (`-`)")
+    if run.ignore_noqa:
+        _fail("--add-noqa cannot be combined with --ignore-noqa")
+    summary = _run_with_progress(
+        fix_paths, paths, settings, diff=False, jobs=run.jobs, max_bytes=run.max_file_size, add_noqa=True, explain=run.verbose
+    )
+    _report_errors(summary, run)
+    if not run.silent:
+        click.echo(f"Added {summary.fixed} noqa directive{'s' if summary.fixed != 1 else ''}.", err=True)
+    return EXIT_ERROR if summary.errors else EXIT_OK
 
 
 def _preset_options(command):
@@ -456,7 +476,14 @@ def _fix(run: Invocation) -> int:
     if _reads_stdin(run.paths):
         return _fix_stdin(settings, run)
     summary = _run_with_progress(
-        fix_paths, _paths_or_here(run.paths), settings, diff=run.diff, jobs=run.jobs, max_bytes=run.max_file_size, explain=run.verbose
+        fix_paths,
+        _paths_or_here(run.paths),
+        settings,
+        diff=run.diff,
+        jobs=run.jobs,
+        max_bytes=run.max_file_size,
+        respect_noqa=not run.ignore_noqa,
+        explain=run.verbose,
     )
     _report_errors(summary, run)
     if run.diff:
@@ -485,7 +512,7 @@ def _fix_stdin(settings: Settings, run: Invocation) -> int:
     """Fixed source on stdout (or, with `--diff`, the diff only), what remains on stderr."""
     name = run.stdin_filename or "-"
     raw = sys.stdin.buffer.read()
-    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=run.max_file_size)
+    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
     summary = RunSummary()
     summary.add(result)
     fixed = result.fixed if result.fixed is not None else raw

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from gradlint.rules import all_codes
+from gradlint.rules import all_codes, opt_in_codes
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -20,6 +20,7 @@ DEFAULT_EXCLUDE = (
     ".eggs",
     ".git",
     ".hg",
+    ".ipynb_checkpoints",  # Jupyter's autosaved copies of the notebooks beside it
     ".mypy_cache",
     ".nox",
     ".pants.d",
@@ -63,6 +64,7 @@ class Settings:
     root: Path
     config_path: Optional[Path] = None
     select: tuple[str, ...] = ("GL",)
+    select_given: bool = False  # `select` was configured or given: the opt-in rules it names are on
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
@@ -79,7 +81,11 @@ class Settings:
     same_for_every_file: bool = False
 
     def codes(self) -> frozenset[str]:
-        return select_codes(self.select + self.extend_select, self.ignore)
+        codes = select_codes(self.select + self.extend_select, self.ignore)
+        if self.select_given:
+            return codes
+        # The default selection leaves the opt-in rules out, as ruff's leaves out RUF100.
+        return codes - (opt_in_codes() - select_codes(self.extend_select, self.ignore))
 
     def codes_for(self, relative_path: str) -> frozenset[str]:
         codes = self.codes()
@@ -218,6 +224,8 @@ def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
     for key in ("select", "extend-select", "ignore"):
         if key in table:
             changes[key.replace("-", "_")] = validate_codes(_strings(table[key], key, origin), origin)
+    if "select" in table:
+        changes["select_given"] = True
     for key in ("exclude", "extend-exclude"):
         if key in table:
             changes[key.replace("-", "_")] = tuple(_strings(table[key], key, origin))
@@ -256,6 +264,7 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
     if overrides.select is not None:
         changes["select"] = validate_codes(overrides.select, "--select")
         changes["extend_select"] = ()
+        changes["select_given"] = True
     if overrides.extend_select:
         changes["extend_select"] = changes.get("extend_select", settings.extend_select) + validate_codes(
             overrides.extend_select, "--extend-select"

@@ -1,4 +1,4 @@
-"""Find the Python files to check: recursive, honouring .gitignore, exclude and extend-exclude."""
+"""Find the Python files (and notebooks) to check: recursive, honouring .gitignore, exclude and extend-exclude."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from gradlint.config import Settings
 from gradlint.files import describe_file_type, describe_os_error
 
 SOURCE_SUFFIXES = (".py", ".pyi")
+CHECKED_SUFFIXES = (*SOURCE_SUFFIXES, ".ipynb")  # what a directory walk finds: Python files and Jupyter notebooks
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ class _Walker:
                 continue
             if is_dir:
                 yield from self._walk(path, ignores)
-            elif entry.name.endswith(SOURCE_SUFFIXES):
+            elif entry.name.endswith(CHECKED_SUFFIXES):
                 if _is_regular(entry):
                     yield path
                     continue
@@ -208,7 +209,7 @@ class _Walker:
                 else:
                     self.errors.append((str(path), reason))
             else:
-                self._skip(path, "not a Python file")
+                self._skip(path, "neither Python nor a notebook")
 
     def _skip(self, path: Path, reason: str) -> None:
         if self.skipped is not None:

@@ -22,6 +22,7 @@ FAMILIES = {
     "GL5": "APIs removed or renamed since PyTorch 0.3",
     "GL6": "training semantics that silently go wrong",
     "GL7": "model definitions whose parameters are never trained, saved or moved",
+    "GL9": "`# noqa` comments that suppress nothing (off unless selected)",
 }
 README_TABLE_START = "<!-- rule table: generated from the rule classes by `python -m gradlint.docs rules` -->"
 README_TABLE_END = "<!-- end of rule table -->"
@@ -43,6 +44,8 @@ def render_rule(rule: "type[Rule]") -> str:
     header.append(f"Fix: {fix_text(rule)}.")
     if flags:
         header.append(f"Selected by `gradlint fix` {', '.join(flags)}.")
+    if rule.opt_in:
+        header.append(f"Off by default: enable with `--extend-select {rule.code}`.")
     header.append(f"Suppress one finding with `# noqa: {rule.code}`.")
     return "\n".join(header) + "\n\n" + rule.documentation() + "\n"
 

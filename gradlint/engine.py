@@ -10,7 +10,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
 
@@ -19,8 +19,8 @@ from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
 from gradlint.messages import snippet
 from gradlint.model import Edit, FileResult, Finding, Fix, Location
-from gradlint.noqa import file_is_exempt, file_noqa_codes, is_suppressed, without_suppressed
-from gradlint.rules import all_rules, rule_for_failure
+from gradlint.noqa import NoqaLines, file_is_exempt, file_noqa_codes, suppresses, without_suppressed
+from gradlint.rules import all_codes, all_rules, noqa_rules, rule_for_failure
 from gradlint.rules.base import Report, Rule
 from gradlint.rules.file_rule import FileFailure
 from gradlint.source import LineIndex, UndecodableSource, decode_source
@@ -113,7 +113,8 @@ def analyse_text(
     borrowed = project.trigger_text() if project is not None else ""
     rules = [rule for rule in selected if not prefilter or rule.applies_to(source) or (borrowed and rule.applies_to(borrowed))]
     if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(source)):
-        return LintOutcome()  # prefilter: nothing here any selected rule could match
+        # prefilter: nothing here any selected rule could match; the noqa comments may still be judged
+        return LintOutcome(_after_noqa([], NoqaLines(text), path, codes) if line_noqa and _judges_noqa(text, codes) else [])
     if module is None:
         module, parse_error = _parse(source)
         if module is None:
@@ -122,9 +123,10 @@ def analyse_text(
                 location = _AsWritten(repair).location(location)
             return LintOutcome(invalid_syntax_findings(reason, location, path, codes))
     context = FileContext(path, text, module, project)
+    noqa_lines = NoqaLines(text)
     try:
         walk(context, [rule(context) for rule in rules])
-        findings = _findings(context, context.reports) if context.reports else []
+        findings = _findings(context, context.reports, noqa_lines) if context.reports else []
     except RecursionError:
         return LintOutcome(module=module, error="internal error: nesting too deep to analyse")
     except Exception as error:  # a rule bug must not stop the run
@@ -133,9 +135,24 @@ def analyse_text(
         as_written = _AsWritten(repair)
         findings = [as_written.finding(finding) for finding in findings]
     if line_noqa:
-        lines = text.splitlines()
-        findings = [f for f in findings if not _suppressed(f, lines)]
+        findings = _after_noqa(findings, noqa_lines, path, codes)
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+
+
+def _judges_noqa(text: str, codes: frozenset[str]) -> bool:
+    return any(rule.code in codes and rule.applies_to(text) for rule in noqa_rules())
+
+
+def _after_noqa(findings: list[Finding], lines: NoqaLines, path: str, codes: frozenset[str]) -> list[Finding]:
+    """The findings no `# noqa` suppresses, and what the rules about `# noqa` comments say,
+    judged from every finding before suppression."""
+    kept = [finding for finding in findings if not suppresses(lines.codes_at(finding.noqa_row), finding.code)]
+    if _judges_noqa(lines.text, codes):
+        known = frozenset(all_codes())
+        for rule in noqa_rules():
+            if rule.code in codes and rule.applies_to(lines.text):
+                kept += rule.judge(lines, findings, codes, known, path)
+    return kept
 
 
 class _AsWritten:
@@ -212,11 +229,6 @@ def _syntax_error(text: str, error: cst.ParserSyntaxError) -> tuple[str, Locatio
     return snippet(reason, 80), location
 
 
-def _suppressed(finding: Finding, lines: Sequence[str]) -> bool:
-    row = finding.noqa_row
-    return 0 < row <= len(lines) and is_suppressed(finding.code, lines[row - 1])
-
-
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")
 
 
@@ -280,9 +292,11 @@ def _header_end(node: cst.CSTNode, converter: EditBuilder, lines: LineIndex) -> 
     return Location(*lines.position(offset + 1))
 
 
-def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
+def _findings(context: FileContext, reports: list[Report], noqa_lines: NoqaLines) -> list[Finding]:
     positions = context.positions
-    lines = LineIndex.of(context.text)
+    # Positions are in the text the module was parsed from (repaired `async=` keywords included);
+    # rows are the same in the text as written, where noqa comments are read.
+    lines = noqa_lines.index if context.text is noqa_lines.text else LineIndex.of(context.text)
     converter = EditBuilder(context, positions, lines)
     findings = []
     seen = set()
@@ -297,5 +311,5 @@ def _findings(context: FileContext, reports: list[Report]) -> list[Finding]:
             continue
         seen.add(key)
         fix = converter.fix(report.fix) if report.fix else None
-        findings.append(Finding(report.rule.code, report.message, context.path, start, end, fix, start.row))
+        findings.append(Finding(report.rule.code, report.message, context.path, start, end, fix, noqa_lines.row_for(start.row)))
     return findings

@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 
 from gradlint.analysis.project import ProjectFacts, ProjectIndex
 from gradlint.files import SourceReadError, read_source
+from gradlint.notebook import python_source
 from gradlint.pipeline import MAX_FILE_BYTES, Source, over_size_limit
 
 
@@ -37,6 +38,6 @@ def facts_beside(source: Source, name: str, roots: Sequence[str]) -> Optional[Pr
     `name` on disk; None for a nameless source ("-") and for a file that uses none."""
     if name == "-":
         return None
-    raw = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
+    raw = python_source(name, source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass"))
     path = os.path.abspath(name)
     return ProjectIndex([(path, raw)], [os.path.dirname(path), *roots], read_outside=read_module).facts_for(path)

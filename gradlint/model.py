@@ -44,13 +44,14 @@ class Finding:
     end_location: Location
     fix: Optional[Fix] = None
     noqa_row: int = 0
+    cell: Optional[int] = None  # a notebook's cell (1-based, among all its cells); rows then count within it
 
     @property
     def has_safe_fix(self) -> bool:
         return self.fix is not None and self.fix.applicability == SAFE
 
     def sort_key(self) -> tuple:
-        return (self.path, self.location, self.code)
+        return (self.path, self.cell or 0, self.location, self.code)
 
 
 @dataclass

@@ -6,7 +6,11 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Optional
+from bisect import bisect_left
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from gradlint.source import LineIndex
 
 _LINE_NOQA = re.compile(r"#\s*noqa(?::[\s]*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*gradlint:[ \t]*noqa[ \t]*$", re.MULTILINE | re.IGNORECASE)
@@ -84,8 +88,143 @@ def noqa_codes(line: str) -> Optional[frozenset[str]]:
     return ALL if codes is None else frozenset(code.upper() for code in _CODE.findall(codes))
 
 
-def is_suppressed(code: str, line: str) -> bool:
-    codes = noqa_codes(line)
+def suppresses(codes: Optional[frozenset[str]], code: str) -> bool:
+    """Whether a line's noqa `codes` (as `noqa_codes` gives them) suppress `code`."""
     if codes is None:
         return False
     return codes is ALL or not codes or any(code.startswith(named) for named in codes)
+
+
+@dataclass(frozen=True)
+class Directive:
+    """A line's `# noqa` or `# noqa: CODES` in a real comment (never in a string)."""
+
+    row: int
+    start: int  # offset of its `#` in the text
+    end: int  # offset just past `noqa`, or past its last code
+    codes: tuple[str, ...]  # as written; () for a bare noqa
+
+    @property
+    def names_codes(self) -> bool:
+        return bool(self.codes)
+
+
+class NoqaLines:
+    """Where each line's `# noqa` is read, and the noqa directives of a file's comments.
+
+    A finding on a line that ends inside a multi-line string, or with a `\\` continuation, is
+    suppressed at the end of that string or statement (as ruff does): a comment cannot go
+    earlier. The file is tokenized only when a question needs it, once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._index: Optional[LineIndex] = None
+        self._scanned = False
+        self._line_ends: Optional[list[int]] = None  # rows that end outside any string and continuation
+        self._comments: dict[int, tuple[int, str]] = {}  # row -> (offset, text) of its comment
+
+    @property
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex.of(self.text)
+        return self._index
+
+    def line(self, row: int) -> str:
+        """The text of `row`, without its line ending."""
+        return self.text[self.index.line_start(row) : self.index.line_end(row)].rstrip("\r\n")
+
+    def row_for(self, row: int) -> int:
+        """The row whose comment suppresses findings on `row`."""
+        if not 0 < row <= len(self.index.starts):
+            return row
+        line = self.line(row)
+        if not (line.endswith("\\") or '"""' in line or "'''" in line):
+            return row  # the line ends outside any string: its own comment counts
+        ends = self._scan()[0]
+        if ends is None:
+            return row
+        found = bisect_left(ends, row)
+        return ends[found] if found < len(ends) else row
+
+    def codes_at(self, row: int) -> Optional[frozenset[str]]:
+        """None when `row` has no noqa; ALL for a bare one; else the codes it names."""
+        if not 0 < row <= len(self.index.starts):
+            return None
+        line = self.line(row)
+        if "noqa" not in line.lower():
+            return None
+        if ("'" in line or '"' in line) and self._scan()[0] is not None:
+            directive = self.directive_at(row)  # only a real comment counts, not a string's text
+            return None if directive is None else frozenset(code.upper() for code in directive.codes) or ALL
+        return noqa_codes(line)  # no string on the line: every `#` starts a comment
+
+    def directive_at(self, row: int) -> Optional[Directive]:
+        comments = self._scan()[1]
+        if row not in comments:
+            return None
+        return _directive(row, *comments[row])
+
+    def directives(self) -> list[Directive]:
+        """Every line directive in the file's comments, in order."""
+        if _NOQA_WORD.search(self.text) is None:
+            return []
+        found = (self.directive_at(row) for row in sorted(self._scan()[1]))
+        return [directive for directive in found if directive is not None]
+
+    def _scan(self) -> tuple[Optional[list[int]], dict[int, tuple[int, str]]]:
+        if not self._scanned:
+            self._scanned = True
+            ends, comments = [], {}
+            try:
+                for token in tokenize.generate_tokens(io.StringIO(self.text, newline=None).readline):
+                    if token.type in (tokenize.NEWLINE, tokenize.NL):
+                        ends.append(token.start[0])
+                    elif token.type == tokenize.COMMENT:
+                        row, column = token.start
+                        comments[row] = (self.index.offset(row, column), token.string)
+            except (tokenize.TokenError, SyntaxError, ValueError):
+                ends = None  # not Python: each line is read on its own
+            self._line_ends, self._comments = ends, comments
+        return self._line_ends, self._comments
+
+
+def _directive(row: int, offset: int, comment: str) -> Optional[Directive]:
+    match = _LINE_NOQA.search(comment)
+    if match is None:
+        return None
+    codes = tuple(_CODE.findall(match.group("codes"))) if match.group("codes") else ()
+    return Directive(row, offset + match.start(), offset + match.end(), codes)
+
+
+def directive_text(codes: Iterable[str]) -> str:
+    return f"# noqa: {', '.join(codes)}"
+
+
+def merged_codes(existing: Iterable[str], added: Iterable[str]) -> list[str]:
+    """Sorted, each code once (as first written)."""
+    kept: dict[str, str] = {}
+    for code in (*existing, *added):
+        kept.setdefault(code.upper(), code)
+    return sorted(kept.values(), key=str.upper)
+
+
+def add_noqa(text: str, wanted: dict[int, set[str]], lines: Optional[NoqaLines] = None) -> tuple[str, int]:
+    """`text` with `# noqa: CODES` on each row of `wanted` (rows where noqa is read), merged into
+    the row's noqa directive when it has one, else appended after the code and any comment.
+    Returns the new text and how many rows were changed."""
+    lines = lines or NoqaLines(text)
+    edits: list[tuple[int, int, str]] = []
+    for row in sorted(wanted):
+        directive = lines.directive_at(row)
+        if directive is not None and directive.names_codes:
+            edits.append((directive.start, directive.end, directive_text(merged_codes(directive.codes, wanted[row]))))
+        elif directive is None:
+            start = lines.index.line_start(row)
+            content = lines.line(row)
+            kept = content.rstrip()
+            edits.append((start + len(kept), start + len(content), f"  {directive_text(merged_codes((), wanted[row]))}"))
+    pieces, last = [], 0
+    for start, end, content in edits:
+        pieces += [text[last:start], content]
+        last = end
+    return "".join(pieces) + text[last:], len(edits)

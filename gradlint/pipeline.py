@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
-from gradlint.fix.apply import fix_text
+from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
-from gradlint.noqa import file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
+from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
+from gradlint.notebook import EditGuard, NotebookError, is_notebook, read_notebook
+from gradlint.rules import file_rules
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
 if TYPE_CHECKING:
@@ -63,19 +65,31 @@ def check_source(
     *,
     max_bytes: int = MAX_FILE_BYTES,
     own_noqa: bool = True,
+    respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
 ) -> SourceResult:
-    """Findings for one file. Never raises: a failure is a one-line internal error.
+    """Findings for one file (a Jupyter notebook's in its cells). Never raises: a failure is a
+    one-line internal error.
 
     `own_noqa`: drop findings suppressed by `# noqa` comments (False where the host, flake8,
-    handles them; the whole-file `# gradlint: noqa` is honoured either way). `project`: what the
+    handles them; the whole-file `# gradlint: noqa` is honoured either way). `respect_noqa`:
+    False ignores every noqa comment, line and whole-file (`--ignore-noqa`). `project`: what the
     file uses from the other files of its run (None: the file alone)."""
+    if is_notebook(name):
+        return _in_notebook(source, name, lambda code: _check_python(code, name, codes, max_bytes, own_noqa, respect_noqa, project))
+    return _check_python(source, name, codes, max_bytes, own_noqa, respect_noqa, project)
+
+
+def _check_python(
+    source: Source, name: str, codes: frozenset[str], max_bytes: int, own_noqa: bool, respect_noqa: bool, project: Optional["ProjectFacts"]
+) -> SourceResult:
     try:
-        decoded, early = _guards(source, name, codes, max_bytes)
+        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
         if early is not None:
             return early
         selected = without_suppressed(codes, decoded.suppressed)
-        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=own_noqa, project=project))
+        line_noqa = own_noqa and respect_noqa
+        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=line_noqa, project=project))
         return SourceResult(name, outcome.findings, outcome.error, warning=_suppression_warning(decoded.text))
     except Exception as error:
         return SourceResult(name, error=describe_internal_error(error))
@@ -88,13 +102,31 @@ def fix_source(
     *,
     unsafe: bool = False,
     max_bytes: int = MAX_FILE_BYTES,
+    respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
-    what remains in `findings`. Never raises: failures are one-line errors, the file unchanged."""
+    what remains in `findings`. A notebook's fixes are written into its cells. Never raises:
+    failures are one-line errors, the file unchanged."""
+    if is_notebook(name):
+        fix = lambda code: _fix_python(code, name, codes, unsafe, max_bytes, respect_noqa, project, EditGuard())  # noqa: E731
+        return _in_notebook(source, name, fix, fixing=True)
+    return _fix_python(source, name, codes, unsafe, max_bytes, respect_noqa, project)
+
+
+def _fix_python(
+    source: Source,
+    name: str,
+    codes: frozenset[str],
+    unsafe: bool,
+    max_bytes: int,
+    respect_noqa: bool,
+    project: Optional["ProjectFacts"],
+    guard: Optional[FixGuard] = None,
+) -> SourceResult:
     try:
-        decoded, early = _guards(source, name, codes, max_bytes)
+        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if early is not None:
@@ -103,7 +135,7 @@ def fix_source(
         return early
     text, selected = decoded.text, without_suppressed(codes, decoded.suppressed)
     try:
-        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, project=project))
+        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, respect_noqa=respect_noqa, project=project, guard=guard))
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:
@@ -113,14 +145,77 @@ def fix_source(
         outcome.fixed = source
         return outcome
     fixed_text = _keep_final_newline(text, result.text)
-    if decoded.encoding is None:
-        outcome.fixed = fixed_text
-        return outcome
     try:
-        outcome.fixed = encode_source(fixed_text, decoded.encoding)
+        outcome.fixed = _as_given(fixed_text, decoded)
     except UnicodeEncodeError:
         return SourceResult(name, result.remaining, f"fixed text cannot be encoded as {decoded.encoding}; file left unchanged")
     return outcome
+
+
+def add_noqa_source(
+    source: Source, name: str, codes: frozenset[str], *, max_bytes: int = MAX_FILE_BYTES, project: Optional["ProjectFacts"] = None
+) -> SourceResult:
+    """`source` with `# noqa: CODES` added on each line where findings remain (`gradlint check
+    --add-noqa`), in `fixed`, and how many lines were changed in `applied`; `source` itself when
+    nothing is added. Files that cannot be decoded or parsed get none (a line's comment does not
+    suppress GL001 and GL002 there). A notebook's comments go into its cells. Never raises."""
+    if is_notebook(name):
+        return _in_notebook(source, name, lambda code: _add_noqa_python(code, name, codes, max_bytes, project), fixing=True)
+    return _add_noqa_python(source, name, codes, max_bytes, project)
+
+
+def _add_noqa_python(source: Source, name: str, codes: frozenset[str], max_bytes: int, project: Optional["ProjectFacts"]) -> SourceResult:
+    try:
+        decoded, early = _guards(source, name, codes, max_bytes)
+        if early is not None:
+            return SourceResult(name, error=early.error, warning=early.warning, fixed=source)
+        selected = without_suppressed(codes, decoded.suppressed)
+        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, project=project))
+        if outcome.error is not None:
+            return SourceResult(name, error=f"{outcome.error}; file left unchanged")
+        failures = {rule.code for rule in file_rules()}
+        if outcome.module is None and any(finding.code in failures for finding in outcome.findings):
+            return SourceResult(name, fixed=source)  # the text did not parse
+        wanted: dict[int, set[str]] = {}
+        for finding in outcome.findings:
+            wanted.setdefault(finding.noqa_row, set()).add(finding.code)
+        if not wanted:
+            return SourceResult(name, fixed=source)
+        text, added = add_noqa(decoded.text, wanted)
+        return SourceResult(name, fixed=_as_given(text, decoded), applied=added)
+    except Exception as error:
+        return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
+
+
+def _as_given(text: str, decoded: _Decoded) -> Source:
+    """`text` as the source was given: text, or bytes in the source's encoding (BOM included)."""
+    return text if decoded.encoding is None else encode_source(text, decoded.encoding)
+
+
+def _in_notebook(source: Source, name: str, run: Callable[[str], SourceResult], *, fixing: bool = False) -> SourceResult:
+    """`run` (a check or a fix) over a notebook's code cells, its findings placed in their cells
+    and, for a fix, the fixed cells written back into the notebook."""
+    try:
+        notebook = read_notebook(source)
+    except NotebookError as error:
+        return SourceResult(name, error=str(error))
+    if notebook is None:
+        return SourceResult(name, fixed=source if fixing else None)  # not a Python notebook: nothing to check
+    result = run(notebook.code)
+    if not fixing or result.fixed is None or result.fixed == notebook.code:
+        result.findings, result.warning = notebook.findings(result.findings), notebook.described(result.warning)
+        result.fixed = source if fixing and result.fixed is not None else None
+        return result
+    try:
+        written = notebook.written(result.fixed)
+    except NotebookError as error:
+        return SourceResult(name, notebook.findings(result.findings), error=str(error))
+    fixed = read_notebook(written)
+    if fixed.code != result.fixed:  # a fix took the newline that ended a cell: the rows moved
+        result.findings = run(fixed.code).findings
+    result.findings, result.warning = fixed.findings(result.findings), fixed.described(result.warning)
+    result.fixed = written if isinstance(source, str) else written.encode("utf-8-sig" if source.startswith(b"\xef\xbb\xbf") else "utf-8")
+    return result
 
 
 def _suppression_warning(text: str) -> Optional[str]:
@@ -141,8 +236,11 @@ def describe_internal_error(error: BaseException) -> str:
     return f"internal error: {type(error).__name__}" + (f": {lines[0][:200]}" if lines else "")
 
 
-def _guards(source: Source, name: str, codes: frozenset[str], max_bytes: int) -> tuple[_Decoded, Optional[SourceResult]]:
-    """The checks before analysis, in order. The result when one of them decides the file."""
+def _guards(
+    source: Source, name: str, codes: frozenset[str], max_bytes: int, respect_noqa: bool = True
+) -> tuple[_Decoded, Optional[SourceResult]]:
+    """The checks before analysis, in order. The result when one of them decides the file.
+    `respect_noqa` False: whole-file noqa comments are ignored too."""
     if isinstance(source, str):
         decoded = _Decoded(source, None, len(source.encode("utf-8", errors="surrogatepass")))
     else:
@@ -151,9 +249,9 @@ def _guards(source: Source, name: str, codes: frozenset[str], max_bytes: int) ->
         except UndecodableSource as error:
             return _Decoded("", None, len(source)), SourceResult(name, undecodable_findings(source, str(error), name, codes))
         decoded = _Decoded(text, encoding, len(source))
-    if file_is_exempt(decoded.text):
+    if respect_noqa and file_is_exempt(decoded.text):
         return _Decoded(decoded.text, decoded.encoding, decoded.size, exempt=True), SourceResult(name)
-    suppressed = file_noqa_codes(decoded.text)
+    suppressed = file_noqa_codes(decoded.text) if respect_noqa else frozenset()
     if suppressed:
         decoded = _Decoded(decoded.text, decoded.encoding, decoded.size, suppressed=suppressed)
         codes = without_suppressed(codes, suppressed)

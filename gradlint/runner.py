@@ -18,7 +18,8 @@ from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
-from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, check_source, fix_source, over_size_limit
+from gradlint.notebook import cell_diff, is_notebook, python_source
+from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
 from gradlint.shared_imports import restore_used_imports
 from gradlint.source import UndecodableSource, decode_source
@@ -54,12 +55,20 @@ class WorkItem:
     max_bytes: int
     unsafe: bool = False  # fix only
     project: Optional[ProjectFacts] = None  # what the file uses from (and, for fix, gives to) the other files of the run
+    respect_noqa: bool = True  # False: `--ignore-noqa`
 
 
-def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int) -> WorkItem:
+def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int, respect_noqa: bool = True) -> WorkItem:
     """The work for one file of `check_paths` or `fix_paths`."""
     own = settings_for_file(settings, path)
-    return WorkItem(str(path), raw, own.codes_for(relative_to_root(path, own)), max_bytes, own.unsafe_fixes)
+    codes = own.codes_for(relative_to_root(path, own))
+    return WorkItem(str(path), raw, codes, max_bytes, own.unsafe_fixes, respect_noqa=respect_noqa)
+
+
+def within_size_limit(item: WorkItem) -> bool:
+    """Whether the file is analysed whole. A notebook's outputs (plots, tables) do not count:
+    the pipeline measures its code, and says when that is over the limit."""
+    return is_notebook(item.name) or not over_size_limit(len(item.raw), item.max_bytes)
 
 
 def relative_to_root(path: Path, settings: Settings) -> str:
@@ -76,9 +85,9 @@ def _targets(paths: list[Path], settings: Settings, summary: RunSummary, explain
     return found.files
 
 
-def _how_checked(size: int, max_bytes: int, cached: bool) -> str:
-    if over_size_limit(size, max_bytes):
-        return f"too large ({size} bytes, limit {max_bytes}): decoded and compiled, not analysed"
+def _how_checked(item: WorkItem, cached: bool) -> str:
+    if not within_size_limit(item):
+        return f"too large ({len(item.raw)} bytes, limit {item.max_bytes}): decoded and compiled, not analysed"
     return "checked (cached result)" if cached else "checked"
 
 
@@ -89,11 +98,13 @@ def check_paths(
     jobs: int = 0,
     use_cache: bool = True,
     max_bytes: int = MAX_FILE_BYTES,
+    respect_noqa: bool = True,
     progress: Optional[Progress] = None,
     explain: bool = False,
 ) -> RunSummary:
     """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all
-    cores). With `explain`, the summary says why each path was or was not checked."""
+    cores). `respect_noqa` False ignores every noqa comment (`--ignore-noqa`). With `explain`, the
+    summary says why each path was or was not checked."""
     summary = RunSummary()
     cache = ResultCache(cache_directory(settings)) if use_cache else None
     results: dict[int, SourceResult] = {}
@@ -104,8 +115,8 @@ def check_paths(
         except SourceReadError as error:
             results[index] = SourceResult(str(path), error=str(error))
             continue
-        readable.append((index, path, work_item(path, raw, settings, max_bytes)))
-    analysed = [entry for entry in readable if not over_size_limit(len(entry[2].raw), max_bytes)]
+        readable.append((index, path, work_item(path, raw, settings, max_bytes, respect_noqa)))
+    analysed = [entry for entry in readable if within_size_limit(entry[2])]
     contents = {index: content_digest(item.raw) for index, _, item in analysed}
     project = RunProject(
         [(path, item.raw) for _, path, item in analysed], [contents[index] for index, _, _ in analysed], paths, settings, max_bytes
@@ -122,7 +133,8 @@ def check_paths(
         else:
             facts = project.facts_for(path)
             key, outside = (project.key_for(facts), project.outside()) if cache is not None else ("", {})
-        digest = entry_digest(contents[index], item.codes, key) if cache is not None else None
+        options = "" if respect_noqa else "ignore-noqa"
+        digest = entry_digest(contents[index], item.codes, key, options) if cache is not None else None
         cached = cache.get(item.name, digest) if digest is not None else None
         if cached is not None:
             results[index] = SourceResult(cached.path, cached.findings, cached.error)
@@ -138,7 +150,7 @@ def check_paths(
         summary.add(results[index])
     if explain:
         cached = set(results) - {entry[0] for entry in pending}
-        summary.explained.extend((item.name, _how_checked(len(item.raw), max_bytes, index in cached)) for index, _, item in readable)
+        summary.explained.extend((item.name, _how_checked(item, index in cached)) for index, _, item in readable)
     if cache is not None:
         cache.save()
     summary.findings.sort(key=Finding.sort_key)
@@ -150,11 +162,17 @@ def cache_directory(settings: Settings) -> Path:
 
 
 def _check_item(item: WorkItem) -> SourceResult:
-    return check_source(item.raw, item.name, item.codes, max_bytes=item.max_bytes, project=item.project)
+    return check_source(item.raw, item.name, item.codes, max_bytes=item.max_bytes, respect_noqa=item.respect_noqa, project=item.project)
 
 
 def _fix_item(item: WorkItem) -> SourceResult:
-    return fix_source(item.raw, item.name, item.codes, unsafe=item.unsafe, max_bytes=item.max_bytes, project=item.project)
+    return fix_source(
+        item.raw, item.name, item.codes, unsafe=item.unsafe, max_bytes=item.max_bytes, respect_noqa=item.respect_noqa, project=item.project
+    )
+
+
+def _add_noqa_item(item: WorkItem) -> SourceResult:
+    return add_noqa_source(item.raw, item.name, item.codes, max_bytes=item.max_bytes, project=item.project)
 
 
 def stdin_is_excluded(name: str, settings: Settings) -> bool:
@@ -170,16 +188,19 @@ def stdin_codes(name: str, settings: Settings) -> frozenset[str]:
     return own.codes_for(relative_to_root(Path(name), own))
 
 
-def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES) -> RunSummary:
+def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES, respect_noqa: bool = True) -> RunSummary:
     """Check source that is not read from a file (stdin, an editor's buffer) as if it were `name`."""
     summary = RunSummary()
     if not stdin_is_excluded(name, settings):
         facts = facts_beside(source, name, [str(settings.root)])
-        summary.add(check_source(source, name, stdin_codes(name, settings), max_bytes=max_bytes, project=facts))
+        codes = stdin_codes(name, settings)
+        summary.add(check_source(source, name, codes, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts))
     return summary
 
 
-def fix_stdin(source: Source, name: str, settings: Settings, *, unsafe: bool, max_bytes: int = MAX_FILE_BYTES) -> SourceResult:
+def fix_stdin(
+    source: Source, name: str, settings: Settings, *, unsafe: bool, max_bytes: int = MAX_FILE_BYTES, respect_noqa: bool = True
+) -> SourceResult:
     """Fix source that is not read from a file as if it were `name`; `fixed` is None when excluded.
     It uses what the local modules next to `name` on disk give it, and the files of `name`'s
     project on disk keep what they import from it."""
@@ -187,13 +208,16 @@ def fix_stdin(source: Source, name: str, settings: Settings, *, unsafe: bool, ma
         return SourceResult(name)
     codes = stdin_codes(name, settings)
     facts = facts_beside(source, name, [str(settings.root)])
-    result = fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, project=facts)
+    result = fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts)
     if name == "-" or not result.removed_imports:
         return result
     path = Path(name)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
-        return [fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, project=keeping(facts, names)) for _, names in wanted]
+        return [
+            fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, respect_noqa=respect_noqa, project=keeping(facts, names))
+            for _, names in wanted
+        ]
 
     raw = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
     roots = [str(path.parent), str(settings.root)]
@@ -207,10 +231,13 @@ def fix_paths(
     diff: bool,
     jobs: int = 0,
     max_bytes: int = MAX_FILE_BYTES,
+    respect_noqa: bool = True,
+    add_noqa: bool = False,
     progress: Optional[Progress] = None,
     explain: bool = False,
 ) -> RunSummary:
-    """Compute fixes in a process pool, then write (or diff) them here, one file at a time."""
+    """Compute fixes in a process pool, then write (or diff) them here, one file at a time.
+    `add_noqa`: instead of fixing, add `# noqa` comments for what remains (`check --add-noqa`)."""
     summary = RunSummary()
     work: list[WorkItem] = []
     targets: list[Path] = []
@@ -226,17 +253,18 @@ def fix_paths(
             summary.errors.append((str(path), str(error)))
             continue
         targets.append(path)
-        work.append(work_item(path, raw, settings, max_bytes))
-    analysed = [(path, item.raw) for path, item in zip(targets, work) if not over_size_limit(len(item.raw), max_bytes)]
+        work.append(work_item(path, raw, settings, max_bytes, respect_noqa))
+    analysed = [(path, item.raw) for path, item in zip(targets, work) if within_size_limit(item)]
     project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
     if explain:
-        summary.explained.extend((item.name, _how_checked(len(item.raw), max_bytes, False)) for item in work)
-    results = map_in_pool(_fix_item, work, jobs, progress)
+        summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
+    worker = _add_noqa_item if add_noqa else _fix_item
+    results = map_in_pool(worker, work, jobs, progress)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
         again = [replace(work[index], project=keeping(work[index].project, names)) for index, names in wanted]
-        return map_in_pool(_fix_item, again, jobs)
+        return map_in_pool(worker, again, jobs)
 
     results = restore_used_imports(
         [str(path) for path in targets],
@@ -324,7 +352,7 @@ class RunProject:
 
     def _built(self) -> ProjectIndex:
         if self._index is None:
-            sources = [(str(source), raw) for source, raw in self.sources]
+            sources = [(str(source), python_source(str(source), raw)) for source, raw in self.sources]
             self._index = ProjectIndex(sources, self.roots, read_outside=self._read_outside)
         return self._index
 
@@ -389,6 +417,8 @@ def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, d
 
 
 def unified_diff(before: bytes, after: bytes, name: str) -> str:
+    if is_notebook(name):
+        return cell_diff(before, after, name)
     old = _text_for_diff(before).splitlines(keepends=True)
     new = _text_for_diff(after).splitlines(keepends=True)
     return "".join(difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}"))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from gradlint.engine import lint_text
 from gradlint.rules import all_codes
+from gradlint.rules.noqa_rule import NoqaRule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,6 +27,12 @@ def evaluate(model, batch, target):
 def lint(source: str, *codes: str, path: str = "example.py"):
     """Findings for `source` with the given codes (all rules by default)."""
     return lint_text(source, path, frozenset(codes or all_codes())).findings
+
+
+def example_codes(rule) -> tuple[str, ...]:
+    """The rules an example of `rule` is checked with: the rule alone, or, for a rule about
+    `# noqa` comments, every rule (it judges the codes of the rules selected with it)."""
+    return all_codes() if issubclass(rule, NoqaRule) else (rule.code,)
 
 
 def write(path: Path, text) -> Path:

@@ -163,7 +163,7 @@ def test_verbose_says_why_each_path_was_or_was_not_checked(run_cli, tmp_path):
     said = dict(line.split(": ", 2)[1:] for line in first.stderr.splitlines() if line.startswith("gradlint: "))
     assert said["generated"] == "skipped: gitignored by `generated/` in .gitignore"
     assert said["vendor"] == "skipped: excluded by `vendor` (extend-exclude)"
-    assert said["notes.txt"] == "skipped: not a Python file"
+    assert said["notes.txt"] == "skipped: neither Python nor a notebook"
     assert said["a.py"] == "checked"
     assert said["big.py"].startswith("too large (1200 bytes, limit 1024)")
     again = run_cli("check", "-v", "--extend-exclude", "vendor", "--max-file-size", "1K", ".")

@@ -34,10 +34,11 @@ def current_findings(config: Path) -> list[dict]:
             "end": [finding["end_location"]["row"], finding["end_location"]["column"]],
             "message": finding["message"],
             "fix": finding["fix"],
+            **({"cell": finding["cell"]} if finding.get("cell") is not None else {}),  # a notebook's rows count within the cell
         }
         for finding in json.loads(completed.stdout)
     ]
-    return sorted(rows, key=lambda row: (row["file"], row["start"], row["code"], row["message"]))
+    return sorted(rows, key=lambda row: (row["file"], row.get("cell", 0), row["start"], row["code"], row["message"]))
 
 
 def test_findings_match_the_snapshot(tmp_path):

@@ -8,6 +8,7 @@ copy and pip-installs it into the hook environment once per test session.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,10 @@ from support import LEGACY_EVALUATE, ROOT, readme_block
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 
 LEGACY = LEGACY_EVALUATE  # GL101 and GL103, both with safe fixes
+# The same code as the one code cell of a notebook.
+LEGACY_NOTEBOOK = json.dumps(
+    {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": LEGACY}], "metadata": {}, "nbformat": 4, "nbformat_minor": 2}
+)
 
 # A training loop that never resets gradients: GL201, whose fix is unsafe (not applied by default).
 NO_ZERO_GRAD = """\
@@ -140,7 +145,7 @@ def test_manifest_is_valid_and_matches_the_readme():
     assert hooks["gradlint-fix"]["entry"] == "gradlint fix --force-exclude"
     for hook in hooks.values():
         assert hook["language"] == "python"
-        assert hook["types_or"] == ["python", "pyi"]
+        assert hook["types_or"] == ["python", "pyi", "jupyter"]
         assert hook["require_serial"] is False
         assert hook["pass_filenames"] is True
         assert hook["args"] == []
@@ -149,7 +154,8 @@ def test_manifest_is_valid_and_matches_the_readme():
 
 
 def test_readme_config_checks_then_fixes(hook_repository, pre_commit_home, tmp_path):
-    project = make_project(tmp_path / "project", readme_config(hook_repository), {"evaluate.py": LEGACY})
+    files = {"evaluate.py": LEGACY, "evaluate.ipynb": LEGACY_NOTEBOOK}
+    project = make_project(tmp_path / "project", readme_config(hook_repository), files)
 
     # What `gradlint fix` itself makes of the file.
     reference = tmp_path / "reference" / "evaluate.py"
@@ -173,12 +179,14 @@ def test_readme_config_checks_then_fixes(hook_repository, pre_commit_home, tmp_p
     assert "- exit code: 1" in text
     assert "evaluate.py:6:9: GL101" in text
     assert "evaluate.py:8:12: GL103" in text
+    assert "evaluate.ipynb:cell 1:6:9: GL101" in text  # notebooks are passed to the hooks too
     status, text = results["gradlint-fix"]
     assert status == "Failed", output
     assert "- files were modified by this hook" in text
     assert "- exit code:" not in text  # nothing left after the safe fixes
-    assert "Fixed 2 errors, 0 remaining." in text
+    assert "Fixed 4 errors, 0 remaining." in text
     assert (project / "evaluate.py").read_text(encoding="utf-8") == expected
+    assert json.loads((project / "evaluate.ipynb").read_text(encoding="utf-8"))["cells"][0]["source"] == expected
 
     git("add", "-A", cwd=project)
     code, output = pre_commit(project, pre_commit_home, "--all-files")

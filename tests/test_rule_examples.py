@@ -6,7 +6,7 @@ import pytest
 
 from gradlint.fix.apply import fix_text
 from gradlint.rules import all_rules
-from support import lint
+from support import example_codes, lint
 
 VALID = [(rule, source) for rule in all_rules() for source in rule.VALID]
 INVALID = [(rule, example) for rule in all_rules() for example in rule.INVALID]
@@ -17,12 +17,12 @@ UNFIXED = [(rule, example) for rule, example in INVALID if example.fixed is None
 
 @pytest.mark.parametrize("rule, source", VALID, ids=[r.code for r, _ in VALID])
 def test_valid_example_is_not_flagged(rule, source):
-    assert [f for f in lint(source, rule.code) if f.code == rule.code] == []
+    assert [f for f in lint(source, *example_codes(rule)) if f.code == rule.code] == []
 
 
 @pytest.mark.parametrize("rule, example", INVALID, ids=[r.code for r, _ in INVALID])
 def test_invalid_example_is_flagged(rule, example):
-    assert any(f.code == rule.code for f in lint(example.code, rule.code))
+    assert any(f.code == rule.code for f in lint(example.code, *example_codes(rule)))
 
 
 FIXED = [(rule, example) for rule, example in INVALID if example.fixed is not None]
@@ -30,7 +30,7 @@ FIXED = [(rule, example) for rule, example in INVALID if example.fixed is not No
 
 @pytest.mark.parametrize("rule, example", FIXED, ids=[r.code for r, _ in FIXED])
 def test_invalid_example_fix(rule, example):
-    codes = frozenset({rule.code})
+    codes = frozenset(example_codes(rule))
     first = fix_text(example.code, "example.py", codes, unsafe=True)
     assert first.error is None
     assert first.text == example.fixed
@@ -40,7 +40,7 @@ def test_invalid_example_fix(rule, example):
 
 @pytest.mark.parametrize("rule, example", UNFIXED, ids=[r.code for r, _ in UNFIXED])
 def test_invalid_example_without_fix_is_left_alone(rule, example):
-    result = fix_text(example.code, "example.py", frozenset({rule.code}), unsafe=True)
+    result = fix_text(example.code, "example.py", frozenset(example_codes(rule)), unsafe=True)
     assert result.text == example.code
 
 

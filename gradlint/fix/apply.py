@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from gradlint.engine import lint_text
 from gradlint.fix.cleanup import codes_to_clean_up, parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
 from gradlint.fix.plan import Applicability
-from gradlint.model import Edit, Finding
+from gradlint.model import Edit, Finding, Fix
 from gradlint.rules import codes_fixed_first, migration_codes
 
 if TYPE_CHECKING:
@@ -28,17 +28,33 @@ class FixResult:
     removed_imports: frozenset[str] = frozenset()  # names whose imports the clean-up dropped
 
 
-def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = False, project: Optional["ProjectFacts"] = None) -> FixResult:
+# Whether a fix may be applied to the text at hand (a notebook's guard of its cell boundaries).
+FixGuard = Callable[[str, Fix], bool]
+
+
+def fix_text(
+    text: str,
+    path: str,
+    codes: frozenset[str],
+    *,
+    unsafe: bool = False,
+    respect_noqa: bool = True,
+    project: Optional["ProjectFacts"] = None,
+    guard: Optional[FixGuard] = None,
+) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
-    `project`: what the file uses from, and gives to, the other files of its run."""
+    `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
+    the file uses from, and gives to, the other files of its run; `guard`: which fixes may be
+    applied (all when None)."""
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
     for _ in range(MAX_ROUNDS):
-        outcome = lint_text(current, path, codes, module=module, project=project)
+        outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
-        chosen = choose_fixes(outcome.findings, unsafe)
+        allowed = outcome.findings if guard is None else [f for f in outcome.findings if f.fix is None or guard(current, f.fix)]
+        chosen = choose_fixes(allowed, unsafe)
         if not chosen:
             break
         candidate = apply_edits(current, {edit for finding in chosen for edit in finding.fix.edits})
@@ -50,12 +66,12 @@ def fix_text(text: str, path: str, codes: frozenset[str], *, unsafe: bool = Fals
         applied += len(chosen)
         fixed_codes.update(finding.code for finding in chosen)
     else:
-        outcome = lint_text(current, path, codes, module=module, project=project)
+        outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
     cleaned = remove_unused_imports(current, module, codes_to_clean_up(current, fixed_codes, migration_codes(codes), project), project)
     if cleaned is None:
         return FixResult(current, applied, outcome.findings)
     current, module = cleaned.text, cleaned.module
-    outcome = lint_text(current, path, codes, module=module, project=project)
+    outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
     return FixResult(current, applied, outcome.findings, removed_imports=cleaned.removed)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from gradlint.model import Finding
+from gradlint.notebook import in_file
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import repository_path
 from gradlint.rules import severity_of
@@ -21,7 +22,7 @@ def _escape_property(value: str) -> str:
 
 def render_github(findings: Sequence[Finding], options: RenderOptions) -> str:
     lines = []
-    for finding in findings:
+    for finding in in_file(findings, options.source_of):
         properties = ",".join(
             [
                 f"title={_escape_property(f'gradlint ({finding.code})')}",

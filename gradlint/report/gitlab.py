@@ -9,6 +9,7 @@ import json
 from typing import Sequence
 
 from gradlint.model import Finding, Location
+from gradlint.notebook import in_file
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import repository_path
 from gradlint.rules import rule_by_code, severity_of
@@ -29,7 +30,7 @@ def _position(location: Location) -> dict:
 def render_gitlab(findings: Sequence[Finding], options: RenderOptions) -> str:
     issues = []
     taken: set[str] = set()
-    for finding in findings:
+    for finding in in_file(findings, options.source_of):  # GitLab places lines of files
         name = rule_by_code(finding.code).name
         path = repository_path(finding.path, "CI_PROJECT_DIR")
         fingerprint = _fingerprint(name, path, "")

@@ -28,7 +28,7 @@ def finding_to_dict(finding: Finding) -> dict:
             ],
         }
     return {
-        "cell": None,  # a notebook cell, in ruff's schema
+        "cell": finding.cell,  # a notebook's cell, in ruff's schema: rows and columns then count within it
         "code": finding.code,
         "name": rule_by_code(finding.code).name,
         "severity": severity_of(finding.code),

@@ -10,6 +10,7 @@ from itertools import groupby
 from typing import Sequence
 
 from gradlint.model import Finding
+from gradlint.notebook import in_file
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import absolute_path
 from gradlint.rules import severity_of
@@ -54,7 +55,7 @@ def render_junit(findings: Sequence[Finding], options: RenderOptions) -> str:
         suite = _suite(PROGRAM, 1, 0)
         ET.SubElement(suite, "testcase", {"name": "No errors found", "classname": PROGRAM})
         root.append(suite)
-    named = sorted(((absolute_path(finding.path), finding) for finding in findings), key=lambda pair: pair[0])
+    named = sorted(((absolute_path(finding.path), finding) for finding in in_file(findings, options.source_of)), key=lambda pair: pair[0])
     for filename, group in groupby(named, key=lambda pair: pair[0]):
         cases = [_case(finding, filename) for _, finding in group]
         suite = _suite(filename, len(cases), len(cases))

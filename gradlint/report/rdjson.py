@@ -11,7 +11,8 @@ from gradlint.model import Finding, Location
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import absolute_path
 from gradlint.report.sarif import INFORMATION_URI
-from gradlint.report.snippet import Source, sources_by_path
+from gradlint.notebook import in_file
+from gradlint.report.snippet import Source, source_key, sources_by_path
 from gradlint.rules import severity_of
 
 
@@ -42,7 +43,8 @@ def _diagnostic(finding: Finding, source: Optional[Source]) -> dict:
 
 
 def render_rdjson(findings: Sequence[Finding], options: RenderOptions) -> str:
+    findings = in_file(findings, options.source_of)  # reviewdog places lines of files
     sources = sources_by_path(findings, options.source_of)
-    diagnostics = [_diagnostic(finding, sources[finding.path]) for finding in findings]
+    diagnostics = [_diagnostic(finding, sources[source_key(finding)]) for finding in findings]
     result = {"diagnostics": diagnostics, "severity": "WARNING", "source": {"name": "gradlint", "url": INFORMATION_URI}}
     return json.dumps(result, indent=2, sort_keys=True) + "\n"

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from gradlint import RULE_DOCS_URL, __version__
 from gradlint.model import Edit, Finding, Location
+from gradlint.notebook import in_file
 from gradlint.report.options import RenderOptions
 from gradlint.rules import all_rules, severity_of
 from gradlint.rules.base import Rule
@@ -113,4 +114,4 @@ def sarif_log(findings: Sequence[Finding], problems: Sequence[tuple[str, str, st
 
 
 def render_sarif(findings: Sequence[Finding], options: RenderOptions) -> str:
-    return json.dumps(sarif_log(findings, options.problems), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(sarif_log(in_file(findings, options.source_of), options.problems), indent=2, ensure_ascii=False) + "\n"

@@ -9,6 +9,7 @@ from typing import Callable, NamedTuple, Optional, Sequence
 import click
 
 from gradlint.model import Finding, Fix, Location
+from gradlint.notebook import cell_sources
 from gradlint.source import LineIndex
 
 TAB = "    "
@@ -50,13 +51,24 @@ class Source(NamedTuple):
         return self.text[self.index.line_start(row) : self.index.line_end(row)].rstrip("\r\n")
 
 
-def sources_by_path(findings: Sequence[Finding], source_of: Callable[[str], Optional[str]]) -> dict[str, Optional[Source]]:
-    """The text of each reported file, read once (None where it cannot be read)."""
-    sources: dict[str, Optional[Source]] = {}
+def source_key(finding: Finding) -> tuple[str, Optional[int]]:
+    """What a finding's rows count in: its file, or the notebook cell it is in."""
+    return finding.path, finding.cell
+
+
+def sources_by_path(
+    findings: Sequence[Finding], source_of: Callable[[str], Optional[str]]
+) -> dict[tuple[str, Optional[int]], Optional[Source]]:
+    """The text each finding's rows count in (its file's, or its notebook cell's), by
+    `source_key`, each file read once (None where it cannot be read)."""
+    sources: dict[tuple[str, Optional[int]], Optional[Source]] = {}
     for finding in findings:
-        if finding.path not in sources:
+        key = source_key(finding)
+        if key not in sources:
             text = source_of(finding.path)
-            sources[finding.path] = Source.of(text) if text is not None else None
+            if text is not None and finding.cell is not None:
+                text = cell_sources(text).get(finding.cell)
+            sources[key] = Source.of(text) if text is not None else None
     return sources
 
 

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 from gradlint.model import Finding
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
-from gradlint.report.snippet import Painter, Source, code_frame, fix_diff, sources_by_path
+from gradlint.report.snippet import Painter, Source, code_frame, fix_diff, source_key, sources_by_path
 from gradlint.rules import rule_by_code
 
 
@@ -19,7 +19,8 @@ def _fixable(finding: Finding, unsafe_fixes: bool) -> bool:
 def finding_line(finding: Finding, paint: Painter = Painter(False), unsafe_fixes: bool = False) -> str:
     marker = " [*]" if _fixable(finding, unsafe_fixes) else ""
     location = finding.location
-    where = paint(display_path(finding.path), bold=True) + f":{location.row}:{location.column}:"
+    cell = f"cell {finding.cell}:" if finding.cell is not None else ""  # ruff's `notebook.ipynb:cell 3:4:9:`
+    where = paint(display_path(finding.path), bold=True) + f":{cell}{location.row}:{location.column}:"
     return f"{where} {paint(finding.code, fg='red', bold=True)}{marker} {finding.message}"
 
 
@@ -35,7 +36,7 @@ def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
     lines: list[str] = []
     for finding in findings:
         lines.append(finding_line(finding, paint, options.unsafe_fixes))
-        lines.extend(_details(finding, sources[finding.path], options, paint))
+        lines.extend(_details(finding, sources[source_key(finding)], options, paint))
         lines.append("")
     if not options.quiet:
         lines.extend(summary_lines(findings, options.unsafe_fixes))
@@ -122,7 +123,7 @@ def _overlapping_fix(finding: Finding, remaining: Sequence[Finding]) -> Optional
     """The code of another rule's fixable finding on the same code as `finding` (which has no fix
     while that one stands, e.g. a `Variable(...)` call waiting for its `volatile=` to go)."""
     for other in remaining:
-        if other is finding or other.fix is None or other.path != finding.path or other.code == finding.code:
+        if other is finding or other.fix is None or (other.path, other.cell) != (finding.path, finding.cell) or other.code == finding.code:
             continue
         if other.location < finding.end_location and finding.location < other.end_location:
             return other.code

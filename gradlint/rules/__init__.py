@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from gradlint.rules.base import Rule, check_rule_class
 from gradlint.rules.file_rule import FileFailure, FileRule
+from gradlint.rules.noqa_rule import NoqaRule
 
 
 @lru_cache(maxsize=None)
@@ -68,6 +69,18 @@ def migration_codes(codes: frozenset[str]) -> set[str]:
 @lru_cache(maxsize=None)
 def codes_fixed_first() -> frozenset[str]:
     return frozenset(rule.code for rule in all_rules() if rule.fixes_first)
+
+
+@lru_cache(maxsize=None)
+def noqa_rules() -> tuple[type[NoqaRule], ...]:
+    """The rules about `# noqa` comments, judged after all the others."""
+    return tuple(rule for rule in all_rules() if issubclass(rule, NoqaRule))
+
+
+@lru_cache(maxsize=None)
+def opt_in_codes() -> frozenset[str]:
+    """The rules the default selection leaves out: on only when a selector names them."""
+    return frozenset(rule.code for rule in all_rules() if rule.opt_in)
 
 
 def file_rules() -> tuple[type[FileRule], ...]:
