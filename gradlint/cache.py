@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +23,8 @@ from gradlint.model import Edit, FileResult, Finding, Fix, Location
 
 CACHE_DIR_NAME = ".gradlint_cache"
 FORMAT = 1
+# The first line of the .gitignore that marks a directory as a cache gradlint made.
+MARKER = "# Automatically created by gradlint."
 
 
 @lru_cache(maxsize=1)
@@ -104,7 +107,7 @@ class ResultCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             ignore = self.directory / ".gitignore"
             if not ignore.exists():
-                ignore.write_text("# Automatically created by gradlint.\n*\n", encoding="utf-8")
+                ignore.write_text(f"{MARKER}\n*\n", encoding="utf-8")
             for stale in self.directory.glob("results-*.json"):
                 if stale != self.pack:
                     stale.unlink(missing_ok=True)
@@ -114,6 +117,31 @@ class ResultCache:
             os.replace(temporary, self.pack)
         except OSError:
             pass  # a read-only tree still gets its results, just not cached
+
+
+def is_cache_directory(directory: Path) -> bool:
+    """Whether gradlint made `directory` for its cache (it holds the marked .gitignore)."""
+    try:
+        return (directory / ".gitignore").read_text(encoding="utf-8").startswith(MARKER)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def remove_caches(top: Path, configured: Path) -> list[Path]:
+    """Remove the cache directory `configured` and every `.gradlint_cache` below `top`, each only
+    when gradlint made it (never a directory a mistaken `cache-dir` names); the ones removed."""
+    found = []
+    for directory, subdirectories, _ in os.walk(top):
+        if CACHE_DIR_NAME in subdirectories:
+            subdirectories.remove(CACHE_DIR_NAME)  # nothing to look for inside a cache
+            found.append(Path(directory) / CACHE_DIR_NAME)
+    found.append(configured)  # last: when it is one of those, it is named as found below `top`
+    removed: list[Path] = []
+    for directory in found:
+        if is_cache_directory(directory):  # false for one already removed under another name
+            shutil.rmtree(directory)
+            removed.append(directory)
+    return removed
 
 
 def _location_to_json(location: Location) -> list[int]:

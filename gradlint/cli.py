@@ -11,15 +11,36 @@ from typing import NoReturn, Optional
 import click
 
 from gradlint import __version__
-from gradlint.config import ConfigError, Overrides, Settings, load_settings, split_codes
+from gradlint.config import (
+    ConfigError,
+    Overrides,
+    Settings,
+    load_settings,
+    parse_config_override,
+    parse_pattern_codes,
+    settings_for_file,
+    split_codes,
+)
+from gradlint.cache import remove_caches
+from gradlint.discovery import discover
 from gradlint.docs import render_rule
-from gradlint.files import SourceReadError, read_source
+from gradlint.files import SourceReadError, describe_os_error, read_source
 from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_statistics
-from gradlint.rules import ALL_MIGRATIONS, all_rules, presets, rule_by_code
+from gradlint.rules import ALL_MIGRATIONS, all_rules, presets
 from gradlint.source import UndecodableSource, decode_source
 from gradlint.pool import tune_garbage_collector
-from gradlint.runner import MAX_FILE_BYTES, RunSummary, check_paths, check_stdin, fix_paths, fix_stdin, unified_diff
+from gradlint.runner import (
+    MAX_FILE_BYTES,
+    RunSummary,
+    cache_directory,
+    check_paths,
+    check_stdin,
+    fix_paths,
+    fix_stdin,
+    relative_to_root,
+    unified_diff,
+)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -57,6 +78,22 @@ class FileSize(click.ParamType):
         return int(size * self.UNITS[unit])
 
 
+class ConfigOption(click.ParamType):
+    """`--config`: a configuration file, or a TOML `KEY = VALUE` override (as ruff's)."""
+
+    name = "config"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (Path, dict)):
+            return value
+        if "=" not in value or Path(value).is_file():
+            return Path(value)
+        try:
+            return parse_config_override(value)
+        except ConfigError as error:
+            self.fail(str(error), param, ctx)
+
+
 def _selection_options(function):
     options = [
         click.argument(
@@ -65,22 +102,58 @@ def _selection_options(function):
         click.option("--select", multiple=True, help="Rule codes or prefixes to enable (replaces the configured set)."),
         click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition."),
         click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
-        click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False), help="Use this configuration file."),
+        click.option(
+            "--config",
+            "config_options",
+            multiple=True,
+            type=ConfigOption(),
+            metavar="PATH|KEY=VALUE",
+            help="A configuration file to use for every file, or a TOML override of one setting "
+            "(`--config \"per-file-ignores = {'tests/*' = ['GL201']}\"`); repeatable.",
+        ),
+        click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
+        click.option("--exclude", multiple=True, help="Patterns of paths to leave out (replaces the configured `exclude`)."),
+        click.option("--extend-exclude", multiple=True, help="Patterns of paths to leave out, besides `exclude`."),
+        click.option(
+            "--per-file-ignores",
+            multiple=True,
+            metavar="PATTERN:CODE",
+            help="Rules to ignore in matching files (replaces the configured ones).",
+        ),
+        click.option(
+            "--extend-per-file-ignores", multiple=True, metavar="PATTERN:CODE", help="Rules to ignore in matching files, besides those."
+        ),
         click.option("--output-format", type=click.Choice(sorted(FORMATS)), default="text", show_default=True),
+        click.option(
+            "-o", "--output-file", type=click.Path(path_type=Path, dir_okay=False), help="Write the output to this file, not stdout."
+        ),
+        click.option("--color/--no-color", default=None, help="Colour the output (default: on a terminal; NO_COLOR, FORCE_COLOR)."),
         click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding."),
         click.option("--show-fixes", is_flag=True, help="Show each available fix as a diff under its finding (text format)."),
+        click.option("--show-settings", is_flag=True, help="Show the settings used for the first file, then exit."),
+        click.option("--show-files", is_flag=True, help="List the files that would be checked, then exit."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
+        click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes changed a file, even if no findings remain."),
         click.option("--ignore-noqa", is_flag=True, help="Ignore every `# noqa` comment, line and whole-file."),
         click.option(
             "--force-exclude/--no-force-exclude",
             default=None,
             help="Apply exclude and extend-exclude to files named on the command line too.",
         ),
+        click.option(
+            "--respect-gitignore/--no-respect-gitignore",
+            default=None,
+            help="Leave out what git ignores (default: the configuration's, on).",
+        ),
         click.option("--no-cache", is_flag=True, help="Do not read or write the result cache."),
+        click.option(
+            "--cache-dir", default=None, help="Where the result cache is kept (default: `.gradlint_cache` at the configuration's root)."
+        ),
         click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, help="Worker processes (0: one per core)."),
         click.option("--stdin-filename", default=None, help="The file name to report for source read from `-`."),
-        click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary."),
-        click.option("-v", "--verbose", is_flag=True, help="Show tracebacks of internal errors."),
+        click.option("-q", "--quiet", count=True, help="Print findings only, no summary (`-qq`: as --silent)."),
+        click.option("-s", "--silent", is_flag=True, help="Print nothing; only the exit code tells."),
+        click.option("-v", "--verbose", is_flag=True, help="Say why each file was or was not checked; tracebacks of internal errors."),
         click.option(
             "--max-file-size",
             type=FileSize(),
@@ -88,6 +161,8 @@ def _selection_options(function):
             show_default="2M",
             help="Larger files are only decoded and compiled, not analysed (a warning names them); 0: no limit.",
         ),
+        click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour."),
+        click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -95,20 +170,80 @@ def _selection_options(function):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="gradlint")
+@click.version_option(__version__, "-V", "--version", prog_name="gradlint", message="%(prog)s %(version)s")
 def cli() -> None:
     """gradlint: find autograd mistakes in PyTorch training code and migrate legacy APIs."""
 
 
-def _settings(config_file, select, extend_select, ignore, force_exclude, unsafe_fixes=None) -> Settings:
-    overrides = Overrides(
-        select=split_codes(select) if select else None,
-        extend_select=split_codes(extend_select),
-        ignore=split_codes(ignore),
-        unsafe_fixes=unsafe_fixes,
-        force_exclude=force_exclude,
-    )
-    return load_settings(config_file, overrides)
+class Invocation:
+    """One `check` or `fix` command line: its options, and where and how its output goes."""
+
+    def __init__(self, options: dict) -> None:
+        self.__dict__.update(options)
+        self.silent = self.silent or self.quiet >= 2
+        self.quiet = bool(self.quiet) or self.silent
+        self.stdout = None  # opened by `run`
+
+    def settings(self, select: tuple[str, ...]) -> Settings:
+        paths = [value for value in self.config_options if isinstance(value, Path)]
+        if len(paths) > 1:
+            raise ConfigError("--config names more than one configuration file")
+        table = {}
+        for value in self.config_options:
+            if isinstance(value, dict):
+                table.update(value)
+        overrides = Overrides(
+            select=split_codes(select) if select else None,
+            extend_select=split_codes(self.extend_select),
+            ignore=split_codes(self.ignore),
+            unsafe_fixes=self.unsafe_fixes,
+            force_exclude=self.force_exclude,
+            exclude=split_codes(self.exclude) if self.exclude else None,
+            extend_exclude=split_codes(self.extend_exclude),
+            per_file_ignores=parse_pattern_codes(self.per_file_ignores, "--per-file-ignores") if self.per_file_ignores else None,
+            extend_per_file_ignores=parse_pattern_codes(self.extend_per_file_ignores, "--extend-per-file-ignores"),
+            respect_gitignore=self.respect_gitignore,
+            cache_dir=str(Path(self.cache_dir).absolute()) if self.cache_dir else None,  # from here, not the root
+            isolated=self.isolated,
+            table=table,
+        )
+        settings = load_settings(paths[0] if paths else None, overrides)
+        if self.verbose:
+            origin = settings.config_path or ("none (--isolated)" if self.isolated else "none, the defaults")
+            self.note(f"configuration: {origin}")
+        return settings
+
+    @property
+    def color(self) -> bool:
+        if self.color_option is not None:
+            return self.color_option
+        return self.output_file is None and use_color()
+
+    def write(self, text: str, *, err: bool = False) -> None:
+        """The report: to stdout, or the `--output-file`; stderr with `err`."""
+        click.echo(text, nl=False, err=err, file=None if err else self.stdout, color=self.color)
+
+    def note(self, text: str) -> None:
+        if not self.silent:
+            click.echo(f"gradlint: {text}", err=True)
+
+    def run(self, body) -> NoReturn:
+        """Run a command body, with its output to `--output-file` if given; configuration errors
+        exit 2 with one line, never a traceback."""
+
+        def in_output() -> int:
+            if self.output_file is None:
+                return body()
+            try:
+                self.output_file.parent.mkdir(parents=True, exist_ok=True)
+                handle = open(self.output_file, "w", encoding="utf-8")
+            except OSError as error:
+                raise ConfigError(f"cannot write {self.output_file}: {describe_os_error(error)}") from None
+            with handle:
+                self.stdout = handle
+                return body()
+
+        sys.exit(_guarded(self.verbose, in_output))
 
 
 def _fail(message: str) -> NoReturn:
@@ -116,26 +251,38 @@ def _fail(message: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
-def _report_errors(summary: RunSummary) -> None:
+def _report_errors(summary: RunSummary, run: Invocation) -> None:
+    if run.silent:
+        return
+    if run.verbose:
+        for path, verdict in summary.explained:
+            click.echo(f"gradlint: {path}: {verdict}", err=True)
     for path, reason in summary.warnings:
         click.echo(f"gradlint: warning: {path}: {reason}", err=True)
     for path, reason in summary.errors:
         click.echo(f"gradlint: error: {path}: {reason}", err=True)
 
 
-def _print_findings(summary: RunSummary, output_format: str, statistics: bool, quiet: bool, show_fixes: bool, stdin_sources=None) -> None:
-    if statistics:
-        click.echo(render_statistics(summary.findings, output_format), nl=False)
+def _print_findings(summary: RunSummary, run: Invocation, settings: Settings, quiet: bool, stdin_sources=None) -> None:
+    if run.silent:
         return
-    if output_format in HUMAN_FORMATS and not summary.findings and summary.errors:
+    if run.statistics:
+        run.write(render_statistics(summary.findings, run.output_format))
+        return
+    if run.output_format in HUMAN_FORMATS and not summary.findings and summary.errors:
         return  # the errors are the whole story: "All checks passed!" would contradict them
     problems = tuple((path, reason, "error") for path, reason in summary.errors) + tuple(
         (path, reason, "warning") for path, reason in summary.warnings
     )
     options = RenderOptions(
-        quiet=quiet, color=use_color(), show_fixes=show_fixes, source_of=_source_reader(stdin_sources or {}), problems=problems
+        quiet=quiet,
+        color=run.color,
+        show_fixes=run.show_fixes,
+        unsafe_fixes=settings.unsafe_fixes,
+        source_of=_source_reader(stdin_sources or {}),
+        problems=problems,
     )
-    click.echo(render(summary.findings, output_format, options), nl=False, color=options.color)
+    run.write(render(summary.findings, run.output_format, options))
 
 
 def _source_reader(known: dict):
@@ -188,67 +335,115 @@ def _guarded(verbose: bool, action):
         _fail(f"internal error: {type(error).__name__}: {error}")
 
 
-@cli.command()
-@_selection_options
-@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
-def check(
-    paths,
-    select,
-    extend_select,
-    ignore,
-    config_file,
-    output_format,
-    statistics,
-    show_fixes,
-    exit_zero,
-    ignore_noqa,
-    force_exclude,
-    no_cache,
-    jobs,
-    stdin_filename,
-    quiet,
-    verbose,
-    max_file_size,
-    add_noqa,
-):
-    """Lint PATHS (files or directories; default: the current directory; `-` reads stdin)."""
+def _paths_or_here(paths) -> list[Path]:
+    return list(paths) or [Path(".")]
 
-    def run() -> int:
-        settings = _settings(config_file, select, extend_select, ignore, force_exclude)
-        if add_noqa:
-            return _add_noqa(list(paths) or [Path(".")], settings, jobs, max_file_size, ignore_noqa)
+
+def _reads_stdin(paths) -> bool:
+    return any(str(path) == "-" for path in paths)
+
+
+def _show(run: Invocation, settings: Settings) -> Optional[int]:
+    """`--show-files` and `--show-settings`: what a run would use, without running it."""
+    if not (run.show_files or run.show_settings):
+        return None
+    found = discover(_paths_or_here(run.paths), settings)
+    files = sorted(str(path.absolute()) for path in found.files)
+    for path, reason in found.errors:
+        click.echo(f"gradlint: error: {path}: {reason}", err=True)
+    if not files:
+        click.echo("gradlint: warning: no Python files found under the given paths", err=True)
+        return EXIT_ERROR if run.show_settings or found.errors else EXIT_OK
+    if run.show_files:
+        run.write("".join(f"{path}\n" for path in files))
+    if run.show_settings:
+        run.write(describe_settings(Path(files[0]), settings))
+    return EXIT_ERROR if found.errors else EXIT_OK
+
+
+def describe_settings(path: Path, settings: Settings) -> str:
+    """The settings that hold for `path`, as `--show-settings` prints them (JSON values)."""
+    own = settings_for_file(settings, path)
+    values = {
+        "root": str(own.root),
+        "select": list(own.select),
+        "extend-select": list(own.extend_select),
+        "ignore": list(own.ignore),
+        "exclude": list(own.exclude),
+        "extend-exclude": list(own.extend_exclude),
+        "per-file-ignores": {pattern: list(codes) for pattern, codes in own.per_file_ignores},
+        "unsafe-fixes": own.unsafe_fixes,
+        "cache-dir": str(cache_directory(own)),
+        "respect-gitignore": own.respect_gitignore,
+        "force-exclude": own.force_exclude,
+        "rules": sorted(own.codes_for(relative_to_root(path, own))),
+    }
+    lines = [f"Resolved settings for: {path}", f"Settings path: {own.config_path or 'none (defaults)'}", ""]
+    lines.extend(f"{key} = {json.dumps(value)}" for key, value in values.items())
+    return "\n".join(lines) + "\n"
+
+
+@cli.command(short_help="Lint files; --fix also applies the fixes.")
+@_selection_options
+@click.option("--fix/--no-fix", "apply_fixes", default=False, help="Apply the fixes, then report what remains (as `gradlint fix`).")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
+def check(paths, **options):
+    """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
+
+    With --fix (or --diff), apply the fixes as `gradlint fix` does and report what remains."""
+    run = Invocation({"paths": paths, "chosen_presets": (), **_renamed(options)})
+    if run.apply_fixes or run.diff:
+        run.run(lambda: _fix(run))
+
+    def body() -> int:
+        settings = run.settings(run.select)
+        shown = _show(run, settings)
+        if shown is not None:
+            return shown
+        if run.add_noqa:
+            return _add_noqa(_paths_or_here(paths), settings, run)
         stdin_sources = {}
-        respect_noqa = not ignore_noqa
-        if any(str(path) == "-" for path in paths):
-            raw, name = sys.stdin.buffer.read(), stdin_filename or "-"
-            summary = check_stdin(raw, name, settings, max_bytes=max_file_size, respect_noqa=respect_noqa)
+        if _reads_stdin(paths):
+            raw, name = sys.stdin.buffer.read(), run.stdin_filename or "-"
+            summary = check_stdin(raw, name, settings, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
             stdin_sources[name] = _decoded_or_none(raw)
         else:
             summary = _run_with_progress(
                 check_paths,
-                list(paths) or [Path(".")],
+                _paths_or_here(paths),
                 settings,
-                jobs=jobs,
-                use_cache=not no_cache,
-                max_bytes=max_file_size,
-                respect_noqa=respect_noqa,
+                jobs=run.jobs,
+                use_cache=not run.no_cache,
+                max_bytes=run.max_file_size,
+                respect_noqa=not run.ignore_noqa,
+                explain=run.verbose,
             )
-        _report_errors(summary)
-        _print_findings(summary, output_format, statistics, quiet, show_fixes, stdin_sources)
-        return _exit_code(summary, exit_zero)
+        _report_errors(summary, run)
+        _print_findings(summary, run, settings, run.quiet, stdin_sources)
+        return _exit_code(summary, run.exit_zero)
 
-    sys.exit(_guarded(verbose, run))
+    run.run(body)
 
 
-def _add_noqa(paths: list[Path], settings: Settings, jobs: int, max_bytes: int, ignore_noqa: bool) -> int:
+def _renamed(options: dict) -> dict:
+    """click's parameter names as the Invocation's (`--color` is a property there)."""
+    options = dict(options)
+    options["color_option"] = options.pop("color")
+    return options
+
+
+def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
     """`check --add-noqa`: suppress every remaining finding where it is, as ruff does."""
-    if any(str(path) == "-" for path in paths):
+    if _reads_stdin(paths):
         _fail("--add-noqa writes files and cannot be used with stdin (`-`)")
-    if ignore_noqa:
+    if run.ignore_noqa:
         _fail("--add-noqa cannot be combined with --ignore-noqa")
-    summary = _run_with_progress(fix_paths, paths, settings, diff=False, jobs=jobs, max_bytes=max_bytes, add_noqa=True)
-    _report_errors(summary)
-    click.echo(f"Added {summary.fixed} noqa directive{'s' if summary.fixed != 1 else ''}.", err=True)
+    summary = _run_with_progress(
+        fix_paths, paths, settings, diff=False, jobs=run.jobs, max_bytes=run.max_file_size, add_noqa=True, explain=run.verbose
+    )
+    _report_errors(summary, run)
+    if not run.silent:
+        click.echo(f"Added {summary.fixed} noqa directive{'s' if summary.fixed != 1 else ''}.", err=True)
     return EXIT_ERROR if summary.errors else EXIT_OK
 
 
@@ -261,60 +456,49 @@ def _preset_options(command):
     return command
 
 
-@cli.command()
+@cli.command(short_help="Apply the fixes (--diff: show them).")
 @_selection_options
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour.")
-@click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing.")
 @_preset_options
-def fix(
-    paths,
-    select,
-    extend_select,
-    ignore,
-    config_file,
-    output_format,
-    statistics,
-    show_fixes,
-    exit_zero,
-    ignore_noqa,
-    force_exclude,
-    no_cache,
-    jobs,
-    stdin_filename,
-    quiet,
-    verbose,
-    max_file_size,
-    unsafe_fixes,
-    diff,
-    chosen_presets,
-):
+def fix(paths, **options):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
+    run = Invocation({"paths": paths, **_renamed(options)})
+    run.run(lambda: _fix(run))
 
-    def run() -> int:
-        chosen_select = select
-        if chosen_presets:
-            chosen_select = tuple(code for preset in chosen_presets for code in presets()[preset])
-        settings = _settings(config_file, chosen_select, extend_select, ignore, force_exclude, unsafe_fixes)
-        respect_noqa = not ignore_noqa
-        if any(str(path) == "-" for path in paths):
-            return _fix_stdin(settings, stdin_filename or "-", exit_zero, max_file_size, diff=diff, respect_noqa=respect_noqa)
-        summary = _run_with_progress(
-            fix_paths, list(paths) or [Path(".")], settings, diff=diff, jobs=jobs, max_bytes=max_file_size, respect_noqa=respect_noqa
-        )
-        _report_errors(summary)
-        if diff:
-            click.echo("".join(summary.diffs), nl=False)
-            if not quiet:
-                click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.", err=True)
-            return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
-        if summary.findings or output_format not in HUMAN_FORMATS:
-            _print_findings(summary, output_format, statistics, True, show_fixes)  # tools parse `[]` too
-        if not quiet:
-            text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
-            click.echo(text, nl=False, err=output_format not in HUMAN_FORMATS)
-        return _exit_code(summary, exit_zero)
 
-    sys.exit(_guarded(verbose, run))
+def _fix(run: Invocation) -> int:
+    chosen_select = run.select
+    if run.chosen_presets:
+        chosen_select = tuple(code for preset in run.chosen_presets for code in presets()[preset])
+    settings = run.settings(chosen_select)
+    shown = _show(run, settings)
+    if shown is not None:
+        return shown
+    if _reads_stdin(run.paths):
+        return _fix_stdin(settings, run)
+    summary = _run_with_progress(
+        fix_paths,
+        _paths_or_here(run.paths),
+        settings,
+        diff=run.diff,
+        jobs=run.jobs,
+        max_bytes=run.max_file_size,
+        respect_noqa=not run.ignore_noqa,
+        explain=run.verbose,
+    )
+    _report_errors(summary, run)
+    if run.diff:
+        run.write("".join(summary.diffs))
+        if not run.quiet:
+            click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.", err=True)
+        return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
+    if summary.findings or run.output_format not in HUMAN_FORMATS:
+        _print_findings(summary, run, settings, True)  # tools parse `[]` too
+    if not run.quiet:
+        text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
+        run.write(text, err=run.output_format not in HUMAN_FORMATS)
+    if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:
+        return EXIT_FINDINGS
+    return _exit_code(summary, run.exit_zero)
 
 
 def _decoded_or_none(raw: bytes):
@@ -324,36 +508,39 @@ def _decoded_or_none(raw: bytes):
         return None
 
 
-def _fix_stdin(settings: Settings, name: str, exit_zero: bool, max_bytes: int, *, diff: bool, respect_noqa: bool) -> int:
+def _fix_stdin(settings: Settings, run: Invocation) -> int:
     """Fixed source on stdout (or, with `--diff`, the diff only), what remains on stderr."""
+    name = run.stdin_filename or "-"
     raw = sys.stdin.buffer.read()
-    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=max_bytes, respect_noqa=respect_noqa)
+    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
     summary = RunSummary()
     summary.add(result)
     fixed = result.fixed if result.fixed is not None else raw
     if isinstance(fixed, str):
         fixed = fixed.encode("utf-8", "surrogatepass")
-    if diff:
-        click.echo(unified_diff(raw, fixed, name), nl=False)
-        _report_errors(summary)
+    if run.diff:
+        run.write(unified_diff(raw, fixed, name))
+        _report_errors(summary, run)
         return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if fixed != raw else EXIT_OK)
-    sys.stdout.buffer.write(fixed)
-    sys.stdout.flush()
-    _report_errors(summary)
-    if summary.findings:
+    if run.stdout is None:
+        sys.stdout.buffer.write(fixed)
+        sys.stdout.flush()
+    else:
+        run.stdout.write(_decoded_or_none(fixed) or fixed.decode("utf-8", "replace"))
+    _report_errors(summary, run)
+    if summary.findings and not run.silent:
         options = RenderOptions(color=False, source_of=_source_reader({name: _decoded_or_none(fixed)}))
         click.echo(render(summary.findings, "concise", options), nl=False, err=True)
-    return _exit_code(summary, exit_zero)
+    if run.exit_non_zero_on_fix and fixed != raw and not summary.errors:
+        return EXIT_FINDINGS
+    return _exit_code(summary, run.exit_zero)
 
 
-@cli.command()
+@cli.command(short_help="List every rule and its fixes.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format):
     """List every rule: code, name, fix availability."""
-    rows = [
-        {"code": rule.code, "name": rule.name, "severity": rule.severity.value, "summary": rule.summary, "fix": rule.fix_summary()}
-        for rule in all_rules()
-    ]
+    rows = [_rule_row(rule) for rule in all_rules()]
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
@@ -361,18 +548,60 @@ def rules(output_format):
         click.echo(f"{row['code']}  {row['name']:<28} fix: {row['fix']:<9} {row['summary']}")
 
 
-@cli.command()
-@click.argument("code")
-def rule(code):
-    """Print the documentation of one rule (e.g. `gradlint rule GL101`)."""
-    try:
-        found = rule_by_code(code.upper())
-    except KeyError:
-        _fail(f"unknown rule code `{code}`")
-    click.echo(render_rule(found), nl=False)
+@cli.command(short_help="Show a rule's documentation.")
+@click.argument("rule_name", metavar="CODE|NAME", required=False)
+@click.option("--all", "every_rule", is_flag=True, help="Show the documentation of every rule.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rule(rule_name, every_rule, output_format):
+    """Print the documentation of a rule, named by code or name (`gradlint rule GL201`,
+    `gradlint rule missing-zero-grad`), or of every rule with --all."""
+    if every_rule == (rule_name is not None):  # both, or neither
+        raise click.UsageError("give either a rule's code or name, or --all")
+    if every_rule:
+        chosen = list(all_rules())
+    else:
+        found = _rule_named(rule_name)
+        if found is None:
+            _fail(f"unknown rule code or name `{rule_name}` (`gradlint rules` lists them)")
+        chosen = [found]
+    if output_format == "json":
+        rows = [{**_rule_row(one), "explanation": one.documentation()} for one in chosen]
+        click.echo(json.dumps(rows if every_rule else rows[0], indent=2))
+        return
+    click.echo("\n".join(render_rule(one) for one in chosen), nl=False)
 
 
-@cli.command()
+def _rule_row(rule) -> dict:
+    """A rule as `rules` and `rule` write it in JSON."""
+    return {"code": rule.code, "name": rule.name, "severity": rule.severity.value, "summary": rule.summary, "fix": rule.fix_summary()}
+
+
+def _rule_named(code_or_name: str):
+    wanted = code_or_name.strip()
+    return next((one for one in all_rules() if one.code == wanted.upper() or one.name == wanted.lower()), None)
+
+
+@cli.command(short_help="Remove the result caches.")
+@click.option("-q", "--quiet", is_flag=True, help="Say nothing.")
+def clean(quiet):
+    """Remove the result cache of the current directory's configuration and every
+    `.gradlint_cache` directory below the current directory."""
+
+    def run() -> int:
+        settings = load_settings(None, Overrides())
+        try:
+            removed = remove_caches(Path("."), cache_directory(settings))
+        except OSError as error:
+            raise ConfigError(f"cannot remove {error.filename}: {describe_os_error(error)}") from None
+        for directory in removed:
+            if not quiet:
+                click.echo(f"Removing cache at: {directory}", err=True)
+        return EXIT_OK
+
+    sys.exit(_guarded(False, run))
+
+
+@cli.command(short_help="Run the language server (the `lsp` extra).")
 def server():
     """Run the language server on stdin/stdout (needs pygls: the `lsp` extra)."""
     try:

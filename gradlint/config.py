@@ -75,9 +75,10 @@ class Settings:
     respect_gitignore: bool = True
     force_exclude: bool = False  # also exclude files named on the command line (pre-commit passes names)
     # How these settings were made, to make those of another configuration the same way: the
-    # command-line options, and whether `--config` named the file (then it holds for every file).
+    # command-line options, and whether one configuration holds for every file (`--config` named
+    # the file, or `--isolated` reads none).
     overrides: Optional["Overrides"] = field(default=None, compare=False, hash=False)
-    config_given: bool = False
+    same_for_every_file: bool = False
 
     def codes(self) -> frozenset[str]:
         codes = select_codes(self.select + self.extend_select, self.ignore)
@@ -96,13 +97,22 @@ class Settings:
 
 @dataclass
 class Overrides:
-    """Command-line options; None means 'not given'."""
+    """Command-line options; None means 'not given'. `table` holds the `--config KEY=VALUE`
+    overrides, which apply over every configuration file and under the other options."""
 
     select: Optional[tuple[str, ...]] = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: Optional[bool] = None
     force_exclude: Optional[bool] = None
+    exclude: Optional[tuple[str, ...]] = None
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
+    extend_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    respect_gitignore: Optional[bool] = None
+    cache_dir: Optional[str] = None
+    isolated: bool = False  # read no configuration file
+    table: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -159,7 +169,9 @@ def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Pa
     _NEAREST.clear()  # a new run reads the configurations afresh
     _LOADED.clear()
     cwd = cwd or Path.cwd()
-    path = config if config is not None else find_config(cwd.resolve())
+    if overrides.isolated and config is not None:
+        raise ConfigError("--config with a file cannot be used with --isolated")
+    path = config if config is not None or overrides.isolated else find_config(cwd.resolve())
     settings = Settings(root=cwd.resolve())
     if path is not None:
         table = _read_toml(path).get("tool", {}).get("gradlint")
@@ -169,14 +181,14 @@ def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Pa
             else:
                 table = {}
         settings = _apply_table(Settings(root=path.resolve().parent, config_path=path), table, str(path))
-    return replace(_apply_overrides(settings, overrides), overrides=overrides, config_given=config is not None)
+    return replace(_apply_overrides(settings, overrides), overrides=overrides, same_for_every_file=config is not None or overrides.isolated)
 
 
 def settings_for_file(settings: Settings, path: Path) -> Settings:
     """The settings that hold for `path`: those of the nearest configuration above it (as ruff's
     hierarchical configuration, and as the language server reads them), with the same
-    command-line options; `settings` themselves when `--config` named one file for every file."""
-    if settings.config_given or settings.overrides is None:
+    command-line options; `settings` themselves when one configuration holds for every file."""
+    if settings.same_for_every_file or settings.overrides is None:
         return settings
     nearest = _nearest_config(path.resolve().parent)
     if nearest is None or nearest == settings.config_path:
@@ -245,6 +257,9 @@ def _strings(value: Any, key: str, origin: str) -> list[str]:
 
 
 def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
+    """The command line over the configuration: its `--config KEY=VALUE` table, then its options."""
+    if overrides.table:
+        settings = _apply_table(settings, overrides.table, "--config")
     changes: dict[str, Any] = {}
     if overrides.select is not None:
         changes["select"] = validate_codes(overrides.select, "--select")
@@ -260,7 +275,45 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
         changes["unsafe_fixes"] = overrides.unsafe_fixes
     if overrides.force_exclude is not None:
         changes["force_exclude"] = overrides.force_exclude
+    if overrides.respect_gitignore is not None:
+        changes["respect_gitignore"] = overrides.respect_gitignore
+    if overrides.cache_dir is not None:
+        changes["cache_dir"] = overrides.cache_dir
+    if overrides.exclude is not None:
+        changes["exclude"] = overrides.exclude
+    if overrides.extend_exclude:
+        changes["extend_exclude"] = settings.extend_exclude + overrides.extend_exclude
+    if overrides.per_file_ignores is not None or overrides.extend_per_file_ignores:
+        replaced = settings.per_file_ignores if overrides.per_file_ignores is None else overrides.per_file_ignores
+        changes["per_file_ignores"] = replaced + overrides.extend_per_file_ignores
     return replace(settings, **changes)
+
+
+def parse_config_override(text: str) -> dict[str, Any]:
+    """One `--config KEY=VALUE` (`"per-file-ignores = {'tests/*' = ['GL201']}"`) as a table;
+    ruff's `lint.` prefix is accepted. Raises ConfigError when it is not a TOML key and value."""
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"--config `{text}` is neither a configuration file nor a TOML `KEY = VALUE` override ({error})") from None
+    lint = table.pop("lint", None)
+    if isinstance(lint, dict):
+        table.update(lint)
+    elif lint is not None:
+        table["lint"] = lint  # reported as an unknown key
+    return table
+
+
+def parse_pattern_codes(values: Iterable[str], option: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`--per-file-ignores 'tests/*:GL201,scripts/*:GL3'` (ruff's PATTERN:CODE pairs) -> per-file-ignores,
+    the codes of one pattern together in the order given."""
+    grouped: dict[str, list[str]] = {}
+    for pair in (part for value in values for part in value.split(",") if part.strip()):
+        pattern, colon, code = pair.rpartition(":")
+        if not colon or not pattern.strip() or not code.strip():
+            raise ConfigError(f"{option} `{pair}` is not PATTERN:CODE (e.g. `tests/*:GL201`)")
+        grouped.setdefault(pattern.strip(), []).append(code.strip())
+    return tuple((pattern, validate_codes(codes, option)) for pattern, codes in grouped.items())
 
 
 def split_codes(values: Iterable[str]) -> tuple[str, ...]:

@@ -33,6 +33,8 @@ class RunSummary:
     fixed: int = 0
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
+    # (path, whether and how it was checked): every path the run considered, with `explain`
+    explained: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, result: SourceResult) -> None:
         self.findings.extend(result.findings)
@@ -76,10 +78,17 @@ def relative_to_root(path: Path, settings: Settings) -> str:
         return path.as_posix()
 
 
-def _targets(paths: list[Path], settings: Settings, summary: RunSummary) -> list[Path]:
-    found = discover(paths, settings)
+def _targets(paths: list[Path], settings: Settings, summary: RunSummary, explain: bool = False) -> list[Path]:
+    found = discover(paths, settings, explain=explain)
     summary.errors.extend(found.errors)
+    summary.explained.extend((path, f"skipped: {reason}") for path, reason in found.skipped)
     return found.files
+
+
+def _how_checked(item: WorkItem, cached: bool) -> str:
+    if not within_size_limit(item):
+        return f"too large ({len(item.raw)} bytes, limit {item.max_bytes}): decoded and compiled, not analysed"
+    return "checked (cached result)" if cached else "checked"
 
 
 def check_paths(
@@ -91,14 +100,16 @@ def check_paths(
     max_bytes: int = MAX_FILE_BYTES,
     respect_noqa: bool = True,
     progress: Optional[Progress] = None,
+    explain: bool = False,
 ) -> RunSummary:
-    """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all cores).
-    `respect_noqa` False ignores every noqa comment (`--ignore-noqa`)."""
+    """Check every discovered file: cached results first, the rest in a process pool (`jobs` 0 = all
+    cores). `respect_noqa` False ignores every noqa comment (`--ignore-noqa`). With `explain`, the
+    summary says why each path was or was not checked."""
     summary = RunSummary()
     cache = ResultCache(cache_directory(settings)) if use_cache else None
     results: dict[int, SourceResult] = {}
     readable: list[tuple[int, Path, WorkItem]] = []
-    for index, path in enumerate(_targets(paths, settings, summary)):
+    for index, path in enumerate(_targets(paths, settings, summary, explain)):
         try:
             raw = read_source(path)
         except SourceReadError as error:
@@ -137,6 +148,9 @@ def check_paths(
             cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
     for index in sorted(results):
         summary.add(results[index])
+    if explain:
+        cached = set(results) - {entry[0] for entry in pending}
+        summary.explained.extend((item.name, _how_checked(item, index in cached)) for index, _, item in readable)
     if cache is not None:
         cache.save()
     summary.findings.sort(key=Finding.sort_key)
@@ -220,6 +234,7 @@ def fix_paths(
     respect_noqa: bool = True,
     add_noqa: bool = False,
     progress: Optional[Progress] = None,
+    explain: bool = False,
 ) -> RunSummary:
     """Compute fixes in a process pool, then write (or diff) them here, one file at a time.
     `add_noqa`: instead of fixing, add `# noqa` comments for what remains (`check --add-noqa`)."""
@@ -227,7 +242,7 @@ def fix_paths(
     work: list[WorkItem] = []
     targets: list[Path] = []
     seen: set[str] = set()
-    for path in _targets(paths, settings, summary):
+    for path in _targets(paths, settings, summary, explain):
         real = os.path.realpath(path)
         if real in seen:
             continue  # the same file by another name (a symbolic link): fix it once
@@ -242,6 +257,8 @@ def fix_paths(
     analysed = [(path, item.raw) for path, item in zip(targets, work) if within_size_limit(item)]
     project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
+    if explain:
+        summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item
     results = map_in_pool(worker, work, jobs, progress)
 

@@ -404,8 +404,8 @@ def discover_then(monkeypatch, change):
     """Make discovery return its files, then apply `change` to the tree before they are read."""
     real = runner.discover
 
-    def racing(paths, settings):
-        found = real(paths, settings)
+    def racing(paths, settings, **options):
+        found = real(paths, settings, **options)
         change()
         return found
 

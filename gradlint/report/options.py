@@ -13,6 +13,7 @@ class RenderOptions:
     quiet: bool = False  # findings only, no summary
     color: bool = False  # ANSI styles (the CLI decides: a TTY and no NO_COLOR)
     show_fixes: bool = False  # print each available fix as a small diff
+    unsafe_fixes: bool = False  # `gradlint fix` applies unsafe fixes too (--unsafe-fixes or the setting): they count as fixable
     source_of: Callable[[str], Optional[str]] = _no_source  # decoded text of a reported path, if readable
     # Paths that could not be checked: (path, one-line reason, "error" or "warning"). The text
     # formats leave them to stderr; SARIF records them as tool execution notifications.

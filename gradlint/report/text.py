@@ -11,8 +11,13 @@ from gradlint.report.snippet import Painter, Source, code_frame, fix_diff, sourc
 from gradlint.rules import rule_by_code
 
 
-def finding_line(finding: Finding, paint: Painter = Painter(False)) -> str:
-    marker = " [*]" if finding.has_safe_fix else ""
+def _fixable(finding: Finding, unsafe_fixes: bool) -> bool:
+    """Whether `gradlint fix` (with the run's unsafe-fixes setting) applies the finding's fix."""
+    return finding.has_safe_fix or (unsafe_fixes and finding.fix is not None)
+
+
+def finding_line(finding: Finding, paint: Painter = Painter(False), unsafe_fixes: bool = False) -> str:
+    marker = " [*]" if _fixable(finding, unsafe_fixes) else ""
     location = finding.location
     cell = f"cell {finding.cell}:" if finding.cell is not None else ""  # ruff's `notebook.ipynb:cell 3:4:9:`
     where = paint(display_path(finding.path), bold=True) + f":{cell}{location.row}:{location.column}:"
@@ -21,7 +26,7 @@ def finding_line(finding: Finding, paint: Painter = Painter(False)) -> str:
 
 def render_concise(findings: Sequence[Finding], options: RenderOptions) -> str:
     paint = Painter(options.color)
-    return "".join(finding_line(finding, paint) + "\n" for finding in findings)
+    return "".join(finding_line(finding, paint, options.unsafe_fixes) + "\n" for finding in findings)
 
 
 def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
@@ -30,33 +35,34 @@ def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
     sources = sources_by_path(findings, options.source_of)
     lines: list[str] = []
     for finding in findings:
-        lines.append(finding_line(finding, paint))
-        lines.extend(_details(finding, sources[source_key(finding)], options.show_fixes, paint))
+        lines.append(finding_line(finding, paint, options.unsafe_fixes))
+        lines.extend(_details(finding, sources[source_key(finding)], options, paint))
         lines.append("")
     if not options.quiet:
-        lines.extend(summary_lines(findings))
+        lines.extend(summary_lines(findings, options.unsafe_fixes))
     return "".join(line + "\n" for line in lines)
 
 
-def _details(finding: Finding, source: Optional[Source], show_fixes: bool, paint: Painter) -> list[str]:
+def _details(finding: Finding, source: Optional[Source], options: RenderOptions, paint: Painter) -> list[str]:
     lines = code_frame(finding, source, paint) if source is not None else []
     if finding.fix is not None:
-        kind = "safe fix" if finding.has_safe_fix else "unsafe fix (--unsafe-fixes)"
+        kind = "safe fix" if finding.has_safe_fix else "unsafe fix" if options.unsafe_fixes else "unsafe fix (--unsafe-fixes)"
         lines.append(f"  = {kind}: {finding.fix.message}")
-        if show_fixes and source is not None:
+        if options.show_fixes and source is not None:
             lines.extend(fix_diff(finding.fix, source, paint))
     return lines
 
 
-def summary_lines(findings: Sequence[Finding]) -> list[str]:
+def summary_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> list[str]:
     if not findings:
         return ["All checks passed!"]
     count = len(findings)
     lines = [f"Found {count} error{'s' if count != 1 else ''}."]
-    fixable = sum(1 for finding in findings if finding.has_safe_fix)
+    fixable = sum(1 for finding in findings if _fixable(finding, unsafe_fixes))
     if fixable:
-        lines.append(f"[*] {fixable} fixable with `gradlint fix`.")
-    unsafe = sum(1 for finding in findings if finding.fix is not None and not finding.has_safe_fix)
+        counts_unsafe = any(finding.fix is not None and not finding.has_safe_fix for finding in findings) and unsafe_fixes
+        lines.append(f"[*] {fixable} fixable with `gradlint fix{' --unsafe-fixes' if counts_unsafe else ''}`.")
+    unsafe = sum(1 for finding in findings if finding.fix is not None and not _fixable(finding, unsafe_fixes))
     if unsafe:
         lines.append(f"{unsafe} more fixable with `gradlint fix --unsafe-fixes`.")
     return lines
