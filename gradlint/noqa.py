@@ -89,3 +89,20 @@ def is_suppressed(code: str, line: str) -> bool:
     if codes is None:
         return False
     return codes is ALL or not codes or any(code.startswith(named) for named in codes)
+
+
+def with_noqa_code(line: str, code: str) -> Optional[tuple[int, int, str]]:
+    """The edit that makes `line` (without its line break) suppress `code`, as (start, end,
+    replacement) within the line: `, CODE` after the codes of its `# noqa: ...`, else `  # noqa:
+    CODE` at its end (after any comment, which is kept). None when the line already suppresses
+    `code` or cannot take a comment (it continues with a backslash)."""
+    if is_suppressed(code, line):
+        return None
+    match = _LINE_NOQA.search(line) if "noqa" in line.lower() else None
+    if match is not None and match.group("codes") is not None:
+        end = match.end("codes")
+        return end, end, f", {code}"
+    content = line.rstrip()
+    if content.endswith("\\"):
+        return None
+    return len(content), len(line), f"{'  ' if content else ''}# noqa: {code}"
