@@ -3,9 +3,10 @@
 Each open Python document is checked as `gradlint check` checks its file (the settings of the
 nearest configuration, per-file-ignores, `# noqa`), but on the editor's unsaved text.
 
-A check runs on a worker thread once changes pause (a burst of keystrokes costs one analysis), and
-only the newest version of a document is checked and published; code actions and hovers are
-answered from the last check, so they never wait for an analysis.
+A check runs in a worker process once changes pause (a burst of keystrokes costs one analysis), and
+only the newest version of a document is published; code actions and hovers are answered from the
+last check, so they never wait for an analysis. The worker is a process, not a thread: LibCST's
+parser holds the GIL for the whole parse, which would stall every answer behind it.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import os
 import sys
 import threading
+import time
 import tokenize
 import traceback
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator, Optional
+from typing import BinaryIO, Callable, Iterator, Optional, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -48,6 +52,7 @@ SOURCE = "gradlint"
 _FILE_RULE_CODES = frozenset(rule.code for rule in file_rules())
 # How long changes must pause before a check starts: typing is faster than an analysis.
 DEBOUNCE_SECONDS = 0.05
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -105,8 +110,7 @@ class GradlintServer(LanguageServer):
         self.shut_down = False
         self.resolves_code_actions = False  # the client fetches an action's edit when it is chosen
         self._logged: set[str] = set()
-        # One analysis at a time, off the thread that answers requests.
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradlint-check")
+        self._worker: Optional[ProcessPoolExecutor] = None  # one analysis at a time, in its own process
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._running: set[str] = set()
         self._superseded: set[str] = set()  # running checks of a text that has changed since
@@ -156,22 +160,27 @@ class GradlintServer(LanguageServer):
         text, version = document.source, document.version
         self._running.add(uri)
         loop = asyncio.get_running_loop()
-        job = self._worker.submit(self._analyse, uri, text, document.language_id)
+        job = self.submit(analyse, uri, text, document.language_id, self.roots())
         job.add_done_callback(lambda done: _call_soon(loop, self._finish, uri, text, version, done))
 
-    def _analyse(self, uri: str, text: str, language_id: Optional[str]) -> tuple[Optional[CheckedDocument], list[str]]:
-        """On the worker thread: the check, and the problems to log (only the server's thread writes)."""
-        problems: list[str] = []
-        return self.check(uri, text, language_id, problems), problems
+    def submit(self, function: Callable[..., R], *args: object) -> "Future[R]":
+        """Run `function(*args)` in the worker process; a new one if the last has died."""
+        if self._worker is None:
+            self._worker = _new_worker()
+        try:
+            return self._worker.submit(function, *args)
+        except (BrokenProcessPool, RuntimeError):
+            self._worker = _new_worker()
+            return self._worker.submit(function, *args)
 
-    def _finish(self, uri: str, text: str, version: Optional[int], done: "Future[tuple[Optional[CheckedDocument], list[str]]]") -> None:
+    def _finish(self, uri: str, text: str, version: Optional[int], done: "Future[tuple[Optional[Analysis], list[str]]]") -> None:
         self._running.discard(uri)
         try:
-            checked, problems = done.result()
+            analysis, problems = done.result()
         except Exception as error:  # a bug in one document's analysis must not stop the server
-            trace = "".join(traceback.format_exception(error))
+            trace = traceback.format_exc()
             self.log(f"internal error while checking {uri}: {type(error).__name__}: {error}\n{trace}", types.MessageType.Error)
-            checked, problems = None, []
+            analysis, problems = None, []
         for problem in problems:
             self.log_once(problem)
         document = self.document(uri)
@@ -179,11 +188,16 @@ class GradlintServer(LanguageServer):
             self.trace(f"discarded the check of {uri} version {version}: the document has changed")
         else:
             self.trace(f"checked {uri} version {version}")
-            self.publish(uri, checked, version)
+            self.publish(uri, None if analysis is None else self.checked_document(uri, text, analysis), version)
         if uri in self._superseded:
             self._superseded.discard(uri)
             if uri not in self._timers:
                 self._start(uri)
+
+    def checked_document(self, uri: str, text: str, analysis: Analysis) -> CheckedDocument:
+        positions = Positions(text, self.workspace.position_codec)
+        diagnostics = tuple(_diagnostic(finding, positions) for finding in analysis.findings)
+        return CheckedDocument(uri, text, analysis.name, analysis.settings, analysis.findings, diagnostics, positions)
 
     def publish(self, uri: str, checked: Optional[CheckedDocument], version: Optional[int]) -> None:
         if checked is not None:
@@ -198,51 +212,12 @@ class GradlintServer(LanguageServer):
         self.checked.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def check(self, uri: str, text: str, language_id: Optional[str], problems: list[str]) -> Optional[CheckedDocument]:
-        """None for a document gradlint does not check (not Python, or excluded). `problems`
-        hears what should be logged."""
-        fs_path = to_fs_path(uri)
-        path = Path(fs_path) if fs_path else None
-        if not _is_python(path, language_id):
-            return None
-        settings = self.settings_for(path, problems)
-        if path is not None and is_excluded(path, settings):
-            return None
-        name = str(path) if path is not None else uri
-        summary = _lint(text, name, settings)
-        problems.extend(f"{name}: {reason}" for _, reason in summary.errors + summary.warnings)
-        positions = Positions(text, self.workspace.position_codec)
-        findings = tuple(summary.findings)
-        diagnostics = tuple(_diagnostic(finding, positions) for finding in findings)
-        return CheckedDocument(uri, text, name, settings, findings, diagnostics, positions)
-
-    def settings_for(self, path: Optional[Path], problems: list[str]) -> Settings:
-        """The settings of the nearest configuration above `path`; the defaults (rooted at the
-        workspace folder) when there is none or when it is broken."""
-        default = Settings(root=self.default_root(path))
-        if path is None:
-            return default
-        try:
-            config = find_config(path.parent.resolve())
-            return load_settings(config, Overrides()) if config is not None else default
-        except (ConfigError, OSError) as error:
-            problems.append(f"{error}; using the default settings")
-            return default
-
-    def default_root(self, path: Optional[Path]) -> Path:
-        """Without a configuration, excludes are relative to the workspace folder (as to the
-        current directory for `gradlint check`)."""
+    def roots(self) -> tuple[Path, ...]:
+        """The workspace folders (and root), where the defaults are rooted for files without a configuration."""
         folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
-        roots = [Path(folder).resolve() for folder in [*folders, self.workspace.root_path] if folder]
-        if path is not None:
-            resolved = path.resolve()
-            containing = [root for root in roots if resolved.is_relative_to(root)]
-            if containing:
-                return max(containing, key=lambda root: len(root.parts))
-            return resolved.parent
-        return roots[0] if roots else Path.cwd()
+        return tuple(Path(folder).resolve() for folder in [*folders, self.workspace.root_path] if folder)
 
-    def code_actions(self, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+    async def code_actions(self, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
         """From the last check: no analysis runs here, and fix-all is computed only when asked for
         by kind (or, for a client that resolves actions, only when chosen)."""
         uri = params.text_document.uri
@@ -256,8 +231,10 @@ class GradlintServer(LanguageServer):
             actions.extend(self.quick_fix(checked, finding, diagnostic) for finding, diagnostic in fixable)
             actions.extend(self.disable_for_line(checked, here))
         if self.offers_fix_all(checked, only):
-            fix_all = self.fix_all_action(uri, resolved=not self.resolves_code_actions)
-            if fix_all is not None:
+            fix_all = types.CodeAction(title="gradlint: apply all safe fixes", kind=FIX_ALL, data={"uri": uri})
+            if not self.resolves_code_actions:  # else only its `data`, for codeAction/resolve
+                fix_all.edit = await self.fix_all_edit(uri)
+            if fix_all.edit is not None or self.resolves_code_actions:
                 actions.append(fix_all)
         return actions
 
@@ -303,33 +280,29 @@ class GradlintServer(LanguageServer):
                 edit=types.WorkspaceEdit(changes={checked.uri: [_text_edit(checked.positions, start + begin, start + end, replacement)]}),
             )
 
-    def fix_all_action(self, uri: str, *, resolved: bool) -> Optional[types.CodeAction]:
-        """`source.fixAll.gradlint`; unresolved, it carries only what `codeAction/resolve` needs."""
-        action = types.CodeAction(title="gradlint: apply all safe fixes", kind=FIX_ALL, data={"uri": uri})
-        if not resolved:
-            return action
-        action.edit = self.fix_all_edit(uri)
-        return action if action.edit is not None else None
-
-    def resolve(self, action: types.CodeAction) -> types.CodeAction:
+    async def resolve(self, action: types.CodeAction) -> types.CodeAction:
         data = action.data if isinstance(action.data, dict) else {}
         if action.kind == FIX_ALL and action.edit is None and isinstance(data.get("uri"), str):
-            action.edit = self.fix_all_edit(data["uri"]) or types.WorkspaceEdit(changes={data["uri"]: []})
+            action.edit = await self.fix_all_edit(data["uri"]) or types.WorkspaceEdit(changes={data["uri"]: []})
         return action
 
-    def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
-        """The safe fixes of the document's current text, as `gradlint fix` applies them, as one edit."""
+    async def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
+        """The safe fixes of the document's current text, as `gradlint fix` applies them, as one
+        edit; None when nothing changes or the text changed while they were computed."""
         checked, document = self.checked.get(uri), self.document(uri)
         if checked is None or document is None:
             return None
         text = document.source
         self.trace(f"computed fix-all for {uri} version {document.version}")
         try:
-            fixed = _fixed(text, checked.name, checked.settings, lambda note: self.log(f"{checked.name}: {note}", types.MessageType.Info))
+            fixed, notes = await asyncio.wrap_future(self.submit(fix_all, text, checked.name, checked.settings))
         except Exception as error:
             self.log(f"internal error while fixing {uri}: {type(error).__name__}: {error}", types.MessageType.Error)
             return None
-        if fixed is None or fixed == text:
+        for note in notes:  # why the fix kept something (an import other files of the project use)
+            self.log(f"{checked.name}: {note}", types.MessageType.Info)
+        document = self.document(uri)
+        if fixed is None or fixed == text or document is None or document.source != text:
             return None
         whole = Positions(text, self.workspace.position_codec).whole()
         return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]})
@@ -352,6 +325,7 @@ class GradlintServer(LanguageServer):
         self._stop_event = stop = threading.Event()
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self.submit(int)  # start the worker now, while this process has no other thread to fork
         try:
             asyncio.run(serve_stream(self.protocol, reader, stop))
         except BrokenPipeError:
@@ -394,12 +368,12 @@ def create_server() -> GradlintServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[QUICK_FIX, FIX_ALL], resolve_provider=True),
     )
-    def code_action(ls: GradlintServer, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
-        return ls.code_actions(params)
+    async def code_action(ls: GradlintServer, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+        return await ls.code_actions(params)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
-    def code_action_resolve(ls: GradlintServer, params: types.CodeAction) -> types.CodeAction:
-        return ls.resolve(params)
+    async def code_action_resolve(ls: GradlintServer, params: types.CodeAction) -> types.CodeAction:
+        return await ls.resolve(params)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: GradlintServer, params: types.HoverParams) -> Optional[types.Hover]:
@@ -420,6 +394,83 @@ def serve() -> None:
     server = create_server()
     server.start_io()
     raise SystemExit(0 if server.shut_down else 1)
+
+
+def _new_worker() -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=1, initializer=_worker_started, initargs=(os.getpid(),))
+
+
+def _worker_started(server_pid: int) -> None:
+    """In the worker process: keep off the client's stdin and stdout (a stray print would corrupt
+    the protocol stream, and a held pipe would hide the end of the session), and do not outlive
+    the server, even when it is killed."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    threading.Thread(target=_exit_with, args=(server_pid,), daemon=True).start()
+
+
+def _exit_with(server_pid: int) -> None:
+    while os.getppid() == server_pid:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the worker process found in a document's text."""
+
+    name: str  # the file system path, or the URI of an unsaved document
+    settings: Settings
+    findings: tuple[Finding, ...]
+
+
+def analyse(uri: str, text: str, language_id: Optional[str], roots: tuple[Path, ...]) -> tuple[Optional[Analysis], list[str]]:
+    """In the worker process: the findings (None for a document gradlint does not check: not
+    Python, or excluded) and the problems to log."""
+    problems: list[str] = []
+    fs_path = to_fs_path(uri)
+    path = Path(fs_path) if fs_path else None
+    if not _is_python(path, language_id):
+        return None, problems
+    settings = _settings_for(path, roots, problems)
+    if path is not None and is_excluded(path, settings):
+        return None, problems
+    name = str(path) if path is not None else uri
+    summary = _lint(text, name, settings)
+    problems.extend(f"{name}: {reason}" for _, reason in summary.errors + summary.warnings)
+    return Analysis(name, settings, tuple(summary.findings)), problems
+
+
+def fix_all(text: str, name: str, settings: Settings) -> tuple[Optional[str], list[str]]:
+    """In the worker process: the text after `gradlint fix`, and what to log about it."""
+    notes: list[str] = []
+    return _fixed(text, name, settings, notes.append), notes
+
+
+def _settings_for(path: Optional[Path], roots: tuple[Path, ...], problems: list[str]) -> Settings:
+    """The settings of the nearest configuration above `path`, as `gradlint check` reads them; the
+    defaults (rooted at the workspace folder) when there is none or when it is broken."""
+    default = Settings(root=_default_root(path, roots))
+    if path is None:
+        return default
+    try:
+        config = find_config(path.parent.resolve())
+        return load_settings(config, Overrides()) if config is not None else default
+    except (ConfigError, OSError) as error:
+        problems.append(f"{error}; using the default settings")
+        return default
+
+
+def _default_root(path: Optional[Path], roots: tuple[Path, ...]) -> Path:
+    """Without a configuration, excludes are relative to the innermost workspace folder holding
+    the file (as to the current directory for `gradlint check`)."""
+    if path is None:
+        return roots[0] if roots else Path.cwd()
+    resolved = path.resolve()
+    containing = [root for root in roots if resolved.is_relative_to(root)]
+    return max(containing, key=lambda root: len(root.parts)) if containing else resolved.parent
 
 
 def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: object) -> None:
