@@ -5,8 +5,7 @@ nearest configuration, per-file-ignores, `# noqa`), but on the editor's unsaved 
 
 A check runs in a worker process once changes pause (a burst of keystrokes costs one analysis), and
 only the newest version of a document is published; code actions and hovers are answered from the
-last check, so they never wait for an analysis. The worker is a process, not a thread: LibCST's
-parser holds the GIL for the whole parse, which would stall every answer behind it.
+last check, so they never wait for an analysis (see server_worker for why the worker is a process).
 """
 
 from __future__ import annotations
@@ -14,17 +13,12 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import os
 import sys
 import threading
-import time
 import tokenize
-import traceback
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator, Optional, TypeVar
+from typing import BinaryIO, Callable, Iterator, Optional
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -43,6 +37,7 @@ from gradlint.noqa import with_noqa_code
 from gradlint.rules import file_rules, rule_by_code
 from gradlint.runner import RunSummary, check_stdin, fix_stdin
 from gradlint.server_io import StrictProtocol, serve_stream
+from gradlint.server_worker import DIED, ERROR, KILLED, OK, Outcome, Worker
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
@@ -52,7 +47,6 @@ SOURCE = "gradlint"
 _FILE_RULE_CODES = frozenset(rule.code for rule in file_rules())
 # How long changes must pause before a check starts: typing is faster than an analysis.
 DEBOUNCE_SECONDS = 0.05
-R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -110,7 +104,7 @@ class GradlintServer(LanguageServer):
         self.shut_down = False
         self.resolves_code_actions = False  # the client fetches an action's edit when it is chosen
         self._logged: set[str] = set()
-        self._worker: Optional[ProcessPoolExecutor] = None  # one analysis at a time, in its own process
+        self.worker = Worker()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._running: set[str] = set()
         self._superseded: set[str] = set()  # running checks of a text that has changed since
@@ -151,40 +145,34 @@ class GradlintServer(LanguageServer):
 
     def _start(self, uri: str) -> None:
         self._timers.pop(uri, None)
-        if uri in self._running:  # a check cannot be interrupted: the newest text goes next
+        if uri in self._running:  # the running check is of an older text: stop it, check the newest
             self._superseded.add(uri)
+            if self.worker.running == ("check", uri):
+                self.worker.kill()
             return
         document = self.document(uri)
         if document is None:
             return
-        text, version = document.source, document.version
         self._running.add(uri)
-        loop = asyncio.get_running_loop()
-        job = self.submit(analyse, uri, text, document.language_id, self.roots())
-        job.add_done_callback(lambda done: _call_soon(loop, self._finish, uri, text, version, done))
+        asyncio.ensure_future(self._check(uri, document.source, document.version, document.language_id))
 
-    def submit(self, function: Callable[..., R], *args: object) -> "Future[R]":
-        """Run `function(*args)` in the worker process; a new one if the last has died."""
-        if self._worker is None:
-            self._worker = _new_worker()
+    async def _check(self, uri: str, text: str, version: Optional[int], language_id: Optional[str]) -> None:
         try:
-            return self._worker.submit(function, *args)
-        except (BrokenProcessPool, RuntimeError):
-            self._worker = _new_worker()
-            return self._worker.submit(function, *args)
+            outcome = await self.worker.call(("check", uri), analyse, uri, text, language_id, self.roots())
+        finally:
+            self._running.discard(uri)
+        self._finish(uri, text, version, outcome)
 
-    def _finish(self, uri: str, text: str, version: Optional[int], done: "Future[tuple[Optional[Analysis], list[str]]]") -> None:
-        self._running.discard(uri)
-        try:
-            analysis, problems = done.result()
-        except Exception as error:  # a bug in one document's analysis must not stop the server
-            trace = traceback.format_exc()
-            self.log(f"internal error while checking {uri}: {type(error).__name__}: {error}\n{trace}", types.MessageType.Error)
-            analysis, problems = None, []
+    def _finish(self, uri: str, text: str, version: Optional[int], outcome: Outcome) -> None:
+        analysis, problems = outcome.value if outcome.kind == OK else (None, [])
+        if outcome.kind in (ERROR, DIED):  # a bug in one document's analysis must not stop the server
+            self.log(f"internal error while checking {uri}: {_failure(outcome)}", types.MessageType.Error)
         for problem in problems:
             self.log_once(problem)
         document = self.document(uri)
-        if document is None or document.version != version or document.source != text:
+        if outcome.kind == KILLED:
+            self.trace(f"cancelled the check of {uri} version {version}: the document has changed")
+        elif document is None or document.version != version or document.source != text:
             self.trace(f"discarded the check of {uri} version {version}: the document has changed")
         else:
             self.trace(f"checked {uri} version {version}")
@@ -294,11 +282,11 @@ class GradlintServer(LanguageServer):
             return None
         text = document.source
         self.trace(f"computed fix-all for {uri} version {document.version}")
-        try:
-            fixed, notes = await asyncio.wrap_future(self.submit(fix_all, text, checked.name, checked.settings))
-        except Exception as error:
-            self.log(f"internal error while fixing {uri}: {type(error).__name__}: {error}", types.MessageType.Error)
+        outcome = await self.worker.call(("fix", uri), fix_all, text, checked.name, checked.settings)
+        if outcome.kind != OK:
+            self.log(f"internal error while fixing {uri}: {_failure(outcome)}", types.MessageType.Error)
             return None
+        fixed, notes = outcome.value
         for note in notes:  # why the fix kept something (an import other files of the project use)
             self.log(f"{checked.name}: {note}", types.MessageType.Info)
         document = self.document(uri)
@@ -325,7 +313,7 @@ class GradlintServer(LanguageServer):
         self._stop_event = stop = threading.Event()
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        self.submit(int)  # start the worker now, while this process has no other thread to fork
+        self.worker.start()  # now, while this process has no other thread to fork
         try:
             asyncio.run(serve_stream(self.protocol, reader, stop))
         except BrokenPipeError:
@@ -333,7 +321,7 @@ class GradlintServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
-            self._worker.shutdown(wait=False, cancel_futures=True)
+            self.worker.stop()
             self.shutdown()
 
 
@@ -396,25 +384,8 @@ def serve() -> None:
     raise SystemExit(0 if server.shut_down else 1)
 
 
-def _new_worker() -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=1, initializer=_worker_started, initargs=(os.getpid(),))
-
-
-def _worker_started(server_pid: int) -> None:
-    """In the worker process: keep off the client's stdin and stdout (a stray print would corrupt
-    the protocol stream, and a held pipe would hide the end of the session), and do not outlive
-    the server, even when it is killed."""
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(2, 1)
-    os.close(devnull)
-    threading.Thread(target=_exit_with, args=(server_pid,), daemon=True).start()
-
-
-def _exit_with(server_pid: int) -> None:
-    while os.getppid() == server_pid:
-        time.sleep(1.0)
-    os._exit(0)
+def _failure(outcome: Outcome) -> str:
+    return outcome.value if outcome.kind == ERROR else "the worker process ended unexpectedly"
 
 
 @dataclass(frozen=True)
@@ -471,14 +442,6 @@ def _default_root(path: Optional[Path], roots: tuple[Path, ...]) -> Path:
     resolved = path.resolve()
     containing = [root for root in roots if resolved.is_relative_to(root)]
     return max(containing, key=lambda root: len(root.parts)) if containing else resolved.parent
-
-
-def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: object) -> None:
-    """Hand a worker's result to the server's thread; dropped once the server has stopped."""
-    try:
-        loop.call_soon_threadsafe(callback, *args)
-    except RuntimeError:
-        pass
 
 
 def _text_edit(positions: "Positions", start: int, end: int, new_text: str) -> types.TextEdit:
