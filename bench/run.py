@@ -3,6 +3,7 @@
     python bench/run.py                      # corpus: the installed torch package's sources
     python bench/run.py --synthetic 500      # corpus: 500 generated training-project files
     python bench/run.py --compare torchfix,ruff
+    python bench/run.py --lsp                # and the language server's latencies (bench/lsp_latency.py)
 
 Every row is the best of --repeat runs of a fresh process, timed with os.wait4 (wall, CPU of the
 process and the workers it waited for, peak RSS of the largest of them), and shown as a ratio to
@@ -105,6 +106,7 @@ def main() -> None:
     parser.add_argument("--compare", default="", help="comma-separated: torchfix, ruff (TorchFix is timed once: it is slow)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
+    parser.add_argument("--lsp", action="store_true", help="also time a language-server session (bench/lsp_latency.py)")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="gradlint-bench-"))
@@ -162,6 +164,14 @@ def main() -> None:
             )
     shutil.rmtree(workdir, ignore_errors=True)
     report(rows, label, len(files), size_mb, args.output)
+    if args.lsp:
+        sys.path.insert(0, str(HERE))
+        import lsp_latency
+
+        table = lsp_latency.markdown(lsp_latency.measure())
+        print(table)
+        with args.output.open("a", encoding="utf-8") as output:
+            output.write(f"\n{table}\n")
 
 
 def report(rows: list[Row], label: str, count: int, size_mb: float, output: Path) -> None:

@@ -228,3 +228,19 @@ def add_noqa(text: str, wanted: dict[int, set[str]], lines: Optional[NoqaLines] 
         pieces += [text[last:start], content]
         last = end
     return "".join(pieces) + text[last:], len(edits)
+
+
+def with_noqa_code(line: str, code: str) -> Optional[tuple[int, int, str]]:
+    """The edit that makes `line` (without its line break) suppress `code`, as (start, end,
+    replacement) within the line: its `# noqa: ...` with `code` merged in, else `  # noqa: CODE`
+    at its end (after any comment, which is kept). None when the line already suppresses `code`
+    or cannot take a comment (it continues with a backslash)."""
+    if suppresses(noqa_codes(line), code):
+        return None
+    match = _LINE_NOQA.search(line) if "noqa" in line.lower() else None
+    if match is not None and match.group("codes") is not None:
+        return match.start(), match.end(), directive_text(merged_codes(_CODE.findall(match.group("codes")), [code]))
+    content = line.rstrip()
+    if content.endswith("\\"):
+        return None
+    return len(content), len(line), f"{'  ' if content else ''}{directive_text([code])}"

@@ -2,34 +2,52 @@
 
 Each open Python document is checked as `gradlint check` checks its file (the settings of the
 nearest configuration, per-file-ignores, `# noqa`), but on the editor's unsaved text.
+
+A check runs in a worker process once changes pause (a burst of keystrokes costs one analysis), and
+only the newest version of a document is published; code actions and hovers are answered from the
+last check, so they never wait for an analysis (see server_worker for why the worker is a process).
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
+import logging
+import sys
+import threading
 import tokenize
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import BinaryIO, Callable, Iterator, Optional
+from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
 from gradlint import RULE_DOCS_URL, __version__
 from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings
 from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
+from gradlint.docs import render_rule
 from gradlint.model import SAFE, Finding, Location
-from gradlint.rules import severity_of
+from gradlint.noqa import with_noqa_code
+from gradlint.rules import file_rules, rule_by_code, severity_of
 from gradlint.runner import RunSummary, check_stdin, fix_stdin
+from gradlint.server_io import StrictProtocol, serve_stream
+from gradlint.server_worker import DIED, ERROR, KILLED, OK, Outcome, Worker
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
 SOURCE = "gradlint"
 SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
+# Files that could not be read as Python: a line's noqa cannot silence them.
+_FILE_RULE_CODES = frozenset(rule.code for rule in file_rules())
+# How long changes must pause before a check starts: typing is faster than an analysis.
+DEBOUNCE_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -42,6 +60,11 @@ class CheckedDocument:
     settings: Settings
     findings: tuple[Finding, ...]
     diagnostics: tuple[types.Diagnostic, ...]  # one per finding, in the same order
+    positions: "Positions"
+
+    def at(self, lsp_range: types.Range) -> Iterator[tuple[Finding, types.Diagnostic]]:
+        """The findings whose diagnostic touches `lsp_range`."""
+        return ((f, d) for f, d in zip(self.findings, self.diagnostics) if _overlaps(d.range, lsp_range))
 
 
 class Positions:
@@ -77,10 +100,15 @@ class GradlintServer(LanguageServer):
     def __init__(self) -> None:
         # Full sync: pygls applies incremental changes with str.splitlines, whose line breaks
         # (form feed, U+2028, ...) are not the LSP's.
-        super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full, protocol_cls=StrictProtocol)
         self.checked: dict[str, CheckedDocument] = {}
         self.shut_down = False
+        self.resolves_code_actions = False  # the client fetches an action's edit when it is chosen
         self._logged: set[str] = set()
+        self.worker = Worker()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._running: set[str] = set()
+        self._superseded: set[str] = set()  # running checks of a text that has changed since
 
     def log(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=f"gradlint: {message}"))
@@ -91,17 +119,76 @@ class GradlintServer(LanguageServer):
             self._logged.add(message)
             self.log(message)
 
-    def check_and_publish(self, uri: str) -> None:
-        version = None
+    def trace(self, message: str) -> None:
+        """What the server does, for a client that asked for a trace (`$/setTrace`)."""
+        if self.protocol.trace != types.TraceValue.Off:
+            self.log_trace(types.LogTraceParams(message=message))
+
+    def document(self, uri: str) -> Optional[TextDocument]:
+        """The open document at `uri`; None once closed (pygls keys documents by unquoted URI)."""
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def fresh(self, uri: str) -> Optional[CheckedDocument]:
+        """The last check of `uri` if it is of the document's current text; None while a change is
+        waiting for its check (its findings would point into a text that no longer exists)."""
+        checked, document = self.checked.get(uri), self.document(uri)
+        return checked if checked is not None and document is not None and checked.text == document.source else None
+
+    def schedule(self, uri: str, delay: float = DEBOUNCE_SECONDS) -> None:
+        """Check `uri` once no change has come for `delay` seconds."""
+        self.unschedule(uri)
+        self._timers[uri] = asyncio.get_running_loop().call_later(delay, self._start, uri)
+
+    def unschedule(self, uri: str) -> None:
+        timer = self._timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _start(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        if uri in self._running:  # the running check is of an older text: stop it, check the newest
+            self._superseded.add(uri)
+            if self.worker.running == ("check", uri):
+                self.worker.kill()
+            return
+        document = self.document(uri)
+        if document is None:
+            return
+        self._running.add(uri)
+        asyncio.ensure_future(self._check(uri, document.source, document.version, document.language_id))
+
+    async def _check(self, uri: str, text: str, version: Optional[int], language_id: Optional[str]) -> None:
         try:
-            document = self.workspace.get_text_document(uri)
-            version = document.version
-            checked = self.check(uri, document.source, document.language_id)
-        except Exception as error:  # a bug in one document's analysis must not stop the server
-            self.log(
-                f"internal error while checking {uri}: {type(error).__name__}: {error}\n{traceback.format_exc()}", types.MessageType.Error
-            )
-            checked = None
+            outcome = await self.worker.call(("check", uri), analyse, uri, text, language_id, self.roots())
+        finally:
+            self._running.discard(uri)
+        self._finish(uri, text, version, outcome)
+
+    def _finish(self, uri: str, text: str, version: Optional[int], outcome: Outcome) -> None:
+        analysis, problems = outcome.value if outcome.kind == OK else (None, [])
+        if outcome.kind in (ERROR, DIED):  # a bug in one document's analysis must not stop the server
+            self.log(f"internal error while checking {uri}: {_failure(outcome)}", types.MessageType.Error)
+        for problem in problems:
+            self.log_once(problem)
+        document = self.document(uri)
+        if outcome.kind == KILLED:
+            self.trace(f"cancelled the check of {uri} version {version}: the document has changed")
+        elif document is None or document.version != version or document.source != text:
+            self.trace(f"discarded the check of {uri} version {version}: the document has changed")
+        else:
+            self.trace(f"checked {uri} version {version}")
+            self.publish(uri, None if analysis is None else self.checked_document(uri, text, analysis), version)
+        if uri in self._superseded:
+            self._superseded.discard(uri)
+            if uri not in self._timers:
+                self._start(uri)
+
+    def checked_document(self, uri: str, text: str, analysis: Analysis) -> CheckedDocument:
+        positions = Positions(text, self.workspace.position_codec)
+        diagnostics = tuple(_diagnostic(finding, positions) for finding in analysis.findings)
+        return CheckedDocument(uri, text, analysis.name, analysis.settings, analysis.findings, diagnostics, positions)
+
+    def publish(self, uri: str, checked: Optional[CheckedDocument], version: Optional[int]) -> None:
         if checked is not None:
             self.checked[uri] = checked
         else:
@@ -109,81 +196,48 @@ class GradlintServer(LanguageServer):
         diagnostics = list(checked.diagnostics) if checked is not None else []
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
-    def check(self, uri: str, text: str, language_id: Optional[str]) -> Optional[CheckedDocument]:
-        """None for a document gradlint does not check (not Python, or excluded)."""
-        fs_path = to_fs_path(uri)
-        path = Path(fs_path) if fs_path else None
-        if not _is_python(path, language_id):
-            return None
-        settings = self.settings_for(path)
-        if path is not None and is_excluded(path, settings):
-            return None
-        name = str(path) if path is not None else uri
-        summary = _lint(text, name, settings)
-        for _, reason in summary.errors + summary.warnings:
-            self.log_once(f"{name}: {reason}")
-        positions = Positions(text, self.workspace.position_codec)
-        findings = tuple(summary.findings)
-        diagnostics = tuple(_diagnostic(finding, positions) for finding in findings)
-        return CheckedDocument(uri, text, name, settings, findings, diagnostics)
+    def close(self, uri: str) -> None:
+        self.unschedule(uri)
+        self.checked.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
-    def settings_for(self, path: Optional[Path]) -> Settings:
-        """The settings of the nearest configuration above `path`; the defaults (rooted at the
-        workspace folder) when there is none or when it is broken."""
-        default = Settings(root=self.default_root(path))
-        if path is None:
-            return default
-        try:
-            config = find_config(path.parent.resolve())
-            return load_settings(config, Overrides()) if config is not None else default
-        except (ConfigError, OSError) as error:
-            self.log_once(f"{error}; using the default settings")
-            return default
-
-    def default_root(self, path: Optional[Path]) -> Path:
-        """Without a configuration, excludes are relative to the workspace folder (as to the
-        current directory for `gradlint check`)."""
+    def roots(self) -> tuple[Path, ...]:
+        """The workspace folders (and root), where the defaults are rooted for files without a configuration."""
         folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
-        roots = [Path(folder).resolve() for folder in [*folders, self.workspace.root_path] if folder]
-        if path is not None:
-            resolved = path.resolve()
-            containing = [root for root in roots if resolved.is_relative_to(root)]
-            if containing:
-                return max(containing, key=lambda root: len(root.parts))
-            return resolved.parent
-        return roots[0] if roots else Path.cwd()
+        return tuple(Path(folder).resolve() for folder in [*folders, self.workspace.root_path] if folder)
 
-    def code_actions(self, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
-        checked = self.checked.get(params.text_document.uri)
-        if checked is None:
+    async def code_actions(self, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+        """From the last check: no analysis runs here, and fix-all is computed only when asked for
+        by kind (or, for a client that resolves actions, only when chosen)."""
+        uri = params.text_document.uri
+        if uri not in self.checked:
             return None
-        only = params.context.only
+        checked, only = self.fresh(uri), params.context.only
         actions = []
-        if _wanted(QUICK_FIX, only):
-            fixable = [
-                (finding, diagnostic)
-                for finding, diagnostic in zip(checked.findings, checked.diagnostics)
-                if finding.fix is not None and _overlaps(diagnostic.range, params.range)
-            ]
-            fixable.sort(key=lambda pair: pair[0].fix.applicability != SAFE)  # safe fixes first, as listed otherwise
+        if checked is not None and _wanted(QUICK_FIX, only):
+            here = list(checked.at(params.range))
+            fixable = sorted((pair for pair in here if pair[0].fix is not None), key=lambda pair: pair[0].fix.applicability != SAFE)
             actions.extend(self.quick_fix(checked, finding, diagnostic) for finding, diagnostic in fixable)
-        if _wanted(FIX_ALL, only) and any(finding.has_safe_fix for finding in checked.findings):
-            fix_all = self.fix_all(checked)
-            if fix_all is not None:
+            actions.extend(self.disable_for_line(checked, here))
+        if self.offers_fix_all(checked, only):
+            fix_all = types.CodeAction(title="gradlint: apply all safe fixes", kind=FIX_ALL, data={"uri": uri})
+            if not self.resolves_code_actions:  # else only its `data`, for codeAction/resolve
+                fix_all.edit = await self.fix_all_edit(uri)
+            if fix_all.edit is not None or self.resolves_code_actions:
                 actions.append(fix_all)
         return actions
+
+    def offers_fix_all(self, checked: Optional[CheckedDocument], only: Optional[list[str]]) -> bool:
+        asked = only is not None and _wanted(FIX_ALL, only)
+        if not (asked or (only is None and self.resolves_code_actions)):
+            return False
+        return checked is None or any(finding.has_safe_fix for finding in checked.findings)
 
     def quick_fix(self, checked: CheckedDocument, finding: Finding, diagnostic: types.Diagnostic) -> types.CodeAction:
         """Exactly the edits of one finding's fix; an unsafe fix says so in its title."""
         fix = finding.fix
         safe = fix.applicability == SAFE
-        positions = Positions(checked.text, self.workspace.position_codec)
-        edits = [
-            types.TextEdit(
-                range=types.Range(start=positions.at_offset(edit.start), end=positions.at_offset(edit.end)), new_text=edit.content
-            )
-            for edit in fix.edits
-        ]
+        edits = [_text_edit(checked.positions, edit.start, edit.end, edit.content) for edit in fix.edits]
         return types.CodeAction(
             title=fix.message if safe else f"{fix.message} (unsafe)",
             kind=QUICK_FIX,
@@ -192,51 +246,127 @@ class GradlintServer(LanguageServer):
             edit=types.WorkspaceEdit(changes={checked.uri: edits}),
         )
 
-    def fix_all(self, checked: CheckedDocument) -> Optional[types.CodeAction]:
-        """The safe fixes of the whole document, as `gradlint fix` applies them, as one edit."""
-        try:
-            fixed = _fixed(
-                checked.text, checked.name, checked.settings, lambda note: self.log(f"{checked.name}: {note}", types.MessageType.Info)
+    def disable_for_line(self, checked: CheckedDocument, here: list[tuple[Finding, types.Diagnostic]]) -> Iterator[types.CodeAction]:
+        """`Disable GL201 for this line`: `# noqa: GL201` on the line where it suppresses the finding,
+        merged into a `# noqa` already there, after any other comment (as ruff)."""
+        offered = set()
+        for finding, diagnostic in here:
+            row = finding.noqa_row or finding.location.row
+            if (finding.code, row) in offered or finding.code in _FILE_RULE_CODES:
+                continue
+            offered.add((finding.code, row))
+            index = checked.positions.index
+            start = index.line_start(row)
+            line = checked.text[start : index.line_end(row)].rstrip("\r\n")
+            edit = with_noqa_code(line, finding.code)
+            if edit is None:
+                continue
+            begin, end, replacement = edit
+            yield types.CodeAction(
+                title=f"Disable {finding.code} for this line",
+                kind=QUICK_FIX,
+                diagnostics=[diagnostic],
+                edit=types.WorkspaceEdit(changes={checked.uri: [_text_edit(checked.positions, start + begin, start + end, replacement)]}),
             )
-        except Exception as error:
-            self.log(f"internal error while fixing {checked.uri}: {type(error).__name__}: {error}", types.MessageType.Error)
+
+    async def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        if action.kind == FIX_ALL and action.edit is None and isinstance(data.get("uri"), str):
+            action.edit = await self.fix_all_edit(data["uri"]) or types.WorkspaceEdit(changes={data["uri"]: []})
+        return action
+
+    async def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
+        """The safe fixes of the document's current text, as `gradlint fix` applies them, as one
+        edit; None when nothing changes or the text changed while they were computed."""
+        checked, document = self.checked.get(uri), self.document(uri)
+        if checked is None or document is None:
             return None
-        if fixed is None or fixed == checked.text:
+        text = document.source
+        self.trace(f"computed fix-all for {uri} version {document.version}")
+        outcome = await self.worker.call(("fix", uri), fix_all, text, checked.name, checked.settings)
+        if outcome.kind != OK:
+            self.log(f"internal error while fixing {uri}: {_failure(outcome)}", types.MessageType.Error)
             return None
-        whole = Positions(checked.text, self.workspace.position_codec).whole()
-        return types.CodeAction(
-            title="gradlint: apply all safe fixes",
-            kind=FIX_ALL,
-            edit=types.WorkspaceEdit(changes={checked.uri: [types.TextEdit(range=whole, new_text=fixed)]}),
-        )
+        fixed, notes = outcome.value
+        for note in notes:  # why the fix kept something (an import other files of the project use)
+            self.log(f"{checked.name}: {note}", types.MessageType.Info)
+        document = self.document(uri)
+        if fixed is None or fixed == text or document is None or document.source != text:
+            return None
+        whole = Positions(text, self.workspace.position_codec).whole()
+        return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]})
+
+    def hover(self, params: types.HoverParams) -> Optional[types.Hover]:
+        """The documentation of the rules whose findings cover the position (`gradlint rule`)."""
+        checked = self.fresh(params.text_document.uri)
+        if checked is None:
+            return None
+        point = types.Range(start=params.position, end=params.position)
+        here = list(checked.at(point))
+        codes = list(dict.fromkeys(finding.code for finding, _ in here))
+        if not codes:
+            return None
+        text = "\n---\n\n".join(render_rule(rule_by_code(code)) for code in codes)
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=here[0][1].range)
+
+    def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None) -> None:
+        """pygls' stdio loop, with a reader that survives malformed framing (see server_io)."""
+        self._stop_event = stop = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self.worker.start()  # now, while this process has no other thread to fork
+        try:
+            asyncio.run(serve_stream(self.protocol, reader, stop))
+        except BrokenPipeError:
+            pass  # the client is gone
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.worker.stop()
+            self.shutdown()
 
 
 def create_server() -> GradlintServer:
     server = GradlintServer()
 
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: GradlintServer, params: types.InitializeParams) -> None:
+        if params.trace is not None:
+            ls.protocol.trace = params.trace
+        code_action = params.capabilities.text_document and params.capabilities.text_document.code_action
+        resolvable = code_action and code_action.resolve_support and code_action.resolve_support.properties
+        ls.resolves_code_actions = "edit" in (resolvable or [])
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: GradlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.check_and_publish(params.text_document.uri)
+        ls.schedule(params.text_document.uri, delay=0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: GradlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.check_and_publish(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: GradlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.check_and_publish(params.text_document.uri)  # the configuration may have changed
+        ls.schedule(params.text_document.uri)  # the configuration may have changed
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GradlintServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.checked.pop(params.text_document.uri, None)
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+        ls.close(params.text_document.uri)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[QUICK_FIX, FIX_ALL]),
+        types.CodeActionOptions(code_action_kinds=[QUICK_FIX, FIX_ALL], resolve_provider=True),
     )
-    def code_action(ls: GradlintServer, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
-        return ls.code_actions(params)
+    async def code_action(ls: GradlintServer, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+        return await ls.code_actions(params)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(ls: GradlintServer, params: types.CodeAction) -> types.CodeAction:
+        return await ls.resolve(params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: GradlintServer, params: types.HoverParams) -> Optional[types.Hover]:
+        return ls.hover(params)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: GradlintServer, params: None) -> None:
@@ -247,9 +377,76 @@ def create_server() -> GradlintServer:
 
 def serve() -> None:
     """Serve on stdin/stdout until `exit`; exit code 0 only after a `shutdown` request (LSP)."""
+    # pygls logs the messages it cannot read with their tracebacks; the client gets an answer instead.
+    logging.getLogger("pygls").addHandler(logging.NullHandler())
+    logging.getLogger("pygls").propagate = False
     server = create_server()
     server.start_io()
     raise SystemExit(0 if server.shut_down else 1)
+
+
+def _failure(outcome: Outcome) -> str:
+    return outcome.value if outcome.kind == ERROR else "the worker process ended unexpectedly"
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the worker process found in a document's text."""
+
+    name: str  # the file system path, or the URI of an unsaved document
+    settings: Settings
+    findings: tuple[Finding, ...]
+
+
+def analyse(uri: str, text: str, language_id: Optional[str], roots: tuple[Path, ...]) -> tuple[Optional[Analysis], list[str]]:
+    """In the worker process: the findings (None for a document gradlint does not check: not
+    Python, or excluded) and the problems to log."""
+    problems: list[str] = []
+    fs_path = to_fs_path(uri)
+    path = Path(fs_path) if fs_path else None
+    if not _is_python(path, language_id):
+        return None, problems
+    settings = _settings_for(path, roots, problems)
+    if path is not None and is_excluded(path, settings):
+        return None, problems
+    name = str(path) if path is not None else uri
+    summary = _lint(text, name, settings)
+    problems.extend(f"{name}: {reason}" for _, reason in summary.errors + summary.warnings)
+    return Analysis(name, settings, tuple(summary.findings)), problems
+
+
+def fix_all(text: str, name: str, settings: Settings) -> tuple[Optional[str], list[str]]:
+    """In the worker process: the text after `gradlint fix`, and what to log about it."""
+    notes: list[str] = []
+    return _fixed(text, name, settings, notes.append), notes
+
+
+def _settings_for(path: Optional[Path], roots: tuple[Path, ...], problems: list[str]) -> Settings:
+    """The settings of the nearest configuration above `path`, as `gradlint check` reads them; the
+    defaults (rooted at the workspace folder) when there is none or when it is broken."""
+    default = Settings(root=_default_root(path, roots))
+    if path is None:
+        return default
+    try:
+        config = find_config(path.parent.resolve())
+        return load_settings(config, Overrides()) if config is not None else default
+    except (ConfigError, OSError) as error:
+        problems.append(f"{error}; using the default settings")
+        return default
+
+
+def _default_root(path: Optional[Path], roots: tuple[Path, ...]) -> Path:
+    """Without a configuration, excludes are relative to the innermost workspace folder holding
+    the file (as to the current directory for `gradlint check`)."""
+    if path is None:
+        return roots[0] if roots else Path.cwd()
+    resolved = path.resolve()
+    containing = [root for root in roots if resolved.is_relative_to(root)]
+    return max(containing, key=lambda root: len(root.parts)) if containing else resolved.parent
+
+
+def _text_edit(positions: "Positions", start: int, end: int, new_text: str) -> types.TextEdit:
+    return types.TextEdit(range=types.Range(start=positions.at_offset(start), end=positions.at_offset(end)), new_text=new_text)
 
 
 def _is_python(path: Optional[Path], language_id: Optional[str]) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
 import subprocess
@@ -18,6 +19,7 @@ from support import readme_block, write
 
 from gradlint import RULE_DOCS_URL
 from gradlint.fix.apply import fix_text
+from gradlint.noqa import with_noqa_code
 from gradlint.rules import all_codes
 
 TIMEOUT = 15.0  # seconds for any one answer; a hung server fails the test instead of hanging it
@@ -31,11 +33,12 @@ WARNING, ERROR = 2, 1  # DiagnosticSeverity
 class LspSession:
     """An LSP client over the stdin/stdout of a server subprocess (Content-Length framing)."""
 
-    def __init__(self, cwd: Path, command: Optional[list[str]] = None) -> None:
+    def __init__(self, cwd: Path, command: Optional[list[str]] = None, env: Optional[dict] = None) -> None:
         self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             command or [sys.executable, "-m", "gradlint", "server"],
             cwd=cwd,
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -63,8 +66,13 @@ class LspSession:
             self.incoming.put(json.loads(stream.read(length)))
 
     def send(self, message: dict) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.send_body(json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8"))
+
+    def send_body(self, body: bytes) -> None:
+        self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def send_raw(self, data: bytes) -> None:
+        self.process.stdin.write(data)
         self.process.stdin.flush()
 
     def receive(self, matches: Callable[[dict], bool], timeout: float = TIMEOUT) -> dict:
@@ -88,12 +96,19 @@ class LspSession:
             self.backlog.append(message)
 
     def request(self, method: str, params: Optional[dict]) -> object:
+        response = self.answer(method, params)
+        assert "error" not in response, response
+        return response["result"]
+
+    def answer(self, method: str, params: object) -> dict:
+        """The whole response (a result or an error) to a request."""
         self.next_id += 1
         request_id = self.next_id
         self.send({"id": request_id, "method": method, "params": params})
-        response = self.receive(lambda m: m.get("id") == request_id and "method" not in m)
-        assert "error" not in response, response
-        return response["result"]
+        return self.response(request_id)
+
+    def response(self, request_id: object) -> dict:
+        return self.receive(lambda m: m.get("id") == request_id and "method" not in m)
 
     def notify(self, method: str, params: dict) -> None:
         self.send({"method": method, "params": params})
@@ -104,7 +119,13 @@ class LspSession:
     def log_messages(self) -> list[str]:
         return [m["params"]["message"] for m in self.backlog if m.get("method") == "window/logMessage"]
 
-    def initialize(self, root: Path, capabilities: Optional[dict] = None) -> None:
+    def traces(self, part: str) -> list[str]:
+        """The `$/logTrace` messages received so far that contain `part` (taken from the backlog)."""
+        found = [m for m in self.backlog if m.get("method") == "$/logTrace" and part in m["params"]["message"]]
+        self.backlog = [m for m in self.backlog if m not in found]
+        return [m["params"]["message"] for m in found]
+
+    def initialize(self, root: Path, capabilities: Optional[dict] = None, trace: str = "off") -> None:
         result = self.request(
             "initialize",
             {
@@ -112,6 +133,7 @@ class LspSession:
                 "rootUri": root.as_uri(),
                 "capabilities": capabilities or {},
                 "workspaceFolders": [{"uri": root.as_uri(), "name": "root"}],
+                "trace": trace,
             },
         )
         self.notify("initialized", {})
@@ -195,6 +217,11 @@ def codes(diagnostics: list[dict]) -> list[str]:
     return [d["code"] for d in diagnostics]
 
 
+def fixes(actions: list[dict]) -> list[dict]:
+    """The actions that fix, without the `Disable GLxxx for this line` ones."""
+    return [action for action in actions if not action["title"].startswith("Disable ")]
+
+
 def gradlint_fix(run_cli, path: Path, text: str) -> str:
     write(path, text)
     result = run_cli("fix", "--no-cache", str(path))
@@ -210,7 +237,7 @@ def workspace(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def server(workspace):
     session = LspSession(workspace)
-    session.initialize(workspace)
+    session.initialize(workspace, trace="verbose")  # `$/logTrace` says what the server computed
     yield session
     session.stop()
 
@@ -220,6 +247,8 @@ def test_initialize_advertises_full_sync_and_both_code_action_kinds(server):
     assert capabilities["textDocumentSync"]["change"] == 1  # Full
     assert capabilities["textDocumentSync"]["openClose"] is True
     assert set(capabilities["codeActionProvider"]["codeActionKinds"]) == {"quickfix", "source.fixAll.gradlint"}
+    assert capabilities["codeActionProvider"]["resolveProvider"] is True
+    assert capabilities["hoverProvider"] is True
     assert capabilities["positionEncoding"] == "utf-16"
 
 
@@ -265,7 +294,10 @@ def test_quick_fix_gives_what_gradlint_fix_gives(server, workspace, run_cli):
     diagnostics = server.open(path, text)
     assert codes(diagnostics) == ["GL103"]
     actions = server.code_actions(path, diagnostics, only=["quickfix"])
-    assert [(a["title"], a["kind"], a.get("isPreferred")) for a in actions] == [("Replace with `loss.item()`", "quickfix", True)]
+    assert [(a["title"], a["kind"], a.get("isPreferred")) for a in actions] == [
+        ("Replace with `loss.item()`", "quickfix", True),
+        ("Disable GL103 for this line", "quickfix", None),
+    ]
     assert actions[0]["diagnostics"] == diagnostics
     fixed = apply_lsp_edits(text, edits_of(actions[0], path.as_uri()))
     assert fixed == gradlint_fix(run_cli, workspace / "cli" / "quick.py", text)
@@ -278,12 +310,12 @@ def test_each_quick_fix_applies_only_its_own_finding(server, workspace):
     diagnostics = server.open(path, LEGACY)
     assert codes(diagnostics) == ["GL101", "GL103"]
     # The cursor on `Variable(t)`: only its fix, not the one on the next line.
-    (action,) = server.code_actions(path, [diagnostics[0]], only=["quickfix"])
+    (action,) = fixes(server.code_actions(path, [diagnostics[0]], only=["quickfix"]))
     assert action["title"] == "Replace with `t.detach()`"
     text = apply_lsp_edits(LEGACY, edits_of(action, path.as_uri()))
     diagnostics = server.change(path, text, 2)
     assert codes(diagnostics) == ["GL103"]
-    (action,) = server.code_actions(path, diagnostics, only=["quickfix"])
+    (action,) = fixes(server.code_actions(path, diagnostics, only=["quickfix"]))
     text = apply_lsp_edits(text, edits_of(action, path.as_uri()))
     assert server.change(path, text, 3) == []
     # A quick fix does not remove the import it left unused; fix-all does, as `gradlint fix` does.
@@ -309,11 +341,12 @@ def test_code_action_kinds_follow_only(server, workspace):
     diagnostics = server.open(path, LEGACY)
     kinds = lambda only: sorted(a["kind"] for a in server.code_actions(path, diagnostics, only=only))  # noqa: E731
     everywhere = {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}}
-    assert kinds(None) == ["quickfix", "source.fixAll.gradlint"]
-    assert kinds(["quickfix"]) == ["quickfix"]
+    # Fix-all only when asked for by kind: this client cannot resolve an action's edit lazily.
+    assert kinds(None) == ["quickfix", "quickfix"]
+    assert kinds(["quickfix"]) == ["quickfix", "quickfix"]
     assert kinds(["source"]) == ["source.fixAll.gradlint"]
     assert kinds(["refactor"]) == []
-    assert len(server.code_actions(path, diagnostics, only=["quickfix"], range=everywhere)) == 2
+    assert len(fixes(server.code_actions(path, diagnostics, only=["quickfix"], range=everywhere))) == 2
 
 
 def test_unsafe_fix_is_titled_unsafe_and_never_in_fix_all(server, workspace, run_cli):
@@ -321,7 +354,7 @@ def test_unsafe_fix_is_titled_unsafe_and_never_in_fix_all(server, workspace, run
     diagnostics = server.open(path, TRAINING)
     assert codes(diagnostics) == ["GL201", "GL103"]
     cursor = {"start": diagnostics[0]["range"]["start"], "end": diagnostics[0]["range"]["start"]}
-    (unsafe,) = server.code_actions(path, [diagnostics[0]], only=["quickfix"], range=cursor)
+    (unsafe,) = fixes(server.code_actions(path, [diagnostics[0]], only=["quickfix"], range=cursor))
     assert unsafe["title"] == "Insert `optimizer.zero_grad()` before the backward call (unsafe)"
     assert not unsafe.get("isPreferred")
     assert "optimizer.zero_grad()" in apply_lsp_edits(TRAINING, edits_of(unsafe, path.as_uri()))
@@ -343,7 +376,12 @@ def test_a_loop_finding_covers_its_header_and_safe_fixes_come_first(server, work
     assert server.code_actions(path, diagnostics, only=["quickfix"], range=inside_the_body) == []
     both = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 20}}
     titles = [action["title"] for action in server.code_actions(path, diagnostics, only=["quickfix"], range=both)]
-    assert titles == ["Replace with `loss.item()`", "Insert `optimizer.zero_grad()` before the backward call (unsafe)"]
+    assert titles == [
+        "Replace with `loss.item()`",
+        "Insert `optimizer.zero_grad()` before the backward call (unsafe)",
+        "Disable GL201 for this line",
+        "Disable GL103 for this line",
+    ]
 
 
 def test_columns_are_utf16_code_units(server, workspace):
@@ -356,8 +394,8 @@ def test_columns_are_utf16_code_units(server, workspace):
         {"start": {"line": 0, "character": 12}, "end": {"line": 0, "character": 24}},
         {"start": {"line": 1, "character": 16}, "end": {"line": 1, "character": 28}},
     ]
-    assert [a["title"] for a in server.code_actions(path, [diagnostics[1]], only=["quickfix"])] == ["Replace with `loss.item()`"]
-    edits = [edit for d in diagnostics for edit in edits_of(server.code_actions(path, [d], only=["quickfix"])[0], path.as_uri())]
+    assert [a["title"] for a in fixes(server.code_actions(path, [diagnostics[1]], only=["quickfix"]))] == ["Replace with `loss.item()`"]
+    edits = [edit for d in diagnostics for edit in edits_of(fixes(server.code_actions(path, [d], only=["quickfix"]))[0], path.as_uri())]
     assert apply_lsp_edits(text, edits) == 'print("\U0001f600", loss.item())\nx = "\U0001f600\U0001f600"; y = loss.item()\n'
 
 
@@ -473,12 +511,168 @@ def test_readme_editor_snippets_start_this_server(workspace):
     assert session.close() == 0
 
 
-def test_an_internal_error_is_logged_and_not_fatal(workspace):
-    # The real server with its linting broken: the failure is logged, and the session goes on.
-    sabotage = "import gradlint.server as s\ndef boom(*args, **kwargs):\n    raise RuntimeError('boom')\ns.check_stdin = boom\ns.serve()\n"
-    session = LspSession(workspace, [sys.executable, "-c", sabotage])
+def test_an_internal_error_is_logged_and_not_fatal(workspace, tmp_path):
+    # The real server with its linting broken in every process it starts (the worker process
+    # too): the failure is logged, and the session goes on.
+    write(
+        tmp_path / "sitecustomize.py",
+        "import gradlint.runner\ndef boom(*args, **kwargs):\n    raise RuntimeError('boom')\ngradlint.runner.check_stdin = boom\n",
+    )
+    session = LspSession(workspace, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     session.initialize(workspace)
     assert session.open(workspace / "doomed.py", LEGACY) == []
     assert any("internal error" in m and "RuntimeError: boom" in m for m in session.log_messages()), session.log_messages()
     assert session.code_actions(workspace / "doomed.py", []) == []
     assert session.close() == 0
+
+
+def test_a_burst_of_changes_is_checked_once_and_only_its_last_version_published(server, workspace):
+    path = workspace / "burst.py"
+    uri = path.as_uri()
+    big = LEGACY * 100  # long enough to be still in its check when the changes come
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": big}})
+    for version in range(2, 12):
+        text = big + "print(loss.data[0])\n" * (version == 11)
+        server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
+    assert codes(server.diagnostics(uri, 11)).count("GL103") == 101
+    published = [m for m in server.backlog if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri]
+    assert published == []  # neither the opened version nor any intermediate one
+    assert server.traces(f"the check of {uri} version 1: the document has changed")  # stopped or dropped, not published
+    checked = server.traces(f"checked {uri}")
+    assert checked == [f"checked {uri} version 11"]
+
+
+def test_code_actions_use_the_last_check_and_compute_fix_all_only_when_asked(server, workspace):
+    path = workspace / "lazy.py"
+    diagnostics = server.open(path, LEGACY)
+    assert server.traces(path.as_uri()) == [f"checked {path.as_uri()} version 1"]
+    for only in (None, ["quickfix"]):
+        actions = server.code_actions(path, diagnostics, only=only)
+        assert "source.fixAll.gradlint" not in [a["kind"] for a in actions]
+    assert server.traces(path.as_uri()) == []  # no check and no fix-all behind a plain request
+    (fix_all,) = server.code_actions(path, diagnostics, only=["source.fixAll"])
+    assert apply_lsp_edits(LEGACY, edits_of(fix_all, path.as_uri())) == FIXED
+    assert server.traces(path.as_uri()) == [f"computed fix-all for {path.as_uri()} version 1"]
+    # Until the change is checked, the findings of the old text are not offered as edits.
+    server.notify(
+        "textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 2}, "contentChanges": [{"text": "\n" + LEGACY}]}
+    )
+    assert server.code_actions(path, diagnostics, only=["quickfix"]) == []
+    moved = server.diagnostics(path.as_uri(), 2)
+    (action,) = fixes(server.code_actions(path, [moved[0]], only=["quickfix"]))
+    assert apply_lsp_edits("\n" + LEGACY, edits_of(action, path.as_uri())) == "\n" + LEGACY.replace("Variable(t)", "t.detach()")
+
+
+def test_a_client_that_resolves_gets_fix_all_unresolved_and_resolves_it(workspace):
+    session = LspSession(workspace)
+    try:
+        session.initialize(workspace, {"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}}, trace="verbose")
+        path = workspace / "resolve.py"
+        diagnostics = session.open(path, LEGACY)
+        (fix_all,) = [a for a in session.code_actions(path, diagnostics) if a["kind"] == "source.fixAll.gradlint"]
+        assert "edit" not in fix_all and session.traces("computed fix-all") == []
+        resolved = session.request("codeAction/resolve", fix_all)
+        assert apply_lsp_edits(LEGACY, edits_of(resolved, path.as_uri())) == FIXED
+        assert len(session.traces("computed fix-all")) == 1
+        assert session.close() == 0
+    finally:
+        session.stop()
+
+
+def test_hover_on_a_finding_shows_its_rule_documentation(server, workspace, run_cli):
+    path = workspace / "hover.py"
+    diagnostics = server.open(path, TRAINING)
+    assert codes(diagnostics) == ["GL201", "GL103"]
+    position = {"line": 0, "character": 5}  # inside `for x in data:`
+    hover = server.request("textDocument/hover", {"textDocument": {"uri": path.as_uri()}, "position": position})
+    assert hover["contents"] == {"kind": "markdown", "value": run_cli("rule", "GL201").output}
+    assert hover["range"] == diagnostics[0]["range"]
+    outside = {"line": 1, "character": 2}  # the loop body is not GL201's range, and GL103 is on line 5
+    assert server.request("textDocument/hover", {"textDocument": {"uri": path.as_uri()}, "position": outside}) is None
+
+
+def test_disable_for_this_line_adds_or_merges_a_noqa_comment(server, workspace):
+    path = workspace / "disable.py"
+    text = (
+        "from torch.autograd import Variable\nx = Variable(t); y = loss.data[0]  # noqa: GL101\nprint(loss.data[0])  # the loss\n"
+        + TRAINING
+    )
+    diagnostics = server.open(path, text)
+    assert codes(diagnostics) == ["GL103", "GL103", "GL201", "GL103"]
+
+    def disable(diagnostic: dict) -> dict:
+        actions = server.code_actions(path, [diagnostic], only=["quickfix"], range=diagnostic["range"])
+        (action,) = [a for a in actions if a["title"] == f"Disable {diagnostic['code']} for this line"]
+        assert action["kind"] == "quickfix" and action["diagnostics"] == [diagnostic]
+        return action
+
+    edits = [edit for diagnostic in diagnostics[:3] for edit in edits_of(disable(diagnostic), path.as_uri())]
+    disabled = apply_lsp_edits(text, edits)
+    assert disabled.splitlines()[1:4] == [
+        "x = Variable(t); y = loss.data[0]  # noqa: GL101, GL103",
+        "print(loss.data[0])  # the loss  # noqa: GL103",
+        "for x in data:  # noqa: GL201",
+    ]
+    assert codes(server.change(path, disabled, 2)) == ["GL103"]  # the one left alone
+
+
+@pytest.mark.parametrize(
+    ("line", "disabled"),
+    [
+        ("x = loss.data[0]", "x = loss.data[0]  # noqa: GL103"),
+        ("x = loss.data[0]   ", "x = loss.data[0]  # noqa: GL103"),
+        ("x = loss.data[0]  # noqa:GL101 -- kept", "x = loss.data[0]  # noqa: GL101, GL103 -- kept"),
+        ("x = loss.data[0]  # type: ignore", "x = loss.data[0]  # type: ignore  # noqa: GL103"),
+        ("x = loss.data[0]  # noqa", None),  # already suppressed
+        ("x = loss.data[0]  # noqa: GL1", None),
+        ("x = (loss.data[0] + \\", None),  # a comment cannot follow a continuation
+    ],
+)
+def test_with_noqa_code(line, disabled):
+    edit = with_noqa_code(line, "GL103")
+    if disabled is None:
+        assert edit is None
+    else:
+        start, end, replacement = edit
+        assert line[:start] + replacement + line[end:] == disabled
+
+
+def test_each_file_of_a_monorepo_follows_its_nearest_configuration_as_the_cli_does(server, workspace, run_cli, monkeypatch):
+    root = workspace / "monorepo"
+    write(root / "pyproject.toml", '[tool.gradlint]\nignore = ["GL103"]\n')
+    write(root / "ml" / "pyproject.toml", '[tool.gradlint]\n\n[tool.gradlint.per-file-ignores]\n"legacy/*" = ["GL101"]\n')
+    files = {"train.py": LEGACY, "ml/train.py": LEGACY, "ml/legacy/old.py": LEGACY}
+    published = {name: codes(server.open(write(root / name, text), text)) for name, text in files.items()}
+    assert published == {"train.py": ["GL101"], "ml/train.py": ["GL101", "GL103"], "ml/legacy/old.py": ["GL103"]}
+    for cwd in (root, root / "ml"):
+        monkeypatch.chdir(cwd)
+        reported = {name: [] for name in files}
+        for finding in json.loads(run_cli("check", "--no-cache", "--output-format", "json", str(root)).output):
+            reported[Path(finding["filename"]).resolve().relative_to(root.resolve()).as_posix()].append(finding["code"])
+        assert reported == published, cwd
+
+
+def test_malformed_input_gets_the_answers_the_specifications_require(workspace):
+    session = LspSession(workspace)
+    try:
+        hover = {"textDocument": {"uri": (workspace / "x.py").as_uri()}, "position": {"line": 0, "character": 0}}
+        assert session.answer("textDocument/hover", hover)["error"]["code"] == -32002  # before initialize
+        session.send_body(b'{"jsonrpc": "2.0", "id": 99, "method": ')
+        assert session.response(None)["error"]["code"] == -32700  # parse error, id null
+        session.initialize(workspace)
+        invalid = session.answer("textDocument/codeAction", {"textDocument": 5})
+        assert invalid["error"]["code"] == -32602 and invalid["id"] == session.next_id
+        assert session.answer("initialize", {"processId": None, "rootUri": None, "capabilities": {}})["error"]["code"] == -32600
+        # A message without Content-Length: skipped (said on stderr), and the next one is answered.
+        session.send_raw(b'Content-Type: application/json\r\n\r\n{"jsonrpc": "2.0", "id": 100, "method": "shutdown"}')
+        assert session.request("shutdown", None) is None
+        assert "Content-Length" in session.errors()
+        assert session.answer("textDocument/hover", hover)["error"]["code"] == -32600  # after shutdown
+        session.send_raw(b"Content-Length: 100\r\n\r\n{")  # the stream ends in the middle of a message
+        session.process.stdin.close()
+        assert session.process.wait(timeout=TIMEOUT) == 0
+        (last,) = session.errors().splitlines()[-1:]
+        assert last == "gradlint server: the input ended in the middle of a message"
+        assert "Traceback" not in session.errors()
+    finally:
+        session.stop()
