@@ -24,6 +24,7 @@ import libcst as cst
 from gradlint.engine import lint_bytes
 from gradlint.fix.apply import fix_text
 from gradlint.model import Finding
+from gradlint.pool import tune_garbage_collector
 from gradlint.report import FORMATS, RenderOptions
 from gradlint.rules import all_codes
 
@@ -202,6 +203,7 @@ def table(results: list[AxisResult]) -> str:
 
 
 def run(scale: float = 1.0, repeat: int = 2, names: tuple[str, ...] = ()) -> list[AxisResult]:
+    tune_garbage_collector()  # as the command line does
     codes = frozenset(all_codes())
     return [measure_axis(axis, scale, repeat, codes) for axis in AXES if not names or axis.name in names]
 

@@ -42,6 +42,9 @@ class OptimizerOracle:
         self.imports = imports
         self.assigned: dict[str, list[cst.BaseExpression]] = defaultdict(list)
         self.annotated: dict[str, list[cst.BaseExpression]] = defaultdict(list)
+        self._optimizer_keys: dict[str, bool] = {}
+        self._stepped: dict[str, frozenset[str]] = {}
+        self._scalers: dict[str, bool] = {}
         for statement in iter_statements(module.body):
             self._record(statement)
 
@@ -66,6 +69,14 @@ class OptimizerOracle:
         key = _key(node)
         if key is None:
             return False
+        # The verdict depends on the name alone: judged once, or a file with one `optimizer = ...`
+        # per function would judge all of them at every use, quadratic in the functions.
+        verdict = self._optimizer_keys.get(key)
+        if verdict is None:
+            verdict = self._optimizer_keys[key] = self._judge_optimizer(key)
+        return verdict
+
+    def _judge_optimizer(self, key: str) -> bool:
         values = self.assigned.get(key, []) + self.assigned.get(_last(key), [])
         verdicts = [self._value_verdict(value) for value in values]
         if any(v is False for v in verdicts):
@@ -80,6 +91,11 @@ class OptimizerOracle:
     def stepped_modules(self, key: str) -> frozenset[str]:
         """The modules (dotted text: `D`, `self.netD`) whose `.parameters()` every construction of
         the optimizer `key` (dotted text) in the file is given; empty when one of them is not such a call."""
+        if key not in self._stepped:
+            self._stepped[key] = self._judge_stepped_modules(key)
+        return self._stepped[key]
+
+    def _judge_stepped_modules(self, key: str) -> frozenset[str]:
         values = self.assigned.get(key, [])
         found: Optional[frozenset[str]] = None
         for value in values:
@@ -93,6 +109,11 @@ class OptimizerOracle:
         key = _key(node)
         if key is None:
             return False
+        if key not in self._scalers:
+            self._scalers[key] = self._judge_grad_scaler(key)
+        return self._scalers[key]
+
+    def _judge_grad_scaler(self, key: str) -> bool:
         for value in self.assigned.get(key, []):
             if isinstance(value, cst.Call):
                 qualified = self.imports.qualified_name(value.func) or ""

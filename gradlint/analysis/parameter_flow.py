@@ -252,11 +252,15 @@ def reused_generators(scope: Scope, consumers: GeneratorConsumers) -> list[Gener
     """Names of `scope` bound to `model.parameters()` (and the other generators of a module)
     that are consumed twice on one path, or by a consumer inside a loop the binding is outside of."""
     placed = list(placed_statements(scope))
+    bindings = [(index, *_generator_binding(binding.statement)) for index, binding in enumerate(placed)]
+    bindings = [(index, target, value) for index, target, value in bindings if target is not None and value is not None]
+    if not bindings:
+        return []  # most scopes bind no generator: spare them the walk of their nested code
     nested_reads = _names_read_in_nested_code(placed)
     found: list[GeneratorReuse] = []
-    for index, binding in enumerate(placed):
-        target, value = _generator_binding(binding.statement)
-        if target is None or value is None or target in nested_reads:
+    for index, target, value in bindings:
+        binding = placed[index]
+        if target in nested_reads:
             continue
         reuse = _reuse_after(target, value, binding, placed[index + 1 :], consumers)
         if reuse is not None:
