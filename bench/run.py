@@ -375,8 +375,10 @@ def project_section(bench: Bench, folder: Path, label: str) -> Section:
     """The project index's share of a cold run, then a warm run after one module is edited."""
     from gradlint.analysis.project import ProjectIndex
     from gradlint.config import Overrides, load_settings
+    from gradlint.pool import tune_garbage_collector
     from gradlint.runner import RunProject, check_paths
 
+    tune_garbage_collector()  # as the command line does
     work = copy_corpus(folder, bench.workdir / "project")
     settings = load_settings(bench.config, Overrides())
     cache = bench.workdir / "project-cache"
