@@ -521,27 +521,30 @@ def scaling_section(scale: float, axes: tuple[str, ...] = ()) -> Section:
 
 
 def lsp_section() -> Section:
-    names = ("language server: diagnostics ≤ 100 ms after the last change", "language server: code action ≤ 20 ms")
+    """bench/lsp_latency.py's session, when that module exists."""
+    targets = (
+        ("language server: diagnostics ≤ 100 ms after the last change", "burst_ms", 100.0),
+        ("language server: code action ≤ 20 ms", "code_action_ms", 20.0),
+    )
     try:
         sys.path.insert(0, str(HERE))
         import lsp_latency
     except ImportError:
-        return Section(
-            "Language server",
-            "Not measured: bench/lsp_latency.py is absent.",
-            [Target(name, "", None, "no bench/lsp_latency.py") for name in names],
-        )
+        body = "Not measured: bench/lsp_latency.py is absent."
+        return Section("Language server", body, [Target(name, "", None, "no bench/lsp_latency.py") for name, _, _ in targets])
     result = lsp_latency.measure()
-    diagnostics, action = result.get("burst_ms_median"), result.get("code_action_ms_median")
-    targets = [
-        Target(names[0] + " (median)", f"{diagnostics:.0f} ms", diagnostics <= 100, "see the table")
-        if diagnostics is not None
-        else Target(names[0], "", None, "not reported"),
-        Target(names[1] + " (median)", f"{action:.1f} ms", action <= 20, "see the table")
-        if action is not None
-        else Target(names[1], "", None, "not reported"),
-    ]
-    return Section("Language server", lsp_latency.markdown(result), targets)
+    return Section("Language server", lsp_latency.markdown(result), [latency_target(result, *target) for target in targets])
+
+
+def latency_target(result: dict, name: str, key: str, limit_ms: float) -> Target:
+    """Met when even the slowest answer of the session is within `limit_ms`."""
+    median, slowest = result.get(f"{key}_median"), result.get(f"{key}_max")
+    if median is None or slowest is None:
+        return Target(name, "", None, f"bench/lsp_latency.py reports no {key}")
+    reason = f"the slowest took {slowest:.0f} ms"
+    if "parse_ms" in result:
+        reason += f"; a bare LibCST parse of the file takes {result['parse_ms']:.0f} ms"
+    return Target(name, f"{median:.1f} / {slowest:.1f} ms (median / max)", slowest <= limit_ms, reason)
 
 
 # -- the report -------------------------------------------------------------------------------------

@@ -157,3 +157,10 @@ def test_report_keeps_the_hand_written_part(tmp_path):
     written = output.read_text(encoding="utf-8")
     assert written.startswith("# Results\n\nBy hand.\n\n<!-- results -->\n") and "old numbers" not in written
     assert "| t | 1 | **not met**: why |" in written
+
+
+def test_latency_target_judges_the_slowest_answer():
+    result = {"burst_ms_median": 40.0, "burst_ms_max": 130.0, "parse_ms": 90.0}
+    target = bench_run.latency_target(result, "diagnostics", "burst_ms", 100.0)
+    assert target.met is False and target.status() == "**not met**: the slowest took 130 ms; a bare LibCST parse of the file takes 90 ms"
+    assert bench_run.latency_target(result, "code action", "code_action_ms", 20.0).met is None
