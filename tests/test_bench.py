@@ -135,7 +135,7 @@ def test_big_file_is_valid_python_with_legacy_code():
 
 
 def test_scaling_section():
-    section = bench_run.scaling_section(0.004, ("findings", "imports"))
+    section = bench_run.scaling_section(0.004, 1, ("findings", "imports"))
     well_formed_section(section)
     assert [target.name.split(":")[1].split()[0] for target in section.targets] == ["check", "fix", "rendering"]
 
