@@ -108,10 +108,7 @@ def analyse_text(
     # and their findings are moved back to the text as written.
     repair = repair_async_keywords(text)
     source = repair.text if repair is not None else text
-    # The prefilter also sees the names a file uses through other files (`V` from a module that
-    # does `from torch.autograd import Variable as V`).
-    borrowed = project.trigger_text() if project is not None else ""
-    rules = [rule for rule in selected if not prefilter or rule.applies_to(source) or (borrowed and rule.applies_to(borrowed))]
+    rules = past_prefilter(selected, source, project) if prefilter else selected
     if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(source)):
         # prefilter: nothing here any selected rule could match; the noqa comments may still be judged
         return LintOutcome(_after_noqa([], NoqaLines(text), path, codes) if line_noqa and _judges_noqa(text, codes) else [])
@@ -137,6 +134,14 @@ def analyse_text(
     if line_noqa:
         findings = _after_noqa(findings, noqa_lines, path, codes)
     return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+
+
+def past_prefilter(selected: list[type[Rule]], source: str, project: Optional["ProjectFacts"] = None) -> list[type[Rule]]:
+    """The rules of `selected` that could match `source`: their triggers appear in it or, since the
+    prefilter also sees the names a file uses through other files (`V` from a module that does
+    `from torch.autograd import Variable as V`), in those names."""
+    borrowed = project.trigger_text() if project is not None else ""
+    return [rule for rule in selected if rule.applies_to(source) or (borrowed and rule.applies_to(borrowed))]
 
 
 def _judges_noqa(text: str, codes: frozenset[str]) -> bool:

@@ -183,6 +183,11 @@ class ProjectIndex:
         importers = self._importers_of(key)
         return frozenset(name for name in defined if any(name in self._words_of(importer) for importer in importers))
 
+    def importers_of(self, path: str) -> frozenset[str]:
+        """The files of the run whose results may depend on module `path`: those importing it,
+        directly or through other local modules."""
+        return frozenset(self._importers_of(os.path.abspath(path)))
+
     def _importers_of(self, module: str) -> set[str]:
         """The files of the run that import `module`, directly or through local modules."""
         if self._importers is None:
