@@ -35,6 +35,7 @@ class FunctionTable:
         self.methods: dict[str, list[cst.FunctionDef]] = {}
         self.nested: dict[int, dict[str, cst.FunctionDef]] = {}
         self.owner_class: dict[int, cst.ClassDef] = {}  # method -> its class
+        self._holders: dict[int, cst.FunctionDef] = {}  # compound statement -> the def whose body runs it
 
     @classmethod
     def build(cls, module: cst.Module) -> "FunctionTable":
@@ -57,6 +58,8 @@ class FunctionTable:
             elif isinstance(statement, cst.ClassDef):
                 self._visit(suite_statements(statement.body), statement)
             elif not isinstance(statement, cst.SimpleStatementLine):
+                if isinstance(owner, cst.FunctionDef):
+                    self._holders[id(statement)] = owner
                 self._visit(child_statements(statement), owner)
 
     def named(self, name: str, scope: Optional[cst.CSTNode]) -> Optional[cst.FunctionDef]:
@@ -77,6 +80,11 @@ class FunctionTable:
                 candidates = [c for c in candidates if owner is not None and self.owner_class.get(id(c)) is owner]
             return candidates[0] if len(candidates) == 1 else None
         return None
+
+    def function_holding(self, statement: cst.BaseCompoundStatement) -> Optional[cst.FunctionDef]:
+        """The def whose own body runs the compound statement (a loop, an `if`...): None at module
+        level and in a class body."""
+        return self._holders.get(id(statement))
 
     def class_of(self, function: cst.FunctionDef) -> Optional[cst.ClassDef]:
         """The class a method is defined in (None for functions and nested defs)."""

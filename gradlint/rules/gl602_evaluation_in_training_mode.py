@@ -531,10 +531,7 @@ class EvaluationInTrainingMode(Rule):
         return [call for call in self.context.training_modes.switches_mode(region.owner.body, scope, "eval") if _trained_model(call)]
 
     def _scope_of(self, loop: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        for function in self.context.function_table.all:
-            if any(node is loop for node in own_nodes(function.body)):
-                return function
-        return None
+        return self.context.function_table.function_holding(loop)
 
     def _evaluation_fix(self, loop: EvaluationLoop, models: set) -> Optional[FixPlan]:
         if len(models) != 1 or None in models:
