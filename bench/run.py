@@ -502,10 +502,10 @@ def scaling_section(scale: float, repeat: int = 2, axes: tuple[str, ...] = ()) -
 
     results = run(scale, repeat, axes)
     worst = {
-        "check": max((exponent(r.sizes, r.check), r.axis.name) for r in results),
-        "fix": max((exponent(r.sizes, r.fix), r.axis.name) for r in results),
+        "check": max((exponent(r.kilobytes, r.check), r.axis.name) for r in results),
+        "fix": max((exponent(r.kilobytes, r.fix), r.axis.name) for r in results),
     }
-    formats = [(exponent(r.sizes, times), name) for r in results for name, times in r.formats.items()]
+    formats = [(exponent(r.findings, times), name) for r in results for name, times in r.formats.items()]
     if formats:
         worst["rendering"] = max(formats)
     body = f"`bench/scaling.py` at scale {scale}, in this process (CPU s, best of {repeat}).\n\n{table(results)}"

@@ -4,7 +4,8 @@ For each axis a generator builds one file of size N, 2N and 4N along that axis o
 functions, statements per function, nesting depth, line length, imports, classes, literal size).
 Each file is parsed by bare LibCST, checked with every rule, fixed (unsafe fixes included) and, on
 the findings axis where the output grows with N, rendered in every output format. The exponent is
-the least-squares slope of log(time) over log(N): 1.0 is linear, 2.0 quadratic. Times are the
+the least-squares slope of log(time) over log(file size): 1.0 is linear in the input, 2.0
+quadratic. (Against size, not N: a chain of N nested blocks is N^2 bytes of indentation.) Times are the
 CPU seconds of this one process, best of the repeats, so other load on the machine barely moves them.
 
     python bench/scaling.py [--scale K] [--axes findings,functions]
@@ -188,7 +189,7 @@ def table(results: list[AxisResult]) -> str:
         lines.append(
             f"| {r.axis.name} | {r.sizes[0]:,}, {r.sizes[1]:,}, {r.sizes[2]:,} | {r.kilobytes[-1]:,.0f} | {r.findings[-1]:,} "
             f"| {r.parse[-1]:.2f} | {r.check[-1]:.2f} | {r.check[-1] / r.parse[-1]:.2f} "
-            f"| {exponent(r.sizes, r.check):.2f} | {exponent(r.sizes, r.fix):.2f} | {exponent(r.sizes, r.parse):.2f} |"
+            f"| {exponent(r.kilobytes, r.check):.2f} | {exponent(r.kilobytes, r.fix):.2f} | {exponent(r.kilobytes, r.parse):.2f} |"
         )
     for r in results:
         if r.formats:
@@ -198,7 +199,7 @@ def table(results: list[AxisResult]) -> str:
                 "",
             ]
             lines += ["| format | seconds (4N) | exponent |", "|---|---:|---:|"]
-            lines += [f"| {name} | {times[-1]:.3f} | {exponent(r.sizes, times):.2f} |" for name, times in r.formats.items()]
+            lines += [f"| {name} | {times[-1]:.3f} | {exponent(r.findings, times):.2f} |" for name, times in r.formats.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -133,7 +133,8 @@ def analyse_text(
         findings = [as_written.finding(finding) for finding in findings]
     if line_noqa:
         findings = _after_noqa(findings, noqa_lines, path, codes)
-    return LintOutcome(sorted(findings, key=Finding.sort_key), module)
+    # The tree goes back to the caller only when it is the tree of `text` itself, not of a repair.
+    return LintOutcome(sorted(findings, key=Finding.sort_key), module if repair is None else None)
 
 
 def past_prefilter(selected: list[type[Rule]], source: str, project: Optional["ProjectFacts"] = None) -> list[type[Rule]]:

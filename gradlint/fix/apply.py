@@ -53,6 +53,7 @@ def fix_text(
         outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
+        module = outcome.module  # the tree of `current` (None after a repair): the clean-up need not parse again
         allowed = outcome.findings if guard is None else [f for f in outcome.findings if f.fix is None or guard(current, f.fix)]
         chosen = choose_fixes(allowed, unsafe)
         if not chosen:

@@ -30,13 +30,17 @@ def _position(location: Location) -> dict:
 def render_gitlab(findings: Sequence[Finding], options: RenderOptions) -> str:
     issues = []
     taken: set[str] = set()
+    latest: dict[tuple[str, str], str] = {}  # (rule, path) -> the fingerprint it was last given
     for finding in in_file(findings, options.source_of):  # GitLab places lines of files
         name = rule_by_code(finding.code).name
         path = repository_path(finding.path, "CI_PROJECT_DIR")
-        fingerprint = _fingerprint(name, path, "")
-        while fingerprint in taken:  # the same rule again in the same file: chain from the previous one
+        # The same rule again in the same file chains on from its previous fingerprint (not from
+        # the start of the chain each time, which was quadratic in the repeats).
+        fingerprint = _fingerprint(name, path, latest.get((name, path), ""))
+        while fingerprint in taken:
             fingerprint = _fingerprint(name, path, fingerprint)
         taken.add(fingerprint)
+        latest[(name, path)] = fingerprint
         issues.append(
             {
                 "check_name": finding.code,
