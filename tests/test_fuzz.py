@@ -111,9 +111,13 @@ def check_and_fix(source: str, codes: frozenset[str] = ALL, *, unsafe: bool = Tr
 # --------------------------------------------------------------------------------------------
 # hypothesmith programs, as generated
 
+# hypothesmith's grammar strategy builds a LALR parser of Python's grammar (seconds): built once, on
+# the first draw, so that collecting this file (once per xdist worker) does not pay for it.
+GRAMMAR_PROGRAMS = st.deferred(hypothesmith.from_grammar)
+
 
 @budget(200)
-@given(hypothesmith.from_grammar())
+@given(GRAMMAR_PROGRAMS)
 def test_grammar_programs(source):
     check_and_fix(source)
 
@@ -508,7 +512,7 @@ def _libcst_parses(source: str) -> bool:
 
 
 @budget(200)
-@given(st.data(), hypothesmith.from_grammar().filter(_libcst_parses))
+@given(st.data(), GRAMMAR_PROGRAMS.filter(_libcst_parses))
 def test_spliced_grammar_programs(data, source):
     spliced = data.draw(mutated(source, snippets=True, rate_choices=(10, 25, 50)))
     assume(compiles(spliced))  # e.g. `print(loss.data[0])` inserted after a `return` in a generator is fine, but not everything is

@@ -11,6 +11,7 @@ import pytest
 import gradlint
 import gradlint.cache
 from gradlint.engine import lint_text
+from gradlint.pool import MIN_FILES_PER_WORKER
 from gradlint.rules import all_codes
 from support import ROOT, write
 
@@ -25,9 +26,10 @@ CORPUS = sorted(
 SINGLE_RULES = sorted(all_codes())
 
 
-def findings(text, codes, prefilter):
-    outcome = lint_text(text, "f.py", frozenset(codes), prefilter=prefilter)
-    return [(f.code, f.location, f.end_location, f.message, f.fix) for f in outcome.findings]
+def findings(text, codes, prefilter, module=None):
+    """(the parsed module, the findings) of one run."""
+    outcome = lint_text(text, "f.py", frozenset(codes), prefilter=prefilter, module=module)
+    return outcome.module, [(f.code, f.location, f.end_location, f.message, f.fix) for f in outcome.findings]
 
 
 @pytest.mark.parametrize(
@@ -35,16 +37,39 @@ def findings(text, codes, prefilter):
 )
 def test_prefilter_never_hides_a_finding(path):
     text = path.read_text(encoding="utf-8")
-    for codes in [SINGLE_RULES, *([code] for code in SINGLE_RULES)]:
-        assert findings(text, codes, True) == findings(text, codes, False), codes
+    _, with_prefilter = findings(text, SINGLE_RULES, True)
+    module, without = findings(text, SINGLE_RULES, False)
+    assert with_prefilter == without
+    # Each rule alone over that module: the prefilter chooses the rules before anything is parsed,
+    # so sharing the parse (the cost of a one-rule run) leaves what is compared unchanged.
+    for code in SINGLE_RULES:
+        assert findings(text, [code], True, module)[1] == findings(text, [code], False, module)[1], code
+
+
+# One mistake per rule (each fixture's bad.py, the undecodable one included): every rule's
+# findings and fixes go through the cache, at a third of the corpus's cost.
+RULE_MISTAKES = sorted(ROOT.glob("fixtures/GL*/bad.py"))
+
+
+def copy_files(paths, folder):
+    for index, path in enumerate(paths):
+        shutil.copy(path, folder / f"m{index:03d}_{path.name}")
+    return folder
 
 
 @pytest.fixture
 def project(tmp_path):
-    """A project of more files than one worker takes, so the pool really runs."""
-    for index, path in enumerate(CORPUS * 2):
-        shutil.copy(path, tmp_path / f"m{index:03d}_{path.name}")
-    return tmp_path
+    """The whole corpus: many times more files than one worker takes (`MIN_FILES_PER_WORKER`),
+    so the pool really runs."""
+    assert len(CORPUS) >= 4 * MIN_FILES_PER_WORKER
+    return copy_files(CORPUS, tmp_path)
+
+
+@pytest.fixture
+def cached_project(tmp_path):
+    """Enough files for the pool to run, with a finding of every rule."""
+    assert len(RULE_MISTAKES) >= 4 * MIN_FILES_PER_WORKER
+    return copy_files(RULE_MISTAKES, tmp_path)
 
 
 def check_json(run_cli, *args):
@@ -58,49 +83,49 @@ def test_parallel_and_single_process_give_identical_json(run_cli, project):
     assert single[1] and single == parallel
 
 
-def test_cache_returns_identical_findings(run_cli, project):
+def test_cache_returns_identical_findings(run_cli, cached_project):
     cold = check_json(run_cli, "--no-cache")
     first = check_json(run_cli)
-    assert (project / ".gradlint_cache" / ".gitignore").exists()
+    assert (cached_project / ".gradlint_cache" / ".gitignore").exists()
     warm = check_json(run_cli)
     assert cold == first == warm
 
 
-def test_changed_file_is_rechecked(run_cli, project):
+def test_changed_file_is_rechecked(run_cli, cached_project):
     check_json(run_cli)
-    write(project / "new.py", "from torch.autograd import Variable\nx = Variable(t)\n")
+    write(cached_project / "new.py", "from torch.autograd import Variable\nx = Variable(t)\n")
     _, rows = check_json(run_cli)
     assert any(row["filename"].endswith("new.py") and row["code"] == "GL101" for row in rows)
-    write(project / "new.py", "x = t.detach()\n")
+    write(cached_project / "new.py", "x = t.detach()\n")
     _, rows = check_json(run_cli)
     assert not any(row["filename"].endswith("new.py") for row in rows)
 
 
-def test_changed_setting_is_respected(run_cli, project):
+def test_changed_setting_is_respected(run_cli, cached_project):
     _, everything = check_json(run_cli)
     _, only = check_json(run_cli, "--select", "GL103")
     assert {row["code"] for row in only} == {"GL103"}
     assert len(only) == len([row for row in everything if row["code"] == "GL103"])
 
 
-def test_changed_version_invalidates(run_cli, project, monkeypatch):
+def test_changed_version_invalidates(run_cli, cached_project, monkeypatch):
     check_json(run_cli)
-    packs = sorted((project / ".gradlint_cache").glob("results-*.json"))
+    packs = sorted((cached_project / ".gradlint_cache").glob("results-*.json"))
     monkeypatch.setattr(gradlint, "__version__", "9.9.9")
     gradlint.cache.build_fingerprint.cache_clear()
     try:
         check_json(run_cli)
-        assert sorted((project / ".gradlint_cache").glob("results-*.json")) != packs
+        assert sorted((cached_project / ".gradlint_cache").glob("results-*.json")) != packs
     finally:
         gradlint.cache.build_fingerprint.cache_clear()
 
 
-def test_corrupt_cache_is_ignored_and_rewritten(run_cli, project):
+def test_corrupt_cache_is_ignored_and_rewritten(run_cli, cached_project):
     expected = check_json(run_cli, "--no-cache")
     check_json(run_cli)
-    [pack] = (project / ".gradlint_cache").glob("results-*.json")
+    [pack] = (cached_project / ".gradlint_cache").glob("results-*.json")
     pack.write_text('{"truncated": ', encoding="utf-8")
     assert check_json(run_cli) == expected
     json.loads(pack.read_text(encoding="utf-8"))  # valid again
-    pack.write_text(json.dumps({str(project / "m000_bad.py"): {"digest": "x", "result": 5}}), encoding="utf-8")
+    pack.write_text(json.dumps({str(cached_project / "m000_bad.py"): {"digest": "x", "result": 5}}), encoding="utf-8")
     assert check_json(run_cli) == expected

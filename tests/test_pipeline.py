@@ -66,7 +66,7 @@ def test_flake8_reports_cpython_nesting_limits_as_gradlint_check_does(tmp_path, 
 
 
 def test_flake8_plugin_applies_the_size_limit():
-    lines = (LEGACY * 100_000).splitlines(keepends=True)  # 3.6 MB, over the 2 MiB default
+    lines = (LEGACY * (pipeline.MAX_FILE_BYTES // len(LEGACY) + 1)).splitlines(keepends=True)  # just over the default
     assert list(GradlintPlugin(None, "big.py", lines).run()) == []
     small = LEGACY.splitlines(keepends=True)
     assert [message.split()[0] for _, _, message, _ in GradlintPlugin(None, "small.py", small).run()] == ["GL101"]

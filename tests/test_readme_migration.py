@@ -18,24 +18,24 @@ def python_blocks(heading: str) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
 
 
-def test_the_after_block_is_what_the_migration_writes(run_script, tmp_path):
+def test_the_after_block_is_what_the_migration_writes(run_cli, tmp_path):
     before, after = python_blocks(HEADING)[:2]
     script = tmp_path / "train.py"
     script.write_text(before, encoding="utf-8")
-    legacy = run_script("check", "--select", "GL", "train.py")
-    assert legacy.returncode == 1 and b"GL101" in legacy.stdout
-    migration = run_script("fix", "--migrate", "--unsafe-fixes", "train.py")
-    assert migration.returncode == 0, migration.stdout.decode()
+    legacy = run_cli("check", "--select", "GL", "train.py")
+    assert legacy.exit_code == 1 and "GL101" in legacy.stdout
+    migration = run_cli("fix", "--migrate", "--unsafe-fixes", "train.py")
+    assert migration.exit_code == 0, migration.output
     assert script.read_text(encoding="utf-8") == after
-    assert run_script("check", "--select", "GL", "train.py").returncode == 0
+    assert run_cli("check", "--select", "GL", "train.py").exit_code == 0
 
 
-def test_the_summary_shown_is_what_the_safe_migration_prints(run_script, tmp_path):
+def test_the_summary_shown_is_what_the_safe_migration_prints(run_cli, tmp_path):
     before = python_blocks(HEADING)[0]
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     shown = re.search(r"^```\n(Fixed \d+ errors?, .*?)^```$", text, flags=re.MULTILINE | re.DOTALL).group(1)
     (tmp_path / "train.py").write_text(before, encoding="utf-8")
-    migration = run_script("fix", "--migrate", "train.py")
-    assert migration.returncode == 1
-    printed = migration.stdout.decode()
+    migration = run_cli("fix", "--migrate", "train.py")
+    assert migration.exit_code == 1
+    printed = migration.stdout
     assert printed[printed.index("Fixed ") :] == shown

@@ -211,8 +211,8 @@ first = pipeline.check_source(deep.encode(), "a.py", codes)
 threads = {{t.ident for t in threading.enumerate() if t.name == "gradlint-analysis"}}
 second = pipeline.check_source(deep.encode(), "b.py", codes)
 assert {{t.ident for t in threading.enumerate() if t.name == "gradlint-analysis"}} == threads and len(threads) == 1
-results = pool.map_in_pool(runner._check_item, [runner.WorkItem(f"f{{i}}.py", deep.encode(), codes, pipeline.MAX_FILE_BYTES) for i in range(32)], jobs=2)
-assert [r.findings[0].code for r in results] == ["GL101"] * 32, results[0]
+results = pool.map_in_pool(runner._check_item, [runner.WorkItem(f"f{{i}}.py", deep.encode(), codes, pipeline.MAX_FILE_BYTES) for i in range(2 * pool.MIN_FILES_PER_WORKER)], jobs=2)
+assert [r.findings[0].code for r in results] == ["GL101"] * 2 * pool.MIN_FILES_PER_WORKER, results[0]
 assert deepstack.run_deep(sys.getrecursionlimit) == deepstack.ANALYSIS_RECURSION_LIMIT
 print("ok", first.findings[0].code, second.findings[0].code)
 """

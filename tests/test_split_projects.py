@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 
 from support import write
 
@@ -79,33 +80,52 @@ def gradlint(*args: str, cwd: Path, input: bytes | None = None) -> subprocess.Co
     return subprocess.run([*command, *args], cwd=cwd, input=input, capture_output=True, env=env, timeout=120)
 
 
-# Runs each (folder, script) as `python script` from that folder would, in one interpreter (torch
-# is imported once), and prints what each printed; an exception (a NameError) fails the test.
+# Runs each (folder, script) of a request as `python script` from that folder would, and answers
+# with what each printed, or with the traceback of an exception (a NameError fails the test). One
+# interpreter serves the whole module, so torch is imported once; each script's modules are
+# dropped after it runs, so no script sees another's.
 _RUNNER = """
-import contextlib, io, json, os, runpy, sys
-outputs = []
-for folder, script in json.loads(sys.argv[1]):
-    os.chdir(folder)
-    sys.path.insert(0, folder)
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        runpy.run_path(script, run_name="__main__")
-    sys.path.remove(folder)
-    for name, module in list(sys.modules.items()):
-        if (getattr(module, "__file__", None) or "").startswith(folder + os.sep):
-            del sys.modules[name]
-    outputs.append(printed.getvalue())
-print(json.dumps(outputs))
+import contextlib, io, json, os, runpy, sys, traceback
+for request in sys.stdin:
+    outputs = []
+    try:
+        for folder, script in json.loads(request):
+            os.chdir(folder)
+            sys.path.insert(0, folder)
+            printed = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(printed):
+                    runpy.run_path(script, run_name="__main__")
+            finally:
+                sys.path.remove(folder)
+                for name, module in list(sys.modules.items()):
+                    if (getattr(module, "__file__", None) or "").startswith(folder + os.sep):
+                        del sys.modules[name]
+            outputs.append(printed.getvalue())
+        answer = {"outputs": outputs}
+    except BaseException:
+        answer = {"error": traceback.format_exc()}
+    print(json.dumps(answer), flush=True)
 """
+
+
+@pytest.fixture(scope="module")
+def torch_runner():
+    """The interpreter that runs the snapshots under torch (see _RUNNER)."""
+    process = subprocess.Popen([sys.executable, "-c", _RUNNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    yield process
+    process.stdin.close()
+    process.wait(timeout=60)
 
 
 class Runs:
     """Scripts to run under torch once the test has taken its snapshots: each `snapshot` copies
-    the project as it is now, so that one interpreter runs every stage at the end."""
+    the project as it is now, so that every stage runs at the end."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, runner: subprocess.Popen) -> None:
         self.base = tmp_path.with_name(tmp_path.name + "-runs")  # outside the folder the test fixes
         self.pending: list[tuple[str, str]] = []
+        self.runner = runner
 
     def snapshot(self, folder: Path, script: str) -> None:
         copy = self.base / str(len(self.pending))
@@ -113,9 +133,11 @@ class Runs:
         self.pending.append((str(copy), script))
 
     def outputs(self) -> list[str]:
-        done = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(self.pending)], capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout.splitlines()[-1])
+        self.runner.stdin.write(json.dumps(self.pending) + "\n")
+        self.runner.stdin.flush()
+        answer = json.loads(self.runner.stdout.readline())
+        assert "error" not in answer, answer["error"]
+        return answer["outputs"]
 
 
 def split_project(root: Path, model: str = MODEL, train: str = TRAIN) -> Path:
@@ -144,8 +166,8 @@ def test_names_from_a_star_import_of_a_local_module_are_checked_like_direct_impo
     ]
 
 
-def test_migrating_the_whole_project_removes_every_variable_and_keeps_the_numbers(tmp_path):
-    project, runs = split_project(tmp_path), Runs(tmp_path)
+def test_migrating_the_whole_project_removes_every_variable_and_keeps_the_numbers(tmp_path, torch_runner):
+    project, runs = split_project(tmp_path), Runs(tmp_path, torch_runner)
     runs.snapshot(project, "train.py")
     done = gradlint("fix", "--migrate", "proj/", cwd=tmp_path)
     assert done.returncode == 0 and b"warning" not in done.stderr
@@ -160,8 +182,8 @@ def test_migrating_the_whole_project_removes_every_variable_and_keeps_the_number
     assert migrated == legacy and len(legacy.splitlines()) == 3
 
 
-def test_fixing_the_model_alone_keeps_the_import_the_training_script_still_needs(tmp_path):
-    project, runs = split_project(tmp_path), Runs(tmp_path)
+def test_fixing_the_model_alone_keeps_the_import_the_training_script_still_needs(tmp_path, torch_runner):
+    project, runs = split_project(tmp_path), Runs(tmp_path, torch_runner)
     runs.snapshot(project, "train.py")
     done = gradlint("fix", "--migrate", "proj/model.py", cwd=tmp_path)
     assert done.returncode == 0
@@ -199,9 +221,9 @@ def test_the_language_server_fix_all_keeps_the_import_and_says_why(tmp_path):
     assert notes == ["kept the unused import of `Variable`: train.py uses it through this file and is not in this run"]
 
 
-def test_a_use_the_run_cannot_rewrite_keeps_the_import(tmp_path):
+def test_a_use_the_run_cannot_rewrite_keeps_the_import(tmp_path, torch_runner):
     train = TRAIN + "print(Variable.__name__)\n"
-    project, runs = split_project(tmp_path, train=train), Runs(tmp_path)
+    project, runs = split_project(tmp_path, train=train), Runs(tmp_path, torch_runner)
     done = gradlint("fix", "--migrate", "proj/", cwd=tmp_path)
     assert b"warning" not in done.stderr  # train.py is in the run: its own finding tells what is left
     assert IMPORT in (project / "model.py").read_text()
@@ -209,8 +231,8 @@ def test_a_use_the_run_cannot_rewrite_keeps_the_import(tmp_path):
     assert runs.outputs()[0].splitlines()[-1] == "Variable"
 
 
-def test_star_import_cycles(tmp_path):
-    project, runs = tmp_path / "cycle", Runs(tmp_path)
+def test_star_import_cycles(tmp_path, torch_runner):
+    project, runs = tmp_path / "cycle", Runs(tmp_path, torch_runner)
     write(project / "a.py", "from b import *\nfrom torch.autograd import Variable\nimport torch\n\ny = Variable(torch.ones(1))\n")
     write(project / "b.py", "from a import *\n\n\ndef grow(t):\n    return Variable(t) + 1\n")
     write(project / "main.py", "import torch\nfrom b import *\n\nprint(grow(torch.ones(2)).tolist())\n")
@@ -232,8 +254,8 @@ def test_star_import_cycles(tmp_path):
     assert runs.outputs() == ["[2.0, 2.0]\n", "[2.0, 2.0]\n", "Variable\n"]
 
 
-def test_dunder_all_decides_what_a_star_import_needs(tmp_path):
-    runs = Runs(tmp_path)
+def test_dunder_all_decides_what_a_star_import_needs(tmp_path, torch_runner):
+    runs = Runs(tmp_path, torch_runner)
     listed = MODEL.replace("import torch\n", "import torch\n\n__all__ = ['RNN', 'Variable']\n", 1)
     project = split_project(tmp_path / "listed", model=listed, train="from model import *\n\nprint(type(RNN(3, 5, 2)).__name__)\n")
     gradlint("fix", "--migrate", "proj/", cwd=tmp_path / "listed")
@@ -250,8 +272,8 @@ def test_dunder_all_decides_what_a_star_import_needs(tmp_path):
     assert runs.outputs() == ["RNN\n", "Variable RNN\n"]
 
 
-def test_package_re_exports(tmp_path):
-    project, runs = tmp_path / "app", Runs(tmp_path)
+def test_package_re_exports(tmp_path, torch_runner):
+    project, runs = tmp_path / "app", Runs(tmp_path, torch_runner)
     write(project / "pkg" / "__init__.py", "from .model import *\n")
     write(project / "pkg" / "model.py", MODEL)
     write(project / "run.py", "import torch\nfrom pkg import *\n\nprint(Variable(torch.ones(1)).tolist())\n")
@@ -278,11 +300,11 @@ def test_an_init_module_keeps_its_imports_when_the_run_is_not_the_whole_project(
     assert "Variable" not in (tmp_path / "pkg" / "__init__.py").read_text()
 
 
-def test_a_module_too_large_to_read_is_unknown_and_keeps_its_import(tmp_path):
+def test_a_module_too_large_to_read_is_unknown_and_keeps_its_import(tmp_path, torch_runner):
     model = MODEL + 'VOCABULARY = """' + "word " * 14000 + '"""\n'
     assert len(model.encode()) > 64 * 1024
     train = "import torch\nfrom model import *\n\nprint(Variable(torch.ones(1)).tolist())\n"
-    project, runs = split_project(tmp_path, model=model, train=train), Runs(tmp_path)
+    project, runs = split_project(tmp_path, model=model, train=train), Runs(tmp_path, torch_runner)
     assert findings(tmp_path, "proj") == [("model.py", "GL101", line_of(MODEL, "return Variable("))]
     assert gradlint("fix", "--migrate", "proj/", cwd=tmp_path).returncode == 0
     assert IMPORT in (project / "model.py").read_text()
@@ -329,8 +351,8 @@ def test_checking_the_training_script_alone_sees_what_the_star_import_brings(tmp
     assert json.loads(alone.stdout) == []  # no file name: no modules next to it
 
 
-def test_fixing_the_training_script_alone_migrates_it_and_leaves_the_model_working(tmp_path):
-    project, runs = split_project(tmp_path), Runs(tmp_path)
+def test_fixing_the_training_script_alone_migrates_it_and_leaves_the_model_working(tmp_path, torch_runner):
+    project, runs = split_project(tmp_path), Runs(tmp_path, torch_runner)
     runs.snapshot(project, "train.py")
     done = gradlint("fix", "--migrate", "proj/train.py", cwd=tmp_path)
     assert done.returncode == 0 and b"warning" not in done.stderr
@@ -344,8 +366,8 @@ def test_fixing_the_training_script_alone_migrates_it_and_leaves_the_model_worki
     assert migrated == legacy and len(legacy.splitlines()) == 3
 
 
-def test_an_import_kept_for_a_script_goes_once_that_script_is_migrated(tmp_path):
-    project, runs = split_project(tmp_path), Runs(tmp_path)
+def test_an_import_kept_for_a_script_goes_once_that_script_is_migrated(tmp_path, torch_runner):
+    project, runs = split_project(tmp_path), Runs(tmp_path, torch_runner)
     assert b"kept the unused import of `Variable`" in gradlint("fix", "--migrate", "proj/model.py", cwd=tmp_path).stderr
     assert IMPORT in (project / "model.py").read_text()
     assert gradlint("fix", "--migrate", "proj/train.py", cwd=tmp_path).returncode == 0
