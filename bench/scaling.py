@@ -5,7 +5,9 @@ functions, statements per function, nesting depth, line length, imports, classes
 Each file is parsed by bare LibCST, checked with every rule, fixed (unsafe fixes included) and, on
 the findings axis where the output grows with N, rendered in every output format. The exponent is
 the least-squares slope of log(time) over log(file size): 1.0 is linear in the input, 2.0
-quadratic. (Against size, not N: a chain of N nested blocks is N^2 bytes of indentation.) Times are the
+quadratic. (Against size, not N: a chain of N nested blocks is N^2 bytes of indentation.) The
+last column is the exponent of check time over parse time: what gradlint adds to LibCST's own
+growth, which is not linear either (the bare parse's exponent is in its own column). Times are the
 CPU seconds of this one process, best of the repeats, so other load on the machine barely moves them.
 
     python bench/scaling.py [--scale K] [--axes findings,functions]
@@ -177,19 +179,22 @@ def measure_size(result: AxisResult, text: str, repeat: int, codes: frozenset[st
 
 def render_times(findings: list[Finding], text: str, repeat: int) -> dict[str, float]:
     options = RenderOptions(show_fixes=True, source_of=lambda path: text)
-    return {name: timed(partial(render, findings, options), repeat)[0] for name, render in sorted(FORMATS.items())}
+    # Rendering takes milliseconds: more repeats, or the exponents measure the clock's noise.
+    repeats = max(repeat, 7)
+    return {name: timed(partial(render, findings, options), repeats)[0] for name, render in sorted(FORMATS.items())}
 
 
 def table(results: list[AxisResult]) -> str:
     lines = [
-        "| axis | N | size KB (4N) | findings (4N) | parse s (4N) | check s (4N) | check / parse (4N) | check exponent | fix exponent | parse exponent |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| axis | N | size KB (4N) | findings (4N) | parse s (4N) | check s (4N) | check / parse (4N) | check exponent | fix exponent | parse exponent | check / parse exponent |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
             f"| {r.axis.name} | {r.sizes[0]:,}, {r.sizes[1]:,}, {r.sizes[2]:,} | {r.kilobytes[-1]:,.0f} | {r.findings[-1]:,} "
             f"| {r.parse[-1]:.2f} | {r.check[-1]:.2f} | {r.check[-1] / r.parse[-1]:.2f} "
-            f"| {exponent(r.kilobytes, r.check):.2f} | {exponent(r.kilobytes, r.fix):.2f} | {exponent(r.kilobytes, r.parse):.2f} |"
+            f"| {exponent(r.kilobytes, r.check):.2f} | {exponent(r.kilobytes, r.fix):.2f} | {exponent(r.kilobytes, r.parse):.2f} "
+            f"| {exponent(r.kilobytes, [c / p for c, p in zip(r.check, r.parse)]):.2f} |"
         )
     for r in results:
         if r.formats:

@@ -27,18 +27,27 @@ def worker_count(jobs: int) -> int:
     return jobs if jobs > 0 else (os.cpu_count() or 1)
 
 
-def map_in_pool(function: Callable[[T], R], work: list[T], jobs: int, progress: Optional[Progress] = None) -> list[R]:
+def map_in_pool(
+    function: Callable[[T], R], work: list[T], jobs: int, progress: Optional[Progress] = None, weight: Optional[Callable[[T], int]] = None
+) -> list[R]:
     """`[function(item) for item in work]`, in a process pool when there is enough work to pay for it
-    (`jobs` 0 = all cores). `progress(done, total)` is called as results arrive."""
+    (`jobs` 0 = all cores). `progress(done, total)` is called as results arrive. `weight` (an item's
+    expected cost): the pool starts with the heaviest items, in small chunks, so that no worker is
+    left with a large file while the others are done."""
     workers = min(worker_count(jobs), len(work) // MIN_FILES_PER_WORKER)
     if workers <= 1:
         return _collect((function(item) for item in work), len(work), progress)
-    chunk = max(1, len(work) // (workers * 8))
+    order = sorted(range(len(work)), key=lambda i: weight(work[i]), reverse=True) if weight is not None else list(range(len(work)))
+    chunk = max(1, len(work) // (workers * (64 if weight is not None else 8)))
     try:
         with ProcessPoolExecutor(max_workers=workers, initializer=tune_garbage_collector) as pool:
-            return _collect(pool.map(function, work, chunksize=chunk), len(work), progress)
+            done = _collect(pool.map(function, [work[i] for i in order], chunksize=chunk), len(work), progress)
     except (OSError, BrokenProcessPool):
         return _collect((function(item) for item in work), len(work), progress)  # no processes here: stay correct
+    results: list[R] = [None] * len(work)  # type: ignore[list-item]
+    for position, result in zip(order, done):
+        results[position] = result
+    return results
 
 
 def _collect(results: Iterable[R], total: int, progress: Optional[Progress]) -> list[R]:

@@ -142,7 +142,7 @@ def check_paths(
             facts = project.facts_for(path) if stored is not None and key else facts
             pending.append((index, replace(item, project=facts), digest, key, outside))
     work = [entry[1] for entry in pending]
-    for (index, item, digest, key, outside), result in zip(pending, map_in_pool(_check_item, work, jobs, progress)):
+    for (index, item, digest, key, outside), result in zip(pending, map_in_pool(_check_item, work, jobs, progress, weight=_size)):
         results[index] = result
         if digest is not None and result.cacheable:
             cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
@@ -159,6 +159,10 @@ def check_paths(
 
 def cache_directory(settings: Settings) -> Path:
     return settings.root / (settings.cache_dir or CACHE_DIR_NAME)
+
+
+def _size(item: WorkItem) -> int:
+    return len(item.raw)
 
 
 def _check_item(item: WorkItem) -> SourceResult:
@@ -260,7 +264,7 @@ def fix_paths(
     if explain:
         summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item
-    results = map_in_pool(worker, work, jobs, progress)
+    results = map_in_pool(worker, work, jobs, progress, weight=_size)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
         again = [replace(work[index], project=keeping(work[index].project, names)) for index, names in wanted]

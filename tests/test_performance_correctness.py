@@ -129,3 +129,10 @@ def test_corrupt_cache_is_ignored_and_rewritten(run_cli, cached_project):
     json.loads(pack.read_text(encoding="utf-8"))  # valid again
     pack.write_text(json.dumps({str(cached_project / "m000_bad.py"): {"digest": "x", "result": 5}}), encoding="utf-8")
     assert check_json(run_cli) == expected
+
+
+def test_the_pool_returns_results_in_the_order_of_the_work_whatever_order_it_ran_them_in():
+    from gradlint.pool import MIN_FILES_PER_WORKER, map_in_pool
+
+    work = [bytes(size) for size in range(4 * MIN_FILES_PER_WORKER)]
+    assert map_in_pool(len, work, jobs=2, weight=len) == list(range(4 * MIN_FILES_PER_WORKER))
