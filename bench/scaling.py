@@ -186,7 +186,7 @@ def render_times(findings: list[Finding], text: str, repeat: int) -> dict[str, f
 
 def table(results: list[AxisResult]) -> str:
     lines = [
-        "| axis | N | size KB (4N) | findings (4N) | parse s (4N) | check s (4N) | check / parse (4N) | check exponent | fix exponent | parse exponent | check / parse exponent |",
+        "| axis | N | size KB (4N) | findings (4N) | parse s (4N) | check s (4N) | check / parse (4N) | check exponent | fix exponent | parse exponent | exponent of check / parse (0: grows as the parse does) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
