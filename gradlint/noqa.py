@@ -52,29 +52,20 @@ def malformed_suppressions(text: str) -> list[str]:
     if _FILE_DIRECTIVE.search(text) is None and _LOOSE_LINE_NOQA.search(text) is None:
         return []  # no candidate anywhere: tokenizing (slow, in Python) would find none either
     problems = []
-    lines = text.splitlines()
-    for row, column, comment in _comments(text):
+    lines = NoqaLines(text)
+    for row, column, comment in lines.comments() or ():
+        if "noqa" not in comment.lower():
+            continue
+        comment = comment.strip()
         if _FILE_DIRECTIVE.match(comment):
             line = f"{' ' * column}{comment}"
-            if column and lines[row - 1][:column].strip():
+            if column and lines.line(row)[:column].strip():
                 problems.append(f"line {row}: `{comment}` is not on a line of its own, so it suppresses nothing in the file")
             elif not (_FILE_NOQA.fullmatch(line) or _FILE_CODES.fullmatch(line)):
                 problems.append(f"line {row}: malformed `{comment}`: write `# gradlint: noqa` or `# gradlint: noqa: GL101, GL3`")
         elif _LOOSE_LINE_NOQA.search(comment):
             problems.append(f"line {row}: `{comment}` names no valid code, so it suppresses every finding on its line")
     return problems
-
-
-def _comments(text: str) -> list[tuple[int, int, str]]:
-    """(row, column, text) of the comments that mention noqa; none when the text does not tokenize."""
-    try:
-        return [
-            (token.start[0], token.start[1], token.string.strip())
-            for token in tokenize.generate_tokens(io.StringIO(text).readline)
-            if token.type == tokenize.COMMENT and "noqa" in token.string.lower()
-        ]
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return []
 
 
 def noqa_codes(line: str) -> Optional[frozenset[str]]:
@@ -164,6 +155,13 @@ class NoqaLines:
             return None
         return _directive(row, *comments[row])
 
+    def comments(self) -> Optional[list[tuple[int, int, str]]]:
+        """(row, column, text) of every comment, in order; None when the text does not tokenize."""
+        ends, comments = self._scan()
+        if ends is None:
+            return None
+        return [(row, offset - self.index.line_start(row), comment) for row, (offset, comment) in sorted(comments.items())]
+
     def directives(self) -> list[Directive]:
         """Every line directive in the file's comments, in order."""
         if _NOQA_WORD.search(self.text) is None:
@@ -213,16 +211,7 @@ def add_noqa(text: str, wanted: dict[int, set[str]], lines: Optional[NoqaLines] 
     the row's noqa directive when it has one, else appended after the code and any comment.
     Returns the new text and how many rows were changed."""
     lines = lines or NoqaLines(text)
-    edits: list[tuple[int, int, str]] = []
-    for row in sorted(wanted):
-        directive = lines.directive_at(row)
-        if directive is not None and directive.names_codes:
-            edits.append((directive.start, directive.end, directive_text(merged_codes(directive.codes, wanted[row]))))
-        elif directive is None:
-            start = lines.index.line_start(row)
-            content = lines.line(row)
-            kept = content.rstrip()
-            edits.append((start + len(kept), start + len(content), f"  {directive_text(merged_codes((), wanted[row]))}"))
+    edits = [edit for row in sorted(wanted) if (edit := noqa_edit(lines, row, wanted[row])) is not None]
     pieces, last = [], 0
     for start, end, content in edits:
         pieces += [text[last:start], content]
@@ -230,17 +219,26 @@ def add_noqa(text: str, wanted: dict[int, set[str]], lines: Optional[NoqaLines] 
     return "".join(pieces) + text[last:], len(edits)
 
 
+def noqa_edit(lines: NoqaLines, row: int, codes: Iterable[str]) -> Optional[tuple[int, int, str]]:
+    """The edit, as (start, end, replacement) offsets in the text, that makes `row` name `codes`:
+    merged into its `# noqa: ...`, else `  # noqa: CODES` after its code and any comment. None
+    for a bare `# noqa`, which already suppresses everything."""
+    directive = lines.directive_at(row)
+    if directive is not None:
+        if not directive.names_codes:
+            return None
+        return directive.start, directive.end, directive_text(merged_codes(directive.codes, codes))
+    start = lines.index.line_start(row)
+    content = lines.line(row)
+    kept = content.rstrip()
+    return start + len(kept), start + len(content), f"  {directive_text(merged_codes((), codes))}"
+
+
 def with_noqa_code(line: str, code: str) -> Optional[tuple[int, int, str]]:
     """The edit that makes `line` (without its line break) suppress `code`, as (start, end,
-    replacement) within the line: its `# noqa: ...` with `code` merged in, else `  # noqa: CODE`
-    at its end (after any comment, which is kept). None when the line already suppresses `code`
-    or cannot take a comment (it continues with a backslash)."""
-    if suppresses(noqa_codes(line), code):
+    replacement) within the line, as `--add-noqa` makes it. None when the line already
+    suppresses `code` or cannot take a comment (it continues with a backslash)."""
+    lines = NoqaLines(line)
+    if suppresses(lines.codes_at(1), code) or line.rstrip().endswith("\\"):
         return None
-    match = _LINE_NOQA.search(line) if "noqa" in line.lower() else None
-    if match is not None and match.group("codes") is not None:
-        return match.start(), match.end(), directive_text(merged_codes(_CODE.findall(match.group("codes")), [code]))
-    content = line.rstrip()
-    if content.endswith("\\"):
-        return None
-    return len(content), len(line), f"{'  ' if content else ''}{directive_text([code])}"
+    return noqa_edit(lines, 1, [code])
