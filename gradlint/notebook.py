@@ -441,31 +441,46 @@ def cell_sources(text: str) -> dict[int, str]:
         return {}
 
 
-def file_location(text: str, cell: int, location: Location) -> Location:
-    """Where a position within a cell lies in the notebook file itself (row and column of the
-    JSON text), for formats that point into files (SARIF, GitHub annotations); the start of the
-    cell's source when it cannot be placed more precisely."""
-    try:
-        start, end = source_spans(text)[cell - 1]
-    except (NotebookError, ValueError, IndexError):
-        return Location(1, 1)
-    strings = list(re.finditer(r'"(?:[^"\\]|\\.)*"', text[start:end]))
-    if not strings:
-        return _position(text, start)
-    if text[start] == "[":  # one JSON string per line of the cell
-        index = min(location.row, len(strings)) - 1
-        before = json.loads(strings[index].group())[: location.column - 1] if location.row <= len(strings) else ""
-    else:  # the whole cell in one string
-        index, lines = 0, _LINES.findall(json.loads(strings[0].group()))
-        before = "".join(lines[: location.row - 1]) + (lines[location.row - 1][: location.column - 1] if location.row <= len(lines) else "")
-    string = strings[index]
-    escaped = json.dumps(before, ensure_ascii="\\u" in string.group())[1:-1]
-    return _position(text, start + string.start() + 1 + len(escaped))
+class _NotebookText:
+    """A notebook's JSON text, read once to place any number of cell positions in it."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._line_starts = [0, *(match.end() for match in re.finditer("\n", text))]
+        try:
+            self._spans: Optional[list[tuple[int, int]]] = source_spans(text)
+        except (NotebookError, ValueError):
+            self._spans = None
 
-def _position(text: str, offset: int) -> Location:
-    row = text.count("\n", 0, offset) + 1
-    return Location(row, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+    def location(self, cell: int, location: Location) -> Location:
+        """Where a position within a cell lies in the notebook file itself (row and column of the
+        JSON text), for formats that point into files (SARIF, GitHub annotations); the start of
+        the cell's source when it cannot be placed more precisely."""
+        if self._spans is None:
+            return Location(1, 1)
+        try:
+            start, end = self._spans[cell - 1]
+        except IndexError:
+            return Location(1, 1)
+        text = self.text
+        strings = list(re.finditer(r'"(?:[^"\\]|\\.)*"', text[start:end]))
+        if not strings:
+            return self._position(start)
+        if text[start] == "[":  # one JSON string per line of the cell
+            index = min(location.row, len(strings)) - 1
+            before = json.loads(strings[index].group())[: location.column - 1] if location.row <= len(strings) else ""
+        else:  # the whole cell in one string
+            index, lines = 0, _LINES.findall(json.loads(strings[0].group()))
+            before = "".join(lines[: location.row - 1]) + (
+                lines[location.row - 1][: location.column - 1] if location.row <= len(lines) else ""
+            )
+        string = strings[index]
+        escaped = json.dumps(before, ensure_ascii="\\u" in string.group())[1:-1]
+        return self._position(start + string.start() + 1 + len(escaped))
+
+    def _position(self, offset: int) -> Location:
+        row = bisect_right(self._line_starts, offset)
+        return Location(row, offset - self._line_starts[row - 1] + 1)
 
 
 def cell_diff(before: bytes, after: bytes, name: str) -> str:
@@ -508,9 +523,13 @@ def in_file(findings: Sequence[Finding], source_of: Callable[[str], Optional[str
     holds their code, the cell named in the message, and without fix (its edits are in the
     cell's coordinates)."""
     placed = []
+    notebooks: dict[str, Optional[_NotebookText]] = {}  # each notebook read and indexed once
     for finding in findings:
-        text = source_of(finding.path) if finding.cell is not None else None
-        if text is None:
+        if finding.cell is not None and finding.path not in notebooks:
+            text = source_of(finding.path)
+            notebooks[finding.path] = _NotebookText(text) if text is not None else None
+        notebook = notebooks.get(finding.path) if finding.cell is not None else None
+        if notebook is None:
             placed.append(finding)
             continue
         where = f"cell {finding.cell}, line {finding.location.row}: "
@@ -518,8 +537,8 @@ def in_file(findings: Sequence[Finding], source_of: Callable[[str], Optional[str
             dataclasses.replace(
                 finding,
                 message=where + finding.message,
-                location=file_location(text, finding.cell, finding.location),
-                end_location=file_location(text, finding.cell, finding.end_location),
+                location=notebook.location(finding.cell, finding.location),
+                end_location=notebook.location(finding.cell, finding.end_location),
                 fix=None,
                 cell=None,  # its rows now count in the file
             )
