@@ -18,7 +18,7 @@ from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
 from gradlint.notebook import EditGuard, NotebookError, is_notebook, read_notebook
-from gradlint.rules import file_rules
+from gradlint.rules import file_rule_codes
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
 if TYPE_CHECKING:
@@ -173,8 +173,7 @@ def _add_noqa_python(source: Source, name: str, codes: frozenset[str], max_bytes
         outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, project=project))
         if outcome.error is not None:
             return SourceResult(name, error=f"{outcome.error}; file left unchanged")
-        failures = {rule.code for rule in file_rules()}
-        if outcome.module is None and any(finding.code in failures for finding in outcome.findings):
+        if outcome.module is None and any(finding.code in file_rule_codes() for finding in outcome.findings):
             return SourceResult(name, fixed=source)  # the text did not parse
         wanted: dict[int, set[str]] = {}
         for finding in outcome.findings:

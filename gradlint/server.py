@@ -34,7 +34,7 @@ from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
 from gradlint.docs import render_rule
 from gradlint.model import SAFE, Finding, Location
 from gradlint.noqa import with_noqa_code
-from gradlint.rules import file_rules, rule_by_code, severity_of
+from gradlint.rules import file_rule_codes, rule_by_code, severity_of
 from gradlint.runner import RunSummary, check_stdin, fix_stdin
 from gradlint.server_io import StrictProtocol, serve_stream
 from gradlint.server_worker import DIED, ERROR, KILLED, OK, Outcome, Worker
@@ -44,8 +44,6 @@ QUICK_FIX = types.CodeActionKind.QuickFix.value
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
 SOURCE = "gradlint"
 SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
-# Files that could not be read as Python: a line's noqa cannot silence them.
-_FILE_RULE_CODES = frozenset(rule.code for rule in file_rules())
 # How long changes must pause before a check starts: typing is faster than an analysis.
 DEBOUNCE_SECONDS = 0.05
 
@@ -252,7 +250,7 @@ class GradlintServer(LanguageServer):
         offered = set()
         for finding, diagnostic in here:
             row = finding.noqa_row or finding.location.row
-            if (finding.code, row) in offered or finding.code in _FILE_RULE_CODES:
+            if (finding.code, row) in offered or finding.code in file_rule_codes():
                 continue
             offered.add((finding.code, row))
             index = checked.positions.index

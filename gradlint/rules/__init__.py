@@ -89,6 +89,13 @@ def file_rules() -> tuple[type[FileRule], ...]:
 
 
 @lru_cache(maxsize=None)
+def file_rule_codes() -> frozenset[str]:
+    """The codes of `file_rules()`: findings on a file that could not be read as Python, which a
+    line's noqa comment cannot silence."""
+    return frozenset(rule.code for rule in file_rules())
+
+
+@lru_cache(maxsize=None)
 def rule_for_failure(failure: FileFailure) -> type[FileRule]:
     """The one rule that reports `failure`."""
     found = [rule for rule in file_rules() if rule.failure is failure]
