@@ -24,7 +24,7 @@ from gradlint.analysis.regions import bound_names, own_nodes, read_names
 from gradlint.analysis.roles import CRITERION, MODULE_INSTANCE
 from gradlint.analysis.batch_loops import iterates_batches
 from gradlint.analysis.scopes import ScopeTable
-from gradlint.analysis.syntax import dotted_name, suite_statements
+from gradlint.analysis.syntax import calls_method, dotted_name, suite_statements
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -134,7 +134,7 @@ class EvaluationLoops:
     def _trains(self, loop: cst.For) -> bool:
         if self.training.optimises(loop):
             return True
-        return any(_calls_method(node, "backward") or _calls_method(node, "step") for node in own_nodes(loop))
+        return any(calls_method(node, "backward", "step") for node in own_nodes(loop))
 
     def _backpropagated_later(self, loop: cst.For, scope: Optional[cst.FunctionDef]) -> bool:
         """What the loop computes may reach a backward pass: the function's result is
@@ -149,7 +149,7 @@ class EvaluationLoops:
                 after = True
             elif not after:
                 continue
-            elif _calls_method(node, "backward") and read_names(node.func.value) & computed:
+            elif calls_method(node, "backward") and read_names(node.func.value) & computed:
                 return True
             elif isinstance(node, (cst.Assign, cst.AugAssign)) and node.value is not None and read_names(node.value) & computed:
                 targets = node.targets if isinstance(node, cst.Assign) else [node]
@@ -320,10 +320,6 @@ def _in_source_order(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
             pending.extend(reversed(iter_children(current)))
 
 
-def _calls_method(node: cst.CSTNode, method: str) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == method
-
-
 def _for_loops(module: cst.Module) -> Iterator[tuple[cst.For, Optional[cst.FunctionDef]]]:
     pending: list[tuple[cst.CSTNode, Optional[cst.FunctionDef]]] = [(module, None)]
     while pending:
@@ -388,7 +384,7 @@ class TrainingModes:
 
     def switches_mode(self, root: cst.CSTNode, scope: Optional[cst.FunctionDef], method: str) -> list[cst.Call]:
         """The `.eval()` (method "eval") or `.train(...)` (method "train") calls running `root` makes."""
-        return [node for node in self.reachable(root, scope) if _calls_method(node, method) and _mode_call(node, method)]
+        return [node for node in self.reachable(root, scope) if calls_method(node, method) and _mode_call(node, method)]
 
 
 def _mode_call(call: cst.Call, method: str) -> bool:
@@ -397,9 +393,9 @@ def _mode_call(call: cst.Call, method: str) -> bool:
 
 
 def _switches_to_evaluation(call: cst.Call) -> bool:
-    if _calls_method(call, "eval"):
+    if calls_method(call, "eval"):
         return not call.args
-    if _calls_method(call, "train") and len(call.args) == 1:
+    if calls_method(call, "train") and len(call.args) == 1:
         value = call.args[0].value
         return not (isinstance(value, cst.Name) and value.value == "True")
     return False

@@ -54,6 +54,12 @@ def suite_statements(suite: object) -> Sequence[cst.CSTNode]:
     return ()
 
 
+def calls_method(node: cst.CSTNode, *methods: str) -> bool:
+    """`node` is a call of one of `methods` on some receiver: `x.backward()`, `opt.step()`."""
+    # Exact type tests: Call and Attribute have no subclasses, and this runs in hot loops.
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in methods
+
+
 def dotted_name(node: cst.CSTNode) -> Optional[str]:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []

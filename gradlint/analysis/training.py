@@ -22,7 +22,7 @@ from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.roles import GAN_NETWORK, Role, Roles
-from gradlint.analysis.syntax import child_statements, dotted_name, is_bool_literal, suite_statements
+from gradlint.analysis.syntax import calls_method, child_statements, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -321,7 +321,7 @@ class TrainingAnalysis:
 
     def _call_events(self, call: cst.Call, statement, place: _Place) -> list[Event]:
         events = self._effect_events(call, statement, place)
-        if _calls_method(call, "backward") and not any(e.kind is Kind.BACKWARD and e.via is None for e in events):
+        if calls_method(call, "backward") and not any(e.kind is Kind.BACKWARD and e.via is None for e in events):
             events = [place.event(Kind.OTHER_BACKWARD, call, statement), *events]
         role = self.roles.gan_network(call.func)
         return events if role is None else [place.event(Kind.FORWARD, call, statement, role=role), *events]
@@ -427,10 +427,6 @@ class TrainingAnalysis:
             values = self.tensors.scopes.values_of(receiver.value, scope)
             return bool(values) and all(_computed_value(value) for value in values)
         return False
-
-
-def _calls_method(call: cst.Call, method: str) -> bool:
-    return type(call.func) is cst.Attribute and call.func.attr.value == method
 
 
 def _constructed_before(loop: Region, name: Optional[str], before: Event) -> Optional[cst.Assign]:

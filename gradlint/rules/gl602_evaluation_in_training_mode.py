@@ -9,7 +9,7 @@ import libcst as cst
 from gradlint.analysis.evaluation import EvaluationLoop, is_forward_pass, is_test_file, model_of
 from gradlint.analysis.regions import mentions_source, own_nodes, placements
 from gradlint.analysis.roles import MODULE_INSTANCE
-from gradlint.analysis.syntax import dotted_name
+from gradlint.analysis.syntax import calls_method, dotted_name
 from gradlint.analysis.training import OPTIMISING, Region
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, FixPlan, InsertLineBefore, ReplaceLines
@@ -470,7 +470,7 @@ class EvaluationInTrainingMode(Rule):
             later.extend(path[i - 1].block.body[path[i - 1].index + 1 :])
         scope = self.context.enclosing_function()
         reached = (node for statement in later for node in self.context.training_modes.reachable(statement, scope))
-        return any(isinstance(node, cst.Call) and _calls_any(node, ("backward", "step", "zero_grad")) for node in reached)
+        return any(calls_method(node, "backward", "step", "zero_grad") for node in reached)
 
     def _predicts(self, forward: cst.Call) -> bool:
         """The output becomes a prediction: `model(x).argmax(1)`, `torch.softmax(model(x), 1)`, or
@@ -579,10 +579,6 @@ def _may_change(statement: cst.CSTNode, model: str) -> bool:
             if any(dotted_name(arg.value) == model for arg in node.args) or is_forward_pass(node) and model_of(node) == model:
                 return True
     return False
-
-
-def _calls_any(call: cst.Call, methods: tuple[str, ...]) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in methods
 
 
 def _prediction_of(call: cst.Call, is_output: Callable[[cst.BaseExpression], bool]) -> bool:
