@@ -2,8 +2,8 @@
 
 Every front end (the CLI's files and stdin, the language server, the flake8 plugin) goes through
 `check_source` or `fix_source`, so every guard runs once, in one order: decode, whole-file
-`# gradlint: noqa`, size limit, CPython's compile check, then prefilter, parse, analysis on the
-deep stack, and `# noqa` filtering.
+`# gradlint: noqa`, size limit, CPython's compile check (where a scan cannot rule out its nesting
+limits), then prefilter, parse, analysis on the deep stack, and `# noqa` filtering.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
 from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
+from gradlint.nesting import may_exceed_nesting_limits
 from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
 from gradlint.notebook import EditGuard, NotebookError, is_notebook, read_notebook
 from gradlint.rules import file_rule_codes
@@ -275,7 +276,10 @@ def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: 
 
 def _refused_by_python(text: str, name: str, codes: frozenset[str]) -> Optional[list[Finding]]:
     """GL001 (or nothing, when GL001 is not selected) for text that CPython refuses because it is
-    nested beyond CPython's own limits; None for every other text (the analysis decides)."""
+    nested beyond CPython's own limits; None for every other text (the analysis decides). The
+    compiler runs only on text a cheap scan cannot clear of those limits."""
+    if not may_exceed_nesting_limits(text):
+        return None
     failure = _python_compile_failure(text)
     if failure is None:
         return None
