@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.tree import iter_children
+from gradlint.analysis.tree import is_leaf_type, iter_children
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext
@@ -35,22 +35,34 @@ def walk(context: FileContext, rules: Iterable[Rule]) -> None:
     Iterative (no Python recursion), so deeply nested code cannot overflow the stack here.
     """
     visits, leaves = _dispatch_tables(rules)
+    plans: dict[type, tuple[Sequence[Handler], Sequence[Handler], bool]] = {}
     stack = context.stack
-    pending: list[tuple[cst.CSTNode, bool]] = [(context.module, False)]
+    # (node, None) to visit it; (node, its leave handlers) to leave it once its children are done
+    pending: list[tuple[cst.CSTNode, Optional[Sequence[Handler]]]] = [(context.module, None)]
     next_item, schedule, schedule_all = pending.pop, pending.append, pending.extend  # bound once: hot loop
     enter, leave = stack.append, stack.pop
     while pending:
         node, leaving = next_item()
-        if leaving:
-            for handler in leaves.get(type(node).__name__, ()):
+        if leaving is not None:
+            for handler in leaving:
                 handler(node)
             leave()
             continue
+        kind = type(node)
+        plan = plans.get(kind)
+        if plan is None:
+            plan = plans[kind] = (visits.get(kind.__name__, ()), leaves.get(kind.__name__, ()), is_leaf_type(kind))
+        on_visit, on_leave, leaf = plan
         enter(node)
-        for handler in visits.get(type(node).__name__, ()):
+        for handler in on_visit:
             handler(node)
-        schedule((node, True))
+        if leaf:  # left at once: no children to schedule before it (half the nodes are names and literals)
+            for handler in on_leave:
+                handler(node)
+            leave()
+            continue
+        schedule((node, on_leave))
         children = iter_children(node)
         if children:
             children.reverse()
-            schedule_all([(child, False) for child in children])
+            schedule_all([(child, None) for child in children])

@@ -538,6 +538,7 @@ def _looks_like_loss_value(node: cst.BaseExpression) -> bool:
 
 
 _NOT_RUN_HERE = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
+_LEAF_EXPRESSIONS = frozenset({cst.Name, cst.Integer, cst.Float, cst.SimpleString})  # most of what is walked
 
 
 def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
@@ -552,6 +553,8 @@ def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
             continue
         if kind is cst.Call:
             yield current
+        elif kind in _LEAF_EXPRESSIONS:
+            continue
         pending.extend(reversed(iter_children(current)))
 
 
@@ -572,8 +575,8 @@ def _grad_owners(node: cst.CSTNode) -> set[str]:
 
 def _updates_own_grad(target: cst.CSTNode, values: Sequence[cst.CSTNode]) -> bool:
     """`w` (or `w.data`, `params[i]`) is changed in place from its own `.grad`: the same tensor keeps collecting gradients."""
-    name = _text(target)
-    return any(name in _grad_owners(value) for value in values)
+    owners = set().union(*(_grad_owners(value) for value in values))
+    return bool(owners) and _text(target) in owners  # rendering the target only when a `.grad` is read
 
 
 def _mentions_grad(node: cst.CSTNode) -> bool:

@@ -53,12 +53,22 @@ def _is_child_field(name: str) -> bool:
     return name not in _SKIPPED_FIELDS and not name.startswith("whitespace")
 
 
+def _holds_text(field: dataclasses.Field) -> bool:
+    """A field declared as text or a flag (`Name.value`, `Module.encoding`), never a node."""
+    return field.type in (str, bool) or typing.get_origin(field.type) is typing.Literal
+
+
 def _fields_of(node_type: type) -> tuple[str, ...]:
     names = _child_fields.get(node_type)
     if names is None:
-        names = tuple(f.name for f in dataclasses.fields(node_type) if _is_child_field(f.name))
+        names = tuple(f.name for f in dataclasses.fields(node_type) if _is_child_field(f.name) and not _holds_text(f))
         _child_fields[node_type] = names
     return names
+
+
+def is_leaf_type(node_type: type) -> bool:
+    """Nodes of this type never have children to visit (`Name`, `Integer`, `SimpleString`, `Pass`)."""
+    return not _fields_of(node_type)
 
 
 @lru_cache(maxsize=None)
