@@ -431,6 +431,7 @@ class RenamedApi(Rule):
             self._check_functional_call(node)
         else:
             self._check_unbiased(node, qualified)
+        self._check_renamed_callable(node, qualified)
 
     def _check_unbiased(self, node: cst.Call, qualified: Optional[str]) -> None:
         unbiased = keyword_arg(node, "unbiased")
@@ -556,35 +557,22 @@ class RenamedApi(Rule):
 
     # -- renamed callables ---------------------------------------------------------------------
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if not self._is_called(node):
-            return  # a reference is an object: `torch.ger is torch.outer` is False, tables keyed by it would change
-        renamed = self._renamed(node)
-        if renamed is not None and not self._in_version_fallback():
-            self.report(node, self._message(node, renamed), self._attribute_fix(node, renamed))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if not self._is_called(node):
+    def _check_renamed_callable(self, call: cst.Call, qualified: Optional[str]) -> None:
+        """Only what is called is rewritten: a reference is an object (`torch.ger is torch.outer` is
+        False, tables keyed by it would change), and the legacy object stays in use where it is referenced."""
+        func = call.func
+        renamed = RENAMED.get(qualified) if qualified is not None else None
+        if renamed is None or self._in_version_fallback():
             return
-        renamed = self._renamed(node)
-        if renamed is None or self.context.imports.qualified_name(node).startswith("functorch."):
-            return  # a transform imported from functorch is reported at its import
-        if not self._in_version_fallback():
-            self.report(node, self._message(node, renamed), self._name_fix(node, renamed))
+        if type(func) is cst.Attribute:
+            self.report(func, self._message(func, renamed), self._attribute_fix(call, func, renamed))
+        elif type(func) is cst.Name and not qualified.startswith("functorch."):  # a functorch transform is reported at its import
+            self.report(func, self._message(func, renamed), self._name_fix(call, func, renamed))
 
     def _in_version_fallback(self) -> bool:
         """The legacy name is what an older torch falls back to (`except ImportError:`, the branch
         of an `if` on the torch version): the modern name already runs on a current torch."""
         return in_version_fallback(self.context.stack, self.context.code_for)
-
-    def _renamed(self, node: cst.BaseExpression) -> Optional[Renamed]:
-        qualified = self.context.imports.qualified_name(node)
-        return RENAMED.get(qualified) if qualified is not None else None
-
-    def _is_called(self, node: cst.CSTNode) -> bool:
-        """Only calls are rewritten: the legacy object itself stays in use where it is referenced."""
-        stack = self.context.stack
-        return len(stack) > 1 and type(stack[-2]) is cst.Call and stack[-2].func is node
 
     def _message(self, node: cst.BaseExpression, renamed: Renamed) -> str:
         new = f"torch.{renamed.new}" if renamed.to_torch else renamed.new
@@ -592,26 +580,21 @@ class RenamedApi(Rule):
             new = f"{new}` with `{_keywords_text(renamed)}"
         return _MESSAGE.format(old=self.context.code_for(node), new=new, version=renamed.version)
 
-    def _call(self) -> cst.Call:
-        return self.context.stack[-2]
-
-    def _fits(self, renamed: Renamed) -> bool:
+    def _fits(self, call: cst.Call, renamed: Renamed) -> bool:
         """The call passes what the legacy signature takes: the added keywords then mean the same."""
-        call = self._call()
         if not renamed.keywords:
             return True
         if any(arg.star for arg in call.args) or len(positional_args(call)) > renamed.positional:
             return False
         return all(keyword_arg(call, name) is None for name, _ in renamed.keywords)
 
-    def _attribute_fix(self, node: cst.Attribute, renamed: Renamed) -> Optional[FixPlan]:
-        if not self._fits(renamed):
+    def _attribute_fix(self, call: cst.Call, node: cst.Attribute, renamed: Renamed) -> Optional[FixPlan]:
+        if not self._fits(call, renamed):
             return None
         if renamed.to_torch:
             return self._torch_fix(node, renamed)
         if not renamed.keywords:
             return self.safe_fix(f"Rename to `{renamed.new}`", Replace(node.attr, cst.Name(renamed.new)))
-        call = self._call()
         renamed_call = call.with_changes(func=node.with_changes(attr=cst.Name(renamed.new)))
         return self.safe_fix(self._title(renamed), self._with_keywords(call, renamed_call, renamed))
 
@@ -623,8 +606,8 @@ class RenamedApi(Rule):
         replacement = cst.parse_expression(f"{alias}.{renamed.new}")
         return self.safe_fix(f"Replace with `{alias}.{renamed.new}`", *changes, Replace(node, replacement))
 
-    def _name_fix(self, node: cst.Name, renamed: Renamed) -> Optional[FixPlan]:
-        if not self._fits(renamed):
+    def _name_fix(self, call: cst.Call, node: cst.Name, renamed: Renamed) -> Optional[FixPlan]:
+        if not self._fits(call, renamed):
             return None
         if renamed.to_torch:
             return self._torch_fix(node, renamed)
@@ -634,7 +617,6 @@ class RenamedApi(Rule):
         rename_import = Replace(imported.alias.name, cst.Name(renamed.new))
         if not renamed.keywords:
             return self.safe_fix(f"Rename to `{renamed.new}` (also in its import)", rename_import, Replace(node, cst.Name(renamed.new)))
-        call = self._call()
         renamed_call = call.with_changes(func=cst.Name(renamed.new))
         return self.safe_fix(
             self._title(renamed) + " (also in its import)", rename_import, self._with_keywords(call, renamed_call, renamed)
