@@ -85,12 +85,12 @@ def changes_default_device(module: cst.Module, imports: ImportMap) -> bool:
     """The file sets a default device (`torch.set_default_device`, `set_default_tensor_type`,
     `with torch.device(...)`): there the legacy classes and the modern factories part ways."""
     for node in descendants(module):
-        if isinstance(node, cst.Call) and imports.qualified_name(node.func) in DEFAULT_DEVICE_SETTERS:
+        kind = type(node)  # exact types (neither has subclasses): isinstance on LibCST's ABCs is slow
+        if kind is cst.Call and imports.qualified_name(node.func) in DEFAULT_DEVICE_SETTERS:
             if not _cpu_default_type(node, imports):
                 return True
-        if isinstance(node, cst.WithItem) and isinstance(node.item, cst.Call):
-            if imports.qualified_name(node.item.func) == "torch.device":
-                return True
+        if kind is cst.WithItem and type(node.item) is cst.Call and imports.qualified_name(node.item.func) == "torch.device":
+            return True
     return False
 
 

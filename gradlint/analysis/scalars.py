@@ -589,6 +589,7 @@ def _zero_index_read(node: cst.Name, parents: Sequence[cst.CSTNode]) -> Optional
 # The shapes of what `_added_number` accepts.
 ADDED_FORMS = (cst.Attribute, cst.Call, cst.BinaryOperation)
 NameUse = tuple[cst.Name, tuple[cst.CSTNode, ...]]
+_OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def _name_uses(scope: Scope) -> dict[str, list[NameUse]]:
@@ -599,11 +600,12 @@ def _name_uses(scope: Scope) -> dict[str, list[NameUse]]:
     pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(statement, ()) for statement in body]
     while pending:
         node, parents = pending.pop()
-        if isinstance(node, cst.Name):
+        kind = type(node)  # exact types: isinstance on LibCST's ABCs is the slow path of this loop
+        if kind is cst.Name:
             uses.setdefault(node.value, []).append((node, parents))
             continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            for inner in {inner.value for inner in descendants(node) if isinstance(inner, cst.Name)}:
+        if kind in _OWN_SCOPES:
+            for inner in {inner.value for inner in descendants(node) if type(inner) is cst.Name}:
                 uses.setdefault(inner, []).append((cst.Name(inner), ()))
             continue
         inner = (node, *parents)

@@ -77,7 +77,11 @@ def is_bool_literal(node: Optional[cst.CSTNode], value: bool) -> bool:
 
 
 def is_integer_literal(node: cst.CSTNode, value: int) -> bool:
-    return isinstance(node, cst.Integer) and not node.lpar and node.evaluated_value == value
+    if type(node) is not cst.Integer or node.lpar:
+        return False
+    digits = node.value
+    # Plain decimal digits are read directly: `evaluated_value` compiles the literal with `ast`.
+    return int(digits) == value if digits.isdigit() else node.evaluated_value == value
 
 
 def keyword_arg(call: cst.Call, name: str) -> Optional[cst.Arg]:
