@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from gradlint.analysis.syntax import dotted_name, is_docstring, iter_statements
+from gradlint.analysis.tree import descendants
 
 if TYPE_CHECKING:
     from gradlint.analysis.project import ProjectFacts
@@ -322,6 +322,9 @@ def _in_package(dotted: Optional[str], package: str) -> bool:
 
 def uses_outside_imports(module: cst.Module, local: str) -> int:
     """How many times the name `local` occurs in the module outside its `from` imports."""
-    names = m.findall(module, m.Name(local))
-    imports = m.findall(module, m.ImportFrom())
-    return len(names) - sum(len(m.findall(statement, m.Name(local))) for statement in imports)
+    imports = [node for node in descendants(module) if type(node) is cst.ImportFrom]
+    return _occurrences(module, local) - sum(_occurrences(statement, local) for statement in imports)
+
+
+def _occurrences(node: cst.CSTNode, name: str) -> int:
+    return sum(1 for current in descendants(node) if type(current) is cst.Name and current.value == name)

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
+
+from gradlint.analysis.tree import descendants
 
 
 def is_never_read(module: cst.Module, name: str) -> bool:
     """True when every occurrence of `name` in `module` is a plain binding target (of `=`, `for`,
     `with ... as`, a comprehension): never read, and never a parameter, import or `global`."""
-    occurrences = m.findall(module, m.Name(name))
-    if not occurrences:
-        return True
+    occurrences: list[cst.Name] = []
     bound: set[int] = set()
-    for assign in m.findall(module, m.Assign()):
-        for target in assign.targets:
-            bound.update(_target_names(target.target))
-    for loop in m.findall(module, m.For() | m.CompFor()):
-        bound.update(_target_names(loop.target))
-    for item in m.findall(module, m.WithItem()):
-        if item.asname is not None:
-            bound.update(_target_names(item.asname.name))
+    for node in descendants(module):
+        kind = type(node)  # exact types: see analysis/syntax.py
+        if kind is cst.Name and node.value == name:
+            occurrences.append(node)
+        elif kind is cst.Assign:
+            for target in node.targets:
+                bound.update(_target_names(target.target))
+        elif kind is cst.For or kind is cst.CompFor:
+            bound.update(_target_names(node.target))
+        elif kind is cst.WithItem and node.asname is not None:
+            bound.update(_target_names(node.asname.name))
     return all(id(node) in bound for node in occurrences)
 
 

@@ -49,18 +49,19 @@ class OptimizerOracle:
             self._record(statement)
 
     def _record(self, statement: cst.CSTNode) -> None:
-        if isinstance(statement, cst.Assign):
+        kind = type(statement)  # exact types: see analysis/syntax.py
+        if kind is cst.Assign:
             for target in statement.targets:
                 key = _key(target.target)
                 if key is not None:
                     self.assigned[key].append(statement.value)
-        elif isinstance(statement, cst.AnnAssign):
+        elif kind is cst.AnnAssign:
             key = _key(statement.target)
             if key is not None:
                 self.annotated[key].append(statement.annotation.annotation)
                 if statement.value is not None:
                     self.assigned[key].append(statement.value)
-        elif isinstance(statement, cst.FunctionDef):
+        elif kind is cst.FunctionDef:
             for param in (*statement.params.params, *statement.params.kwonly_params, *statement.params.posonly_params):
                 if param.annotation is not None:
                     self.annotated[param.name.value].append(param.annotation.annotation)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.tree import descendants
 
 Shape = tuple[Optional[int], ...]
 
@@ -53,10 +53,18 @@ def _shape(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, sco
 
 def _reshaped_in_place(scope: Scope, name: str) -> bool:
     """`x.unsqueeze_(0)`, `x.resize_(...)` or `x.data = ...` somewhere in the scope."""
-    receiver = m.Name(name)
-    mutation = m.Attribute(value=receiver, attr=m.OneOf(*(m.Name(method) for method in _RESHAPING_IN_PLACE)))
-    replaced = m.AssignTarget(target=m.Attribute(value=receiver, attr=m.Name("data")))
-    return bool(m.findall(scope, mutation | replaced))
+    for node in descendants(scope):
+        kind = type(node)  # exact types: see analysis/syntax.py
+        if kind is cst.Attribute and _is_name(node.value, name) and node.attr.value in _RESHAPING_IN_PLACE:
+            return True
+        if kind is cst.AssignTarget and type(node.target) is cst.Attribute and _is_name(node.target.value, name):
+            if node.target.attr.value == "data":
+                return True
+    return False
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return type(node) is cst.Name and node.value == name
 
 
 def _call_shape(call: cst.Call, imports: ImportMap) -> Optional[Shape]:
