@@ -289,8 +289,12 @@ class ProjectIndex:
                 self._add(names, f"{prefix}.{item.local}", self._resolve(module, item.local, set()))
         if module == importer:
             return
-        for bound in self._import_bound(module):
-            if f"{local}.{bound}".encode() in text:
+        bound_names = self._import_bound(module)
+        spelled = _words_after(text, f"{local}.") if bound_names else frozenset()
+        for bound in bound_names:
+            # `local.bound` in the text: one scan for every name instead of one per name
+            written = bound.encode()
+            if written in spelled or any(word.startswith(written) for word in spelled):
                 self._mark_used(module, bound, importer)
 
     def _mark_star_imported(self, importer: str, module: str, seen: set[str], wanted: Optional[frozenset[str]] = None) -> None:
@@ -518,6 +522,13 @@ class ProjectIndex:
 
 _ABSENT = object()
 _WORD = re.compile(r"[^\W\d]\w*")
+
+
+def _words_after(text: bytes, prefix: str) -> frozenset[bytes]:
+    """The identifier characters after each occurrence of `prefix` (overlapping ones too): `b` is
+    in the text right after `prefix` exactly when one of them starts with `b`."""
+    follows = re.compile(b"(?=" + re.escape(prefix.encode()) + rb"([\w\x80-\xff]*))")
+    return frozenset(found.group(1) for found in follows.finditer(text)) if prefix.encode() in text else frozenset()
 
 
 def _import_lines(raw: bytes) -> list[bytes]:
