@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 
 import libcst as cst
@@ -21,12 +22,21 @@ def _dispatch_tables(rules: Iterable[Rule]) -> tuple[dict[str, list[Handler]], d
     visits: dict[str, list[Handler]] = defaultdict(list)
     leaves: dict[str, list[Handler]] = defaultdict(list)
     for rule in rules:
-        for attribute in dir(type(rule)):
-            if attribute.startswith("visit_"):
-                visits[attribute[6:]].append(getattr(rule, attribute))
-            elif attribute.startswith("leave_"):
-                leaves[attribute[6:]].append(getattr(rule, attribute))
+        for prefix, node_type, attribute in _handlers_of(type(rule)):
+            (visits if prefix == "visit" else leaves)[node_type].append(getattr(rule, attribute))
     return dict(visits), dict(leaves)
+
+
+@lru_cache(maxsize=None)
+def _handlers_of(rule_type: type) -> tuple[tuple[str, str, str], ...]:
+    """(visit or leave, node type, method name) of a rule class's handlers: `dir` is slow, and
+    every file asks again."""
+    found = []
+    for attribute in dir(rule_type):
+        prefix, _, node_type = attribute.partition("_")
+        if prefix in ("visit", "leave") and node_type:
+            found.append((prefix, node_type, attribute))
+    return tuple(found)
 
 
 def walk(context: FileContext, rules: Iterable[Rule]) -> None:
