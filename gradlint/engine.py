@@ -142,7 +142,8 @@ def past_prefilter(selected: list[type[Rule]], source: str, project: Optional["P
     prefilter also sees the names a file uses through other files (`V` from a module that does
     `from torch.autograd import Variable as V`), in those names."""
     borrowed = project.trigger_text() if project is not None else ""
-    return [rule for rule in selected if rule.applies_to(source) or (borrowed and rule.applies_to(borrowed))]
+    text = f"{source}\n{borrowed}" if borrowed else source  # a rule may need strings of both
+    return [rule for rule in selected if rule.applies_to(text)]
 
 
 def _judges_noqa(text: str, codes: frozenset[str]) -> bool:

@@ -136,3 +136,17 @@ def test_the_pool_returns_results_in_the_order_of_the_work_whatever_order_it_ran
 
     work = [bytes(size) for size in range(4 * MIN_FILES_PER_WORKER)]
     assert map_in_pool(len, work, jobs=2, weight=len) == list(range(4 * MIN_FILES_PER_WORKER))
+
+
+def test_a_rule_needing_two_strings_finds_one_of_them_through_another_file(run_cli, tmp_path):
+    """GL203 runs only on files that spell both `step` and `backward`; here `backward` comes only
+    through a local module's import (`bw`), which the prefilter must count with the file's own text."""
+    write(tmp_path / "helpers.py", "from torch.autograd import backward as bw\n")
+    write(
+        tmp_path / "train.py",
+        "import torch\nfrom helpers import bw\n\n\ndef train(model, data):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in data:\n        opt.zero_grad()\n        loss = model(x).sum()\n        opt.step()\n        bw(loss)\n",
+    )
+    result = run_cli("check", "--no-cache", "--select", "GL203", "--output-format", "concise", ".")
+    assert [line.split(" ", 2)[:2] for line in result.output.splitlines()] == [["train.py:10:9:", "GL203"]]

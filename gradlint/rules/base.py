@@ -85,8 +85,10 @@ class Rule:
     # Whether findings come with a fix, and how safe those fixes can be (checked against INVALID).
     fix_availability: ClassVar[Availability] = Availability.NONE
     fix_applicabilities: ClassVar[tuple[Applicability, ...]] = ()
-    # The file is analysed only when one of these strings occurs in its text (cheap prefilter).
+    # The file is analysed only when one of these strings occurs in its text (cheap prefilter),
+    # and every one of `also_required` too (a step-order finding needs a step and a backward).
     triggers: ClassVar[tuple[str, ...]] = ()
+    also_required: ClassVar[tuple[str, ...]] = ()
     # Names whose import the fixer removes once a fix of this rule has made it unused (for a
     # migration rule: whenever it is selected and the import is unused, whoever removed the last use).
     cleanup_imports: ClassVar[tuple[str, ...]] = ()
@@ -129,7 +131,7 @@ class Rule:
 
     @classmethod
     def applies_to(cls, text: str) -> bool:
-        return any(trigger in text for trigger in cls.triggers)
+        return any(trigger in text for trigger in cls.triggers) and all(required in text for required in cls.also_required)
 
     @classmethod
     def visits_nodes(cls) -> bool:

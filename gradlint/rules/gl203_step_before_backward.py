@@ -57,6 +57,8 @@ class StepBeforeBackward(Rule):
     summary = "optimizer step before the iteration's backward"
     severity = Severity.ERROR
     triggers = ("backward",)
+    # Its findings are direct `step()` calls of a body that also calls `backward()`.
+    also_required = ("step",)
 
     VALID = (
         """

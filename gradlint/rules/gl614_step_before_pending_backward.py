@@ -81,6 +81,8 @@ class StepBeforePendingBackward(Rule):
     summary = "optimizer step changes parameters a pending backward needs"
     severity = Severity.ERROR
     triggers = ("step",)
+    # Its findings are direct `step()` calls of a body that also calls `backward()`.
+    also_required = ("backward",)
 
     VALID = (
         # The generator's loss is computed after the discriminator's step.
