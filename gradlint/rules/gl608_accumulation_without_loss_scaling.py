@@ -78,6 +78,7 @@ class AccumulationWithoutLossScaling(Rule):
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("backward",)
+    also_required = ("step",)  # the accumulated gradients are stepped every k iterations
 
     VALID = (
         """
