@@ -473,6 +473,8 @@ class RemovedApi(Rule):
 
     def _is_indexing_mask(self, indexed: cst.BaseExpression, index: cst.BaseExpression) -> bool:
         """A uint8 index of a tensor, or a `.byte()` mask (numpy reads a uint8 array as indices)."""
+        if type(index) is not cst.Name and type(index) is not cst.Call:
+            return False  # only a name or a call can hold a mask: no scope to look up for `x[0]`
         if is_byte_mask(index, self.context.scopes.of(self.context.scope())):
             return True
         return self._is_byte_mask(index) and self.context.is_tensor(indexed)

@@ -148,24 +148,25 @@ class LegacyPositionalOverload(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(arg.star for arg in node.args):
-            return
-        positional = [arg for arg in node.args if arg.keyword is None]
-        keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
         qualified = self.context.qualified_name(node.func)
         if qualified in _FUNCTIONS:
             count, keyword = _FUNCTIONS[qualified]
-            if len(positional) == count and keyword not in keywords:
-                self._check(node, positional[0:1], positional[1], positional[2:], keyword, qualified.split(".", 1)[1])
+            method = qualified.split(".", 1)[1]
+        elif qualified is None and type(node.func) is cst.Attribute:
+            method = node.func.attr.value
+            keyword = _ALPHA_METHODS.get(method) or _VALUE_METHODS.get(method)
+            count = 2 if method in _ALPHA_METHODS else 3
+        else:
             return
-        if qualified is not None or not isinstance(node.func, cst.Attribute):
+        if keyword is None or any(arg.star for arg in node.args):
             return
-        method = node.func.attr.value
-        keyword = _ALPHA_METHODS.get(method) or _VALUE_METHODS.get(method)
-        count = 2 if method in _ALPHA_METHODS else 3
-        if keyword is None or len(positional) != count or keyword in keywords or not self._tensor(node.func.value):
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if len(positional) != count or any(arg.keyword is not None and arg.keyword.value == keyword for arg in node.args):
             return
-        self._check(node, [], positional[0], positional[1:], keyword, method)
+        if qualified in _FUNCTIONS:
+            self._check(node, positional[0:1], positional[1], positional[2:], keyword, method)
+        elif self._tensor(node.func.value):
+            self._check(node, [], positional[0], positional[1:], keyword, method)
 
     def _check(self, node: cst.Call, leading: list[cst.Arg], number: cst.Arg, tensors: list[cst.Arg], keyword: str, method: str) -> None:
         if not self._number(number.value):
