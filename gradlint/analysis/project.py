@@ -180,8 +180,14 @@ class ProjectIndex:
         defined = _top_level_functions(self._sources.get(key, b""))
         if not defined:
             return frozenset()
-        importers = self._importers_of(key)
-        return frozenset(name for name in defined if any(name in self._words_of(importer) for importer in importers))
+        unseen, mentioned = set(defined), set()
+        for importer in self._importers_of(key):  # each importer's words once, not once per function
+            found = unseen.intersection(self._words_of(importer))
+            mentioned |= found
+            unseen -= found
+            if not unseen:
+                break
+        return frozenset(mentioned)
 
     def importers_of(self, path: str) -> frozenset[str]:
         """The files of the run whose results may depend on module `path`: those importing it,
