@@ -24,7 +24,7 @@ from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.roles import GAN_NETWORK, Role, Roles
 from gradlint.analysis.syntax import calls_method, child_statements, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tensors import TensorEvidence
-from gradlint.analysis.tree import descendants, iter_children
+from gradlint.analysis.tree import descendants, is_leaf_type, iter_children
 
 BACKWARD_CALLS = frozenset({"torch.autograd.backward"})
 BACKWARD_METHODS_OF_WRAPPERS = ("accelerator", "fabric", "manual_backward", "engine", "model_engine")
@@ -538,7 +538,6 @@ def _looks_like_loss_value(node: cst.BaseExpression) -> bool:
 
 
 _NOT_RUN_HERE = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
-_LEAF_EXPRESSIONS = frozenset({cst.Name, cst.Integer, cst.Float, cst.SimpleString})  # most of what is walked
 
 
 def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
@@ -553,7 +552,7 @@ def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
             continue
         if kind is cst.Call:
             yield current
-        elif kind in _LEAF_EXPRESSIONS:
+        elif is_leaf_type(kind):  # names and literals: most of what is walked
             continue
         pending.extend(reversed(iter_children(current)))
 
