@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 import libcst as cst
 
 from gradlint.analysis.grad_tracking import mentioned_names
-from gradlint.analysis.syntax import dotted_name, is_bool_literal, suite_statements
+from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tree import descendants, iter_children
 
 if TYPE_CHECKING:
@@ -176,15 +176,12 @@ def _name_node(name: str) -> cst.Name:
     return cst.Name(name)
 
 
-_NOT_RUN_HERE = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-
-
 def _calls_in_order(body) -> Iterator[tuple[cst.Call, bool, Optional[cst.SimpleStatementLine]]]:
     """Every call run by `body`'s statements in source order (a call's receiver and arguments
     before the call), with whether it is inside a loop nested in `body`, and its line."""
 
     def visit(node: cst.CSTNode, in_loop: bool, line) -> Iterator[tuple[cst.Call, bool, Optional[cst.SimpleStatementLine]]]:
-        if isinstance(node, _NOT_RUN_HERE):
+        if isinstance(node, DEFINITIONS):
             return
         inner = in_loop or isinstance(node, (cst.For, cst.While))
         line = node if isinstance(node, cst.SimpleStatementLine) else line

@@ -24,7 +24,7 @@ from gradlint.analysis.regions import bound_names, own_nodes, read_names
 from gradlint.analysis.roles import CRITERION, MODULE_INSTANCE
 from gradlint.analysis.batch_loops import iterates_batches
 from gradlint.analysis.scopes import ScopeTable
-from gradlint.analysis.syntax import calls_method, dotted_name, suite_statements
+from gradlint.analysis.syntax import DEFINITIONS, calls_method, dotted_name, suite_statements
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -123,7 +123,7 @@ class EvaluationLoops:
         pending: list[cst.CSTNode] = list(suite_statements(loop.body))
         while pending:
             node = pending.pop(0)
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if isinstance(node, DEFINITIONS):
                 continue
             if isinstance(node, cst.With) and any(_sets_grad_mode(item.item, self.imports) for item in node.items):
                 continue
@@ -316,7 +316,7 @@ def _in_source_order(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while pending:
         current = pending.pop()
         yield current
-        if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or current is root:
+        if not isinstance(current, DEFINITIONS) or current is root:
             pending.extend(reversed(iter_children(current)))
 
 

@@ -41,7 +41,7 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
-from gradlint.analysis.syntax import dotted_name, is_bool_literal
+from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -913,7 +913,7 @@ class _Proof:
         if name in self.assumed or name in self.uses.unseen_bindings:
             return None
         child, parent = node, self.uses.parent(node)
-        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        while parent is not None and type(parent) not in DEFINITIONS:
             if type(parent) is cst.For and parent.body is child:
                 paths = [path for target, path in _target_paths(parent.target, ()) if target == name]
                 if not paths:
@@ -1170,7 +1170,7 @@ class _ScopeUses:
         """Not inside a nested function or class (whose loop targets are its own)."""
         parent = self._parents.get(id(node))
         while parent is not None:
-            if type(parent) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if type(parent) in DEFINITIONS:
                 return False
             parent = self._parents.get(id(parent))
         return True
@@ -1224,7 +1224,7 @@ class _ScopeUses:
     def enclosing_with(self, node: cst.CSTNode) -> Optional[cst.With]:
         """The innermost `with` statement of the function around `node`."""
         parent = self.parent(node)
-        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        while parent is not None and type(parent) not in DEFINITIONS:
             if type(parent) is cst.With:
                 return parent
             parent = self.parent(parent)
@@ -1234,7 +1234,7 @@ class _ScopeUses:
         """The `for` and `while` statements of the function around `node`."""
         loops = []
         parent = self.parent(node)
-        while parent is not None and type(parent) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        while parent is not None and type(parent) not in DEFINITIONS:
             if type(parent) in (cst.For, cst.While):
                 loops.append(parent)
             parent = self.parent(parent)
@@ -1259,7 +1259,7 @@ class _ScopeUses:
     def _statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         parent = self.parent(node)
         while parent is not None and type(parent) not in _BLOCKS:
-            if type(parent) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if type(parent) in DEFINITIONS:
                 return None
             node, parent = parent, self.parent(parent)
         return node if parent is not None else None
@@ -1325,7 +1325,7 @@ def _local_names(function: cst.CSTNode) -> set[str]:
     while pending:
         node = pending.pop()
         kind = type(node)
-        if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        if kind in DEFINITIONS:
             continue
         if kind in (cst.Global, cst.Nonlocal):
             declared.update(item.name.value for item in node.names)

@@ -21,7 +21,7 @@ import libcst as cst
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
-from gradlint.analysis.syntax import dotted_name, iter_statements, keyword_arg, positional_args, suite_statements
+from gradlint.analysis.syntax import DEFINITIONS, dotted_name, iter_statements, keyword_arg, positional_args, suite_statements
 from gradlint.analysis.tree import descendants, iter_children
 
 
@@ -296,5 +296,5 @@ def _own_nodes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
     while pending:
         node = pending.pop()
         yield node
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if not isinstance(node, DEFINITIONS):
             pending.extend(iter_children(node))

@@ -13,12 +13,11 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.syntax import child_statements, suite_statements
+from gradlint.analysis.syntax import DEFINITIONS, child_statements, suite_statements
 from gradlint.analysis.tree import descendants, iter_children
 
 # Methods that store their arguments into the receiver.
 STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put", "push"})
-_DEFINITIONS = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 @dataclass(frozen=True)
@@ -597,7 +596,7 @@ def _suites(statement: cst.CSTNode) -> Optional[list[tuple[tuple[cst.CSTNode, ..
 
 def _defines_reader(statement: cst.CSTNode, names: set[str]) -> bool:
     """A function, class or lambda defined in `statement` reads one of `names` (when it runs is not known)."""
-    return any(isinstance(node, _DEFINITIONS) and _free_names(node) & names for node in own_nodes(statement))
+    return any(isinstance(node, DEFINITIONS) and _free_names(node) & names for node in own_nodes(statement))
 
 
 def _free_names(definition: cst.CSTNode) -> set[str]:
@@ -608,7 +607,7 @@ def _free_names(definition: cst.CSTNode) -> set[str]:
     for statement in body:
         reads |= read_names(statement)
         for node in own_nodes(statement):
-            if isinstance(node, _DEFINITIONS):
+            if isinstance(node, DEFINITIONS):
                 reads |= _free_names(node)
     if not isinstance(definition, cst.ClassDef):
         bound |= bound_names(body)

@@ -21,7 +21,7 @@ from gradlint.analysis.functions import FunctionSummaries
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
-from gradlint.analysis.syntax import is_integer_literal
+from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -589,7 +589,6 @@ def _zero_index_read(node: cst.Name, parents: Sequence[cst.CSTNode]) -> Optional
 # The shapes of what `_added_number` accepts.
 ADDED_FORMS = (cst.Attribute, cst.Call, cst.BinaryOperation)
 NameUse = tuple[cst.Name, tuple[cst.CSTNode, ...]]
-_OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def _name_uses(scope: Scope) -> dict[str, list[NameUse]]:
@@ -604,7 +603,7 @@ def _name_uses(scope: Scope) -> dict[str, list[NameUse]]:
         if kind is cst.Name:
             uses.setdefault(node.value, []).append((node, parents))
             continue
-        if kind in _OWN_SCOPES:
+        if kind in DEFINITIONS:
             for inner in {inner.value for inner in descendants(node) if type(inner) is cst.Name}:
                 uses.setdefault(inner, []).append((cst.Name(inner), ()))
             continue

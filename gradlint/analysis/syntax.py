@@ -46,6 +46,8 @@ def child_statements(statement: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 _SUITES = (cst.IndentedBlock, cst.SimpleStatementSuite)
+# Definitions: code inside them runs only where they are called, in a scope of its own.
+DEFINITIONS = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def suite_statements(suite: object) -> Sequence[cst.CSTNode]:

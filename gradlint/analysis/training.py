@@ -22,7 +22,7 @@ from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.roles import GAN_NETWORK, Role, Roles
-from gradlint.analysis.syntax import calls_method, child_statements, dotted_name, is_bool_literal, suite_statements
+from gradlint.analysis.syntax import DEFINITIONS, calls_method, child_statements, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.tree import descendants, is_leaf_type, iter_children
 
@@ -537,9 +537,6 @@ def _looks_like_loss_value(node: cst.BaseExpression) -> bool:
     return name is not None and "loss" in name.rsplit(".", 1)[-1].lower()
 
 
-_NOT_RUN_HERE = (cst.Lambda, cst.FunctionDef, cst.ClassDef)
-
-
 def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
     """Calls in an expression or small statement, outermost first; lambdas and defs excluded."""
     # Exact type tests: these node classes have no subclasses, and isinstance against LibCST's
@@ -548,7 +545,7 @@ def _calls_in(node: cst.CSTNode) -> Iterator[cst.Call]:
     while pending:
         current = pending.pop()
         kind = type(current)
-        if kind in _NOT_RUN_HERE:
+        if kind in DEFINITIONS:
             continue
         if kind is cst.Call:
             yield current

@@ -4,7 +4,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from gradlint.analysis.syntax import keyword_arg, positional_args
+from gradlint.analysis.syntax import DEFINITIONS, keyword_arg, positional_args
 from gradlint.analysis.tree import iter_children
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
@@ -389,7 +389,7 @@ def _calls_within(scope: cst.CSTNode) -> Iterator[cst.Call]:
     """The calls of a function or module body, not of the functions and classes nested in it (where
     the name may be another binding); of a class, the calls in all its methods."""
     pending = list(reversed(iter_children(scope)))
-    nested = () if isinstance(scope, cst.ClassDef) else (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    nested = () if isinstance(scope, cst.ClassDef) else DEFINITIONS
     while pending:
         node = pending.pop()
         if isinstance(node, nested):

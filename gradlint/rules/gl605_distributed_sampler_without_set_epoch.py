@@ -5,7 +5,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from gradlint.analysis.syntax import dotted_name
+from gradlint.analysis.syntax import DEFINITIONS, dotted_name
 from gradlint.analysis.samplers import DistributedLoader
 from gradlint.analysis.syntax import suite_statements
 from gradlint.analysis.tree import descendants, iter_children
@@ -15,7 +15,6 @@ from gradlint.rules.base import Invalid, Rule, Severity
 # Built-ins that only look at a loader: handing it to them cannot call `set_epoch`.
 _READS_ONLY = frozenset({"len", "enumerate", "iter", "zip", "print", "tqdm", "isinstance", "getattr", "hasattr"})
 _EPOCH = re.compile(r"^(?:\w+_)?(?:ep|epoch|epoch_idx|epoch_id)$|^epoch\w*$", re.IGNORECASE)
-_NOT_RUN_HERE = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 class DistributedSamplerWithoutSetEpoch(Rule):
@@ -320,7 +319,7 @@ def _loops_below(owner: cst.CSTNode) -> Iterator[cst.For]:
     pending = list(iter_children(owner.body))
     while pending:
         node = pending.pop()
-        if isinstance(node, _NOT_RUN_HERE):
+        if isinstance(node, DEFINITIONS):
             continue
         if isinstance(node, cst.For):
             yield node
