@@ -37,8 +37,8 @@ from gradlint.source import LineIndex
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
 if TYPE_CHECKING:
-    from gradlint.analysis.project import ProjectFacts
-    from gradlint.rules.base import Report
+    from gradlint.model import Report
+    from gradlint.model.project import ProjectFacts
 
 
 class FileContext:

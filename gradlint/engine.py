@@ -18,16 +18,16 @@ from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_ke
 from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
 from gradlint.messages import snippet
-from gradlint.model import Edit, FileResult, Finding, Fix, Location
+from gradlint.model import Edit, FileResult, Finding, Fix, Location, Report
 from gradlint.noqa import NoqaLines, file_is_exempt, file_noqa_codes, suppresses, without_suppressed
 from gradlint.rules import all_codes, all_rules, noqa_rules, rule_for_failure
-from gradlint.rules.base import Report, Rule
+from gradlint.rules.base import Rule
 from gradlint.rules.file_rule import FileFailure
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 from gradlint.walker import walk
 
 if TYPE_CHECKING:
-    from gradlint.analysis.project import ProjectFacts
+    from gradlint.model.project import ProjectFacts
 
 
 @dataclass
@@ -313,10 +313,10 @@ def _findings(context: FileContext, reports: list[Report], noqa_lines: NoqaLines
         span = positions.lookup(report.node, converter.hint)
         start = Location(span.start.line, span.start.column + 1)
         end = _header_end(report.node, converter, lines) or Location(span.end.line, span.end.column + 1)
-        key = (report.rule.code, start, end, report.message)
+        key = (report.code, start, end, report.message)
         if key in seen:
             continue
         seen.add(key)
         fix = converter.fix(report.fix) if report.fix else None
-        findings.append(Finding(report.rule.code, report.message, context.path, start, end, fix, noqa_lines.row_for(start.row)))
+        findings.append(Finding(report.code, report.message, context.path, start, end, fix, noqa_lines.row_for(start.row)))
     return findings

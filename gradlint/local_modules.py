@@ -12,8 +12,9 @@ import stat
 from pathlib import Path
 from typing import Optional, Sequence
 
-from gradlint.analysis.project import ProjectFacts, ProjectIndex
+from gradlint.analysis.project import ProjectIndex
 from gradlint.files import SourceReadError, read_source
+from gradlint.model.project import ProjectFacts
 from gradlint.notebook import python_source
 from gradlint.pipeline import MAX_FILE_BYTES, Source, over_size_limit
 

@@ -23,7 +23,7 @@ from gradlint.rules import file_rule_codes
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
 if TYPE_CHECKING:
-    from gradlint.analysis.project import ProjectFacts
+    from gradlint.model.project import ProjectFacts
 
 Source = Union[bytes, str]  # a file's bytes, or text already decoded (an editor buffer, flake8's lines)
 

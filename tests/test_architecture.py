@@ -2,7 +2,9 @@
 
 - no import cycle between modules (function-local imports count; `if TYPE_CHECKING:` ones do not,
   they never run);
-- `gradlint.analysis` imports nothing of gradlint outside itself (type-only imports excepted);
+- `gradlint.analysis` imports nothing of gradlint outside itself but the data modules (type-only
+  imports excepted), and the data modules import nothing of gradlint but each other;
+- no import cycle either when type-only imports are counted;
 - a rule module never imports another rule module;
 - no module imports another module's `_private` name.
 
@@ -12,7 +14,7 @@ Each check is also fed a synthetic violation, so that a check that could never f
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -160,9 +162,14 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def analysis_upward_imports(imports: list[Import]) -> list[Import]:
-    """Runtime imports from `gradlint.analysis` of anything of the package outside it."""
+    """Runtime imports from `gradlint.analysis` of anything of the package outside it and the data
+    modules below it (`DATA_MODULES`)."""
     layer = f"{PACKAGE}.analysis"
-    return [item for item in imports if _within(item.importer, layer) and not item.type_only and not _within(item.imported, layer)]
+    return [
+        item
+        for item in imports
+        if _within(item.importer, layer) and not item.type_only and not _within(item.imported, layer) and not is_data_module(item.imported)
+    ]
 
 
 def rule_to_rule_imports(imports: list[Import]) -> list[Import]:
@@ -286,3 +293,65 @@ def test_a_private_name_import_is_found():
     assert [(i.importer, i.names) for i in private_imports(imports)] == [
         ("gradlint.rules.gl101_variable_call", ("_fields_of", "iter_children"))
     ]
+
+
+# -- where things belong: the data modules ------------------------------------------------------
+
+# The values that cross layers (`Report`, `Finding`, `ProjectFacts`, and the fix vocabulary a
+# report and a finding carry) sit below every layer, the analysis included.
+DATA_MODULES = (f"{PACKAGE}.model", f"{PACKAGE}.fix.plan")
+
+
+def is_data_module(module: str) -> bool:
+    return any(_within(module, data) for data in DATA_MODULES)
+
+
+def data_module_imports(imports: list[Import]) -> list[Import]:
+    """Imports (type-only ones too) from a data module of anything of the package but the data modules."""
+    return [item for item in imports if is_data_module(item.importer) and not is_data_module(item.imported)]
+
+
+def cycles_counting_type_only(imports: list[Import]) -> list[list[str]]:
+    """Import cycles when `if TYPE_CHECKING:` imports count too: a type that two modules need from
+    each other belongs in a module below both."""
+    return cycles([replace(item, type_only=False) for item in imports])
+
+
+def test_the_data_modules_import_nothing_but_each_other(package_imports):
+    assert {"gradlint.model", "gradlint.model.project", "gradlint.fix.plan"} <= {item.importer for item in package_imports} | {
+        item.imported for item in package_imports
+    }
+    assert [(i.importer, i.imported, i.line) for i in data_module_imports(package_imports)] == []
+
+
+DATA = {
+    "gradlint.model": "from gradlint.fix.plan import FixPlan\n",
+    "gradlint.model.project": "from dataclasses import dataclass\n",
+    "gradlint.fix": "",
+    "gradlint.fix.plan": "import libcst\n",
+    "gradlint.analysis.imports": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gradlint.model.project import ProjectFacts\n",
+    "gradlint.analysis.project": "from gradlint.model.project import ProjectFacts\nfrom gradlint.analysis.imports import X\n",
+}
+
+
+def test_the_clean_synthetic_data_modules_pass():
+    imports = imports_of(_with(**{name.replace(".", "__"): source for name, source in DATA.items()}))
+    assert (data_module_imports(imports), analysis_upward_imports(imports), cycles_counting_type_only(imports)) == ([], [], [])
+
+
+def test_a_data_module_importing_a_layer_is_found():
+    data = {name.replace(".", "__"): source for name, source in DATA.items()}
+    imports = imports_of(
+        _with(
+            **{**data, "gradlint__model": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gradlint.rules.base import Rule\n"}
+        )
+    )
+    assert [(i.importer, i.imported) for i in data_module_imports(imports)] == [("gradlint.model", "gradlint.rules.base")]
+
+
+def test_an_analysis_module_importing_a_layer_beside_the_data_is_still_found():
+    data = {name.replace(".", "__"): source for name, source in DATA.items()}
+    imports = imports_of(
+        _with(**{**data, "gradlint__analysis__project": "from gradlint.model.project import P\nfrom gradlint.context import C\n"})
+    )
+    assert [(i.importer, i.imported) for i in analysis_upward_imports(imports)] == [("gradlint.analysis.project", "gradlint.context")]

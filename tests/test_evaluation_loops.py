@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from gradlint.analysis.evaluation import evaluation_name, is_test_file
-from gradlint.analysis.project import ProjectFacts
+from gradlint.model.project import ProjectFacts
 from gradlint.context import FileContext
 from support import lint
 

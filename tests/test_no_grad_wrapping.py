@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradlint.analysis.project import ProjectFacts
+from gradlint.model.project import ProjectFacts
 from gradlint.engine import lint_text
 from gradlint.fix.apply import fix_text
 from gradlint.rules import presets

@@ -15,7 +15,7 @@ from gradlint.analysis.syntax import dotted_name, is_docstring, iter_statements
 from gradlint.analysis.tree import descendants
 
 if TYPE_CHECKING:
-    from gradlint.analysis.project import ProjectFacts
+    from gradlint.model.project import ProjectFacts
 
 # Modules re-exporting a name under a second path: the canonical spelling wins.
 CANONICAL = {

@@ -3,7 +3,7 @@ and which names a file brings in from them (explicitly, as module attributes, or
 
 Rules only need one thing from other files: when a name imported from a local module is really an
 import of an outside library (`model.py` does `from torch.autograd import Variable`), the
-importing file must see the outside name. Each file gets `ProjectFacts`: a small, picklable map
+importing file must see the outside name. Each file gets `ProjectFacts` (`gradlint.model.project`): a small, picklable map
 from its own spellings (`model.Variable`, `.model.Variable`) to those outside names, plus what its
 local star imports bring in. Names that stay inside the project (a class defined in `model.py`)
 are left as the single-file analysis spells them.
@@ -25,13 +25,13 @@ for may be one of its imports, and a file's facts are worked out only when asked
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.imports import CANONICAL
+from gradlint.model.project import ProjectFacts, StarFacts
 
 # Modules whose public spelling is what rules match: when torch's own sources are the project,
 # `torch.nn.Module` must stay `torch.nn.Module`, not become the module that defines it.
@@ -42,42 +42,6 @@ FINAL_PACKAGES = frozenset({"torch"})
 MAX_MODULE_BYTES = 64 * 1024
 
 ReadOutside = Callable[[str], Optional[bytes]]  # a module file's path -> its source; None: absent, or not to be read
-
-
-@dataclass(frozen=True)
-class StarFacts:
-    """What `from <module> import *` brings in: `names` for sure, and when `closed` is False also
-    names not listed, which come from `fallback` (an outside module) when that is known."""
-
-    names: frozenset[str]
-    closed: bool = True
-    fallback: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class ProjectFacts:
-    """What one file needs from the other files of its project (spellings as the file writes them)."""
-
-    names: dict[str, str] = field(default_factory=dict)  # "model.Variable" -> "torch.autograd.Variable"
-    stars: dict[str, StarFacts] = field(default_factory=dict)  # "model" / ".model" -> star exports
-    reimported: frozenset[str] = frozenset()  # names other files use through this module: the clean-up keeps their imports
-    # The file's top-level functions that another file of the run mentions (and so may call); None
-    # when the run does not include every file that may import this one (a partial run, stdin).
-    called_elsewhere: Optional[frozenset[str]] = None
-
-    def __bool__(self) -> bool:
-        return bool(self.names or self.stars or self.reimported or self.called_elsewhere is not None)
-
-    def key(self) -> str:
-        """A stable digest of these facts, for cache keys."""
-        parts = [repr(sorted(self.names.items())), repr(sorted(self.reimported))]
-        parts.append("?" if self.called_elsewhere is None else repr(sorted(self.called_elsewhere)))
-        parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
-
-    def trigger_text(self) -> str:
-        """The outside names this file may use without spelling them (for the rules' prefilter)."""
-        return " ".join(self.names.values()) + " " + " ".join(star.fallback or "" for star in self.stars.values())
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from gradlint.model import Edit, Finding, Fix
 from gradlint.rules import codes_fixed_first, migration_codes
 
 if TYPE_CHECKING:
-    from gradlint.analysis.project import ProjectFacts
+    from gradlint.model.project import ProjectFacts
 
 MAX_ROUNDS = 20
 

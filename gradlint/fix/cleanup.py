@@ -16,7 +16,7 @@ from gradlint.rules import rule_by_code
 
 if TYPE_CHECKING:
     from gradlint.analysis.imports import ImportedName
-    from gradlint.analysis.project import ProjectFacts
+    from gradlint.model.project import ProjectFacts
 
 
 def parsed(text: str) -> Optional[cst.Module]:

@@ -13,6 +13,7 @@ import libcst as cst
 
 from gradlint.analysis.tree import reachable_node_types
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, describe_fix
+from gradlint.model import Report
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext
@@ -33,15 +34,6 @@ class Severity(str, Enum):
         if self is Severity.ERROR:
             return "the reported code raises, or silently goes wrong, under the current torch"
         return "the reported code runs as meant, through a legacy or deprecated API or at a cost in memory or time"
-
-
-@dataclass(frozen=True)
-class Report:
-    rule: "type[Rule]"
-    node: cst.CSTNode
-    message: str
-    fix: Optional[FixPlan]
-    top: Optional[cst.CSTNode] = None  # the statement being visited when it was reported (a position hint)
 
 
 def example_source(text: str) -> str:
@@ -112,7 +104,7 @@ class Rule:
         self.context = context
 
     def report(self, node: cst.CSTNode, message: str, fix: Optional[FixPlan] = None) -> None:
-        self.context.reports.append(Report(type(self), node, message, fix, self.context.top_statement()))
+        self.context.reports.append(Report(self.code, node, message, fix, self.context.top_statement()))
 
     def safe_fix(self, message: str, *changes: Change) -> FixPlan:
         return FixPlan(Applicability.SAFE, message, changes)

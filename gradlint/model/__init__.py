@@ -1,14 +1,29 @@
-"""The values that flow from the engine to reporters and the fixer."""
+"""The values that cross layers: what a rule reports (`Report`), the `Finding` the engine makes of
+it, and what reporters and the fixer receive. What one file needs from the other files of its run is
+in `gradlint.model.project`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gradlint.fix.plan import Applicability
+import libcst as cst
+
+from gradlint.fix.plan import Applicability, FixPlan
 
 SAFE = Applicability.SAFE
 UNSAFE = Applicability.UNSAFE
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule reports while it visits a file: the engine turns it into a `Finding`."""
+
+    code: str  # the reporting rule's code
+    node: cst.CSTNode
+    message: str
+    fix: Optional[FixPlan]
+    top: Optional[cst.CSTNode] = None  # the statement being visited when it was reported (a position hint)
 
 
 @dataclass(frozen=True, order=True)

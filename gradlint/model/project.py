@@ -1,0 +1,50 @@
+"""What one file needs from the other files of its run: the outside names its spellings stand for
+(`model.Variable` -> `torch.autograd.Variable`), what its star imports bring in, and which of its
+names and functions other files use.
+
+The project index (`gradlint.analysis.project`) works these out; the engine, the analyses, the fixer
+and the cache read them. They are small and picklable, so that the process pool can hand them to
+its workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class StarFacts:
+    """What `from <module> import *` brings in: `names` for sure, and when `closed` is False also
+    names not listed, which come from `fallback` (an outside module) when that is known."""
+
+    names: frozenset[str]
+    closed: bool = True
+    fallback: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ProjectFacts:
+    """What one file needs from the other files of its project (spellings as the file writes them)."""
+
+    names: dict[str, str] = field(default_factory=dict)  # "model.Variable" -> "torch.autograd.Variable"
+    stars: dict[str, StarFacts] = field(default_factory=dict)  # "model" / ".model" -> star exports
+    reimported: frozenset[str] = frozenset()  # names other files use through this module: the clean-up keeps their imports
+    # The file's top-level functions that another file of the run mentions (and so may call); None
+    # when the run does not include every file that may import this one (a partial run, stdin).
+    called_elsewhere: Optional[frozenset[str]] = None
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.stars or self.reimported or self.called_elsewhere is not None)
+
+    def key(self) -> str:
+        """A stable digest of these facts, for cache keys."""
+        parts = [repr(sorted(self.names.items())), repr(sorted(self.reimported))]
+        parts.append("?" if self.called_elsewhere is None else repr(sorted(self.called_elsewhere)))
+        parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+    def trigger_text(self) -> str:
+        """The outside names this file may use without spelling them (for the rules' prefilter)."""
+        return " ".join(self.names.values()) + " " + " ".join(star.fallback or "" for star in self.stars.values())
