@@ -11,7 +11,7 @@ from gradlint.analysis.amp import AmpAnalysis
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.analysis.evaluation import EvaluationLoops, TrainingModes
 from gradlint.analysis.frameworks import imports_other_tensor_framework
-from gradlint.analysis.functions import FunctionSummaries, FunctionSummary, FunctionTable, enclosing_class, enclosing_function
+from gradlint.analysis.functions import FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
@@ -28,6 +28,7 @@ from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.shapes import Shape, static_shape
+from gradlint.analysis.summaries import FunctionSummaries, FunctionSummary
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
 from gradlint.analysis.severed import SeveredGraphs
 from gradlint.analysis.tensors import TensorEvidence

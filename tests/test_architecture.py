@@ -324,6 +324,10 @@ def test_the_data_modules_import_nothing_but_each_other(package_imports):
     assert [(i.importer, i.imported, i.line) for i in data_module_imports(package_imports)] == []
 
 
+def test_no_import_cycle_counting_type_only_imports(package_imports):
+    assert cycles_counting_type_only(package_imports) == []
+
+
 DATA = {
     "gradlint.model": "from gradlint.fix.plan import FixPlan\n",
     "gradlint.model.project": "from dataclasses import dataclass\n",
@@ -355,3 +359,15 @@ def test_an_analysis_module_importing_a_layer_beside_the_data_is_still_found():
         _with(**{**data, "gradlint__analysis__project": "from gradlint.model.project import P\nfrom gradlint.context import C\n"})
     )
     assert [(i.importer, i.imported) for i in analysis_upward_imports(imports)] == [("gradlint.analysis.project", "gradlint.context")]
+
+
+def test_a_type_only_cycle_is_found():
+    imports = imports_of(
+        _with(
+            gradlint__rules__base="from gradlint.model import Report\nfrom typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from gradlint.context import FileContext\n",
+            gradlint__context="from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gradlint.rules.base import Report\n",
+        )
+    )
+    assert cycles(imports) == []
+    assert cycles_counting_type_only(imports) == [["gradlint.context", "gradlint.rules.base"]]

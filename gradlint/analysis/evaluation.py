@@ -17,13 +17,14 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.functions import FunctionSummaries, mentioned_keys
+from gradlint.analysis.functions import mentioned_keys
 from gradlint.analysis.grad_mode import disables_grad, may_enable_grad
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.regions import bound_names, own_nodes, read_names
 from gradlint.analysis.roles import CRITERION, MODULE_INSTANCE
 from gradlint.analysis.batch_loops import iterates_batches
 from gradlint.analysis.scopes import ScopeTable
+from gradlint.analysis.summaries import FunctionSummaries
 from gradlint.analysis.syntax import DEFINITIONS, calls_method, dotted_name, suite_statements
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.analysis.tree import descendants, iter_children

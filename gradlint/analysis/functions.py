@@ -1,29 +1,20 @@
-"""The functions and methods of a file, and what each one does for the code that calls it.
-
-`FunctionTable` says which `def` a call runs (module-level names, `self.method` of the caller's
-own class, nested defs). `FunctionSummaries` computes, once per function and only when asked,
-whether it returns a value with autograd history, whether it runs without grad, whether it
-resets gradients, calls backward or steps an optimizer, which parameters flow to its result, and
-where in the file its result is backpropagated.
+"""The functions and methods of a file, read from its syntax: which `def` a call runs
+(module-level names, `self.method` of the caller's own class, nested defs), where each function is
+called and with which grad mode, the function or class around a node, parameter names and the
+argument a call gives one. What a function does for its callers is `summaries.FunctionSummaries`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.grad_mode import disables_grad, grad_mode_of, may_enable_grad
+from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.scopes import ScopeTable
-from gradlint.analysis.syntax import child_statements, dotted_name, iter_statements, suite_statements
+from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
 from gradlint.analysis.tree import descendants, iter_children
-
-if TYPE_CHECKING:
-    from gradlint.analysis.grad_tracking import GradEvidence
-    from gradlint.analysis.training import TrainingAnalysis
 
 
 class FunctionTable:
@@ -98,248 +89,29 @@ class CallSite:
     without_grad: bool  # the call runs with autograd off (a no-grad block or a no-grad caller)
 
 
-class FunctionSummary:
-    """What one function does for its callers. Each fact is computed on first use."""
-
-    def __init__(self, function: cst.FunctionDef, owner: "FunctionSummaries") -> None:
-        self.function = function
-        self._owner = owner
-
-    @property
-    def name(self) -> str:
-        return self.function.name.value
-
-    @cached_property
-    def decorated_without_grad(self) -> bool:
-        """`@torch.no_grad()`, `@torch.no_grad`, `@torch.inference_mode()`..."""
-        return any(disables_grad(d.decorator, self._owner.imports) for d in self.function.decorators)
-
-    @cached_property
-    def call_sites(self) -> tuple[CallSite, ...]:
-        """The calls of this function in the file (resolved as `FunctionTable.resolve` does)."""
-        return tuple(self._owner.call_sites.get(id(self.function), ()))
-
-    @cached_property
-    def called_only_without_grad(self) -> bool:
-        """Called in this file, and every one of those calls runs with autograd off."""
-        return bool(self.call_sites) and all(site.without_grad for site in self.call_sites)
-
-    @property
-    def runs_without_grad(self) -> bool:
-        """Its body runs with autograd off: decorated so, or called only from no-grad regions."""
-        return self.decorated_without_grad or self.called_only_without_grad
-
-    @cached_property
-    def returns(self) -> tuple[cst.BaseExpression, ...]:
-        """The values of its own `return` statements (nested defs and lambdas excluded)."""
-        return tuple(
-            statement.value
-            for statement in _own_statements(self.function)
-            if isinstance(statement, cst.Return) and statement.value is not None
-        )
-
-    @cached_property
-    def returns_grad(self) -> bool:
-        """Some `return` gives a value that carries autograd history when the function runs with grad on."""
-        return any(self._owner.carries_grad(value, self.function) for value in self.returns)
-
-    @cached_property
-    def returns_graphless(self) -> bool:
-        """Every value it returns was computed with autograd off (a no-grad decorator, or a no-grad
-        block around the `return` or around every assignment of the returned name), so none has a graph."""
-        if not self.returns:
-            return False
-        if not self.decorated_without_grad:
-            return all(self._owner.computed_in_no_grad_block(value, self.function) for value in self.returns)
-        return all(self._owner.computed_without_grad(value, self.function) for value in self.returns)
-
-    @cached_property
-    def parameters_to_return(self) -> frozenset[str]:
-        """Its parameters whose values may flow into what it returns (through local assignments)."""
-        bindings = self._owner.scopes.of(self.function)
-        reaching: set[str] = set()
-        pending = [name for value in self.returns for name in _names_in(value)]
-        while pending:
-            name = pending.pop()
-            if name in reaching:
-                continue
-            reaching.add(name)
-            for value in bindings.assigned(name):
-                pending.extend(_names_in(value))
-        return frozenset(reaching & set(parameter_names(self.function.params)))
-
-    @cached_property
-    def _events(self):
-        return self._owner.training.events_of(self.function) if self._owner.training is not None else []
-
-    @property
-    def resets_grad(self) -> bool:
-        return self._has_event("reset")
-
-    @property
-    def calls_backward(self) -> bool:
-        return self._has_event("backward")
-
-    @property
-    def steps_optimizer(self) -> bool:
-        return self._has_event("step")
-
-    def _has_event(self, kind: str) -> bool:
-        return any(event.kind.value == kind for event in self._events)
-
-    @property
-    def backward_sites(self) -> tuple[cst.Call, ...]:
-        """The backward calls its result reaches: `f(x).backward()`, or `l = f(x)` ... `l.backward()`."""
-        return self._owner.backward_sites_by_callee.get(self.name, ())
-
-    @property
-    def result_reaches_backward(self) -> bool:
-        return bool(self.backward_sites)
-
-
-class FunctionSummaries:
-    """Summaries of every function of a file, built lazily and shared by the rules."""
-
-    def __init__(
-        self,
-        module: cst.Module,
-        imports: ImportMap,
-        scopes: ScopeTable,
-        table: FunctionTable,
-        grads: Optional["GradEvidence"] = None,
-        training: Optional["TrainingAnalysis"] = None,
-    ) -> None:
-        self.module = module
-        self.imports = imports
-        self.scopes = scopes
-        self.table = table
-        self.grads = grads
-        self.training = training
-        self._summaries: dict[int, FunctionSummary] = {}
-        self._returning: set[int] = set()  # functions whose `returns_grad` is being computed (recursion)
-
-    def of(self, function: cst.FunctionDef) -> FunctionSummary:
-        found = self._summaries.get(id(function))
-        if found is None:
-            found = self._summaries[id(function)] = FunctionSummary(function, self)
-        return found
-
-    def of_call(self, call: cst.Call, scope: Optional[cst.CSTNode]) -> Optional[FunctionSummary]:
-        """The summary of the function `call` runs, when it is defined in this file and evident."""
-        function = self.table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
-        return None if function is None else self.of(function)
-
-    def named(self, name: str) -> list[FunctionSummary]:
-        """Summaries of every function of the file called `name` (functions, methods, nested defs)."""
-        return [self.of(function) for function in self.table.all if function.name.value == name]
-
-    # -- facts used by the summaries --------------------------------------------------------
-
-    def carries_grad(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
-        if isinstance(value, cst.Call):
-            callee = self.of_call(value, function)
-            if callee is not None and id(callee.function) not in self._returning:
-                self._returning.add(id(callee.function))
-                try:
-                    if callee.returns_grad:
-                        return True
-                finally:
-                    self._returning.discard(id(callee.function))
-        return self.grads is not None and self.grads.carries_grad(value, function)
-
-    def computed_without_grad(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
-        """`value`, returned by a no-grad function, was computed there (not a parameter or attribute
-        passed through, not inside `torch.enable_grad()`)."""
-        if isinstance(value, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
-            return not self._may_enable_grad_inside(value, function)
-        if not isinstance(value, cst.Name):
-            return False
-        bindings = self.scopes.of(function)
-        values = bindings.assigned(value.value)
-        if not values or value.value in bindings.opaque:
-            return False
-        return all(
-            isinstance(v, (cst.Call, cst.BinaryOperation, cst.UnaryOperation))
-            and grad_mode_of(bindings.withs_around(v), self.imports) is not True
-            and not self._may_enable_grad_inside(v, function)
-            for v in values
-        )
-
-    def computed_in_no_grad_block(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
-        """`value`, returned by `function`, is computed inside `with torch.no_grad():` there."""
-        bindings = self.scopes.of(function)
-        if not isinstance(value, cst.Name):
-            return grad_mode_of(bindings.withs_around(value), self.imports) is False and self._computed_here(value, function)
-        if value.value in bindings.opaque:
-            return False
-        values = bindings.assigned(value.value)
-        return bool(values) and all(
-            grad_mode_of(bindings.withs_around(v), self.imports) is False and self._computed_here(v, function) for v in values
-        )
-
-    def _computed_here(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
-        return isinstance(value, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)) and not self._may_enable_grad_inside(value, function)
-
-    def _may_enable_grad_inside(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
-        """A call in `value` runs a local function that turns autograd back on."""
-        for node in descendants(value):
-            if isinstance(node, cst.Call):
-                callee = self.table.resolve(node, function)
-                if callee is not None and any(may_enable_grad(d.decorator, self.imports) for d in callee.decorators):
-                    return True
-        return False
-
-    @cached_property
-    def call_sites(self) -> dict[int, list[CallSite]]:
-        """id(function) -> its resolved calls in the file, with the grad mode each runs in."""
-        sites: dict[int, list[CallSite]] = {}
-        pending: list[tuple[cst.CSTNode, Optional[cst.FunctionDef], bool]] = [(self.module, None, False)]
-        while pending:
-            node, scope, off = pending.pop()
-            if isinstance(node, cst.Call):
-                function = self.table.resolve(node, scope)
-                if function is not None:
-                    sites.setdefault(id(function), []).append(CallSite(node, scope, off))
-            if isinstance(node, cst.FunctionDef):
-                # Decorators run where the `def` is; the body runs with its own grad mode.
-                pending.extend((decorator, scope, off) for decorator in node.decorators)
-                inner = any(disables_grad(d.decorator, self.imports) for d in node.decorators)
-                pending.extend((child, node, inner) for child in iter_children(node) if not isinstance(child, cst.Decorator))
-                continue
-            if isinstance(node, cst.Lambda):
-                off = False  # runs where it is called, which is unknown
-            elif isinstance(node, cst.With):
-                mode = grad_mode_of([node], self.imports)
-                off = off if mode is None else not mode
-            pending.extend((child, scope, off) for child in iter_children(node))
-        return sites
-
-    @cached_property
-    def backward_sites_by_callee(self) -> dict[str, tuple[cst.Call, ...]]:
-        """Function name -> the `.backward()` calls whose receiver is its result.
-
-        `f(x).backward()`, `(f(x) + g).backward()`, or `l = f(x)` (anywhere in the file) then
-        `l.backward()`. Matched by the called name: `trainer.loss(x)` on a receiver whose class
-        is unknown still names the method `loss`.
-        """
-        # Key -> the names called in the values assigned to it: names, not calls, so that a file
-        # assigning `loss = ...` in every function does not hand each backward all of those calls.
-        sources: dict[str, set[Optional[str]]] = {}
-        for statement in iter_statements(self.module.body):
-            if isinstance(statement, cst.Assign):
-                names = {called_name(call) for call in calls_in(statement.value)}
-                for target in statement.targets:
-                    for key in mentioned_keys(target.target):
-                        sources.setdefault(key, set()).update(names)
-        found: dict[str, list[cst.Call]] = {}
-        for backward in backward_calls(self.module):
-            receiver = backward.func.value
-            feeding = {called_name(call) for call in calls_in(receiver)}
-            for key in mentioned_keys(receiver):
-                feeding |= sources.get(key, set())
-            for name in feeding - {None}:
-                found.setdefault(name, []).append(backward)
-        return {name: tuple(calls) for name, calls in found.items()}
+def call_sites(module: cst.Module, table: FunctionTable, imports: ImportMap) -> dict[int, list[CallSite]]:
+    """id(function) -> its calls in `module` that `table` resolves, with the grad mode each runs in."""
+    sites: dict[int, list[CallSite]] = {}
+    pending: list[tuple[cst.CSTNode, Optional[cst.FunctionDef], bool]] = [(module, None, False)]
+    while pending:
+        node, scope, off = pending.pop()
+        if isinstance(node, cst.Call):
+            function = table.resolve(node, scope)
+            if function is not None:
+                sites.setdefault(id(function), []).append(CallSite(node, scope, off))
+        if isinstance(node, cst.FunctionDef):
+            # Decorators run where the `def` is; the body runs with its own grad mode.
+            pending.extend((decorator, scope, off) for decorator in node.decorators)
+            inner = any(disables_grad(d.decorator, imports) for d in node.decorators)
+            pending.extend((child, node, inner) for child in iter_children(node) if not isinstance(child, cst.Decorator))
+            continue
+        if isinstance(node, cst.Lambda):
+            off = False  # runs where it is called, which is unknown
+        elif isinstance(node, cst.With):
+            mode = grad_mode_of([node], imports)
+            off = off if mode is None else not mode
+        pending.extend((child, scope, off) for child in iter_children(node))
+    return sites
 
 
 def parameter_names(params: cst.Parameters) -> list[str]:
@@ -411,38 +183,8 @@ def mentioned_keys(node: cst.CSTNode) -> set[str]:
     return keys
 
 
-def calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    return [current for current in descendants(node) if isinstance(current, cst.Call)]
-
-
-def called_name(call: cst.Call) -> Optional[str]:
-    """`f` for `f(x)`, `g` for `self.g(x)` or `obj.g(x)`."""
-    func = call.func
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
-
-
 def backward_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
     """Every `<receiver>.backward(...)` call in `node`, nested definitions included."""
     for current in descendants(node):
         if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value == "backward":
             yield current
-
-
-def _own_statements(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    """The statements (and small statements) of a function body, nested defs and classes excluded."""
-    pending = list(reversed(suite_statements(function.body)))
-    while pending:
-        statement = pending.pop()
-        yield statement
-        if isinstance(statement, cst.SimpleStatementLine):
-            yield from statement.body
-        elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            pending.extend(reversed(child_statements(statement)))
-
-
-def _names_in(node: cst.CSTNode) -> set[str]:
-    return {current.value for current in descendants(node) if isinstance(current, cst.Name)}

@@ -17,10 +17,10 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.functions import FunctionSummaries
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.summaries import FunctionSummaries
 from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
 from gradlint.analysis.tree import descendants, iter_children
