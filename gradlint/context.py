@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-from gradlint.analysis.amp import AmpAnalysis
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.analysis.evaluation import EvaluationLoops, TrainingModes
 from gradlint.analysis.frameworks import imports_other_tensor_framework
@@ -16,21 +15,16 @@ from gradlint.analysis.grad_mode import functions_called_without_grad, runs_with
 from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.attributes import AttributeReads
-from gradlint.analysis.carried_state import CarriedStates
-from gradlint.analysis.checkpoints import CheckpointEvidence
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.loss_inputs import LossInputs
 from gradlint.analysis.module_classes import ModuleClasses
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
-from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.shapes import Shape, static_shape
 from gradlint.analysis.summaries import FunctionSummaries, FunctionSummary
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
-from gradlint.analysis.severed import SeveredGraphs
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.analysis.training_objects import TrainingObjects
@@ -91,16 +85,6 @@ class FileContext:
         return TrainingAnalysis(self.module, self.imports, self.tensors, self.function_table)
 
     @cached_property
-    def samplers(self) -> SamplerEvidence:
-        """Which loaders shuffle through a `DistributedSampler`, by their construction."""
-        return SamplerEvidence(self.imports, self.scopes)
-
-    @cached_property
-    def amp(self) -> AmpAnalysis:
-        """What each training loop does with a `GradScaler`, in order."""
-        return AmpAnalysis(self.training, self.function_table)
-
-    @cached_property
     def evaluation(self) -> EvaluationLoops:
         """The loops that score a model on validation or test data, and the grad mode around them."""
         called_elsewhere = self.project.called_elsewhere if self.project is not None else None
@@ -159,21 +143,11 @@ class FileContext:
         return ModuleClasses(self.module, self.imports)
 
     @cached_property
-    def checkpoints(self) -> CheckpointEvidence:
-        """State dicts read from a checkpoint file, and functions that check what a load matched."""
-        return CheckpointEvidence(self.imports, self.scopes)
-
-    @cached_property
     def parameter_flow(self) -> ParameterFlow:
         """Generators of a model's parameters consumed twice; optimizers left behind when a
         sub-module of their model is replaced."""
         optimizers = self.training.optimizers
         return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes)
-
-    @cached_property
-    def loss_inputs(self) -> LossInputs:
-        """Classification losses, and whether what they are fed is probabilities or logits."""
-        return LossInputs(self.module, self.imports, self.scopes, self.modules)
 
     @cached_property
     def schedulers(self) -> SchedulerEvidence:
@@ -207,16 +181,6 @@ class FileContext:
             self.function_table,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
         )
-
-    @cached_property
-    def carried_states(self) -> CarriedStates:
-        """State a loop feeds back to a model in its next iteration (`out, h = rnn(x, h)`)."""
-        return CarriedStates(self.module, self.imports, self.scopes)
-
-    @cached_property
-    def severed(self) -> SeveredGraphs:
-        """Tensors rebuilt from a value whose graph was cut (`torch.tensor(loss.item(), ...)`)."""
-        return SeveredGraphs(self.imports, self.grads, self.history)
 
     def is_history_free(self, node: cst.BaseExpression) -> bool:
         """`node`, evaluated where the node being visited is, provably carries no autograd history."""

@@ -3,6 +3,8 @@
 Creates the rule module (`gradlint/rules/gl601_model_in_train_mode.py`), its fixture folder
 (`fixtures/GL601_model_in_train_mode/` with bad.py, good.py and test_runtime.py) and regenerates
 the catalog and README's rule table. Nothing else has to change: the registry finds the module.
+A rule that grows an analysis of its own becomes a package (`gl601_model_in_train_mode/rule.py`
+with the analysis beside it), which the registry finds as well.
 The templates are starting points that fail the rule tests until they are filled in.
 """
 
@@ -127,7 +129,7 @@ def create(code: str, name: str, root: Path) -> list[Path]:
         raise ScaffoldError(f"bad rule code {code!r}: expected GL followed by three digits")
     if not _NAME.match(rule.name):
         raise ScaffoldError(f"bad rule name {name!r}: expected kebab-case, such as model-in-train-mode")
-    existing = sorted((root / "gradlint" / "rules").glob(f"{rule.code.lower()}_*.py"))
+    existing = sorted((root / "gradlint" / "rules").glob(f"{rule.code.lower()}_*"))  # a module, or a rule package
     if existing:
         raise ScaffoldError(f"{rule.code} exists already: {existing[0].relative_to(root)}")
     written = rule.files(root)

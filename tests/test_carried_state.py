@@ -1,4 +1,4 @@
-"""Which states a loop feeds back to a model in its next iteration (`analysis.carried_state`)."""
+"""Which states a loop feeds back to a model in its next iteration (GL613's `carried_state`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import libcst as cst
 import pytest
 
 from gradlint.context import FileContext
+from gradlint.rules.gl613_carried_state_not_detached.rule import CarriedStateNotDetached
 
 
 def _carried(source: str) -> list[tuple[str, ...]]:
     module = cst.parse_module(textwrap.dedent(source))
     context = FileContext("example.py", module.code, module)
     loop = next(statement for statement in module.body if isinstance(statement, (cst.For, cst.While)))
-    return [state.names for state in context.carried_states.of_loop(loop, module)]
+    return [state.names for state in CarriedStateNotDetached(context).carried_states.of_loop(loop, module)]
 
 
 def test_lstm_state_passed_and_bound_as_a_tuple():

@@ -1,4 +1,4 @@
-"""Which loss a call computes and what it is fed (`analysis.loss_inputs`), and which methods are
+"""Which loss a call computes and what it is fed (GL601's `loss_inputs`), and which methods are
 an `nn.Module`'s own (`ModuleEvidence.instance_of_method` / `consults_mode`)."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.loss_inputs import Activation, Loss
 from gradlint.analysis.tree import iter_children
 from gradlint.context import FileContext
+from gradlint.rules.gl601_activation_before_logits_loss.loss_inputs import Activation, Loss
+from gradlint.rules.gl601_activation_before_logits_loss.rule import ActivationBeforeLogitsLoss
 
 
 def context_of(source: str) -> FileContext:
@@ -36,7 +37,7 @@ def stack_to(context: FileContext, code: str, which: int = -1) -> list[cst.CSTNo
 def fed(source: str, loss_call: str) -> tuple[Optional[Loss], Optional[Activation]]:
     context = context_of(source)
     stack = stack_to(context, loss_call)
-    inputs = context.loss_inputs
+    inputs = ActivationBeforeLogitsLoss(context).loss_inputs
     produced = inputs.produced(inputs.input_of(stack[-1]), stack)
     return inputs.loss_of(stack[-1], stack), produced.activation if produced is not None else None
 
@@ -64,9 +65,9 @@ def test_losses_by_function_module_and_bound_criterion():
     }
     for code, loss in expected.items():
         stack = stack_to(context, code)
-        assert context.loss_inputs.loss_of(stack[-1], stack) is loss, code
+        assert ActivationBeforeLogitsLoss(context).loss_inputs.loss_of(stack[-1], stack) is loss, code
     bound_at_module_level = stack_to(context, "criterion(x, y)", which=0)
-    assert context.loss_inputs.loss_of(bound_at_module_level[-1], bound_at_module_level) is Loss.NLL
+    assert ActivationBeforeLogitsLoss(context).loss_inputs.loss_of(bound_at_module_level[-1], bound_at_module_level) is Loss.NLL
 
 
 def test_inline_named_and_reshaped_activations():
@@ -132,7 +133,7 @@ def test_inline_activation_is_marked_for_the_fix_and_names_are_not():
         b = F.cross_entropy(probs, y)
     """
     context = context_of(source)
-    inputs = context.loss_inputs
+    inputs = ActivationBeforeLogitsLoss(context).loss_inputs
     inline = stack_to(context, "F.cross_entropy(F.softmax(z, dim=1), y)")
     produced = inputs.produced(inputs.input_of(inline[-1]), inline)
     assert produced.inline is not None and context.code_for(inputs.applied_to(produced.inline)) == "z"

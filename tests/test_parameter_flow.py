@@ -7,6 +7,7 @@ import textwrap
 import libcst as cst
 
 from gradlint.context import FileContext
+from gradlint.rules.gl711_load_state_dict_result_ignored.rule import LoadStateDictResultIgnored
 
 
 def _context(source: str) -> FileContext:
@@ -110,7 +111,7 @@ def test_checkpoints_read_from_a_file_and_edited_ones():
         """
     )
     scope = _function(context)
-    evidence = context.checkpoints
+    evidence = LoadStateDictResultIgnored(context).checkpoints
     assert evidence.read_from_file(cst.Name("sd"), scope) is not None
     assert evidence.read_from_file(cst.Name("edited"), scope) is None
     assert evidence.read_from_file(cst.Name("given"), scope) is None

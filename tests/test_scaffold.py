@@ -68,6 +68,9 @@ def test_scaffold_refuses_an_existing_code_and_bad_names(tmp_path):
     (tmp_path / "gradlint" / "rules" / "gl101_variable_call.py").write_text("")
     with pytest.raises(ScaffoldError, match="exists already"):
         create("GL101", "other-name", tmp_path)
+    (tmp_path / "gradlint" / "rules" / "gl604_amp_step_order").mkdir()  # a rule package
+    with pytest.raises(ScaffoldError, match="exists already: gradlint/rules/gl604_amp_step_order"):
+        create("GL604", "other-name", tmp_path)
     with pytest.raises(ScaffoldError, match="bad rule code"):
         create("GL61", "name", tmp_path)
     with pytest.raises(ScaffoldError, match="kebab-case"):

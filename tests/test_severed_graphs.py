@@ -10,6 +10,7 @@ import libcst as cst
 import pytest
 
 from gradlint.context import FileContext
+from gradlint.rules.gl609_graph_severed_before_backward.rule import GraphSeveredBeforeBackward
 from support import lint
 
 FORMS = {
@@ -37,7 +38,7 @@ def _rewrap(source: str):
     module = cst.parse_module(textwrap.dedent(source))
     context = FileContext("example.py", module.code, module)
     backward = module.body[-1].body[0].value
-    return context, context.severed.rewrapped(backward.func.value, module)
+    return context, GraphSeveredBeforeBackward(context).severed.rewrapped(backward.func.value, module)
 
 
 def test_rewrap_names_the_cut_and_the_flag():

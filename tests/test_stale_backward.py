@@ -1,4 +1,4 @@
-"""Which networks an optimizer steps, and backwards left pending across a step (`analysis.stale_backward`)."""
+"""Which networks an optimizer steps, and backwards left pending across a step (GL614's `stale_backward`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
-from gradlint.analysis.stale_backward import stale_backwards
 from gradlint.context import FileContext
+from gradlint.rules.gl614_step_before_pending_backward.stale_backward import stale_backwards
 
 
 def _oracle(source: str) -> OptimizerOracle:

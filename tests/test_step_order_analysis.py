@@ -8,9 +8,11 @@ import textwrap
 
 import libcst as cst
 
-from gradlint.analysis.amp import AmpKind
 from gradlint.analysis.training import Kind
 from gradlint.context import FileContext
+from gradlint.rules.gl604_amp_step_order.amp import AmpKind
+from gradlint.rules.gl604_amp_step_order.rule import AmpStepOrder
+from gradlint.rules.gl605_distributed_sampler_without_set_epoch.rule import DistributedSamplerWithoutSetEpoch
 
 
 def context(source: str) -> FileContext:
@@ -87,7 +89,7 @@ def test_loaders_over_a_shuffling_distributed_sampler():
             pass
         """
     )
-    samplers = ctx.samplers
+    samplers = DistributedSamplerWithoutSetEpoch(ctx).samplers
     loop = ctx.module.body[-1]
     assert ctx.module.code_for_node(samplers.iterated_loader(loop.iter)) == "train"
     found = samplers.shuffling_distributed_loader(cst.Name("train"), ctx.module)
@@ -115,7 +117,7 @@ def test_amp_calls_in_iteration_order_through_helpers():
             loss.backward()
         """
     )
-    amp = ctx.amp
+    amp = AmpStepOrder(ctx).amp
     (iteration,) = amp.iterations  # the second loop scales nothing
     kinds = [call.kind for call in iteration.calls]
     assert kinds == [AmpKind.SCALED_BACKWARD, AmpKind.UNSCALE, AmpKind.CLIP, AmpKind.SCALER_STEP, AmpKind.UPDATE, AmpKind.OPAQUE]
@@ -131,5 +133,6 @@ def test_amp_scalers_built_disabled_or_by_other_classes():
         custom = MyScaler()
         """
     )
-    assert ctx.amp.disabled_scalers == frozenset({"off"})
-    assert not ctx.amp.is_torch_scaler("custom") and ctx.amp.is_torch_scaler("grad_scaler")
+    amp = AmpStepOrder(ctx).amp
+    assert amp.disabled_scalers == frozenset({"off"})
+    assert not amp.is_torch_scaler("custom") and amp.is_torch_scaler("grad_scaler")

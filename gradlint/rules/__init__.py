@@ -1,4 +1,6 @@
-"""The rule registry: every `glNNN_*.py` module in this package contributes one Rule subclass."""
+"""The rule registry: every `glNNN_*.py` module in this package contributes one Rule subclass, and
+so does every `glNNN_*/` package, from its `rule.py` (a rule with an analysis of its own keeps that
+analysis beside it in its package)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import importlib
 import pkgutil
 from functools import lru_cache
 
-from gradlint.rules.base import Rule, check_rule_class
+from gradlint.rules.base import RULE_IN_PACKAGE, Rule, check_rule_class, is_rule_stem
 from gradlint.rules.file_rule import FileFailure, FileRule
 from gradlint.rules.noqa_rule import NoqaRule
 
@@ -15,9 +17,9 @@ from gradlint.rules.noqa_rule import NoqaRule
 def all_rules() -> tuple[type[Rule], ...]:
     found: dict[str, type[Rule]] = {}
     for info in pkgutil.iter_modules(__path__):
-        if not (info.name.startswith("gl") and info.name[2:5].isdigit()):
+        if not is_rule_stem(info.name):
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        module = importlib.import_module(f"{__name__}.{info.name}" + (f".{RULE_IN_PACKAGE}" if info.ispkg else ""))
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, Rule) and value.__module__ == module.__name__:
                 check_rule_class(value, module.__name__)

@@ -65,6 +65,10 @@ class Invalid:
 class Rule:
     """Base class. Subclasses define `visit_<Node>` / `leave_<Node>` methods and call `report`.
 
+    One instance checks one file (`self.context`): an analysis that only this rule needs is a
+    `functools.cached_property` of the rule, built once per file on first use, and lives beside
+    the rule in its package (`rules/glNNN_name/`).
+
     The class docstring is the rule's documentation, in Markdown sections:
     What it does / Why is this bad? / Example / Use instead / Fix safety / Known limits.
     """
@@ -131,6 +135,13 @@ class Rule:
 
 
 _CODE = re.compile(r"^GL\d{3}$")
+# A rule with an analysis of its own is a package `glNNN_name/`: the rule class in this module of it.
+RULE_IN_PACKAGE = "rule"
+
+
+def is_rule_stem(name: str) -> bool:
+    """`gl601_model_in_train_mode`: the name of a rule's module, or of its package."""
+    return name.startswith("gl") and name[2:5].isdigit()
 
 
 def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
@@ -142,8 +153,9 @@ def check_rule_class(rule: "type[Rule]", module_name: str) -> None:
     if not re.match(r"^[a-z]+(-[a-z0-9]+)*$", rule.name):
         raise TypeError(f"{rule.__name__}: bad name {rule.name!r}")
     expected = f"{rule.code.lower()}_{rule.name.replace('-', '_')}"
-    if module_name.rsplit(".", 1)[-1] != expected:
-        raise TypeError(f"{rule.__name__} must live in module {expected}.py")
+    parts = module_name.split(".")
+    if parts[-1] != expected and parts[-2:] != [expected, RULE_IN_PACKAGE]:
+        raise TypeError(f"{rule.__name__} must live in module {expected}.py or {expected}/{RULE_IN_PACKAGE}.py")
     if not isinstance(rule.severity, Severity):
         raise TypeError(f"{rule.__name__}: declare a severity (Severity.ERROR or Severity.WARNING)")
     if (rule.fix_availability is Availability.NONE) != (not rule.fix_applicabilities):

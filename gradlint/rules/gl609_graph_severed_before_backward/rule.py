@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional
 
 import libcst as cst
@@ -9,6 +10,7 @@ from gradlint.analysis.training import BACKWARD_CALLS, BACKWARD_METHODS_OF_WRAPP
 from gradlint.analysis.tree import descendants
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl609_graph_severed_before_backward.severed import SeveredGraphs
 
 _LEAF_MESSAGE = (
     "`{receiver}` is a new leaf tensor {made} (line {line}), which leaves the autograd graph: "
@@ -225,12 +227,17 @@ class GraphSeveredBeforeBackward(Rule):
         ),
     )
 
+    @cached_property
+    def severed(self) -> SeveredGraphs:
+        """Tensors rebuilt from a value whose graph was cut (`torch.tensor(loss.item(), ...)`)."""
+        return SeveredGraphs(self.context.imports, self.context.grads, self.context.history)
+
     def visit_Call(self, node: cst.Call) -> None:
         receiver = self._backpropagated(node)
         if receiver is None or self._left_to_gl402(receiver):
             return
         scope = self.context.scope()
-        rewrap = self.context.severed.rewrapped(receiver, scope)
+        rewrap = self.severed.rewrapped(receiver, scope)
         if rewrap is None or self._under_no_grad(rewrap.wrap, scope):
             return
         template = _LEAF_MESSAGE if rewrap.requires_grad else _COPY_MESSAGE

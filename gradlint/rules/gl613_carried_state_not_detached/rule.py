@@ -1,15 +1,16 @@
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.carried_state import CarriedState
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg
 from gradlint.analysis.training import Event, Kind
 from gradlint.fix.plan import Applicability, Availability, FixPlan, InsertLineBefore
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl613_carried_state_not_detached.carried_state import CarriedState, CarriedStates
 
 _MESSAGE = (
     "{names} {verb} fed back to `{call}` in the next iteration with {pronoun} graph while the loop backpropagates "
@@ -264,6 +265,11 @@ class CarriedStateNotDetached(Rule):
         ),
     )
 
+    @cached_property
+    def carried_states(self) -> CarriedStates:
+        """State a loop feeds back to a model in its next iteration (`out, h = rnn(x, h)`)."""
+        return CarriedStates(self.context.module, self.context.imports, self.context.scopes)
+
     def visit_For(self, node: cst.For) -> None:
         self._check(node)
 
@@ -275,7 +281,7 @@ class CarriedStateNotDetached(Rule):
         if backward is None:
             return
         scope = self.context.scope()
-        for state in self.context.carried_states.of_loop(loop, scope):
+        for state in self.carried_states.of_loop(loop, scope):
             self.report(state.assignment, self._message(state, backward), self._fix(state, loop, scope))
 
     def _backward_every_iteration(self, loop: cst.CSTNode) -> Optional[Event]:

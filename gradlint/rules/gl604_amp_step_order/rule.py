@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.amp import AmpCall, AmpIteration, AmpKind
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl604_amp_step_order.amp import AmpAnalysis, AmpCall, AmpIteration, AmpKind
 
 
 class AmpStepOrder(Rule):
@@ -254,8 +255,13 @@ class AmpStepOrder(Rule):
         ),
     )
 
+    @cached_property
+    def amp(self) -> AmpAnalysis:
+        """What each training loop does with a `GradScaler`, in order."""
+        return AmpAnalysis(self.context.training, self.context.function_table)
+
     def visit_Module(self, node: cst.Module) -> None:
-        amp = self.context.amp
+        amp = self.amp
         for iteration in amp.iterations:
             for index, call in enumerate(iteration.calls):
                 scaled = _last_scaled_backward(iteration.calls[:index])

@@ -1,16 +1,17 @@
 from __future__ import annotations
 
+from functools import cached_property
 import re
 from typing import Iterator
 
 import libcst as cst
 
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name
-from gradlint.analysis.samplers import DistributedLoader
 from gradlint.analysis.syntax import suite_statements
 from gradlint.analysis.tree import descendants, iter_children
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl605_distributed_sampler_without_set_epoch.samplers import DistributedLoader, SamplerEvidence
 
 # Built-ins that only look at a loader: handing it to them cannot call `set_epoch`.
 _READS_ONLY = frozenset({"len", "enumerate", "iter", "zip", "print", "tqdm", "isinstance", "getattr", "hasattr"})
@@ -240,6 +241,11 @@ class DistributedSamplerWithoutSetEpoch(Rule):
         ),
     )
 
+    @cached_property
+    def samplers(self) -> SamplerEvidence:
+        """Which loaders shuffle through a `DistributedSampler`, by their construction."""
+        return SamplerEvidence(self.context.imports, self.context.scopes)
+
     def visit_Module(self, node: cst.Module) -> None:
         training = self.context.training
         enclosing: dict[int, tuple[cst.For, list[cst.CSTNode], object]] = {}
@@ -251,7 +257,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
             self._check(inner, outers, scope or self.context.module)
 
     def _check(self, inner: cst.For, outers: list[cst.CSTNode], scope) -> None:
-        samplers = self.context.samplers
+        samplers = self.samplers
         iterated = samplers.iterated_loader(inner.iter)
         if iterated is None or not self.context.training.optimises(inner):
             return

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.stale_backward import stale_backwards
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl614_step_before_pending_backward.stale_backward import stale_backwards
 
 _MESSAGE = (
     "`{loss}` was computed through `{call}` (line {call_line}) before `{step}` (line {step_line}) changed that "

@@ -4,10 +4,14 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.context_managers import ContextManagerClass, context_manager_class, discarded_context_manager
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl607_context_manager_not_called.context_managers import (
+    ContextManagerClass,
+    context_manager_class,
+    discarded_context_manager,
+)
 
 
 class ContextManagerNotCalled(Rule):

@@ -5,11 +5,11 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.data_attr import data_assignment, data_nodes, under_no_grad
-from gradlint.analysis.data_copy import copy_can_replace
-from gradlint.analysis.storage_swaps import deliberate_storage_swap
 from gradlint.fix.builders import StripData, consecutive_runs, enclosing_line, indentation, render_at, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, FixPlan, ReplaceLines
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl302_data_assignment.data_copy import copy_can_replace
+from gradlint.rules.gl302_data_assignment.storage_swaps import deliberate_storage_swap
 
 _MESSAGE = (
     "Assigning to `.data` swaps the tensor's storage behind autograd (aliases go stale, shape and "
@@ -62,7 +62,7 @@ class DataAssignment(Rule):
     `.grad`, a parameter). A chained assignment (`a.data = b.data = w`), a one-line body and a line shared
     with other statements are reported without a fix.
     Not reported: the idioms that give a tensor other storage on purpose, which `copy_` cannot do
-    (`analysis/storage_swaps.py`): converting a tensor in place of itself
+    (`storage_swaps.py` beside the rule): converting a tensor in place of itself
     (`p.data = p.data.to(torch.float32)`, `.half()`, `.contiguous()`), putting back storage saved
     earlier in the function (`saved = w.data` ... `w.data = saved`), every `.data =` of a function
     that moves storage between devices that way (offloading), and a module built in the same

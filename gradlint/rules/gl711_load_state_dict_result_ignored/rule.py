@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from functools import cached_property
 import libcst as cst
 
 from gradlint.analysis.frameworks import imports_other_tensor_framework
@@ -7,6 +8,7 @@ from gradlint.analysis.parameter_flow import imports_torch
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, keyword_arg, positional_args
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl711_load_state_dict_result_ignored.checkpoints import CheckpointEvidence
 
 _MESSAGE = (
     "`{call}` drops the missing and unexpected keys it returns: a checkpoint whose keys do not match loads nothing, "
@@ -168,6 +170,11 @@ class LoadStateDictResultIgnored(Rule):
         ),
     )
 
+    @cached_property
+    def checkpoints(self) -> CheckpointEvidence:
+        """State dicts read from a checkpoint file, and functions that check what a load matched."""
+        return CheckpointEvidence(self.context.imports, self.context.scopes)
+
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
         if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict"):
@@ -179,7 +186,7 @@ class LoadStateDictResultIgnored(Rule):
             return
         state = keyword_arg(call, "state_dict") or next(iter(positional_args(call)), None)
         scope = self.context.scope()
-        checkpoints = self.context.checkpoints
+        checkpoints = self.checkpoints
         if state is None or checkpoints.read_from_file(state.value, scope) is None or checkpoints.checks_load_result(scope):
             return
         self.report(call, _MESSAGE.format(call=snippet(self.context.code_for(call), 70)))

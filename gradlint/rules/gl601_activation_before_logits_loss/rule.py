@@ -1,14 +1,15 @@
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.loss_inputs import Activation, Loss, Produced
 from gradlint.analysis.syntax import keyword_arg
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl601_activation_before_logits_loss.loss_inputs import Activation, Loss, LossInputs, Produced
 
 _LABEL = {
     Loss.CROSS_ENTROPY: "cross-entropy",
@@ -290,8 +291,13 @@ class ActivationBeforeLogitsLoss(Rule):
         ),
     )
 
+    @cached_property
+    def loss_inputs(self) -> LossInputs:
+        """Classification losses, and whether what they are fed is probabilities or logits."""
+        return LossInputs(self.context.module, self.context.imports, self.context.scopes, self.context.modules)
+
     def visit_Call(self, node: cst.Call) -> None:
-        inputs = self.context.loss_inputs
+        inputs = self.loss_inputs
         loss = inputs.loss_of(node, self.context.stack)
         if loss is None:
             return
@@ -323,7 +329,7 @@ class ActivationBeforeLogitsLoss(Rule):
                 return None
             title = "Use `log_softmax`: NLL loss expects log-probabilities"
             return self.unsafe_fix(title, Replace(call.func.attr, cst.Name("log_softmax")))
-        argument = self.context.loss_inputs.applied_to(call)
+        argument = self.loss_inputs.applied_to(call)
         if argument is None or keyword_arg(call, "dtype") is not None:
             return None
         title = f"Drop `{snippet(self.context.code_for(call), 40)}`: pass the logits"
