@@ -5,7 +5,9 @@
 - `gradlint.analysis` imports nothing of gradlint outside itself but the data modules (type-only
   imports excepted), and the data modules import nothing of gradlint but each other;
 - no import cycle either when type-only imports are counted;
-- a rule module never imports another rule module;
+- a rule module never imports another rule module, and the modules of a rule package
+  (`rules/glNNN_name/`) are imported by that package only;
+- no module of `gradlint.analysis` serves a single rule: such an analysis lives in the rule's package;
 - no module imports another module's `_private` name.
 
 Each check is also fed a synthetic violation, so that a check that could never fail is caught.
@@ -16,7 +18,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Optional
 
 import pytest
 
@@ -174,7 +176,9 @@ def analysis_upward_imports(imports: list[Import]) -> list[Import]:
 
 def rule_to_rule_imports(imports: list[Import]) -> list[Import]:
     return [
-        item for item in imports if _is_rule_module(item.importer) and _is_rule_module(item.imported) and item.importer != item.imported
+        item
+        for item in imports
+        if _is_rule_module(item.importer) and _is_rule_module(item.imported) and rule_of(item.importer) != rule_of(item.imported)
     ]
 
 
@@ -191,8 +195,8 @@ def _within(module: str, layer: str) -> bool:
 
 
 def _is_rule_module(module: str) -> bool:
-    last = module.rsplit(".", 1)[-1]
-    return _within(module, f"{PACKAGE}.rules") and last[:2] == "gl" and last[2:5].isdigit()
+    """A rule's module, or a module of a rule's package (see `rule_of`)."""
+    return rule_of(module) is not None
 
 
 # -- the package itself ------------------------------------------------------------------------
@@ -371,3 +375,233 @@ def test_a_type_only_cycle_is_found():
     )
     assert cycles(imports) == []
     assert cycles_counting_type_only(imports) == [["gradlint.context", "gradlint.rules.base"]]
+
+
+# -- where things belong: rule packages, and analyses that serve one rule ----------------------
+#
+# A rule with an analysis of its own is a package `rules/glNNN_name/`: the rule in `rule.py`, its
+# analysis beside it. `gradlint.analysis` keeps the facts two or more rules (or other layers) use.
+
+RULES = f"{PACKAGE}.rules"
+ANALYSIS = f"{PACKAGE}.analysis"
+CONTEXT = f"{PACKAGE}.context"
+
+# Analysis modules that serve one rule today and stay in `gradlint.analysis` because they are being
+# folded into shared facts: the per-API tables into the torch API table, the name and attribute
+# reads into the semantic model. An entry goes when its module does (or gains a second user).
+SINGLE_RULE_WAIVERS = {
+    f"{ANALYSIS}.removed_apis": "the torch API table",
+    f"{ANALYSIS}.renamed_apis": "the torch API table",
+    f"{ANALYSIS}.legacy_linalg": "the torch API table",
+    f"{ANALYSIS}.legacy_losses": "the torch API table",
+    f"{ANALYSIS}.legacy_constructors": "the torch API table",
+    f"{ANALYSIS}.name_reads": "the semantic model",
+    f"{ANALYSIS}.attributes": "the semantic model",
+}
+
+
+def rule_of(module: str) -> Optional[str]:
+    """The rule a module belongs to: `gradlint.rules.glNNN_name` for that module, and for every
+    module of that package; None outside the rules."""
+    if not _within(module, RULES):
+        return None
+    parts = module.split(".")
+    if len(parts) < 3 or not (parts[2][:2] == "gl" and parts[2][2:5].isdigit()):
+        return None
+    return ".".join(parts[:3])
+
+
+def rule_package_leaks(imports: list[Import]) -> list[Import]:
+    """Imports of a module inside a rule's package (`rules/glNNN_name/amp.py`) from outside that package."""
+    return [
+        item for item in imports if rule_of(item.imported) not in (None, item.imported) and rule_of(item.importer) != rule_of(item.imported)
+    ]
+
+
+def context_members(sources: Mapping[str, str], imports: list[Import]) -> dict[str, frozenset[str]]:
+    """Each member of `FileContext` -> the analysis modules its answer is built from, directly or
+    through other members (`self.training` inside `parameter_flow`)."""
+    module_of = {
+        name: item.imported for item in imports if item.importer == CONTEXT and _within(item.imported, ANALYSIS) for name in item.names
+    }
+    tree = ast.parse(sources.get(CONTEXT, ""))
+    bodies = {
+        member.name: member
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and node.name == "FileContext"
+        for member in node.body
+        if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    direct: dict[str, set[str]] = {}
+    calls: dict[str, set[str]] = {}
+    for name, body in bodies.items():
+        nodes = list(ast.walk(body))
+        direct[name] = {module_of[node.id] for node in nodes if isinstance(node, ast.Name) and node.id in module_of}
+        calls[name] = {
+            node.attr for node in nodes if isinstance(node, ast.Attribute) and _names(node.value, "self") and node.attr in bodies
+        }
+    members = {}
+    for name in bodies:
+        seen, pending, found = {name}, [name], set()
+        while pending:
+            current = pending.pop()
+            found |= direct[current]
+            pending.extend(calls[current] - seen)
+            seen |= calls[current]
+        members[name] = frozenset(found)
+    return members
+
+
+def context_members_used(source: str, members: Mapping[str, frozenset[str]]) -> set[str]:
+    """The `FileContext` members a module asks for: `self.context.amp`, `context.is_tensor(...)`."""
+    return {
+        node.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and node.attr in members and (_names(node.value, "context") or _attribute(node.value, "context"))
+    }
+
+
+def _names(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _attribute(node: ast.expr, attr: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr
+
+
+def analysis_users(sources: Mapping[str, str], imports: list[Import]) -> dict[str, set[str]]:
+    """Each analysis module -> who uses it. A use is an import (type-only ones too) by a module
+    other than `gradlint.context`, or a question to a `FileContext` member built from the module;
+    the modules of one rule (its module, or every module of its package) count as that rule."""
+    users: dict[str, set[str]] = {module: set() for module in sources if _within(module, ANALYSIS) and module != ANALYSIS}
+    for item in imports:
+        if item.imported in users and item.importer not in (CONTEXT, item.imported):
+            users[item.imported].add(rule_of(item.importer) or item.importer)
+    members = context_members(sources, imports)
+    for module, source in sources.items():
+        if module == CONTEXT:
+            continue
+        for member in context_members_used(source, members):
+            for analysis in members[member]:
+                if analysis != module:
+                    users[analysis].add(rule_of(module) or module)
+    return users
+
+
+def analyses_of_one_rule(sources: Mapping[str, str], imports: list[Import]) -> dict[str, str]:
+    """Analysis module -> the one rule that uses it (nothing else of the package does)."""
+    return {
+        module: next(iter(found))
+        for module, found in analysis_users(sources, imports).items()
+        if len(found) == 1 and rule_of(next(iter(found))) is not None
+    }
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict[str, str]:
+    return package_sources()
+
+
+def test_every_rule_module_and_package_is_recognised(sources):
+    rules = {rule_of(module) for module in sources} - {None}
+    assert len(rules) >= 60 and f"{RULES}.gl604_amp_step_order" in rules and f"{RULES}.gl101_variable_call" in rules
+
+
+def test_the_context_members_are_traced_to_their_analyses(sources, package_imports):
+    members = context_members(sources, package_imports)
+    assert members["training"] >= {f"{ANALYSIS}.training"}
+    assert f"{ANALYSIS}.optimizers" not in members["parameter_flow"] and f"{ANALYSIS}.training" in members["parameter_flow"]
+    assert f"{ANALYSIS}.tensors" in members["is_tensor"]
+
+
+def test_no_analysis_serves_a_single_rule(sources, package_imports):
+    found = analyses_of_one_rule(sources, package_imports)
+    assert {module: rule for module, rule in found.items() if module not in SINGLE_RULE_WAIVERS} == {}
+
+
+def test_every_waiver_is_still_needed(sources, package_imports):
+    found = analyses_of_one_rule(sources, package_imports)
+    assert [module for module in SINGLE_RULE_WAIVERS if module not in found] == [], "remove the waivers of these modules"
+
+
+def test_a_rule_package_is_imported_by_its_own_modules_only(package_imports):
+    assert [(i.importer, i.imported) for i in rule_package_leaks(package_imports)] == []
+
+
+# A rule package and a shared analysis, as `_with` extends CLEAN.
+PACKAGED = {
+    "gradlint__analysis__samplers": "class SamplerEvidence:\n    pass\n",
+    "gradlint__context": "from functools import cached_property\nfrom gradlint.analysis.samplers import SamplerEvidence\n"
+    "class FileContext:\n    @cached_property\n    def samplers(self):\n        return SamplerEvidence()\n"
+    "    def loaders(self):\n        return self.samplers.loaders\n",
+    "gradlint__rules__gl604_amp_step_order": "",
+    "gradlint__rules__gl604_amp_step_order__amp": "from gradlint.analysis.tree import iter_children\n",
+    "gradlint__rules__gl604_amp_step_order__rule": "from gradlint.rules.base import Rule\nfrom gradlint.rules.gl604_amp_step_order.amp import A\n"
+    "from . import amp\n",
+    "gradlint__rules__gl605_sampler_rule": "class R:\n    def visit_For(self, node):\n        return self.context.loaders()\n",
+    "gradlint__rules__gl606_other_rule": "from gradlint.analysis.samplers import SamplerEvidence\n",
+}
+
+
+def _packaged(**changes: str) -> tuple[dict[str, str], list[Import]]:
+    sources = _with(**{**PACKAGED, **changes})
+    return sources, imports_of(sources)
+
+
+def test_the_clean_synthetic_rule_package_passes():
+    sources, imports = _packaged()
+    assert (rule_to_rule_imports(imports), rule_package_leaks(imports), analyses_of_one_rule(sources, imports)) == ([], [], {})
+    assert analysis_users(sources, imports)["gradlint.analysis.samplers"] == {
+        "gradlint.rules.gl605_sampler_rule",
+        "gradlint.rules.gl606_other_rule",
+    }
+
+
+def test_an_analysis_imported_by_one_rule_is_found():
+    sources, imports = _packaged(gradlint__rules__gl605_sampler_rule="")
+    assert analyses_of_one_rule(sources, imports) == {"gradlint.analysis.samplers": "gradlint.rules.gl606_other_rule"}
+
+
+def test_an_analysis_asked_through_the_context_by_one_rule_is_found():
+    sources, imports = _packaged(gradlint__rules__gl606_other_rule="")
+    assert analyses_of_one_rule(sources, imports) == {"gradlint.analysis.samplers": "gradlint.rules.gl605_sampler_rule"}
+
+
+def test_an_analysis_one_rule_uses_from_two_of_its_modules_is_found():
+    sources, imports = _packaged(
+        gradlint__rules__gl605_sampler_rule="",
+        gradlint__rules__gl606_other_rule="",
+        gradlint__rules__gl604_amp_step_order__amp="from gradlint.analysis.samplers import S\n",
+    )
+    assert analyses_of_one_rule(sources, imports) == {"gradlint.analysis.samplers": "gradlint.rules.gl604_amp_step_order"}
+
+
+def test_an_analysis_shared_with_another_analysis_is_not_reported():
+    sources, imports = _packaged(
+        gradlint__rules__gl605_sampler_rule="", gradlint__analysis__training="from gradlint.analysis import samplers\n"
+    )
+    assert analyses_of_one_rule(sources, imports) == {}
+
+
+def test_a_rule_importing_another_rules_package_is_found():
+    _, imports = _packaged(gradlint__rules__gl606_other_rule="from gradlint.rules.gl604_amp_step_order.amp import A\n")
+    assert [(i.importer, i.imported) for i in rule_to_rule_imports(imports)] == [
+        ("gradlint.rules.gl606_other_rule", "gradlint.rules.gl604_amp_step_order.amp")
+    ]
+    assert [(i.importer, i.imported) for i in rule_package_leaks(imports)] == [
+        ("gradlint.rules.gl606_other_rule", "gradlint.rules.gl604_amp_step_order.amp")
+    ]
+
+
+def test_a_packaged_rule_importing_another_rule_is_found():
+    _, imports = _packaged(gradlint__rules__gl604_amp_step_order__rule="from gradlint.rules.gl101_variable_call import helper\n")
+    assert [(i.importer, i.imported) for i in rule_to_rule_imports(imports)] == [
+        ("gradlint.rules.gl604_amp_step_order.rule", "gradlint.rules.gl101_variable_call")
+    ]
+
+
+def test_the_context_importing_a_rules_analysis_is_found():
+    _, imports = _packaged(gradlint__context="from gradlint.rules.gl604_amp_step_order.amp import AmpAnalysis\n")
+    assert [(i.importer, i.imported) for i in rule_package_leaks(imports)] == [
+        ("gradlint.context", "gradlint.rules.gl604_amp_step_order.amp")
+    ]
