@@ -1,0 +1,102 @@
+"""The torch API table: what gradlint knows about each tensor method and torch function.
+
+One place for what the analyses and rules know of torch's API (which calls make tensors, which
+keep autograd history, which return a view, a number, the receiver...). The tables are data
+(`method_table.py`, `attribute_table.py`, `function_table.py`, `migrations.py`); the analyses read them through these queries,
+so a fact about an API is written once.
+
+    methods("ends")                   # tensor methods whose result never has history
+    methods("view", without=("tuple",))
+    functions("factory", "sized")     # `torch.randn`, `torch.zeros`, ...
+    method("add_").inplace_of         # "add"
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Mapping, Optional
+
+from gradlint.analysis.torch_api import attribute_table as _attributes
+from gradlint.analysis.torch_api import function_table as _functions
+from gradlint.analysis.torch_api import method_table as _methods
+from gradlint.analysis.torch_api.records import Row, read_rows
+
+METHODS: Mapping[str, Row] = read_rows(_methods.ROWS, _methods.VOCABULARY, "methods")
+FUNCTIONS: Mapping[str, Row] = read_rows(_functions.ROWS, _functions.VOCABULARY, "functions")
+ATTRIBUTES: Mapping[str, Row] = read_rows(_attributes.ROWS, _attributes.VOCABULARY, "attributes")
+
+
+@dataclass(frozen=True)
+class Method:
+    """A tensor method's row, with its in-place twin."""
+
+    row: Row
+
+    @property
+    def name(self) -> str:
+        return self.row.name
+
+    @property
+    def inplace_of(self) -> Optional[str]:
+        """`add_` is `add` in place: the out-of-place twin of an in-place method."""
+        return _out_of_place(self.name)
+
+    @property
+    def inplace_twin(self) -> Optional[str]:
+        """`add` has `add_`: the in-place twin of an out-of-place method, when recorded."""
+        twin = self.name + "_"
+        return twin if twin in METHODS else None
+
+    def has(self, word: str) -> bool:
+        return self.row.has(word)
+
+
+def method(name: str) -> Optional[Method]:
+    row = METHODS.get(name)
+    return Method(row) if row is not None else None
+
+
+def function(qualified: str) -> Optional[Row]:
+    return FUNCTIONS.get(qualified)
+
+
+@lru_cache(maxsize=None)
+def methods(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
+    """Names of the tensor methods whose rows have every word of `words` and none of `without`."""
+    return _select(METHODS, _methods.VOCABULARY, words, without)
+
+
+@lru_cache(maxsize=None)
+def functions(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
+    """Qualified names of the torch functions whose rows have every word and none of `without`."""
+    return _select(FUNCTIONS, _functions.VOCABULARY, words, without)
+
+
+@lru_cache(maxsize=None)
+def attributes(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
+    """Names of the tensor attributes whose rows have every word and none of `without`."""
+    return _select(ATTRIBUTES, _attributes.VOCABULARY, words, without)
+
+
+def short_names(qualified: Iterable[str]) -> frozenset[str]:
+    """`torch.nn.functional.dropout` -> `dropout`."""
+    return frozenset(name.rsplit(".", 1)[-1] for name in qualified)
+
+
+def knows(name: str) -> bool:
+    """A recorded tensor method or attribute, or torch function."""
+    return name in METHODS or name in ATTRIBUTES or name in FUNCTIONS
+
+
+def _select(table: Mapping[str, Row], vocabulary: Mapping[str, str], words, without) -> frozenset[str]:
+    for word in (*words, *without):
+        if word not in vocabulary:
+            raise KeyError(f"no property {word!r} in this table")
+    return frozenset(name for name, row in table.items() if all(row.has(w) for w in words) and not any(row.has(w) for w in without))
+
+
+def _out_of_place(name: str) -> Optional[str]:
+    if not name.endswith("_") or name.startswith("_"):
+        return None
+    return name[:-1]
