@@ -378,3 +378,39 @@ def test_the_vocabularies_describe_every_word():
     for table, vocabulary in ((METHODS, method_table.VOCABULARY), (FUNCTIONS, function_table.VOCABULARY)):
         used = {word for row in table.values() for word in row.properties}
         assert used <= set(vocabulary)
+
+
+# -- the two history evaluators read one answer ----------------------------------------------------
+
+_ENDING_CALLS = sorted(torch_api.methods("ends", without=("factory",)))
+
+
+def _method_call_on_a_model_output(method: str):
+    """The context, `model(x).<method>()` and its function."""
+    import libcst as cst
+
+    from gradlint.analysis.tree import descendants
+    from gradlint.context import FileContext
+
+    text = f"def f(model, x):\n    out = model(x)\n    probe = out.{method}()\n"
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    function = next(n for n in descendants(module) if isinstance(n, cst.FunctionDef))
+    probe = next(n for n in descendants(module) if isinstance(n, cst.Assign) and n.targets[0].target.value == "probe")
+    return context, probe.value, function
+
+
+@pytest.mark.parametrize("method", _ENDING_CALLS)
+def test_both_history_evaluators_say_a_history_ending_method_ends_it(method):
+    context, value, function = _method_call_on_a_model_output(method)
+    assert context.history.is_history_free(value, function)
+    assert context.grads.is_graph_free(value, function)
+    assert not context.grads.carries_grad(value, function)
+
+
+@pytest.mark.parametrize("method", ["sign", "round", "floor", "ceil", "sum", "view", "float"])
+def test_no_history_evaluator_says_a_history_keeping_method_ends_it(method):
+    context, value, function = _method_call_on_a_model_output(method)
+    assert not context.history.is_history_free(value, function)
+    assert not context.grads.is_graph_free(value, function)
+    assert context.grads.carries_grad(value, function)
