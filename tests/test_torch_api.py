@@ -21,6 +21,7 @@ def _graph_input() -> torch.Tensor:
 
 def _arguments(name: str, x: torch.Tensor) -> tuple:
     index = torch.zeros(2, 1, dtype=torch.long)
+    transposed = x.transpose(-1, -2) if x.dim() >= 2 else x
     samples = {
         "to": (torch.float32,),
         "type": (torch.float32,),
@@ -64,8 +65,8 @@ def _arguments(name: str, x: torch.Tensor) -> tuple:
         "clamp_min": (0.0,),
         "clamp_max": (0.0,),
         "pow": (2,),
-        "matmul": (x.T,),
-        "mm": (x.T,),
+        "matmul": (transposed,),
+        "mm": (transposed,),
         "repeat": (2, 1),
         "index_select": (1, index[:, 0]),
         "gather": (1, index),

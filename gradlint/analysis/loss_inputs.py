@@ -18,6 +18,7 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -83,7 +84,7 @@ _VALUE_PRESERVING = frozenset(
     {"view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous", "float", "double", "permute", "transpose"}
 )
 # Module methods that return the module itself: `Net().to(device)` is the `Net()`.
-_RETURNS_THE_MODULE = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_"})
+_RETURNS_THE_MODULE = torch_api.module_methods("returns-self")
 # Container methods that add layers after construction.
 _GROWING_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module"})
 _DEPTH = 6  # names, models and their layers followed through at most this many steps

@@ -9,6 +9,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name, iter_statements
@@ -16,7 +17,9 @@ from gradlint.analysis.tree import descendants
 
 TORCH_MODULE = "torch.nn.Module"
 # Capitalised names of torch.nn that are not module classes.
-_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer", "ParameterList", "ParameterDict"})
+_NOT_MODULES = torch_api.short_names(
+    torch_api.functions("parameter") | torch_api.functions("buffer") | torch_api.functions("parameter-container")
+)
 # Factories whose result is a model.
 _MODEL_FACTORIES = frozenset({"timm.create_model"})
 _NO_INSTANCE_DECORATORS = frozenset({"staticmethod", "classmethod"})
@@ -239,9 +242,9 @@ def _assigned(statement: cst.CSTNode) -> Iterator[tuple[cst.BaseExpression, cst.
         yield statement.target, statement.value
 
 
-PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+PARAMETER_CLASSES = torch_api.functions("parameter")
 # Tensor methods that return the tensor itself when nothing changes, a converted copy otherwise.
-CONVERSIONS = frozenset({"cuda", "cpu", "to", "double", "float", "half", "bfloat16"})
+CONVERSIONS = torch_api.module_methods("converts")
 
 
 def parameter_conversion(node: cst.BaseExpression, imports: ImportMap) -> Optional[tuple[cst.Call, cst.Arg]]:

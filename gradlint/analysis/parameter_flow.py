@@ -14,6 +14,7 @@ from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.syntax import dotted_name, iter_statements, keyword_arg, positional_args
@@ -21,9 +22,7 @@ from gradlint.analysis.optimizers import parameter_owners
 from gradlint.analysis.tree import descendants, iter_children
 
 # Module methods that return a generator, exhausted by the first loop over it.
-GENERATOR_METHODS = frozenset(
-    {"parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules", "named_modules"}
-)
+GENERATOR_METHODS = torch_api.module_methods("generator")
 # Calls that iterate their argument to the end.
 ITERATING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "dict", "sum", "sorted", "any", "all", "max", "min"})
 # Calls that wrap an iterable lazily: whoever consumes the wrapper consumes the argument.

@@ -2,7 +2,7 @@
 
 One place for what the analyses and rules know of torch's API (which calls make tensors, which
 keep autograd history, which return a view, a number, the receiver...). The tables are data
-(`method_table.py`, `attribute_table.py`, `function_table.py`, `migrations.py`); the analyses read them through these queries,
+(`method_table.py`, `attribute_table.py`, `module_table.py`, `function_table.py`, `migrations.py`); the analyses read them through these queries,
 so a fact about an API is written once.
 
     methods("ends")                   # tensor methods whose result never has history
@@ -20,11 +20,13 @@ from typing import Iterable, Mapping, Optional
 from gradlint.analysis.torch_api import attribute_table as _attributes
 from gradlint.analysis.torch_api import function_table as _functions
 from gradlint.analysis.torch_api import method_table as _methods
+from gradlint.analysis.torch_api import module_table as _module_methods
 from gradlint.analysis.torch_api.records import Row, read_rows
 
 METHODS: Mapping[str, Row] = read_rows(_methods.ROWS, _methods.VOCABULARY, "methods")
 FUNCTIONS: Mapping[str, Row] = read_rows(_functions.ROWS, _functions.VOCABULARY, "functions")
 ATTRIBUTES: Mapping[str, Row] = read_rows(_attributes.ROWS, _attributes.VOCABULARY, "attributes")
+MODULE_METHODS: Mapping[str, Row] = read_rows(_module_methods.ROWS, _module_methods.VOCABULARY, "module methods")
 
 
 @dataclass(frozen=True)
@@ -79,14 +81,20 @@ def attributes(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
     return _select(ATTRIBUTES, _attributes.VOCABULARY, words, without)
 
 
+@lru_cache(maxsize=None)
+def module_methods(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
+    """Names of the `nn.Module` methods whose rows have every word and none of `without`."""
+    return _select(MODULE_METHODS, _module_methods.VOCABULARY, words, without)
+
+
 def short_names(qualified: Iterable[str]) -> frozenset[str]:
     """`torch.nn.functional.dropout` -> `dropout`."""
     return frozenset(name.rsplit(".", 1)[-1] for name in qualified)
 
 
 def knows(name: str) -> bool:
-    """A recorded tensor method or attribute, or torch function."""
-    return name in METHODS or name in ATTRIBUTES or name in FUNCTIONS
+    """A recorded tensor method or attribute, module method, or torch function."""
+    return name in METHODS or name in ATTRIBUTES or name in MODULE_METHODS or name in FUNCTIONS
 
 
 def _select(table: Mapping[str, Row], vocabulary: Mapping[str, str], words, without) -> frozenset[str]:

@@ -17,7 +17,9 @@ VOCABULARY = {
     "holds": "its result holds the tensor object itself, or it acts on the object's graph",
     # the object the call gives
     "self": "it may return the receiver itself (`x.float()` of a float tensor is `x`)",
-    "moves": "it may give a tensor on another device",
+    "moves": "it gives a tensor on the device it names (`cpu`, `cuda`, `pin_memory`)",
+    "device-argument": "it gives a tensor on the device its arguments name, if they name one (`to`, `type`)",
+    "converts": "it gives the tensor another dtype, device or layout (or may)",
     "view": "it returns a view: a new tensor object sharing the receiver's storage",
     "tuple": "it returns a tuple of tensors",
     "factory": "a new tensor of the receiver's dtype and device, without its history (`new_zeros`)",
@@ -31,7 +33,7 @@ VOCABULARY = {
     "reduction": "without a dim it reduces the whole tensor to a 0-dim tensor",
     "index": "a reduction giving indices (`argmax`)",
     "pair": "with a dim it returns (values, indices)",
-    "scalar": "it always returns one number (a 0-dim tensor, or a Python number)",
+    "scalar": "it always returns a 0-dim tensor",
     "same-layout": "the result has the receiver's shape, dtype, device and strides",
     "elementwise": "with plain-number arguments the result has the receiver's layout (`x.mul(2)`)",
     "passes-tensor": "the result is a tensor when the receiver is one (numpy or other types share the name)",
@@ -42,18 +44,18 @@ VOCABULARY = {
 
 ROWS = """
 # Python values and metadata
-item                    ends detaches number scalar
+item                    ends detaches number
 tolist                  ends detaches number
 numpy                   ends detaches holds
 size                    ends number metadata count
-dim                     ends number metadata count scalar
-ndimension              ends number metadata count scalar
-numel                   ends number metadata count scalar distinctive
-nelement                ends number metadata count scalar
-data_ptr                ends number metadata scalar
+dim                     ends number metadata count
+ndimension              ends number metadata count
+numel                   ends number metadata count distinctive
+nelement                ends number metadata count
+data_ptr                ends number metadata
 stride                  ends number metadata
-get_device              ends number metadata scalar
-element_size            ends number metadata scalar
+get_device              ends number metadata
+element_size            ends number metadata
 is_contiguous           ends number metadata
 is_floating_point       ends number metadata
 
@@ -68,25 +70,25 @@ backward                holds
 as_subclass             holds
 
 # conversions of dtype and device
-cpu                     keeps self moves passes-tensor
-cuda                    keeps self moves distinctive
-to                      keeps self moves passes-tensor
-pin_memory              self moves
-type                    self moves
-float                   keeps self distinctive
-double                  keeps self distinctive
-half                    keeps self distinctive
-bfloat16                self
-long                    ends self int distinctive
-int                     ends self int distinctive
-short                   ends self int
-byte                    ends self int distinctive
-char                    ends self int
-bool                    ends self int
-type_as                 keeps self distinctive unique
-contiguous              keeps self distinctive unique
-to_dense                self
-to_sparse
+cpu                     keeps self moves passes-tensor converts
+cuda                    keeps self moves distinctive converts
+to                      keeps self passes-tensor device-argument converts
+pin_memory              self moves converts
+type                    self device-argument converts
+float                   keeps self distinctive converts
+double                  keeps self distinctive converts
+half                    keeps self distinctive converts
+bfloat16                self converts
+long                    ends self int distinctive converts
+int                     ends self int distinctive converts
+short                   ends self int converts
+byte                    ends self int distinctive converts
+char                    ends self int converts
+bool                    ends self int converts
+type_as                 keeps self distinctive unique converts
+contiguous              keeps self distinctive unique converts
+to_dense                self converts
+to_sparse               converts
 
 # views
 view                    keeps view distinctive
