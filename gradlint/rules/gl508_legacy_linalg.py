@@ -5,7 +5,8 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.legacy_linalg import LEGACY_LINALG, LegacyLinalg, bind_arguments, evaluates_without_effects
+from gradlint.analysis.legacy_linalg import bind_arguments, evaluates_without_effects
+from gradlint.analysis.torch_api.legacy_linalg import LEGACY_LINALG, LegacyLinalg
 from gradlint.analysis.name_reads import is_never_read
 from gradlint.analysis.syntax import is_bool_literal, parenthesized
 from gradlint.fix.builders import enclosing_line, indentation, torch_alias
