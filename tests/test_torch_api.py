@@ -3,6 +3,8 @@ row states is measured by calling it."""
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 import torch
 
@@ -64,6 +66,7 @@ def _arguments(name: str, x: torch.Tensor) -> tuple:
         "clamp": (0.0,),
         "clamp_min": (0.0,),
         "clamp_max": (0.0,),
+        "clip": (0.0,),
         "pow": (2,),
         "matmul": (transposed,),
         "mm": (transposed,),
@@ -415,3 +418,132 @@ def test_no_history_evaluator_says_a_history_keeping_method_ends_it(method):
     assert not context.history.is_history_free(value, function)
     assert not context.grads.is_graph_free(value, function)
     assert context.grads.carries_grad(value, function)
+
+
+# -- torch.nn classes and module methods ---------------------------------------------------------
+
+_LAYER_ARGUMENTS = {
+    "Linear": (2, 2),
+    "Bilinear": (2, 2, 2),
+    "LazyLinear": (2,),
+    "Embedding": (4, 2),
+    "EmbeddingBag": (4, 2),
+    "RNN": (2, 2),
+    "LSTM": (2, 2),
+    "GRU": (2, 2),
+    "RNNCell": (2, 2),
+    "LSTMCell": (2, 2),
+    "GRUCell": (2, 2),
+    "MultiheadAttention": (4, 2),
+    "Transformer": (4, 2, 1, 1, 8),
+    "TransformerEncoderLayer": (4, 2, 8),
+    "TransformerDecoderLayer": (4, 2, 8),
+    "BatchNorm1d": (2,),
+    "BatchNorm2d": (2,),
+    "BatchNorm3d": (2,),
+    "SyncBatchNorm": (2,),
+    "GroupNorm": (1, 2),
+    "LayerNorm": (2,),
+    "RMSNorm": (2,),
+    "InstanceNorm1d": (2,),
+    "InstanceNorm2d": (2,),
+    "InstanceNorm3d": (2,),
+    "Unflatten": (1, (2, 2)),
+    "Upsample": (None, 2.0),
+    "PixelShuffle": (2,),
+    "PixelUnshuffle": (2,),
+    "ChannelShuffle": (2,),
+    "ZeroPad2d": (1,),
+    "ConstantPad1d": (1, 0.0),
+    "ConstantPad2d": (1, 0.0),
+    "ReflectionPad2d": (1,),
+    "ReplicationPad2d": (1,),
+}
+
+
+def _layer(qualified: str, **keywords):
+    name = qualified.rsplit(".", 1)[-1]
+    if name.startswith(("Conv", "LazyConv")):
+        arguments = (2, 2, 1) if name.startswith("Conv") else (2, 1)
+    elif "Pool" in name:
+        arguments = (2,)
+    else:
+        arguments = _LAYER_ARGUMENTS.get(name, ())
+    return _resolve(qualified)(*arguments, **keywords)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("parameters")))
+def test_a_parameter_layer_creates_parameters(qualified):
+    assert list(_layer(qualified).parameters())
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("parameters-switch")))
+def test_a_switch_turns_a_norm_layer_parameters_off(qualified):
+    keyword, position, default = FUNCTIONS[qualified].value("parameters-switch").split(",")
+    assert bool(list(_layer(qualified).parameters())) == (default == "on")
+    assert not list(_layer(qualified, **{keyword: False}).parameters())
+    parameters = list(inspect.signature(_resolve(qualified)).parameters)
+    assert parameters.index(keyword) == int(position)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("parameterless")))
+def test_a_parameterless_layer_has_no_parameters(qualified):
+    layer = _layer(qualified)
+    assert not list(layer.parameters())
+    if FUNCTIONS[qualified].has("stateless"):
+        assert not list(layer.buffers()) and not FUNCTIONS[qualified].has("dropout-layer")
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("dropout-layer")))
+def test_a_dropout_layer_drops_only_in_training(qualified):
+    layer = _layer(qualified)
+    x = torch.ones(4, 8, 8)
+    assert torch.equal(layer.eval()(x), x)
+    assert not torch.equal(layer.train()(x), x)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("dropout")))
+def test_a_functional_dropout_trains_by_default_as_recorded(qualified):
+    default = inspect.signature(_resolve(qualified)).parameters["training"].default
+    assert default == (FUNCTIONS[qualified].value("dropout") == "train")
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.MODULE_METHODS))
+def test_every_module_method_row_is_a_module_method(name):
+    assert callable(getattr(torch.nn.Module, name))
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.module_methods("returns-self") - {"cuda"}))
+def test_a_module_method_returning_self_does(name):
+    module = torch.nn.Linear(2, 2)
+    arguments = {"to": (torch.float32,), "type": (torch.float32,), "to_empty": (), "apply": (lambda m: None,)}.get(name, ())
+    keywords = {"device": "cpu"} if name == "to_empty" else {}
+    assert getattr(module, name)(*arguments, **keywords) is module
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.module_methods("generator")))
+def test_a_generator_module_method_is_exhausted_by_one_loop(name):
+    items = getattr(torch.nn.Sequential(torch.nn.BatchNorm1d(2)), name)()
+    assert list(items) and not list(items)
+
+
+@pytest.mark.parametrize("name", _rows("same-values"))
+def test_a_same_values_result_holds_the_receiver_values(name):
+    x, result = _call(name)
+    values = x.detach().to(result.dtype).float().flatten().sort().values
+    assert torch.equal(result.detach().float().flatten().sort().values, values)
+    assert result.grad_fn is not None or result is x
+
+
+@pytest.mark.parametrize("name", _rows("activation"))
+def test_an_activation_method_is_the_torch_function_of_its_name(name):
+    x = _graph_input()
+    activation = torch_api.method(name).row.value("activation")
+    assert torch.equal(getattr(x, name)(*_arguments(name, x)), getattr(torch, activation)(x, *_arguments(name, x)))
+
+
+@pytest.mark.parametrize("name", _rows("non-blocking"))
+def test_a_transfer_method_takes_non_blocking(name):
+    x = torch.zeros(2)
+    arguments = {"to": (torch.float32,), "type": (torch.float32,), "copy_": (torch.ones(2),)}[name]
+    getattr(x, name)(*arguments, non_blocking=True)

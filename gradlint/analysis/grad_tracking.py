@@ -27,6 +27,7 @@ INDEX_RESULTS = torch_api.methods("pair")
 # Torch functions (by their last name) whose result never has history.
 NO_HISTORY_FUNCTIONS = torch_api.short_names(torch_api.functions("ends"))
 REQUIRES_GRAD_FACTORIES = torch_api.functions("grad-flag")
+_FUNCTIONAL_LOSSES = torch_api.short_names(torch_api.functions("loss"))
 
 
 class GradEvidence:
@@ -88,9 +89,7 @@ class GradEvidence:
         if not qualified.startswith("torch.") or qualified.rsplit(".", 1)[-1] in NO_HISTORY_FUNCTIONS:
             return False
         short = qualified.rsplit(".", 1)[-1]
-        if qualified.startswith("torch.nn.functional.") and (
-            short.endswith("loss") or short in ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits")
-        ):
+        if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in _FUNCTIONAL_LOSSES):
             return True
         return any(self._argument_carries(arg.value, scope, depth) for arg in call.args if arg.keyword is None)
 

@@ -269,16 +269,7 @@ def _is_conversion(node: cst.BaseExpression) -> bool:
 
 # torch.nn modules without parameters, buffers or a training mode: losing them from a container
 # changes nothing.
-STATELESS_LAYERS = frozenset(
-    {
-        *("ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh"),
-        *("Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Softsign", "Tanhshrink", "LogSigmoid", "Softmax"),
-        *("LogSoftmax", "Softmax2d", "Identity", "Flatten", "Unflatten", "Upsample", "PixelShuffle", "PixelUnshuffle"),
-        *("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d"),
-        *("AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"),
-        *("ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d", "ChannelShuffle"),
-    }
-)
+STATELESS_LAYERS = torch_api.short_names(torch_api.functions("stateless"))
 
 
 def container_items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:

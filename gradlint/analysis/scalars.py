@@ -668,19 +668,7 @@ def _is_non_tensor_value(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SimpleString, cst.FormattedString))
 
 
-_FUNCTIONAL_LOSSES = frozenset(
-    {
-        "cross_entropy",
-        "binary_cross_entropy",
-        "binary_cross_entropy_with_logits",
-        "kl_div",
-        "nll_loss",
-        "mse_loss",
-        "l1_loss",
-        "smooth_l1_loss",
-        "huber_loss",
-    }
-)
+_FUNCTIONAL_LOSSES = torch_api.short_names(torch_api.functions("loss"))
 
 
 def _is_loss_module(qualified: Optional[str]) -> bool:

@@ -93,8 +93,28 @@ def short_names(qualified: Iterable[str]) -> frozenset[str]:
 
 
 def knows(name: str) -> bool:
-    """A recorded tensor method or attribute, module method, or torch function."""
-    return name in METHODS or name in ATTRIBUTES or name in MODULE_METHODS or name in FUNCTIONS
+    """A name the table records: a tensor method or attribute, a module method, a torch function or
+    class (qualified, or by its last name), or an API of a migration table."""
+    return name in recorded_names()
+
+
+@lru_cache(maxsize=None)
+def recorded_names() -> frozenset[str]:
+    from gradlint.analysis.torch_api import amp, context_managers, legacy_linalg, legacy_losses, removed, renamed
+
+    qualified = {
+        *FUNCTIONS,
+        *removed.REMOVED_FUNCTIONS,
+        *removed.REMOVED_FFT_FUNCTIONS,
+        *removed.REMOVED_MODULES,
+        *renamed.RENAMED,
+        *amp.LEGACY_AMP,
+        *context_managers.CONTEXT_MANAGER_CLASSES,
+        *(f"torch.{name}" for name in legacy_linalg.LEGACY_LINALG),
+        *(f"torch.nn.{name}" for name in legacy_losses.LOSS_MODULE_PARAMETERS),
+        *(f"torch.nn.functional.{name}" for name in legacy_losses.LOSS_FUNCTION_PARAMETERS),
+    }
+    return frozenset({*METHODS, *ATTRIBUTES, *MODULE_METHODS, *qualified, *short_names(qualified)})
 
 
 def _select(table: Mapping[str, Row], vocabulary: Mapping[str, str], words, without) -> frozenset[str]:

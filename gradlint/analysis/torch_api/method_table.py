@@ -37,6 +37,16 @@ VOCABULARY = {
     "same-layout": "the result has the receiver's shape, dtype, device and strides",
     "elementwise": "with plain-number arguments the result has the receiver's layout (`x.mul(2)`)",
     "passes-tensor": "the result is a tensor when the receiver is one (numpy or other types share the name)",
+    "compares": "an elementwise comparison (`eq`, `lt`...)",
+    "ranks": "it ranks the values: an arg-reduction, top-k or a sort",
+    "activation": "a normalising activation (`activation=softmax`): the probabilities of a score",
+    "same-values": "its result holds the receiver's values and history: reshaped, moved, or converted to a floating type",
+    "fills": "in place, it overwrites every value with a constant (`zero_`, `fill_`)",
+    "scales": "in place, it multiplies or divides the values by its argument",
+    "accumulates": "in place, it adds (a multiple of) its arguments to the values",
+    "copies-in": "in place, it copies its argument's values into the receiver",
+    "non-blocking": "it takes `non_blocking=` (spelled `async=` before torch 0.4)",
+    "legacy-overload": "its 0.3 overload took a leading number, now the keyword named here (`x.add(2, y)`)",
     # how surely `x.m()` says x is a tensor
     "distinctive": "tensors, and hardly anything else, have this method",
     "unique": "numpy arrays and modules lack it too: an argument it is called on is a tensor",
@@ -70,37 +80,37 @@ backward                holds
 as_subclass             holds
 
 # conversions of dtype and device
-cpu                     keeps self moves passes-tensor converts
-cuda                    keeps self moves distinctive converts
-to                      keeps self passes-tensor device-argument converts
+cpu                     keeps self moves passes-tensor converts same-values
+cuda                    keeps self moves distinctive converts same-values non-blocking
+to                      keeps self passes-tensor device-argument converts same-values non-blocking
 pin_memory              self moves converts
-type                    self device-argument converts
-float                   keeps self distinctive converts
-double                  keeps self distinctive converts
-half                    keeps self distinctive converts
-bfloat16                self converts
+type                    self device-argument converts non-blocking
+float                   keeps self distinctive converts same-values
+double                  keeps self distinctive converts same-values
+half                    keeps self distinctive converts same-values
+bfloat16                self converts same-values
 long                    ends self int distinctive converts
 int                     ends self int distinctive converts
 short                   ends self int converts
 byte                    ends self int distinctive converts
 char                    ends self int converts
 bool                    ends self int converts
-type_as                 keeps self distinctive unique converts
-contiguous              keeps self distinctive unique converts
+type_as                 keeps self distinctive unique converts same-values
+contiguous              keeps self distinctive unique converts same-values
 to_dense                self converts
 to_sparse               converts
 
 # views
-view                    keeps view distinctive
-view_as                 keeps view distinctive unique
-reshape                 keeps view
-squeeze                 keeps view distinctive
-unsqueeze               keeps view distinctive unique
-t                       keeps view distinctive
-permute                 keeps view distinctive unique
-transpose               keeps view
-flatten                 keeps view
-unflatten               view
+view                    keeps view distinctive same-values
+view_as                 keeps view distinctive unique same-values
+reshape                 keeps view same-values
+squeeze                 keeps view distinctive same-values
+unsqueeze               keeps view distinctive unique same-values
+t                       keeps view distinctive same-values
+permute                 keeps view distinctive unique same-values
+transpose               keeps view same-values
+flatten                 keeps view same-values
+unflatten               view same-values
 expand                  keeps view
 expand_as               keeps view distinctive unique
 narrow                  keeps view distinctive unique
@@ -152,14 +162,14 @@ std                     keeps reduction passes-tensor
 var                     keeps reduction passes-tensor
 norm                    keeps reduction distinctive
 prod                    keeps reduction passes-tensor
-max                     keeps reduction pair passes-tensor
-min                     keeps reduction pair passes-tensor
+max                     keeps reduction pair passes-tensor ranks
+min                     keeps reduction pair passes-tensor ranks
 all                     ends reduction int
 any                     ends reduction int
-argmax                  ends reduction index int distinctive
-argmin                  ends reduction index int distinctive
-topk                    keeps pair distinctive
-sort                    keeps pair
+argmax                  ends reduction index int distinctive ranks
+argmin                  ends reduction index int distinctive ranks
+topk                    keeps pair distinctive ranks
+sort                    keeps pair ranks
 kthvalue                pair
 mode                    pair
 median                  pair
@@ -168,35 +178,37 @@ dist                    scalar
 cumsum                  keeps
 
 # comparisons and integer results
-eq                      ends int distinctive
-ne                      ends int distinctive
-lt                      ends int distinctive
-gt                      ends int distinctive
-le                      ends int distinctive
-ge                      ends int distinctive
+argsort                 ends int ranks
+eq                      ends int distinctive compares
+ne                      ends int distinctive compares
+lt                      ends int distinctive compares
+gt                      ends int distinctive compares
+le                      ends int distinctive compares
+ge                      ends int distinctive compares
 isnan                   ends int
 isinf                   ends int
 nonzero                 ends int
 multinomial             ends int
 
 # values with history
-clone                   keeps same-layout distinctive
+clone                   keeps same-layout distinctive same-values
 neg                     keeps same-layout distinctive
 abs                     keeps same-layout distinctive
-add                     keeps elementwise passes-tensor
-sub                     keeps elementwise passes-tensor
+add                     keeps elementwise passes-tensor legacy-overload=alpha
+sub                     keeps elementwise passes-tensor legacy-overload=alpha
 mul                     keeps elementwise passes-tensor
 div                     keeps elementwise passes-tensor
 clamp                   keeps elementwise distinctive
 clamp_min               elementwise
 clamp_max               elementwise
+clip                    keeps elementwise
 sign                    keeps
 round                   keeps
 floor                   keeps
 ceil                    keeps
-softmax                 keeps distinctive
-log_softmax             keeps distinctive
-sigmoid                 keeps distinctive
+softmax                 keeps distinctive activation=softmax
+log_softmax             keeps distinctive activation=log_softmax
+sigmoid                 keeps distinctive activation=sigmoid
 tanh                    keeps distinctive
 relu                    keeps distinctive
 exp                     keeps distinctive
@@ -213,17 +225,17 @@ scatter                 distinctive
 masked_fill             keeps distinctive unique
 
 # in place on the values (the receiver is returned)
-add_
-sub_
-mul_
-div_
+add_                    accumulates legacy-overload=alpha
+sub_                    accumulates legacy-overload=alpha
+mul_                    scales
+div_                    scales
 clamp_
 masked_fill_
-zero_
-fill_
-copy_
-addcmul
-addcmul_
-addcdiv
-addcdiv_
+zero_                   fills
+fill_                   fills
+copy_                   copies-in non-blocking
+addcmul                 legacy-overload=value
+addcmul_                accumulates legacy-overload=value
+addcdiv                 legacy-overload=value
+addcdiv_                accumulates legacy-overload=value
 """
