@@ -162,6 +162,7 @@ def test_in_place_twins_are_read_from_the_names():
     assert torch_api.method("add_").inplace_of == "add"
     assert torch_api.method("add").inplace_twin == "add_"
     assert torch_api.method("sum").inplace_of is None
+    assert torch_api.method("zero_").inplace_of is None  # `Tensor.zero` does not exist
     for name in torch_api.methods():
         twin = torch_api.method(name).inplace_twin
         if twin is not None:
@@ -538,7 +539,7 @@ def test_a_same_values_result_holds_the_receiver_values(name):
 @pytest.mark.parametrize("name", _rows("activation"))
 def test_an_activation_method_is_the_torch_function_of_its_name(name):
     x = _graph_input()
-    activation = torch_api.method(name).row.value("activation")
+    activation = torch_api.method(name).value("activation")
     assert torch.equal(getattr(x, name)(*_arguments(name, x)), getattr(torch, activation)(x, *_arguments(name, x)))
 
 

@@ -50,7 +50,7 @@ _ACTIVATION_FUNCTIONS = {
     for name in torch_api.functions("activation")
     if not name.startswith("torch.nn.") or name.startswith("torch.nn.functional.")
 }
-_ACTIVATION_METHODS = {name: Activation(torch_api.method(name).row.value("activation")) for name in torch_api.methods("activation")}
+_ACTIVATION_METHODS = {name: Activation(torch_api.method(name).value("activation")) for name in torch_api.methods("activation")}
 _LAYER_CLASSES = {
     **{
         name.rsplit(".", 1)[-1]: Activation(torch_api.function(name).value("activation"))

@@ -12,10 +12,10 @@ from gradlint.rules.base import Invalid, Rule, Severity
 _DEPRECATED = "(deprecated in torch 1.5)"
 # Tensor method -> the keyword its legacy leading number becomes.
 _ALPHA_METHODS = {
-    name: "alpha" for name in torch_api.methods("legacy-overload") if torch_api.method(name).row.value("legacy-overload") == "alpha"
+    name: "alpha" for name in torch_api.methods("legacy-overload") if torch_api.method(name).value("legacy-overload") == "alpha"
 }
 _VALUE_METHODS = {
-    name: "value" for name in torch_api.methods("legacy-overload") if torch_api.method(name).row.value("legacy-overload") == "value"
+    name: "value" for name in torch_api.methods("legacy-overload") if torch_api.method(name).value("legacy-overload") == "value"
 }
 # torch function -> (positional arguments of the legacy overload, the keyword of its number).
 _FUNCTIONS = {

@@ -1,9 +1,13 @@
-"""The torch API table: what gradlint knows about each tensor method and torch function.
+"""The torch API table: what gradlint knows about each tensor method, tensor attribute,
+`nn.Module` method and torch function or class, and about the APIs torch removed or renamed.
 
 One place for what the analyses and rules know of torch's API (which calls make tensors, which
-keep autograd history, which return a view, a number, the receiver...). The tables are data
-(`method_table.py`, `attribute_table.py`, `module_table.py`, `function_table.py`, `migrations.py`); the analyses read them through these queries,
-so a fact about an API is written once.
+keep autograd history, which return a view, a number, the receiver, a module...). The tables are
+data: one row per API in `method_table`, `attribute_table`, `module_table` and `function_table`,
+read through the queries below; the migration tables (`removed`, `renamed`, `legacy_linalg`,
+`legacy_losses`, `amp`, `context_managers`) are records with the version that deprecated or
+removed each API and what replaces it. A fact about an API is written once, and
+tests/test_torch_api.py measures each row under torch 2.13.
 
     methods("ends")                   # tensor methods whose result never has history
     methods("view", without=("tuple",))
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Mapping, Optional
 
+from gradlint.analysis.torch_api import amp, context_managers, legacy_linalg, legacy_losses, removed, renamed
 from gradlint.analysis.torch_api import attribute_table as _attributes
 from gradlint.analysis.torch_api import function_table as _functions
 from gradlint.analysis.torch_api import method_table as _methods
@@ -41,8 +46,9 @@ class Method:
 
     @property
     def inplace_of(self) -> Optional[str]:
-        """`add_` is `add` in place: the out-of-place twin of an in-place method."""
-        return _out_of_place(self.name)
+        """`add_` is `add` in place: the out-of-place twin of an in-place method, when recorded."""
+        twin = _out_of_place(self.name)
+        return twin if twin in METHODS else None
 
     @property
     def inplace_twin(self) -> Optional[str]:
@@ -52,6 +58,9 @@ class Method:
 
     def has(self, word: str) -> bool:
         return self.row.has(word)
+
+    def value(self, word: str) -> Optional[str]:
+        return self.row.value(word)
 
 
 def method(name: str) -> Optional[Method]:
@@ -100,8 +109,6 @@ def knows(name: str) -> bool:
 
 @lru_cache(maxsize=None)
 def recorded_names() -> frozenset[str]:
-    from gradlint.analysis.torch_api import amp, context_managers, legacy_linalg, legacy_losses, removed, renamed
-
     qualified = {
         *FUNCTIONS,
         *removed.REMOVED_FUNCTIONS,

@@ -1,6 +1,6 @@
 """The record types of the torch API table, and the reader of its rows.
 
-A row is a name followed by the words that hold for it (`add_  self`), so the tables read as one
+A row is a name followed by the words that hold for it (`add_  accumulates`), so the tables read as one
 line per API. Every word is checked against the vocabulary of its table when the table is read.
 """
 
