@@ -605,3 +605,94 @@ def test_the_context_importing_a_rules_analysis_is_found():
     assert [(i.importer, i.imported) for i in rule_package_leaks(imports)] == [
         ("gradlint.context", "gradlint.rules.gl604_amp_step_order.amp")
     ]
+
+
+# -- torch API names are listed once, in the API table ---------------------------------------------
+#
+# A set, tuple, list or dict literal (a dict by its keys) outside `gradlint.analysis.torch_api` with
+# at least three strings of which at least three are names the table records (tensor methods,
+# `nn.Module` methods, torch functions and classes, qualified or by their last name, and the APIs of
+# the migration tables) is a second list of torch's API: its knowledge belongs in the table.
+#
+# Limits: names that are also Python builtins (`int`, `sum`, `max`...) and tensor attribute names
+# (`shape`, `dtype`: keyword names too) do not count, so a list of them is not seen; nor is a list of
+# names the table does not record, a list of two, or one built other than as a literal (from a
+# comprehension over another list, by splitting a string). A rule's `triggers` and
+# `also_required` are exempt: they are words of a file's text for the prefilter, not API knowledge.
+
+TORCH_API_PACKAGE = "gradlint.analysis.torch_api"
+_LIST_MINIMUM = 3
+_PREFILTER_DECLARATIONS = ("triggers", "also_required")
+
+
+def torch_api_names() -> frozenset[str]:
+    import builtins
+
+    from gradlint.analysis import torch_api
+
+    return torch_api.recorded_names() - set(dir(builtins)) - set(torch_api.ATTRIBUTES)
+
+
+def torch_api_lists(sources: Mapping[str, str], known: frozenset[str]) -> list[tuple[str, int, tuple[str, ...]]]:
+    """(module, line, the table's names it lists) of each literal listing torch API outside the table."""
+    found = []
+    for module, source in sources.items():
+        if module == TORCH_API_PACKAGE or module.startswith(TORCH_API_PACKAGE + "."):
+            continue
+        tree = ast.parse(source)
+        exempt = {id(node) for declaration in _prefilter_declarations(tree) for node in ast.walk(declaration)}
+        for node in ast.walk(tree):
+            strings = [] if id(node) in exempt else _literal_strings(node)
+            names = tuple(s for s in strings if s in known)
+            if len(strings) >= _LIST_MINIMUM and len(names) >= _LIST_MINIMUM:
+                found.append((module, node.lineno, names))
+    return sorted(found)
+
+
+def _prefilter_declarations(tree: ast.AST) -> Iterator[ast.expr]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in _PREFILTER_DECLARATIONS for t in node.targets):
+            yield node.value
+
+
+def _literal_strings(node: ast.AST) -> list[str]:
+    if isinstance(node, (ast.Set, ast.Tuple, ast.List)):
+        elements = node.elts
+    elif isinstance(node, ast.Dict):
+        elements = [key for key in node.keys if key is not None]
+    else:
+        return []
+    return [e.value for e in elements if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def test_no_torch_api_list_outside_the_table():
+    assert torch_api_lists(package_sources(), torch_api_names()) == []
+
+
+def test_the_table_knows_the_names_the_check_counts():
+    known = torch_api_names()
+    assert {"detach", "add_", "torch.zeros", "zeros", "torch.nn.functional.softmax", "parameters", "solve", "torch.gesv"} <= known
+    assert not {"int", "sum", "max", "shape", "dtype", "append"} & known
+
+
+def test_a_list_of_tensor_methods_outside_the_table_is_found():
+    sources = {"gradlint.analysis.history": 'ENDS = frozenset({"detach", "item", "argmax", "len"})\n'}
+    assert torch_api_lists(sources, torch_api_names()) == [("gradlint.analysis.history", 1, ("detach", "item", "argmax"))]
+
+
+def test_torch_functions_as_dict_keys_or_last_names_are_found():
+    sources = {
+        "gradlint.rules.gl999_example": 'KINDS = {"torch.randn": 1, "torch.zeros": 2, "torch.nn.functional.softmax": 3}\n'
+        'SHORT = ("randn", "zeros", "arange")\n'
+    }
+    assert [line for _, line, _ in torch_api_lists(sources, torch_api_names())] == [1, 2]
+
+
+def test_builtins_attributes_pairs_prefilter_words_and_the_table_itself_are_not_lists():
+    sources = {
+        "gradlint.analysis.example": 'NUMBERS = {"int", "float", "sum", "max"}\nMETA = ("shape", "dtype", "device")\n'
+        'PAIR = ("detach", "item")\n'
+        'class Rule:\n    triggers = ("detach", "item", "argmax")\n',
+        "gradlint.analysis.torch_api.method_table": 'ROWS = ("detach", "item", "argmax")\n',
+    }
+    assert torch_api_lists(sources, torch_api_names()) == []

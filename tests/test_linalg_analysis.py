@@ -6,7 +6,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from gradlint.analysis.legacy_linalg import LEGACY_LINALG, bind_arguments, evaluates_without_effects
+from gradlint.analysis.legacy_linalg import bind_arguments, evaluates_without_effects
+from gradlint.analysis.torch_api.legacy_linalg import LEGACY_LINALG
 from gradlint.analysis.name_reads import is_never_read
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.grad_mode import runs_without_grad
 from gradlint.analysis.scalars import ScalarRead, indexes_zero
 from gradlint.analysis.scopes import enclosing_scope
@@ -100,24 +101,7 @@ def data_assignment(context: FileContext, small: cst.CSTNode) -> Optional[cst.At
 # In-place methods that change only the Python tensor object's metadata (shape, strides, storage,
 # autograd flags), not the values. `x.data` is a fresh tensor object, so on it they leave `x` as it
 # was; on `x` itself (the GL301 rewrite) they would resize, re-point or detach it.
-_METADATA_INPLACE = frozenset(
-    {
-        "requires_grad_",
-        "detach_",
-        "set_",
-        "resize_",
-        "resize_as_",
-        "as_strided_",
-        "squeeze_",
-        "unsqueeze_",
-        "t_",
-        "transpose_",
-        "swapdims_",
-        "swapaxes_",
-        "rename_",
-        "share_memory_",
-    }
-)
+_METADATA_INPLACE = frozenset(name for name in torch_api.methods("identity") if name.endswith("_"))
 
 
 def _is_inplace_method(name: str) -> bool:
@@ -174,54 +158,18 @@ def is_plain_data_read(context: FileContext, stack: Sequence[cst.CSTNode]) -> bo
 
 
 # The tensor's metadata: the same through `.data` as on the tensor itself, whatever its history.
-_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "layout", "is_sparse"})
-_METADATA_METHODS = frozenset(
-    {"size", "dim", "ndimension", "numel", "nelement", "get_device", "element_size", "stride", "is_contiguous", "is_floating_point"}
-)
+_METADATA_ATTRIBUTES = torch_api.attributes("metadata")
+_METADATA_METHODS = torch_api.methods("metadata")
 # Methods whose result is a plain value or a new tensor object, never the receiver: on a tensor
 # without history, `x.m()` gives what `x.data.m()` gives.
-_NEW_VALUE_METHODS = frozenset(
-    {
-        "numpy",
-        "tolist",
-        "item",
-        "sum",
-        "mean",
-        "std",
-        "var",
-        "norm",
-        "prod",
-        "max",
-        "min",
-        "argmax",
-        "argmin",
-        "abs",
-        "exp",
-        "log",
-        "sqrt",
-        "clone",
-        "eq",
-        "ne",
-        "lt",
-        "le",
-        "gt",
-        "ge",
-        "squeeze",
-        "unsqueeze",
-        "view",
-        "view_as",
-        "reshape",
-        "flatten",
-        "t",
-        "permute",
-        "transpose",
-        "sort",
-        "topk",
-        "cumsum",
-    }
+_NEW_VALUE_METHODS = (
+    (torch_api.methods("keeps") | torch_api.methods("ends"))
+    - torch_api.methods("self")
+    - torch_api.methods("identity")
+    - torch_api.methods("factory")
 )
 # May return the receiver itself (`x.cpu()` of a CPU tensor): followed to what consumes them.
-_CONVERSIONS = frozenset({"cpu", "cuda", "to", "float", "double", "half", "long", "int", "byte", "bool", "type", "contiguous"})
+_CONVERSIONS = torch_api.methods("self")
 
 
 def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:

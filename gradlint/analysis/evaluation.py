@@ -17,6 +17,8 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
+from gradlint.analysis.torch_api.context_managers import grad_mode_managers
 from gradlint.analysis.functions import mentioned_keys
 from gradlint.analysis.grad_mode import disables_grad, may_enable_grad
 from gradlint.analysis.imports import ImportMap
@@ -39,8 +41,15 @@ EVALUATION_DATA = re.compile(
 EVALUATION_SPLIT = re.compile(r"^(?:val|valid|validation|test|testing|eval|evaluation|dev)$", re.IGNORECASE)
 # Words of a function name that say it scores a model: `evaluate`, `validate_epoch`, `run_test`.
 EVALUATION_WORDS = frozenset({"eval", "evaluate", "evaluation", "test", "testing", "val", "valid", "validate", "validation"})
-# Methods whose result shows a score or a prediction being computed from an output.
-SCORING_METHODS = frozenset({"append", "extend", "update", "item", "argmax", "max", "topk", "eq", "add_", "tolist", "sum", "mean"})
+# Calls that turn autograd off or set it (`torch._C._set_grad_enabled` ends the same way).
+_GRAD_MODE_SETTERS = tuple(sorted(torch_api.short_names(grad_mode_managers("sets") | grad_mode_managers("disables"))))
+_FUNCTIONAL_DROPOUTS = torch_api.short_names(torch_api.functions("dropout"))
+# Methods whose result shows a score or a prediction being computed from an output: container
+# updates, and tensor methods that rank, compare, reduce or read a number.
+_SCORES = (
+    torch_api.methods("ranks") | torch_api.methods("compares") | torch_api.methods("reduction") | torch_api.methods("detaches", "number")
+)
+SCORING_METHODS = frozenset({"append", "extend", "update", "add_"}) | _SCORES
 # Calls on a model that are not its forward pass (or that disable grad themselves: `generate`).
 NOT_FORWARD = frozenset({"generate"})
 # Base classes whose framework runs the evaluation hooks with autograd off (Lightning, HF Trainer).
@@ -284,7 +293,7 @@ def _sets_grad_mode_in(scope: cst.CSTNode, imports: ImportMap) -> bool:
     for node in own_nodes(scope.body if isinstance(scope, cst.FunctionDef) else scope):
         if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
             qualified = imports.qualified_name(node.value.func) or ""
-            if qualified.endswith(("set_grad_enabled", "inference_mode", "no_grad", "_set_grad_enabled")):
+            if qualified.endswith(_GRAD_MODE_SETTERS):
                 return True
     return False
 
@@ -357,7 +366,7 @@ class TrainingModes:
             if type(node) is cst.Call:
                 qualified = self.imports.qualified_name(node.func) or ""
                 last = qualified.rsplit(".", 1)[-1]
-                if qualified.startswith("torch.nn.") and (MODE_LAYER.match(last) or last in ("dropout", "dropout2d", "alpha_dropout")):
+                if qualified.startswith("torch.nn.") and (MODE_LAYER.match(last) or last in _FUNCTIONAL_DROPOUTS):
                     return True
                 if qualified.startswith(MODEL_ZOOS):
                     return True

@@ -10,19 +10,11 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.syntax import is_bool_literal
+from gradlint.analysis.torch_api.context_managers import grad_mode_managers
 from gradlint.analysis.tree import iter_children
 
-NO_GRAD = frozenset(
-    {
-        "torch.no_grad",
-        "torch.inference_mode",
-        "torch.autograd.no_grad",
-        "torch.autograd.grad_mode.no_grad",
-        "torch.autograd.inference_mode",
-        "torch.autograd.grad_mode.inference_mode",
-    }
-)
-SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"})
+NO_GRAD = grad_mode_managers("disables")
+SET_GRAD_ENABLED = grad_mode_managers("sets")
 
 
 def disables_grad(expression: cst.BaseExpression, imports: ImportMap) -> bool:
@@ -75,7 +67,7 @@ def functions_called_without_grad(module: cst.Module, imports: ImportMap) -> fro
     return frozenset(names)
 
 
-ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
+ENABLE_GRAD = grad_mode_managers("enables")
 
 
 def may_enable_grad(expression: cst.BaseExpression, imports: ImportMap) -> bool:

@@ -14,146 +14,20 @@ from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
 from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, keyword_arg
+from gradlint.analysis import torch_api
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters
 from gradlint.analysis.roles import MODEL_CALLEE, MODULE_INSTANCE
 from gradlint.analysis.tree import descendants
 
-ENDS_HISTORY = frozenset(
-    {
-        "detach",
-        "item",
-        "tolist",
-        "numpy",
-        "argmax",
-        "argmin",
-        "eq",
-        "ne",
-        "lt",
-        "gt",
-        "le",
-        "ge",
-        "long",
-        "int",
-        "bool",
-        "byte",
-        "short",
-        "size",
-        "dim",
-        "numel",
-        "nonzero",
-        "sign",
-        "round",
-        "floor",
-        "ceil",
-        "new_zeros",
-        "new_ones",
-        "new_empty",
-        "zeros_like",
-        "ones_like",
-        "isnan",
-        "isinf",
-        "all",
-        "any",
-        "data_ptr",
-        "stride",
-    }
-)
-KEEPS_HISTORY = frozenset(
-    {
-        "cpu",
-        "cuda",
-        "to",
-        "float",
-        "double",
-        "half",
-        "view",
-        "view_as",
-        "reshape",
-        "squeeze",
-        "unsqueeze",
-        "t",
-        "permute",
-        "transpose",
-        "flatten",
-        "sum",
-        "mean",
-        "std",
-        "var",
-        "norm",
-        "prod",
-        "softmax",
-        "log_softmax",
-        "sigmoid",
-        "tanh",
-        "relu",
-        "exp",
-        "log",
-        "pow",
-        "abs",
-        "clone",
-        "contiguous",
-        "mul",
-        "add",
-        "sub",
-        "div",
-        "matmul",
-        "mm",
-        "bmm",
-        "max",
-        "min",
-        "topk",
-        "sort",
-        "expand",
-        "expand_as",
-        "repeat",
-        "narrow",
-        "select",
-        "index_select",
-        "gather",
-        "masked_fill",
-        "clamp",
-        "sqrt",
-        "neg",
-        "squeeze_",
-        "type_as",
-        "chunk",
-        "split",
-    }
-)
-INDEX_RESULTS = frozenset({"max", "min", "topk", "sort", "kthvalue", "mode", "median"})
-NO_HISTORY_FUNCTIONS = frozenset(
-    {
-        "argmax",
-        "argmin",
-        "no_grad",
-        "zeros",
-        "ones",
-        "empty",
-        "arange",
-        "eye",
-        "randint",
-        "randperm",
-        "from_numpy",
-        "tensor",
-        "as_tensor",
-        "zeros_like",
-        "ones_like",
-        "randn",
-        "rand",
-        "full",
-        "linspace",
-        "eq",
-        "ne",
-        "isnan",
-        "isinf",
-    }
-)
-
-
-REQUIRES_GRAD_FACTORIES = frozenset(
-    f"torch.{name}"
-    for name in ("randn", "rand", "zeros", "ones", "tensor", "full", "empty", "randn_like", "rand_like", "zeros_like", "ones_like")
-)
+# Tensor methods whose result never has history, and those whose result has the receiver's.
+ENDS_HISTORY = torch_api.methods("ends")
+KEEPS_HISTORY = torch_api.methods("keeps")
+# With a dim, (values, indices): the indices carry no history.
+INDEX_RESULTS = torch_api.methods("pair")
+# Torch functions (by their last name) whose result never has history.
+NO_HISTORY_FUNCTIONS = torch_api.short_names(torch_api.functions("ends"))
+REQUIRES_GRAD_FACTORIES = torch_api.functions("grad-flag")
+_FUNCTIONAL_LOSSES = torch_api.short_names(torch_api.functions("loss"))
 
 
 class GradEvidence:
@@ -215,9 +89,7 @@ class GradEvidence:
         if not qualified.startswith("torch.") or qualified.rsplit(".", 1)[-1] in NO_HISTORY_FUNCTIONS:
             return False
         short = qualified.rsplit(".", 1)[-1]
-        if qualified.startswith("torch.nn.functional.") and (
-            short.endswith("loss") or short in ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits")
-        ):
+        if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in _FUNCTIONAL_LOSSES):
             return True
         return any(self._argument_carries(arg.value, scope, depth) for arg in call.args if arg.keyword is None)
 
@@ -481,8 +353,11 @@ def _operands(node: cst.CSTNode) -> Optional[list[cst.BaseExpression]]:
 def ends_history(node: cst.BaseExpression) -> bool:
     """`x.detach()`, `x.data`, `x.item()`... at the end of the expression."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node.func.attr.value in ("detach", "item", "tolist")
+        return node.func.attr.value in _DETACHES
     return isinstance(node, cst.Attribute) and node.attr.value == "data"
+
+
+_DETACHES = torch_api.methods("detaches")
 
 
 def _rooted_in_self(node: cst.BaseExpression) -> bool:

@@ -37,6 +37,7 @@ import libcst as cst
 from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.grad_tracking import INDEX_RESULTS
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
@@ -47,93 +48,23 @@ from gradlint.analysis.tree import descendants, iter_children
 
 # The pre-0.4 typed constructors (`torch.FloatTensor([1, 2])`, `torch.LongTensor(3)`...): a new
 # plain tensor, never requiring grad.
-LEGACY_CONSTRUCTORS = frozenset(
-    f"torch.{prefix}{kind}Tensor"
-    for prefix in ("", "cuda.")
-    for kind in ("", "Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int", "Long", "Bool")
-)
-INTEGER_CONSTRUCTORS = frozenset(
-    f"torch.{prefix}{kind}Tensor" for prefix in ("", "cuda.") for kind in ("Byte", "Char", "Short", "Int", "Long", "Bool")
-)
+LEGACY_CONSTRUCTORS = torch_api.functions("legacy")
+INTEGER_CONSTRUCTORS = torch_api.functions("int")
 # Whatever the receiver, the result has no history (a new object, a Python value, or an
-# integer or bool tensor, which can never require grad).
-_CUTS_HISTORY = frozenset(
-    {
-        "detach",
-        "item",
-        "tolist",
-        "numpy",
-        "size",
-        "dim",
-        "numel",
-        "data_ptr",
-        "stride",
-        "long",
-        "int",
-        "short",
-        "byte",
-        "char",
-        "bool",
-        "argmax",
-        "argmin",
-        "multinomial",
-    }
-)
+# integer or bool tensor, which can never require grad); factories are asked separately.
+_CUTS_HISTORY = torch_api.methods("ends", without=("factory",))
 # Methods whose result is an integer or bool tensor: no write can give it history (an in-place
 # write of a value with history is cast to its dtype, or raises).
-_INTEGER_RESULTS = frozenset({"long", "int", "short", "byte", "char", "bool", "argmax", "argmin", "multinomial"})
+_INTEGER_RESULTS = torch_api.methods("int")
 # Metadata changes that leave the values without history (identity is another question).
-_KEEPS_VALUE = frozenset({"detach_", "resize_", "resize_as_"})
+_KEEPS_VALUE = torch_api.methods("clears")
 # Torch functions that may return their argument itself (`F.dropout(x, training=False)` is `x`).
-_MAY_RETURN_ARGUMENT = (
-    "torch.as_tensor",
-    "torch.asarray",
-    "torch.nn.functional.dropout",
-    "torch.nn.functional.alpha_dropout",
-    "torch.nn.functional.feature_alpha_dropout",
-)
+_MAY_RETURN_ARGUMENT = tuple(sorted(torch_api.functions("may-return-argument")))
 # Methods whose result can be the receiver itself (`x.float()` on a float tensor is `x`).
-SELF_RETURNING = frozenset(
-    {
-        "cuda",
-        "cpu",
-        "to",
-        "float",
-        "double",
-        "half",
-        "long",
-        "int",
-        "short",
-        "byte",
-        "char",
-        "bool",
-        "bfloat16",
-        "type",
-        "type_as",
-        "contiguous",
-    }
-)
+SELF_RETURNING = torch_api.methods("self")
 # Operations that tell a tensor object from another sharing its storage: flags, hooks, metadata
 # of the object itself (sizes, strides, storage), its `.grad`.
-IDENTITY_METHODS = frozenset(
-    {
-        "requires_grad_",
-        "retain_grad",
-        "register_hook",
-        "register_post_accumulate_grad_hook",
-        "resize_",
-        "resize_as_",
-        "set_",
-        "detach_",
-        "t_",
-        "transpose_",
-        "squeeze_",
-        "unsqueeze_",
-        "as_strided_",
-        "swapdims_",
-        "swapaxes_",
-    }
-)
+IDENTITY_METHODS = torch_api.methods("identity")
 _IDENTITY_FUNCTIONS = frozenset({"id", "hash", "setattr", "delattr"})
 _NUMERIC_BUILTINS = frozenset({"float", "int", "bool", "len", "abs", "round", "range", "min", "max"})
 # Torch namespaces whose calls build modules, parameters, optimizers...: not plain values.
@@ -147,12 +78,12 @@ _NOT_VALUE_NAMESPACES = (
     "torch.distributions.",
 )
 # Attributes that read metadata only (flags included).
-_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "is_leaf", "requires_grad", "grad_fn"})
+_METADATA_ATTRIBUTES = torch_api.attributes("metadata") | torch_api.attributes("autograd")
 # Attributes that read metadata a detached copy shares.
-_VALUE_METADATA = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout"})
+_VALUE_METADATA = torch_api.attributes("metadata")
 # Methods that are not value reads: the result keeps a reference to the tensor object
 # (`t.numpy()`'s array holds it), or they act on its graph.
-_NOT_VALUE_METHODS = frozenset({"numpy", "as_subclass", "backward", "retain_grad"})
+_NOT_VALUE_METHODS = torch_api.methods("holds")
 # `in` tries identity before equality.
 _BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 # Calls that read a frame's locals by name.
@@ -639,57 +570,14 @@ class HistoryEvidence:
 
 _LITERAL_ARGUMENTS = (cst.Integer, cst.Float, cst.List, cst.Tuple, cst.UnaryOperation)
 # Tensor methods making a new tensor of the receiver's dtype and device, without its history.
-FACTORY_METHODS = frozenset({"new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
-# Methods returning a view: a new object sharing storage (never the receiver itself).
-_VIEWS = frozenset(
-    {
-        "view",
-        "view_as",
-        "reshape",
-        "squeeze",
-        "unsqueeze",
-        "t",
-        "permute",
-        "transpose",
-        "expand",
-        "expand_as",
-        "narrow",
-        "select",
-        "flatten",
-        "unflatten",
-    }
-)
-
-
-# More methods and torch functions returning views: under no_grad a view of a leaf that
-# requires grad still requires grad.
-_MORE_VIEWS = frozenset(
-    {
-        "split",
-        "chunk",
-        "unbind",
-        "tensor_split",
-        "hsplit",
-        "vsplit",
-        "dsplit",
-        "split_with_sizes",
-        "diagonal",
-        "unfold",
-        "as_strided",
-        "movedim",
-        "moveaxis",
-        "swapaxes",
-        "swapdims",
-        "adjoint",
-        "view_as_real",
-        "view_as_complex",
-        "squeeze_copy",
-        "indices",
-        "values",
-        "unsqueeze",
-        "alias",
-    }
-)
+FACTORY_METHODS = torch_api.methods("factory")
+# Methods returning one view: a new object sharing storage (never the receiver itself).
+_VIEWS = torch_api.methods("view", without=("tuple",))
+# Methods returning several views, and torch functions returning views: under no_grad a view of a
+# leaf that requires grad still requires grad.
+_MORE_VIEWS = torch_api.methods("view", "tuple") | torch_api.short_names(torch_api.functions("view"))
+# Attributes that are views of the tensor, or its metadata: as history-free as the tensor.
+_FOLLOWS_VALUE = torch_api.attributes("view") | {"shape"}
 
 
 class _Proof:
@@ -724,7 +612,7 @@ class _Proof:
             qualified = self.imports.qualified_name(node)
             if qualified is not None:
                 return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
-            if node.attr.value in ("T", "mT", "real", "imag", "shape"):
+            if node.attr.value in _FOLLOWS_VALUE:
                 return self.free(node.value, depth + 1)
             return self.evidence.instance_attribute_is_history_free(
                 node, self.scope, depth + 1

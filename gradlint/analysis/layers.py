@@ -10,6 +10,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, positional_args
 from gradlint.analysis.tree import descendants
@@ -17,63 +18,27 @@ from gradlint.analysis.tree import descendants
 _NN = "torch.nn."
 
 # Layers whose constructor creates parameters with their default arguments.
-PARAMETER_LAYERS = frozenset(
-    {
-        "Linear",
-        "Bilinear",
-        "LazyLinear",
-        "Conv1d",
-        "Conv2d",
-        "Conv3d",
-        "ConvTranspose1d",
-        "ConvTranspose2d",
-        "ConvTranspose3d",
-        "LazyConv1d",
-        "LazyConv2d",
-        "LazyConv3d",
-        "Embedding",
-        "EmbeddingBag",
-        "RNN",
-        "LSTM",
-        "GRU",
-        "RNNCell",
-        "LSTMCell",
-        "GRUCell",
-        "MultiheadAttention",
-        "Transformer",
-        "TransformerEncoderLayer",
-        "TransformerDecoderLayer",
-        "PReLU",
-    }
-)
+PARAMETER_LAYERS = torch_api.short_names(torch_api.functions("parameters"))
+
+
+def _switch(spec: str) -> tuple[str, int, bool]:
+    keyword, position, default = spec.split(",")
+    return keyword, int(position), default == "on"
+
+
 # Normalisation layers: their parameters can be switched off (`affine=False`,
 # `elementwise_affine=False`), at this keyword or this positional index; value: default on?
 _SWITCHED = {
-    "BatchNorm1d": ("affine", 3, True),
-    "BatchNorm2d": ("affine", 3, True),
-    "BatchNorm3d": ("affine", 3, True),
-    "SyncBatchNorm": ("affine", 3, True),
-    "GroupNorm": ("affine", 3, True),
-    "LayerNorm": ("elementwise_affine", 2, True),
-    "RMSNorm": ("elementwise_affine", 2, True),
-    "InstanceNorm1d": ("affine", 3, False),
-    "InstanceNorm2d": ("affine", 3, False),
-    "InstanceNorm3d": ("affine", 3, False),
+    name.rsplit(".", 1)[-1]: _switch(torch_api.function(name).value("parameters-switch"))
+    for name in torch_api.functions("parameters-switch")
 }
 # Layers with no parameters whose behaviour depends on their own mode: a fresh one always drops.
-DROPOUT_LAYERS = frozenset({"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"})
+DROPOUT_LAYERS = torch_api.short_names(torch_api.functions("dropout-layer"))
 
 # Layers of `torch.nn` with sub-modules of their own (the others are leaves: `children()` is empty).
-_WITH_SUBMODULES = frozenset({"MultiheadAttention", "Transformer", "TransformerEncoderLayer", "TransformerDecoderLayer"})
+_WITH_SUBMODULES = torch_api.short_names(torch_api.functions("submodules"))
 # Wrappers whose own `forward` does their work (scatter, gradient synchronisation set-up).
-PARALLEL_WRAPPERS = frozenset(
-    {
-        "torch.nn.DataParallel",
-        "torch.nn.parallel.DataParallel",
-        "torch.nn.parallel.DistributedDataParallel",
-        "torch.nn.parallel.distributed.DistributedDataParallel",
-    }
-)
+PARALLEL_WRAPPERS = torch_api.functions("parallel-wrapper")
 
 
 def nn_layer(call: cst.BaseExpression, imports: ImportMap) -> Optional[str]:

@@ -7,6 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.syntax import is_bool_literal
 
@@ -15,34 +16,11 @@ VARIABLE = "torch.autograd.Variable"
 _PARAMETERS = ("data", "requires_grad", "volatile")
 
 # torch factories that accept `requires_grad=` and return a fresh leaf that does not require grad.
-GRAD_FACTORIES = frozenset(
-    f"torch.{name}"
-    for name in (
-        "randn",
-        "rand",
-        "zeros",
-        "ones",
-        "full",
-        "empty",
-        "arange",
-        "eye",
-        "tensor",
-        "linspace",
-        "logspace",
-        "randn_like",
-        "rand_like",
-        "zeros_like",
-        "ones_like",
-        "full_like",
-        "empty_like",
-    )
-)
+GRAD_FACTORIES = torch_api.functions("grad-flag")
 # Fresh tensors from other sources (no `requires_grad=` parameter).
-OTHER_FRESH = frozenset({"torch.from_numpy", "torch.randint", "torch.randperm"})
+OTHER_FRESH = torch_api.functions("factory", without=("grad-flag",))
 # Conversions that keep a fresh, grad-free tensor fresh and grad-free.
-FRESH_CONVERSIONS = frozenset(
-    {"cuda", "cpu", "to", "float", "double", "half", "long", "int", "short", "byte", "bool", "bfloat16", "type", "contiguous", "pin_memory"}
-)
+FRESH_CONVERSIONS = torch_api.methods("self")
 
 
 @dataclass(frozen=True)
@@ -124,12 +102,11 @@ def literal_flag(node: cst.BaseExpression) -> Optional[bool]:
 # Pre-0.4 typed constructors that `torch.tensor(list, dtype=...)` reproduces bitwise from numeric
 # literals: the dtype to spell out (None: the default dtype, as `torch.Tensor` uses) and whether
 # float literals are allowed (an integer type truncates them).
+_LITERAL_DTYPES = (None, "float32", "float64", "int64", "int32")
 _LITERAL_CONSTRUCTORS = {
-    "torch.Tensor": (None, True),
-    "torch.FloatTensor": ("float32", True),
-    "torch.DoubleTensor": ("float64", True),
-    "torch.LongTensor": ("int64", False),
-    "torch.IntTensor": ("int32", False),
+    name: (row.value("dtype"), not row.has("int"))
+    for name, row in torch_api.FUNCTIONS.items()
+    if row.has("legacy") and not name.startswith("torch.cuda.") and row.value("dtype") in _LITERAL_DTYPES
 }
 _EXACT_INTEGERS = 2**53  # ints a float64 holds exactly: `1` and `1.0` convert to the same value
 

@@ -15,6 +15,7 @@ from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy_types import LegacyTensorType, legacy_tensor_type
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable
@@ -27,45 +28,17 @@ DEFAULT_TYPE = "torch.Tensor"
 DEFAULT_DEVICE_SETTERS = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
 # Builtins and tensor methods whose result is an int.
 _INT_BUILTINS = frozenset({"len", "int"})
-_INT_METHODS = frozenset({"size", "numel", "dim", "nelement", "ndimension"})
+_INT_METHODS = torch_api.methods("count")
 _INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 _LITERAL_OPERATORS = (*_INT_OPERATORS, cst.Divide, cst.Power)
 # Tensor methods whose result stays on the device of the tensor they are called on.
-DEVICE_KEEPING_METHODS = frozenset(
-    {
-        "view",
-        "reshape",
-        "t",
-        "transpose",
-        "permute",
-        "unsqueeze",
-        "squeeze",
-        "contiguous",
-        "clone",
-        "detach",
-        "float",
-        "double",
-        "long",
-        "int",
-    }
+DEVICE_KEEPING_METHODS = (
+    (torch_api.methods("view") | torch_api.methods("same-layout") | torch_api.methods("self"))
+    - torch_api.methods("moves")
+    - torch_api.methods("device-argument")
 )
 # torch factories whose result lives on the default device unless `device=` says otherwise.
-CPU_FACTORIES = frozenset(
-    {
-        "torch.randn",
-        "torch.rand",
-        "torch.randint",
-        "torch.zeros",
-        "torch.ones",
-        "torch.empty",
-        "torch.full",
-        "torch.arange",
-        "torch.linspace",
-        "torch.eye",
-        "torch.tensor",
-        "torch.from_numpy",
-    }
-)
+CPU_FACTORIES = torch_api.functions("default-device")
 
 
 class Evidence(Enum):

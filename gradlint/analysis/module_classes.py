@@ -9,6 +9,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name, iter_statements
@@ -16,7 +17,9 @@ from gradlint.analysis.tree import descendants
 
 TORCH_MODULE = "torch.nn.Module"
 # Capitalised names of torch.nn that are not module classes.
-_NOT_MODULES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer", "ParameterList", "ParameterDict"})
+_NOT_MODULES = torch_api.short_names(
+    torch_api.functions("parameter") | torch_api.functions("buffer") | torch_api.functions("parameter-container")
+)
 # Factories whose result is a model.
 _MODEL_FACTORIES = frozenset({"timm.create_model"})
 _NO_INSTANCE_DECORATORS = frozenset({"staticmethod", "classmethod"})
@@ -239,9 +242,9 @@ def _assigned(statement: cst.CSTNode) -> Iterator[tuple[cst.BaseExpression, cst.
         yield statement.target, statement.value
 
 
-PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+PARAMETER_CLASSES = torch_api.functions("parameter")
 # Tensor methods that return the tensor itself when nothing changes, a converted copy otherwise.
-CONVERSIONS = frozenset({"cuda", "cpu", "to", "double", "float", "half", "bfloat16"})
+CONVERSIONS = torch_api.module_methods("converts")
 
 
 def parameter_conversion(node: cst.BaseExpression, imports: ImportMap) -> Optional[tuple[cst.Call, cst.Arg]]:
@@ -266,16 +269,7 @@ def _is_conversion(node: cst.BaseExpression) -> bool:
 
 # torch.nn modules without parameters, buffers or a training mode: losing them from a container
 # changes nothing.
-STATELESS_LAYERS = frozenset(
-    {
-        *("ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh"),
-        *("Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Softsign", "Tanhshrink", "LogSigmoid", "Softmax"),
-        *("LogSoftmax", "Softmax2d", "Identity", "Flatten", "Unflatten", "Upsample", "PixelShuffle", "PixelUnshuffle"),
-        *("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d"),
-        *("AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"),
-        *("ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d", "ChannelShuffle"),
-    }
-)
+STATELESS_LAYERS = torch_api.short_names(torch_api.functions("stateless"))
 
 
 def container_items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:

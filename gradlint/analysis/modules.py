@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import MODULE_INSTANCE
 from gradlint.analysis.scopes import ScopeTable, enclosing_scope, self_name
@@ -13,10 +14,10 @@ from gradlint.analysis.syntax import dotted_name, iter_statements
 from gradlint.analysis.tree import descendants
 
 # Capitalised names of torch.nn that build tensors, not modules.
-TENSOR_CLASSES = frozenset({"Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer"})
+TENSOR_CLASSES = torch_api.short_names(torch_api.functions("parameter") | torch_api.functions("buffer"))
 # Module containers whose items (and slices) are modules; ParameterList/ParameterDict hold tensors.
-MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
-TENSOR_CONTAINERS = frozenset({"ParameterList", "ParameterDict"})
+MODULE_CONTAINERS = torch_api.functions("module-container")
+TENSOR_CONTAINERS = torch_api.short_names(torch_api.functions("parameter-container"))
 
 
 class ModuleEvidence:
@@ -199,9 +200,7 @@ class ModuleEvidence:
 
 _NO_INSTANCE_DECORATORS = frozenset({"staticmethod", "classmethod"})
 # nn.Module methods that return the module they are called on.
-_RETURN_SELF = frozenset(
-    {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_", "to_empty", "apply", "type"}
-)
+_RETURN_SELF = torch_api.module_methods("returns-self")
 
 
 def _without_returns_self(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -14,6 +14,7 @@ from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.syntax import dotted_name, iter_statements, keyword_arg, positional_args
@@ -21,54 +22,16 @@ from gradlint.analysis.optimizers import parameter_owners
 from gradlint.analysis.tree import descendants, iter_children
 
 # Module methods that return a generator, exhausted by the first loop over it.
-GENERATOR_METHODS = frozenset(
-    {"parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules", "named_modules"}
-)
+GENERATOR_METHODS = torch_api.module_methods("generator")
 # Calls that iterate their argument to the end.
 ITERATING_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "dict", "sum", "sorted", "any", "all", "max", "min"})
 # Calls that wrap an iterable lazily: whoever consumes the wrapper consumes the argument.
 LAZY_WRAPPERS = frozenset({"filter", "map", "zip", "enumerate", "iter", "reversed", "itertools.chain", "itertools.islice"})
 # Functions given a model's parameters that iterate them (`clip_grad_norm_(params, 1.0)`).
 PARAMETER_CONSUMERS = frozenset({"clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "clip_grad_norm", "get_total_norm"})
+_MODULE_CONTAINERS = torch_api.short_names(torch_api.functions("module-container"))
 # torch.nn layers that hold no parameters: putting one in after the optimizer was built loses nothing.
-PARAMETERLESS_LAYERS = frozenset(
-    {
-        "Identity",
-        "ReLU",
-        "ReLU6",
-        "LeakyReLU",
-        "GELU",
-        "SiLU",
-        "ELU",
-        "Tanh",
-        "Sigmoid",
-        "Softmax",
-        "LogSoftmax",
-        "Flatten",
-        "Unflatten",
-        "Dropout",
-        "Dropout1d",
-        "Dropout2d",
-        "Dropout3d",
-        "AlphaDropout",
-        "MaxPool1d",
-        "MaxPool2d",
-        "MaxPool3d",
-        "AvgPool1d",
-        "AvgPool2d",
-        "AvgPool3d",
-        "AdaptiveAvgPool1d",
-        "AdaptiveAvgPool2d",
-        "AdaptiveAvgPool3d",
-        "AdaptiveMaxPool1d",
-        "AdaptiveMaxPool2d",
-        "AdaptiveMaxPool3d",
-        "Upsample",
-        "Sequential",
-        "ModuleList",
-        "ModuleDict",
-    }
-)
+PARAMETERLESS_LAYERS = torch_api.short_names(torch_api.functions("parameterless"))
 
 # (id of the block, index of the statement in it, index of a small statement in its line)
 Path = tuple[tuple[int, int, int], ...]
@@ -570,7 +533,7 @@ class ParameterFlow:
             return True
         if not qualified.startswith("torch.nn.") or not last[:1].isupper() or last in ("Parameter", "Buffer"):
             return False
-        if last in ("Sequential", "ModuleList", "ModuleDict"):
+        if last in _MODULE_CONTAINERS:
             return any(self.builds_parameterised_module(arg.value) for arg in value.args)
         return last not in PARAMETERLESS_LAYERS
 

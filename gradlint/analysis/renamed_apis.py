@@ -1,70 +1,12 @@
-"""PyTorch names renamed since 0.3 and what each new spelling needs to compute exactly the same.
+"""What a renamed PyTorch API's new spelling needs to compute exactly the same (the renamed names
+themselves are in `torch_api.renamed`).
 
 Measured under torch 2.13 (the runtime fixtures of GL503 repeat each measurement).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
-
-
-@dataclass(frozen=True)
-class Renamed:
-    """A legacy callable whose modern spelling is exactly equivalent."""
-
-    new: str  # the new final name, or a dotted path under `torch` when `to_torch`
-    version: str  # the torch version that deprecated the legacy name
-    to_torch: bool = False  # the replacement lives in `torch`, not beside the legacy name
-    # Keyword arguments the new spelling needs to behave as the legacy one (`mode="bilinear"`).
-    keywords: tuple[tuple[str, str], ...] = ()
-    # Positional parameters the legacy callable takes (more raise); None when any are forwarded.
-    positional: Optional[int] = None
-
-
-_INITIALISERS = ("uniform normal constant xavier_uniform xavier_normal kaiming_uniform kaiming_normal orthogonal sparse eye dirac").split()
-
-_BILINEAR = (("mode", '"bilinear"'), ("align_corners", "True"))
-_NEAREST = (("mode", '"nearest"'),)
-
-# `functorch.X` forwards to `torch.func.X` with the same signature (torch/_functorch/deprecated.py).
-# `make_functional`, `combine_state_for_ensemble`, `make_fx` have no torch.func equivalent.
-FUNCTORCH_TRANSFORMS = ("vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")
-
-# `F.sigmoid` and `F.tanh` are not listed: torch deprecated them in 0.4.1 but later dropped the
-# warning and kept them as documented aliases of `torch.sigmoid` / `torch.tanh` (no warning and no
-# deprecation note in 2.13).
-RENAMED: dict[str, Renamed] = {
-    **{f"torch.nn.init.{name}": Renamed(f"{name}_", "0.4") for name in _INITIALISERS},
-    "torch.nn.utils.clip_grad_norm": Renamed("clip_grad_norm_", "0.4"),
-    "torch.nn.utils.clip_grad.clip_grad_norm": Renamed("clip_grad_norm_", "0.4"),
-    "torch.nn.NLLLoss2d": Renamed("NLLLoss", "0.4"),
-    "torch.nn.modules.loss.NLLLoss2d": Renamed("NLLLoss", "0.4"),
-    "torch.cuda.memory_cached": Renamed("memory_reserved", "1.4"),
-    "torch.cuda.max_memory_cached": Renamed("max_memory_reserved", "1.4"),
-    "torch.cuda.memory.memory_cached": Renamed("memory_reserved", "1.4"),
-    "torch.cuda.memory.max_memory_cached": Renamed("max_memory_reserved", "1.4"),
-    "torch.ger": Renamed("outer", "1.7"),
-    # `upsample(input, size, scale_factor, mode, align_corners)` calls `interpolate` with them as given.
-    "torch.nn.functional.upsample": Renamed("interpolate", "0.4.1"),
-    # `upsample_bilinear(input, size, scale_factor)` calls `interpolate(..., mode="bilinear", align_corners=True)`.
-    "torch.nn.functional.upsample_bilinear": Renamed("interpolate", "0.4.1", keywords=_BILINEAR, positional=3),
-    "torch.nn.functional.upsample_nearest": Renamed("interpolate", "0.4.1", keywords=_NEAREST, positional=3),
-    # Subclasses of `Upsample` whose constructor passes `(size, scale_factor)` and the mode.
-    "torch.nn.UpsamplingBilinear2d": Renamed("Upsample", "0.4.1", keywords=_BILINEAR, positional=2),
-    "torch.nn.UpsamplingNearest2d": Renamed("Upsample", "0.4.1", keywords=_NEAREST, positional=2),
-    "torch.nn.modules.upsampling.UpsamplingBilinear2d": Renamed("Upsample", "0.4.1", keywords=_BILINEAR, positional=2),
-    "torch.nn.modules.upsampling.UpsamplingNearest2d": Renamed("Upsample", "0.4.1", keywords=_NEAREST, positional=2),
-    **{f"functorch.{name}": Renamed(f"func.{name}", "2.0", to_torch=True) for name in FUNCTORCH_TRANSFORMS},
-}
-
-# `stateless.functional_call(module, parameters_and_buffers, ...)` became
-# `torch.func.functional_call(module, parameter_and_buffer_dicts, ...)`: the second parameter is
-# renamed and accepts a dict (used as is) or a sequence of dicts, where the legacy function used
-# any mapping as is.
-STATELESS_FUNCTIONAL_CALL = "torch.nn.utils.stateless.functional_call"
-LEGACY_PARAMETERS_KEYWORD = "parameters_and_buffers"
-PARAMETERS_KEYWORD = "parameter_and_buffer_dicts"
 
 
 def range_end(start: int, end: int, step: int) -> Optional[int]:

@@ -14,6 +14,8 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
+
 
 class Role(Enum):
     MODEL = "model"
@@ -64,7 +66,7 @@ GAN_OPTIMIZER = {role: re.compile(rf"^{_gan_optimizer(words)}$", re.IGNORECASE) 
 DISCRIMINATOR_OPTIMIZER_IN_TEXT = re.compile(rf"\b{_gan_optimizer(_GAN_NETWORK_WORDS[Role.DISCRIMINATOR])}\b", re.IGNORECASE)
 
 # Tensor methods that keep a network's output (and its graph) on the way into the next network.
-SHAPE_METHODS = frozenset({"view", "reshape", "squeeze", "unsqueeze", "flatten", "to", "float", "cuda", "contiguous", "permute"})
+SHAPE_METHODS = torch_api.methods("same-values")
 
 # -- criteria, optimizers, schedulers, scalers --------------------------------------------------
 

@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -26,22 +27,20 @@ from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_nam
 from gradlint.analysis.tree import descendants, iter_children
 
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
-SCALAR_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min", "dot", "dist", "numel", "all", "any"})
+SCALAR_REDUCTIONS = torch_api.methods("reduction", without=("index",)) | torch_api.methods("scalar")
 # Index reductions: without a dim a 0-dim index, with one a tensor of indices.
-INDEX_REDUCTIONS = frozenset({"argmax", "argmin"})
+INDEX_REDUCTIONS = torch_api.methods("index")
 # Full reductions to one value (not a count or a truth value, which other types also give).
-_VALUE_REDUCTIONS = frozenset({"sum", "mean", "norm", "prod", "std", "var", "max", "min"})
+_VALUE_REDUCTIONS = torch_api.methods("reduction", without=("int",))
 # Methods that keep a value's shape (and so its one number).
-SHAPE_KEEPING = frozenset({"cpu", "detach", "float", "double", "cuda", "clone", "long", "int"})
+SHAPE_KEEPING = torch_api.methods("self") | torch_api.methods("same-layout")
 # Builtins that turn a 0-dim tensor into exactly the number `.item()` gives.
 NUMBER_CONVERSIONS = frozenset({"int", "float"})
 # Uses where a 0-dim tensor and its `.item()` give the same result: conversions, and `str.format` /
 # f-strings (`Tensor.__format__` formats the item of a 0-dim tensor); `"%s" % t` prints `tensor(2)`.
 EXACT_USES = NUMBER_CONVERSIONS | {"format"}
 # Factories of a tensor from a literal list: one element in the list, one element in the tensor.
-LIST_FACTORIES = frozenset(
-    {"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.DoubleTensor", "torch.IntTensor"}
-)
+LIST_FACTORIES = torch_api.functions("list")
 DISTRIBUTIONS = "torch.distributions."
 # `torch.nn` modules named `...Loss` that do not return one number whatever their reduction.
 NON_SCALAR_LOSS_MODULES = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss"})
@@ -669,19 +668,7 @@ def _is_non_tensor_value(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SimpleString, cst.FormattedString))
 
 
-_FUNCTIONAL_LOSSES = frozenset(
-    {
-        "cross_entropy",
-        "binary_cross_entropy",
-        "binary_cross_entropy_with_logits",
-        "kl_div",
-        "nll_loss",
-        "mse_loss",
-        "l1_loss",
-        "smooth_l1_loss",
-        "huber_loss",
-    }
-)
+_FUNCTIONAL_LOSSES = torch_api.short_names(torch_api.functions("loss"))
 
 
 def _is_loss_module(qualified: Optional[str]) -> bool:

@@ -9,6 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
 from gradlint.analysis.tree import descendants
@@ -16,9 +17,9 @@ from gradlint.analysis.tree import descendants
 Shape = tuple[Optional[int], ...]
 
 # Factories whose positional arguments are the sizes: `f(2, 3)` or `f((2, 3))`.
-_SIZED_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty"})
-_DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
-_RESHAPING_IN_PLACE = ("unsqueeze_", "squeeze_", "resize_", "resize_as_", "set_", "as_strided_", "t_", "transpose_", "swapdims_")
+_SIZED_FACTORIES = torch_api.functions("sized")
+_DATA_FACTORIES = torch_api.functions("list", without=("legacy",))
+_RESHAPING_IN_PLACE = torch_api.methods("reshapes")
 _MAX_DEPTH = 4
 
 

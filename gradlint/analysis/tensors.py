@@ -13,6 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
@@ -20,88 +21,14 @@ from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, ent
 from gradlint.analysis.tree import descendants
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
-TENSOR_ONLY_METHODS = frozenset(
-    {
-        "cuda",
-        "detach",
-        "requires_grad_",
-        "view",
-        "view_as",
-        "expand_as",
-        "unsqueeze",
-        "squeeze",
-        "contiguous",
-        "masked_fill",
-        "index_select",
-        "gather",
-        "scatter",
-        "softmax",
-        "log_softmax",
-        "matmul",
-        "mm",
-        "bmm",
-        "t",
-        "permute",
-        "narrow",
-        "float",
-        "double",
-        "half",
-        "long",
-        "int",
-        "byte",
-        "sigmoid",
-        "tanh",
-        "relu",
-        "clamp",
-        "exp",
-        "log",
-        "pow",
-        "abs",
-        "neg",
-        "sqrt",
-        "norm",
-        "eq",
-        "ne",
-        "lt",
-        "gt",
-        "le",
-        "ge",
-        "topk",
-        "argmax",
-        "argmin",
-        "numel",
-        "clone",
-        "type_as",
-        "new_zeros",
-        "new_ones",
-        "new_empty",
-        "new_full",
-        "new_tensor",
-    }
-)
+TENSOR_ONLY_METHODS = torch_api.methods("distinctive")
 # Tensor methods that numpy arrays, modules and other array types do not have: a function
 # argument these are called on is a tensor.
-ARGUMENT_TENSOR_METHODS = frozenset(
-    {
-        "view_as",
-        "expand_as",
-        "unsqueeze",
-        "contiguous",
-        "masked_fill",
-        "index_select",
-        "narrow",
-        "type_as",
-        "permute",
-        "new_zeros",
-        "new_ones",
-        "new_full",
-        "new_empty",
-    }
-)
+ARGUMENT_TENSOR_METHODS = torch_api.methods("unique")
 # Where `PackedSequence` comes from: its `.data` is a field.
 PACKED_SEQUENCES = ("pack_padded_sequence", "pack_sequence", "PackedSequence", "utils.rnn")
 # Reductions: a tensor when the receiver is one (numpy has the same names).
-TENSOR_PRESERVING_METHODS = frozenset({"sum", "mean", "max", "min", "prod", "std", "var", "cpu", "to", "add", "mul", "sub", "div"})
+TENSOR_PRESERVING_METHODS = torch_api.methods("passes-tensor")
 TENSOR_ATTRIBUTES = frozenset({"grad", "weight", "bias"})
 NOT_TENSOR_MODULES = (
     "torch.utils",
@@ -321,9 +248,9 @@ class TensorEvidence:
 
 
 # Methods a module shares with tensors (in place on a module, returning it).
-MODULE_SHARED_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "requires_grad_", "train", "eval"})
+MODULE_SHARED_METHODS = torch_api.module_methods("returns-self")
 # torch functions that return whatever object they load or wrap (a module, a dict...).
-OBJECT_LOADERS = frozenset({"torch.load", "torch.jit.load", "torch.jit.script", "torch.jit.trace", "torch.hub.load", "torch.compile"})
+OBJECT_LOADERS = torch_api.functions("returns-object")
 
 
 def _core(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -369,7 +296,7 @@ def iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -
 
 
 # Classes whose instances are tensors: `nn.Parameter(...)`, `nn.Buffer(...)`.
-TENSOR_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Buffer"})
+TENSOR_CLASSES = torch_api.functions("parameter") | torch_api.functions("buffer")
 
 
 def _is_class_name(qualified: str) -> bool:

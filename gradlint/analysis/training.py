@@ -16,6 +16,7 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import is_no_grad_with
 from gradlint.analysis.grad_tracking import mentioned_names
@@ -30,6 +31,13 @@ BACKWARD_CALLS = frozenset({"torch.autograd.backward"})
 BACKWARD_METHODS_OF_WRAPPERS = ("accelerator", "fabric", "manual_backward", "engine", "model_engine")
 # `opt.zero_grad()`, `model.cleargrads()`, `utils.zero_grads(model)`, `zero_grad(model)`, `clear_grad()`...
 ZERO_NAME = re.compile(r"^(?:zero_?grads?|zero_gradients|reset_?grads?|clear_?grads?|cleargrads)$", re.IGNORECASE)
+
+
+# In-place writes of a `.grad`: a reset (`zero_`, `fill_`, or `mul_` by 0), `detach_`, and the
+# updates that add to it or copy into it.
+_GRAD_RESETS = torch_api.methods("fills") | {"mul_"}
+_DETACH_IN_PLACE = torch_api.methods("identity", "clears") - torch_api.methods("reshapes")
+_GRAD_UPDATES = torch_api.methods("accumulates") | torch_api.methods("copies-in")
 
 
 class Kind(Enum):
@@ -347,9 +355,9 @@ class TrainingAnalysis:
                 if self.optimizers.is_optimizer(receiver):
                     return [make(Kind.RESET, optimizer=optimizer)]
                 return [make(Kind.RESET, optimizer=optimizer, resets_all=True)]
-            if method in ("zero_", "fill_", "detach_", "mul_") and _mentions_grad(receiver):
-                return [make(Kind.RESET, resets_all=True)] if method in ("zero_", "fill_", "mul_") else []
-            if method in ("sub_", "add_", "copy_", "addcdiv_", "addcmul_") and _updates_own_grad(receiver, [a.value for a in call.args]):
+            if method in _GRAD_RESETS | _DETACH_IN_PLACE and _mentions_grad(receiver):
+                return [make(Kind.RESET, resets_all=True)] if method in _GRAD_RESETS else []
+            if method in _GRAD_UPDATES and _updates_own_grad(receiver, [a.value for a in call.args]):
                 return [make(Kind.UPDATE)]
         helper = self._functions.resolve(call, place.scope)
         if helper is not None:

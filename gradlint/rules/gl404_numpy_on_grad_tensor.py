@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.syntax import keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
@@ -12,7 +13,7 @@ _MESSAGE = (
 )
 NUMPY_CONSTRUCTORS = frozenset({"numpy.array", "numpy.asarray"})
 # Methods that keep the tensor (and its history) between the value and `.numpy()`.
-CHAIN_METHODS = frozenset({"cpu", "cuda", "to", "float", "double", "half", "contiguous", "squeeze", "view", "reshape", "flatten", "clone"})
+CHAIN_METHODS = torch_api.methods("same-values")
 
 
 class NumpyOnGradTensor(Rule):

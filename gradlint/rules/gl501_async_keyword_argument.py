@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
 
 _DEPRECATED = "(deprecated in torch 0.4)"
 # Tensor and module methods whose `async=` torch 0.4 renamed `non_blocking=` (same meaning).
-_TRANSFER_METHODS = frozenset({"cuda", "to", "type", "copy_"})
+_TRANSFER_METHODS = torch_api.methods("non-blocking")
 
 
 class AsyncKeywordArgument(Rule):

@@ -6,18 +6,15 @@ import libcst as cst
 
 from gradlint.analysis.autograd_functions import AUTOGRAD_FUNCTION
 from gradlint.analysis.imports import import_anchor, module_level_alias
-from gradlint.analysis.removed_apis import (
+from gradlint.analysis.removed_apis import is_byte_mask, is_byte_tensor, removed_module, six_binding
+from gradlint.analysis.torch_api.removed import (
     REMOVED_FFT_FUNCTIONS,
     REMOVED_FUNCTIONS,
     REMOVED_MODULES,
+    SIX_BINDINGS,
     SIX_BUILTIN_VALUES,
     SIX_MATH_VALUES,
     SIX_MODULE,
-    SIX_BINDINGS,
-    is_byte_mask,
-    is_byte_tensor,
-    removed_module,
-    six_binding,
 )
 from gradlint.analysis.syntax import dotted_name, keyword_arg, method_call_on, positional_args
 from gradlint.analysis.version_fallbacks import in_compatibility_layer

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
@@ -10,10 +11,17 @@ from gradlint.rules.base import Invalid, Rule, Severity
 
 _DEPRECATED = "(deprecated in torch 1.5)"
 # Tensor method -> the keyword its legacy leading number becomes.
-_ALPHA_METHODS = {"add_": "alpha", "sub_": "alpha", "add": "alpha", "sub": "alpha"}
-_VALUE_METHODS = {"addcmul_": "value", "addcdiv_": "value", "addcmul": "value", "addcdiv": "value"}
+_ALPHA_METHODS = {
+    name: "alpha" for name in torch_api.methods("legacy-overload") if torch_api.method(name).value("legacy-overload") == "alpha"
+}
+_VALUE_METHODS = {
+    name: "value" for name in torch_api.methods("legacy-overload") if torch_api.method(name).value("legacy-overload") == "value"
+}
 # torch function -> (positional arguments of the legacy overload, the keyword of its number).
-_FUNCTIONS = {"torch.add": (3, "alpha"), "torch.sub": (3, "alpha"), "torch.addcmul": (4, "value"), "torch.addcdiv": (4, "value")}
+_FUNCTIONS = {
+    name: (int(torch_api.function(name).value("positional")), torch_api.function(name).value("legacy-overload"))
+    for name in torch_api.functions("legacy-overload")
+}
 
 
 class LegacyPositionalOverload(Rule):

@@ -5,7 +5,8 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.legacy_linalg import LEGACY_LINALG, LegacyLinalg, bind_arguments, evaluates_without_effects
+from gradlint.analysis.legacy_linalg import bind_arguments, evaluates_without_effects
+from gradlint.analysis.torch_api.legacy_linalg import LEGACY_LINALG, LegacyLinalg
 from gradlint.analysis.name_reads import is_never_read
 from gradlint.analysis.syntax import is_bool_literal, parenthesized
 from gradlint.fix.builders import enclosing_line, indentation, torch_alias
@@ -14,26 +15,7 @@ from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 
 # The module paths under which torch defines the legacy functions.
-_QUALIFIED = {
-    **{f"torch.{name}": name for name in LEGACY_LINALG},
-    **{f"torch.functional.{name}": name for name in ("norm", "lu", "chain_matmul")},
-}
-
-_HINTS = {
-    "solve": "`torch.solve(B, A).solution` is `torch.linalg.solve(A, B)` (arguments reversed, no LU returned)",
-    "symeig": '`torch.linalg.eigh(A, UPLO="U")` / `eigvalsh` (symeig read the upper triangle; linalg reads the lower by default)',
-    "eig": "`torch.linalg.eig` / `eigvals` return complex tensors, not the real (n, 2) layout: rewrite the code that reads them",
-    "lstsq": "`torch.linalg.lstsq(A, B).solution` (arguments reversed; the solution has n rows, not max(m, n))",
-    "matrix_rank": "`torch.linalg.matrix_rank(A)` (`symmetric=` became `hermitian=`)",
-    "qr": '`torch.linalg.qr(A, mode="reduced" if some else "complete")`',
-    "cholesky": "`torch.linalg.cholesky(A, upper=upper)`",
-    "chain_matmul": "`torch.linalg.multi_dot([...])` takes a list of two or more matrices (of one matrix, chain_matmul returns a copy)",
-    "triangular_solve": "`torch.triangular_solve(B, A).solution` is `torch.linalg.solve_triangular(A, B, upper=True)` (arguments reversed)",
-    "lu": "`torch.linalg.lu_factor_ex(A)[:2]` (`torch.linalg.lu_factor(A)` if A is invertible: it raises for a singular matrix; `lu_factor_ex(A)` for `get_infos=True`)",
-    "lu_solve": "`torch.linalg.lu_solve(LU, pivots, B)` (arguments reversed)",
-    "svd": "`torch.linalg.svd(A, full_matrices=not some)` returns `Vh`: `V` is `Vh.mH`",
-    "norm": "`torch.linalg.vector_norm` for a numeric `p` or `'fro'`, `torch.linalg.matrix_norm` for `'nuc'` and other matrix norms (`torch.linalg.norm(A, 1)` is the induced norm: not the same)",
-}
+_QUALIFIED = {path: api.name for api in LEGACY_LINALG.values() for path in api.paths}
 
 
 @dataclass(frozen=True)
@@ -323,7 +305,7 @@ class LegacyLinalgApi(Rule):
         if self._defines_legacy_method(api, bound):
             return
         verb = "was removed" if api.removed is not None else "is deprecated"
-        message = f"`{self.context.code_for(node.func)}` {verb} in favour of `torch.linalg`: {_HINTS[api.name]} ({api.status})"
+        message = f"`{self.context.code_for(node.func)}` {verb} in favour of `torch.linalg`: {api.replacement} ({api.status})"
         self.report(node, message, self._fix(node, api, bound))
 
     def _defines_legacy_method(self, api: LegacyLinalg, bound: Optional[dict[str, cst.BaseExpression]]) -> bool:

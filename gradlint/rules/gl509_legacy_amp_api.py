@@ -1,10 +1,18 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis.torch_api.amp import (
+    AMP_DEPRECATED_SINCE,
+    LEGACY_AMP,
+    SDP_BACKENDS,
+    SDP_FLAGS,
+    SDP_KERNEL,
+    SDP_KERNEL_DEPRECATED_SINCE,
+    LegacyAmp,
+)
 from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import indentation, render_at, torch_alias
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
@@ -12,66 +20,11 @@ from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 
 
-@dataclass(frozen=True)
-class LegacyAmp:
-    """A device-specific AMP entry point and its device-generic replacement in `torch.amp`."""
-
-    modern: str  # the name in `torch.amp`
-    device: str
-    parameters: tuple[str, ...]  # the legacy signature's positional order
-    # Arguments the legacy constructor passes explicitly where `torch.amp` would read the current
-    # autocast state (keyword -> value; `{torch}` is the torch alias).
-    pinned: tuple[tuple[str, str], ...] = ()
-    device_keyword: Optional[str] = None  # the device is passed as this keyword, else first and positional
-
-
-_AUTOCAST = ("enabled", "dtype", "cache_enabled")
-_SCALER = ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
-
-
-def _autocast(device: str, dtype: str) -> LegacyAmp:
-    return LegacyAmp("autocast", device, _AUTOCAST, pinned=(("dtype", f"{{torch}}.{dtype}"), ("cache_enabled", "True")))
-
-
-def _family(device: str, entries: dict[str, LegacyAmp], submodules: dict[str, str]) -> dict[str, LegacyAmp]:
-    """Each entry under `torch.<device>.amp` and under the submodule that defines it."""
-    table: dict[str, LegacyAmp] = {}
-    for name, entry in entries.items():
-        table[f"torch.{device}.amp.{name}"] = entry
-        table[f"torch.{device}.amp.{submodules[name]}.{name}"] = entry
-    return table
-
-
-_SUBMODULES = {"autocast": "autocast_mode", "GradScaler": "grad_scaler", "custom_fwd": "autocast_mode", "custom_bwd": "autocast_mode"}
-
-LEGACY_AMP: dict[str, LegacyAmp] = {
-    **_family(
-        "cuda",
-        {
-            "autocast": _autocast("cuda", "float16"),
-            "GradScaler": LegacyAmp("GradScaler", "cuda", _SCALER),
-            "custom_fwd": LegacyAmp("custom_fwd", "cuda", ("fwd",), device_keyword="device_type"),
-            "custom_bwd": LegacyAmp("custom_bwd", "cuda", ("bwd",), device_keyword="device_type"),
-        },
-        _SUBMODULES,
-    ),
-    **_family("cpu", {"autocast": _autocast("cpu", "bfloat16"), "GradScaler": LegacyAmp("GradScaler", "cpu", _SCALER)}, _SUBMODULES),
-}
 _DECORATORS = frozenset(qualified for qualified, entry in LEGACY_AMP.items() if entry.device_keyword is not None)
 
-_AMP_DEPRECATED = "(deprecated in torch 2.4)"
+_AMP_DEPRECATED = f"(deprecated in torch {AMP_DEPRECATED_SINCE})"
 
-# `sdp_kernel(enable_flash, enable_math, enable_mem_efficient, enable_cudnn)`, each True by default;
-# torch builds the backend list in this order from the flags that are set.
-SDP_KERNEL = "torch.backends.cuda.sdp_kernel"
-_SDP_FLAGS = ("enable_flash", "enable_math", "enable_mem_efficient", "enable_cudnn")
-_SDP_BACKENDS = (
-    ("enable_flash", "FLASH_ATTENTION"),
-    ("enable_mem_efficient", "EFFICIENT_ATTENTION"),
-    ("enable_math", "MATH"),
-    ("enable_cudnn", "CUDNN_ATTENTION"),
-)
-_SDP_DEPRECATED = "(deprecated in torch 2.2)"
+_SDP_DEPRECATED = f"(deprecated in torch {SDP_KERNEL_DEPRECATED_SINCE})"
 
 
 class LegacyAmpApi(Rule):
@@ -400,7 +353,7 @@ class LegacyAmpApi(Rule):
         if found is None:
             return None
         alias, changes = found
-        backends = [f"{alias}.nn.attention.SDPBackend.{backend}" for flag, backend in _SDP_BACKENDS if flags[flag]]
+        backends = [f"{alias}.nn.attention.SDPBackend.{backend}" for flag, backend in SDP_BACKENDS if flags[flag]]
         replacement = node.with_changes(
             func=cst.parse_expression(f"{alias}.nn.attention.sdpa_kernel"), args=[cst.Arg(cst.parse_expression(f"[{', '.join(backends)}]"))]
         )
@@ -455,11 +408,11 @@ def _with_commas(args: list[cst.Arg], call: cst.Call) -> list[cst.Arg]:
 
 def _sdp_flags(node: cst.Call) -> Optional[dict[str, bool]]:
     """The four flags of an `sdp_kernel(...)` call when each is a literal or left to its default."""
-    flags = dict.fromkeys(_SDP_FLAGS, True)
+    flags = dict.fromkeys(SDP_FLAGS, True)
     for index, arg in enumerate(node.args):
         if arg.star:
             return None
-        name = arg.keyword.value if arg.keyword is not None else (_SDP_FLAGS[index] if index < len(_SDP_FLAGS) else None)
+        name = arg.keyword.value if arg.keyword is not None else (SDP_FLAGS[index] if index < len(SDP_FLAGS) else None)
         value = arg.value
         if name not in flags or not (isinstance(value, cst.Name) and value.value in ("True", "False")):
             return None

@@ -4,6 +4,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.syntax import DEFINITIONS, keyword_arg, positional_args
 from gradlint.analysis.tree import iter_children
 from gradlint.fix.plan import Applicability, Availability, Replace
@@ -17,28 +18,9 @@ _SAFETENSORS_SAVE = frozenset({"safetensors.torch.save_file", "safetensors.torch
 _SAVE = frozenset({"torch.save", "torch.serialization.save"})
 # Methods of an `nn.Module` that a weights-only load can never return: no tensor, dict, list or
 # number has them, so a loaded value calling one is a whole pickled object.
-_OBJECT_METHODS = frozenset(
-    {
-        "eval",
-        "train",
-        "forward",
-        "parameters",
-        "named_parameters",
-        "buffers",
-        "named_buffers",
-        "modules",
-        "named_modules",
-        "children",
-        "named_children",
-        "state_dict",
-        "load_state_dict",
-        "zero_grad",
-        "register_forward_hook",
-        "register_forward_pre_hook",
-    }
-)
+_OBJECT_METHODS = torch_api.module_methods("module-only")
 # Methods that return the module they are called on (`torch.load(p).to(device).eval()`).
-_SAME_OBJECT = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16"})
+_SAME_OBJECT = torch_api.module_methods("converts")
 
 _WHOLE_OBJECT_LOAD = (
     "`{call}` loads a whole pickled object (it is used as a module: `{use}`), which the `weights_only=True` default "

@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.schedulers import PLATEAU
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
@@ -21,8 +22,9 @@ _BACKWARD_HOOK = (
     "(deprecated in torch 1.8); `register_full_backward_hook` is not a drop-in: its `grad_input` are "
     "the gradients of the module's inputs, so review the hook before switching"
 )
-# Methods iterating over submodules: `for m in model.modules()`, `for name, m in model.named_modules()`.
-_SUBMODULE_ITERATORS = {"modules": None, "children": None, "named_modules": 1, "named_children": 1}
+# Methods iterating over submodules -> where the module is in what they yield: `for m in model.modules()`,
+# `for name, m in model.named_modules()`.
+_SUBMODULE_ITERATORS = {name: 1 if name.startswith("named_") else None for name in torch_api.module_methods("generator", "submodules")}
 
 
 class LegacySchedulerHookApi(Rule):

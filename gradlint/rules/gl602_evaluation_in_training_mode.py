@@ -6,6 +6,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.evaluation import EvaluationLoop, is_forward_pass, is_test_file, model_of
 from gradlint.analysis.regions import mentions_source, own_nodes, placements
 from gradlint.analysis.roles import MODULE_INSTANCE
@@ -17,7 +18,7 @@ from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 
 # Calls that turn a model's output into a prediction: `out.argmax(1)`, `torch.softmax(out, 1)`.
-_PREDICTIONS = frozenset({"argmax", "argmin", "argsort", "topk", "max", "softmax", "sigmoid", "log_softmax", "numpy", "tolist", "item"})
+_PREDICTIONS = torch_api.methods("ranks") | torch_api.methods("activation") | torch_api.methods("detaches", "number") | {"numpy"}
 # Models kept in evaluation mode on purpose while another one trains.
 _FROZEN_MODEL = re.compile(r"ema|teacher|target|frozen|fixed|ref|old|avg|average|eval|pretrained", re.IGNORECASE)
 

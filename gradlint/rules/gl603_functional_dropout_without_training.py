@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.fix.builders import indentation, render_at, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
@@ -11,14 +12,7 @@ from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 
 # The functional dropouts of torch 2.13 and their `training` default (the third parameter of each).
-_TRAINING_DEFAULT = {
-    "torch.nn.functional.dropout": True,
-    "torch.nn.functional.dropout1d": True,
-    "torch.nn.functional.dropout2d": True,
-    "torch.nn.functional.dropout3d": True,
-    "torch.nn.functional.alpha_dropout": False,
-    "torch.nn.functional.feature_alpha_dropout": False,
-}
+_TRAINING_DEFAULT = {name: torch_api.function(name).value("dropout") == "train" for name in torch_api.functions("dropout")}
 _TRAINING_POSITION = 2
 
 

@@ -4,6 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.roles import Role
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.tree import descendants
@@ -14,12 +15,16 @@ from gradlint.rules.base import Invalid, Rule, Severity
 # Tensor methods that return a new tensor (or the same one unchanged) and never change their
 # receiver -> what the receiver keeps when the result is dropped. `Module.to/cuda/cpu/float/half/
 # double` are in place, so a module receiver is never reported.
+_MOVES = sorted((torch_api.methods("moves") | torch_api.methods("device-argument")) - {"pin_memory", "type"})
+_CASTS = sorted(
+    torch_api.methods("converts", "self") - torch_api.methods("moves") - torch_api.methods("device-argument") - {"contiguous", "to_dense"}
+)
 _KEPT = {
-    **dict.fromkeys(("to", "cuda", "cpu"), "its dtype and device"),
-    **dict.fromkeys(("float", "half", "double", "bfloat16", "long", "int", "bool"), "its dtype"),
+    **dict.fromkeys(_MOVES, "its dtype and device"),
+    **dict.fromkeys(_CASTS, "its dtype"),
     "detach": "its autograd history",
-    **dict.fromkeys(("clamp", "clip", "add", "sub", "mul", "div"), "its values"),
-    **dict.fromkeys(("view", "reshape", "squeeze", "unsqueeze", "permute", "transpose", "flatten"), "its shape"),
+    **dict.fromkeys(sorted(torch_api.methods("elementwise")), "its values"),
+    **dict.fromkeys(sorted(torch_api.methods("view", without=("tuple",))), "its shape"),
     "contiguous": "its memory layout",
 }
 

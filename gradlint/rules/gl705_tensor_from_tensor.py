@@ -5,6 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
@@ -15,9 +16,8 @@ _KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
 # Namespaces of torch functions that return tensors (besides `torch.<function>` itself).
 _TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
 # Tensor methods whose result is a tensor when their receiver is one.
-_TENSOR_METHODS = frozenset(
-    {"to", "cpu", "cuda", "float", "double", "half", "long", "int", "bool", "view", "reshape", "sum", "mean", "max", "min", "abs"}
-    | {"unsqueeze", "squeeze", "t", "permute", "transpose", "contiguous", "clone", "detach", "flatten", "exp", "log", "sqrt"}
+_TENSOR_METHODS = (torch_api.methods("keeps") | torch_api.methods("same-values") | {"detach", "long", "int", "bool"}) - (
+    torch_api.methods("tuple") | torch_api.methods("pair", without=("reduction",))
 )
 # Code that changes the device `torch.tensor` builds on when given no `device=`.
 _DEFAULT_DEVICE = re.compile(r"set_default_device|with\s+torch\.device\(")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.syntax import dotted_name
 
@@ -21,13 +22,11 @@ if TYPE_CHECKING:
     from gradlint.context import FileContext
 
 # Methods whose result has the receiver's shape, dtype, device and (dense) strides.
-_SAME_LAYOUT_METHODS = frozenset({"clone", "detach", "neg", "abs"})
+_SAME_LAYOUT_METHODS = torch_api.methods("same-layout")
 # The same when every argument is a plain number (a tensor argument could broadcast or promote).
-_SCALAR_ARGUMENT_METHODS = frozenset({"mul", "add", "sub", "div", "clamp", "clamp_min", "clamp_max"})
+_SCALAR_ARGUMENT_METHODS = torch_api.methods("elementwise")
 # `torch.zeros_like(x)`: x's shape, dtype, device and layout unless a keyword says otherwise.
-_LIKE_FACTORIES = frozenset(
-    {"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.rand_like", "torch.randn_like", "torch.full_like"}
-)
+_LIKE_FACTORIES = torch_api.functions("like")
 _FLOATING_ATTRIBUTES = frozenset({"weight", "bias", "grad"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 

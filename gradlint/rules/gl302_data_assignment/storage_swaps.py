@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.tree import descendants
@@ -28,31 +29,12 @@ if TYPE_CHECKING:
     from gradlint.context import FileContext
 
 # Methods that give a tensor another dtype, device or layout (or may).
-_CONVERSIONS = frozenset(
-    {"to", "type", "half", "float", "double", "bfloat16", "cpu", "cuda", "contiguous", "pin_memory", "to_dense", "to_sparse"}
-)
-_DEVICE_MOVES = frozenset({"cpu", "cuda", "pin_memory"})
+_CONVERSIONS = torch_api.methods("converts")
+_DEVICE_MOVES = torch_api.methods("moves")
 # Calls that return a module which already exists (not a new one).
 _LOOKUPS = frozenset({"getattr", "next", "iter", "type", "super"})
 _BUILDER_PREFIXES = ("create_", "make_", "build_", "new_")
-_CREATION_FUNCTIONS = frozenset(
-    {
-        "zeros",
-        "ones",
-        "empty",
-        "full",
-        "rand",
-        "randn",
-        "randint",
-        "randperm",
-        "tensor",
-        "as_tensor",
-        "from_numpy",
-        "eye",
-        "arange",
-        "linspace",
-    }
-)
+_CREATION_FUNCTIONS = torch_api.short_names(torch_api.functions("factory", without=("like",)) | torch_api.functions("data"))
 
 
 def deliberate_storage_swap(context: FileContext, target: cst.Attribute, value: cst.BaseExpression, scope: Scope) -> bool:

@@ -18,6 +18,7 @@ from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -39,36 +40,23 @@ class Activation(Enum):
     LOGITS = "logits"  # the raw output of a linear layer
 
 
-_LOSS_FUNCTIONS = {
-    "torch.nn.functional.cross_entropy": Loss.CROSS_ENTROPY,
-    "torch.nn.functional.nll_loss": Loss.NLL,
-    "torch.nn.functional.binary_cross_entropy_with_logits": Loss.BCE_WITH_LOGITS,
-    "torch.binary_cross_entropy_with_logits": Loss.BCE_WITH_LOGITS,
-    "torch.nn.functional.binary_cross_entropy": Loss.BCE,
-}
+_LOSS_FUNCTIONS = {name: Loss(torch_api.function(name).value("loss-kind")) for name in torch_api.functions("loss", "loss-kind")}
 _LOSS_CLASSES = {
-    "CrossEntropyLoss": Loss.CROSS_ENTROPY,
-    "NLLLoss": Loss.NLL,
-    "BCEWithLogitsLoss": Loss.BCE_WITH_LOGITS,
-    "BCELoss": Loss.BCE,
+    name.rsplit(".", 1)[-1]: Loss(torch_api.function(name).value("loss-kind")) for name in torch_api.functions("loss-module", "loss-kind")
 }
 _LOSS_MODULES = {f"{package}.{name}": loss for name, loss in _LOSS_CLASSES.items() for package in ("torch.nn", "torch.nn.modules.loss")}
 _ACTIVATION_FUNCTIONS = {
-    "torch.softmax": Activation.SOFTMAX,
-    "torch.nn.functional.softmax": Activation.SOFTMAX,
-    "torch.special.softmax": Activation.SOFTMAX,
-    "torch.log_softmax": Activation.LOG_SOFTMAX,
-    "torch.nn.functional.log_softmax": Activation.LOG_SOFTMAX,
-    "torch.special.log_softmax": Activation.LOG_SOFTMAX,
-    "torch.sigmoid": Activation.SIGMOID,
-    "torch.nn.functional.sigmoid": Activation.SIGMOID,
-    "torch.special.expit": Activation.SIGMOID,
+    name: Activation(torch_api.function(name).value("activation"))
+    for name in torch_api.functions("activation")
+    if not name.startswith("torch.nn.") or name.startswith("torch.nn.functional.")
 }
-_ACTIVATION_METHODS = {"softmax": Activation.SOFTMAX, "log_softmax": Activation.LOG_SOFTMAX, "sigmoid": Activation.SIGMOID}
+_ACTIVATION_METHODS = {name: Activation(torch_api.method(name).value("activation")) for name in torch_api.methods("activation")}
 _LAYER_CLASSES = {
-    "Softmax": Activation.SOFTMAX,
-    "LogSoftmax": Activation.LOG_SOFTMAX,
-    "Sigmoid": Activation.SIGMOID,
+    **{
+        name.rsplit(".", 1)[-1]: Activation(torch_api.function(name).value("activation"))
+        for name in torch_api.functions("activation")
+        if name.startswith("torch.nn.") and not name.startswith("torch.nn.functional.")
+    },
     "Linear": Activation.LOGITS,
     "LazyLinear": Activation.LOGITS,
 }
@@ -79,11 +67,9 @@ _LAYERS = {
 }
 _SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 # Tensor methods that keep the values (and so their activation) of the tensor they are called on.
-_VALUE_PRESERVING = frozenset(
-    {"view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous", "float", "double", "permute", "transpose"}
-)
+_VALUE_PRESERVING = torch_api.methods("same-values")
 # Module methods that return the module itself: `Net().to(device)` is the `Net()`.
-_RETURNS_THE_MODULE = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train", "eval", "requires_grad_"})
+_RETURNS_THE_MODULE = torch_api.module_methods("returns-self")
 # Container methods that add layers after construction.
 _GROWING_METHODS = frozenset({"append", "extend", "insert", "add_module", "register_module"})
 _DEPTH = 6  # names, models and their layers followed through at most this many steps

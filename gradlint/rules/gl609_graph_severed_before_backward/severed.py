@@ -17,6 +17,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
 from gradlint.analysis.grad_tracking import KEEPS_HISTORY, GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.imports import ImportMap
@@ -24,23 +25,11 @@ from gradlint.analysis.scopes import Scope
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, positional_args
 
 # Methods leaving autograd: a Python value, a numpy array, or a detached tensor.
-LEAVES_AUTOGRAD = frozenset({"item", "tolist", "numpy", "detach"})
+LEAVES_AUTOGRAD = torch_api.methods("detaches")
 # Constructors making a tensor from data: a new leaf, whatever the data's history.
-TENSOR_CONSTRUCTORS = frozenset(
-    {
-        "torch.tensor",
-        "torch.as_tensor",
-        "torch.from_numpy",
-        "torch.scalar_tensor",
-        "torch.Tensor",
-        "torch.FloatTensor",
-        "torch.DoubleTensor",
-        "torch.cuda.FloatTensor",
-        "torch.autograd.Variable",
-    }
-)
+TENSOR_CONSTRUCTORS = torch_api.functions("data") | torch_api.functions("legacy") | torch_api.functions("variable")
 # Of those, the ones that copy a tensor argument (`torch.as_tensor(t)` and `Variable(t)` return `t`).
-COPYING_CONSTRUCTORS = frozenset({"torch.tensor"})
+COPYING_CONSTRUCTORS = torch_api.functions("copies")
 _NUMERIC_NAMESPACES = ("numpy.", "math.")
 _MAX_DEPTH = 12
 

@@ -1,0 +1,550 @@
+"""The torch API table holds under torch 2.13: every row names a real API, and every property a
+row states is measured by calling it."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import torch
+
+from gradlint.analysis import torch_api
+from gradlint.analysis.torch_api import FUNCTIONS, METHODS, function_table, method_table
+from gradlint.analysis.torch_api.records import read_rows
+
+# Calls that need a CUDA device cannot run on the test machine; their rows follow the CPU twins'.
+_NEEDS_CUDA = frozenset({"cuda", "pin_memory"})
+
+
+def _graph_input() -> torch.Tensor:
+    """A float matrix with autograd history."""
+    return torch.randn(2, 3, requires_grad=True) * 1.0
+
+
+def _arguments(name: str, x: torch.Tensor) -> tuple:
+    index = torch.zeros(2, 1, dtype=torch.long)
+    transposed = x.transpose(-1, -2) if x.dim() >= 2 else x
+    samples = {
+        "to": (torch.float32,),
+        "type": (torch.float32,),
+        "type_as": (x,),
+        "view": (-1,),
+        "view_as": (x,),
+        "reshape": (-1,),
+        "unsqueeze": (0,),
+        "permute": (1, 0),
+        "transpose": (0, 1),
+        "unflatten": (1, (3, 1)),
+        "expand": (2, 3),
+        "expand_as": (x,),
+        "narrow": (0, 0, 1),
+        "select": (0, 0),
+        "diagonal": (),
+        "unfold": (1, 2, 1),
+        "as_strided": ((2,), (1,)),
+        "movedim": (0, 1),
+        "moveaxis": (0, 1),
+        "swapaxes": (0, 1),
+        "swapdims": (0, 1),
+        "split": (1,),
+        "chunk": (2,),
+        "tensor_split": (2,),
+        "hsplit": (3,),
+        "vsplit": (2,),
+        "dsplit": (1,),
+        "split_with_sizes": ([1, 1],),
+        "topk": (1,),
+        "sort": (),
+        "kthvalue": (1,),
+        "cumsum": (0,),
+        "dot": (x,),
+        "dist": (x,),
+        "add": (x,),
+        "sub": (x,),
+        "mul": (x,),
+        "div": (x,),
+        "clamp": (0.0,),
+        "clamp_min": (0.0,),
+        "clamp_max": (0.0,),
+        "clip": (0.0,),
+        "pow": (2,),
+        "matmul": (transposed,),
+        "mm": (transposed,),
+        "repeat": (2, 1),
+        "index_select": (1, index[:, 0]),
+        "gather": (1, index),
+        "scatter": (1, index, 0.0),
+        "masked_fill": (x > 0, 0.0),
+        "softmax": (0,),
+        "log_softmax": (0,),
+        "multinomial": (1,),
+        "eq": (x,),
+        "ne": (x,),
+        "lt": (x,),
+        "gt": (x,),
+        "le": (x,),
+        "ge": (x,),
+        "size": (),
+        "stride": (),
+        "new": (),
+        "new_zeros": (2,),
+        "new_ones": (2,),
+        "new_empty": (2,),
+        "new_full": ((2,), 0.0),
+        "new_tensor": ([1.0],),
+    }
+    return samples.get(name, ())
+
+
+def _receiver(name: str) -> torch.Tensor:
+    x = _graph_input()
+    if name == "bmm":
+        return x.unsqueeze(0)
+    if name == "dsplit":
+        return x.unsqueeze(2).expand(2, 3, 2)
+    if name == "multinomial":
+        return x.softmax(1)
+    if name in ("item", "dot"):
+        return x[0, :1] if name == "item" else x[0]
+    return x
+
+
+def _call(name: str):
+    x = _receiver(name)
+    if name == "numpy":
+        return x, x.detach().numpy()  # a tensor requiring grad refuses: its array has no history either way
+    args = _arguments(name, x)
+    if name == "bmm":
+        args = (x.transpose(1, 2),)
+    return x, getattr(x, name)(*args)
+
+
+def _tensors(result) -> list[torch.Tensor]:
+    if isinstance(result, torch.Tensor):
+        return [result]
+    if isinstance(result, (tuple, list)):
+        return [r for r in result if isinstance(r, torch.Tensor)]
+    return []
+
+
+def _rows(*words: str) -> list[str]:
+    return sorted(n for n in torch_api.methods(*words) if n not in _NEEDS_CUDA)
+
+
+# -- the table reads ---------------------------------------------------------------------------
+
+
+def test_every_row_uses_the_vocabulary():
+    with pytest.raises(ValueError, match="unknown property"):
+        read_rows("add  keep", method_table.VOCABULARY, "methods")
+    with pytest.raises(ValueError, match="two rows"):
+        read_rows("add keeps\nadd keeps", method_table.VOCABULARY, "methods")
+    with pytest.raises(KeyError):
+        torch_api.methods("keep")
+
+
+def test_every_method_row_is_a_tensor_method():
+    assert len(METHODS) > 100
+    assert [name for name in METHODS if not callable(getattr(torch.Tensor, name, None))] == []
+
+
+def test_every_function_row_is_a_torch_callable():
+    def resolve(qualified: str):
+        value = torch
+        for part in qualified.split(".")[1:]:
+            value = getattr(value, part)
+        return value
+
+    assert [name for name in FUNCTIONS if not callable(resolve(name))] == []
+
+
+def test_in_place_twins_are_read_from_the_names():
+    assert torch_api.method("add_").inplace_of == "add"
+    assert torch_api.method("add").inplace_twin == "add_"
+    assert torch_api.method("sum").inplace_of is None
+    assert torch_api.method("zero_").inplace_of is None  # `Tensor.zero` does not exist
+    for name in torch_api.methods():
+        twin = torch_api.method(name).inplace_twin
+        if twin is not None:
+            assert callable(getattr(torch.Tensor, twin))
+
+
+# -- each property, measured ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", _rows("keeps"))
+def test_a_method_that_keeps_history_keeps_it(name):
+    if name.endswith("_"):
+        x = _graph_input()
+        assert getattr(x, name)().grad_fn is not None
+        return
+    _, result = _call(name)
+    assert all(t.grad_fn is not None for t in _tensors(result) if t.is_floating_point()), name
+    assert any(t.is_floating_point() for t in _tensors(result)), name
+
+
+@pytest.mark.parametrize("name", _rows("ends"))
+def test_a_method_that_ends_history_ends_it(name):
+    _, result = _call(name)
+    assert all(t.grad_fn is None and not t.requires_grad for t in _tensors(result)), name
+
+
+@pytest.mark.parametrize("name", _rows("self"))
+def test_a_method_that_may_return_its_receiver_does(name):
+    x = _receiver(name).detach()
+    if name in ("long", "int", "short", "byte", "char", "bool"):
+        x = x.to(
+            {"long": torch.long, "int": torch.int, "short": torch.short, "byte": torch.uint8, "char": torch.int8, "bool": torch.bool}[name]
+        )
+    if name == "bfloat16":
+        x = x.bfloat16()
+    if name == "half":
+        x = x.half()
+    if name == "double":
+        x = x.double()
+    args = (x,) if name == "type_as" else _arguments(name, x)
+    if name == "type":
+        args = (x.dtype,)
+    assert getattr(x, name)(*args) is x
+
+
+@pytest.mark.parametrize("name", _rows("view"))
+def test_a_view_shares_storage_and_is_a_new_object(name):
+    x, result = _call(name)
+    for tensor in _tensors(result):
+        assert tensor is not x and tensor._is_view(), name
+
+
+@pytest.mark.parametrize("name", _rows("view", "tuple"))
+def test_a_tuple_of_views_is_a_tuple(name):
+    _, result = _call(name)
+    assert isinstance(result, tuple)
+
+
+@pytest.mark.parametrize("name", _rows("number"))
+def test_a_number_is_not_a_tensor(name):
+    _, result = _call(name)
+    assert not isinstance(result, torch.Tensor), name
+
+
+@pytest.mark.parametrize("name", _rows("int"))
+def test_an_integer_result_is_not_floating(name):
+    _, result = _call(name)
+    assert all(not t.is_floating_point() for t in _tensors(result)), name
+
+
+@pytest.mark.parametrize("name", _rows("reduction"))
+def test_a_reduction_without_a_dim_is_0_dim(name):
+    x = _receiver(name)
+    assert getattr(x, name)().dim() == 0
+
+
+@pytest.mark.parametrize("name", _rows("scalar"))
+def test_a_scalar_result_is_one_number(name):
+    _, result = _call(name)
+    assert isinstance(result, (int, float, bool)) or result.dim() == 0, name
+
+
+@pytest.mark.parametrize("name", _rows("pair"))
+def test_a_pair_holds_values_and_indices(name):
+    x = _receiver(name)
+    values, indices = getattr(x, name)(*(_arguments(name, x) or (0,)))
+    assert values.is_floating_point() and indices.dtype == torch.long
+
+
+@pytest.mark.parametrize("name", _rows("factory"))
+def test_a_method_factory_has_the_receiver_dtype_and_no_history(name):
+    x, result = _call(name)
+    assert result.dtype == x.dtype and result.grad_fn is None and not result.requires_grad
+
+
+@pytest.mark.parametrize("name", _rows("same-layout"))
+def test_a_same_layout_result_has_the_receiver_layout(name):
+    x, result = _call(name)
+    assert (result.shape, result.dtype, result.stride()) == (x.shape, x.dtype, x.stride())
+
+
+@pytest.mark.parametrize("name", _rows("reshapes"))
+def test_a_reshaping_method_is_in_place(name):
+    assert name.endswith("_") and callable(getattr(torch.Tensor, name))
+
+
+# -- functions -----------------------------------------------------------------------------------
+
+
+def _resolve(qualified: str):
+    value = torch
+    for part in qualified.split(".")[1:]:
+        value = getattr(value, part)
+    return value
+
+
+def _function_arguments(qualified: str) -> tuple:
+    x = _graph_input()
+    samples = {
+        "torch.full": ((2, 3), 1.0),
+        "torch.arange": (6.0,),
+        "torch.linspace": (0.0, 1.0, 6),
+        "torch.logspace": (0.0, 1.0, 6),
+        "torch.eye": (2,),
+        "torch.randint": (10, (2, 3)),
+        "torch.randperm": (6,),
+        "torch.full_like": (x, 1.0),
+        "torch.tensor": ([1.0, 2.0],),
+        "torch.scalar_tensor": (1.0,),
+        "torch.argmax": (x,),
+        "torch.argmin": (x,),
+        "torch.eq": (x, x),
+        "torch.ne": (x, x),
+        "torch.isnan": (x,),
+        "torch.isinf": (x,),
+    }
+    if qualified.endswith("_like"):
+        return samples.get(qualified, (x,))
+    return samples.get(qualified, (2, 3))
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("grad-flag")))
+def test_a_grad_flag_factory_takes_requires_grad(qualified):
+    factory = _resolve(qualified)
+    arguments = _function_arguments(qualified)
+    assert not factory(*arguments).requires_grad
+    assert factory(*arguments, requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("sized")))
+def test_a_sized_factory_takes_sizes(qualified):
+    assert _resolve(qualified)(4, 3).shape == (4, 3)
+    assert _resolve(qualified)((4, 3)).shape == (4, 3)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("ends") - {"torch.no_grad", "torch.from_numpy"}))
+def test_a_function_ending_history_ends_it(qualified):
+    result = _resolve(qualified)(*_function_arguments(qualified))
+    assert result.grad_fn is None
+
+
+def test_from_numpy_and_no_grad_give_nothing_with_history():
+    assert torch.from_numpy(torch.ones(2).numpy()).grad_fn is None
+    assert not isinstance(torch.no_grad(), torch.Tensor)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("may-return-argument")))
+def test_a_function_may_return_its_argument(qualified):
+    x = torch.randn(2, 3)
+    keywords = {} if qualified.startswith(("torch.as_tensor", "torch.asarray")) else {"training": False}
+    assert _resolve(qualified)(x, **keywords) is x
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("legacy")))
+def test_a_legacy_constructor_makes_its_dtype(qualified):
+    dtype = FUNCTIONS[qualified].value("dtype")
+    if qualified.startswith("torch.cuda."):
+        assert isinstance(_resolve(qualified), type)  # the class exists; building one needs CUDA
+        return
+    made = _resolve(qualified)(2)
+    assert made.dtype == (getattr(torch, dtype) if dtype else torch.get_default_dtype())
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("view")))
+def test_a_view_function_returns_views(qualified):
+    x = torch.randn(2, 3)
+    if qualified == "torch.view_as_complex":
+        x = torch.randn(2, 2)
+    arguments = {
+        "torch.split": (1,),
+        "torch.chunk": (2,),
+        "torch.tensor_split": (2,),
+        "torch.hsplit": (3,),
+        "torch.vsplit": (2,),
+        "torch.dsplit": (1,),
+        "torch.movedim": (0, 1),
+        "torch.moveaxis": (0, 1),
+        "torch.swapaxes": (0, 1),
+        "torch.swapdims": (0, 1),
+        "torch.as_strided": ((2,), (1,)),
+        "torch.narrow": (0, 0, 1),
+        "torch.select": (0, 0),
+        "torch.unsqueeze": (0,),
+        "torch.permute": ((1, 0),),
+        "torch.transpose": (0, 1),
+        "torch.unflatten": (1, (3, 1)),
+        "torch.reshape": ((-1,),),
+    }.get(qualified, ())
+    if qualified == "torch.dsplit":
+        x = x.unsqueeze(2).expand(2, 3, 2)
+    if qualified == "torch.view_as_real":
+        x = torch.randn(2, 3, dtype=torch.complex64)
+    result = _resolve(qualified)(x, *arguments)
+    assert all(t._is_view() for t in _tensors(result)), qualified
+
+
+def test_the_vocabularies_describe_every_word():
+    for table, vocabulary in ((METHODS, method_table.VOCABULARY), (FUNCTIONS, function_table.VOCABULARY)):
+        used = {word for row in table.values() for word in row.properties}
+        assert used <= set(vocabulary)
+
+
+# -- the two history evaluators read one answer ----------------------------------------------------
+
+_ENDING_CALLS = sorted(torch_api.methods("ends", without=("factory",)))
+
+
+def _method_call_on_a_model_output(method: str):
+    """The context, `model(x).<method>()` and its function."""
+    import libcst as cst
+
+    from gradlint.analysis.tree import descendants
+    from gradlint.context import FileContext
+
+    text = f"def f(model, x):\n    out = model(x)\n    probe = out.{method}()\n"
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    function = next(n for n in descendants(module) if isinstance(n, cst.FunctionDef))
+    probe = next(n for n in descendants(module) if isinstance(n, cst.Assign) and n.targets[0].target.value == "probe")
+    return context, probe.value, function
+
+
+@pytest.mark.parametrize("method", _ENDING_CALLS)
+def test_both_history_evaluators_say_a_history_ending_method_ends_it(method):
+    context, value, function = _method_call_on_a_model_output(method)
+    assert context.history.is_history_free(value, function)
+    assert context.grads.is_graph_free(value, function)
+    assert not context.grads.carries_grad(value, function)
+
+
+@pytest.mark.parametrize("method", ["sign", "round", "floor", "ceil", "sum", "view", "float"])
+def test_no_history_evaluator_says_a_history_keeping_method_ends_it(method):
+    context, value, function = _method_call_on_a_model_output(method)
+    assert not context.history.is_history_free(value, function)
+    assert not context.grads.is_graph_free(value, function)
+    assert context.grads.carries_grad(value, function)
+
+
+# -- torch.nn classes and module methods ---------------------------------------------------------
+
+_LAYER_ARGUMENTS = {
+    "Linear": (2, 2),
+    "Bilinear": (2, 2, 2),
+    "LazyLinear": (2,),
+    "Embedding": (4, 2),
+    "EmbeddingBag": (4, 2),
+    "RNN": (2, 2),
+    "LSTM": (2, 2),
+    "GRU": (2, 2),
+    "RNNCell": (2, 2),
+    "LSTMCell": (2, 2),
+    "GRUCell": (2, 2),
+    "MultiheadAttention": (4, 2),
+    "Transformer": (4, 2, 1, 1, 8),
+    "TransformerEncoderLayer": (4, 2, 8),
+    "TransformerDecoderLayer": (4, 2, 8),
+    "BatchNorm1d": (2,),
+    "BatchNorm2d": (2,),
+    "BatchNorm3d": (2,),
+    "SyncBatchNorm": (2,),
+    "GroupNorm": (1, 2),
+    "LayerNorm": (2,),
+    "RMSNorm": (2,),
+    "InstanceNorm1d": (2,),
+    "InstanceNorm2d": (2,),
+    "InstanceNorm3d": (2,),
+    "Unflatten": (1, (2, 2)),
+    "Upsample": (None, 2.0),
+    "PixelShuffle": (2,),
+    "PixelUnshuffle": (2,),
+    "ChannelShuffle": (2,),
+    "ZeroPad2d": (1,),
+    "ConstantPad1d": (1, 0.0),
+    "ConstantPad2d": (1, 0.0),
+    "ReflectionPad2d": (1,),
+    "ReplicationPad2d": (1,),
+}
+
+
+def _layer(qualified: str, **keywords):
+    name = qualified.rsplit(".", 1)[-1]
+    if name.startswith(("Conv", "LazyConv")):
+        arguments = (2, 2, 1) if name.startswith("Conv") else (2, 1)
+    elif "Pool" in name:
+        arguments = (2,)
+    else:
+        arguments = _LAYER_ARGUMENTS.get(name, ())
+    return _resolve(qualified)(*arguments, **keywords)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("parameters")))
+def test_a_parameter_layer_creates_parameters(qualified):
+    assert list(_layer(qualified).parameters())
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("parameters-switch")))
+def test_a_switch_turns_a_norm_layer_parameters_off(qualified):
+    keyword, position, default = FUNCTIONS[qualified].value("parameters-switch").split(",")
+    assert bool(list(_layer(qualified).parameters())) == (default == "on")
+    assert not list(_layer(qualified, **{keyword: False}).parameters())
+    parameters = list(inspect.signature(_resolve(qualified)).parameters)
+    assert parameters.index(keyword) == int(position)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("parameterless")))
+def test_a_parameterless_layer_has_no_parameters(qualified):
+    layer = _layer(qualified)
+    assert not list(layer.parameters())
+    if FUNCTIONS[qualified].has("stateless"):
+        assert not list(layer.buffers()) and not FUNCTIONS[qualified].has("dropout-layer")
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("dropout-layer")))
+def test_a_dropout_layer_drops_only_in_training(qualified):
+    layer = _layer(qualified)
+    x = torch.ones(4, 8, 8)
+    assert torch.equal(layer.eval()(x), x)
+    assert not torch.equal(layer.train()(x), x)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("dropout")))
+def test_a_functional_dropout_trains_by_default_as_recorded(qualified):
+    default = inspect.signature(_resolve(qualified)).parameters["training"].default
+    assert default == (FUNCTIONS[qualified].value("dropout") == "train")
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.MODULE_METHODS))
+def test_every_module_method_row_is_a_module_method(name):
+    assert callable(getattr(torch.nn.Module, name))
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.module_methods("returns-self") - {"cuda"}))
+def test_a_module_method_returning_self_does(name):
+    module = torch.nn.Linear(2, 2)
+    arguments = {"to": (torch.float32,), "type": (torch.float32,), "to_empty": (), "apply": (lambda m: None,)}.get(name, ())
+    keywords = {"device": "cpu"} if name == "to_empty" else {}
+    assert getattr(module, name)(*arguments, **keywords) is module
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.module_methods("generator")))
+def test_a_generator_module_method_is_exhausted_by_one_loop(name):
+    items = getattr(torch.nn.Sequential(torch.nn.BatchNorm1d(2)), name)()
+    assert list(items) and not list(items)
+
+
+@pytest.mark.parametrize("name", _rows("same-values"))
+def test_a_same_values_result_holds_the_receiver_values(name):
+    x, result = _call(name)
+    values = x.detach().to(result.dtype).float().flatten().sort().values
+    assert torch.equal(result.detach().float().flatten().sort().values, values)
+    assert result.grad_fn is not None or result is x
+
+
+@pytest.mark.parametrize("name", _rows("activation"))
+def test_an_activation_method_is_the_torch_function_of_its_name(name):
+    x = _graph_input()
+    activation = torch_api.method(name).value("activation")
+    assert torch.equal(getattr(x, name)(*_arguments(name, x)), getattr(torch, activation)(x, *_arguments(name, x)))
+
+
+@pytest.mark.parametrize("name", _rows("non-blocking"))
+def test_a_transfer_method_takes_non_blocking(name):
+    x = torch.zeros(2)
+    arguments = {"to": (torch.float32,), "type": (torch.float32,), "copy_": (torch.ones(2),)}[name]
+    getattr(x, name)(*arguments, non_blocking=True)
