@@ -259,3 +259,25 @@ def test_the_helper_site_is_the_same_object_in_the_helper_and_at_its_call():
     (in_helper,) = training.functions[0].of(Kind.BACKWARD)
     (at_call,) = training.loops[0].of(Kind.BACKWARD)
     assert at_call.site is in_helper.site and in_helper.via is None
+
+
+def test_the_loop_that_runs_a_site_itself():
+    source = """
+    import torch
+    for epoch in range(epochs):
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            if use_amp:
+                scaler.scale(loss).backward()
+        torch.autograd.backward(total)
+    loss.backward()
+    """
+    training = context(source).training
+    outer, inner = training.loops
+    (in_inner,) = inner.of(Kind.BACKWARD)
+    in_outer = next(event for event in outer.of(Kind.BACKWARD) if event.direct)
+    assert training.loop_of(in_inner.site) is inner.owner and in_inner.conditional
+    assert code(training.guard_of(in_inner).test) == "use_amp"
+    assert training.loop_of(in_outer.site) is outer.owner and not in_outer.conditional
+    (at_module,) = [site for site in training.backward_sites_in(training.module) if code(site.call) == "loss.backward()"]
+    assert training.loop_of(at_module) is None

@@ -337,6 +337,15 @@ class TrainingAnalysis:
         """The function whose body holds `region` (None at module level)."""
         return _scope_of(region.owner, self._loop_scopes)
 
+    def loop_of(self, site: Site) -> Optional[cst.CSTNode]:
+        """The innermost For/While whose body runs `site` itself (not through a nested loop or a
+        helper); None outside loops. Its guard inside that loop is `guard_of` the loop's event."""
+        return self._innermost_loops.get(id(site.node if isinstance(site, ResetSite) else site.call))
+
+    @cached_property
+    def _innermost_loops(self) -> dict[int, cst.CSTNode]:
+        return {id(event.node): region.owner for region in self.loops for event in region.events if event.direct}
+
     def _runs_before(self, loop: Region, matches) -> bool:
         inside = {id(event.node) for event in loop.events}
         for region in [self.module_region, *self.functions, *self.loops]:
