@@ -471,10 +471,11 @@ class TrainingAnalysis:
     def _effect_events(self, call: cst.Call, statement, place: _Place) -> list[Event]:
         make = lambda kind, **kw: place.event(kind, call, statement, **kw)  # noqa: E731
         func = call.func
-        site = self.backward_site(call)
-        if site is not None and self._is_tensor_backward(site, place.scope):
-            return [make(Kind.BACKWARD, site=site)]
         qualified = self.imports.qualified_name(func)
+        if qualified in BACKWARD_CALLS or calls_method(call, "backward", *WRAPPER_METHODS):
+            site = self.backward_site(call)
+            if site is not None and self._is_tensor_backward(site, place.scope):
+                return [make(Kind.BACKWARD, site=site)]
         if isinstance(func, cst.Attribute):
             receiver, method = func.value, func.attr.value
             if method == "step":
