@@ -4,6 +4,11 @@ manual updates, in source order, for every loop and function body of a file.
 Built once per file and shared by the training-step rules. Calls to functions and methods
 defined in the same file are followed (transitively), and closures passed to `opt.step(closure)`
 count where the step runs them.
+
+Each backward, step and reset event carries its typed site: which loss a backward call
+backpropagates and through what (`BackwardSite`), which optimizer a step steps (`StepSite`), what
+a reset clears (`ResetSite`). `Region.before` / `Region.after` say what runs before or after an
+event in one pass over a body (one iteration, for a loop).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
-from typing import Iterator, Optional, Sequence
+from typing import Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -28,7 +33,6 @@ from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.tree import descendants, is_leaf_type, iter_children
 
 BACKWARD_CALLS = frozenset({"torch.autograd.backward"})
-BACKWARD_METHODS_OF_WRAPPERS = ("accelerator", "fabric", "manual_backward", "engine", "model_engine")
 # `opt.zero_grad()`, `model.cleargrads()`, `utils.zero_grads(model)`, `zero_grad(model)`, `clear_grad()`...
 ZERO_NAME = re.compile(r"^(?:zero_?grads?|zero_gradients|reset_?grads?|clear_?grads?|cleargrads)$", re.IGNORECASE)
 
@@ -38,6 +42,98 @@ ZERO_NAME = re.compile(r"^(?:zero_?grads?|zero_gradients|reset_?grads?|clear_?gr
 _GRAD_RESETS = torch_api.methods("fills") | {"mul_"}
 _DETACH_IN_PLACE = torch_api.methods("identity", "clears") - torch_api.methods("reshapes")
 _GRAD_UPDATES = torch_api.methods("accumulates") | torch_api.methods("copies-in")
+
+
+class Wrapper(Enum):
+    """What a backward call goes through besides the tensor's own `backward()`."""
+
+    NONE = "none"  # `loss.backward()`, `torch.autograd.backward(loss)`
+    SCALER = "scaler"  # `scaler.scale(loss).backward()`: a GradScaler multiplies the loss first
+    ACCELERATOR = "accelerator"  # `accelerator.backward(loss)`: Hugging Face Accelerate
+    FABRIC = "fabric"  # `fabric.backward(loss)`: Lightning Fabric
+    OTHER = "other"  # `model_engine.backward(loss)` (DeepSpeed), `self.manual_backward(loss)` (Lightning)
+
+
+# The one list of backward wrappers. Objects whose `.backward(loss)` backpropagates its argument,
+# by the last name of the receiver (`accelerator`, `self.accelerator`, `trainer.fabric`)...
+WRAPPER_OBJECTS = {
+    "accelerator": Wrapper.ACCELERATOR,
+    "fabric": Wrapper.FABRIC,
+    "engine": Wrapper.OTHER,
+    "model_engine": Wrapper.OTHER,
+}
+# ...and methods that backpropagate their argument whatever their receiver.
+WRAPPER_METHODS = {"manual_backward": Wrapper.OTHER}
+
+
+@dataclass(frozen=True)
+class BackwardSite:
+    """One call that backpropagates: what it backpropagates, and through what."""
+
+    call: cst.Call
+    wrapper: Wrapper
+    # What is backpropagated, as written: the receiver of `x.backward()`, the argument of
+    # `torch.autograd.backward(x)` / `accelerator.backward(x)`, the tensor in `scaler.scale(x)`;
+    # `loss / k` in `(loss / k).backward()`. None when it is not written out (`accelerator.backward(**kw)`).
+    tensor: Optional[cst.BaseExpression]
+    # The tensor's own `backward()` method: `x.backward()`, `scaler.scale(x).backward()` (whose
+    # arguments are then Tensor.backward's: gradient, retain_graph, create_graph, inputs).
+    tensor_method: bool = False
+    scaler: Optional[cst.BaseExpression] = None  # `scaler` of `scaler.scale(loss).backward()`
+    gradient: Optional[cst.BaseExpression] = None  # `g` of `y.backward(g)` / `torch.autograd.backward(y, g)`
+    retain_graph: Optional[cst.BaseExpression] = None  # the value given for `retain_graph`
+
+    @property
+    def loss(self) -> Optional[cst.BaseExpression]:
+        """The loss before it is scaled: `loss` of `(loss / k).backward()`; `tensor` when unscaled."""
+        return _split_scaling(self.tensor)[0]
+
+    @property
+    def factor(self) -> Optional[cst.BaseExpression]:
+        """`k` of `loss / k`, `loss * k` or `k * loss` (a number) backpropagated; None when unscaled."""
+        return _split_scaling(self.tensor)[1]
+
+    @property
+    def scaled(self) -> bool:
+        """The loss is multiplied or divided on its way in (`loss / k`, `scaler.scale(loss)`)."""
+        return self.scaler is not None or self.factor is not None
+
+    @property
+    def retains_graph(self) -> Optional[bool]:
+        """`retain_graph=True` (True), left out or `False` (False), or a value not known here (None)."""
+        value = self.retain_graph
+        if value is None or is_bool_literal(value, False):
+            return False
+        return True if is_bool_literal(value, True) else None
+
+
+@dataclass(frozen=True)
+class StepSite:
+    """One `step()` call: which optimizer it steps, directly or through a GradScaler."""
+
+    call: cst.Call
+    optimizer: Optional[cst.BaseExpression]  # `opt` of `opt.step()` and of `scaler.step(opt)`
+    scaler: Optional[cst.BaseExpression] = None  # `scaler` of `scaler.step(opt)`
+    closure: Optional[cst.BaseExpression] = None  # `closure` of `opt.step(closure)`
+
+
+class ResetForm(Enum):
+    METHOD = "method"  # `opt.zero_grad()`, `model.zero_grad(set_to_none=True)`, `model.cleargrads()`
+    FUNCTION = "function"  # `zero_grad(model)`, `utils.zero_grads(model)`
+    ASSIGNED = "assigned"  # `p.grad = None`
+    IN_PLACE = "in-place"  # `p.grad.zero_()`, `p.grad.mul_(0)`
+
+
+@dataclass(frozen=True)
+class ResetSite:
+    """One statement or call that clears gradients."""
+
+    node: cst.CSTNode
+    form: ResetForm
+    target: Optional[cst.BaseExpression]  # what is reset: `opt`, `model`, `p.grad`; None when unknown
+
+
+Site = Union[BackwardSite, StepSite, ResetSite]
 
 
 class Kind(Enum):
@@ -72,6 +168,8 @@ class Event:
     no_grad: bool = False  # inside a no-grad `with` of the analysed body
     role: Optional[Role] = None  # FORWARD: the network called
     target: Optional[str] = None  # ASSIGN: the name bound
+    # The backward, step or reset itself (inside the helper when `via` is set); None for other kinds.
+    site: Optional[Site] = None
 
     @property
     def direct(self) -> bool:
@@ -99,6 +197,19 @@ class Region:
     def of(self, kind: Kind) -> list[Event]:
         return [event for event in self.events if event.kind is kind]
 
+    def before(self, event: Event, *kinds: Kind) -> list[Event]:
+        """The events of `kinds` (any kind when none is given) that run before `event` in one pass
+        over the body: in the same iteration, for a loop."""
+        return _of_kinds(self.events[: self._position(event)], kinds)
+
+    def after(self, event: Event, *kinds: Kind) -> list[Event]:
+        """The events of `kinds` (any kind when none is given) that run after `event` in one pass
+        over the body, up to the end of the iteration for a loop."""
+        return _of_kinds(self.events[self._position(event) + 1 :], kinds)
+
+    def _position(self, event: Event) -> int:
+        return next(index for index, current in enumerate(self.events) if current is event)
+
 
 @dataclass(frozen=True)
 class _Place:
@@ -124,11 +235,32 @@ class TrainingAnalysis:
         self.module = module
         self.imports = imports
         self.tensors = tensors
-        self.optimizers = OptimizerOracle(module, imports)
         self.roles = Roles()
         self._functions = functions if functions is not None else FunctionTable.build(module)
         self._summaries: dict[int, list[Event]] = {}
         self._in_progress: set[int] = set()
+        self._backward_sites: dict[int, Optional[BackwardSite]] = {}
+
+    @cached_property
+    def optimizers(self) -> OptimizerOracle:
+        return OptimizerOracle(self.module, self.imports)
+
+    def backward_site(self, call: cst.Call) -> Optional[BackwardSite]:
+        """The backward pass `call` runs (`loss.backward()`, `accelerator.backward(loss)`...), or
+        None when it calls no `backward`. Whether the receiver is a tensor is not asked here: the
+        events tell BACKWARD (a tensor's) from OTHER_BACKWARD."""
+        key = id(call)
+        if key not in self._backward_sites:
+            self._backward_sites[key] = backward_site(call, self.imports)
+        return self._backward_sites[key]
+
+    def backward_sites_in(self, node: cst.CSTNode) -> Iterator[BackwardSite]:
+        """Every backward call written inside `node`, nested definitions included."""
+        for current in descendants(node):
+            if type(current) is cst.Call:
+                site = self.backward_site(current)
+                if site is not None:
+                    yield site
 
     @cached_property
     def loops(self) -> list[Region]:
@@ -212,6 +344,15 @@ class TrainingAnalysis:
     def scope_of(self, region: Region) -> Optional[cst.FunctionDef]:
         """The function whose body holds `region` (None at module level)."""
         return _scope_of(region.owner, self._loop_scopes)
+
+    def loop_of(self, site: Site) -> Optional[cst.CSTNode]:
+        """The innermost For/While whose body runs `site` itself (not through a nested loop or a
+        helper); None outside loops. Its guard inside that loop is `guard_of` the loop's event."""
+        return self._innermost_loops.get(id(site.node if isinstance(site, ResetSite) else site.call))
+
+    @cached_property
+    def _innermost_loops(self) -> dict[int, cst.CSTNode]:
+        return {id(event.node): region.owner for region in self.loops for event in region.events if event.direct}
 
     def _runs_before(self, loop: Region, matches) -> bool:
         inside = {id(event.node) for event in loop.events}
@@ -310,7 +451,8 @@ class TrainingAnalysis:
 
     def _small_events(self, small, statement, place: _Place) -> list[Event]:
         if isinstance(small, cst.Assign) and _assigns_grad(small):
-            return [place.event(Kind.RESET, small, statement, resets_all=True, line=statement)]
+            reset = ResetSite(small, ResetForm.ASSIGNED, _grad_target(small))
+            return [place.event(Kind.RESET, small, statement, resets_all=True, line=statement, site=reset)]
         if isinstance(small, (cst.Assign, cst.AugAssign)) and _is_manual_update(small):
             return [place.event(Kind.UPDATE, small, statement, line=statement)]
         events = [
@@ -330,7 +472,7 @@ class TrainingAnalysis:
     def _call_events(self, call: cst.Call, statement, place: _Place) -> list[Event]:
         events = self._effect_events(call, statement, place)
         if calls_method(call, "backward") and not any(e.kind is Kind.BACKWARD and e.via is None for e in events):
-            events = [place.event(Kind.OTHER_BACKWARD, call, statement), *events]
+            events = [place.event(Kind.OTHER_BACKWARD, call, statement, site=self.backward_site(call)), *events]
         role = self.roles.gan_network(call.func)
         return events if role is None else [place.event(Kind.FORWARD, call, statement, role=role), *events]
 
@@ -338,32 +480,33 @@ class TrainingAnalysis:
         make = lambda kind, **kw: place.event(kind, call, statement, **kw)  # noqa: E731
         func = call.func
         qualified = self.imports.qualified_name(func)
-        if qualified in BACKWARD_CALLS:
-            return [make(Kind.BACKWARD)]
+        if qualified in BACKWARD_CALLS or calls_method(call, "backward", *WRAPPER_METHODS):
+            site = self.backward_site(call)
+            if site is not None and self._is_tensor_backward(site, place.scope):
+                return [make(Kind.BACKWARD, site=site)]
         if isinstance(func, cst.Attribute):
             receiver, method = func.value, func.attr.value
-            if method == "backward" and self._is_backward_receiver(receiver, call, place.scope):
-                return [make(Kind.BACKWARD)]
-            if method == "manual_backward":
-                return [make(Kind.BACKWARD)]
             if method == "step":
                 return self._step_events(call, receiver, statement, place)
             if ZERO_NAME.match(method):
                 if qualified is not None:  # `utils.zero_grads(model)`: a module's function
-                    return [make(Kind.RESET, resets_all=True)]
+                    return [make(Kind.RESET, resets_all=True, site=ResetSite(call, ResetForm.FUNCTION, _first_argument(call)))]
                 optimizer = dotted_name(receiver)
+                reset = ResetSite(call, ResetForm.METHOD, receiver)
                 if self.optimizers.is_optimizer(receiver):
-                    return [make(Kind.RESET, optimizer=optimizer)]
-                return [make(Kind.RESET, optimizer=optimizer, resets_all=True)]
+                    return [make(Kind.RESET, optimizer=optimizer, site=reset)]
+                return [make(Kind.RESET, optimizer=optimizer, resets_all=True, site=reset)]
             if method in _GRAD_RESETS | _DETACH_IN_PLACE and _mentions_grad(receiver):
-                return [make(Kind.RESET, resets_all=True)] if method in _GRAD_RESETS else []
+                if method not in _GRAD_RESETS:
+                    return []
+                return [make(Kind.RESET, resets_all=True, site=ResetSite(call, ResetForm.IN_PLACE, receiver))]
             if method in _GRAD_UPDATES and _updates_own_grad(receiver, [a.value for a in call.args]):
                 return [make(Kind.UPDATE)]
         helper = self._functions.resolve(call, place.scope)
         if helper is not None:
             return self._called(helper, call, statement, place)
-        if isinstance(func, cst.Name) and ZERO_NAME.match(func.value):
-            return [make(Kind.RESET, resets_all=True)]  # `zero_grad(model)` imported from elsewhere
+        if isinstance(func, cst.Name) and ZERO_NAME.match(func.value):  # `zero_grad(model)` imported from elsewhere
+            return [make(Kind.RESET, resets_all=True, site=ResetSite(call, ResetForm.FUNCTION, _first_argument(call)))]
         return []
 
     def _called(self, helper: cst.FunctionDef, call: cst.Call, statement, place: _Place) -> list[Event]:
@@ -387,14 +530,15 @@ class TrainingAnalysis:
         if self.optimizers.is_grad_scaler(receiver) and call.args:
             stepped = call.args[0].value
             if self.optimizers.is_optimizer(stepped) or dotted_name(stepped) is not None:
-                return [make(Kind.STEP, optimizer=dotted_name(stepped))]
+                return [make(Kind.STEP, optimizer=dotted_name(stepped), site=StepSite(call, stepped, scaler=receiver))]
             return []
         if not self.optimizers.is_optimizer(receiver):
-            return [make(Kind.OTHER_STEP, optimizer=dotted_name(receiver))]
+            return [make(Kind.OTHER_STEP, optimizer=dotted_name(receiver), site=StepSite(call, receiver))]
         events = []
         for arg in call.args:  # a closure runs inside the step
             events.extend(self._closure_events(arg.value, call, statement, place))
-        events.append(make(Kind.STEP, optimizer=dotted_name(receiver)))
+        site = StepSite(call, receiver, closure=_argument(call, 0, "closure"))
+        events.append(make(Kind.STEP, optimizer=dotted_name(receiver), site=site))
         return events
 
     def _closure_events(self, value, call, statement, place: _Place) -> list[Event]:
@@ -420,14 +564,17 @@ class TrainingAnalysis:
         self._summaries[key] = events
         return events
 
-    def _is_backward_receiver(self, receiver: cst.BaseExpression, call: cst.Call, scope) -> bool:
-        """`loss.backward()`, `(loss / k).backward()`, `scaler.scale(loss).backward()`; not `solver.backward()`."""
-        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "scale":
-            return True
-        if isinstance(receiver, cst.Name) and receiver.value in BACKWARD_METHODS_OF_WRAPPERS:
-            return bool(call.args)  # accelerator.backward(loss)
-        if isinstance(receiver, cst.Attribute) and receiver.attr.value in BACKWARD_METHODS_OF_WRAPPERS:
-            return bool(call.args)
+    def _is_tensor_backward(self, site: BackwardSite, scope) -> bool:
+        """`loss.backward()`, `(loss / k).backward()`, `scaler.scale(loss).backward()`,
+        `accelerator.backward(loss)`, `torch.autograd.backward(loss)`; not `solver.backward()`."""
+        call = site.call
+        if site.wrapper is Wrapper.NONE and site.tensor_method:
+            return self._is_backward_receiver(site.tensor, scope)
+        if site.wrapper in _OBJECT_WRAPPERS and calls_method(call, "backward"):
+            return bool(call.args)  # `accelerator.backward()` without a loss is not a backward pass of ours
+        return True
+
+    def _is_backward_receiver(self, receiver: cst.BaseExpression, scope) -> bool:
         if self.tensors.is_tensor(receiver, scope) or _looks_like_loss_value(receiver):
             return True
         # `l = compute(...)` then `l.backward()`: a value computed by a function call, not an object.
@@ -435,6 +582,86 @@ class TrainingAnalysis:
             values = self.tensors.scopes.values_of(receiver.value, scope)
             return bool(values) and all(_computed_value(value) for value in values)
         return False
+
+
+_OBJECT_WRAPPERS = frozenset(WRAPPER_OBJECTS.values())
+
+
+def backward_site(call: cst.Call, imports: ImportMap) -> Optional[BackwardSite]:
+    """What `call` backpropagates and through what; None when it runs no backward pass."""
+    func = call.func
+    if type(func) is cst.Attribute:
+        method = func.attr.value
+        if method in WRAPPER_METHODS:  # `self.manual_backward(loss)`
+            return BackwardSite(call, WRAPPER_METHODS[method], _positional(call, 0), retain_graph=_keyword(call, "retain_graph"))
+        if method != "backward":
+            return None
+    elif type(func) is not cst.Name:
+        return None
+    if imports.qualified_name(func) in BACKWARD_CALLS:  # torch.autograd.backward(tensors, grad_tensors, retain_graph, ...)
+        gradient, retain = _argument(call, 1, "grad_tensors"), _argument(call, 2, "retain_graph")
+        return BackwardSite(call, Wrapper.NONE, _positional(call, 0), gradient=gradient, retain_graph=retain)
+    if type(func) is not cst.Attribute:
+        return None
+    receiver = func.value
+    wrapper = WRAPPER_OBJECTS.get(_last_name(receiver))
+    if wrapper is not None:  # `accelerator.backward(loss, retain_graph=...)`
+        return BackwardSite(call, wrapper, _positional(call, 0), retain_graph=_keyword(call, "retain_graph"))
+    # Tensor.backward(gradient, retain_graph, create_graph, inputs)
+    gradient, retain = _argument(call, 0, "gradient"), _argument(call, 1, "retain_graph")
+    if type(receiver) is cst.Call and type(receiver.func) is cst.Attribute and receiver.func.attr.value == "scale":
+        tensor = receiver.args[0].value if len(receiver.args) == 1 else None
+        return BackwardSite(call, Wrapper.SCALER, tensor, True, receiver.func.value, gradient, retain)
+    return BackwardSite(call, Wrapper.NONE, receiver, True, gradient=gradient, retain_graph=retain)
+
+
+def _split_scaling(tensor: Optional[cst.BaseExpression]) -> tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
+    """(loss, factor) of `loss / k`, `loss * k`, `k * loss` (k a number literal); (tensor, None) otherwise."""
+    if type(tensor) is not cst.BinaryOperation:
+        return tensor, None
+    operator = type(tensor.operator)
+    if operator is cst.Divide:
+        return tensor.left, tensor.right
+    if operator is cst.Multiply:
+        if type(tensor.left) in (cst.Integer, cst.Float):
+            return tensor.right, tensor.left
+        return tensor.left, tensor.right
+    return tensor, None
+
+
+def _last_name(node: cst.BaseExpression) -> Optional[str]:
+    """`accelerator` of `accelerator` and of `self.accelerator`."""
+    if type(node) is cst.Name:
+        return node.value
+    return node.attr.value if type(node) is cst.Attribute else None
+
+
+def _positional(call: cst.Call, position: int) -> Optional[cst.BaseExpression]:
+    args = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    return args[position].value if position < len(args) else None
+
+
+def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
+    return next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword), None)
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
+    """The value passed for a parameter, by position or by keyword."""
+    value = _positional(call, position)
+    return value if value is not None else _keyword(call, keyword)
+
+
+def _first_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
+    return call.args[0].value if call.args else None
+
+
+def _grad_target(statement: cst.Assign) -> Optional[cst.BaseExpression]:
+    """`p.grad` of `p.grad = None`."""
+    return next((t.target for t in statement.targets if isinstance(t.target, cst.Attribute) and t.target.attr.value == "grad"), None)
+
+
+def _of_kinds(events: Sequence[Event], kinds: Sequence[Kind]) -> list[Event]:
+    return [event for event in events if not kinds or event.kind in kinds]
 
 
 def _constructed_before(loop: Region, name: Optional[str], before: Event) -> Optional[cst.Assign]:

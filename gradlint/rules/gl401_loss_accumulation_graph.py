@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.batch_loops import combined_in, iterates_batches
-from gradlint.analysis.functions import backward_calls, mentioned_keys
+from gradlint.analysis.functions import mentioned_keys
 from gradlint.analysis.grad_mode import decorated_like_no_grad
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name, method_call_on
@@ -465,14 +465,15 @@ class LossAccumulationGraph(Rule):
         return any(key in mentioned_keys(value) for value in summary.returns) and summary.result_reaches_backward
 
     def _backpropagated(self, key: str) -> bool:
-        """The total (or a value built from it) is the receiver of a backward call in this scope."""
+        """The total (or a value built from it) is the loss of a backward call in this scope."""
         scope = self.context.scope()
         body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
         keys = {key}
         for statement in iter_statements(body):  # one level of `total = sum(losses)`
             if isinstance(statement, cst.Assign) and keys & mentioned_keys(statement.value):
                 keys |= {k for t in statement.targets for k in mentioned_keys(t.target)}
-        return any(keys & mentioned_keys(call) for statement in body for call in backward_calls(statement))
+        sites = (site for statement in body for site in self.context.training.backward_sites_in(statement))
+        return any(site.tensor is not None and keys & mentioned_keys(site.tensor) for site in sites)
 
     def _reset_inside(self, loop: cst.CSTNode, key: str, root: str) -> bool:
         """`total = 0` (or `stats = {}` for `stats["loss"]`) run by every iteration: the total does

@@ -8,7 +8,7 @@ from gradlint.analysis.grad_mode import grad_mode_of
 from gradlint.analysis.grad_tracking import ends_history, mentioned_names
 from gradlint.analysis.roles import DISCRIMINATOR_OPTIMIZER_IN_TEXT, Role
 from gradlint.analysis.syntax import method_call_on, positional_args
-from gradlint.analysis.training import Event, Kind
+from gradlint.analysis.training import BackwardSite, Event, Kind
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
@@ -162,6 +162,21 @@ class GanDiscriminatorNoDetach(Rule):
         """,
     )
     INVALID = (
+        # The discriminator's loss backpropagated through Accelerate.
+        Invalid(
+            """
+            fake = G(z)
+            d_loss = bce(D(fake), zeros) + bce(D(real), ones)
+            accelerator.backward(d_loss)
+            opt_d.step()
+            """,
+            """
+            fake = G(z)
+            d_loss = bce(D(fake.detach()), zeros) + bce(D(real), ones)
+            accelerator.backward(d_loss)
+            opt_d.step()
+            """,
+        ),
         # A term of the discriminator's loss bound on its own line, then summed.
         Invalid(
             """
@@ -401,11 +416,12 @@ def _bound_name(event: Event) -> Optional[str]:
 
 
 def _backpropagates(event: Event, carriers: set[str]) -> bool:
-    """The backward of `event` runs through one of `carriers` (unknown receivers count as yes)."""
-    call = event.node
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)) or event.via is not None:
+    """The backward of `event` runs through one of `carriers` (unknown losses count as yes)."""
+    site = event.site
+    if event.via is not None or not isinstance(site, BackwardSite) or site.tensor is None:
         return True
-    return bool(mentioned_names(call.func.value) & carriers) or not mentioned_names(call.func.value)
+    names = mentioned_names(site.tensor)
+    return bool(names & carriers) or not names
 
 
 def _first_argument(call: cst.Call) -> Optional[cst.BaseExpression]:

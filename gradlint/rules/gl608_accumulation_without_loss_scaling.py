@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradlint.analysis.roles import is_criterion_name
 from gradlint.analysis.syntax import dotted_name
-from gradlint.analysis.training import Event, Kind, Region
+from gradlint.analysis.training import BackwardSite, Event, Kind, Region, Wrapper
 from gradlint.analysis.tree import descendants
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
@@ -239,6 +239,48 @@ class AccumulationWithoutLossScaling(Rule):
             column=5,
             message="without dividing the loss",
         ),
+        Invalid(  # the functional form, and a backward that keeps its graph, backpropagate the same loss
+            """
+            import torch
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                torch.autograd.backward(loss)
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            """
+            import torch
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                torch.autograd.backward(loss / k)
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            line=4,
+            column=5,
+        ),
+        Invalid(
+            """
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                loss.backward(retain_graph=True)
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            """
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / k).backward(retain_graph=True)
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            line=3,
+            column=5,
+        ),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -271,10 +313,11 @@ class AccumulationWithoutLossScaling(Rule):
             return None  # the stepping branch backpropagates itself (a GAN's `n_critic` schedule)
         if not any(e.kind is Kind.RESET and _holds(guard, e.node) for e in events):
             return None
-        if _through_wrapper(backward.node) and self._wrapper_accumulates:
+        site = backward.site
+        if site.wrapper is Wrapper.ACCELERATOR and self._wrapper_accumulates:
             return None
         scope = training.scope_of(region) or self.context.module
-        loss = _backpropagated(backward.node)
+        loss = _backpropagated(site)
         if loss is None or not self._plain_mean_loss(loss, scope, _DEPTH) or _rescaled_in(region.owner, loss):
             return None
         return backward, guard
@@ -350,31 +393,24 @@ class AccumulationWithoutLossScaling(Rule):
 
     def _fix(self, backward: Event, guard: cst.If):
         k = _divisor(guard.test)
-        loss = _backpropagated(backward.node)
+        site = backward.site
+        loss = _backpropagated(site)
         if k is None or not isinstance(loss, cst.Name) or not isinstance(k, (cst.Name, cst.Attribute, cst.Integer)):
             return None
         divisor = self.context.code_for(k)
         divided = f"{loss.value} / {divisor}"
-        if loss is backward.node.func.value:  # the receiver of `.backward()`
+        if site.wrapper is Wrapper.NONE and site.tensor_method:  # the receiver of `.backward()`
             divided = f"({divided})"
         return self.unsafe_fix(f"Divide the loss by `{divisor}`", Replace(loss, divided))
 
 
-def _backpropagated(call: cst.CSTNode) -> Optional[cst.BaseExpression]:
-    """The loss of `loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "backward":
+def _backpropagated(site: BackwardSite) -> Optional[cst.BaseExpression]:
+    """The loss of `loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
+    `torch.autograd.backward(loss)`. Not through other wrappers: DeepSpeed's engine divides the loss
+    by its own accumulation steps. Not `y.backward(gradient)`: a weighted sum, not a mean loss."""
+    if site.wrapper is Wrapper.OTHER or site.gradient is not None:
         return None
-    receiver = call.func.value
-    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "scale":
-        return receiver.args[0].value if len(receiver.args) == 1 else None
-    if call.args:
-        return call.args[0].value if dotted_name(receiver) in ("accelerator", "self.accelerator", "fabric", "self.fabric") else None
-    return receiver
-
-
-def _through_wrapper(call: cst.CSTNode) -> bool:
-    """`accelerator.backward(loss)`: the loss is an argument, not the receiver."""
-    return isinstance(call, cst.Call) and bool(call.args) and isinstance(call.func, cst.Attribute)
+    return site.tensor
 
 
 def _accumulation_test(test: cst.BaseExpression) -> bool:

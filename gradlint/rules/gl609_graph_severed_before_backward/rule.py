@@ -6,7 +6,6 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.grad_mode import grad_mode_of
-from gradlint.analysis.training import BACKWARD_CALLS, BACKWARD_METHODS_OF_WRAPPERS
 from gradlint.analysis.tree import descendants
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
@@ -254,21 +253,11 @@ class GraphSeveredBeforeBackward(Rule):
 
     def _backpropagated(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The value `call` backpropagates: `x.backward()`, `scaler.scale(x).backward()`,
-        `accelerator.backward(x)`, `torch.autograd.backward(x)`."""
-        func = call.func
-        if self.context.qualified_name(func) in BACKWARD_CALLS:
-            return call.args[0].value if call.args and call.args[0].keyword is None else None
-        if not (isinstance(func, cst.Attribute) and func.attr.value in ("backward", "manual_backward")):
-            return None
-        owner = func.value
-        owner_name = owner.attr.value if isinstance(owner, cst.Attribute) else owner.value if isinstance(owner, cst.Name) else None
-        if func.attr.value == "manual_backward" or owner_name in BACKWARD_METHODS_OF_WRAPPERS:
-            return call.args[0].value if call.args and call.args[0].keyword is None else None
-        if call.args and call.args[0].keyword is None:
-            return None  # `y.backward(gradient)`
-        if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Attribute) and owner.func.attr.value == "scale":
-            return owner.args[0].value if len(owner.args) == 1 else None
-        return owner
+        `accelerator.backward(x)`, `torch.autograd.backward(x)`; not `y.backward(gradient)`."""
+        site = self.context.training.backward_site(call)
+        if site is None or site.tensor_method and call.args and call.args[0].keyword is None:
+            return None  # `y.backward(gradient)`, or `solver.backward(loss)` of an object that is no tensor
+        return site.tensor
 
     def _left_to_gl402(self, receiver: cst.BaseExpression) -> bool:
         """GL402 judges values detached or built without grad, and losses turned back on."""

@@ -23,7 +23,7 @@ from gradlint.analysis.grad_tracking import ends_history
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.roles import MODEL_CALLEE
 from gradlint.analysis.syntax import dotted_name
-from gradlint.analysis.training import Event, Kind, Region
+from gradlint.analysis.training import BackwardSite, Event, Kind, Region
 from gradlint.analysis.tree import iter_children
 
 _MAX_DEPTH = 8
@@ -52,7 +52,7 @@ def stale_backwards(region: Region, optimizers: OptimizerOracle) -> list[StaleBa
             backward = events[position]
             if backward.kind is not Kind.BACKWARD or backward.via is not None or backward.nested_loop:
                 continue
-            loss = _backpropagated_name(backward.node)
+            loss = _backpropagated_name(backward.site)
             if loss is None or _bound_between(events, loss, index, position):
                 continue
             call = _model_call_before(events, loss, index, models, 0)
@@ -61,16 +61,12 @@ def stale_backwards(region: Region, optimizers: OptimizerOracle) -> list[StaleBa
     return found
 
 
-def _backpropagated_name(call: cst.CSTNode) -> Optional[str]:
+def _backpropagated_name(site: BackwardSite) -> Optional[str]:
     """`loss` of `loss.backward()` or `scaler.scale(loss).backward()`."""
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward"):
-        return None
-    if call.args and call.args[0].keyword is None:
-        return None  # `out.backward(gradient)`
-    receiver = call.func.value
-    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "scale":
-        receiver = receiver.args[0].value if len(receiver.args) == 1 else None
-    return receiver.value if isinstance(receiver, cst.Name) else None
+    call = site.call
+    if not site.tensor_method or call.args and call.args[0].keyword is None:
+        return None  # a wrapper's `backward(loss)`, or `out.backward(gradient)`
+    return site.tensor.value if isinstance(site.tensor, cst.Name) else None
 
 
 def _reset_just_before(events: list[Event], index: int) -> bool:
