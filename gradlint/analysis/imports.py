@@ -30,7 +30,24 @@ CANONICAL = {
 }
 
 _SHADOWED = SHADOWED
+# The statements that bind names where they run (the others are skipped while building).
+_BINDING_STATEMENTS = frozenset(
+    {
+        cst.Import,
+        cst.ImportFrom,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.For,
+        cst.With,
+        cst.Global,
+        cst.Nonlocal,
+    }
+)
 _STAR_ONLY = frozenset([STAR])
+_END_OF_SCOPE = object()
 _ALIAS = object()  # bound by `V = autograd.Variable`: resolved through the aliased expression
 
 
@@ -67,23 +84,36 @@ class ImportMap:
     def build(cls, module: cst.Module, project: Optional["ProjectFacts"] = None) -> "ImportMap":
         result = cls(project=project or None)
         scopes = ImportScopes(module)
-        # Every statement in source order, depth first, with the scope it runs in.
-        pending: list[tuple[cst.CSTNode, Scope]] = [(statement, scopes.module) for statement in reversed(module.body)]
+        # Every statement in source order, depth first; a scope's end is marked on the stack.
+        scope = scopes.module
+        pending: list[object] = list(reversed(module.body))
         while pending:
-            statement, scope = pending.pop()
+            statement = pending.pop()
             kind = type(statement)  # exact types: see analysis/syntax.py
             if kind is cst.SimpleStatementLine:
                 for small in statement.body:
-                    result._record(small, scope, scopes)
+                    if type(small) in _BINDING_STATEMENTS:
+                        result._record(small, scope, scopes)
                 continue
-            result._record(statement, scope, scopes)
-            if kind is cst.FunctionDef or kind is cst.ClassDef:
-                scope = scopes.enter(statement, scope)
-            pending.extend((child, scope) for child in reversed(child_statements(statement)))
-        scopes.finish(result._resolvable)
+            if statement is _END_OF_SCOPE:
+                scope = scope.parent
+                continue
+            if kind in _BINDING_STATEMENTS:
+                result._record(statement, scope, scopes)
+                if kind is cst.FunctionDef or kind is cst.ClassDef:
+                    scope = scopes.enter(statement, scope)
+                    pending.append(_END_OF_SCOPE)
+            pending.extend(reversed(child_statements(statement)))
+        scopes.finish(result._imported_names, bool(result.star_modules or result.project_stars))
         result._scopes = scopes
         result._followed = scopes.followed_names
         return result
+
+    @property
+    def followed_names(self) -> frozenset[str]:
+        """The names whose meaning depends on where they are read (bound in a function or class
+        body, or bound to different things at module level); the others mean one thing file-wide."""
+        return self._followed
 
     def sole_from_import(self, local: str) -> Optional[ImportedName]:
         """The one `from ... import local` (without `as`) that binds `local` at module level."""
@@ -98,9 +128,11 @@ class ImportMap:
             scopes.declare(statement, scope)
             return
         for local, value in self._bindings_of(statement, record=True):
-            if type(value) is str or type(value) is Alias:
+            if value is SHADOWED:
+                self.bindings[local] = _SHADOWED
+            else:
                 self._imported_names.add(local)
-            self._bind(local, value)
+                self._bind(local, value)
             scopes.bind(local, value, scope)
 
     def _bindings_of(self, statement: cst.CSTNode, record: bool = False) -> list[tuple[str, object]]:
@@ -162,18 +194,12 @@ class ImportMap:
         return local, target
 
     def _bind(self, local: str, value: object) -> None:
-        """Merge one binding into the file-wide answer for `local`."""
-        if type(value) is str:
-            previous = self.bindings.get(local)
-            self.bindings[local] = value if previous is None or previous == value else _SHADOWED
-        elif type(value) is Alias:
+        """Merge an import or alias into the file-wide answer for `local`."""
+        if type(value) is Alias:
             self._bind_alias(local, value.value)
         else:
-            self._shadow(local)
-
-    def _resolvable(self, local: str) -> bool:
-        """An import, an alias or a star import may give `local` a meaning somewhere in the file."""
-        return local in self._imported_names or bool(self.star_modules) or bool(self.project_stars)
+            previous = self.bindings.get(local)
+            self.bindings[local] = value if previous is None or previous == value else _SHADOWED
 
     def _shadow(self, local: str) -> None:
         self.bindings[local] = _SHADOWED

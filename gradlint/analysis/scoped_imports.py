@@ -51,22 +51,24 @@ _MODULE, _FUNCTION, _CLASS = "module", "function", "class"
 class Scope:
     """A module, function or class body, with the values its bindings give each local name."""
 
-    __slots__ = ("node", "kind", "parent", "bound", "declared_global", "declared_nonlocal", "unordered", "followed", "walked", "_any_time")
+    __slots__ = ("node", "kind", "parent", "bound", "declared", "unordered", "followed", "walked", "_any_time")
 
     def __init__(self, node: cst.CSTNode, kind: str, parent: Optional["Scope"]) -> None:
         self.node = node
         self.kind = kind
         self.parent = parent
         self.bound: dict[str, list[object]] = {}  # local name -> its binding values, in source order
-        self.declared_global: set[str] = set()
-        self.declared_nonlocal: set[str] = set()
-        self.unordered: set[str] = set()  # also bound from nested code, at times the source order does not tell
+        # name -> True for `global`, False for `nonlocal`: its bindings here are not the scope's
+        self.declared: Optional[dict[str, bool]] = None
+        self.unordered: frozenset[str] = frozenset()  # also bound from nested code, at times the source order does not tell
         self.followed: frozenset[str] = frozenset()  # local names whose reads are resolved by position
         self.walked = False  # the walk enters this scope: it or a scope inside it follows a name
-        self._any_time: dict[str, frozenset] = {}
+        self._any_time: Optional[dict[str, frozenset]] = None
 
     def any_time(self, name: str) -> frozenset:
         """The values a read of `name` from nested code may see: any binding of the scope."""
+        if self._any_time is None:
+            self._any_time = {}
         found = self._any_time.get(name)
         if found is None:
             found = self._any_time[name] = frozenset(self.bound[name])
@@ -90,40 +92,49 @@ class ImportScopes:
         self.nested.append(scope)
         self.by_node[id(definition)] = scope
         if is_function:
+            bound = scope.bound
             for name in parameter_names(definition.params):
-                scope.bound.setdefault(name, []).append(SHADOWED)
+                bound[name] = [SHADOWED]  # a parameter name is bound once, before anything else
         return scope
 
     def declare(self, statement: cst.CSTNode, scope: Scope) -> None:
         """`global` / `nonlocal` in `scope`: its later bindings of those names are not its own."""
-        names = {item.name.value for item in statement.names}
-        if type(statement) is cst.Global:
-            scope.declared_global |= names
-        else:
-            scope.declared_nonlocal |= names
+        if scope.declared is None:
+            scope.declared = {}
+        is_global = type(statement) is cst.Global
+        for item in statement.names:
+            scope.declared[item.name.value] = is_global
 
     def bind(self, name: str, value: object, scope: Scope) -> None:
-        if name in scope.declared_global:
+        declared = scope.declared
+        if declared is None or name not in declared:
+            values = scope.bound.get(name)
+            if values is None:
+                scope.bound[name] = [value]
+            else:
+                values.append(value)
+        elif declared[name]:
             self.module.bound.setdefault(name, []).append(value)
-            self.module.unordered.add(name)  # bound whenever the function runs
-        elif name in scope.declared_nonlocal:
-            self._nonlocal_bindings.append((scope, name))
+            self.module.unordered |= {name}  # bound whenever the function runs
         else:
-            scope.bound.setdefault(name, []).append(value)
+            self._nonlocal_bindings.append((scope, name))
 
-    def finish(self, resolvable: Callable[[str], bool]) -> None:
-        """Choose the names to follow: those a read could resolve differently from the module-wide
-        answer (`resolvable`: imported somewhere in the file, or possibly brought by a star)."""
+    def finish(self, imported: set[str], star: bool) -> None:
+        """Choose the names to follow: those a read could resolve otherwise than through the
+        module-wide answer. `imported`: the names an import or alias binds somewhere in the file;
+        `star`: a star import may bring any name."""
         for scope, name in self._nonlocal_bindings:
             owner = next((outer for outer in _enclosing_functions(scope) if name in outer.bound), None)
             if owner is not None:
                 owner.bound[name].append(SHADOWED)  # whatever the nested function binds, whenever it runs
-                owner.unordered.add(name)
+                owner.unordered |= {name}
         followed: set[str] = set()
         for scope in self.nested:
-            names = frozenset(name for name in scope.bound if resolvable(name))
+            if not scope.bound:
+                continue
+            names = frozenset(scope.bound) if star else scope.bound.keys() & imported
             if names:
-                scope.followed = names
+                scope.followed = frozenset(names)
                 followed |= names
                 _mark_walked(scope)
         module = self.module
@@ -141,13 +152,8 @@ class ImportScopes:
         return _ReadWalk(self, binder).run()
 
 
-def parameter_names(params: cst.Parameters) -> Iterator[str]:
-    for group in (params.posonly_params, params.params, params.kwonly_params):
-        for param in group:
-            yield param.name.value
-    for star in (params.star_arg, params.star_kwarg):
-        if type(star) is cst.Param:
-            yield star.name.value
+def parameter_names(params: cst.Parameters) -> list[str]:
+    return [param.name.value for param in _all_params(params)]
 
 
 def _enclosing_functions(scope: Scope) -> Iterator[Scope]:
