@@ -75,7 +75,10 @@ class ImportMap:
     _scopes: Optional[ImportScopes] = field(default=None, repr=False, compare=False)
     # Names whose reads depend on where they are (see scoped_imports.py); the others resolve file-wide.
     _followed: frozenset[str] = field(default_factory=frozenset, repr=False, compare=False)
-    _imported_names: set[str] = field(default_factory=set, repr=False, compare=False)  # bound by an import or alias somewhere
+    _imported_names: set[str] = field(default_factory=set, repr=False, compare=False)  # bound by an import somewhere
+    _alias_roots: list[tuple[str, str]] = field(
+        default_factory=list, repr=False, compare=False
+    )  # (`V`, `autograd`) for `V = autograd.Variable`
     _reads: Optional[Reads] = field(default=None, repr=False, compare=False)
     _read_targets: dict[int, Optional[str]] = field(default_factory=dict, repr=False, compare=False)
     _resolving: set[int] = field(default_factory=set, repr=False, compare=False)
@@ -104,7 +107,7 @@ class ImportMap:
                     scope = scopes.enter(statement, scope)
                     pending.append(_END_OF_SCOPE)
             pending.extend(reversed(child_statements(statement)))
-        scopes.finish(result._imported_names, bool(result.star_modules or result.project_stars))
+        scopes.finish(result._meaningful_names(), bool(result.star_modules or result.project_stars))
         result._scopes = scopes
         result._followed = scopes.followed_names
         return result
@@ -130,6 +133,9 @@ class ImportMap:
         for local, value in self._bindings_of(statement, record=True):
             if value is SHADOWED:
                 self.bindings[local] = _SHADOWED
+            elif type(value) is Alias:
+                self._alias_roots.append((local, _root_name(value.value)))
+                self._bind_alias(local, value.value)
             else:
                 self._imported_names.add(local)
                 self._bind(local, value)
@@ -193,13 +199,23 @@ class ImportMap:
             target = self.project.names.get(target, target)
         return local, target
 
-    def _bind(self, local: str, value: object) -> None:
-        """Merge an import or alias into the file-wide answer for `local`."""
-        if type(value) is Alias:
-            self._bind_alias(local, value.value)
-        else:
-            previous = self.bindings.get(local)
-            self.bindings[local] = value if previous is None or previous == value else _SHADOWED
+    def _bind(self, local: str, target: str) -> None:
+        """Merge an import into the file-wide answer for `local`."""
+        previous = self.bindings.get(local)
+        self.bindings[local] = target if previous is None or previous == target else _SHADOWED
+
+    def _meaningful_names(self) -> set[str]:
+        """The names an import binds somewhere in the file, and the aliases of those (`V =
+        autograd.Variable`; `h = self.hidden` can mean nothing an import brings)."""
+        names = set(self._imported_names)
+        grown = True
+        while grown:
+            grown = False
+            for local, root in self._alias_roots:
+                if root in names and local not in names:
+                    names.add(local)
+                    grown = True
+        return names
 
     def _shadow(self, local: str) -> None:
         self.bindings[local] = _SHADOWED
@@ -392,6 +408,13 @@ def _target_names(target: cst.CSTNode) -> Iterator[str]:
             yield from _target_names(element.value)
     elif isinstance(target, cst.StarredElement):
         yield from _target_names(target.value)
+
+
+def _root_name(value: cst.BaseExpression) -> str:
+    """`autograd` for `autograd.Variable` (an alias's value is a dotted name)."""
+    while type(value) is cst.Attribute:
+        value = value.value
+    return value.value
 
 
 def _alias_assignment(statement: cst.Assign) -> Optional[str]:
