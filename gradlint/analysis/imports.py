@@ -1,7 +1,13 @@
 """What each name in a file refers to: `ag.Variable` and `V` may both mean `torch.autograd.Variable`.
 
-Resolution is file-wide and deliberately conservative: a name with any binding other than one
-consistent import (a local `def`, `class`, assignment, loop target...) resolves to nothing.
+A name read resolves per scope and in source order, as Python resolves it (see scoped_imports.py):
+a function-local `from torch.autograd import Variable` is what `Variable` means in that function,
+whatever the module imports under the same name. Resolution stays conservative: a name the binding
+of which is not one consistent import (a local `def`, `class`, assignment, loop target, parameter,
+or imports of different things that may reach the read) resolves to nothing.
+
+`bindings`, `is_imported` and `resolve_name` answer for the name over the whole file, whatever the
+scope: "is `isinstance` rebound anywhere", "is `np` an imported module".
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 import libcst as cst
 
-from gradlint.analysis.syntax import dotted_name, is_docstring, iter_statements
+from gradlint.analysis.scoped_imports import SHADOWED, STAR, UNBOUND, Alias, ImportScopes, Reads, Scope
+from gradlint.analysis.syntax import child_statements, dotted_name, is_docstring
 from gradlint.analysis.tree import descendants
 
 if TYPE_CHECKING:
@@ -22,7 +29,25 @@ CANONICAL = {
     "torch.autograd.variable.Variable": "torch.autograd.Variable",
 }
 
-_SHADOWED = object()
+_SHADOWED = SHADOWED
+# The statements that bind names where they run (the others are skipped while building).
+_BINDING_STATEMENTS = frozenset(
+    {
+        cst.Import,
+        cst.ImportFrom,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.For,
+        cst.With,
+        cst.Global,
+        cst.Nonlocal,
+    }
+)
+_STAR_ONLY = frozenset([STAR])
+_END_OF_SCOPE = object()
 _ALIAS = object()  # bound by `V = autograd.Variable`: resolved through the aliased expression
 
 
@@ -38,7 +63,7 @@ class ImportedName:
 
 @dataclass
 class ImportMap:
-    bindings: dict[str, object] = field(default_factory=dict)  # local name -> target or _SHADOWED
+    bindings: dict[str, object] = field(default_factory=dict)  # local name -> target or _SHADOWED, over the whole file
     imports: list[ImportedName] = field(default_factory=list)
     star_modules: list[str] = field(default_factory=list)
     project: Optional["ProjectFacts"] = None  # names this file brings in from other files of its run
@@ -47,13 +72,51 @@ class ImportMap:
     # id(attribute) -> (attribute, its qualified name): rules ask about the same attribute many
     # times; holding the node keeps its id from being reused by another.
     _resolved_attributes: dict[int, tuple[cst.Attribute, Optional[str]]] = field(default_factory=dict, repr=False, compare=False)
+    _scopes: Optional[ImportScopes] = field(default=None, repr=False, compare=False)
+    # Names whose reads depend on where they are (see scoped_imports.py); the others resolve file-wide.
+    _followed: frozenset[str] = field(default_factory=frozenset, repr=False, compare=False)
+    _imported_names: set[str] = field(default_factory=set, repr=False, compare=False)  # bound by an import somewhere
+    _alias_roots: list[tuple[str, str]] = field(
+        default_factory=list, repr=False, compare=False
+    )  # (`V`, `autograd`) for `V = autograd.Variable`
+    _reads: Optional[Reads] = field(default=None, repr=False, compare=False)
+    _read_targets: dict[int, Optional[str]] = field(default_factory=dict, repr=False, compare=False)
+    _resolving: set[int] = field(default_factory=set, repr=False, compare=False)
 
     @classmethod
     def build(cls, module: cst.Module, project: Optional["ProjectFacts"] = None) -> "ImportMap":
         result = cls(project=project or None)
-        for statement in iter_statements(module.body):
-            result._record(statement)
+        scopes = ImportScopes(module)
+        # Every statement in source order, depth first; a scope's end is marked on the stack.
+        scope = scopes.module
+        pending: list[object] = list(reversed(module.body))
+        while pending:
+            statement = pending.pop()
+            kind = type(statement)  # exact types: see analysis/syntax.py
+            if kind is cst.SimpleStatementLine:
+                for small in statement.body:
+                    if type(small) in _BINDING_STATEMENTS:
+                        result._record(small, scope, scopes)
+                continue
+            if statement is _END_OF_SCOPE:
+                scope = scope.parent
+                continue
+            if kind in _BINDING_STATEMENTS:
+                result._record(statement, scope, scopes)
+                if kind is cst.FunctionDef or kind is cst.ClassDef:
+                    scope = scopes.enter(statement, scope)
+                    pending.append(_END_OF_SCOPE)
+            pending.extend(reversed(child_statements(statement)))
+        scopes.finish(result._meaningful_names(), bool(result.star_modules or result.project_stars))
+        result._scopes = scopes
+        result._followed = scopes.followed_names
         return result
+
+    @property
+    def followed_names(self) -> frozenset[str]:
+        """The names whose meaning depends on where they are read (bound in a function or class
+        body, or bound to different things at module level); the others mean one thing file-wide."""
+        return self._followed
 
     def sole_from_import(self, local: str) -> Optional[ImportedName]:
         """The one `from ... import local` (without `as`) that binds `local` at module level."""
@@ -62,64 +125,97 @@ class ImportMap:
             return None
         return found[0]
 
-    def _record(self, statement: cst.CSTNode) -> None:
+    def _record(self, statement: cst.CSTNode, scope: Scope, scopes: ImportScopes) -> None:
+        kind = type(statement)
+        if kind is cst.Global or kind is cst.Nonlocal:
+            scopes.declare(statement, scope)
+            return
+        for local, value in self._bindings_of(statement, record=True):
+            if value is SHADOWED:
+                self.bindings[local] = _SHADOWED
+            elif type(value) is Alias:
+                self._alias_roots.append((local, _root_name(value.value)))
+                self._bind_alias(local, value.value)
+            else:
+                self._imported_names.add(local)
+                self._bind(local, value)
+            scopes.bind(local, value, scope)
+
+    def _bindings_of(self, statement: cst.CSTNode, record: bool = False) -> list[tuple[str, object]]:
+        """(name, value) for each name the statement binds where it runs: a qualified name for an
+        import, an `Alias`, or SHADOWED. `record`: also note the imports and star imports."""
         kind = type(statement)  # exact types: see analysis/syntax.py
         if kind is cst.Import:
+            found = []
             for alias in statement.names:
                 full = dotted_name(alias.name) or ""
                 if alias.asname is None:
                     local = full.split(".", 1)[0]
-                    self._bind_import(local, local, statement, alias)
+                    found.append(self._imported(local, local, statement, alias, record))
                 else:
-                    self._bind_import(_asname(alias), full, statement, alias)
-        elif kind is cst.ImportFrom:
-            self._record_from(statement)
-        elif kind is cst.FunctionDef or kind is cst.ClassDef:
-            self._shadow(statement.name.value)
-        elif kind is cst.Assign and _alias_assignment(statement) is not None:
-            self._bind_alias(statement.targets[0].target.value, statement.value)
-        elif kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
+                    found.append(self._imported(_asname(alias), full, statement, alias, record))
+            return found
+        if kind is cst.ImportFrom:
+            return self._from_bindings(statement, record)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            return [(statement.name.value, SHADOWED)]
+        if kind is cst.Assign and _alias_assignment(statement) is not None:
+            return [(statement.targets[0].target.value, Alias(statement.value))]
+        if kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
             targets = statement.targets if kind is cst.Assign else [statement]
-            for target in targets:
-                for name in _target_names(target.target):
-                    self._shadow(name)
-        elif kind is cst.For:
-            for name in _target_names(statement.target):
-                self._shadow(name)
-        elif kind is cst.With:
-            for item in statement.items:
-                if item.asname is not None:
-                    for name in _target_names(item.asname.name):
-                        self._shadow(name)
+            return [(name, SHADOWED) for target in targets for name in _target_names(target.target)]
+        if kind is cst.For:
+            return [(name, SHADOWED) for name in _target_names(statement.target)]
+        if kind is cst.With:
+            return [(name, SHADOWED) for item in statement.items if item.asname is not None for name in _target_names(item.asname.name)]
+        return []
 
-    def _record_from(self, statement: cst.ImportFrom) -> None:
+    def _from_bindings(self, statement: cst.ImportFrom, record: bool) -> list[tuple[str, object]]:
         if statement.relative or statement.module is None:
-            if self.project is not None and self._record_relative_from(statement):
-                return
+            if self.project is not None:
+                found = self._relative_bindings(statement, record)
+                if found is not None:
+                    return found
             names = [] if isinstance(statement.names, cst.ImportStar) else statement.names
-            for alias in names:
-                self._shadow(_asname(alias) or (dotted_name(alias.name) or ""))
-            return
+            return [(_asname(alias) or (dotted_name(alias.name) or ""), SHADOWED) for alias in names]
         module = dotted_name(statement.module) or ""
         if isinstance(statement.names, cst.ImportStar):
-            self.star_modules.append(module)
-            if self.project is not None and module in self.project.stars:
-                self.project_stars.append(module)
-            return
+            if record:
+                self.star_modules.append(module)
+                if self.project is not None and module in self.project.stars:
+                    self.project_stars.append(module)
+            return []
+        found = []
         for alias in statement.names:
             name = dotted_name(alias.name) or ""
-            self._bind_import(_asname(alias) or name, f"{module}.{name}", statement, alias)
+            found.append(self._imported(_asname(alias) or name, f"{module}.{name}", statement, alias, record))
+        return found
 
-    def _bind_import(self, local: str, target: str, statement: cst.CSTNode, alias: cst.ImportAlias) -> None:
+    def _imported(self, local: str, target: str, statement: cst.CSTNode, alias: cst.ImportAlias, record: bool) -> tuple[str, str]:
         target = CANONICAL.get(target, target)
-        self.imports.append(ImportedName(local, target, statement, alias))
+        if record:
+            self.imports.append(ImportedName(local, target, statement, alias))
         if self.project is not None:
             target = self.project.names.get(target, target)
+        return local, target
+
+    def _bind(self, local: str, target: str) -> None:
+        """Merge an import into the file-wide answer for `local`."""
         previous = self.bindings.get(local)
-        if previous is None or previous == target:
-            self.bindings[local] = target
-        else:
-            self.bindings[local] = _SHADOWED
+        self.bindings[local] = target if previous is None or previous == target else _SHADOWED
+
+    def _meaningful_names(self) -> set[str]:
+        """The names an import binds somewhere in the file, and the aliases of those (`V =
+        autograd.Variable`; `h = self.hidden` can mean nothing an import brings)."""
+        names = set(self._imported_names)
+        grown = True
+        while grown:
+            grown = False
+            for local, root in self._alias_roots:
+                if root in names and local not in names:
+                    names.add(local)
+                    grown = True
+        return names
 
     def _shadow(self, local: str) -> None:
         self.bindings[local] = _SHADOWED
@@ -154,25 +250,22 @@ class ImportMap:
         return bound is not None and bound is not _SHADOWED
 
     def resolve_name(self, local: str) -> Optional[str]:
+        """What `local` means wherever it is read in the file, or None (see `qualified_name`)."""
         target = self.bindings.get(local)
         if target is _SHADOWED:
             return None
         if target is _ALIAS:
             return self._resolve_alias(local) if local in self.aliases else None
         if target is None:
-            if self.project_stars:
-                found = self._from_project_star(local)
-                if found is not None:
-                    return found
-            if len(self.star_modules) == 1:
-                return CANONICAL.get(f"{self.star_modules[0]}.{local}", f"{self.star_modules[0]}.{local}")
-            return None
+            return self._star_target(local)
         return target  # type: ignore[return-value]
 
     def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
         """The fully qualified name an expression refers to, or None when unknown."""
         kind = type(node)  # exact types: see analysis/syntax.py
         if kind is cst.Name:
+            if node.value in self._followed:
+                return self._resolve_read(node)
             return self.resolve_name(node.value)
         if kind is not cst.Attribute:
             return None
@@ -188,6 +281,67 @@ class ImportMap:
         self._resolved_attributes[id(node)] = (node, full)
         return full
 
+    # -- names whose meaning depends on where they are read ----------------------------------------
+
+    def _resolve_read(self, node: cst.Name) -> Optional[str]:
+        if self._reads is None:
+            self._reads = self._scopes.reads(self._bindings_of)
+        key = id(node)
+        found = self._reads.get(key)
+        if found is None or found[0] is not node:
+            # Read where no binding but the module's can reach it (a function that does not bind
+            # the name), or a node the file does not hold: whatever the module binds.
+            module = self._scopes.module
+            return self._target_of(module.any_time(node.value) if node.value in module.bound else _STAR_ONLY, node.value)
+        if key in self._read_targets:
+            return self._read_targets[key]
+        if key in self._resolving:
+            return None  # aliases that lead back to this read
+        self._resolving.add(key)
+        try:
+            target = self._target_of(found[1], node.value)
+        finally:
+            self._resolving.discard(key)
+        self._read_targets[key] = target
+        return target
+
+    def _target_of(self, values: frozenset, local: str) -> Optional[str]:
+        """The one qualified name every binding value that can reach a read gives it, or None."""
+        targets: set[str] = set()
+        for value in values:
+            if value is UNBOUND:
+                continue  # that path raises before the read
+            if value is SHADOWED:
+                return None
+            if value is STAR:
+                target = self._star_target(local)
+            elif type(value) is Alias:
+                target = self._alias_target(value.value)
+            else:
+                target = value
+            if target is None:
+                return None
+            targets.add(target)
+        return targets.pop() if len(targets) == 1 else None
+
+    def _alias_target(self, value: cst.BaseExpression) -> Optional[str]:
+        root = value
+        while type(root) is cst.Attribute:
+            root = root.value
+        if not (type(root) is cst.Name and root.value in self.bindings):
+            return None  # only names bound in this file (a star import's names are guesses)
+        return self.qualified_name(value)
+
+    def _star_target(self, local: str) -> Optional[str]:
+        """What a name bound nowhere in the file may be: the one star import that can bring it."""
+        if self.project_stars:
+            found = self._from_project_star(local)
+            if found is not None:
+                return found
+        if len(self.star_modules) == 1:
+            return CANONICAL.get(f"{self.star_modules[0]}.{local}", f"{self.star_modules[0]}.{local}")
+        return None
+
     def imports_of(self, target: str) -> Iterator[ImportedName]:
         """Imports written as `target` in this file (not those reaching it through another file)."""
         return (imported for imported in self.imports if imported.target == target)
@@ -200,23 +354,25 @@ class ImportMap:
 
     # -- names from other files of the project (only with `project` facts) -----------------------
 
-    def _record_relative_from(self, statement: cst.ImportFrom) -> bool:
+    def _relative_bindings(self, statement: cst.ImportFrom, record: bool) -> Optional[list[tuple[str, object]]]:
         """`from .model import Variable` where `model` imports it from outside: bind the outside
-        name. False when the facts know nothing of this module (the import stays unresolved)."""
+        name. None when the facts know nothing of this module (the import stays unresolved)."""
         spelling = "." * len(statement.relative) + (dotted_name(statement.module) or "" if statement.module else "")
         if isinstance(statement.names, cst.ImportStar):
             if spelling not in self.project.stars:
-                return False
-            self.project_stars.append(spelling)
-            return True
+                return None
+            if record:
+                self.project_stars.append(spelling)
+            return []
+        found: list[tuple[str, object]] = []
         for alias in statement.names:
             name = dotted_name(alias.name) or ""
             target = self.project.names.get(f"{spelling}.{name}")
             if target is None:
-                self._shadow(_asname(alias) or name)
+                found.append((_asname(alias) or name, SHADOWED))
             else:
-                self._bind_import(_asname(alias) or name, target, statement, alias)
-        return True
+                found.append(self._imported(_asname(alias) or name, target, statement, alias, record))
+        return found
 
     def _from_project_star(self, local: str) -> Optional[str]:
         """The outside name an unbound `local` stands for when exactly one star import can bring
@@ -252,6 +408,13 @@ def _target_names(target: cst.CSTNode) -> Iterator[str]:
             yield from _target_names(element.value)
     elif isinstance(target, cst.StarredElement):
         yield from _target_names(target.value)
+
+
+def _root_name(value: cst.BaseExpression) -> str:
+    """`autograd` for `autograd.Variable` (an alias's value is a dotted name)."""
+    while type(value) is cst.Attribute:
+        value = value.value
+    return value.value
 
 
 def _alias_assignment(statement: cst.Assign) -> Optional[str]:

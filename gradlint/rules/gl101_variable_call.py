@@ -20,7 +20,10 @@ class VariableCall(Rule):
     ## What it does
     Flags calls of `torch.autograd.Variable`, under every import form (`Variable`, `ag.Variable`,
     `torch.autograd.Variable`, `torch.autograd.variable.Variable`, star imports) and through
-    aliases (`V = autograd.Variable`, then `V(x)`).
+    aliases (`V = autograd.Variable`, then `V(x)`). Names resolve per scope and in source order, as
+    Python resolves them: a function's own `from torch.autograd import Variable` counts in that
+    function whatever the module imports under the name, and another library's `Variable`
+    imported in a function is not torch's there.
 
     ## Why is this bad?
     Since PyTorch 0.4 tensors and Variables are the same type. In torch 2.13, `Variable(t)` builds
@@ -103,11 +106,13 @@ class VariableCall(Rule):
     `requires_grad_(bool(flag))` (which also accepts the flags `Variable` rejected, such as None).
     No fix while a `volatile` flag that is not literally False is passed: GL102 restores its
     no-grad intent first, and the wrapper is dropped in the next round. When the last use of the
-    imported `Variable` name disappears, the import is removed.
+    imported `Variable` name disappears, the import is removed (an import at the top of the
+    module; one inside a function stays).
 
     ## Known limits
-    An alias (`V = Variable`) is followed only when it is the name's single kind of binding in the
-    file; one bound to other values elsewhere (`V = Variable if old else Tensor`) is not. History
+    An alias (`V = Variable`) is followed where it is the only binding of the name that can reach
+    the call; a name bound to an expression (`V = Variable if old else Tensor`), or to other values
+    on other paths, is not. History
     and identity are followed within one function: a value that comes from another function, a
     parameter or a global keeps `.detach()`, and a function called with the tensor that sets its
     flag, or a dict keyed by the tensor object, is not seen.
@@ -150,6 +155,13 @@ class VariableCall(Rule):
         for batch in train_loader:
             batch = tf.Variable(batch)
         """,
+        # Inside the function, `Variable` is the one it imports itself.
+        """
+        from torch.autograd import Variable
+        def symbols():
+            from sympy import Variable
+            return Variable("x")
+        """,
     )
     INVALID = (
         Invalid(
@@ -162,6 +174,26 @@ class VariableCall(Rule):
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
             fix_title="Replace with `t.detach()`",
+        ),
+        # A function's own import is what the name means there, whatever the module imports.
+        Invalid(
+            """
+            from sympy import Variable
+            def forward(model, batch):
+                from torch.autograd import Variable
+                return model(Variable(batch))
+            symbol = Variable("s")
+            """,
+            """
+            from sympy import Variable
+            def forward(model, batch):
+                from torch.autograd import Variable
+                return model(batch.detach())
+            symbol = Variable("s")
+            """,
+            line=4,
+            column=18,
+            fix_title="Replace with `batch.detach()`",
         ),
         # In a script, another loop reusing the name or a method's own `x` does not matter.
         Invalid(
