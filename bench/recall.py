@@ -23,10 +23,12 @@ legacy: the repositories of bench/recall_corpus.json (0.3-era, from before torch
 one folder `OWNER+NAME` each under CORPUS. A plain-`ast` scanner, which shares nothing with
 gradlint's analyses, lists every `.data` use whose receiver is not an evident non-tensor
 (`self.data`, `dataset.data`, `args.data`, attributes of imported modules), every `x.data[0]`
-read, and candidate graph accumulations (`total += <...loss...>`) and `.numpy()` calls; a use
-counts as reported when a finding of its rules (GL301/GL302/GL303, GL103, GL401, GL404) covers it.
-The reviewed sample of unreported `.data` uses in bench/recall_corpus.json says why each was
-missed.
+read, and candidates for GL401 (`total += <...loss...>` in a loop), GL404 (`.numpy()` with no
+`.data`/`.detach()` before it) and GL406 (a network named like a discriminator called on a
+generator's output that nothing detaches); a use counts as reported when a finding of its rules
+overlaps it (GL301/GL302/GL303 or GL103 for `.data`, GL103 for `x.data[0]`). Every candidate is
+judged in bench/recall_corpus.json, and a reviewed sample of the `.data` uses gradlint did not
+report says why each was missed.
 
 Each command's Markdown goes to stdout and replaces its own section below the `<!-- results -->`
 marker of bench/RECALL.md.
@@ -121,6 +123,10 @@ class Case:
         return self.kind.startswith("neg_")
 
     @property
+    def name(self) -> str:
+        return f"{self.rule}/{self.path.name}"
+
+    @property
     def family(self) -> frozenset[str]:
         return FAMILIES[self.rule]
 
@@ -178,7 +184,7 @@ def planted_markdown(outcomes: list[Outcome]) -> str:
     ]
     kinds = [kind for kind in KINDS if any((rule, kind) in cell for rule in rules)]
     for kind in kinds:
-        marks = ["found" if cell[(rule, kind)].found else "missed" if (rule, kind) in cell else "" for rule in rules]
+        marks = [("found" if cell[(rule, kind)].found else "missed") if (rule, kind) in cell else "" for rule in rules]
         planted = [cell[(rule, kind)] for rule in rules if (rule, kind) in cell]
         lines.append(f"| {KIND_TITLES[kind]} | " + " | ".join(marks) + f" | {ratio(sum(o.found for o in planted), len(planted))} |")
     lines += [
@@ -206,7 +212,7 @@ def planted_markdown(outcomes: list[Outcome]) -> str:
         lines += ["", "| false alarm | rule, line |", "|---|---|"]
         for o in alarms:
             where = ", ".join(f"{code} line {row}" for row, code in o.false_alarms)
-            lines.append(f"| `{o.case.path.relative_to(CASES).as_posix()}` | {where} |")
+            lines.append(f"| `{o.case.name}` | {where} |")
     return "\n".join(lines) + "\n"
 
 
@@ -294,9 +300,7 @@ def verify_markdown(cases: list[Case], observations: list[Observation]) -> str:
     ]
     for case, observation in zip(cases, observations):
         flag = "" if observation.shows_bug != case.negative else " **(not as planted)**"
-        lines.append(
-            f"| `{case.path.relative_to(CASES).as_posix()}` | {'look-alike' if case.negative else 'bug'} | {observation.what}{flag} |"
-        )
+        lines.append(f"| `{case.name}` | {'look-alike' if case.negative else 'bug'} | {observation.what}{flag} |")
     return "\n".join(lines) + "\n"
 
 
@@ -311,13 +315,15 @@ class Use:
     path: str  # inside the repository
     row: int
     column: int  # 1-based, as gradlint reports
-    kind: str  # read, in-place, augmented, index write, assignment; scalar read; accumulation; numpy
+    end: tuple[int, int]  # row and column just after the expression
+    kind: str  # read, in-place, augmented, index write, assignment; scalar read; accumulation; numpy; discriminator
     text: str  # the source line
 
     def covered_by(self, finding: dict) -> bool:
+        """The finding's range overlaps the use's expression."""
         start = (finding["location"]["row"], finding["location"]["column"])
         end = (finding["end_location"]["row"], finding["end_location"]["column"])
-        return start <= (self.row, self.column) <= end
+        return start < self.end and (self.row, self.column) < end
 
 
 def dotted_root(node: ast.expr) -> Optional[str]:
@@ -355,7 +361,7 @@ def non_tensor_receiver(receiver: ast.expr, modules: set[str]) -> Optional[str]:
         return "dataset.data"
     if isinstance(receiver, ast.Name) and receiver.id in ARGS_LIKE:
         return "args.data"
-    if dotted_root(receiver) in modules:
+    if dotted_root(receiver) in modules | {"torch"}:
         return "module attribute"
     return None
 
@@ -412,6 +418,48 @@ def inside_loop(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
 DETACHING = re.compile(r"\.data\b|\.item\(|\.detach\(|\bfloat\(|\bint\(|\.tolist\(|\.numpy\(")
 
 
+DISCRIMINATOR = re.compile(r"^(D|netD|D_[A-Z]+|netD_[A-Z]+|[dD]iscriminator\w*|critic\w*)$")
+GENERATOR = re.compile(r"^(G|netG|G_[A-Z]+|netG_[A-Z]+|[gG]enerator\w*)$")
+CUT = re.compile(r"\.detach\(|\.data\b|Variable\(|volatile")
+
+
+def calls_named(node: ast.AST, pattern: re.Pattern) -> bool:
+    return any(isinstance(call, ast.Call) and pattern.match(last_identifier(call.func) or "") for call in ast.walk(node))
+
+
+def generated_names(scope: ast.AST) -> set[str]:
+    """Names (and attributes) bound, in source order, to a generator's output or to values built from one."""
+    names: set[str] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and not CUT.search(ast.unparse(node.value)):
+            mentioned = {ast.unparse(n) for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))}
+            if calls_named(node.value, GENERATOR) or mentioned & names:
+                names.update(
+                    ast.unparse(n) for target in node.targets for n in ast.walk(target) if isinstance(n, (ast.Name, ast.Attribute))
+                )
+    return names
+
+
+def discriminator_calls(tree: ast.Module, parents: dict[ast.AST, ast.AST]) -> Iterator[ast.Call]:
+    """Calls of a discriminator-named network on a generator's output that nothing detaches."""
+    generated = {scope: generated_names(scope) for scope in ast.walk(tree) if isinstance(scope, (ast.Module, ast.FunctionDef))}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args and DISCRIMINATOR.match(last_identifier(node.func) or "")):
+            continue
+        if CUT.search(ast.unparse(node.args[0])):
+            continue
+        scope = node
+        while scope in parents and not isinstance(scope, ast.FunctionDef):
+            scope = parents[scope]
+        names = generated.get(scope, set()) | generated[tree]
+        mentioned = {ast.unparse(n) for n in ast.walk(node.args[0]) if isinstance(n, (ast.Name, ast.Attribute))}
+        if calls_named(node.args[0], GENERATOR) or mentioned & names:
+            yield node
+
+
+EXCLUDED = "not a tensor: "  # the kind of a `.data` use the scan sets aside, followed by why
+
+
 def scan(source: str, path: str) -> Iterator[Use]:
     """Every `.data` use, scalar read, candidate accumulation and `.numpy()` call of one file."""
     tree = ast.parse(source)
@@ -420,15 +468,17 @@ def scan(source: str, path: str) -> Iterator[Use]:
     modules = imported_modules(tree)
 
     def use(node: ast.AST, kind: str) -> Use:
-        return Use(path, node.lineno, node.col_offset + 1, kind, lines[node.lineno - 1].strip())
+        end = (node.end_lineno, node.end_col_offset + 1)
+        return Use(path, node.lineno, node.col_offset + 1, end, kind, lines[node.lineno - 1].strip())
 
     in_scalar = {node.value for node in ast.walk(tree) if is_scalar_read(node)}
     for node in ast.walk(tree):
-        if is_scalar_read(node) and not non_tensor_receiver(node.value.value, modules):
-            yield use(node, "scalar read")
+        if is_scalar_read(node):
+            excluded = non_tensor_receiver(node.value.value, modules)
+            yield use(node, f"{EXCLUDED}{excluded}" if excluded else "scalar read")
         elif isinstance(node, ast.Attribute) and node.attr == "data" and node not in in_scalar:
-            if not non_tensor_receiver(node.value, modules):
-                yield use(node, data_use_kind(node, parents))
+            excluded = non_tensor_receiver(node.value, modules)
+            yield use(node, f"{EXCLUDED}{excluded}" if excluded else data_use_kind(node, parents))
         elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and inside_loop(node, parents):
             value = ast.unparse(node.value)
             if "loss" in value.lower() and not DETACHING.search(value) and not inside_no_grad(node, parents):
@@ -437,18 +487,22 @@ def scan(source: str, path: str) -> Iterator[Use]:
             chain = ast.unparse(node.func.value)
             if not re.search(r"\.data\b|\.detach\(", chain) and not inside_no_grad(node, parents):
                 yield use(node, "numpy")
+    for call in discriminator_calls(tree, parents):
+        yield use(call, "discriminator")
 
 
-# Which findings cover which kind of use.
+# Which findings cover which kind of use: GL103 also reports the `.data` of `x.data.cpu().numpy()[0]`.
+DATA_USE_RULES = DATA_RULES | {"GL103"}
 MATCHING = {
-    "read": DATA_RULES,
-    "in-place": DATA_RULES,
-    "augmented": DATA_RULES,
-    "index write": DATA_RULES,
-    "assignment": DATA_RULES,
+    "read": DATA_USE_RULES,
+    "in-place": DATA_USE_RULES,
+    "augmented": DATA_USE_RULES,
+    "index write": DATA_USE_RULES,
+    "assignment": DATA_USE_RULES,
     "scalar read": frozenset({"GL103"}),
     "accumulation": frozenset({"GL401"}),
     "numpy": frozenset({"GL404"}),
+    "discriminator": frozenset({"GL406"}),
 }
 DATA_KINDS = ("read", "in-place", "augmented", "index write", "assignment")
 
@@ -491,21 +545,20 @@ def check_legacy(corpus: Path, repositories: dict[str, str]) -> LegacyResult:
     for repository, folder in folders.items():
         for use in result.uses[repository]:
             reported = findings.get((folder / use.path).resolve(), ())
-            if any(f["code"] in MATCHING[use.kind] and use.covered_by(f) for f in reported):
+            if any(f["code"] in MATCHING.get(use.kind, DATA_USE_RULES) and use.covered_by(f) for f in reported):
                 result.reported.add((repository, use))
     for file_findings in findings.values():
         result.findings.update(f["code"] for f in file_findings)
     return result
 
 
-def legacy_markdown(result: LegacyResult, review: list[dict]) -> str:
-    kinds = (*DATA_KINDS, "scalar read", "accumulation", "numpy")
+def legacy_markdown(result: LegacyResult, review: list[dict], candidates: list[dict]) -> str:
+    kinds = (*DATA_KINDS, "scalar read")
     lines = [
         "## Legacy corpus",
         "",
         f"{len(result.repositories)} repositories at their last commit before torch 0.4 "
-        f"({sum(len(u) for u in result.uses.values())} uses found by the independent scan). A use is reported when a finding "
-        "of the rules named covers it.",
+        "(the scan's counts below). A use is reported when a finding of the rules named overlaps it.",
         "",
         "| use | rules | reported / found |",
         "|---|---|---:|",
@@ -522,13 +575,17 @@ def legacy_markdown(result: LegacyResult, review: list[dict]) -> str:
         "index write": "`x.data[i] = ...`",
         "assignment": "`x.data = ...`",
         "scalar read": "`x.data[0]` (scalar read)",
-        "accumulation": "`total += <...loss...>` in a loop (candidate)",
-        "numpy": "`.numpy()` without `.data`/`.detach()` (candidate)",
     }
     for kind in kinds:
         rules = "/".join(sorted(MATCHING[kind]))
         lines.append(f"| {titles[kind]} | {rules} | {tally([(r, u) for r, u in every if u.kind == kind])} |")
-    lines.append(f"| every `.data` use | GL301/GL302/GL303 | {tally([(r, u) for r, u in every if u.kind in DATA_KINDS])} |")
+    lines.append(f"| every `.data` use | GL103/GL301/GL302/GL303 | {tally([(r, u) for r, u in every if u.kind in DATA_KINDS])} |")
+    excluded = Counter(u.kind[len(EXCLUDED) :] for _, u in every if u.kind.startswith(EXCLUDED))
+    lines += ["", "Set aside as evidently not tensors (`.data` and `.data[0]`), and what gradlint reports there:", ""]
+    lines += ["| receiver | uses | reported |", "|---|---:|---:|"]
+    for reason, count in excluded.most_common():
+        chosen = [(r, u) for r, u in every if u.kind == EXCLUDED + reason]
+        lines.append(f"| `{reason}` | {count} | {sum(result.is_reported(r, u) for r, u in chosen)} |")
     lines += ["", "| repository | commit | `.data` uses | scalar reads |", "|---|---|---:|---:|"]
     for repository, commit in sorted(result.repositories.items()):
         uses = [(repository, u) for u in result.uses[repository]]
@@ -538,9 +595,36 @@ def legacy_markdown(result: LegacyResult, review: list[dict]) -> str:
         )
     lines += ["", "| rule | findings in the corpus |", "|---|---:|"]
     lines += [f"| {code} | {count} |" for code, count in sorted(result.findings.items())]
+    lines += candidates_markdown(result, candidates)
     if review:
         lines += review_markdown(result, review)
     return "\n".join(lines) + "\n"
+
+
+def candidates_markdown(result: LegacyResult, candidates: list[dict]) -> list[str]:
+    """The candidate accumulations and `.numpy()` calls, each judged by reading the code."""
+    verdicts = {(c["repo"], c["path"], c["line"], c["column"], c["kind"]): c for c in candidates}
+    lines = [
+        "",
+        "Candidates for GL401, GL404 and GL406, each judged by reading the code:",
+        "",
+        "| candidate | found by the scan | judged bugs | bugs reported | others reported (false alarms) | not judged |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for kind, rule in (("accumulation", "GL401"), ("numpy", "GL404"), ("discriminator", "GL406")):
+        found = [(r, u) for r, uses in sorted(result.uses.items()) for u in uses if u.kind == kind]
+        judged = [(r, u, verdicts.get((r, u.path, u.row, u.column, kind))) for r, u in found]
+        bugs = [(r, u) for r, u, verdict in judged if verdict and verdict["bug"]]
+        others = [(r, u) for r, u, verdict in judged if verdict and not verdict["bug"]]
+        lines.append(
+            f"| {rule} `{kind}` | {len(found)} | {len(bugs)} | {sum(result.is_reported(r, u) for r, u in bugs)} "
+            f"| {sum(result.is_reported(r, u) for r, u in others)} | {sum(verdict is None for _, _, verdict in judged)} |"
+        )
+    notes = Counter((c["kind"], c["bug"], c["note"]) for c in candidates)
+    lines += ["", "| candidate | judged | what it is | candidates |", "|---|---|---|---:|"]
+    for (kind, bug, note), count in sorted(notes.items(), key=lambda item: (item[0][0], -item[1])):
+        lines.append(f"| `{kind}` | {'bug' if bug else 'not a bug'} | {note} | {count} |")
+    return lines
 
 
 def review_markdown(result: LegacyResult, review: list[dict]) -> list[str]:
@@ -549,7 +633,7 @@ def review_markdown(result: LegacyResult, review: list[dict]) -> list[str]:
     reasons = Counter(entry["reason"] for entry in review)
     lines = [
         "",
-        f"### Why `.data` uses were missed: a reviewed sample of {len(review)}",
+        f"## Why `.data` uses were missed: a reviewed sample of {len(review)}",
         "",
         "| why the receiver was not known to be a tensor | uses | reported now |",
         "|---|---:|---:|",
@@ -561,9 +645,13 @@ def review_markdown(result: LegacyResult, review: list[dict]) -> list[str]:
     for entry in review:
         reported = now.get((entry["repo"], entry["path"], entry["line"], entry["column"]))
         state = "yes" if reported else "no" if reported is not None else "not found by the scan"
-        code = entry["code"].replace("|", "\\|")
+        code = shorten(entry["code"]).replace("|", "\\|")
         lines.append(f"| {entry['repo']} `{entry['path']}:{entry['line']}` | `{code}` | {entry['reason']}: {entry['note']} | {state} |")
     return lines
+
+
+def shorten(text: str, width: int = 90) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def draw_sample(result: LegacyResult, size: int, seed: str) -> list[tuple[str, Use]]:
@@ -625,7 +713,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             for repository, use in draw_sample(result, data["sample_size"], data["sample_seed"]):
                 print(json.dumps({"repo": repository, "path": use.path, "line": use.row, "column": use.column, "code": use.text}))
             return 0
-        text = legacy_markdown(result, data.get("missed_data_sample", []))
+        text = legacy_markdown(result, data.get("missed_data_sample", []), data.get("candidate_review", []))
     print(text)
     if not args.no_write:
         write_section(args.command, text)
