@@ -31,7 +31,9 @@ judged in bench/recall_corpus.json, and a reviewed sample of the `.data` uses gr
 report says why each was missed.
 
 Each command's Markdown goes to stdout and replaces its own section below the `<!-- results -->`
-marker of bench/RECALL.md.
+marker of bench/RECALL.md (`--no-write` before the command leaves the page alone). Run it in the
+development environment: it reads the markers with tests/test_fixtures.py, which needs the `test`
+extra, and `verify` needs torch.
 """
 
 from __future__ import annotations
