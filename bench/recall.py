@@ -559,8 +559,8 @@ def legacy_markdown(result: LegacyResult, review: list[dict], candidates: list[d
     lines = [
         "## Legacy corpus",
         "",
-        f"{len(result.repositories)} repositories at their last commit before torch 0.4 "
-        "(the scan's counts below). A use is reported when a finding of the rules named overlaps it.",
+        f"{len(result.repositories)} repositories at their last commit before torch 0.4. "
+        "A use is reported when a finding of the rules named overlaps it.",
         "",
         "| use | rules | reported / found |",
         "|---|---|---:|",
