@@ -1,0 +1,26 @@
+"""Look-alike: the generator's own update, where `netD(fake)` must reach the generator."""
+
+import torch
+from torch import nn
+
+
+def run():
+    torch.manual_seed(0)
+    netG = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 2))
+    netD = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1))
+    optD = torch.optim.SGD(netD.parameters(), lr=0.1)
+    bce = nn.BCEWithLogitsLoss()
+    real, z = torch.randn(8, 2) + 3, torch.randn(8, 2)
+    ones, zeros = torch.ones(8, 1), torch.zeros(8, 1)
+    optG = torch.optim.SGD(netG.parameters(), lr=0.1)
+    fake = netG(z)
+    optD.zero_grad()
+    errD = bce(netD(real), ones) + bce(netD(fake.detach()), zeros)
+    errD.backward()
+    optD.step()
+    generator_grads_after_d_step = [p.grad for p in netG.parameters()]
+    optG.zero_grad()
+    errG = bce(netD(fake), ones)
+    errG.backward()
+    optG.step()
+    return generator_grads_after_d_step
