@@ -24,6 +24,7 @@ from gradlint.analysis.module_classes import ModuleClasses
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
+from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -62,6 +63,11 @@ class FileContext:
         return frozenset((row, column - 1) for row, column in map(index.position, self.repair.repaired_sites))
 
     @cached_property
+    def nodes(self) -> NodeIndex:
+        """Parent links and source order of every node of the file, built on the first question."""
+        return NodeIndex(self.module)
+
+    @cached_property
     def imports(self) -> ImportMap:
         return ImportMap.build(self.module, self.project)
 
@@ -75,7 +81,7 @@ class FileContext:
 
     @cached_property
     def scalars(self) -> ScalarEvidence:
-        return ScalarEvidence(self.imports, self.scopes, self.tensors, self.module)
+        return ScalarEvidence(self.imports, self.scopes, self.tensors, self.module, self.nodes)
 
     @cached_property
     def class_targets(self) -> ClassTargets:
@@ -167,7 +173,7 @@ class FileContext:
         """Generators of a model's parameters consumed twice; optimizers left behind when a
         sub-module of their model is replaced."""
         optimizers = self.training.optimizers
-        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes)
+        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes, self.nodes)
 
     @cached_property
     def loss_inputs(self) -> LossInputs:
@@ -205,6 +211,7 @@ class FileContext:
             self.tensors,
             self.function_table,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
+            nodes=self.nodes,
         )
 
     @cached_property

@@ -40,6 +40,7 @@ from gradlint.analysis.grad_tracking import INDEX_RESULTS
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
+from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
@@ -171,8 +172,10 @@ class HistoryEvidence:
         tensors: TensorEvidence,
         functions: FunctionTable,
         used_elsewhere: Optional[frozenset[str]] = None,
+        nodes: Optional[NodeIndex] = None,
     ) -> None:
         self.module = module
+        self.nodes = nodes if nodes is not None else NodeIndex(module)
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
@@ -633,7 +636,7 @@ class HistoryEvidence:
     def _uses_of(self, scope: Scope) -> "_ScopeUses":
         found = self._uses.get(id(scope))
         if found is None:
-            found = self._uses[id(scope)] = _ScopeUses(scope)
+            found = self._uses[id(scope)] = _ScopeUses(scope, self.nodes)
         return found
 
 
@@ -1069,11 +1072,12 @@ def _requests_grad(call: cst.Call) -> bool:
 
 
 class _ScopeUses:
-    """Parent links and the occurrences of each name in a function (nested functions included),
-    plus the bindings `Bindings` does not see and the full path of each loop target."""
+    """The occurrences of each name in a function (nested functions included), plus the bindings
+    `Bindings` does not see and the full path of each loop target. Parent links and source order
+    come from the file's node index, confined to the function: the parent of its body is None."""
 
-    def __init__(self, scope: Scope) -> None:
-        self._parents: dict[int, cst.CSTNode] = {}
+    def __init__(self, scope: Scope, nodes: NodeIndex) -> None:
+        self._nodes = nodes
         self._nested_function: dict[int, cst.CSTNode] = {}  # node -> the nearest def or lambda inside the scope
         self._occurrences: dict[str, list[cst.Name]] = {}
         self._attributes: dict[tuple[str, str], list[cst.Attribute]] = {}
@@ -1082,7 +1086,6 @@ class _ScopeUses:
         self.returns: list[Optional[cst.BaseExpression]] = []  # the function's own `return` values
         self.yields = False
         self.parameters: set[str] = set()
-        self._order: Optional[dict[int, tuple[int, int]]] = None
         root = scope.body if isinstance(scope, cst.FunctionDef) else scope
         self._root = root
         if isinstance(scope, cst.FunctionDef):
@@ -1092,15 +1095,14 @@ class _ScopeUses:
             for star in (params.star_arg, params.star_kwarg):
                 if isinstance(star, cst.Param):
                     self.parameters.add(star.name.value)
-        pending: list[cst.CSTNode] = [root]
-        while pending:
-            node = pending.pop()
-            function = node if type(node) in (cst.FunctionDef, cst.Lambda) else self._nested_function.get(id(node))
-            for child in iter_children(node):
-                self._parents[id(child)] = node
-                if function is not None:
-                    self._nested_function[id(child)] = function
-                pending.append(child)
+        functions: list[tuple[cst.CSTNode, int]] = []  # the defs and lambdas around the current node, with their last position
+        for position, node in enumerate(nodes.subtree(root), start=nodes.span(root)[0]):
+            while functions and functions[-1][1] < position:
+                functions.pop()
+            if functions:
+                self._nested_function[id(node)] = functions[-1][0]
+            if type(node) in (cst.FunctionDef, cst.Lambda):
+                functions.append((node, nodes.span(node)[1]))
             self._note(node)
         self._drop_shadowed()
         # Bindings other than parameters whose values are not seen (`with` targets, `global`...).
@@ -1128,7 +1130,7 @@ class _ScopeUses:
     def _note(self, node: cst.CSTNode) -> None:
         kind = type(node)
         if kind is cst.Name:
-            parent = self._parents.get(id(node))
+            parent = self._nodes.parent(node)  # never the root: a name sits in the function
             if not _is_label(parent, node):
                 self._occurrences.setdefault(node.value, []).append(node)
         elif kind is cst.Attribute and type(node.value) is cst.Name:
@@ -1168,15 +1170,18 @@ class _ScopeUses:
 
     def _in_own_body(self, node: cst.CSTNode) -> bool:
         """Not inside a nested function or class (whose loop targets are its own)."""
-        parent = self._parents.get(id(node))
+        parent = self.parent(node)
         while parent is not None:
             if type(parent) in DEFINITIONS:
                 return False
-            parent = self._parents.get(id(parent))
+            parent = self.parent(parent)
         return True
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self._parents.get(id(node))
+        """The node holding `node` in the function; None for its body and for nodes outside it."""
+        if node is self._root or not self._nodes.contains(self._root, node):
+            return None
+        return self._nodes.parent(node)
 
     @property
     def reads_frame(self) -> bool:
@@ -1185,30 +1190,12 @@ class _ScopeUses:
 
     # -- source order -----------------------------------------------------------------------
 
-    def _span(self, node: cst.CSTNode) -> tuple[int, int]:
-        """The position of `node` in a source-order walk of the function, and of its last descendant."""
-        if self._order is None:
-            self._order = {}
-            counter = 0
-            pending: list[tuple[cst.CSTNode, bool]] = [(self._root, False)]
-            while pending:
-                current, done = pending.pop()
-                if done:
-                    self._order[id(current)] = (self._order[id(current)][0], counter - 1)
-                    continue
-                self._order[id(current)] = (counter, counter)
-                counter += 1
-                pending.append((current, True))
-                pending.extend((child, False) for child in reversed(iter_children(current)))
-        return self._order[id(node)]
-
     def comes_after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
         """`node` starts after everything in `other` in source order."""
-        return self._span(node)[0] > self._span(other)[1]
+        return self._nodes.comes_after(node, other)
 
     def contains(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
-        start, end = self._span(outer)
-        return start <= self._span(node)[0] <= end
+        return self._nodes.contains(outer, node)
 
     def in_nested_function(self, node: cst.CSTNode) -> bool:
         return self._enclosing_nested_function(node) is not None
@@ -1231,7 +1218,7 @@ class _ScopeUses:
         return None
 
     def enclosing_loops(self, node: cst.CSTNode) -> list[cst.CSTNode]:
-        """The `for` and `while` statements of the function around `node`."""
+        """The `for` and `while` statements of the function around `node`, innermost first."""
         loops = []
         parent = self.parent(node)
         while parent is not None and type(parent) not in DEFINITIONS:
