@@ -40,6 +40,7 @@ from gradlint.analysis.grad_tracking import INDEX_RESULTS
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
@@ -282,18 +283,20 @@ class HistoryEvidence:
         if sum(1 for names in bound if name in names) != 1 or any("*" in names for names in bound):
             return False
         module_uses = self._uses_of(self.module)
-        position, default = _parameter_slot(function, parameter)
-        if position is None and default is None:
-            return False
+        signature = Signature.of(function)
+        default = signature.defaults.get(parameter)
+        if parameter not in signature.slots and default is None:
+            return False  # keyword-only without a default, or `*args`: never proved
         self._parameters_in_proof.add(key)
         try:
             calls = [self._call_of(module_uses, occurrence) for occurrence in module_uses.occurrences(name)]
             if not calls or any(call is None for call in calls):
                 return False
             for call, scope in calls:
-                argument = _argument_for(call, parameter, position)
-                if argument is _UNKNOWN:
+                bound = bind(call, signature)
+                if bound.starred:
                     return False
+                argument = bound.passed(parameter)
                 if argument is None:
                     argument, scope = default, self.module  # evaluated where the function is defined
                 if argument is None or not _Proof(self, scope).free(argument, depth + 1):
@@ -1320,36 +1323,6 @@ def _local_names(function: cst.CSTNode) -> set[str]:
             names.update(name for name, _ in _target_paths(node.target, ()))
         pending.extend(iter_children(node))
     return names - declared
-
-
-_UNKNOWN = object()
-
-
-def _parameter_slot(function: cst.FunctionDef, parameter: str) -> tuple[Optional[int], Optional[cst.BaseExpression]]:
-    """The position a call may pass `parameter` at (None for keyword-only) and its default."""
-    params = function.params
-    positional = (*params.posonly_params, *params.params)
-    for position, param in enumerate(positional):
-        if param.name.value == parameter:
-            return position, param.default
-    for param in params.kwonly_params:
-        if param.name.value == parameter:
-            return None, param.default
-    return None, None
-
-
-def _argument_for(call: cst.Call, parameter: str, position: Optional[int]) -> object:
-    """The expression `call` passes for `parameter`, None when it leaves the default, _UNKNOWN
-    with `*args`/`**kwargs`."""
-    if any(arg.star for arg in call.args):
-        return _UNKNOWN
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if position is not None and position < len(positional):
-        return positional[position].value
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == parameter:
-            return arg.value
-    return None
 
 
 def _names_bound_by(statement: cst.CSTNode) -> set[str]:

@@ -21,6 +21,7 @@ from gradlint.analysis.functions import FunctionSummaries
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
@@ -641,21 +642,9 @@ def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str, *, 
     a star argument before it, a default, a decorated method)."""
     if method and function.decorators:
         return None
-    positional = [param.name.value for param in (*function.params.posonly_params, *function.params.params)]
-    if method:
-        positional = positional[1:]  # `self`, bound by the attribute call
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == parameter:
-            return arg.value
-    if parameter not in positional:
-        return None
-    position = positional.index(parameter)
-    for index, arg in enumerate(call.args):
-        if arg.star or arg.keyword is not None:
-            return None
-        if index == position:
-            return arg.value
-    return None
+    receiver = (call.func.value if isinstance(call.func, cst.Attribute) else call.func) if method else None  # `self`
+    bound = bind(call, Signature.of(function), receiver)
+    return None if parameter == bound.receiver_parameter else bound.passed(parameter)
 
 
 def _is_range_loop(loop: cst.For) -> bool:
