@@ -25,6 +25,7 @@ from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.analysis.semantic.scope import ScopeUsesTable
 from gradlint.analysis.samplers import SamplerEvidence
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -66,6 +67,12 @@ class FileContext:
     def nodes(self) -> NodeIndex:
         """Parent links and source order of every node of the file, built on the first question."""
         return NodeIndex(self.module)
+
+    @cached_property
+    def scope_uses(self) -> ScopeUsesTable:
+        """Per scope: where each name occurs, the bindings `scopes` does not record, returns, and
+        which assignment a read sees; each scope's model is built when first asked about."""
+        return ScopeUsesTable(self.nodes)
 
     @cached_property
     def imports(self) -> ImportMap:
@@ -212,6 +219,7 @@ class FileContext:
             self.function_table,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
             nodes=self.nodes,
+            scope_uses=self.scope_uses,
         )
 
     @cached_property
