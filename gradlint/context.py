@@ -199,7 +199,7 @@ class FileContext:
 
     @cached_property
     def attribute_reads(self) -> AttributeReads:
-        return AttributeReads(self.module)
+        return AttributeReads(self.module, self.nodes)
 
     @cached_property
     def roles(self) -> Roles:
