@@ -20,6 +20,8 @@ from gradlint.analysis.module_classes import ModuleClasses
 from gradlint.analysis.modules import ModuleEvidence
 from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
+from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.analysis.semantic.scope import ScopeUsesTable
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.shapes import Shape, static_shape
@@ -57,6 +59,17 @@ class FileContext:
         return frozenset((row, column - 1) for row, column in map(index.position, self.repair.repaired_sites))
 
     @cached_property
+    def nodes(self) -> NodeIndex:
+        """Parent links and source order of every node of the file, built on the first question."""
+        return NodeIndex(self.module)
+
+    @cached_property
+    def scope_uses(self) -> ScopeUsesTable:
+        """Per scope: where each name occurs, the bindings `scopes` does not record, returns, and
+        which assignment a read sees; each scope's model is built when first asked about."""
+        return ScopeUsesTable(self.nodes)
+
+    @cached_property
     def imports(self) -> ImportMap:
         return ImportMap.build(self.module, self.project)
 
@@ -70,7 +83,7 @@ class FileContext:
 
     @cached_property
     def scalars(self) -> ScalarEvidence:
-        return ScalarEvidence(self.imports, self.scopes, self.tensors, self.module)
+        return ScalarEvidence(self.imports, self.scopes, self.tensors, self.module, self.nodes)
 
     @cached_property
     def class_targets(self) -> ClassTargets:
@@ -147,7 +160,7 @@ class FileContext:
         """Generators of a model's parameters consumed twice; optimizers left behind when a
         sub-module of their model is replaced."""
         optimizers = self.training.optimizers
-        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes)
+        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes, self.nodes)
 
     @cached_property
     def schedulers(self) -> SchedulerEvidence:
@@ -161,7 +174,7 @@ class FileContext:
 
     @cached_property
     def attribute_reads(self) -> AttributeReads:
-        return AttributeReads(self.module)
+        return AttributeReads(self.module, self.nodes)
 
     @cached_property
     def roles(self) -> Roles:
@@ -180,6 +193,8 @@ class FileContext:
             self.tensors,
             self.function_table,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
+            nodes=self.nodes,
+            scope_uses=self.scope_uses,
         )
 
     def is_history_free(self, node: cst.BaseExpression) -> bool:

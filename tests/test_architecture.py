@@ -696,3 +696,232 @@ def test_builtins_attributes_pairs_prefilter_words_and_the_table_itself_are_not_
         "gradlint.analysis.torch_api.method_table": 'ROWS = ("detach", "item", "argmax")\n',
     }
     assert torch_api_lists(sources, torch_api_names()) == []
+
+
+
+# -- one semantic model: one parent map, one call binder ----------------------------------------
+#
+# The node index (`analysis.semantic.nodes`) is the one map from a node to its parent, and
+# `analysis.semantic.arguments` the one binder of a call's arguments to parameters. Both checks
+# read the package's syntax trees; each is also fed a synthetic violation.
+
+SEMANTIC = f"{PACKAGE}.analysis.semantic"
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's own code (not those of the functions and classes in it)."""
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def _functions(tree: ast.AST) -> Iterator[ast.AST]:
+    yield tree  # the module's own code
+    yield from (node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+
+def _outside_semantic(sources: Mapping[str, str]) -> Iterator[tuple[str, ast.AST]]:
+    for module, source in sources.items():
+        if not _within(module, SEMANTIC):
+            yield module, ast.parse(source)
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
+
+
+def _keyed_by(key: ast.AST, variables: set[str]) -> bool:
+    """`key` is one of `variables`, or `id(...)` of one."""
+    if isinstance(key, ast.Call) and isinstance(key.func, ast.Name) and key.func.id == "id" and len(key.args) == 1:
+        key = key.args[0]
+    return isinstance(key, ast.Name) and key.id in variables
+
+
+def _children_of(iterable: ast.AST) -> set[str]:
+    """The variables whose children `iterable` lists: `node` in `iter_children(node)`,
+    `ast.iter_child_nodes(node)`, `node.children`."""
+    if isinstance(iterable, ast.Call):
+        function = iterable.func
+        name = function.id if isinstance(function, ast.Name) else function.attr if isinstance(function, ast.Attribute) else ""
+        return set().union(*map(_names_in, iterable.args)) if "child" in name else set()
+    if isinstance(iterable, ast.Attribute) and "child" in iterable.attr:
+        return _names_in(iterable.value)
+    return set()
+
+
+def parent_maps(sources: Mapping[str, str]) -> list[tuple[str, int]]:
+    """(module, line) of each mapping from a child to the node it is a child of, outside the
+    semantic package: `parents[id(child)] = node` in a loop `for child in iter_children(node)`,
+    or `{id(child): node for child in node.children}`: the key is the loop's variable (or its
+    id), the value the node whose children the loop lists (a call or attribute named for them).
+
+    Limits: a map written through `setdefault` / `update`, one whose value is not a plain
+    variable, or one built over children listed some other way (`node.body`, a list made
+    beforehand) is not seen; nor are ancestor stacks carried along a walk
+    (`(child, (*parents, node))`), which hold no map."""
+    found = []
+    for module, tree in _outside_semantic(sources):
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                loop_variables, parents = _names_in(node.target), _children_of(node.iter)
+                for statement in node.body:
+                    for inner in ast.walk(statement):
+                        if isinstance(inner, ast.Assign) and any(
+                            isinstance(target, ast.Subscript) and _keyed_by(target.slice, loop_variables) for target in inner.targets
+                        ):
+                            if isinstance(inner.value, ast.Name) and inner.value.id in parents:
+                                found.append((module, inner.lineno))
+            elif isinstance(node, ast.DictComp):
+                for generator in node.generators:
+                    if (
+                        _keyed_by(node.key, _names_in(generator.target))
+                        and isinstance(node.value, ast.Name)
+                        and node.value.id in _children_of(generator.iter)
+                    ):
+                        found.append((module, node.lineno))
+    return sorted(set(found))
+
+
+_PARAMETER_FIELDS = frozenset({"params", "posonly_params", "kwonly_params"})  # of `cst.Parameters`
+_ARGUMENT_SEQUENCES = frozenset({"Sequence[cst.Arg]", "list[cst.Arg]", "tuple[cst.Arg, ...]"})
+
+
+def argument_binders(sources: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(module, function) of each function outside the semantic package that matches a call's
+    arguments to parameters: its own code reads a call's arguments (`.args`, or a parameter
+    typed as a sequence of `cst.Arg`) and either reads a signature's parameters (`.params`,
+    `.posonly_params`, `.kwonly_params`) or takes a parameter by an argument's position
+    (`names[position]` where `position` counts the arguments: the index of `enumerate` over
+    them, or a counter raised in a loop over them; `zip(names, arguments)`).
+
+    Limits: a binder split across functions (one finding the slot of a parameter, another taking
+    the argument at that slot) is seen only where one function does both; matching one argument
+    by a literal position (`args[0]` or `params=`) is not binding a signature, and is allowed."""
+    found = []
+    for module, tree in _outside_semantic(sources):
+        for function in _functions(tree):
+            nodes = list(_own_nodes(function))
+            arguments = _argument_variables(function, nodes)
+            if not arguments:
+                continue
+            if any(isinstance(node, ast.Attribute) and node.attr in _PARAMETER_FIELDS for node in nodes) or _by_position(nodes, arguments):
+                found.append((module, getattr(function, "name", "<module>")))
+    return sorted(set(found))
+
+
+def _argument_variables(function: ast.AST, nodes: list[ast.AST]) -> set[str]:
+    """Names holding a call's arguments, or something built from them, in `function`; empty when
+    it reads none. The marker "<args>" stands for a direct `.args` read."""
+    arguments = set()
+    signature = getattr(function, "args", None)
+    if isinstance(signature, ast.arguments):
+        for parameter in (*signature.posonlyargs, *signature.args, *signature.kwonlyargs):
+            if parameter.annotation is not None and ast.unparse(parameter.annotation) in _ARGUMENT_SEQUENCES:
+                arguments.add(parameter.arg)
+    if any(isinstance(node, ast.Attribute) and node.attr == "args" for node in nodes):
+        arguments.add("<args>")
+    if not arguments:
+        return arguments
+    for node in nodes:  # `positional = [arg for arg in call.args if ...]`
+        if isinstance(node, ast.Assign) and _reads_arguments(node.value, arguments):
+            arguments |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    return arguments
+
+
+def _reads_arguments(node: ast.AST, arguments: set[str]) -> bool:
+    return any(
+        (isinstance(inner, ast.Attribute) and inner.attr == "args") or (isinstance(inner, ast.Name) and inner.id in arguments)
+        for inner in ast.walk(node)
+    )
+
+
+def _by_position(nodes: list[ast.AST], arguments: set[str]) -> bool:
+    positions = set()
+    for node in nodes:
+        if isinstance(node, (ast.For, ast.comprehension)) and _reads_arguments(node.iter, arguments):
+            iterable = node.iter
+            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate":
+                if isinstance(node.target, ast.Tuple) and isinstance(node.target.elts[0], ast.Name):
+                    positions.add(node.target.elts[0].id)
+            for inner in ast.walk(node) if isinstance(node, ast.For) else ():
+                if isinstance(inner, ast.AugAssign) and isinstance(inner.target, ast.Name) and isinstance(inner.op, ast.Add):
+                    positions.add(inner.target.id)
+    for node in nodes:
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id in positions:
+            if not (isinstance(node.value, ast.Name) and node.value.id in arguments):
+                return True  # another sequence, taken at an argument's position
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "zip":
+            if any(_reads_arguments(part, arguments) for part in node.args) and not all(
+                _reads_arguments(part, arguments) for part in node.args
+            ):
+                return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict[str, str]:
+    return package_sources()
+
+
+def test_one_parent_map(sources):
+    assert parent_maps(sources) == []
+
+
+def test_one_argument_binder(sources):
+    assert argument_binders(sources) == []
+
+
+def test_a_parent_map_outside_the_semantic_package_is_found():
+    loop = (
+        "def parent_map(root):\n    parents = {}\n    pending = [root]\n    while pending:\n        node = pending.pop()\n"
+        "        for child in iter_children(node):\n            parents[id(child)] = node\n            pending.append(child)\n"
+        "    return parents\n"
+    )
+    comprehension = "def parents_of(node):\n    return {child: node for child in node.children}\n"
+    placement = (  # a node mapped to the statement it belongs to, not to its parent
+        "def units(module):\n    found = {}\n    for statement in module.body:\n        for node in walk(statement):\n"
+        "            found[id(node)] = statement\n        for child in iter_children(statement):\n"
+        "            found[id(child)] = module\n    return found\n"
+    )
+    sources = _with(gradlint__analysis__training=loop, gradlint__walker=comprehension, gradlint__context=placement)
+    assert parent_maps(sources) == [("gradlint.analysis.training", 7), ("gradlint.walker", 2)]
+    assert parent_maps({"gradlint.analysis.semantic.nodes": loop}) == []
+
+
+def test_an_argument_binder_outside_the_semantic_package_is_found():
+    by_parameters = (
+        "def argument_for(call, function, name):\n    positional = [*function.params.posonly_params, *function.params.params]\n"
+        "    for position, arg in enumerate(call.args):\n        if arg.keyword is None and positional[position].name.value == name:\n"
+        "            return arg.value\n"
+    )
+    by_names = (
+        "NAMES = ('data', 'requires_grad')\n\ndef named(call):\n    found = {}\n    for index, arg in enumerate(call.args):\n"
+        "        found[arg.keyword.value if arg.keyword else NAMES[index]] = arg\n    return found\n"
+    )
+    by_counter = (
+        "def named(args: Sequence[cst.Arg], parameters):\n    named, position = {}, 0\n    for arg in args:\n"
+        "        named[parameters[position]] = arg\n        position += 1\n    return named\n"
+    )
+    by_zip = "def bind(call, names):\n    positional = [arg for arg in call.args if arg.keyword is None]\n    return dict(zip(names, positional))\n"
+    allowed = (  # one argument by a literal position or keyword, and arguments read alone
+        "def first(call):\n    for position, arg in enumerate(call.args):\n        if position == 0 or arg.keyword == 'params':\n"
+        "            return arg\n\ndef last(call):\n    positional = [arg for arg in call.args]\n    return positional[len(positional) - 1]\n"
+    )
+    sources = _with(
+        gradlint__analysis__training=by_parameters,
+        gradlint__analysis__tree=by_names,
+        gradlint__walker=by_counter,
+        gradlint__context=by_zip,
+        gradlint__rules__base=allowed,
+    )
+    assert argument_binders(sources) == [
+        ("gradlint.analysis.training", "argument_for"),
+        ("gradlint.analysis.tree", "named"),
+        ("gradlint.context", "bind"),
+        ("gradlint.walker", "named"),
+    ]
+    assert argument_binders({"gradlint.analysis.semantic.arguments": by_parameters}) == []

@@ -14,6 +14,7 @@ from typing import Iterator, Optional, Union
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.syntax import suite_statements
 from gradlint.analysis.tree import iter_children
 
@@ -55,7 +56,7 @@ class LegacyFunction:
     obstacle: Optional[str] = None  # why the class needs a person, as guidance
 
 
-def legacy_function(class_def: cst.ClassDef, module: cst.Module, imports: ImportMap) -> Optional[LegacyFunction]:
+def legacy_function(class_def: cst.ClassDef, module: cst.Module, imports: ImportMap, nodes: NodeIndex) -> Optional[LegacyFunction]:
     """The old-style Function defined by `class_def`, or None when it is not one."""
     if not any(imports.qualified_name(base.value) in AUTOGRAD_FUNCTION for base in class_def.bases):
         return None
@@ -64,7 +65,7 @@ def legacy_function(class_def: cst.ClassDef, module: cst.Module, imports: Import
     if forward is None or _is_static(forward):
         return None
     found = LegacyFunction(class_def)
-    found.obstacle = _class_body_obstacle(found, members) or _methods_obstacle(found, members) or _uses_obstacle(found, module)
+    found.obstacle = _class_body_obstacle(found, members) or _methods_obstacle(found, members) or _uses_obstacle(found, module, nodes)
     return found
 
 
@@ -118,7 +119,7 @@ def _methods_obstacle(found: LegacyFunction, members) -> Optional[str]:
     return None
 
 
-def _uses_obstacle(found: LegacyFunction, module: cst.Module) -> Optional[str]:
+def _uses_obstacle(found: LegacyFunction, module: cst.Module, nodes: NodeIndex) -> Optional[str]:
     class_name = found.class_def.name.value
     for name, parent in _names(module, class_name):
         if name is found.class_def.name or _inside(name, found.trivial_init):
@@ -130,17 +131,16 @@ def _uses_obstacle(found: LegacyFunction, module: cst.Module) -> Optional[str]:
         elif not (isinstance(parent, cst.Attribute) and parent.attr.value == "apply"):
             return f"`{class_name}` is used as a value: call `{class_name}.apply(...)` there"
     if found.instantiations:
-        _inline_instance_variables(found, module)
+        _inline_instance_variables(found, nodes)
     return None
 
 
-def _inline_instance_variables(found: LegacyFunction, module: cst.Module) -> None:
+def _inline_instance_variables(found: LegacyFunction, nodes: NodeIndex) -> None:
     """Move each `fn = Fn()` whose variable is only ever called from `instantiations` to
     `instance_variables`. Only in functions: a module-level instance may be imported elsewhere."""
-    parents = _parent_map(module)
     kept = []
     for call in found.instantiations:
-        variable = _instance_variable(call, parents)
+        variable = _instance_variable(call, nodes)
         if variable is None:
             kept.append(call)
         else:
@@ -148,17 +148,15 @@ def _inline_instance_variables(found: LegacyFunction, module: cst.Module) -> Non
     found.instantiations = kept
 
 
-def _instance_variable(call: cst.Call, parents: dict[int, cst.CSTNode]) -> Optional[InstanceVariable]:
-    assign = parents.get(id(call))
+def _instance_variable(call: cst.Call, nodes: NodeIndex) -> Optional[InstanceVariable]:
+    assign = nodes.parent(call)
     if not (isinstance(assign, cst.Assign) and assign.value is call and len(assign.targets) == 1):
         return None
     target = assign.targets[0].target
-    statement = parents.get(id(assign))
+    statement = nodes.parent(assign)
     if not (isinstance(target, cst.Name) and isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
         return None
-    scope = parents.get(id(statement))
-    while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.ClassDef, cst.Module)):
-        scope = parents.get(id(scope))
+    scope = nodes.enclosing(statement, (cst.FunctionDef, cst.ClassDef))
     if not isinstance(scope, cst.FunctionDef):
         return None
     callees = []
@@ -169,17 +167,6 @@ def _instance_variable(call: cst.Call, parents: dict[int, cst.CSTNode]) -> Optio
             return None  # another binding of the name, or a use of the instance other than a call
         callees.append(name)
     return InstanceVariable(statement, tuple(callees))
-
-
-def _parent_map(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
-    parents: dict[int, cst.CSTNode] = {}
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        for child in iter_children(node):
-            parents[id(child)] = node
-            pending.append(child)
-    return parents
 
 
 _Parent = Union[cst.Attribute, cst.Call, None]

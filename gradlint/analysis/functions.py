@@ -13,6 +13,7 @@ import libcst as cst
 
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -136,18 +137,21 @@ def only_called(module: cst.Module, function: cst.FunctionDef, sites: Sequence[C
 def argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str) -> Optional[cst.BaseExpression]:
     """The value `call` gives the parameter of `function` named `parameter`: the argument passed,
     or the default when the call does not pass it; None when it cannot be told (`*args`, no default)."""
-    params = function.params
-    positional = [*params.posonly_params, *params.params]
-    for position, arg in enumerate(call.args):
+    bound = bind(call, Signature.of(function))
+    argument = bound.argument(parameter)
+    if bound.starred and (argument is None or _after_unpacking(call, argument)):
+        return None  # the unpacked values could be anything: not followed
+    return argument.value if argument is not None else bound.signature.defaults.get(parameter)
+
+
+def _after_unpacking(call: cst.Call, argument: cst.Arg) -> bool:
+    """`argument` comes after a `*args` or `**kwargs` in `call`."""
+    for arg in call.args:
+        if arg is argument:
+            return False
         if arg.star:
-            return None
-        if arg.keyword is None:
-            if position < len(positional) and positional[position].name.value == parameter:
-                return arg.value
-        elif arg.keyword.value == parameter:
-            return arg.value
-    param = next((p for p in (*positional, *params.kwonly_params) if p.name.value == parameter), None)
-    return param.default if param is not None else None
+            return True
+    return False
 
 
 def enclosing_function(stack: Sequence[cst.CSTNode]) -> Optional[cst.FunctionDef]:

@@ -30,7 +30,7 @@ attribute of a local object into the methods of its class.
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Optional
 
 import libcst as cst
 
@@ -41,10 +41,13 @@ from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
+from gradlint.analysis.semantic.arguments import Signature, bind
+from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable, is_binding_position, is_write_target, target_paths
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
-from gradlint.analysis.tree import descendants, iter_children
+from gradlint.analysis.tree import descendants
 
 # The pre-0.4 typed constructors (`torch.FloatTensor([1, 2])`, `torch.LongTensor(3)`...): a new
 # plain tensor, never requiring grad.
@@ -102,8 +105,11 @@ class HistoryEvidence:
         tensors: TensorEvidence,
         functions: FunctionTable,
         used_elsewhere: Optional[frozenset[str]] = None,
+        nodes: Optional[NodeIndex] = None,
+        scope_uses: Optional[ScopeUsesTable] = None,
     ) -> None:
         self.module = module
+        self.nodes = nodes if nodes is not None else NodeIndex(module)
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
@@ -111,7 +117,7 @@ class HistoryEvidence:
         # The names of this module other files of the run import; None when not known (a run
         # of part of the project): then no caller of this file's functions is known for sure.
         self.used_elsewhere = used_elsewhere
-        self._uses: dict[int, _ScopeUses] = {}
+        self.scope_uses = scope_uses if scope_uses is not None else ScopeUsesTable(self.nodes)
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
         self._parameters_in_proof: set[tuple[int, str]] = set()
@@ -210,18 +216,20 @@ class HistoryEvidence:
         if sum(1 for names in bound if name in names) != 1 or any("*" in names for names in bound):
             return False
         module_uses = self._uses_of(self.module)
-        position, default = _parameter_slot(function, parameter)
-        if position is None and default is None:
-            return False
+        signature = Signature.of(function)
+        default = signature.defaults.get(parameter)
+        if parameter not in signature.slots and default is None:
+            return False  # keyword-only without a default, or `*args`: never proved
         self._parameters_in_proof.add(key)
         try:
             calls = [self._call_of(module_uses, occurrence) for occurrence in module_uses.occurrences(name)]
             if not calls or any(call is None for call in calls):
                 return False
             for call, scope in calls:
-                argument = _argument_for(call, parameter, position)
-                if argument is _UNKNOWN:
+                bound = bind(call, signature)
+                if bound.starred:
                     return False
+                argument = bound.passed(parameter)
                 if argument is None:
                     argument, scope = default, self.module  # evaluated where the function is defined
                 if argument is None or not _Proof(self, scope).free(argument, depth + 1):
@@ -230,7 +238,7 @@ class HistoryEvidence:
         finally:
             self._parameters_in_proof.discard(key)
 
-    def _call_of(self, uses: "_ScopeUses", occurrence: cst.Name) -> Optional[tuple[cst.Call, Scope]]:
+    def _call_of(self, uses: ScopeUses, occurrence: cst.Name) -> Optional[tuple[cst.Call, Scope]]:
         """The call `occurrence` is the callee of, with the function (or module) it is written in."""
         call = uses.parent(occurrence)
         if type(call) is not cst.Call or call.func is not occurrence:
@@ -409,7 +417,7 @@ class HistoryEvidence:
             return False
         uses = self._uses_of(scope)
         name = node.value
-        if name in uses.hidden_bindings or uses.reads_frame:
+        if name in uses.hidden_bindings or _reads_frame(uses):
             return False
         assign = uses.reaching_assignment(node)
         if assign is None:
@@ -444,7 +452,7 @@ class HistoryEvidence:
             return False
         uses = self._uses_of(scope)
         loops = uses.enclosing_loops(call)
-        if not loops or {source, alias} & uses.hidden_bindings or {source, alias} & uses.parameters or uses.reads_frame:
+        if not loops or {source, alias} & uses.hidden_bindings or {source, alias} & uses.parameters or _reads_frame(uses):
             return False
         body = loops[0].body
         first = uses.first_binding_statement(alias, body)
@@ -453,7 +461,7 @@ class HistoryEvidence:
         for occurrence in uses.occurrences(alias):
             if uses.in_nested_function(occurrence) or not uses.contains(body, occurrence):
                 return False
-            if uses.contains(first, occurrence) and not _is_write_target(uses, occurrence):
+            if uses.contains(first, occurrence) and not is_write_target(uses, occurrence):
                 return False  # read by the binding itself: the previous iteration's object
             if not uses.contains(first, occurrence) and not uses.comes_after(occurrence, first):
                 return False  # read before the binding: the previous iteration's object
@@ -483,7 +491,7 @@ class HistoryEvidence:
         name = target.value
         block = uses.enclosing_with(assign)
         proof = _Proof(self, scope)
-        if block is None or not proof.grad_off(assign) or name in uses.hidden_bindings or uses.reads_frame:
+        if block is None or not proof.grad_off(assign) or name in uses.hidden_bindings or _reads_frame(uses):
             return False
         loops = uses.enclosing_loops(assign)
         for occurrence in uses.occurrences(name):
@@ -499,7 +507,7 @@ class HistoryEvidence:
                 return False
         return True
 
-    def _consumes_values(self, uses: "_ScopeUses", node: cst.CSTNode, history_free: bool) -> bool:
+    def _consumes_values(self, uses: ScopeUses, node: cst.CSTNode, history_free: bool) -> bool:
         """What consumes `node`'s object reads its values and keeps no reference to it:
         arithmetic, comparisons, a new value made by a method or a torch function, a number or
         a list. Views and conversions (which may be the object itself) are followed to their own
@@ -509,7 +517,7 @@ class HistoryEvidence:
             parent = uses.parent(node)
             kind = type(parent)
             if kind is cst.Subscript and parent.value is node:
-                if _is_write_target(uses, parent):
+                if is_write_target(uses, parent):
                     return history_free  # `t[i] = v`
                 node = parent
                 continue
@@ -518,7 +526,7 @@ class HistoryEvidence:
                 attribute = parent.attr.value
                 if type(call) is not cst.Call or call.func is not parent:
                     readable = _METADATA_ATTRIBUTES if history_free else _VALUE_METADATA
-                    return attribute in readable and not _is_write_target(uses, parent)
+                    return attribute in readable and not is_write_target(uses, parent)
                 if attribute in IDENTITY_METHODS or attribute.startswith(("register_", "_")) or attribute in _NOT_VALUE_METHODS:
                     return False
                 if attribute.endswith("_") and not history_free:
@@ -561,11 +569,8 @@ class HistoryEvidence:
         assignment = self._uses_of(scope).reaching_assignment(node)
         return assignment.value if assignment is not None else None
 
-    def _uses_of(self, scope: Scope) -> "_ScopeUses":
-        found = self._uses.get(id(scope))
-        if found is None:
-            found = self._uses[id(scope)] = _ScopeUses(scope)
-        return found
+    def _uses_of(self, scope: Scope) -> ScopeUses:
+        return self.scope_uses.of(scope)
 
 
 _LITERAL_ARGUMENTS = (cst.Integer, cst.Float, cst.List, cst.Tuple, cst.UnaryOperation)
@@ -803,7 +808,7 @@ class _Proof:
         child, parent = node, self.uses.parent(node)
         while parent is not None and type(parent) not in DEFINITIONS:
             if type(parent) is cst.For and parent.body is child:
-                paths = [path for target, path in _target_paths(parent.target, ()) if target == name]
+                paths = [path for target, path in target_paths(parent.target, ()) if target == name]
                 if not paths:
                     child, parent = parent, self.uses.parent(parent)
                     continue
@@ -818,7 +823,7 @@ class _Proof:
             ancestor = self.uses.parent(occurrence)
             while ancestor is not None and ancestor is not body:
                 ancestor = self.uses.parent(ancestor)
-            if ancestor is body and (is_binding_position(self.uses, occurrence) or _is_write_target(self.uses, occurrence)):
+            if ancestor is body and (is_binding_position(self.uses, occurrence) or is_write_target(self.uses, occurrence)):
                 return True
         return False
 
@@ -920,13 +925,13 @@ class _Proof:
                         return True
                     node = call
                     continue
-                if _is_write_target(uses, parent):
+                if is_write_target(uses, parent):
                     return parent.attr.value not in ("data",)  # `.requires_grad = `, `.grad = `...
                 node = parent
                 continue
             if type(parent) is cst.Arg and parent.keyword is not None and parent.keyword.value == "out":
                 return True
-            if _is_write_target(uses, node) and node is not occurrence:
+            if is_write_target(uses, node) and node is not occurrence:
                 value = uses.assigned_value(node)
                 return value is None or not self._value_write_keeps_free(node, [value], depth)
             return False
@@ -953,306 +958,6 @@ def _requests_grad(call: cst.Call) -> bool:
     )
 
 
-# -- occurrences of names in one function ---------------------------------------------------
-
-
-class _ScopeUses:
-    """Parent links and the occurrences of each name in a function (nested functions included),
-    plus the bindings `Bindings` does not see and the full path of each loop target."""
-
-    def __init__(self, scope: Scope) -> None:
-        self._parents: dict[int, cst.CSTNode] = {}
-        self._nested_function: dict[int, cst.CSTNode] = {}  # node -> the nearest def or lambda inside the scope
-        self._occurrences: dict[str, list[cst.Name]] = {}
-        self._attributes: dict[tuple[str, str], list[cst.Attribute]] = {}
-        self.unseen_bindings: set[str] = set()
-        self.loop_targets: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = {}
-        self.returns: list[Optional[cst.BaseExpression]] = []  # the function's own `return` values
-        self.yields = False
-        self.parameters: set[str] = set()
-        self._order: Optional[dict[int, tuple[int, int]]] = None
-        root = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        self._root = root
-        if isinstance(scope, cst.FunctionDef):
-            params = scope.params
-            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                self.parameters.add(param.name.value)
-            for star in (params.star_arg, params.star_kwarg):
-                if isinstance(star, cst.Param):
-                    self.parameters.add(star.name.value)
-        pending: list[cst.CSTNode] = [root]
-        while pending:
-            node = pending.pop()
-            function = node if type(node) in (cst.FunctionDef, cst.Lambda) else self._nested_function.get(id(node))
-            for child in iter_children(node):
-                self._parents[id(child)] = node
-                if function is not None:
-                    self._nested_function[id(child)] = function
-                pending.append(child)
-            self._note(node)
-        self._drop_shadowed()
-        # Bindings other than parameters whose values are not seen (`with` targets, `global`...).
-        self.hidden_bindings = set(self.unseen_bindings)
-        self.unseen_bindings |= self.parameters
-
-    def _drop_shadowed(self) -> None:
-        """A name a nested function binds for itself (a parameter, an assignment) is another
-        variable there: `x` in `def forward(self, x): return x` is not the outer `x`."""
-        local_names: dict[int, set[str]] = {}
-        for name, occurrences in self._occurrences.items():
-            kept = []
-            for occurrence in occurrences:
-                function = self._enclosing_nested_function(occurrence)
-                if function is not None and id(function) not in local_names:
-                    local_names[id(function)] = _local_names(function)
-                if function is None or name not in local_names[id(function)]:
-                    kept.append(occurrence)
-            occurrences[:] = kept
-
-    def _enclosing_nested_function(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        # Recorded during the walk: climbing the parents for every name is quadratic in the depth.
-        return self._nested_function.get(id(node))
-
-    def _note(self, node: cst.CSTNode) -> None:
-        kind = type(node)
-        if kind is cst.Name:
-            parent = self._parents.get(id(node))
-            if not _is_label(parent, node):
-                self._occurrences.setdefault(node.value, []).append(node)
-        elif kind is cst.Attribute and type(node.value) is cst.Name:
-            self._attributes.setdefault((node.value.value, node.attr.value), []).append(node)
-        elif kind is cst.For and self._in_own_body(node):
-            for name, path in _target_paths(node.target, ()):
-                self.loop_targets.setdefault(name, []).append((node.iter, path))
-        elif kind is cst.Return and self._in_own_body(node):
-            self.returns.append(node.value)
-        elif kind in (cst.Yield, cst.Await) and self._in_own_body(node):
-            self.yields = True
-        elif kind is cst.WithItem and node.asname is not None:
-            for target in descendants(node.asname.name):
-                if type(target) is cst.Name:
-                    self.unseen_bindings.add(target.value)
-        elif kind in (cst.Global, cst.Nonlocal):
-            self.unseen_bindings.update(item.name.value for item in node.names)
-        elif kind is cst.NamedExpr and type(node.target) is cst.Name:
-            self.unseen_bindings.add(node.target.value)
-        elif kind is cst.ExceptHandler and node.name is not None and type(node.name.name) is cst.Name:
-            self.unseen_bindings.add(node.name.name.value)
-        elif kind in (cst.Import, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                local = alias.asname.name if alias.asname is not None else alias.name
-                while type(local) is cst.Attribute:
-                    local = local.value
-                if type(local) is cst.Name:
-                    self.unseen_bindings.add(local.value)
-        elif kind in (cst.FunctionDef, cst.ClassDef):
-            self.unseen_bindings.add(node.name.value)
-        elif kind is cst.Del:
-            for target in descendants(node.target):
-                if type(target) is cst.Name:
-                    self.unseen_bindings.add(target.value)
-        elif kind is cst.MatchAs and node.name is not None:
-            self.unseen_bindings.add(node.name.value)
-
-    def _in_own_body(self, node: cst.CSTNode) -> bool:
-        """Not inside a nested function or class (whose loop targets are its own)."""
-        parent = self._parents.get(id(node))
-        while parent is not None:
-            if type(parent) in DEFINITIONS:
-                return False
-            parent = self._parents.get(id(parent))
-        return True
-
-    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self._parents.get(id(node))
-
-    @property
-    def reads_frame(self) -> bool:
-        """`locals()`, `vars()`, `eval`, `exec`: code that may read any local by its name."""
-        return any(self._occurrences.get(name) for name in _FRAME_READERS)
-
-    # -- source order -----------------------------------------------------------------------
-
-    def _span(self, node: cst.CSTNode) -> tuple[int, int]:
-        """The position of `node` in a source-order walk of the function, and of its last descendant."""
-        if self._order is None:
-            self._order = {}
-            counter = 0
-            pending: list[tuple[cst.CSTNode, bool]] = [(self._root, False)]
-            while pending:
-                current, done = pending.pop()
-                if done:
-                    self._order[id(current)] = (self._order[id(current)][0], counter - 1)
-                    continue
-                self._order[id(current)] = (counter, counter)
-                counter += 1
-                pending.append((current, True))
-                pending.extend((child, False) for child in reversed(iter_children(current)))
-        return self._order[id(node)]
-
-    def comes_after(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
-        """`node` starts after everything in `other` in source order."""
-        return self._span(node)[0] > self._span(other)[1]
-
-    def contains(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
-        start, end = self._span(outer)
-        return start <= self._span(node)[0] <= end
-
-    def in_nested_function(self, node: cst.CSTNode) -> bool:
-        return self._enclosing_nested_function(node) is not None
-
-    def first_binding_statement(self, name: str, body: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The first statement of the block `body` (directly in it) binding `name`; None when
-        an earlier binding sits deeper (in a branch) or there is none."""
-        for statement in body.body:
-            if self._binds(statement, name):
-                return statement if _simple_assignment(statement, name) is not None else None
-        return None
-
-    def enclosing_with(self, node: cst.CSTNode) -> Optional[cst.With]:
-        """The innermost `with` statement of the function around `node`."""
-        parent = self.parent(node)
-        while parent is not None and type(parent) not in DEFINITIONS:
-            if type(parent) is cst.With:
-                return parent
-            parent = self.parent(parent)
-        return None
-
-    def enclosing_loops(self, node: cst.CSTNode) -> list[cst.CSTNode]:
-        """The `for` and `while` statements of the function around `node`."""
-        loops = []
-        parent = self.parent(node)
-        while parent is not None and type(parent) not in DEFINITIONS:
-            if type(parent) in (cst.For, cst.While):
-                loops.append(parent)
-            parent = self.parent(parent)
-        return loops
-
-    def reaching_assignment(self, node: cst.Name) -> Optional[cst.Assign]:
-        """The `name = value` statement whose binding the read `node` sees: the first statement
-        binding the name met walking back from `node` through the statements before it, in its
-        block and then in the blocks around it (an `if`'s or `with`'s). None when another kind of
-        binding, a loop (which may repeat), a `try`, or the start of the function comes first."""
-        name = node.value
-        statement = self._statement_of(node)
-        while statement is not None:
-            block = self.parent(statement)
-            body = list(block.body)
-            for sibling in reversed(body[: body.index(statement)]):
-                if self._binds(sibling, name):
-                    return _simple_assignment(sibling, name)
-            statement = self._statement_around(block)
-        return None
-
-    def _statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        parent = self.parent(node)
-        while parent is not None and type(parent) not in _BLOCKS:
-            if type(parent) in DEFINITIONS:
-                return None
-            node, parent = parent, self.parent(parent)
-        return node if parent is not None else None
-
-    def _statement_around(self, block: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The statement the block `block` belongs to, when its body runs once after the code
-        before that statement: a line of small statements, an `if` branch, a `with` body."""
-        if type(block) is cst.SimpleStatementLine:
-            return block
-        owner = self.parent(block)
-        while type(owner) in (cst.If, cst.Else) and type(self.parent(owner)) is cst.If:
-            owner = self.parent(owner)  # an `elif` or `else` branch: the whole `if` statement
-        if type(owner) not in (cst.If, cst.With) or self.parent(owner) is None or type(self.parent(owner)) not in _BLOCKS:
-            return None
-        return owner
-
-    def _binds(self, statement: cst.CSTNode, name: str) -> bool:
-        return any(
-            self.contains(statement, occurrence) and (is_binding_position(self, occurrence) or _is_write_target(self, occurrence))
-            for occurrence in self.occurrences(name)
-        )
-
-    def occurrences(self, name: str) -> list[cst.Name]:
-        return self._occurrences.get(name, [])
-
-    def attribute_occurrences(self, receiver: str, attribute: str) -> list[cst.Attribute]:
-        """`receiver.attribute` wherever it is read or written."""
-        return self._attributes.get((receiver, attribute), [])
-
-    def assigned_value(self, target: cst.CSTNode) -> Optional[cst.BaseExpression]:
-        """The value written by the assignment whose target is `target`."""
-        parent = self.parent(target)
-        if type(parent) is cst.AssignTarget:
-            statement = self.parent(parent)
-            return statement.value if type(statement) is cst.Assign else None
-        if type(parent) in (cst.AugAssign, cst.AnnAssign):
-            return parent.value
-        return None
-
-    def derived_names(self, name: str, bindings: Bindings) -> set[str]:
-        """Names bound to an expression rooted at `name` (views, slices, conversions of it)."""
-        found = {name}
-        changed = True
-        while changed:
-            changed = False
-            for other, values in bindings.values.items():
-                if other not in found and any(_root_name(value) in found for value in values):
-                    found.add(other)
-                    changed = True
-        return found
-
-
-def _local_names(function: cst.CSTNode) -> set[str]:
-    """The names a function or lambda binds for itself: parameters and the targets of its own
-    assignments and loops, less those it declares `global` or `nonlocal`."""
-    params = function.params
-    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    names.update(star.name.value for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))
-    if type(function) is cst.Lambda:
-        return names
-    declared: set[str] = set()
-    pending: list[cst.CSTNode] = [function.body]
-    while pending:
-        node = pending.pop()
-        kind = type(node)
-        if kind in DEFINITIONS:
-            continue
-        if kind in (cst.Global, cst.Nonlocal):
-            declared.update(item.name.value for item in node.names)
-        if kind in (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign):
-            names.update(name for name, _ in _target_paths(node.target, ()))
-        pending.extend(iter_children(node))
-    return names - declared
-
-
-_UNKNOWN = object()
-
-
-def _parameter_slot(function: cst.FunctionDef, parameter: str) -> tuple[Optional[int], Optional[cst.BaseExpression]]:
-    """The position a call may pass `parameter` at (None for keyword-only) and its default."""
-    params = function.params
-    positional = (*params.posonly_params, *params.params)
-    for position, param in enumerate(positional):
-        if param.name.value == parameter:
-            return position, param.default
-    for param in params.kwonly_params:
-        if param.name.value == parameter:
-            return None, param.default
-    return None, None
-
-
-def _argument_for(call: cst.Call, parameter: str, position: Optional[int]) -> object:
-    """The expression `call` passes for `parameter`, None when it leaves the default, _UNKNOWN
-    with `*args`/`**kwargs`."""
-    if any(arg.star for arg in call.args):
-        return _UNKNOWN
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if position is not None and position < len(positional):
-        return positional[position].value
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == parameter:
-            return arg.value
-    return None
-
-
 def _names_bound_by(statement: cst.CSTNode) -> set[str]:
     """The names a module-level statement binds (defs, classes, assignments, imports...)."""
     if type(statement) in (cst.FunctionDef, cst.ClassDef):
@@ -1260,7 +965,7 @@ def _names_bound_by(statement: cst.CSTNode) -> set[str]:
     names: set[str] = set()
     for node in descendants(statement):
         if type(node) in (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign):
-            names.update(name for name, _ in _target_paths(node.target, ()))
+            names.update(name for name, _ in target_paths(node.target, ()))
         elif type(node) in (cst.FunctionDef, cst.ClassDef):
             names.add(node.name.value)
         elif type(node) in (cst.Import, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
@@ -1277,26 +982,13 @@ def _names_bound_by(statement: cst.CSTNode) -> set[str]:
     return names
 
 
-def _read_through_attribute(uses: "_ScopeUses", occurrence: cst.Name) -> bool:
+def _read_through_attribute(uses: ScopeUses, occurrence: cst.Name) -> bool:
     """`obj` in `obj.attr` (not an attribute written), or the target binding it: the object is
     not handed to other code, which could write its attributes."""
     parent = uses.parent(occurrence)
     if type(parent) is cst.Attribute and parent.value is occurrence:
-        return not _is_write_target(uses, parent)
+        return not is_write_target(uses, parent)
     return type(parent) is cst.AssignTarget
-
-
-_BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.Module)
-
-
-def _simple_assignment(statement: cst.CSTNode, name: str) -> Optional[cst.Assign]:
-    """`statement` is `name = value`, alone (not `a = name = value`, not unpacking)."""
-    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
-        statement = statement.body[0]
-    if type(statement) is not cst.Assign or len(statement.targets) != 1:
-        return None
-    target = statement.targets[0].target
-    return statement if type(target) is cst.Name and target.value == name else None
 
 
 def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.ClassDef]:
@@ -1307,61 +999,12 @@ def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.
     return found[0] if len(found) == 1 else None
 
 
-def _root_name(node: cst.BaseExpression) -> Optional[str]:
-    while True:
-        if type(node) is cst.Call:
-            node = node.func
-        elif type(node) in (cst.Attribute, cst.Subscript):
-            node = node.value
-        else:
-            return node.value if type(node) is cst.Name else None
+def _reads_frame(uses: ScopeUses) -> bool:
+    """`locals()`, `vars()`, `eval`, `exec`: code that may read any local by its name."""
+    return any(uses.occurrences(name) for name in _FRAME_READERS)
 
 
-def _target_paths(target: cst.CSTNode, path: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...]]]:
-    if type(target) is cst.Name:
-        yield target.value, path
-    elif type(target) in (cst.Tuple, cst.List):
-        if any(type(element) is cst.StarredElement for element in target.elements):
-            return
-        for position, element in enumerate(target.elements):
-            yield from _target_paths(element.value, (*path, position))
-
-
-def _is_label(parent: Optional[cst.CSTNode], node: cst.Name) -> bool:
-    """A Name that is not a variable reference: an attribute's name, a keyword, a def's name."""
-    kind = type(parent)
-    if kind is cst.Attribute:
-        return parent.attr is node
-    if kind is cst.Arg:
-        return parent.keyword is node
-    return kind in (cst.FunctionDef, cst.ClassDef, cst.Param, cst.ImportAlias, cst.Global, cst.Nonlocal)
-
-
-def is_binding_position(uses: "_ScopeUses", node: cst.CSTNode) -> bool:
-    """`node` is a target (`x` in `x, y = ...` or `for x, y in ...`) or an element of a tuple
-    unpacked into names (`a, b = x, y`): a binding, not a container."""
-    child, parent = node, uses.parent(node)
-    while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):
-        child, parent = parent, uses.parent(parent)
-    kind = type(parent)
-    if kind is cst.AssignTarget or (kind is cst.For and parent.target is child):
-        return True
-    if kind is cst.Assign and parent.value is child and type(child) in (cst.Tuple, cst.List):
-        return all(type(target.target) in (cst.Tuple, cst.List) for target in parent.targets)
-    return False
-
-
-def _is_write_target(uses: _ScopeUses, node: cst.CSTNode) -> bool:
-    parent = uses.parent(node)
-    kind = type(parent)
-    if kind is cst.AssignTarget:
-        return True
-    if kind in (cst.AugAssign, cst.AnnAssign):
-        return parent.target is node
-    return kind is cst.Del
-
-
-def chain_end(uses: _ScopeUses, node: cst.CSTNode) -> cst.CSTNode:
+def chain_end(uses: ScopeUses, node: cst.CSTNode) -> cst.CSTNode:
     """The outermost expression that may still be `node`'s object: through conversions that can
     return their receiver (`x.cuda()`, `x.float()`), in-place methods (`x.add_(1)`) and
     indexing (`batch[0]` of a list)."""
@@ -1383,14 +1026,14 @@ def chain_end(uses: _ScopeUses, node: cst.CSTNode) -> cst.CSTNode:
         return node
 
 
-def _observes_identity(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+def _observes_identity(uses: ScopeUses, node: cst.CSTNode) -> bool:
     parent = uses.parent(node)
     kind = type(parent)
     if kind is cst.Attribute and parent.value is node:
         call = uses.parent(parent)
         if type(call) is cst.Call and call.func is parent:
             return parent.attr.value in IDENTITY_METHODS or parent.attr.value.startswith("register_")
-        return _is_write_target(uses, parent)
+        return is_write_target(uses, parent)
     if kind is cst.ComparisonTarget:
         return type(parent.operator) in (cst.Is, cst.IsNot) or _compared_by_is(uses, parent, node)
     if kind is cst.Comparison:
@@ -1401,7 +1044,7 @@ def _observes_identity(uses: _ScopeUses, node: cst.CSTNode) -> bool:
     return False
 
 
-def _resize_then_written(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+def _resize_then_written(uses: ScopeUses, node: cst.CSTNode) -> bool:
     """`node.resize_(...).fill_(v)` / `node.resize_as_(x).copy_(x)`: a resize whose result gets a
     value write at once."""
     method = uses.parent(node)
@@ -1415,7 +1058,7 @@ def _resize_then_written(uses: _ScopeUses, node: cst.CSTNode) -> bool:
     return write.attr.value.endswith("_") and not write.attr.value.startswith("_") and write.attr.value not in IDENTITY_METHODS
 
 
-def _compared_by_is(uses: _ScopeUses, target: cst.ComparisonTarget, node: cst.CSTNode) -> bool:
+def _compared_by_is(uses: ScopeUses, target: cst.ComparisonTarget, node: cst.CSTNode) -> bool:
     """`a is b`: the right operand `b` is in the ComparisonTarget of `is` itself (handled above);
     a following `is` compares `b` too (`a is b is c`)."""
     comparison = uses.parent(target)
@@ -1426,7 +1069,7 @@ def _compared_by_is(uses: _ScopeUses, target: cst.ComparisonTarget, node: cst.CS
     return index is not None and index + 1 < len(targets) and type(targets[index + 1].operator) in (cst.Is, cst.IsNot)
 
 
-def _escapes(uses: _ScopeUses, node: cst.CSTNode) -> bool:
+def _escapes(uses: ScopeUses, node: cst.CSTNode) -> bool:
     parent = uses.parent(node)
     kind = type(parent)
     if kind in (cst.Return, cst.Yield):

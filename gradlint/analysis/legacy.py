@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.syntax import is_bool_literal
 
 VARIABLE = "torch.autograd.Variable"
@@ -34,32 +35,19 @@ def is_variable(node: cst.CSTNode, imports: ImportMap) -> bool:
     return imports.qualified_name(node) == VARIABLE
 
 
+_SIGNATURE = Signature.of_names(_PARAMETERS)  # `Variable(data, requires_grad, volatile)`
+
+
 def variable_arguments(call: cst.Call) -> Optional[VariableArguments]:
     """Map the call's arguments to data / requires_grad / volatile, or None if anything else is passed."""
-    found: dict[str, cst.Arg] = {}
-    for position, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        name = arg.keyword.value if arg.keyword is not None else (_PARAMETERS[position] if position < len(_PARAMETERS) else None)
-        if name not in _PARAMETERS or name in found:
-            return None
-        found[name] = arg
-    data = found.get("data")
-    requires_grad = found.get("requires_grad")
-    return VariableArguments(
-        data.value if data else None,
-        requires_grad.value if requires_grad else None,
-        found.get("volatile"),
-    )
+    bound = bind(call, _SIGNATURE)
+    if bound.starred or not bound.fits:
+        return None
+    return VariableArguments(bound.passed("data"), bound.passed("requires_grad"), bound.argument("volatile"))
 
 
 def volatile_argument(call: cst.Call) -> Optional[cst.Arg]:
-    for position, arg in enumerate(call.args):
-        if arg.keyword is not None and arg.keyword.value == "volatile":
-            return arg
-        if arg.keyword is None and not arg.star and position == 2:
-            return arg
-    return None
+    return bind(call, _SIGNATURE).argument("volatile")
 
 
 def fresh_tensor_call(node: cst.BaseExpression, imports: ImportMap) -> Optional[cst.Call]:

@@ -8,6 +8,8 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.semantic.arguments import Signature, bind
+
 
 def bind_arguments(
     call: cst.Call, parameters: tuple[str, ...], receiver: Optional[cst.BaseExpression] = None
@@ -15,25 +17,10 @@ def bind_arguments(
     """Parameter name -> argument expression of `call` (the method's receiver binds the first
     parameter); None when the call cannot be bound statically (`*args`, `**kwargs`, an unknown
     keyword, too many positional arguments, a parameter given twice)."""
-    bound: dict[str, cst.BaseExpression] = {}
-    names = list(parameters)
-    if receiver is not None:
-        if not names:
-            return None
-        bound[names.pop(0)] = receiver
-    positional = [arg for arg in call.args if arg.keyword is None]
-    if any(arg.star for arg in call.args) or len(positional) > len(names):
+    bound = bind(call, Signature.of_names(parameters), receiver)
+    if bound.starred or not bound.fits:
         return None
-    for name, arg in zip(names, positional):
-        bound[name] = arg.value
-    for arg in call.args:
-        if arg.keyword is None:
-            continue
-        name = arg.keyword.value
-        if name not in names or name in bound:
-            return None
-        bound[name] = arg.value
-    return bound
+    return bound.values()
 
 
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)

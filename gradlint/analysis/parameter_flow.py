@@ -17,9 +17,10 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
+from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.syntax import dotted_name, iter_statements, keyword_arg, positional_args
 from gradlint.analysis.optimizers import parameter_owners
-from gradlint.analysis.tree import descendants, iter_children
+from gradlint.analysis.tree import descendants
 
 # Module methods that return a generator, exhausted by the first loop over it.
 GENERATOR_METHODS = torch_api.module_methods("generator")
@@ -108,16 +109,6 @@ def _placed(block: object, path: Path, loops: tuple[cst.CSTNode, ...]) -> Iterat
                 yield from _placed(other.body, here, loops)
 
 
-def with_parents(node: cst.CSTNode) -> Iterator[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
-    """Every node under `node` (itself included) with its ancestors up to `node`, innermost last."""
-    pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(node, ())]
-    while pending:
-        current, parents = pending.pop()
-        yield current, parents
-        inner = (*parents, current)
-        pending.extend((child, inner) for child in reversed(iter_children(current)))
-
-
 def generator_call(value: Optional[cst.BaseExpression]) -> Optional[cst.Call]:
     """`model.parameters()`, `self.net.named_parameters()`, `model.children()`..."""
     if (
@@ -160,14 +151,15 @@ class GeneratorReuse:
 class GeneratorConsumers:
     """How the reads of a name are used: consumed by iteration, or not evidently so."""
 
-    def __init__(self, imports: ImportMap, is_optimizer_class: Callable[[cst.BaseExpression], bool]) -> None:
+    def __init__(self, imports: ImportMap, is_optimizer_class: Callable[[cst.BaseExpression], bool], nodes: NodeIndex) -> None:
         self.imports = imports
         self.is_optimizer_class = is_optimizer_class
+        self.nodes = nodes
 
-    def classify(self, parents: tuple[cst.CSTNode, ...], node: cst.CSTNode) -> tuple[str, Optional[cst.CSTNode]]:
-        """The use of `node` (a read) given its ancestors, and the consumer when consumed."""
+    def classify(self, node: cst.CSTNode) -> tuple[str, Optional[cst.CSTNode]]:
+        """The use of `node` (a read), and the consumer when consumed."""
         child, wrapped_in_group = node, False
-        for parent in reversed(parents):
+        for parent in self.nodes.ancestors(node):
             if isinstance(parent, cst.For) and child is parent.iter:
                 return Use.CONSUMED, parent
             if isinstance(parent, cst.CompFor) and child is parent.iter:
@@ -188,13 +180,11 @@ class GeneratorConsumers:
                 child = parent
                 continue
             if isinstance(parent, cst.Call) and isinstance(child, cst.Arg):
-                return self._call_use(parent, child, wrapped_in_group, parents, node)
+                return self._call_use(parent, child, wrapped_in_group)
             return Use.OTHER, None
         return Use.OTHER, None
 
-    def _call_use(
-        self, call: cst.Call, arg: cst.Arg, in_group: bool, parents: tuple[cst.CSTNode, ...], node: cst.CSTNode
-    ) -> tuple[str, Optional[cst.CSTNode]]:
+    def _call_use(self, call: cst.Call, arg: cst.Arg, in_group: bool) -> tuple[str, Optional[cst.CSTNode]]:
         qualified = self.imports.qualified_name(call.func) or dotted_name(call.func) or ""
         last = qualified.rsplit(".", 1)[-1]
         if self.is_optimizer_class(call.func) and (arg is _first_argument(call) or _keyword(arg) == "params"):
@@ -206,8 +196,7 @@ class GeneratorConsumers:
         if (qualified in ITERATING_BUILTINS or last in PARAMETER_CONSUMERS) and arg is _first_argument(call):
             return Use.CONSUMED, call
         if qualified in LAZY_WRAPPERS and arg.keyword is None:
-            position = next(i for i, p in enumerate(parents) if p is call)
-            return self.classify(parents[:position], call)
+            return self.classify(call)
         return Use.OTHER, None
 
 
@@ -220,6 +209,7 @@ def reused_generators(scope: Scope, consumers: GeneratorConsumers) -> list[Gener
     if not bindings:
         return []  # most scopes bind no generator: spare them the walk of their nested code
     nested_reads = _names_read_in_nested_code(placed)
+    consumers.nodes.subtree(scope.body if isinstance(scope, cst.FunctionDef) else scope)  # the questions below stay inside it
     found: list[GeneratorReuse] = []
     for index, target, value in bindings:
         binding = placed[index]
@@ -239,12 +229,10 @@ def _reuse_after(
     for place in following:
         rebinds = _binds(place.statement, name)
         for expression in place.expressions():
-            header = () if expression is place.statement else (place.statement,)
-            for node, inner in with_parents(expression):
-                parents = (*header, *inner)
-                if not (isinstance(node, cst.Name) and node.value == name) or _is_store(node, parents):
+            for node in consumers.nodes.subtree(expression):
+                if not (type(node) is cst.Name and node.value == name) or _is_store(node, consumers.nodes.parent(node)):
                     continue
-                use, consumer = consumers.classify(parents, node)
+                use, consumer = consumers.classify(node)
                 if use == Use.NEXT:
                     return None
                 if use == Use.OTHER:
@@ -317,10 +305,7 @@ def _bound_names(target: cst.CSTNode) -> set[str]:
     return set()
 
 
-def _is_store(node: cst.Name, parents: tuple[cst.CSTNode, ...]) -> bool:
-    if not parents:
-        return False
-    parent = parents[-1]
+def _is_store(node: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
     if isinstance(parent, cst.AssignTarget) or (isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node):
         return True
     if isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node:
@@ -508,10 +493,12 @@ def _optimizer_use(place: Placed, optimizer: str) -> Optional[cst.CSTNode]:
 class ParameterFlow:
     """Both questions for the scopes of one file, on its imports, optimizer classes and module classes."""
 
-    def __init__(self, imports: ImportMap, is_optimizer_class: Callable[[cst.BaseExpression], bool], module_classes: set[str]) -> None:
+    def __init__(
+        self, imports: ImportMap, is_optimizer_class: Callable[[cst.BaseExpression], bool], module_classes: set[str], nodes: NodeIndex
+    ) -> None:
         self.imports = imports
         self.module_classes = module_classes
-        self.consumers = GeneratorConsumers(imports, is_optimizer_class)
+        self.consumers = GeneratorConsumers(imports, is_optimizer_class, nodes)
         self.rebuilds = OptimizerRebuilds(is_optimizer_class, self.builds_parameterised_module)
 
     def reused_generators(self, scope: Scope) -> list[GeneratorReuse]:

@@ -21,10 +21,12 @@ from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.semantic.arguments import Signature, bind
+from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.summaries import FunctionSummaries
 from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
-from gradlint.analysis.tree import descendants, iter_children
+from gradlint.analysis.tree import descendants
 
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
 SCALAR_REDUCTIONS = torch_api.methods("reduction", without=("index",)) | torch_api.methods("scalar")
@@ -140,13 +142,21 @@ def number_use(stack: Sequence[cst.CSTNode]) -> Optional[str]:
 class ScalarEvidence:
     """Which expressions hold one number, asked through `FileContext.scalars`."""
 
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, module: Optional[cst.Module] = None) -> None:
+    def __init__(
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        tensors: TensorEvidence,
+        module: Optional[cst.Module] = None,
+        nodes: Optional[NodeIndex] = None,
+    ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
         self.module = module
+        self.nodes = nodes
         self._accumulators: dict[tuple[int, str], Optional[Accumulator]] = {}
-        self._name_uses: dict[int, dict[str, list[NameUse]]] = {}
+        self._name_uses: dict[int, dict[str, list[cst.Name]]] = {}
 
     # -- zero-dim values: losses and full reductions ------------------------------------------
 
@@ -281,8 +291,11 @@ class ScalarEvidence:
         additions: list[cst.Attribute] = []
         reads: list[cst.Subscript] = []
         added = False
-        for node, parents in self._uses_of(name, scope):
-            parent = parents[0] if parents else None
+        nodes = self._nodes_of(scope)
+        for node in self._uses_of(name, scope):
+            if not nodes.contains(_code_of(scope), node):
+                return None  # a use in a nested function, class or lambda
+            parent = nodes.parent(node)
             if isinstance(parent, cst.AugAssign) and parent.target is node:
                 if not isinstance(parent.operator, cst.AddAssign):
                     return None
@@ -292,10 +305,10 @@ class ScalarEvidence:
                 additions.extend(data)
                 added = True
             elif isinstance(parent, cst.AssignTarget) and parent.target is node:
-                if len(parents) < 2 or not _is_number_literal(parents[1].value):
+                if not _is_number_literal(nodes.parent(parent).value):
                     return None
-            elif _zero_index_read(node, parents) is not None:
-                reads.append(_zero_index_read(node, parents))
+            elif _zero_index_read(node, nodes) is not None:
+                reads.append(_zero_index_read(node, nodes))
             else:
                 return None
         return Accumulator(name, tuple(additions), tuple(reads)) if added and reads else None
@@ -306,12 +319,20 @@ class ScalarEvidence:
         values = self.scopes.values_of(name, scope)
         return bool(values) and all(_is_number_literal(value) or isinstance(value, ADDED_FORMS) for value in values)
 
-    def _uses_of(self, name: str, scope: Scope) -> list[NameUse]:
+    def _uses_of(self, name: str, scope: Scope) -> list[cst.Name]:
         """The uses of `name` in `scope`, from an index of all its names built once per scope."""
         uses = self._name_uses.get(id(scope))
         if uses is None:
-            uses = self._name_uses[id(scope)] = _name_uses(scope)
+            uses = self._name_uses[id(scope)] = _name_uses(scope, self._nodes_of(scope))
         return uses.get(name, [])
+
+    def _nodes_of(self, scope: Scope) -> NodeIndex:
+        """The file's node index (an index of `scope` alone when neither it nor the file is given)."""
+        if self.nodes is None:
+            if self.module is None:
+                return NodeIndex(scope)
+            self.nodes = NodeIndex(self.module)
+        return self.nodes
 
     def _added_number(self, value: cst.BaseExpression, scope: Scope) -> Optional[list[cst.Attribute]]:
         """The `.data` nodes of `value` when it adds one number: `loss.data`, `n * loss.data`,
@@ -571,44 +592,48 @@ def _last_name(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
-def _zero_index_read(node: cst.Name, parents: Sequence[cst.CSTNode]) -> Optional[cst.Subscript]:
+def _zero_index_read(node: cst.Name, nodes: NodeIndex) -> Optional[cst.Subscript]:
     """The subscript `node[0]` or `node.data[0]` when `node` is read that way (not written)."""
-    if parents and _is_data(parents[0]) and parents[0].value is node:
-        node, parents = parents[0], parents[1:]
-    if not parents or not isinstance(parents[0], cst.Subscript) or parents[0].value is not node:
+    parent = nodes.parent(node)
+    if _is_data(parent) and parent.value is node:
+        node, parent = parent, nodes.parent(parent)
+    if not isinstance(parent, cst.Subscript) or parent.value is not node:
         return None
-    if not indexes_zero(parents[0]):
+    if not indexes_zero(parent):
         return None
-    written = len(parents) > 1 and (
-        isinstance(parents[1], (cst.AssignTarget, cst.Del)) or (isinstance(parents[1], cst.AugAssign) and parents[1].target is parents[0])
-    )
-    return None if written else parents[0]
+    outer = nodes.parent(parent)
+    written = isinstance(outer, (cst.AssignTarget, cst.Del)) or (isinstance(outer, cst.AugAssign) and outer.target is parent)
+    return None if written else parent
 
 
 # The shapes of what `_added_number` accepts.
 ADDED_FORMS = (cst.Attribute, cst.Call, cst.BinaryOperation)
-NameUse = tuple[cst.Name, tuple[cst.CSTNode, ...]]
 
 
-def _name_uses(scope: Scope) -> dict[str, list[NameUse]]:
-    """Every `Name` node of a scope by name, with its ancestors innermost first; a name used inside
-    a nested function, class or lambda is listed once with no parents (an unknown use)."""
-    uses: dict[str, list[NameUse]] = {}
-    body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
-    pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(statement, ()) for statement in body]
-    while pending:
-        node, parents = pending.pop()
+def _name_uses(scope: Scope, nodes: NodeIndex) -> dict[str, list[cst.Name]]:
+    """Every `Name` node of a scope by name; a name used inside a nested function, class or lambda
+    is listed once as a new node, outside the tree (an unknown use)."""
+    uses: dict[str, list[cst.Name]] = {}
+    subtree = nodes.subtree(_code_of(scope))
+    position = 1  # the scope's block itself is no use
+    while position < len(subtree):
+        node = subtree[position]
         kind = type(node)  # exact types: isinstance on LibCST's ABCs is the slow path of this loop
         if kind is cst.Name:
-            uses.setdefault(node.value, []).append((node, parents))
+            uses.setdefault(node.value, []).append(node)
+        elif kind in DEFINITIONS:
+            start, end = nodes.span(node)
+            for inner in {inner.value for inner in subtree[position : position + end - start + 1] if type(inner) is cst.Name}:
+                uses.setdefault(inner, []).append(cst.Name(inner))
+            position += end - start + 1
             continue
-        if kind in DEFINITIONS:
-            for inner in {inner.value for inner in descendants(node) if type(inner) is cst.Name}:
-                uses.setdefault(inner, []).append((cst.Name(inner), ()))
-            continue
-        inner = (node, *parents)
-        pending.extend((child, inner) for child in iter_children(node))
+        position += 1
     return uses
+
+
+def _code_of(scope: Scope) -> cst.CSTNode:
+    """The block of a function, or the module."""
+    return scope.body if isinstance(scope, cst.FunctionDef) else scope
 
 
 def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str, *, method: bool) -> Optional[cst.BaseExpression]:
@@ -616,21 +641,9 @@ def _argument_for(call: cst.Call, function: cst.FunctionDef, parameter: str, *, 
     a star argument before it, a default, a decorated method)."""
     if method and function.decorators:
         return None
-    positional = [param.name.value for param in (*function.params.posonly_params, *function.params.params)]
-    if method:
-        positional = positional[1:]  # `self`, bound by the attribute call
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == parameter:
-            return arg.value
-    if parameter not in positional:
-        return None
-    position = positional.index(parameter)
-    for index, arg in enumerate(call.args):
-        if arg.star or arg.keyword is not None:
-            return None
-        if index == position:
-            return arg.value
-    return None
+    receiver = (call.func.value if isinstance(call.func, cst.Attribute) else call.func) if method else None  # `self`
+    bound = bind(call, Signature.of(function), receiver)
+    return None if parameter == bound.receiver_parameter else bound.passed(parameter)
 
 
 def _is_range_loop(loop: cst.For) -> bool:

@@ -363,7 +363,7 @@ class LegacyAutogradFunction(Rule):
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        found = legacy_function(node, self.context.module, self.context.imports)
+        found = legacy_function(node, self.context.module, self.context.imports, self.context.nodes)
         if found is None:
             return
         name = node.name.value

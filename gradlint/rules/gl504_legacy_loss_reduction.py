@@ -5,6 +5,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from gradlint.analysis.legacy_losses import legacy_reduction, loss_parameters
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.torch_api.legacy_losses import LEGACY_FLAGS
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
@@ -287,19 +288,8 @@ def _flag_value(node: cst.BaseExpression) -> FlagValue:
 def _named_arguments(call: cst.Call, parameters: tuple[str, ...]) -> Optional[dict[str, cst.Arg]]:
     """The call's arguments by parameter name (`*args` / `**kwargs` are left out); None when the
     call does not fit the signature."""
-    named: dict[str, cst.Arg] = {}
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            continue
-        if arg.keyword is not None:
-            named[arg.keyword.value] = arg
-            continue
-        if position >= len(parameters):
-            return None
-        named[parameters[position]] = arg
-        position += 1
-    return named
+    bound = bind(call, Signature.of_names(parameters))
+    return None if bound.extra_positional or bound.repeated else bound.named
 
 
 def _rewritable(call: cst.Call) -> bool:

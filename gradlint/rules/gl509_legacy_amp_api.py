@@ -13,6 +13,7 @@ from gradlint.analysis.torch_api.amp import (
     SDP_KERNEL_DEPRECATED_SINCE,
     LegacyAmp,
 )
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import indentation, render_at, torch_alias
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
@@ -320,7 +321,7 @@ class LegacyAmpApi(Rule):
         return f'`{old}(...)` is `torch.amp.{legacy.modern}("{legacy.device}", ...)` with keyword arguments {_AMP_DEPRECATED}'
 
     def _amp_fix(self, replaced: cst.BaseExpression, call: cst.Call, legacy: LegacyAmp) -> Optional[FixPlan]:
-        keywords = _by_keyword(call.args, legacy.parameters)
+        keywords = _by_keyword(call, legacy.parameters)
         found = torch_alias(self.context)
         if keywords is None or found is None:
             return None
@@ -360,22 +361,20 @@ class LegacyAmpApi(Rule):
         return self.safe_fix(f"Replace with `{snippet(self.context.code_for(replacement), 100)}`", *changes, Replace(node, replacement))
 
 
-def _by_keyword(args: Sequence[cst.Arg], parameters: tuple[str, ...]) -> Optional[list[cst.Arg]]:
+def _by_keyword(call: cst.Call, parameters: tuple[str, ...]) -> Optional[list[cst.Arg]]:
     """The arguments with the positional ones named after the legacy signature; None when that
     cannot be done (`*args`, `**kwargs`, more positional arguments than the signature has). The
     decorated function of `custom_fwd(f)` stays positional: it is first in both signatures."""
+    bound = bind(call, Signature.of_names(parameters))
+    if bound.starred or bound.extra_positional:
+        return None
+    slot_of = {id(arg): name for name, arg in bound.named.items()}
     named: list[cst.Arg] = []
-    for index, arg in enumerate(args):
-        if arg.star:
-            return None
-        if arg.keyword is not None:
-            named.append(arg)
-        elif index >= len(parameters):
-            return None
-        elif parameters[index] in ("fwd", "bwd"):
+    for arg in call.args:
+        if arg.keyword is not None or slot_of[id(arg)] in ("fwd", "bwd"):
             named.append(arg)
         else:
-            named.append(arg.with_changes(keyword=cst.Name(parameters[index]), equal=_EQUAL))
+            named.append(arg.with_changes(keyword=cst.Name(slot_of[id(arg)]), equal=_EQUAL))
     return named
 
 
@@ -409,12 +408,12 @@ def _with_commas(args: list[cst.Arg], call: cst.Call) -> list[cst.Arg]:
 def _sdp_flags(node: cst.Call) -> Optional[dict[str, bool]]:
     """The four flags of an `sdp_kernel(...)` call when each is a literal or left to its default."""
     flags = dict.fromkeys(SDP_FLAGS, True)
-    for index, arg in enumerate(node.args):
-        if arg.star:
-            return None
-        name = arg.keyword.value if arg.keyword is not None else (SDP_FLAGS[index] if index < len(SDP_FLAGS) else None)
+    bound = bind(node, Signature.of_names(SDP_FLAGS))
+    if bound.starred or bound.extra_positional or bound.unknown_keywords:
+        return None
+    for name, arg in bound.named.items():
         value = arg.value
-        if name not in flags or not (isinstance(value, cst.Name) and value.value in ("True", "False")):
+        if not (isinstance(value, cst.Name) and value.value in ("True", "False")):
             return None
         flags[name] = value.value == "True"
     return flags
