@@ -24,7 +24,7 @@ FILES = sorted(
     [
         *ROOT.glob("fixtures/GL[1-9]*/bad.py"),
         *ROOT.glob("examples/legacy/*.py"),
-        ROOT / "gradlint" / "model.py",
+        ROOT / "gradlint" / "model" / "__init__.py",
         ROOT / "gradlint" / "cli.py",
     ]
 )
