@@ -426,11 +426,12 @@ class _ReadWalk:
             self._read_parameters(definition.params)
             if definition.returns is not None:
                 self._read(definition.returns)
-        scope = self.scopes.by_node[id(definition)]
-        self._push(scope, _entry_state(scope))
-        if self.frames[-1].reading or scope.walked:
-            self._block(suite_statements(definition.body))
-        self.frames.pop()
+        scope = self.scopes.by_node.get(id(definition))
+        if scope is not None:  # else not a statement the import map read: nothing in it is followed
+            self._push(scope, _entry_state(scope))
+            if self.frames[-1].reading or scope.walked:
+                self._block(suite_statements(definition.body))
+            self.frames.pop()
         self._bind(definition)
 
     def _class(self, definition: cst.ClassDef) -> None:
@@ -439,11 +440,12 @@ class _ReadWalk:
                 self._read(decorator.decorator)
             for argument in (*definition.bases, *definition.keywords):
                 self._read(argument.value)
-        scope = self.scopes.by_node[id(definition)]
-        self._push(scope, {name: _UNBOUND_ONLY for name in scope.followed})
-        if self.frames[-1].reading or scope.walked:
-            self._block(suite_statements(definition.body))
-        self.frames.pop()
+        scope = self.scopes.by_node.get(id(definition))
+        if scope is not None:  # else not a statement the import map read: nothing in it is followed
+            self._push(scope, {name: _UNBOUND_ONLY for name in scope.followed})
+            if self.frames[-1].reading or scope.walked:
+                self._block(suite_statements(definition.body))
+            self.frames.pop()
         self._bind(definition)
 
     def _lambda(self, node: cst.Lambda) -> None:
