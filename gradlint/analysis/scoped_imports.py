@@ -11,8 +11,9 @@ name in the scope it finds it in.
 
 `ImportScopes` holds each scope's bindings, collected while the import map reads the file's
 statements. Only names that need it are followed (bound in a function or class body, or bound at
-module level to different things, and imported somewhere in the file); `reads_of` finds their reads
-in one walk of the code that can see such a binding, on the first question. A shared scope model
+module level to different things, and imported or aliased to an import somewhere in the file);
+`ImportScopes.reads` finds their reads in one walk of the code that can see such a binding, on the
+first question. A shared scope model
 with reaching definitions can take this module's place: the import map only needs, for each read,
 the binding values that can reach it (`Reads`), and turns them into a qualified name.
 """
