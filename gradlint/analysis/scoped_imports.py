@@ -11,8 +11,9 @@ name in the scope it finds it in.
 
 `ImportScopes` holds each scope's bindings, collected while the import map reads the file's
 statements. Only names that need it are followed (bound in a function or class body, or bound at
-module level to different things, and imported somewhere in the file); `reads_of` finds their reads
-in one walk of the code that can see such a binding, on the first question. A shared scope model
+module level to different things, and imported or aliased to an import somewhere in the file);
+`ImportScopes.reads` finds their reads in one walk of the code that can see such a binding, on the
+first question. A shared scope model
 with reaching definitions can take this module's place: the import map only needs, for each read,
 the binding values that can reach it (`Reads`), and turns them into a qualified name.
 """
@@ -426,11 +427,12 @@ class _ReadWalk:
             self._read_parameters(definition.params)
             if definition.returns is not None:
                 self._read(definition.returns)
-        scope = self.scopes.by_node[id(definition)]
-        self._push(scope, _entry_state(scope))
-        if self.frames[-1].reading or scope.walked:
-            self._block(suite_statements(definition.body))
-        self.frames.pop()
+        scope = self.scopes.by_node.get(id(definition))
+        if scope is not None:  # else not a statement the import map read: nothing in it is followed
+            self._push(scope, _entry_state(scope))
+            if self.frames[-1].reading or scope.walked:
+                self._block(suite_statements(definition.body))
+            self.frames.pop()
         self._bind(definition)
 
     def _class(self, definition: cst.ClassDef) -> None:
@@ -439,11 +441,12 @@ class _ReadWalk:
                 self._read(decorator.decorator)
             for argument in (*definition.bases, *definition.keywords):
                 self._read(argument.value)
-        scope = self.scopes.by_node[id(definition)]
-        self._push(scope, {name: _UNBOUND_ONLY for name in scope.followed})
-        if self.frames[-1].reading or scope.walked:
-            self._block(suite_statements(definition.body))
-        self.frames.pop()
+        scope = self.scopes.by_node.get(id(definition))
+        if scope is not None:  # else not a statement the import map read: nothing in it is followed
+            self._push(scope, {name: _UNBOUND_ONLY for name in scope.followed})
+            if self.frames[-1].reading or scope.walked:
+                self._block(suite_statements(definition.body))
+            self.frames.pop()
         self._bind(definition)
 
     def _lambda(self, node: cst.Lambda) -> None:
