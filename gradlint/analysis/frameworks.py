@@ -1,4 +1,4 @@
-"""Which array frameworks besides PyTorch a file uses: their tensors share method names with torch's."""
+"""Which array frameworks a file uses: PyTorch itself, and the others whose tensors share method names with torch's."""
 
 from __future__ import annotations
 
@@ -10,3 +10,8 @@ OTHER_TENSOR_FRAMEWORKS = ("tensorflow", "keras", "jax", "mxnet", "paddle", "cup
 
 def imports_other_tensor_framework(imports: ImportMap) -> bool:
     return any(imported.target.split(".", 1)[0] in OTHER_TENSOR_FRAMEWORKS for imported in imports.imports)
+
+
+def imports_torch(imports: ImportMap) -> bool:
+    """The file imports torch or one of its modules."""
+    return any(imported.target.split(".", 1)[0] == "torch" for imported in imports.imports)
