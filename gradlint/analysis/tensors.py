@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
-from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch
+from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch, is_other_library
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
@@ -177,10 +177,16 @@ class TensorEvidence:
 
     def contradicts_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """Evidence against `node` being a tensor, whatever names or other analyses say: it is a
-        Python number, or the file is not torch code (it never imports torch, or imports another
-        tensor framework). A name that looks like a tensor's (`output_node`, `loss`) in a file that
-        never imports torch is more often something else: a template node, a sympy or numpy object."""
-        return not self._torch_code or self.is_python_number(node, scope)
+        Python number, it is made by another array library (`ma.masked_array(...)`, directly or
+        through a binding of its name), or the file is not torch code (it never imports torch, or
+        imports another tensor framework). A name that looks like a tensor's (`output_node`,
+        `loss`) in a file that never imports torch is more often something else: a template node,
+        a sympy or numpy object."""
+        return not self._torch_code or self.is_python_number(node, scope) or self._made_by_other_library(node, scope)
+
+    def _made_by_other_library(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        values = self.scopes.values_of(node.value, scope) if isinstance(node, cst.Name) else [node]
+        return any(isinstance(value, cst.Call) and is_other_library(self.imports.qualified_name(value.func) or "") for value in values)
 
     @cached_property
     def _torch_code(self) -> bool:
