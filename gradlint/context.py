@@ -71,7 +71,7 @@ class FileContext:
 
     @cached_property
     def tensors(self) -> TensorEvidence:
-        return TensorEvidence(self.imports, self.scopes, self.module, self.text, summaries=lambda: self.functions)
+        return TensorEvidence(self.imports, self.scopes, self.module, self.text, self.function_table, lambda: self.functions)
 
     @cached_property
     def scalars(self) -> ScalarEvidence:

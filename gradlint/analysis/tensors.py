@@ -26,7 +26,7 @@ from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, ent
 from gradlint.analysis.tree import descendants
 
 if TYPE_CHECKING:
-    from gradlint.analysis.functions import FunctionSummaries
+    from gradlint.analysis.functions import FunctionSummaries, FunctionTable
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
 TENSOR_ONLY_METHODS = frozenset(
@@ -158,13 +158,17 @@ class TensorEvidence:
         scopes: ScopeTable,
         module: Optional[cst.Module] = None,
         source: Optional[str] = None,
+        table: Optional["FunctionTable"] = None,
         summaries: Optional[Callable[[], "FunctionSummaries"]] = None,
     ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
         self.source = source  # the file's text, when known (generating it from `module` is slow)
-        # What the file's own functions return; built after this evidence (they ask it), so given lazily.
+        # Which of the file's functions a call runs, and what they return: the summaries are built
+        # after this evidence (they ask it), so they are given lazily and asked only about calls
+        # the table resolves.
+        self._table = table
         self._summaries = summaries
         self._argument_uses: dict[int, frozenset[str]] = {}
         self._numbers: dict[tuple[int, str], bool] = {}
@@ -292,10 +296,10 @@ class TensorEvidence:
 
     def returns_number(self, call: cst.Call, scope: Optional[Scope]) -> bool:
         """`call` runs a function of this file whose every `return` gives a Python number."""
-        if self._summaries is None:
+        if self._table is None or self._summaries is None:
             return False
-        summary = self._summaries().of_call(call, scope)
-        return summary is not None and summary.returns_number
+        function = self._table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        return function is not None and self._summaries().of(function).returns_number
 
     def _call_is_tensor(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
         qualified = self.imports.qualified_name(call.func)
