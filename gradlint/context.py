@@ -79,7 +79,7 @@ class FileContext:
 
     @cached_property
     def tensors(self) -> TensorEvidence:
-        return TensorEvidence(self.imports, self.scopes, self.module, self.text)
+        return TensorEvidence(self.imports, self.scopes, self.module, self.text, self.function_table, self._returns_only_numbers)
 
     @cached_property
     def scalars(self) -> ScalarEvidence:
@@ -113,6 +113,9 @@ class FileContext:
     @cached_property
     def function_table(self) -> FunctionTable:
         return FunctionTable.build(self.module)
+
+    def _returns_only_numbers(self, function: cst.FunctionDef) -> bool:
+        return self.functions.of(function).returns_number
 
     @cached_property
     def functions(self) -> FunctionSummaries:

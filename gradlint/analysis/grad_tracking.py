@@ -73,10 +73,13 @@ class GradEvidence:
             if method in KEEPS_HISTORY:
                 return self.carries_grad(func.value, scope, depth + 1)
             name = func.attr.value
-            return bool(MODEL_CALLEE.match(name) or CRITERION.match(name)) and _rooted_in_self(func.value)
-        if isinstance(func, cst.Name):
-            return bool(CRITERION.match(func.value) or MODEL_CALLEE.match(func.value))
-        return False
+            named = bool(MODEL_CALLEE.match(name) or CRITERION.match(name)) and _rooted_in_self(func.value)
+        elif isinstance(func, cst.Name):
+            named = bool(CRITERION.match(func.value) or MODEL_CALLEE.match(func.value))
+        else:
+            return False
+        # A name says "loss" or "model"; the file's own function may say it returns a Python number.
+        return named and not self.tensors.returns_number(call, scope)
 
     def _torch_function(self, qualified: str, call: cst.Call, scope, depth: int) -> bool:
         if qualified == "torch.autograd.Variable" or qualified in REQUIRES_GRAD_FACTORIES:

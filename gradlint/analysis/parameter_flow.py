@@ -525,10 +525,6 @@ class ParameterFlow:
         return last not in PARAMETERLESS_LAYERS
 
 
-def imports_torch(imports: ImportMap) -> bool:
-    return any(imported.target.split(".", 1)[0] == "torch" for imported in imports.imports)
-
-
 def scopes_of(module: cst.Module) -> Iterator[Scope]:
     """The module and every function of it, methods included."""
     yield module

@@ -181,7 +181,8 @@ class ScalarEvidence:
             return qualified.startswith("torch.") and short in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and len(call.args) == 1
         func = call.func
         if isinstance(func, cst.Name):
-            return bool(CRITERION.match(func.value)) or self._is_reducing_loss_module(func.value, scope)
+            named = bool(CRITERION.match(func.value)) and not self.tensors.returns_number(call, scope)
+            return named or self._is_reducing_loss_module(func.value, scope)
         if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and not call.args:
             return self.tensors.is_tensor(func.value, scope, depth + 1)
         if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
@@ -210,6 +211,8 @@ class ScalarEvidence:
             return bool(tensor_values) and all(self.is_scalar(value, scope, depth + 1) for value in tensor_values)
         if any(self.is_scalar(value, scope, depth + 1) for value in values):
             return True
+        if values and all(self.tensors.is_python_number(value, scope) for value in values):
+            return False  # a Python number named like a loss (`loss = total / n` of `.item()`s) is no tensor
         return bool(LOSS_VALUE.match(name))
 
     # -- one-element values: sampled actions, the argmax of one row, `torch.Tensor([v])` ---------

@@ -71,6 +71,12 @@ class FunctionSummary:
         return any(self._owner.carries_grad(value, self.function) for value in self.returns)
 
     @cached_property
+    def returns_number(self) -> bool:
+        """Every `return` gives a Python number (`.item()`, `float(...)`, a sum of `.item()`s, a
+        total of such numbers), so its callers never receive a tensor from it."""
+        return self._owner.all_returns_numbers(self)
+
+    @cached_property
     def returns_graphless(self) -> bool:
         """Every value it returns was computed with autograd off (a no-grad decorator, or a no-grad
         block around the `return` or around every assignment of the returned name), so none has a graph."""
@@ -144,6 +150,7 @@ class FunctionSummaries:
         self.training = training
         self._summaries: dict[int, FunctionSummary] = {}
         self._returning: set[int] = set()  # functions whose `returns_grad` is being computed (recursion)
+        self._numbering: set[int] = set()  # functions whose `returns_number` is being computed (recursion)
 
     def of(self, function: cst.FunctionDef) -> FunctionSummary:
         found = self._summaries.get(id(function))
@@ -161,6 +168,25 @@ class FunctionSummaries:
         return [self.of(function) for function in self.table.all if function.name.value == name]
 
     # -- facts used by the summaries --------------------------------------------------------
+
+    def all_returns_numbers(self, summary: FunctionSummary) -> bool:
+        """`summary.returns_number`: a plain function (not a coroutine, a generator, nor wrapped by a
+        decorator that may change its result) whose returns the tensor evidence calls numbers."""
+        function = summary.function
+        if self.grads is None or not summary.returns or id(function) in self._numbering or function.asynchronous is not None:
+            return False  # in a recursion: unknown
+        plain = ("staticmethod", "classmethod")
+        if not all(
+            (isinstance(d.decorator, cst.Name) and d.decorator.value in plain) or disables_grad(d.decorator, self.imports)
+            for d in function.decorators
+        ):
+            return False
+        self._numbering.add(id(function))
+        try:
+            numbers = all(self.grads.tensors.is_python_number(value, function) for value in summary.returns)
+        finally:
+            self._numbering.discard(id(function))
+        return numbers and not any(isinstance(node, cst.Yield) for node in descendants(function.body))
 
     def carries_grad(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
         if isinstance(value, cst.Call):

@@ -1,24 +1,33 @@
-"""Is an expression evidently a torch tensor? Conservative: 'unknown' counts as 'no'.
+"""Is an expression evidently a torch tensor, or evidently a Python number? Conservative: 'unknown' counts as 'no'.
 
-Evidence: results of torch functions, tensor-only methods, criterion and model calls, `.grad`,
-`Variable(...)`, and names bound (in the same function) to any of those or named like a loss.
-Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
+Evidence of a tensor: results of torch functions, tensor-only methods, criterion and model calls,
+`.grad`, `Variable(...)`, and names bound (in the same function) to any of those or named like a
+loss. Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
 containers and module paths such as `torch.utils.data`.
+
+Evidence of a Python number (which outweighs a name: `loss = compute_loss(...)` that returns
+`total += l.item()` is a float): number literals, `.item()`, `float(...)`, `int(...)`, `len(...)`,
+`math` functions, sums and arithmetic of numbers, names bound only to numbers, and calls of the
+file's own functions whose every `return` is one.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
 from gradlint.analysis import torch_api
+from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch, is_other_library
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
 from gradlint.analysis.tree import descendants
+
+if TYPE_CHECKING:
+    from gradlint.analysis.functions import FunctionTable
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
 TENSOR_ONLY_METHODS = torch_api.methods("distinctive")
@@ -70,12 +79,50 @@ NON_TENSOR_ROOTS = frozenset(
 
 
 class TensorEvidence:
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, module: Optional[cst.Module] = None, source: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        module: Optional[cst.Module] = None,
+        source: Optional[str] = None,
+        table: Optional["FunctionTable"] = None,
+        # Whether a function of the file returns only Python numbers (its summary's answer).
+        returns_only_numbers: Optional[Callable[[cst.FunctionDef], bool]] = None,
+    ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
         self.source = source  # the file's text, when known (generating it from `module` is slow)
+        # Which of the file's functions a call runs, and what they return: the summaries are built
+        # after this evidence (they ask it), so they are given lazily and asked only about calls
+        # the table resolves.
+        self._table = table
+        self._returns_only_numbers = returns_only_numbers
         self._argument_uses: dict[int, frozenset[str]] = {}
+        self._numbers: dict[tuple[int, str], bool] = {}
+        self._numbers_pending: set[tuple[int, str]] = set()  # names being followed (`total = total + x`)
+
+    def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so and
+        nothing contradicts it (see `contradicts_tensor`)."""
+        return self.is_tensor(node, scope) and not self.contradicts_tensor(node, scope)
+
+    def contradicts_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """Evidence against `node` being a tensor, whatever names or other analyses say: it is a
+        Python number, it is made by another array library (`ma.masked_array(...)`, directly or
+        through a binding of its name), or the file is not torch code (it never imports torch, or
+        imports another tensor framework). A name that looks like a tensor's (`output_node`,
+        `loss`) in a file that never imports torch is more often something else: a template node,
+        a sympy or numpy object."""
+        return not self._torch_code or self.is_python_number(node, scope) or self._made_by_other_library(node, scope)
+
+    def _made_by_other_library(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        values = self.scopes.values_of(node.value, scope) if isinstance(node, cst.Name) else [node]
+        return any(isinstance(value, cst.Call) and is_other_library(self.imports.qualified_name(value.func) or "") for value in values)
+
+    @cached_property
+    def _torch_code(self) -> bool:
+        return imports_torch(self.imports) and not imports_other_tensor_framework(self.imports)
 
     def is_tensor(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
         if depth > 8:
@@ -94,6 +141,94 @@ class TensorEvidence:
             return self._name_is_tensor(node.value, scope, depth)
         return False
 
+    # -- Python numbers ---------------------------------------------------------------------
+
+    def is_python_number(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
+        """`node` evidently evaluates to a Python `int` or `float`, never a tensor."""
+        if depth > 8:
+            return False
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, (cst.Minus, cst.Plus)) and self.is_python_number(node.expression, scope, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return (
+                not isinstance(node.operator, cst.MatrixMultiply)
+                and self.is_python_number(node.left, scope, depth + 1)
+                and self.is_python_number(node.right, scope, depth + 1)
+            )
+        if isinstance(node, cst.IfExp):
+            return self.is_python_number(node.body, scope, depth + 1) and self.is_python_number(node.orelse, scope, depth + 1)
+        if isinstance(node, cst.Attribute):
+            return (self.imports.qualified_name(node) or "").startswith("math.")  # `math.pi`
+        if isinstance(node, cst.Call):
+            return self._call_is_number(node, scope, depth)
+        if isinstance(node, cst.Name):
+            return self._name_is_number(node.value, scope, depth)
+        return False
+
+    def _call_is_number(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
+            return True
+        qualified = self.imports.qualified_name(func)
+        if qualified is not None:
+            return qualified.startswith("math.")
+        if not isinstance(func, cst.Name):
+            return self.returns_number(call, scope)  # `self.mean_loss(...)`
+        if func.value in NUMBER_BUILTINS:
+            return True
+        if func.value in NUMBER_COMBINING_BUILTINS:
+            # `sum(l.item() for l in losses)`; `sum(losses)` of tensors is a tensor.
+            arguments = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            return bool(arguments) and all(self._all_numbers(argument, scope, depth) for argument in arguments)
+        return self.returns_number(call, scope)
+
+    def _all_numbers(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        """`node` is a number, or an iterable written out as numbers (`[a.item(), b]`, a generator of `.item()`)."""
+        if isinstance(node, (cst.GeneratorExp, cst.ListComp)):
+            return self.is_python_number(node.elt, scope, depth + 1)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return bool(node.elements) and all(
+                not isinstance(element, cst.StarredElement) and self.is_python_number(element.value, scope, depth + 1)
+                for element in node.elements
+            )
+        return self.is_python_number(node, scope, depth + 1)
+
+    def _name_is_number(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        """Every binding of `name` in `scope` is a number (`total = 0.0`, `total += loss.item()`,
+        `total = total + n`), or it counts the positions of a `range` or `enumerate`."""
+        if scope is None or self.imports.is_imported(name) or name in ("True", "False", "None"):
+            return False
+        key = (id(scope), name)
+        if key in self._numbers:
+            return self._numbers[key]
+        if key in self._numbers_pending:
+            return True  # `total = total + x`: the other bindings decide
+        bindings = self.scopes.of(scope)
+        sources = bindings.loop_sources.get(name, [])
+        values = bindings.assigned(name)
+        if (name in bindings.opaque and not sources) or name in bindings.unpacked or not (values or sources):
+            found = False
+        else:
+            self._numbers_pending.add(key)
+            try:
+                found = all(_counts(source, position) for source, position in sources) and all(
+                    self.is_python_number(value, scope, depth + 1) for value in values
+                )
+            finally:
+                self._numbers_pending.discard(key)
+        if not self._numbers_pending:  # not decided under an assumption about another name
+            self._numbers[key] = found
+        return found
+
+    def returns_number(self, call: cst.Call, scope: Optional[Scope]) -> bool:
+        """`call` runs a function of this file whose every `return` gives a Python number."""
+        if self._table is None or self._returns_only_numbers is None:
+            return False
+        function = self._table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        return function is not None and self._returns_only_numbers(function)
+
     def _call_is_tensor(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
         qualified = self.imports.qualified_name(call.func)
         if qualified is not None:
@@ -107,7 +242,7 @@ class TensorEvidence:
                 return self.is_tensor(func.value, scope, depth + 1)
             return False
         if isinstance(func, cst.Name):
-            return bool(CRITERION.match(func.value) or MODEL_CALL.match(func.value))
+            return bool(CRITERION.match(func.value) or MODEL_CALL.match(func.value)) and not self.returns_number(call, scope)
         return False
 
     def _name_is_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
@@ -132,6 +267,8 @@ class TensorEvidence:
             return True
         if not values and isinstance(scope, cst.FunctionDef) and name in self._arguments_used_as_tensors(scope):
             return True
+        if values and all(self.is_python_number(value, scope, depth + 1) for value in values):
+            return False  # `loss = compute_loss(...)` where the function returns a float
         return bool(TENSOR_VALUE.search(name))
 
     def is_bound_to_tensor(self, name: str, scope: Optional[Scope], depth: int = 0) -> bool:
@@ -245,6 +382,19 @@ class TensorEvidence:
     def _is_module_path(self, node: cst.BaseExpression) -> bool:
         qualified = self.imports.qualified_name(node)
         return qualified is not None
+
+
+# Builtins whose result is a Python number whatever they are given (`float(loss)`, `len(loader)`).
+NUMBER_BUILTINS = frozenset({"float", "int", "len"})
+# Builtins whose result is a Python number when what they combine is (`sum(losses)` of tensors is a tensor).
+NUMBER_COMBINING_BUILTINS = frozenset({"sum", "abs", "round", "max", "min"})
+
+
+def _counts(iterable: cst.BaseExpression, position: Optional[int]) -> bool:
+    """The loop target counts: `i` of `for i in range(n)`, or of `for i, x in enumerate(xs)`."""
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+        return False
+    return (iterable.func.value == "range" and position is None) or (iterable.func.value == "enumerate" and position == 0)
 
 
 # Methods a module shares with tensors (in place on a module, returning it).

@@ -50,7 +50,9 @@ class LegacyScalarIndex(Rule):
     last digits of a long sum may differ, printed values with a few decimals do not).
     On one-element values the fix is safe where the result is the same (`int(...)`, `float(...)`,
     `str.format` and f-string arguments) and unsafe elsewhere: the original still runs and gives a
-    0-dim tensor (or a numpy scalar), the fix gives the number the code meant.
+    0-dim tensor (or a numpy scalar), the fix gives the number the code meant. In a file that
+    never imports torch, where a value is one number only by its name (`cost.data[0]` of a record
+    whose `.data` is a list), the fix is unsafe: `.item()` raises on such objects.
 
     ## Known limits
     Only expressions that evidently hold one number are reported: losses (criterion calls,
@@ -285,6 +287,17 @@ class LegacyScalarIndex(Rule):
             """,
             message="gives a 0-dim tensor, not a number",
         ),
+        # One number only by its name, in a file that never imports torch: `.item()` is unsafe.
+        Invalid(
+            """
+            cost = Result([0.5])
+            print(cost.data[0])
+            """,
+            """
+            cost = Result([0.5])
+            print(cost.item())
+            """,
+        ),
     )
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -299,7 +312,9 @@ class LegacyScalarIndex(Rule):
             return
         replacement = method_call_on(read.value, "item")
         title = f"Replace with `{snippet(self.context.code_for(replacement), 60)}`"
-        fix = (self.safe_fix if read.exact else self.unsafe_fix)(title, Replace(node, replacement))
+        # A one-number tensor by the scalar evidence; `.item()` raises on an object that only reads like one.
+        exact = read.exact and not self.context.tensors.contradicts_tensor(read.value, self.context.scope())
+        fix = (self.safe_fix if exact else self.unsafe_fix)(title, Replace(node, replacement))
         template = _MESSAGE if read.kind is Kind.ZERO_DIM else _NUMPY_SCALAR if read.data is not node.value else _ZERO_DIM_RESULT
         self.report(node, template.format(read=shown, expr=snippet(self.context.code_for(read.value), 40, "x")), fix)
 
@@ -307,7 +322,9 @@ class LegacyScalarIndex(Rule):
         # Every read and every addition in one fix: the sum is a tensor or a number, never both.
         changes = [Replace(read, cst.Name(accumulator.name)) for read in accumulator.reads]
         changes += [Replace(data, method_call_on(data.value, "item")) for data in accumulator.additions]
-        fix = self.safe_fix(f"Accumulate `.item()` and read `{accumulator.name}`", *changes)
+        scope = self.context.scope()
+        known = not any(self.context.tensors.contradicts_tensor(data.value, scope) for data in accumulator.additions)
+        fix = (self.safe_fix if known else self.unsafe_fix)(f"Accumulate `.item()` and read `{accumulator.name}`", *changes)
         self.report(node, _ACCUMULATOR.format(read=shown, name=accumulator.name), fix)
 
     def _is_written(self) -> bool:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.data_attr import data_nodes, init_on_data, inplace_data_update, under_no_grad
 from gradlint.fix.builders import StripData, consecutive_runs, indentation, render_at, torch_alias, wrap_in_no_grad
-from gradlint.fix.plan import Applicability, Availability, Replace, ReplaceLines
+from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, Replace, ReplaceLines
 from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = (
@@ -52,7 +52,9 @@ class DataInplaceUpdate(Rule):
     `p.grad.data` becomes `p.grad`). The results are bitwise equal (five SGD forms checked); the
     only difference is that an update of a tensor a live graph still needs now raises instead of
     silently corrupting gradients. `nn.init` functions already run without grad, so only `.data`
-    is dropped there.
+    is dropped there. Unsafe where a receiver is a tensor only by its name in a file that never
+    imports torch: on a numpy masked array, `a.data[mask] = 0` writes the data under the mask and
+    `a[mask] = 0` the masked array.
 
     ## Known limits
     An update that shares its line with another statement (`loss = f(x); w.data.zero_()`) is
@@ -72,7 +74,7 @@ class DataInplaceUpdate(Rule):
     severity = Severity.WARNING
     migration = "data"
     fix_availability = Availability.SOMETIMES
-    fix_applicabilities = (Applicability.SAFE,)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = (".data",)
 
     VALID = (
@@ -316,6 +318,20 @@ class DataInplaceUpdate(Rule):
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
+        # A tensor only by its name in a file that never imports torch (a numpy masked array has a
+        # `.data` too): the fix is unsafe.
+        Invalid(
+            """
+            def clear(output, mask):
+                output.data[mask] = 0
+            """,
+            """
+            import torch
+            def clear(output, mask):
+                with torch.no_grad():
+                    output[mask] = 0
+            """,
+        ),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -356,7 +372,8 @@ class DataInplaceUpdate(Rule):
         if found is None:
             return None
         alias, changes = found
-        strip = StripData({id(n) for small in suite.body for n in data_nodes(self.context, small)})
+        datas = [n for small in suite.body for n in data_nodes(self.context, small)]
+        strip = StripData({id(n) for n in datas})
         inner = cst.SimpleStatementLine(body=[small.visit(strip) for small in suite.body], trailing_whitespace=suite.trailing_whitespace)
         no_grad = cst.With(
             items=[cst.WithItem(cst.Call(cst.Attribute(cst.Name(alias), cst.Name("no_grad"))))],
@@ -365,7 +382,7 @@ class DataInplaceUpdate(Rule):
         rewritten = owner.with_changes(body=cst.IndentedBlock([no_grad]), leading_lines=())
         text = render_at(self.context, rewritten, indentation(self.context, stack[:-2]))
         changes.append(ReplaceLines(owner, owner, text))
-        return self.safe_fix("Update under `torch.no_grad()` without `.data`", *changes)
+        return self._plan("Update under `torch.no_grad()` without `.data`", changes, datas)
 
     def _check_block(self, body: Sequence[cst.CSTNode]) -> None:
         for group in consecutive_runs(body, self._is_update_line):
@@ -385,8 +402,8 @@ class DataInplaceUpdate(Rule):
             return
         fix = None
         if under_no_grad(self.context, [*self.context.stack, updates[0]]):
-            changes = [Replace(n, n.value) for small in updates for n in data_nodes(self.context, small)]
-            fix = self.safe_fix("Drop `.data` (already under no_grad)", *changes)
+            datas = [n for small in updates for n in data_nodes(self.context, small)]
+            fix = self._plan("Drop `.data` (already under no_grad)", [Replace(n, n.value) for n in datas], datas)
         for small in updates:
             self.report(small, _MESSAGE, fix)
 
@@ -399,10 +416,17 @@ class DataInplaceUpdate(Rule):
     def _fix(self, group: list[cst.SimpleStatementLine]):
         stack = self.context.stack
         strip = lambda line: line.visit(StripData({id(n) for n in data_nodes(self.context, line)}))  # noqa: E731
+        datas = [n for line in group for n in data_nodes(self.context, line)]
         if under_no_grad(self.context, [*stack, group[0]]):
-            changes = [Replace(n, n.value) for line in group for n in data_nodes(self.context, line)]
-            return self.safe_fix("Drop `.data` (already under no_grad)", *changes)
+            return self._plan("Drop `.data` (already under no_grad)", [Replace(n, n.value) for n in datas], datas)
         changes = wrap_in_no_grad(self.context, group, stack, strip)
         if changes is None:
             return None
-        return self.safe_fix("Update under `torch.no_grad()` without `.data`", *changes)
+        return self._plan("Update under `torch.no_grad()` without `.data`", changes, datas)
+
+    def _plan(self, title: str, changes: Sequence[Change], datas: Sequence[cst.Attribute]) -> FixPlan:
+        """Safe only when every `.data` receiver is evidently a tensor: on another object (a numpy
+        masked array) dropping `.data` writes somewhere else."""
+        scope = self.context.scope()
+        known = all(self.context.tensors.is_known_tensor(data.value, scope) for data in datas)
+        return (self.safe_fix if known else self.unsafe_fix)(title, *changes)

@@ -46,7 +46,10 @@ class DataRead(Rule):
     ## Fix safety
     Safe: `.data` becomes `.detach()` (`x.grad.data` becomes `x.grad`, which needs neither). The
     values, storage, dtype and `requires_grad=False` are the same; the only change is that an
-    illegal in-place mutation now raises instead of silently corrupting gradients.
+    illegal in-place mutation now raises instead of silently corrupting gradients. Where the
+    receiver is a tensor only by its name (`output_node.data`) in a file that never imports torch,
+    or is a Python number, every fix below is unsafe: other objects have a `.data` too (a template
+    node's string, a numpy masked array), and `.detach()` raises on them.
 
     `.data` is simply dropped where `.detach()` would add nothing: a metadata read of any tensor
     (`x.data.size()`, `.shape`, `.dim()`, `.numel()`, `.dtype`, `.device`, `.is_cuda`), and a value
@@ -388,6 +391,22 @@ class DataRead(Rule):
             message="`.data` gives a view that autograd does not track",
             fix_title="Replace with `seq.detach()`",
         ),
+        # A file that never imports torch: the receiver is a tensor only by its name (jinja2's
+        # `output_node` is a template node, its `.data` a string), so the fix is unsafe.
+        Invalid(
+            """
+            def visit_output(nodes):
+                for output_node in nodes:
+                    if output_node.data.isspace():
+                        continue
+            """,
+            """
+            def visit_output(nodes):
+                for output_node in nodes:
+                    if output_node.detach().isspace():
+                        continue
+            """,
+        ),
     )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -403,11 +422,9 @@ class DataRead(Rule):
             replacement = method_call_on(receiver, "detach")
         text = self.context.code_for(replacement)
         removal = remove_line(self.context, self.context.stack[:-1], lambda line: False) if self._rebinds_itself(replacement) else None
-        fix = (
-            self.safe_fix("Remove the rebinding to itself", *removal)
-            if removal
-            else self.safe_fix(f"Replace with `{text}`", Replace(node, replacement))
-        )
+        # Other objects have a `.data` too (a template node, a masked array): safe only on evidence of a tensor.
+        make = self.safe_fix if self.context.tensors.is_known_tensor(receiver, self.context.scope()) else self.unsafe_fix
+        fix = make("Remove the rebinding to itself", *removal) if removal else make(f"Replace with `{text}`", Replace(node, replacement))
         self.report(node, _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"), fix)
 
     def visit_Call(self, node: cst.Call) -> None:

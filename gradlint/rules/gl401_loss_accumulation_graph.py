@@ -52,11 +52,16 @@ class LossAccumulationGraph(Rule):
     ```
 
     ## Fix safety
-    Safe: `.detach()` gives the same value, dtype and device, and a tensor stays a tensor; only the
-    graph is dropped. (`.item()` would change the type to a Python float.)
+    Safe where the added value is evidently a tensor in torch code: `.detach()` gives the same
+    value, dtype and device, and a tensor stays a tensor; only the graph is dropped. (`.item()`
+    would change the type to a Python float.) Unsafe where only the evidence of a graph says so (a
+    method of another file named like a loss, `self.compute_loss(x, y)`, or a file that never
+    imports torch): `.detach()` raises AttributeError on anything but a tensor.
 
     ## Known limits
-    Not reported: accumulation under `torch.no_grad()` (or a decorator named like it, such as
+    Not reported: Python numbers, which keep no graph (a helper of the file that returns
+    `float(...)`, a sum of `.item()`s or a total of them, also when the caller names its result
+    `loss`), accumulation under `torch.no_grad()` (or a decorator named like it, such as
     `@smart_inference_mode()`), values already `.item()`/`.detach()`/`float(...)`, totals reset
     unconditionally in every iteration (a reset under `if` is still reported), totals (or lists)
     that are backpropagated after the loop, which is an intended multi-term loss, and loops that
@@ -72,7 +77,7 @@ class LossAccumulationGraph(Rule):
     summary = "graph-carrying loss accumulated across iterations"
     severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
-    fix_applicabilities = (Applicability.SAFE,)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("+=", "append", "= ")
 
     VALID = (
@@ -190,6 +195,43 @@ class LossAccumulationGraph(Rule):
                 x, y = batch
                 self.outputs.append(self.model(x))
         """,
+        # The file's own helpers return Python floats (a sum of `.item()`s, a total of them, `float()`):
+        # named like losses, they keep no graph, and `.detach()` would raise AttributeError on them.
+        """
+        def train_loss(model, batch):
+            losses = [criterion(model(x), y) for x, y in batch]
+            sum(losses).backward()
+            optimizer.step()
+            return sum(l.item() for l in losses)
+        running = 0.0
+        for batch in loader:
+            running += train_loss(model, batch)
+        """,
+        """
+        def epoch_loss(model, loader):
+            total = 0.0
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+                total += loss.item()
+            return total / len(loader)
+        running_loss = 0.0
+        for epoch in range(10):
+            loss = epoch_loss(model, loader)
+            running_loss += loss
+        """,
+        """
+        class Trainer:
+            def loss_fn(self, x, y):
+                return float(self.criterion(self.model(x), y))
+
+            def fit(self, loader):
+                for x, y in loader:
+                    self.model(x).sum().backward()
+                    self.optimizer.step()
+                    self.losses.append(self.loss_fn(x, y))
+        """,
     )
     INVALID = (
         Invalid(
@@ -210,6 +252,7 @@ class LossAccumulationGraph(Rule):
         ),
         Invalid(
             """
+            import torch
             total = 0
             for x, y in data:
                 loss = criterion(model(x), y)
@@ -217,6 +260,7 @@ class LossAccumulationGraph(Rule):
                 total += loss
             """,
             """
+            import torch
             total = 0
             for x, y in data:
                 loss = criterion(model(x), y)
@@ -334,6 +378,7 @@ class LossAccumulationGraph(Rule):
         # An exponential moving average chains every step's graph to the previous one.
         Invalid(
             """
+            import torch
             ema = 0.0
             for x, y in train_loader:
                 loss = criterion(model(x), y)
@@ -342,12 +387,35 @@ class LossAccumulationGraph(Rule):
                 ema = 0.9 * ema + 0.1 * loss
             """,
             """
+            import torch
             ema = 0.0
             for x, y in train_loader:
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
                 ema = 0.9 * ema + (0.1 * loss).detach()
+            """,
+        ),
+        # Evidence of a graph but not of a tensor (a method of another file, named like a loss; a file
+        # that never imports torch): reported, with `.detach()` as an unsafe fix.
+        Invalid(
+            """
+            import torch
+            class T:
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.compute_loss(x, y).backward()
+                        self.optimizer.step()
+                        self.losses.append(self.compute_loss(x, y))
+            """,
+            """
+            import torch
+            class T:
+                def fit(self, loader):
+                    for x, y in loader:
+                        self.compute_loss(x, y).backward()
+                        self.optimizer.step()
+                        self.losses.append(self.compute_loss(x, y).detach())
             """,
         ),
         # A training step method called once per batch: the attribute outlives the call.
@@ -404,7 +472,9 @@ class LossAccumulationGraph(Rule):
             return
         detached = method_call_on(value, "detach")
         shown = snippet(self.context.code_for(detached.func.value), 40, "value")  # `(0.1 * loss)` keeps its parentheses
-        fix = self.safe_fix(f"Accumulate `{shown}.detach()`", Replace(value, detached))
+        # `.detach()` raises on anything but a tensor: safe only where the evidence says tensor.
+        make = self.safe_fix if self.context.tensors.is_known_tensor(value, self.context.scope()) else self.unsafe_fix
+        fix = make(f"Accumulate `{shown}.detach()`", Replace(value, detached))
         self.report(node, _MESSAGE.format(target=key, value=shown), fix)
 
     def _key(self, target: cst.BaseExpression) -> Optional[str]:

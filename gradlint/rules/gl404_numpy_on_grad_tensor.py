@@ -43,7 +43,9 @@ class NumpyOnGradTensor(Rule):
     ## Fix safety
     Safe: `.detach()` is inserted before `.cpu()` / `.numpy()` (or around the argument of
     `np.array`). `.detach().cpu().numpy()` gives exactly the values the original would return under
-    `no_grad`, and shares memory with a CPU tensor just like `.numpy()`.
+    `no_grad`, and shares memory with a CPU tensor just like `.numpy()`. Unsafe in a file that
+    never imports torch, where a model's output is one only by its names and may be another
+    library's array, without `.detach()`.
 
     ## Known limits
     Only values evidently built with grad in the same function are checked (entries of a dict
@@ -57,7 +59,7 @@ class NumpyOnGradTensor(Rule):
     summary = "`.numpy()` on a tensor that requires grad"
     severity = Severity.ERROR
     fix_availability = Availability.ALWAYS
-    fix_applicabilities = (Applicability.SAFE,)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("numpy", "np.")
 
     VALID = (
@@ -216,6 +218,19 @@ class NumpyOnGradTensor(Rule):
             print((w * 2).detach().numpy())
             """,
         ),
+        # A model's output only by its names, in a file that never imports torch: the fix is unsafe.
+        Invalid(
+            """
+            def show(x):
+                outputs = model(x)
+                return outputs.numpy()
+            """,
+            """
+            def show(x):
+                outputs = model(x)
+                return outputs.detach().numpy()
+            """,
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -234,7 +249,9 @@ class NumpyOnGradTensor(Rule):
     def _check(self, value: cst.BaseExpression, call: cst.Call, detach_point: cst.BaseExpression) -> None:
         if not self.context.carries_grad(value) or self.context.without_grad() or self._caller_disables_grad():
             return
-        fix = self.safe_fix("Insert `.detach()`", Replace(detach_point, method_call_on(detach_point, "detach")))
+        # A graph is evidence of a tensor, unless the file is not torch code or the value is a number.
+        make = self.unsafe_fix if self.context.tensors.contradicts_tensor(detach_point, self.context.scope()) else self.safe_fix
+        fix = make("Insert `.detach()`", Replace(detach_point, method_call_on(detach_point, "detach")))
         receiver = self.context.code_for(value)
         call_text = self.context.code_for(call)
         self.report(call, _MESSAGE.format(receiver=snippet(receiver, 40, "the value"), call=snippet(call_text, 40, "the value")), fix)

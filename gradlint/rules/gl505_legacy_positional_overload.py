@@ -58,7 +58,9 @@ class LegacyPositionalOverload(Rule):
     with a float, an int, a NumPy scalar and a 0-dim tensor as the number: the results are bitwise
     equal (values, dtype, shape, `requires_grad`), and where the legacy form raises (a tensor with
     more than one element or with a gradient as the number, a boolean `alpha`, a float `alpha` on
-    an integer tensor) the rewrite raises the same exception type.
+    an integer tensor) the rewrite raises the same exception type. The method forms are unsafe
+    where the receiver is a tensor only by its name in a file that never imports torch: other
+    libraries have an `add(scale, other)` of their own (sympy's quaternions).
 
     ## Known limits
     With the keyword-only scale of the current signatures, a call with one positional argument
@@ -78,7 +80,7 @@ class LegacyPositionalOverload(Rule):
     severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.ALWAYS
-    fix_applicabilities = (Applicability.SAFE,)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("add", "sub")
 
     VALID = (
@@ -153,6 +155,18 @@ class LegacyPositionalOverload(Rule):
             y = torch.add(x, p.grad, alpha=0.5)
             """,
         ),
+        # A tensor only by its name in a file that never imports torch (sympy has an `add(scale, q)`
+        # of its own): the fix is unsafe.
+        Invalid(
+            """
+            def combine(output, q):
+                return output.add(2, q)
+            """,
+            """
+            def combine(output, q):
+                return output.add(q, alpha=2)
+            """,
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -181,15 +195,18 @@ class LegacyPositionalOverload(Rule):
             return
         replacement = node.with_changes(args=_moved(node, leading, number, tensors, keyword))
         shown = snippet(self.context.code_for(replacement), 60, f"{keyword}=")
-        fix = self.safe_fix(
+        # `torch.add(...)` is torch's; a method's receiver may be another library's (sympy, numpy.ma).
+        make = self.safe_fix if leading or self._known_tensor(node.func.value) else self.unsafe_fix
+        fix = make(
             f"Replace with `{shown}`", Replace(node, render_at(self.context, replacement, indentation(self.context, self.context.stack)))
         )
         self.report(node, f"legacy overload `{_legacy_signature(method, keyword)}` {_DEPRECATED}; use `{shown}`", fix)
 
     def _tensor(self, node: cst.BaseExpression) -> bool:
-        while isinstance(node, cst.Attribute) and node.attr.value == "data":
-            node = node.value  # `.data` of a tensor is a tensor
-        return self.context.is_tensor(node)
+        return self.context.is_tensor(_without_data(node))
+
+    def _known_tensor(self, node: cst.BaseExpression) -> bool:
+        return self.context.tensors.is_known_tensor(_without_data(node), self.context.scope())
 
     def _number(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, (cst.Integer, cst.Float)):
@@ -201,6 +218,13 @@ class LegacyPositionalOverload(Rule):
         if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
             return not self._tensor(node) and not (isinstance(node, cst.Name) and node.value in ("True", "False", "None"))
         return False
+
+
+def _without_data(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`p` for `p.data.data`: `.data` of a tensor is a tensor."""
+    while isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value
+    return node
 
 
 def _moved(node: cst.Call, leading: list[cst.Arg], number: cst.Arg, tensors: list[cst.Arg], keyword: str) -> list[cst.Arg]:

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.frameworks import imports_other_tensor_framework
-from gradlint.analysis.parameter_flow import imports_torch, scopes_of
+from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch
+from gradlint.analysis.parameter_flow import scopes_of
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 

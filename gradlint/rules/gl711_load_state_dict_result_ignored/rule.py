@@ -3,8 +3,7 @@ from __future__ import annotations
 from functools import cached_property
 import libcst as cst
 
-from gradlint.analysis.frameworks import imports_other_tensor_framework
-from gradlint.analysis.parameter_flow import imports_torch
+from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch
 from gradlint.analysis.syntax import dotted_name, is_bool_literal, keyword_arg, positional_args
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
