@@ -698,7 +698,6 @@ def test_builtins_attributes_pairs_prefilter_words_and_the_table_itself_are_not_
     assert torch_api_lists(sources, torch_api_names()) == []
 
 
-
 # -- one semantic model: one parent map, one call binder ----------------------------------------
 #
 # The node index (`analysis.semantic.nodes`) is the one map from a node to its parent, and
@@ -860,11 +859,6 @@ def _by_position(nodes: list[ast.AST], arguments: set[str]) -> bool:
             ):
                 return True
     return False
-
-
-@pytest.fixture(scope="module")
-def sources() -> dict[str, str]:
-    return package_sources()
 
 
 def test_one_parent_map(sources):

@@ -31,9 +31,16 @@ def test_fix_json_output_lists_what_remains(run_script, tmp_path):
 
 
 def test_fix_diff_of_stdin_prints_a_diff_and_exits_one(run_script):
-    result = run_script("fix", "--diff", "-", input=b"y = loss.data[0]\n")
+    result = run_script("fix", "--diff", "-", input=b"import torch\ny = loss.data[0]\n")
     assert result.returncode == 1
-    assert result.stdout.decode().splitlines() == ["--- a/-", "+++ b/-", "@@ -1 +1 @@", "-y = loss.data[0]", "+y = loss.item()"]
+    assert result.stdout.decode().splitlines() == [
+        "--- a/-",
+        "+++ b/-",
+        "@@ -1,2 +1,2 @@",
+        " import torch",
+        "-y = loss.data[0]",
+        "+y = loss.item()",
+    ]
 
 
 def test_fix_diff_of_clean_stdin_prints_nothing_and_exits_zero(run_script):

@@ -27,6 +27,8 @@ LEGACY = "from torch.autograd import Variable\nx = Variable(t)\nprint(loss.data[
 FIXED = "x = t.detach()\nprint(loss.item())\n"
 # GL201 (only an unsafe fix: insert `optimizer.zero_grad()`) and GL103 (a safe fix).
 TRAINING = "for x in data:\n    loss = f(x)\n    loss.backward()\n    optimizer.step()\n    print(loss.data[0])\n"
+# Safe torch rewrites are offered only in files that use torch.
+TORCH_TRAINING = "import torch\n" + TRAINING
 WARNING, ERROR = 2, 1  # DiagnosticSeverity
 
 
@@ -351,30 +353,30 @@ def test_code_action_kinds_follow_only(server, workspace):
 
 def test_unsafe_fix_is_titled_unsafe_and_never_in_fix_all(server, workspace, run_cli):
     path = workspace / "training.py"
-    diagnostics = server.open(path, TRAINING)
+    diagnostics = server.open(path, TORCH_TRAINING)
     assert codes(diagnostics) == ["GL201", "GL103"]
     cursor = {"start": diagnostics[0]["range"]["start"], "end": diagnostics[0]["range"]["start"]}
     (unsafe,) = fixes(server.code_actions(path, [diagnostics[0]], only=["quickfix"], range=cursor))
     assert unsafe["title"] == "Insert `optimizer.zero_grad()` before the backward call (unsafe)"
     assert not unsafe.get("isPreferred")
-    assert "optimizer.zero_grad()" in apply_lsp_edits(TRAINING, edits_of(unsafe, path.as_uri()))
+    assert "optimizer.zero_grad()" in apply_lsp_edits(TORCH_TRAINING, edits_of(unsafe, path.as_uri()))
     (fix_all,) = server.code_actions(path, diagnostics, only=["source.fixAll"])
-    fixed = apply_lsp_edits(TRAINING, edits_of(fix_all, path.as_uri()))
+    fixed = apply_lsp_edits(TORCH_TRAINING, edits_of(fix_all, path.as_uri()))
     assert "zero_grad" not in fixed and "loss.item()" in fixed
-    assert fixed == gradlint_fix(run_cli, workspace / "cli" / "training.py", TRAINING)
+    assert fixed == gradlint_fix(run_cli, workspace / "cli" / "training.py", TORCH_TRAINING)
     assert codes(server.change(path, fixed, 2)) == ["GL201"]
     assert server.code_actions(path, [], only=["source.fixAll"]) == []  # only an unsafe fix is left
 
 
 def test_a_loop_finding_covers_its_header_and_safe_fixes_come_first(server, workspace):
     path = workspace / "header.py"
-    text = "for x in data:\n    print(loss.data[0]); loss = f(x); loss.backward(); optimizer.step()\n"
+    text = "import torch\nfor x in data:\n    print(loss.data[0]); loss = f(x); loss.backward(); optimizer.step()\n"
     diagnostics = server.open(path, text)
     assert codes(diagnostics) == ["GL201", "GL103"]
-    assert diagnostics[0]["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 14}}
-    inside_the_body = {"start": {"line": 1, "character": 30}, "end": {"line": 1, "character": 30}}
+    assert diagnostics[0]["range"] == {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 14}}
+    inside_the_body = {"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 30}}
     assert server.code_actions(path, diagnostics, only=["quickfix"], range=inside_the_body) == []
-    both = {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 20}}
+    both = {"start": {"line": 1, "character": 0}, "end": {"line": 2, "character": 20}}
     titles = [action["title"] for action in server.code_actions(path, diagnostics, only=["quickfix"], range=both)]
     assert titles == [
         "Replace with `loss.item()`",
@@ -386,17 +388,17 @@ def test_a_loop_finding_covers_its_header_and_safe_fixes_come_first(server, work
 
 def test_columns_are_utf16_code_units(server, workspace):
     # U+1F600 is one code point (gradlint column) but two UTF-16 code units (LSP character).
-    text = 'print("\U0001f600", loss.data[0])\nx = "\U0001f600\U0001f600"; y = loss.data[0]\n'
+    text = 'import torch\nprint("\U0001f600", loss.data[0])\nx = "\U0001f600\U0001f600"; y = loss.data[0]\n'
     path = workspace / "emoji.py"
     diagnostics = server.open(path, text)
     assert codes(diagnostics) == ["GL103", "GL103"]
     assert [d["range"] for d in diagnostics] == [
-        {"start": {"line": 0, "character": 12}, "end": {"line": 0, "character": 24}},
-        {"start": {"line": 1, "character": 16}, "end": {"line": 1, "character": 28}},
+        {"start": {"line": 1, "character": 12}, "end": {"line": 1, "character": 24}},
+        {"start": {"line": 2, "character": 16}, "end": {"line": 2, "character": 28}},
     ]
     assert [a["title"] for a in fixes(server.code_actions(path, [diagnostics[1]], only=["quickfix"]))] == ["Replace with `loss.item()`"]
     edits = [edit for d in diagnostics for edit in edits_of(fixes(server.code_actions(path, [d], only=["quickfix"]))[0], path.as_uri())]
-    assert apply_lsp_edits(text, edits) == 'print("\U0001f600", loss.item())\nx = "\U0001f600\U0001f600"; y = loss.item()\n'
+    assert apply_lsp_edits(text, edits) == 'import torch\nprint("\U0001f600", loss.item())\nx = "\U0001f600\U0001f600"; y = loss.item()\n'
 
 
 def test_negotiated_utf32_columns_count_code_points(workspace):
