@@ -28,6 +28,7 @@ from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.roles import GAN_NETWORK, Role, Roles
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.syntax import DEFINITIONS, calls_method, child_statements, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.tree import descendants, is_leaf_type, iter_children
@@ -537,7 +538,7 @@ class TrainingAnalysis:
         events = []
         for arg in call.args:  # a closure runs inside the step
             events.extend(self._closure_events(arg.value, call, statement, place))
-        site = StepSite(call, receiver, closure=_argument(call, 0, "closure"))
+        site = StepSite(call, receiver, closure=bind(call, _OPTIMIZER_STEP).passed("closure"))
         events.append(make(Kind.STEP, optimizer=dotted_name(receiver), site=site))
         return events
 
@@ -587,28 +588,40 @@ class TrainingAnalysis:
 _OBJECT_WRAPPERS = frozenset(WRAPPER_OBJECTS.values())
 
 
+# The signatures the sites read their arguments from.
+_TENSOR_BACKWARD = Signature.of_names(("gradient", "retain_graph", "create_graph", "inputs"))
+_AUTOGRAD_BACKWARD = Signature.of_names(("tensors", "grad_tensors", "retain_graph", "create_graph", "grad_variables", "inputs"))
+# `accelerator.backward(loss, **kwargs)`, `fabric.backward(tensor, *args, **kwargs)`: the keywords reach `Tensor.backward`.
+_WRAPPER_BACKWARD = Signature.of_names(("loss", "*", "retain_graph", "**kwargs"))
+_OPTIMIZER_STEP = Signature.of_names(("closure",))
+
+
 def backward_site(call: cst.Call, imports: ImportMap) -> Optional[BackwardSite]:
     """What `call` backpropagates and through what; None when it runs no backward pass."""
     func = call.func
     if type(func) is cst.Attribute:
         method = func.attr.value
         if method in WRAPPER_METHODS:  # `self.manual_backward(loss)`
-            return BackwardSite(call, WRAPPER_METHODS[method], _positional(call, 0), retain_graph=_keyword(call, "retain_graph"))
+            bound = bind(call, _WRAPPER_BACKWARD)
+            return BackwardSite(call, WRAPPER_METHODS[method], bound.passed("loss"), retain_graph=bound.passed("retain_graph"))
         if method != "backward":
             return None
     elif type(func) is not cst.Name:
         return None
     if imports.qualified_name(func) in BACKWARD_CALLS:  # torch.autograd.backward(tensors, grad_tensors, retain_graph, ...)
-        gradient, retain = _argument(call, 1, "grad_tensors"), _argument(call, 2, "retain_graph")
-        return BackwardSite(call, Wrapper.NONE, _positional(call, 0), gradient=gradient, retain_graph=retain)
+        bound = bind(call, _AUTOGRAD_BACKWARD)
+        gradient, retain = bound.passed("grad_tensors"), bound.passed("retain_graph")
+        return BackwardSite(call, Wrapper.NONE, bound.passed("tensors"), gradient=gradient, retain_graph=retain)
     if type(func) is not cst.Attribute:
         return None
     receiver = func.value
     wrapper = WRAPPER_OBJECTS.get(_last_name(receiver))
     if wrapper is not None:  # `accelerator.backward(loss, retain_graph=...)`
-        return BackwardSite(call, wrapper, _positional(call, 0), retain_graph=_keyword(call, "retain_graph"))
+        bound = bind(call, _WRAPPER_BACKWARD)
+        return BackwardSite(call, wrapper, bound.passed("loss"), retain_graph=bound.passed("retain_graph"))
     # Tensor.backward(gradient, retain_graph, create_graph, inputs)
-    gradient, retain = _argument(call, 0, "gradient"), _argument(call, 1, "retain_graph")
+    bound = bind(call, _TENSOR_BACKWARD)
+    gradient, retain = bound.passed("gradient"), bound.passed("retain_graph")
     if type(receiver) is cst.Call and type(receiver.func) is cst.Attribute and receiver.func.attr.value == "scale":
         tensor = receiver.args[0].value if len(receiver.args) == 1 else None
         return BackwardSite(call, Wrapper.SCALER, tensor, True, receiver.func.value, gradient, retain)
@@ -634,21 +647,6 @@ def _last_name(node: cst.BaseExpression) -> Optional[str]:
     if type(node) is cst.Name:
         return node.value
     return node.attr.value if type(node) is cst.Attribute else None
-
-
-def _positional(call: cst.Call, position: int) -> Optional[cst.BaseExpression]:
-    args = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    return args[position].value if position < len(args) else None
-
-
-def _keyword(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
-    return next((arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword), None)
-
-
-def _argument(call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
-    """The value passed for a parameter, by position or by keyword."""
-    value = _positional(call, position)
-    return value if value is not None else _keyword(call, keyword)
 
 
 def _first_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
