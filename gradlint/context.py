@@ -222,6 +222,14 @@ class FileContext:
     def is_tensor(self, node: cst.BaseExpression) -> bool:
         return self.tensors.is_tensor(node, self.scope())
 
+    def is_known_tensor(self, node: cst.BaseExpression) -> bool:
+        """`node` is a tensor with nothing against it: enough for a safe fix that calls a tensor method."""
+        return self.tensors.is_known_tensor(node, self.scope())
+
+    def contradicts_tensor(self, node: cst.BaseExpression) -> bool:
+        """Evidence that `node` is not a tensor: a Python number, another library's object, a file without torch."""
+        return self.tensors.contradicts_tensor(node, self.scope())
+
     def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
         return self.imports.qualified_name(node)
 

@@ -313,7 +313,7 @@ class LegacyScalarIndex(Rule):
         replacement = method_call_on(read.value, "item")
         title = f"Replace with `{snippet(self.context.code_for(replacement), 60)}`"
         # A one-number tensor by the scalar evidence; `.item()` raises on an object that only reads like one.
-        exact = read.exact and not self.context.tensors.contradicts_tensor(read.value, self.context.scope())
+        exact = read.exact and not self.context.contradicts_tensor(read.value)
         fix = (self.safe_fix if exact else self.unsafe_fix)(title, Replace(node, replacement))
         template = _MESSAGE if read.kind is Kind.ZERO_DIM else _NUMPY_SCALAR if read.data is not node.value else _ZERO_DIM_RESULT
         self.report(node, template.format(read=shown, expr=snippet(self.context.code_for(read.value), 40, "x")), fix)
@@ -322,8 +322,7 @@ class LegacyScalarIndex(Rule):
         # Every read and every addition in one fix: the sum is a tensor or a number, never both.
         changes = [Replace(read, cst.Name(accumulator.name)) for read in accumulator.reads]
         changes += [Replace(data, method_call_on(data.value, "item")) for data in accumulator.additions]
-        scope = self.context.scope()
-        known = not any(self.context.tensors.contradicts_tensor(data.value, scope) for data in accumulator.additions)
+        known = not any(self.context.contradicts_tensor(data.value) for data in accumulator.additions)
         fix = (self.safe_fix if known else self.unsafe_fix)(f"Accumulate `.item()` and read `{accumulator.name}`", *changes)
         self.report(node, _ACCUMULATOR.format(read=shown, name=accumulator.name), fix)
 

@@ -427,6 +427,5 @@ class DataInplaceUpdate(Rule):
     def _plan(self, title: str, changes: Sequence[Change], datas: Sequence[cst.Attribute]) -> FixPlan:
         """Safe only when every `.data` receiver is evidently a tensor: on another object (a numpy
         masked array) dropping `.data` writes somewhere else."""
-        scope = self.context.scope()
-        known = all(self.context.tensors.is_known_tensor(data.value, scope) for data in datas)
+        known = all(self.context.is_known_tensor(data.value) for data in datas)
         return (self.safe_fix if known else self.unsafe_fix)(title, *changes)

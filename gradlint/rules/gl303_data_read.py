@@ -423,7 +423,7 @@ class DataRead(Rule):
         text = self.context.code_for(replacement)
         removal = remove_line(self.context, self.context.stack[:-1], lambda line: False) if self._rebinds_itself(replacement) else None
         # Other objects have a `.data` too (a template node, a masked array): safe only on evidence of a tensor.
-        make = self.safe_fix if self.context.tensors.is_known_tensor(receiver, self.context.scope()) else self.unsafe_fix
+        make = self.safe_fix if self.context.is_known_tensor(receiver) else self.unsafe_fix
         fix = make("Remove the rebinding to itself", *removal) if removal else make(f"Replace with `{text}`", Replace(node, replacement))
         self.report(node, _MESSAGE.format(replacement=text if len(text) < 40 else "x.detach()"), fix)
 

@@ -473,7 +473,7 @@ class LossAccumulationGraph(Rule):
         detached = method_call_on(value, "detach")
         shown = snippet(self.context.code_for(detached.func.value), 40, "value")  # `(0.1 * loss)` keeps its parentheses
         # `.detach()` raises on anything but a tensor: safe only where the evidence says tensor.
-        make = self.safe_fix if self.context.tensors.is_known_tensor(value, self.context.scope()) else self.unsafe_fix
+        make = self.safe_fix if self.context.is_known_tensor(value) else self.unsafe_fix
         fix = make(f"Accumulate `{shown}.detach()`", Replace(value, detached))
         self.report(node, _MESSAGE.format(target=key, value=shown), fix)
 

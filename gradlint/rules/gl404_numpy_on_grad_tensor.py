@@ -250,7 +250,7 @@ class NumpyOnGradTensor(Rule):
         if not self.context.carries_grad(value) or self.context.without_grad() or self._caller_disables_grad():
             return
         # A graph is evidence of a tensor, unless the file is not torch code or the value is a number.
-        make = self.unsafe_fix if self.context.tensors.contradicts_tensor(detach_point, self.context.scope()) else self.safe_fix
+        make = self.unsafe_fix if self.context.contradicts_tensor(detach_point) else self.safe_fix
         fix = make("Insert `.detach()`", Replace(detach_point, method_call_on(detach_point, "detach")))
         receiver = self.context.code_for(value)
         call_text = self.context.code_for(call)

@@ -206,7 +206,7 @@ class LegacyPositionalOverload(Rule):
         return self.context.is_tensor(_without_data(node))
 
     def _known_tensor(self, node: cst.BaseExpression) -> bool:
-        return self.context.tensors.is_known_tensor(_without_data(node), self.context.scope())
+        return self.context.is_known_tensor(_without_data(node))
 
     def _number(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, (cst.Integer, cst.Float)):
