@@ -267,9 +267,11 @@ class TensorEvidence:
             return True
         if not values and isinstance(scope, cst.FunctionDef) and name in self._arguments_used_as_tensors(scope):
             return True
-        if values and all(self.is_python_number(value, scope, depth + 1) for value in values):
-            return False  # `loss = compute_loss(...)` where the function returns a float
-        return bool(TENSOR_VALUE.search(name))
+        if not TENSOR_VALUE.search(name):
+            return False
+        # Named like a tensor: unless it is bound only to numbers (`loss = compute_loss(...)` where
+        # the function returns a float). Asked after the name, which is cheaper and mostly decides.
+        return not (values and all(self.is_python_number(value, scope, depth + 1) for value in values))
 
     def is_bound_to_tensor(self, name: str, scope: Optional[Scope], depth: int = 0) -> bool:
         """Stricter than `is_tensor` for a name: every binding of `name` in `scope` makes it a
