@@ -115,12 +115,6 @@ def call_sites(module: cst.Module, table: FunctionTable, imports: ImportMap) -> 
     return sites
 
 
-def parameter_names(params: cst.Parameters) -> list[str]:
-    names = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
-    names.extend(star.name.value for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))
-    return names
-
-
 def only_called(module: cst.Module, function: cst.FunctionDef, sites: Sequence[CallSite]) -> bool:
     """Every mention of the function's name in the module is the callee of one of `sites`: it is
     not passed around, rebound, or called through another name."""

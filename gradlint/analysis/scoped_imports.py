@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
-from gradlint.analysis.syntax import child_statements, dotted_name, suite_statements
+from gradlint.analysis.syntax import child_statements, dotted_name, parameter_names, suite_statements
 from gradlint.analysis.tree import iter_children
 
 # The values a binding gives a name: a qualified name (an import), an `Alias`, or one of these.
@@ -151,10 +151,6 @@ class ImportScopes:
     def reads(self, binder: Binder) -> Reads:
         """Each read of a followed name in the code that can see a followed binding."""
         return _ReadWalk(self, binder).run()
-
-
-def parameter_names(params: cst.Parameters) -> list[str]:
-    return [param.name.value for param in _all_params(params)]
 
 
 def _enclosing_functions(scope: Scope) -> Iterator[Scope]:

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 import libcst as cst
 
-from gradlint.analysis.functions import CallSite, FunctionTable, backward_calls, call_sites, mentioned_keys, parameter_names
+from gradlint.analysis.functions import CallSite, FunctionTable, backward_calls, call_sites, mentioned_keys
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of, may_enable_grad
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import ScopeTable
-from gradlint.analysis.syntax import child_statements, iter_statements, suite_statements
+from gradlint.analysis.syntax import child_statements, iter_statements, parameter_names, suite_statements
 from gradlint.analysis.tree import descendants
 
 if TYPE_CHECKING:

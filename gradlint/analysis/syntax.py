@@ -97,6 +97,13 @@ def positional_args(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
 
 
+def parameter_names(params: cst.Parameters) -> list[str]:
+    """Every parameter a function binds, in order: positional-only, positional, keyword-only, then `*args` and `**kwargs`."""
+    names = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    names.extend(star.name.value for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param))
+    return names
+
+
 def is_atom(node: cst.BaseExpression) -> bool:
     """True when `node.attr` needs no parentheses around node."""
     if node.lpar:
