@@ -14,6 +14,7 @@ from gradlint.analysis.functions import FunctionTable, enclosing_class, enclosin
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
+from gradlint.analysis.identity import IdentityEvidence
 from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.module_classes import ModuleClasses
@@ -186,7 +187,7 @@ class FileContext:
 
     @cached_property
     def history(self) -> HistoryEvidence:
-        """Which expressions provably carry no autograd history, and what observes identity."""
+        """Which expressions provably carry no autograd history."""
         # Which names other files of the run import from this one is not known here yet: the
         # parameters of this file's functions are then not followed into their callers.
         return HistoryEvidence(
@@ -199,6 +200,11 @@ class FileContext:
             nodes=self.nodes,
             scope_uses=self.scope_uses,
         )
+
+    @cached_property
+    def identity(self) -> IdentityEvidence:
+        """Which values are new objects, and what code tells an object from another sharing its storage."""
+        return IdentityEvidence(self.history)
 
     def is_history_free(self, node: cst.BaseExpression) -> bool:
         """`node`, evaluated where the node being visited is, provably carries no autograd history."""

@@ -114,7 +114,7 @@ def test_may_carry_history(source):
 )
 def test_identity_observed(line, observed):
     context, _, scope = last_value(f"import torch\ndef f(x, g):\n    y = x\n    {line}\n    probe = y\n")
-    assert context.history.identity_observed({"y"}, scope) is observed
+    assert context.identity.identity_observed({"y"}, scope) is observed
 
 
 FREE_IN_LOOP = {
@@ -173,7 +173,7 @@ def test_fresh_when_computed_without_grad(source, fresh):
     """A torch function computing under no_grad makes a new object; a module of the program may
     return a tensor it holds."""
     context, value, scope = last_value("import torch\n" + source)
-    assert context.history.is_fresh(value, scope) is fresh
+    assert context.identity.is_fresh(value, scope) is fresh
 
 
 def handed_over(source: str) -> bool:
@@ -188,7 +188,7 @@ def handed_over(source: str) -> bool:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "hand":
             found = (node.args[0].value, scope)
     assert found is not None
-    return context.history.is_last_use_of_fresh_local(*found)
+    return context.identity.is_last_use_of_fresh_local(*found)
 
 
 LAST_USES = {
@@ -247,7 +247,7 @@ def read_by_value(source: str) -> bool:
         ):
             found = (node, scope)  # the last in source order: the walk visits later statements first
     assert found is not None
-    return context.history.read_only_by_value_without_grad(*found)
+    return context.identity.read_only_by_value_without_grad(*found)
 
 
 def no_grad_body(*lines: str) -> str:
@@ -388,7 +388,7 @@ def settled(source: str) -> bool:
         if found is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "hand":
             found = (node, scope)
     assert found is not None
-    return context.history.identity_settled_before_binding(found[0], "buf", "v", found[1])
+    return context.identity.identity_settled_before_binding(found[0], "buf", "v", found[1])
 
 
 def buffer_loop(*lines: str, after: str = "") -> str:

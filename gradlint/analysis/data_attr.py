@@ -178,13 +178,13 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
     (`x.data.numpy()`, `x.data.cpu().numpy()`, `x.data * 2`), so no code sees the object it was
     given: not its identity, its flags, or its version counter (an in-place method would now
     count on `x`). Also `y = x.data` where `y` is only read by value with autograd off (see
-    `HistoryEvidence.read_only_by_value_without_grad`)."""
+    `IdentityEvidence.read_only_by_value_without_grad`)."""
     receiver = data_receiver(stack[-1])
     index = len(stack) - 1
     assign = stack[-2] if len(stack) > 1 else None
     if type(assign) is cst.Assign and assign.value is stack[-1]:
         # `y = x.data` where `y` is only ever read by value with autograd off.
-        return context.history.read_only_by_value_without_grad(assign, context.scope())
+        return context.identity.read_only_by_value_without_grad(assign, context.scope())
     while index >= 1:
         node, parent = stack[index], stack[index - 1]
         if type(parent) is cst.Attribute and parent.value is node:

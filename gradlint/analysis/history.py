@@ -16,12 +16,9 @@ under no_grad or into an integer tensor cannot).
 Known limit: a module or function of the program called under no_grad with history-free
 arguments is taken to compute its result there, not to return a tensor it holds.
 
-Identity: `Variable(x)` is a new object; dropping it makes the result `x` itself. `fresh` tells
-when an expression's value is a new object that nothing else references, and `identity_observed`
-when code could tell two objects apart (flags, hooks, attribute writes, `is`). Source order
-within a function answers three more questions: whether a read is the last use of a new local
-(nothing can reach the object afterwards), whether a name is read only by value with autograd
-off, and whether a loop's buffer is resized only before its alias is bound.
+This is the one answer to "is this value free of history?"; `grad_tracking` answers the other
+direction (evident history), and both read the table's history properties the same way. Whether
+a value is a new object and who can tell it from another is `identity`'s question.
 
 A parameter of a module-level function is followed into the calls of this file when no other
 file of the run imports the function (`used_elsewhere`; unknown in a partial run), and an
@@ -39,6 +36,7 @@ from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.grad_tracking import INDEX_RESULTS
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.local_calls import LocalCalls, local_class
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
 from gradlint.analysis.semantic.arguments import Signature, bind
@@ -46,8 +44,7 @@ from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable, is_binding_position, is_write_target, target_paths
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
-from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
-from gradlint.analysis.tree import descendants
+from gradlint.analysis.tensors import TensorEvidence, root_name
 
 # The pre-0.4 typed constructors (`torch.FloatTensor([1, 2])`, `torch.LongTensor(3)`...): a new
 # plain tensor, never requiring grad.
@@ -68,7 +65,15 @@ SELF_RETURNING = torch_api.methods("self")
 # Operations that tell a tensor object from another sharing its storage: flags, hooks, metadata
 # of the object itself (sizes, strides, storage), its `.grad`.
 IDENTITY_METHODS = torch_api.methods("identity")
-_IDENTITY_FUNCTIONS = frozenset({"id", "hash", "setattr", "delattr"})
+# Tensor methods making a new tensor of the receiver's dtype and device, without its history.
+FACTORY_METHODS = torch_api.methods("factory")
+# Methods returning one view: a new object sharing storage (never the receiver itself).
+VIEW_METHODS = torch_api.methods("view", without=("tuple",))
+# Methods returning several views, and torch functions returning views: under no_grad a view of a
+# leaf that requires grad still requires grad.
+_OTHER_VIEWS = torch_api.methods("view", "tuple") | torch_api.short_names(torch_api.functions("view"))
+# Attributes that are views of the tensor, or its metadata: as history-free as the tensor.
+_FOLLOWS_VALUE = torch_api.attributes("view") | {"shape"}
 _NUMERIC_BUILTINS = frozenset({"float", "int", "bool", "len", "abs", "round", "range", "min", "max"})
 # Torch namespaces whose calls build modules, parameters, optimizers...: not plain values.
 _NOT_VALUE_NAMESPACES = (
@@ -80,17 +85,6 @@ _NOT_VALUE_NAMESPACES = (
     "torch.func.",
     "torch.distributions.",
 )
-# Attributes that read metadata only (flags included).
-_METADATA_ATTRIBUTES = torch_api.attributes("metadata") | torch_api.attributes("autograd")
-# Attributes that read metadata a detached copy shares.
-_VALUE_METADATA = torch_api.attributes("metadata")
-# Methods that are not value reads: the result keeps a reference to the tensor object
-# (`t.numpy()`'s array holds it), or they act on its graph.
-_NOT_VALUE_METHODS = torch_api.methods("holds")
-# `in` tries identity before equality.
-_BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
-# Calls that read a frame's locals by name.
-_FRAME_READERS = frozenset({"locals", "vars", "eval", "exec"})
 _DATA_LOADER = "torch.utils.data.DataLoader"
 _PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
 _MAX_DEPTH = 24
@@ -114,10 +108,8 @@ class HistoryEvidence:
         self.scopes = scopes
         self.tensors = tensors
         self.functions = functions
-        # The names of this module other files of the run import; None when not known (a run
-        # of part of the project): then no caller of this file's functions is known for sure.
-        self.used_elsewhere = used_elsewhere
         self.scope_uses = scope_uses if scope_uses is not None else ScopeUsesTable(self.nodes)
+        self.calls = LocalCalls(module, imports, scopes, functions, self.scope_uses, used_elsewhere)
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
         self._parameters_in_proof: set[tuple[int, str]] = set()
@@ -126,6 +118,19 @@ class HistoryEvidence:
 
     def is_history_free(self, node: cst.BaseExpression, scope: Scope) -> bool:
         return _Proof(self, scope).free(node, 0)
+
+    def computed_without_grad(self, call: cst.Call, scope: Scope) -> bool:
+        """`call` computes a new value with autograd off (see `_Proof.computed_without_grad`)."""
+        return _Proof(self, scope).computed_without_grad(call, 0)
+
+    def runs_without_grad(self, node: cst.CSTNode, scope: Scope) -> bool:
+        """`node`, in `scope`, runs inside `with torch.no_grad():` or a function decorated so."""
+        return _Proof(self, scope).grad_off(node)
+
+    def may_give_history(self, occurrence: cst.CSTNode, scope: Scope) -> bool:
+        """The name `occurrence` of `scope` is written through in a way that may give its object
+        history: a flag or hook, an in-place write of a value that may carry history, `out=`."""
+        return _Proof(self, scope).write_with_history(occurrence, 0)
 
     def is_tensor_data(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """`x.data` of a tensor `x`: a new leaf without history, whatever `x` is. Not `self.data`,
@@ -178,7 +183,7 @@ class HistoryEvidence:
         values = self.scopes.of(scope).assigned(name)
         if name in uses.unseen_bindings or name in uses.loop_targets or len(values) != 1:
             return False
-        owner = _local_class(self.module, values[0])
+        owner = local_class(self.module, values[0])
         if owner is None or not all(_read_through_attribute(uses, occurrence) for occurrence in uses.occurrences(name)):
             return False
         if self._attribute_gains_history(scope, node.attr.value, depth, receiver=name):
@@ -205,26 +210,15 @@ class HistoryEvidence:
         key = (id(function), parameter)
         if key in self._parameters_in_proof:
             return True  # recursion: the other calls decide
-        name = function.name.value
-        if self.used_elsewhere is None or name in self.used_elsewhere or "*" in self.used_elsewhere:
+        calls = self.calls.all_calls_of(function)
+        if calls is None:
             return False
-        # A decorator could call the function with anything, except `@torch.no_grad()`, which passes the arguments on.
-        decorated = any(not disables_grad(d.decorator, self.imports) for d in function.decorators)
-        if decorated or function.asynchronous is not None or self.functions.module_level.get(name) is not function:
-            return False
-        bound = [_names_bound_by(statement) for statement in self.module.body]
-        if sum(1 for names in bound if name in names) != 1 or any("*" in names for names in bound):
-            return False
-        module_uses = self._uses_of(self.module)
         signature = Signature.of(function)
         default = signature.defaults.get(parameter)
         if parameter not in signature.slots and default is None:
             return False  # keyword-only without a default, or `*args`: never proved
         self._parameters_in_proof.add(key)
         try:
-            calls = [self._call_of(module_uses, occurrence) for occurrence in module_uses.occurrences(name)]
-            if not calls or any(call is None for call in calls):
-                return False
             for call, scope in calls:
                 bound = bind(call, signature)
                 if bound.starred:
@@ -237,23 +231,6 @@ class HistoryEvidence:
             return True
         finally:
             self._parameters_in_proof.discard(key)
-
-    def _call_of(self, uses: ScopeUses, occurrence: cst.Name) -> Optional[tuple[cst.Call, Scope]]:
-        """The call `occurrence` is the callee of, with the function (or module) it is written in."""
-        call = uses.parent(occurrence)
-        if type(call) is not cst.Call or call.func is not occurrence:
-            return None
-        scope: cst.CSTNode = self.module
-        parent = uses.parent(call)
-        while parent is not None:
-            if type(parent) is cst.Lambda or type(parent) is cst.ClassDef:
-                return None
-            if type(parent) is cst.FunctionDef:
-                scope = parent
-                break
-            parent = uses.parent(parent)
-        resolved = self.functions.resolve(call, scope if scope is not self.module else None)
-        return (call, scope) if resolved is not None and resolved.name.value == occurrence.value else None
 
     def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int, receiver: Optional[str] = None) -> bool:
         receiver = receiver or self_name(method)
@@ -268,20 +245,6 @@ class HistoryEvidence:
             elif proof.write_with_history(occurrence, depth):
                 return True
         return False
-
-    def function_called(self, call: cst.Call, scope: Scope) -> Optional[cst.FunctionDef]:
-        """The `def` of this file that `call` runs: a function, `self.method`, or the method of an
-        object built from a class of this file (`digits = Digits(); digits.batch()`)."""
-        function = self.functions.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
-        if function is not None or type(call.func) is not cst.Attribute or type(call.func.value) is not cst.Name:
-            return function
-        values = self.scopes.of(scope).assigned(call.func.value.value)
-        classes = {_local_class(self.module, value) for value in values}
-        if len(classes) != 1 or None in classes:
-            return None
-        owner = classes.pop()
-        methods = [m for m in self.functions.methods.get(call.func.attr.value, []) if self.functions.class_of(m) is owner]
-        return methods[0] if len(methods) == 1 else None
 
     def returns_history_free(self, function: cst.FunctionDef, depth: int) -> bool:
         """Every value `function` returns is history-free (a generator's are not known)."""
@@ -303,286 +266,8 @@ class HistoryEvidence:
             parent = self._uses_of(self.module).parent(parent)
         return parent
 
-    def legacy_data_receiver(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        """`h` for `h.data` passed to `Variable(...)`: `h` was a Variable, and `h.data` its tensor.
-        `Variable` rejected a Variable in 0.3 and anything but a tensor in 2.13, so `h.data` is a
-        plain tensor there; not `self.data`, `dataset.data`, `args.data` or a module path."""
-        if type(node) is not cst.Attribute or node.attr.value != "data" or self.imports.qualified_name(node) is not None:
-            return None
-        receiver = node.value
-        root = root_name(receiver)
-        if root in NON_TENSOR_ROOTS and (type(receiver) is not cst.Attribute or root not in ("self", "cls")):
-            return None
-        return receiver
-
-    # -- identity ---------------------------------------------------------------------------
-
-    def is_fresh(self, node: cst.BaseExpression, scope: Scope) -> bool:
-        """`node` builds a new object that nothing else references: a factory, a constructor,
-        `torch.from_numpy`, `x.detach()`, `x.data`, a view or slice, arithmetic, a value computed with
-        autograd off; or a conversion of one of those (a conversion may return its receiver,
-        which is then the new object)."""
-        while type(node) is cst.Call and type(node.func) is cst.Attribute and returns_receiver(node.func.attr.value):
-            node = node.func.value
-        if type(node) is cst.Attribute:
-            return self.is_tensor_data(node, scope)
-        if type(node) is cst.Call:
-            qualified = self.imports.qualified_name(node.func)
-            if qualified is not None and _Proof(self, scope).computed_without_grad(node, 0):
-                return True  # not a module or method of the program, which may return what it holds
-            if qualified is not None:
-                if qualified in LEGACY_CONSTRUCTORS:
-                    # `torch.Tensor(t)` of a tensor may share more than storage: only sizes and lists.
-                    return all(type(arg.value) in _LITERAL_ARGUMENTS for arg in node.args)
-                return qualified in GRAD_FACTORIES or qualified in OTHER_FRESH
-            if type(node.func) is cst.Attribute:
-                method = node.func.attr.value
-                return method == "detach" or method in _VIEWS or method in FACTORY_METHODS
-            return False
-        if type(node) is cst.Subscript:
-            # A slice of a tensor is a new view (a slice of a list, a new list that `Variable`
-            # rejects); an item `batch[0]` may be an object the container holds.
-            return any(type(element.slice) is cst.Slice for element in node.slice)
-        return type(node) in (cst.BinaryOperation, cst.UnaryOperation)
-
-    def object_names(self, node: cst.BaseExpression) -> list[str]:
-        """The names whose object `node` may be, or hold: `x` for `x`, `x.cuda()`, `x.float()`,
-        `batch[0]` (an item of a list)."""
-        while True:
-            if type(node) is cst.Call and type(node.func) is cst.Attribute and returns_receiver(node.func.attr.value):
-                node = node.func.value
-            elif type(node) is cst.Subscript:
-                node = node.value
-            else:
-                break
-        return [node.value] if type(node) is cst.Name else []
-
-    def aliases(self, names: set[str], scope: Scope) -> set[str]:
-        """`names` and every name of `scope` bound to one of their objects (`y = x`, `y = x.cuda()`)."""
-        bindings = self.scopes.of(scope)
-        found = set(names)
-        changed = True
-        while changed:
-            changed = False
-            for name, values in bindings.values.items():
-                if name not in found and any(set(self.object_names(value)) & found for value in values):
-                    found.add(name)
-                    changed = True
-        return found
-
-    def identity_observed(self, names: set[str], scope: Scope) -> bool:
-        """Somewhere in `scope` (nested functions included), code that tells the object of one
-        of `names` from another sharing its storage: a flag or hook, a metadata change, an
-        attribute write, `is`, `id()`."""
-        uses = self._uses_of(scope)
-        return any(_observes_identity(uses, chain_end(uses, occurrence)) for name in names for occurrence in uses.occurrences(name))
-
-    def escapes(self, names: set[str], scope: Scope) -> bool:
-        """One of `names` is stored where other code can reach it: an attribute, an entry, a
-        container, a `return` or `yield`."""
-        uses = self._uses_of(scope)
-        return any(_escapes(uses, chain_end(uses, occurrence)) for name in names for occurrence in uses.occurrences(name))
-
-    def result_observed(self, node: cst.CSTNode, scope: Scope) -> bool:
-        """The value of the expression `node` has its identity observed right where it is made
-        (`Variable(x).requires_grad_()`)."""
-        uses = self._uses_of(scope)
-        return _observes_identity(uses, chain_end(uses, node))
-
-    def names_bound_to_result(self, node: cst.CSTNode, scope: Scope) -> set[str]:
-        """The names the value of `node` may end up bound to through conversions that can return
-        it (`x = Variable(t).cuda()` binds it to `x`)."""
-        uses = self._uses_of(scope)
-        end = chain_end(uses, node)
-        parent = uses.parent(end)
-        if end is node or type(parent) is not cst.Assign or parent.value is not end:
-            return set()
-        return {target.target.value for target in parent.targets if type(target.target) is cst.Name}
-
-    def result_escapes(self, node: cst.CSTNode, scope: Scope) -> bool:
-        """The value of the expression `node` is stored or returned right where it is made."""
-        uses = self._uses_of(scope)
-        return _escapes(uses, chain_end(uses, node))
-
-    # -- last uses ----------------------------------------------------------------------------
-
-    def is_last_use_of_fresh_local(self, node: cst.BaseExpression, scope: Scope) -> bool:
-        """`node` reads a local for the last time, and its object is new, without history and
-        reachable only through that name: the binding that reaches `node` is `name = <fresh>`,
-        the code between only fills the object in place or reads its values, and nothing reads
-        the name afterwards (in a loop, nothing else in the loop reads it). Once `node` hands the
-        object over, no other code can reach it, so it may be handed over itself instead of a
-        copy (`return Variable(t)` as `return t`)."""
-        if type(node) is not cst.Name or type(scope) is not cst.FunctionDef:
-            return False
-        uses = self._uses_of(scope)
-        name = node.value
-        if name in uses.hidden_bindings or _reads_frame(uses):
-            return False
-        assign = uses.reaching_assignment(node)
-        if assign is None:
-            return False
-        proof = _Proof(self, scope)
-        if not (self.is_fresh(assign.value, scope) and proof.free(assign.value, 0)):
-            return False
-        target = assign.targets[0].target
-        loops = uses.enclosing_loops(node)
-        for occurrence in uses.occurrences(name):
-            if occurrence is node or occurrence is target:
-                continue
-            if uses.in_nested_function(occurrence) or uses.comes_after(occurrence, node):
-                return False  # a closure may read it later; a later read sees the handed-over object
-            if uses.comes_after(occurrence, assign):
-                if not self._consumes_values(uses, occurrence, history_free=True) or proof.write_with_history(occurrence, 0):
-                    return False
-            elif any(uses.contains(loop, occurrence) for loop in loops):
-                return False  # the next iteration would read the handed-over object
-        return True
-
-    def identity_settled_before_binding(self, call: cst.CSTNode, source: str, alias: str, scope: Scope) -> bool:
-        """`alias = Variable(source)` in a loop over a preallocated buffer (`input.resize_as_(x).copy_(x)`
-        then `inputv = Variable(input)`): every operation telling `source`'s object from another
-        (a resize, a flag...) is a resize in the loop body before the first binding of `alias`
-        there, chained with a value write (which bumps the version counter both share, so a graph
-        holding either object fails alike); `alias` is bound first directly in the loop body and
-        read only after that, inside the loop; no other name holds either object, nothing stores
-        them away or tells `alias` from another object. The alias then never lives through a
-        metadata change of the buffer, so whether it is the buffer itself cannot be told."""
-        if type(scope) is not cst.FunctionDef:
-            return False
-        uses = self._uses_of(scope)
-        loops = uses.enclosing_loops(call)
-        if not loops or {source, alias} & uses.hidden_bindings or {source, alias} & uses.parameters or _reads_frame(uses):
-            return False
-        body = loops[0].body
-        first = uses.first_binding_statement(alias, body)
-        if first is None:
-            return False
-        for occurrence in uses.occurrences(alias):
-            if uses.in_nested_function(occurrence) or not uses.contains(body, occurrence):
-                return False
-            if uses.contains(first, occurrence) and not is_write_target(uses, occurrence):
-                return False  # read by the binding itself: the previous iteration's object
-            if not uses.contains(first, occurrence) and not uses.comes_after(occurrence, first):
-                return False  # read before the binding: the previous iteration's object
-        for occurrence in uses.occurrences(source):
-            end = chain_end(uses, occurrence)
-            if uses.in_nested_function(occurrence) or not _observes_identity(uses, end):
-                continue
-            if not (uses.contains(body, occurrence) and uses.comes_after(first, occurrence) and _resize_then_written(uses, end)):
-                return False
-        names = {source, alias}
-        if self.aliases({source}, scope) != {source} or self.escapes(names, scope):
-            return False
-        return not self.identity_observed({alias}, scope)
-
-    def read_only_by_value_without_grad(self, assign: cst.Assign, scope: Scope) -> bool:
-        """`name = value` runs with autograd off, and every later read of `name` takes only its
-        values, in the same `with` block and with autograd still off: arithmetic, reductions,
-        comparisons, `.item()`, `.tolist()`, indexing and conversions consumed the same way.
-        Whether `name` holds `value` itself (which may be a parameter requiring grad) or a
-        detached copy then cannot be told: what is computed from either has the same values and
-        no grad. Not `.numpy()`, printing or formatting the tensor, returning or storing it, its
-        flags, in-place changes: a tensor requiring grad shows there."""
-        if type(scope) is not cst.FunctionDef or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
-            return False
-        uses = self._uses_of(scope)
-        target = assign.targets[0].target
-        name = target.value
-        block = uses.enclosing_with(assign)
-        proof = _Proof(self, scope)
-        if block is None or not proof.grad_off(assign) or name in uses.hidden_bindings or _reads_frame(uses):
-            return False
-        loops = uses.enclosing_loops(assign)
-        for occurrence in uses.occurrences(name):
-            if occurrence is target:
-                continue
-            if not uses.comes_after(occurrence, assign):
-                if any(uses.contains(loop, occurrence) for loop in loops):
-                    return False  # the next iteration would read this binding here
-                continue
-            if uses.in_nested_function(occurrence) or not uses.contains(block, occurrence) or not proof.grad_off(occurrence):
-                return False
-            if not self._consumes_values(uses, occurrence, history_free=False):
-                return False
-        return True
-
-    def _consumes_values(self, uses: ScopeUses, node: cst.CSTNode, history_free: bool) -> bool:
-        """What consumes `node`'s object reads its values and keeps no reference to it:
-        arithmetic, comparisons, a new value made by a method or a torch function, a number or
-        a list. Views and conversions (which may be the object itself) are followed to their own
-        consumer. When the object is `history_free` (its flags are those of a detached copy),
-        also an element write (`t[i] = v`), an in-place fill, formatting and reading its flags."""
-        while True:
-            parent = uses.parent(node)
-            kind = type(parent)
-            if kind is cst.Subscript and parent.value is node:
-                if is_write_target(uses, parent):
-                    return history_free  # `t[i] = v`
-                node = parent
-                continue
-            if kind is cst.Attribute and parent.value is node:
-                call = uses.parent(parent)
-                attribute = parent.attr.value
-                if type(call) is not cst.Call or call.func is not parent:
-                    readable = _METADATA_ATTRIBUTES if history_free else _VALUE_METADATA
-                    return attribute in readable and not is_write_target(uses, parent)
-                if attribute in IDENTITY_METHODS or attribute.startswith(("register_", "_")) or attribute in _NOT_VALUE_METHODS:
-                    return False
-                if attribute.endswith("_") and not history_free:
-                    return False
-                if returns_receiver(attribute) or attribute in _VIEWS or attribute in _MORE_VIEWS:
-                    node = call  # the object itself, or a view of it
-                    continue
-                return True  # a new value
-            if kind is cst.Expr:
-                return history_free  # an in-place call whose result is dropped
-            if kind is cst.BinaryOperation:
-                return history_free or not (type(parent.operator) is cst.Modulo and parent.right is node)  # not `"%f" % t`
-            if kind is cst.UnaryOperation:
-                return True
-            if kind in (cst.Comparison, cst.ComparisonTarget):
-                comparison = parent if kind is cst.Comparison else uses.parent(parent)
-                return type(comparison) is cst.Comparison and not any(type(t.operator) in _BY_IDENTITY for t in comparison.comparisons)
-            if kind is cst.Arg and parent.keyword is None:
-                call = uses.parent(parent)
-                return type(call) is cst.Call and self._makes_new_value(call)
-            return False
-
-    def _makes_new_value(self, call: cst.Call) -> bool:
-        """A torch function computing a new value from its arguments (not a view, not one that
-        may return an argument, not a module, parameter or optimizer)."""
-        qualified = self.imports.qualified_name(call.func)
-        if qualified is None or not qualified.startswith("torch.") or qualified.startswith(_MAY_RETURN_ARGUMENT):
-            return False
-        if qualified == "torch.save":
-            return False  # writes the tensor, flags included
-        if qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional."):
-            return False
-        name = qualified.rsplit(".", 1)[-1]
-        return name not in _VIEWS and name not in _MORE_VIEWS and not name.endswith("_") and not name.startswith("_")
-
-    def reaching_value(self, node: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
-        """The value of the `name = value` statement the read `node` (a name of `scope`) sees,
-        walking back through the statements before it (None past a loop, a `try`, another kind
-        of binding or the start of the function)."""
-        assignment = self._uses_of(scope).reaching_assignment(node)
-        return assignment.value if assignment is not None else None
-
     def _uses_of(self, scope: Scope) -> ScopeUses:
         return self.scope_uses.of(scope)
-
-
-_LITERAL_ARGUMENTS = (cst.Integer, cst.Float, cst.List, cst.Tuple, cst.UnaryOperation)
-# Tensor methods making a new tensor of the receiver's dtype and device, without its history.
-FACTORY_METHODS = torch_api.methods("factory")
-# Methods returning one view: a new object sharing storage (never the receiver itself).
-_VIEWS = torch_api.methods("view", without=("tuple",))
-# Methods returning several views, and torch functions returning views: under no_grad a view of a
-# leaf that requires grad still requires grad.
-_MORE_VIEWS = torch_api.methods("view", "tuple") | torch_api.short_names(torch_api.functions("view"))
-# Attributes that are views of the tensor, or its metadata: as history-free as the tensor.
-_FOLLOWS_VALUE = torch_api.attributes("view") | {"shape"}
 
 
 class _Proof:
@@ -668,9 +353,7 @@ class _Proof:
         qualified = self.imports.qualified_name(call.func)
         if qualified is not None:
             name = qualified.rsplit(".", 1)[-1]
-            if qualified.startswith(_MAY_RETURN_ARGUMENT) or not qualified.startswith("torch."):
-                return False
-            if qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional."):
+            if not computes_torch_value(qualified):
                 return False
         elif type(call.func) is cst.Attribute:
             name = call.func.attr.value
@@ -683,7 +366,7 @@ class _Proof:
             return self._arguments(call, depth)
         else:
             return False
-        return name not in _VIEWS and name not in _MORE_VIEWS and not _requests_grad(call)
+        return not returns_view(name) and not _requests_grad(call)
 
     def _indices_of_pair(self, node: cst.Subscript) -> bool:
         """`torch.max(out, 1)[1]`, `out.max(1)[1]`, `x.topk(k)[1]`: integer indices, which never
@@ -722,7 +405,7 @@ class _Proof:
         callee = func_name(call)
         if callee is not None and is_batch_source_name(callee) and not (type(call.func) is cst.Name and self._bound_here(callee)):
             return True  # a batch, like a loader's (see `_iterates_history_free`)
-        function = self.evidence.function_called(call, self.scope)
+        function = self.evidence.calls.function_called(call, self.scope)
         if function is not None:
             return self.evidence.returns_history_free(function, depth + 1)
         func = call.func
@@ -736,7 +419,7 @@ class _Proof:
                 return False
             if _requests_grad(call):
                 return False
-            if method in SELF_RETURNING or method in _VIEWS:
+            if method in SELF_RETURNING or method in VIEW_METHODS:
                 # Devices, dtypes, sizes or a tensor giving its dtype/shape: no history comes in.
                 return self.free(func.value, depth + 1)
             return self.free(func.value, depth + 1) and self._arguments(call, depth)
@@ -946,6 +629,20 @@ def func_name(call: cst.Call) -> Optional[str]:
     return None
 
 
+def computes_torch_value(qualified: str) -> bool:
+    """A torch function computing a value from its arguments: not one that builds a module,
+    parameter or optimizer, nor one that may return its argument itself."""
+    if not qualified.startswith("torch.") or qualified.startswith(_MAY_RETURN_ARGUMENT):
+        return False
+    return not qualified.startswith(_NOT_VALUE_NAMESPACES) or qualified.startswith("torch.nn.functional.")
+
+
+def returns_view(name: str) -> bool:
+    """The method or torch function `name` returns a view, or several: a new object sharing
+    storage. Under no_grad a view of a leaf requiring grad still requires grad."""
+    return name in VIEW_METHODS or name in _OTHER_VIEWS
+
+
 def returns_receiver(method: str) -> bool:
     """`x.method(...)` may be `x` itself: a conversion (`x.float()` of a float tensor) or an
     in-place change (`x.fill_(0)`); not a flag or metadata change, which identity tells apart."""
@@ -958,30 +655,6 @@ def _requests_grad(call: cst.Call) -> bool:
     )
 
 
-def _names_bound_by(statement: cst.CSTNode) -> set[str]:
-    """The names a module-level statement binds (defs, classes, assignments, imports...)."""
-    if type(statement) in (cst.FunctionDef, cst.ClassDef):
-        return {statement.name.value}
-    names: set[str] = set()
-    for node in descendants(statement):
-        if type(node) in (cst.AssignTarget, cst.For, cst.AugAssign, cst.AnnAssign):
-            names.update(name for name, _ in target_paths(node.target, ()))
-        elif type(node) in (cst.FunctionDef, cst.ClassDef):
-            names.add(node.name.value)
-        elif type(node) in (cst.Import, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                local = alias.asname.name if alias.asname is not None else alias.name
-                while type(local) is cst.Attribute:
-                    local = local.value
-                if type(local) is cst.Name:
-                    names.add(local.value)
-        elif type(node) is cst.ImportFrom:
-            names.add("*")
-        elif type(node) is cst.Global:
-            names.update(item.name.value for item in node.names)
-    return names
-
-
 def _read_through_attribute(uses: ScopeUses, occurrence: cst.Name) -> bool:
     """`obj` in `obj.attr` (not an attribute written), or the target binding it: the object is
     not handed to other code, which could write its attributes."""
@@ -989,100 +662,3 @@ def _read_through_attribute(uses: ScopeUses, occurrence: cst.Name) -> bool:
     if type(parent) is cst.Attribute and parent.value is occurrence:
         return not is_write_target(uses, parent)
     return type(parent) is cst.AssignTarget
-
-
-def _local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.ClassDef]:
-    """The class of this file (top level) that `value`, a call `Name(...)`, instantiates."""
-    if type(value) is not cst.Call or type(value.func) is not cst.Name:
-        return None
-    found = [s for s in module.body if type(s) is cst.ClassDef and s.name.value == value.func.value]
-    return found[0] if len(found) == 1 else None
-
-
-def _reads_frame(uses: ScopeUses) -> bool:
-    """`locals()`, `vars()`, `eval`, `exec`: code that may read any local by its name."""
-    return any(uses.occurrences(name) for name in _FRAME_READERS)
-
-
-def chain_end(uses: ScopeUses, node: cst.CSTNode) -> cst.CSTNode:
-    """The outermost expression that may still be `node`'s object: through conversions that can
-    return their receiver (`x.cuda()`, `x.float()`), in-place methods (`x.add_(1)`) and
-    indexing (`batch[0]` of a list)."""
-    while True:
-        parent = uses.parent(node)
-        if type(parent) is cst.Subscript and parent.value is node:
-            node = parent  # an item of a container may be the object itself
-            continue
-        if type(parent) is cst.Attribute and parent.value is node:
-            call = uses.parent(parent)
-            method = parent.attr.value
-            if (
-                type(call) is cst.Call
-                and call.func is parent
-                and (method in SELF_RETURNING or method.endswith("_") and method not in IDENTITY_METHODS)
-            ):
-                node = call
-                continue
-        return node
-
-
-def _observes_identity(uses: ScopeUses, node: cst.CSTNode) -> bool:
-    parent = uses.parent(node)
-    kind = type(parent)
-    if kind is cst.Attribute and parent.value is node:
-        call = uses.parent(parent)
-        if type(call) is cst.Call and call.func is parent:
-            return parent.attr.value in IDENTITY_METHODS or parent.attr.value.startswith("register_")
-        return is_write_target(uses, parent)
-    if kind is cst.ComparisonTarget:
-        return type(parent.operator) in (cst.Is, cst.IsNot) or _compared_by_is(uses, parent, node)
-    if kind is cst.Comparison:
-        return any(type(target.operator) in (cst.Is, cst.IsNot) for target in parent.comparisons[:1])
-    if kind is cst.Arg:
-        call = uses.parent(parent)
-        return type(call) is cst.Call and type(call.func) is cst.Name and call.func.value in _IDENTITY_FUNCTIONS
-    return False
-
-
-def _resize_then_written(uses: ScopeUses, node: cst.CSTNode) -> bool:
-    """`node.resize_(...).fill_(v)` / `node.resize_as_(x).copy_(x)`: a resize whose result gets a
-    value write at once."""
-    method = uses.parent(node)
-    resize = uses.parent(method)
-    if type(method) is not cst.Attribute or method.attr.value not in ("resize_", "resize_as_") or type(resize) is not cst.Call:
-        return False
-    write = uses.parent(resize)
-    call = uses.parent(write)
-    if type(write) is not cst.Attribute or write.value is not resize or type(call) is not cst.Call or call.func is not write:
-        return False
-    return write.attr.value.endswith("_") and not write.attr.value.startswith("_") and write.attr.value not in IDENTITY_METHODS
-
-
-def _compared_by_is(uses: ScopeUses, target: cst.ComparisonTarget, node: cst.CSTNode) -> bool:
-    """`a is b`: the right operand `b` is in the ComparisonTarget of `is` itself (handled above);
-    a following `is` compares `b` too (`a is b is c`)."""
-    comparison = uses.parent(target)
-    if type(comparison) is not cst.Comparison:
-        return False
-    targets = list(comparison.comparisons)
-    index = next((i for i, t in enumerate(targets) if t is target), None)
-    return index is not None and index + 1 < len(targets) and type(targets[index + 1].operator) in (cst.Is, cst.IsNot)
-
-
-def _escapes(uses: ScopeUses, node: cst.CSTNode) -> bool:
-    parent = uses.parent(node)
-    kind = type(parent)
-    if kind in (cst.Return, cst.Yield):
-        return True
-    if kind in (cst.Element, cst.DictElement, cst.StarredElement):
-        return not is_binding_position(uses, node)
-    if kind is cst.Assign and parent.value is node:
-        return any(type(target.target) is not cst.Name for target in parent.targets)
-    if kind is cst.Arg:
-        call = uses.parent(parent)
-        return (
-            type(call) is cst.Call
-            and type(call.func) is cst.Attribute
-            and call.func.attr.value in ("append", "extend", "insert", "add", "setdefault", "update", "register_buffer")
-        )
-    return False

@@ -628,11 +628,11 @@ class VariableCall(Rule):
     def _without_grad(
         self, call: cst.Call, data: cst.BaseExpression, bound: Optional[set[str]], assign: Optional[cst.Assign]
     ) -> cst.BaseExpression:
-        receiver = self.context.history.legacy_data_receiver(data)
+        receiver = self.context.identity.legacy_data_receiver(data)
         if (
             receiver is not None
             and assign is not None
-            and self.context.history.read_only_by_value_without_grad(assign, self.context.scope())
+            and self.context.identity.read_only_by_value_without_grad(assign, self.context.scope())
         ):
             return receiver  # `y = Variable(x.data)`, `y` read only by value with autograd off: `x` gives the same numbers
         if self._detaches_data(data) or self._unwraps_exactly(call, data, bound):
@@ -647,9 +647,9 @@ class VariableCall(Rule):
         literal = literal_tensor(data, imports)
         if literal is not None:
             return _with_keyword(literal, "requires_grad", cst.Name("True") if flag is None else flag)
-        history = self.context.history
+        identity = self.context.identity
         scope = self.context.scope()
-        if history.is_fresh(data, scope) and self.context.is_history_free(data):
+        if identity.is_fresh(data, scope) and self.context.is_history_free(data):
             source = self._data_as_detach(data)  # a new object: setting its flag touches nothing else
         else:
             source = method_call_on(data, "detach")
@@ -661,33 +661,33 @@ class VariableCall(Rule):
         root = data
         while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and returns_receiver(root.func.attr.value):
             root = root.func.value
-        return self.context.history.legacy_data_receiver(root) is not None
+        return self.context.identity.legacy_data_receiver(root) is not None
 
     def _unwraps_exactly(self, call: cst.Call, data: cst.BaseExpression, targets: Optional[set[str]]) -> bool:
         """`Variable(data)` may become `data`: data carries no history, and where it may be an
         object the code also reaches otherwise, nothing tells the two objects apart."""
-        history = self.context.history
+        identity = self.context.identity
         scope = self.context.scope()
-        if history.is_last_use_of_fresh_local(data, scope):
+        if identity.is_last_use_of_fresh_local(data, scope):
             return True  # no other code can reach the object once it is handed over
         if not self.context.is_history_free(data):
             return False
-        if history.is_fresh(data, scope):
+        if identity.is_fresh(data, scope):
             return True
         if targets is None:
-            targets = history.names_bound_to_result(call, scope) or None
+            targets = identity.names_bound_to_result(call, scope) or None
         # The names that may reach the source object or the result once they are one object.
-        sources = set(history.object_names(data))
+        sources = set(identity.object_names(data))
         bound = targets or set()
-        if len(sources) == 1 and len(bound) == 1 and history.identity_settled_before_binding(call, *sources, *bound, scope):
+        if len(sources) == 1 and len(bound) == 1 and identity.identity_settled_before_binding(call, *sources, *bound, scope):
             return True  # a preallocated buffer resized and refilled before each binding
-        names = history.aliases(sources | bound, scope)
-        if history.identity_observed(names, scope) or (targets is None and history.result_observed(call, scope)):
+        names = identity.aliases(sources | bound, scope)
+        if identity.identity_observed(names, scope) or (targets is None and identity.result_observed(call, scope)):
             return False
         # A source still reachable afterwards (by its name, or held by whatever a call returned
         # it from): the result must not be stored away where other code could set its flag.
         source_live = not sources or not sources <= bound
-        escapes = history.escapes(names, scope) or (targets is None and history.result_escapes(call, scope))
+        escapes = identity.escapes(names, scope) or (targets is None and identity.result_escapes(call, scope))
         return not (source_live and escapes)
 
     def _assignment_of(self, call: cst.Call) -> Optional[cst.Assign]:
@@ -720,7 +720,7 @@ class VariableCall(Rule):
         root = data
         while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and not root.lpar:
             root = root.func.value
-        receiver = self.context.history.legacy_data_receiver(root)
+        receiver = self.context.identity.legacy_data_receiver(root)
         if receiver is None:
             return data
         detached = method_call_on(receiver, "detach")

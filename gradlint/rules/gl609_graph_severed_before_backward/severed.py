@@ -7,7 +7,7 @@ new tensor is a leaf (or has no history at all) and backpropagating it never rea
 
 Evidence only: the cut must be applied to a value with evident history (`GradEvidence`), and
 everything else the wrapped value is computed from must bring no graph. Names are followed to the
-assignment their read sees (`HistoryEvidence.reaching_value`), else to every visible assignment.
+assignment their read sees (`ScopeUses.reaching_assignment`), else to every visible assignment.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.grad_tracking import KEEPS_HISTORY, GradEvidence
-from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
+from gradlint.analysis.semantic.scope import ScopeUsesTable
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, positional_args
 
 # Methods leaving autograd: a Python value, a numpy array, or a detached tensor.
@@ -45,10 +45,10 @@ class Rewrap:
 
 
 class SeveredGraphs:
-    def __init__(self, imports: ImportMap, grads: GradEvidence, history: HistoryEvidence) -> None:
+    def __init__(self, imports: ImportMap, grads: GradEvidence, scope_uses: ScopeUsesTable) -> None:
         self.imports = imports
         self.grads = grads
-        self.history = history
+        self.scope_uses = scope_uses
 
     def rewrapped(self, node: cst.BaseExpression, scope: Scope) -> Optional[Rewrap]:
         """`node` (a value about to be backpropagated) is a tensor constructor over a severed
@@ -59,7 +59,7 @@ class SeveredGraphs:
         if depth > _MAX_DEPTH:
             return None
         if isinstance(node, cst.Name):
-            value = self.history.reaching_value(node, scope)
+            value = self._reaching_value(node, scope)
             return self._rewrapped(value, scope, depth + 1) if value is not None else None
         if isinstance(node, cst.BinaryOperation):
             for part, other in ((node.left, node.right), (node.right, node.left)):
@@ -118,7 +118,7 @@ class SeveredGraphs:
         return self._cut_among(parts, scope, depth) if parts is not None else None
 
     def _cut_name(self, node: cst.Name, scope: Scope, depth: int) -> Optional[cst.BaseExpression]:
-        value = self.history.reaching_value(node, scope)
+        value = self._reaching_value(node, scope)
         if value is not None:
             return self.cut_in(value, scope, depth + 1)
         bindings = self.grads.scopes.of(scope)
@@ -162,10 +162,15 @@ class SeveredGraphs:
                 return None
         return found
 
+    def _reaching_value(self, node: cst.Name, scope: Scope) -> Optional[cst.BaseExpression]:
+        """The value of the `name = value` statement the read `node` sees, when one does."""
+        assignment = self.scope_uses.of(scope).reaching_assignment(node)
+        return assignment.value if assignment is not None else None
+
     def _carries(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """`node` evidently has autograd history; a name by the assignment its read sees."""
         if isinstance(node, cst.Name):
-            value = self.history.reaching_value(node, scope)
+            value = self._reaching_value(node, scope)
             if value is not None:
                 return self.grads.carries_grad(value, scope)
         return self.grads.carries_grad(node, scope)
