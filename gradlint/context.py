@@ -147,7 +147,7 @@ class FileContext:
 
     @cached_property
     def grads(self) -> GradEvidence:
-        return GradEvidence(self.imports, self.scopes, self.tensors)
+        return GradEvidence(self.imports, self.scopes, self.tensors, self.history)
 
     @cached_property
     def modules(self) -> ModuleEvidence:

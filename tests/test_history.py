@@ -47,6 +47,11 @@ FREE = {
     "name bound under no_grad": "def f(model, loader):\n    for x in loader:\n        with torch.no_grad():\n            out = model(x)\n        probe = out\n",
     "in-place write under no_grad": "def f(h):\n    x = torch.zeros(2)\n    with torch.no_grad():\n        x.add_(h)\n        x[0] = h[0]\n    probe = x\n",
     "item write into an integer tensor": "def f(text, h):\n    t = torch.zeros(len(text)).long()\n    for c in range(3):\n        t[c] = h[c]\n    probe = t\n",
+    "index function of a model output": "def f(model, x):\n    probe = torch.argmax(model(x), 1)\n",
+    "comparison function of a model output": "def f(model, x):\n    probe = torch.isnan(model(x))\n",
+    "plain builtins of a model output": "def f(model, x):\n    out = model(x)\n    probe = (float(out.sum()), len(out), str(out), isinstance(out, int))\n",
+    "formatted string": "def f(model, x):\n    probe = f'{model(x)}'\n",
+    "metadata of a tensor with history": "def f(model, x):\n    out = model(x)\n    probe = (out.dtype, out.device, out.shape, out.requires_grad)\n",
     "value-free in-place changes": (
         "def f():\n    x = torch.zeros(2)\n    x.fill_(1.0)\n    x.zero_()\n    x.copy_(torch.ones(2))\n"
         "    x.resize_as_(torch.ones(3))\n    x[0] = 3\n    probe = x\n"
@@ -78,6 +83,11 @@ NOT_FREE = {
     "write with history after the block": (
         "def f(h):\n    x = torch.zeros(2)\n    with torch.no_grad():\n        x.add_(h)\n    x.add_(h)\n    probe = x\n"
     ),
+    "index function asking for grad": "def f():\n    probe = torch.arange(3.0, requires_grad=True)\n",
+    "absolute value of a parameter": "def f(w):\n    probe = abs(w)\n",
+    "a rebound builtin": "def f(model, x):\n    float = model\n    probe = float(x)\n",
+    "metadata of an object not evidently a tensor": "def f(model):\n    probe = model.dtype\n",
+    "the graph of a tensor": "def f(model, x):\n    probe = model(x).grad_fn\n",
     "integer tensor rebound to a float one": (
         "def f(h):\n    t = torch.zeros(3).long()\n    t = torch.zeros(3)\n    t[0] = h[0]\n    probe = t\n"
     ),

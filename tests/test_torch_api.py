@@ -385,7 +385,7 @@ def test_the_vocabularies_describe_every_word():
         assert used <= set(vocabulary)
 
 
-# -- the two history evaluators read one answer ----------------------------------------------------
+# -- the history proof and the evident history read the table alike ------------------------------
 
 _ENDING_CALLS = sorted(torch_api.methods("ends", without=("factory",)))
 
@@ -406,19 +406,36 @@ def _method_call_on_a_model_output(method: str):
 
 
 @pytest.mark.parametrize("method", _ENDING_CALLS)
-def test_both_history_evaluators_say_a_history_ending_method_ends_it(method):
+def test_both_directions_say_a_history_ending_method_ends_it(method):
     context, value, function = _method_call_on_a_model_output(method)
     assert context.history.is_history_free(value, function)
-    assert context.grads.is_graph_free(value, function)
     assert not context.grads.carries_grad(value, function)
 
 
 @pytest.mark.parametrize("method", ["sign", "round", "floor", "ceil", "sum", "view", "float"])
-def test_no_history_evaluator_says_a_history_keeping_method_ends_it(method):
+def test_neither_direction_says_a_history_keeping_method_ends_it(method):
     context, value, function = _method_call_on_a_model_output(method)
     assert not context.history.is_history_free(value, function)
-    assert not context.grads.is_graph_free(value, function)
     assert context.grads.carries_grad(value, function)
+
+
+_ENDING_FUNCTIONS = sorted(torch_api.functions("ends") - torch_api.functions("factory") - {"torch.no_grad", "torch.from_numpy"})
+
+
+@pytest.mark.parametrize("qualified", _ENDING_FUNCTIONS)
+def test_both_directions_say_a_history_ending_function_ends_it(qualified):
+    import libcst as cst
+
+    from gradlint.analysis.tree import descendants
+    from gradlint.context import FileContext
+
+    text = f"import torch\ndef f(model, x):\n    out = model(x)\n    probe = {qualified}(out)\n"
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    function = next(n for n in descendants(module) if isinstance(n, cst.FunctionDef))
+    value = next(n for n in descendants(module) if isinstance(n, cst.Assign) and n.targets[0].target.value == "probe").value
+    assert context.history.is_history_free(value, function)
+    assert not context.grads.carries_grad(value, function)
 
 
 # -- torch.nn classes and module methods ---------------------------------------------------------

@@ -8,6 +8,7 @@ import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.grad_mode import runs_without_grad
+from gradlint.analysis.history import ENDS_HISTORY, KEEPS_HISTORY
 from gradlint.analysis.scalars import ScalarRead, indexes_zero
 from gradlint.analysis.scopes import enclosing_scope
 from gradlint.analysis.tensors import root_name
@@ -163,10 +164,7 @@ _METADATA_METHODS = torch_api.methods("metadata")
 # Methods whose result is a plain value or a new tensor object, never the receiver: on a tensor
 # without history, `x.m()` gives what `x.data.m()` gives.
 _NEW_VALUE_METHODS = (
-    (torch_api.methods("keeps") | torch_api.methods("ends"))
-    - torch_api.methods("self")
-    - torch_api.methods("identity")
-    - torch_api.methods("factory")
+    (KEEPS_HISTORY | ENDS_HISTORY) - torch_api.methods("self") - torch_api.methods("identity") - torch_api.methods("factory")
 )
 # May return the receiver itself (`x.cpu()` of a CPU tensor): followed to what consumes them.
 _CONVERSIONS = torch_api.methods("self")

@@ -1,7 +1,10 @@
-"""Does an expression carry autograd history (a model output, a loss, ops on parameters)?
+"""Does an expression evidently carry autograd history (a model output, a loss, ops on parameters)?
 
 Conservative like the other analyses: unknown means no. Values assigned inside a no-grad block
-carry none; `.detach()`, `.item()`, `.data`, comparisons and `argmax` end the history.
+carry none; `.detach()`, `.item()`, `.data`, comparisons and `argmax` end the history. The other
+direction, "provably carries none", is the history proof's (`history.HistoryEvidence`), and both
+read the table's history properties from there. Also: whether a loss was computed from a value
+whose history was cut (`cut_from_graph`), built without grad, or turned back on.
 """
 
 from __future__ import annotations
@@ -15,26 +18,21 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
 from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, keyword_arg
 from gradlint.analysis import torch_api
+from gradlint.analysis.history import ENDS_HISTORY, ENDS_HISTORY_FUNCTIONS, INDEX_RESULTS, KEEPS_HISTORY, HistoryEvidence
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters
 from gradlint.analysis.roles import MODEL_CALLEE, MODULE_INSTANCE
 from gradlint.analysis.tree import descendants
 
-# Tensor methods whose result never has history, and those whose result has the receiver's.
-ENDS_HISTORY = torch_api.methods("ends")
-KEEPS_HISTORY = torch_api.methods("keeps")
-# With a dim, (values, indices): the indices carry no history.
-INDEX_RESULTS = torch_api.methods("pair")
-# Torch functions (by their last name) whose result never has history.
-NO_HISTORY_FUNCTIONS = torch_api.short_names(torch_api.functions("ends"))
 REQUIRES_GRAD_FACTORIES = torch_api.functions("grad-flag")
 _FUNCTIONAL_LOSSES = torch_api.short_names(torch_api.functions("loss"))
 
 
 class GradEvidence:
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence) -> None:
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, history: HistoryEvidence) -> None:
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
+        self.history = history
 
     def carries_grad(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
         if depth > 10:
@@ -89,7 +87,7 @@ class GradEvidence:
             if qualified == "torch.autograd.Variable" and len(call.args) > 1 and call.args[1].keyword is None:
                 return is_bool_literal(call.args[1].value, True)
             return False
-        if not qualified.startswith("torch.") or qualified.rsplit(".", 1)[-1] in NO_HISTORY_FUNCTIONS:
+        if not qualified.startswith("torch.") or qualified in ENDS_HISTORY_FUNCTIONS:
             return False
         short = qualified.rsplit(".", 1)[-1]
         if qualified.startswith("torch.nn.functional.") and (short.endswith("loss") or short in _FUNCTIONAL_LOSSES):
@@ -172,26 +170,6 @@ class GradEvidence:
             for value, method in values
         )
 
-    def is_graph_free(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
-        """`node` evidently has no autograd history, whatever the grad mode it is computed in: numbers,
-        strings, comparisons, `.item()`, `.data`, `.detach()`, integer results and indices, fresh
-        leaves, and values computed only from those. The opposite direction of `carries_grad`:
-        unknown means it may have a graph."""
-        if depth > 10:
-            return False
-        if isinstance(node, _CONSTANTS):
-            return True
-        if isinstance(node, cst.Name):
-            return node.value in ("True", "False", "None") or self._graph_free_name(node.value, scope, depth)
-        if isinstance(node, cst.Attribute):
-            return node.attr.value in ("data", "shape", "dtype", "device", "is_cuda", "requires_grad")
-        if isinstance(node, cst.Subscript):
-            return _is_index_result(node.value, node) or self.is_graph_free(node.value, scope, depth + 1)
-        if isinstance(node, cst.Call):
-            return self._graph_free_call(node, scope, depth)
-        parts = _operands(node)
-        return parts is not None and all(self.is_graph_free(part, scope, depth + 1) for part in parts)
-
     def _assigned_values(self, name: str, scope: Optional[Scope]):
         """The bindings of `scope` and the values `name` is assigned there, when they are all
         visible (not a parameter, a loop variable, an unpacked or an opaque binding); else None."""
@@ -202,38 +180,6 @@ class GradEvidence:
         if not values or name in bindings.opaque or name in bindings.unpacked:
             return None
         return bindings, values
-
-    def _graph_free_name(self, name: str, scope: Optional[Scope], depth: int) -> bool:
-        found = self._assigned_values(name, scope)
-        if found is None:
-            return False
-        _, values = found
-        # An accumulator (`total = 0`, then `total += x.item()`) reads itself: only the other values count.
-        return all(self.is_graph_free(value, scope, depth + 1) for value in values if name not in mentioned_names(value))
-
-    def _graph_free_call(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
-        func = call.func
-        qualified = self.imports.qualified_name(func)
-        if qualified is not None:
-            if not qualified.startswith("torch."):
-                return False
-            if qualified == "torch.autograd.Variable" or qualified.rsplit(".", 1)[-1] in NO_HISTORY_FUNCTIONS:
-                return True  # a leaf: its flags do not depend on the grad mode
-            return all(self._graph_free_argument(arg.value, scope, depth) for arg in call.args)
-        if isinstance(func, cst.Name):
-            return func.value in GRAPH_FREE_BUILTINS
-        if isinstance(func, cst.Attribute):
-            method = func.attr.value
-            if method in ENDS_HISTORY:
-                return True
-            if method in KEEPS_HISTORY:
-                return self.is_graph_free(func.value, scope, depth + 1)
-        return False
-
-    def _graph_free_argument(self, value: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
-        if isinstance(value, (cst.List, cst.Tuple)):
-            return all(self.is_graph_free(e.value, scope, depth + 1) for e in value.elements)
-        return self.is_graph_free(value, scope, depth + 1)
 
     def built_without_grad(self, name: str, scope) -> bool:
         """Every assignment of `name` in `scope` is inside a no-grad block (or ends the history)."""
@@ -297,7 +243,7 @@ class GradEvidence:
     def _no_graph_input(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """An input that brings no graph of its own: a number, a target or index tensor (not a
         model, a parameter or a value with evidence of history)."""
-        if self.is_graph_free(node, scope):
+        if self.history.is_history_free(node, scope if scope is not None else self.history.module):
             return True
         if isinstance(node, cst.Name):
             return not self.carries_grad(node, scope) and not MODEL_CALLEE.match(node.value) and not MODULE_INSTANCE.match(node.value)
@@ -333,24 +279,6 @@ def _requires_grad_call(node: cst.BaseExpression) -> bool:
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_"):
         return False
     return not node.args or is_bool_literal(node.args[0].value, True)
-
-
-_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Comparison)
-# Builtins whose result is a plain Python value (never a tensor with a graph).
-GRAPH_FREE_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "repr", "format", "isinstance", "range", "print"})
-
-
-def _operands(node: cst.CSTNode) -> Optional[list[cst.BaseExpression]]:
-    """The values an operator expression is computed from (None for other nodes)."""
-    if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
-        return [node.left, node.right]
-    if isinstance(node, cst.UnaryOperation):
-        return [node.expression]
-    if isinstance(node, cst.IfExp):
-        return [node.body, node.orelse]
-    if isinstance(node, cst.Tuple):  # not a list: it may be filled later
-        return [element.value for element in node.elements]
-    return None
 
 
 def ends_history(node: cst.BaseExpression) -> bool:

@@ -33,7 +33,6 @@ import libcst as cst
 
 from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
-from gradlint.analysis.grad_tracking import INDEX_RESULTS
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.local_calls import LocalCalls, local_class
@@ -46,13 +45,18 @@ from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods,
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
 from gradlint.analysis.tensors import TensorEvidence, root_name
 
+# The table's autograd history properties, read here for both directions: this proof, and the
+# evident history of `grad_tracking`. Tensor methods whose result never has history, and those
+# whose result has the receiver's; with a dim, (values, indices), whose indices carry none.
+ENDS_HISTORY = torch_api.methods("ends")
+KEEPS_HISTORY = torch_api.methods("keeps")
+INDEX_RESULTS = torch_api.methods("pair")
+# Torch functions whose result never has history (unless asked to require grad).
+ENDS_HISTORY_FUNCTIONS = torch_api.functions("ends")
 # The pre-0.4 typed constructors (`torch.FloatTensor([1, 2])`, `torch.LongTensor(3)`...): a new
 # plain tensor, never requiring grad.
 LEGACY_CONSTRUCTORS = torch_api.functions("legacy")
 INTEGER_CONSTRUCTORS = torch_api.functions("int")
-# Whatever the receiver, the result has no history (a new object, a Python value, or an
-# integer or bool tensor, which can never require grad); factories are asked separately.
-_CUTS_HISTORY = torch_api.methods("ends", without=("factory",))
 # Methods whose result is an integer or bool tensor: no write can give it history (an in-place
 # write of a value with history is cast to its dtype, or raises).
 _INTEGER_RESULTS = torch_api.methods("int")
@@ -72,9 +76,18 @@ VIEW_METHODS = torch_api.methods("view", without=("tuple",))
 # Methods returning several views, and torch functions returning views: under no_grad a view of a
 # leaf that requires grad still requires grad.
 _OTHER_VIEWS = torch_api.methods("view", "tuple") | torch_api.short_names(torch_api.functions("view"))
-# Attributes that are views of the tensor, or its metadata: as history-free as the tensor.
-_FOLLOWS_VALUE = torch_api.attributes("view") | {"shape"}
-_NUMERIC_BUILTINS = frozenset({"float", "int", "bool", "len", "abs", "round", "range", "min", "max"})
+# Whatever the receiver, the result has no history (a new object, a Python value, or an
+# integer or bool tensor, which can never require grad); factories are asked separately.
+_CUTS_HISTORY = ENDS_HISTORY - FACTORY_METHODS
+# Attributes that are views of the tensor: as history-free as the tensor.
+_VIEW_ATTRIBUTES = torch_api.attributes("view")
+# A tensor's metadata and flags: Python values (sizes, dtypes, devices, bools), never history.
+_PLAIN_ATTRIBUTES = torch_api.attributes("metadata") | torch_api.attributes("autograd") - {"grad_fn"}
+# Builtins whose result is a plain Python value whatever their arguments, and those whose result
+# may be an argument or computed from them (`abs(t)`, `max(a, b)`).
+_PLAIN_BUILTINS = frozenset({"float", "int", "bool", "len", "range", "str", "repr", "format", "isinstance", "print"})
+_NUMERIC_BUILTINS = frozenset({"abs", "round", "min", "max"})
+_BUILTINS = _PLAIN_BUILTINS | _NUMERIC_BUILTINS
 # Torch namespaces whose calls build modules, parameters, optimizers...: not plain values.
 _NOT_VALUE_NAMESPACES = (
     "torch.nn.",
@@ -286,7 +299,7 @@ class _Proof:
         if depth > _MAX_DEPTH:
             return False
         kind = type(node)
-        if kind in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString):
+        if kind in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
             return True
         if kind is cst.Name:
             if node.value in ("True", "False", "None"):
@@ -302,8 +315,10 @@ class _Proof:
             qualified = self.imports.qualified_name(node)
             if qualified is not None:
                 return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
-            if node.attr.value in _FOLLOWS_VALUE:
+            if node.attr.value in _VIEW_ATTRIBUTES:
                 return self.free(node.value, depth + 1)
+            if node.attr.value in _PLAIN_ATTRIBUTES:
+                return self.free(node.value, depth + 1) or self.evidence.tensors.is_tensor(node.value, self.scope)
             return self.evidence.instance_attribute_is_history_free(
                 node, self.scope, depth + 1
             ) or self.evidence.object_attribute_is_history_free(node, self.scope, depth + 1)
@@ -423,8 +438,10 @@ class _Proof:
                 # Devices, dtypes, sizes or a tensor giving its dtype/shape: no history comes in.
                 return self.free(func.value, depth + 1)
             return self.free(func.value, depth + 1) and self._arguments(call, depth)
-        if type(func) is cst.Name and func.value in _NUMERIC_BUILTINS and func.value not in self.imports.bindings:
-            return not self._bound_here(func.value) and self._arguments(call, depth)
+        if type(func) is cst.Name and func.value in _BUILTINS and func.value not in self.imports.bindings:
+            if self._bound_here(func.value):
+                return False
+            return func.value in _PLAIN_BUILTINS or self._arguments(call, depth)
         if type(func) is cst.Name and func.value in ("next", "iter") and len(call.args) == 1 and not self._bound_here(func.value):
             return self._iterates_history_free(call.args[0].value, depth)
         return False
@@ -440,6 +457,8 @@ class _Proof:
             return not _requests_grad(call)
         if qualified in INTEGER_CONSTRUCTORS:
             return True  # an integer tensor never carries history
+        if qualified in ENDS_HISTORY_FUNCTIONS:
+            return not _requests_grad(call)  # a new leaf, an integer or bool tensor
         if qualified in LEGACY_CONSTRUCTORS:
             # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it,
             # while a list is copied (`torch.Tensor([loss])` has no history).

@@ -209,9 +209,9 @@ class NoGradPlanner:
             return False
         assign = statement.body[0]
         scope = function if function is not None else self.context.module
-        return all(not isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in assign.targets) and self.context.grads.is_graph_free(
-            assign.value, scope
-        )
+        return all(
+            not isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in assign.targets
+        ) and self.context.history.is_history_free(assign.value, scope)
 
     def _volatile_calls(self, statements: Sequence[cst.CSTNode]) -> list[cst.Call]:
         return [node for s in statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
@@ -306,13 +306,13 @@ class NoGradPlanner:
         return None
 
     def _graph_free(self, value: cst.BaseExpression, scope) -> bool:
-        """`value` has no graph that no_grad would remove: it has none whatever the grad mode, or
-        none in the program as it is (the shared history fact), or it is a fresh recurrent state,
-        or a Python container holding only such values (`truth += list(labels)`)."""
+        """`value` has no graph that no_grad would remove: it provably has no history (the one
+        history fact), or it is a fresh recurrent state, or a Python container holding only such
+        values (`truth += list(labels)`)."""
         context = self.context
 
         def free(node: cst.BaseExpression) -> bool:
-            return context.grads.is_graph_free(node, scope) or context.history.is_history_free(node, scope) or _fresh_state(node, free)
+            return context.history.is_history_free(node, scope) or _fresh_state(node, free)
 
         return free(value) or holds_only(value, free)
 

@@ -6,6 +6,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis import torch_api
+from gradlint.analysis.history import KEEPS_HISTORY
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
@@ -16,7 +17,7 @@ _KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
 # Namespaces of torch functions that return tensors (besides `torch.<function>` itself).
 _TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
 # Tensor methods whose result is a tensor when their receiver is one.
-_TENSOR_METHODS = (torch_api.methods("keeps") | torch_api.methods("same-values") | {"detach", "long", "int", "bool"}) - (
+_TENSOR_METHODS = (KEEPS_HISTORY | torch_api.methods("same-values") | {"detach", "long", "int", "bool"}) - (
     torch_api.methods("tuple") | torch_api.methods("pair", without=("reduction",))
 )
 # Code that changes the device `torch.tensor` builds on when given no `device=`.

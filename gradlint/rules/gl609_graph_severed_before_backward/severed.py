@@ -18,7 +18,8 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis import torch_api
-from gradlint.analysis.grad_tracking import KEEPS_HISTORY, GradEvidence
+from gradlint.analysis.grad_tracking import GradEvidence
+from gradlint.analysis.history import KEEPS_HISTORY
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.semantic.scope import ScopeUsesTable
