@@ -8,7 +8,9 @@
 - a rule module never imports another rule module, and the modules of a rule package
   (`rules/glNNN_name/`) are imported by that package only;
 - no module of `gradlint.analysis` serves a single rule: such an analysis lives in the rule's package;
-- no module imports another module's `_private` name.
+- no module imports another module's `_private` name;
+- one history evaluator: only `gradlint.analysis.history` answers "is this value free of autograd
+  history?" and reads the table's history properties.
 
 Each check is also fed a synthetic violation, so that a check that could never fail is caught.
 """
@@ -16,6 +18,7 @@ Each check is also fed a synthetic violation, so that a check that could never f
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping, Optional
@@ -919,3 +922,111 @@ def test_an_argument_binder_outside_the_semantic_package_is_found():
         ("gradlint.walker", "named"),
     ]
     assert argument_binders({"gradlint.analysis.semantic.arguments": by_parameters}) == []
+
+
+# -- one history evaluator ------------------------------------------------------------------------
+#
+# "Does this value carry autograd history?" is answered once: the history proof
+# (`analysis.history`) says which values provably carry none, and it alone reads the table's
+# history properties (`torch_api.methods("ends")`, `methods("keeps")`, `functions("ends")`), for
+# itself and for the evident history of `analysis.grad_tracking`, which imports them. Elsewhere a
+# function named for history-freedom may only ask the proof (`context.history.is_history_free`).
+
+HISTORY = f"{ANALYSIS}.history"
+_HISTORY_FREE_NAME = re.compile(r"history_free|graph_free")
+_HISTORY_PROPERTIES = {"methods": frozenset({"ends", "keeps"}), "functions": frozenset({"ends"})}
+
+
+def history_evaluators(sources: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(module, function) of each function outside the history proof named for history-freedom
+    (`is_graph_free`, `_history_free_name`) that does not ask the proof's `is_history_free`: a
+    second evaluator rather than a view of the one answer.
+
+    Limits: an evaluator under another name (`has_no_graph`) is not seen; the table check below
+    catches one that reads the table's history properties."""
+    found = []
+    for module, source in sources.items():
+        if module == HISTORY:
+            continue
+        for function in ast.walk(ast.parse(source)):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and _HISTORY_FREE_NAME.search(function.name):
+                if not any(isinstance(node, ast.Call) and _attribute(node.func, "is_history_free") for node in ast.walk(function)):
+                    found.append((module, function.name))
+    return sorted(found)
+
+
+def history_property_reads(sources: Mapping[str, str]) -> list[tuple[str, int]]:
+    """(module, line) of each query of the table's history properties outside the history proof
+    and the table itself: a call of `methods` or `functions` (through `torch_api` or imported
+    from it) naming "ends" or "keeps" among its words or in `without=`."""
+    found = []
+    for module, source in sources.items():
+        if module == HISTORY or _within(module, TORCH_API_PACKAGE):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if not isinstance(node, ast.Call):
+                continue
+            function = node.func
+            query = function.attr if isinstance(function, ast.Attribute) else function.id if isinstance(function, ast.Name) else ""
+            words = [*node.args, *(keyword.value for keyword in node.keywords if keyword.arg == "without")]
+            if set(_query_words(words)) & _HISTORY_PROPERTIES.get(query, frozenset()):
+                found.append((module, node.lineno))
+    return sorted(found)
+
+
+def _query_words(nodes: list[ast.expr]) -> list[str]:
+    words = []
+    for node in nodes:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+                words.append(inner.value)
+    return words
+
+
+def test_one_history_evaluator(sources):
+    assert history_evaluators(sources) == []
+
+
+def test_the_table_history_properties_are_read_by_the_history_proof_only(sources):
+    assert history_property_reads(sources) == []
+
+
+def test_a_second_history_evaluator_is_found():
+    second = (
+        "class GradEvidence:\n    def is_graph_free(self, node, scope, depth=0):\n"
+        "        return isinstance(node, cst.Integer) or self._graph_free_name(node, scope, depth)\n"
+        "    def _graph_free_name(self, node, scope, depth):\n        return self.is_graph_free(node.value, scope, depth + 1)\n"
+    )
+    view = (  # asks the one answer, with what only this caller knows
+        "def _graph_free(context, value, scope):\n    def free(node):\n"
+        "        return context.history.is_history_free(node, scope) or fresh_state(node)\n    return free(value)\n"
+    )
+    sources = _with(
+        gradlint__analysis__grad_tracking=second,
+        gradlint__rules__gl999_example="def value_is_history_free(node):\n    return node is None\n",
+        gradlint__fix__no_grad=view,
+        gradlint__context="class FileContext:\n    def is_history_free(self, node):\n        return self.history.is_history_free(node, self.scope())\n",
+        gradlint__analysis__history="class HistoryEvidence:\n    def is_history_free(self, node, scope):\n        return _Proof(self, scope).free(node, 0)\n",
+    )
+    assert history_evaluators(sources) == [
+        ("gradlint.analysis.grad_tracking", "_graph_free_name"),
+        ("gradlint.analysis.grad_tracking", "is_graph_free"),
+        ("gradlint.rules.gl999_example", "value_is_history_free"),
+    ]
+
+
+def test_the_table_history_properties_read_outside_the_history_proof_are_found():
+    sources = _with(
+        gradlint__analysis__grad_tracking='ENDS = torch_api.methods("ends")\nKEEPS = torch_api.methods("keeps")\n',
+        gradlint__rules__gl999_example="from gradlint.analysis.torch_api import functions, methods\n"
+        'NONE = functions("ends")\nOTHERS = methods("view", without=("keeps",))\n',
+        gradlint__analysis__data_attr='PLAIN = torch_api.methods("detaches") | torch_api.functions("keeps") | torch_api.attributes("ends")\n',
+        gradlint__analysis__history='ENDS = torch_api.methods("ends")\nNONE = torch_api.functions("ends")\n',
+        gradlint__analysis__torch_api='def methods(*words):\n    return select("ends", words)\n',
+    )
+    assert history_property_reads(sources) == [
+        ("gradlint.analysis.grad_tracking", 1),
+        ("gradlint.analysis.grad_tracking", 2),
+        ("gradlint.rules.gl999_example", 2),
+        ("gradlint.rules.gl999_example", 3),
+    ]
