@@ -10,6 +10,7 @@ partial run).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Optional
 
 import libcst as cst
@@ -66,7 +67,7 @@ class LocalCalls:
         decorated = any(not disables_grad(d.decorator, self.imports) for d in function.decorators)
         if decorated or function.asynchronous is not None or self.functions.module_level.get(name) is not function:
             return None
-        bound = [_names_bound_by(statement) for statement in self.module.body]
+        bound = self._names_bound_by_statement
         if sum(1 for names in bound if name in names) != 1 or any("*" in names for names in bound):
             return None
         module_uses = self.scope_uses.of(self.module)
@@ -74,6 +75,11 @@ class LocalCalls:
         if not calls or any(call is None for call in calls):
             return None
         return calls
+
+    @cached_property
+    def _names_bound_by_statement(self) -> list[set[str]]:
+        """The names each module-level statement binds, in order."""
+        return [_names_bound_by(statement) for statement in self.module.body]
 
     def _call_of(self, uses: ScopeUses, occurrence: cst.Name) -> Optional[tuple[cst.Call, Scope]]:
         """The call `occurrence` is the callee of, with the function (or module) it is written in."""
