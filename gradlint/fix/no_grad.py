@@ -209,7 +209,7 @@ class NoGradPlanner:
             return False
         assign = statement.body[0]
         scope = function if function is not None else self.context.module
-        return all(not isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in assign.targets) and self.context.grads.is_graph_free(
+        return all(not isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in assign.targets) and self.context.values.is_graph_free(
             assign.value, scope
         )
 
@@ -312,7 +312,7 @@ class NoGradPlanner:
         context = self.context
 
         def free(node: cst.BaseExpression) -> bool:
-            return context.grads.is_graph_free(node, scope) or context.history.is_history_free(node, scope) or _fresh_state(node, free)
+            return context.values.is_graph_free(node, scope) or context.values.is_history_free(node, scope) or _fresh_state(node, free)
 
         return free(value) or holds_only(value, free)
 

@@ -5,7 +5,7 @@
 but through a step that leaves autograd (a Python number, a numpy array, a detached copy), so the
 new tensor is a leaf (or has no history at all) and backpropagating it never reaches the model.
 
-Evidence only: the cut must be applied to a value with evident history (`GradEvidence`), and
+Evidence only: the cut must be applied to a value with evident history (by the value model), and
 everything else the wrapped value is computed from must bring no graph. Names are followed to the
 assignment their read sees (`HistoryEvidence.reaching_value`), else to every visible assignment.
 """
@@ -18,12 +18,14 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis import torch_api
-from gradlint.analysis.grad_tracking import KEEPS_HISTORY, GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, positional_args
+from gradlint.analysis.values import ValueModel
 
+# Methods whose result has the receiver's history.
+KEEPS_HISTORY = torch_api.methods("keeps")
 # Methods leaving autograd: a Python value, a numpy array, or a detached tensor.
 LEAVES_AUTOGRAD = torch_api.methods("detaches")
 # Constructors making a tensor from data: a new leaf, whatever the data's history.
@@ -45,9 +47,9 @@ class Rewrap:
 
 
 class SeveredGraphs:
-    def __init__(self, imports: ImportMap, grads: GradEvidence, history: HistoryEvidence) -> None:
+    def __init__(self, imports: ImportMap, values: ValueModel, history: HistoryEvidence) -> None:
         self.imports = imports
-        self.grads = grads
+        self.values = values
         self.history = history
 
     def rewrapped(self, node: cst.BaseExpression, scope: Scope) -> Optional[Rewrap]:
@@ -121,7 +123,7 @@ class SeveredGraphs:
         value = self.history.reaching_value(node, scope)
         if value is not None:
             return self.cut_in(value, scope, depth + 1)
-        bindings = self.grads.scopes.of(scope)
+        bindings = self.values.scopes.of(scope)
         values = bindings.assigned(node.value)
         if not values or node.value in bindings.opaque or node.value in bindings.unpacked:
             return None
@@ -167,8 +169,8 @@ class SeveredGraphs:
         if isinstance(node, cst.Name):
             value = self.history.reaching_value(node, scope)
             if value is not None:
-                return self.grads.carries_grad(value, scope)
-        return self.grads.carries_grad(node, scope)
+                return self.values.carries_grad(value, scope)
+        return self.values.carries_grad(node, scope)
 
 
 def _operands(node: cst.CSTNode) -> Optional[list[cst.BaseExpression]]:
