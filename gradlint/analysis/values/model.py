@@ -131,9 +131,7 @@ class ValueModel:
                 not isinstance(element, cst.StarredElement) and self.is_tensor(element.value, scope) for element in elements
             )
             return Kind.TENSORS if tensors else None
-        if isinstance(node, cst.Name) and self._iterates_parameters(node.value, scope):
-            return Kind.PARAMETER
-        if isinstance(node, cst.Attribute) and node.attr.value in ("weight", "bias") and self.is_module(node.value, scope):
+        if self.is_parameter(node, scope) and self.is_tensor(node, scope):
             return Kind.PARAMETER
         if isinstance(node, (cst.Name, cst.Attribute)):
             if self.is_module(node, scope):
@@ -168,10 +166,6 @@ class ValueModel:
             if method in _TUPLE_METHODS and self.is_tensor(func.value, scope):
                 return Kind.TENSORS
         return None
-
-    def _iterates_parameters(self, name: str, scope: Optional[Scope]) -> bool:
-        sources = self.scopes.loop_sources_of(name, scope)
-        return bool(sources) and all(iterates_parameters(source, position) for source, position in sources)
 
     # -- how the kind is known ----------------------------------------------------------------------
 
@@ -306,6 +300,18 @@ class ValueModel:
         """Built here by public torch functions and tensor methods, through names every binding of
         which is one (see `values.evident`): no name, model call or loop variable counts."""
         return self._remember("is_evident_tensor", node, scope, lambda: self._evident.is_evident(node, scope))
+
+    def is_parameter(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """A parameter or buffer by its spelling or its loop: `.weight` / `.bias`, or a loop
+        variable over a model's parameters or buffers (`for p in model.parameters()`)."""
+        return self._remember("is_parameter", node, scope, lambda: self._parameter(node, scope))
+
+    def _parameter(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in ("weight", "bias")
+        if not isinstance(node, cst.Name):
+            return False
+        return any(iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(node.value, scope))
 
     def is_module(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`node` is an `nn.Module`: built as one, `self` in a module class, or named like a model."""
