@@ -8,7 +8,8 @@
 - a rule module never imports another rule module, and the modules of a rule package
   (`rules/glNNN_name/`) are imported by that package only;
 - no module of `gradlint.analysis` serves a single rule: such an analysis lives in the rule's package;
-- no module imports another module's `_private` name.
+- no module imports another module's `_private` name;
+- rules and fixes ask the value model what a value is, never the evaluators behind it.
 
 Each check is also fed a synthetic violation, so that a check that could never fail is caught.
 """
@@ -919,3 +920,79 @@ def test_an_argument_binder_outside_the_semantic_package_is_found():
         ("gradlint.walker", "named"),
     ]
     assert argument_binders({"gradlint.analysis.semantic.arguments": by_parameters}) == []
+
+
+# -- rules ask the value model what a value is --------------------------------------------------
+#
+# "Is it a tensor, a number, 0-dim, does it carry history, what is its shape" is answered by the
+# value model (`gradlint.analysis.values`, asked through `FileContext`). A rule or a fix that imports
+# the evaluators behind it answers it a second way. The waivers are names of those modules that say
+# nothing about what a value is, each with the reason it stays.
+
+VALUE_EVALUATORS = tuple(f"{ANALYSIS}.{name}" for name in ("tensors", "scalars", "shapes", "grad_tracking", "history"))
+VALUE_ASKERS = (RULES, f"{PACKAGE}.fix")
+VALUE_IMPORT_WAIVERS = {
+    (
+        f"{ANALYSIS}.grad_tracking",
+        "ends_history",
+    ): "the syntax of a detaching call (`.detach()`, `.data`), asked of expressions without a scope",
+    (f"{ANALYSIS}.grad_tracking", "mentioned_names"): "syntax: the names an expression reads",
+    (f"{ANALYSIS}.history", "returns_receiver"): "identity: whether a method hands back its receiver object",
+    (f"{ANALYSIS}.history", "HistoryEvidence"): "GL609 follows a read to the assignment it sees (reaching definitions)",
+    (f"{ANALYSIS}.shapes", "legacy_softmax_dim"): "a fact of torch 0.3's API: the dim an implicit softmax took for a rank",
+    (f"{ANALYSIS}.tensors", "root_name"): "syntax: the name an attribute chain starts from",
+    (f"{ANALYSIS}.tensors", "NON_TENSOR_ROOTS"): "names of configuration objects (`args`, `cfg`), whose attributes GL405 leaves alone",
+    (f"{ANALYSIS}.scalars", "Accumulator"): "the type of GL103's answer from the legacy-read analysis (`analysis.data_attr`)",
+    (f"{ANALYSIS}.scalars", "Kind"): "the type of GL103's answer from the legacy-read analysis (`analysis.data_attr`)",
+}
+
+
+def value_evaluator_imports(imports: list[Import]) -> list[tuple[str, str, str]]:
+    """(importer, evaluator module, name) of each import by a rule or fix of a value evaluator or
+    of a name from one, waivers aside; a whole-module import counts with the name "*"."""
+    found = []
+    for item in imports:
+        if not any(_within(item.importer, asker) for asker in VALUE_ASKERS) or item.imported not in VALUE_EVALUATORS:
+            continue
+        for name in item.names or ("*",):
+            if (item.imported, name) not in VALUE_IMPORT_WAIVERS:
+                found.append((item.importer, item.imported, name))
+    return sorted(found)
+
+
+def value_waivers_in_use(imports: list[Import]) -> set[tuple[str, str]]:
+    return {
+        (item.imported, name)
+        for item in imports
+        if any(_within(item.importer, asker) for asker in VALUE_ASKERS)
+        for name in item.names
+        if (item.imported, name) in VALUE_IMPORT_WAIVERS
+    }
+
+
+def test_rules_ask_the_value_model_what_a_value_is(package_imports):
+    assert value_evaluator_imports(package_imports) == []
+
+
+def test_every_value_import_waiver_is_still_needed(package_imports):
+    assert sorted(set(VALUE_IMPORT_WAIVERS) - value_waivers_in_use(package_imports)) == [], "remove the waivers of these names"
+
+
+def test_a_rule_importing_a_value_evaluator_is_found():
+    imports = imports_of(
+        _with(
+            gradlint__analysis__tensors="class TensorEvidence:\n    pass\n",
+            gradlint__analysis__grad_tracking="def ends_history(node):\n    return False\n",
+            gradlint__rules__gl101_variable_call="from gradlint.analysis.tensors import TensorEvidence\n"
+            "from gradlint.analysis.grad_tracking import ends_history\n",
+            gradlint__rules__gl102_volatile_flag="from ..analysis import tensors\n",
+            gradlint__fix="",
+            gradlint__fix__no_grad="import gradlint.analysis.tensors\n",
+        )
+    )
+    assert value_evaluator_imports(imports) == [
+        ("gradlint.fix.no_grad", "gradlint.analysis.tensors", "*"),
+        ("gradlint.rules.gl101_variable_call", "gradlint.analysis.tensors", "TensorEvidence"),
+        ("gradlint.rules.gl102_volatile_flag", "gradlint.analysis.tensors", "*"),
+    ]
+    assert value_waivers_in_use(imports) == {("gradlint.analysis.grad_tracking", "ends_history")}
