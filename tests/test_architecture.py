@@ -996,3 +996,50 @@ def test_a_rule_importing_a_value_evaluator_is_found():
         ("gradlint.rules.gl102_volatile_flag", "gradlint.analysis.tensors", "*"),
     ]
     assert value_waivers_in_use(imports) == {("gradlint.analysis.grad_tracking", "ends_history")}
+
+
+# Nor do they reach the evaluators through `FileContext`: `context.tensors` and `context.scalars`
+# are asked by the value model only. The waived rules ask the grad and history evidence questions
+# that are not about what a value is, each with the reason.
+
+VALUE_EVALUATOR_MEMBERS = ("tensors", "scalars", "grads", "history")
+VALUE_MEMBER_WAIVERS = {
+    (f"{RULES}.gl101_variable_call", "history"): "the identity of objects: fresh values, aliases, the names bound to a result",
+    (f"{RULES}.gl402_backward_without_graph", "grads"): "how a loss's graph was cut, built without grad or turned back on",
+    (f"{RULES}.gl609_graph_severed_before_backward", "grads"): "how a loss's graph was cut, built without grad or turned back on",
+    (f"{RULES}.gl609_graph_severed_before_backward", "history"): "the assignment a read sees (reaching definitions)",
+}
+
+
+def value_evaluator_members(sources: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(rule or module, member) of each `context.<evaluator>` a rule or fix reaches, waivers aside."""
+    found = set()
+    for module, source in sources.items():
+        if not any(_within(module, asker) for asker in VALUE_ASKERS):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Attribute) and node.attr in VALUE_EVALUATOR_MEMBERS:
+                if _names(node.value, "context") or _attribute(node.value, "context"):
+                    found.add((rule_of(module) or module, node.attr))
+    return sorted(found)
+
+
+def test_rules_reach_no_value_evaluator_through_the_context(sources):
+    assert [found for found in value_evaluator_members(sources) if found not in VALUE_MEMBER_WAIVERS] == []
+
+
+def test_every_value_member_waiver_is_still_needed(sources):
+    assert sorted(set(VALUE_MEMBER_WAIVERS) - set(value_evaluator_members(sources))) == [], "remove the waivers of these rules"
+
+
+def test_a_rule_asking_an_evaluator_through_the_context_is_found():
+    sources = _with(
+        gradlint__rules__gl101_variable_call="class R:\n    def visit_Call(self, node):\n        return self.context.tensors.is_tensor(node, None)\n",
+        gradlint__rules__gl604_amp_step_order="",
+        gradlint__rules__gl604_amp_step_order__amp="def judge(context, node):\n    return context.scalars.is_scalar(node, None)\n",
+        gradlint__rules__gl102_volatile_flag="class R:\n    def visit_Call(self, node):\n        return self.context.values.is_tensor(node, None)\n",
+    )
+    assert value_evaluator_members(sources) == [
+        ("gradlint.rules.gl101_variable_call", "tensors"),
+        ("gradlint.rules.gl604_amp_step_order", "scalars"),
+    ]
