@@ -121,6 +121,16 @@ def test_a_name_only_spelled_like_a_loss_is_known_by_its_name():
     assert (found.kind, found.certainty) == (Kind.TENSOR, Certainty.NAMED)
 
 
+def test_a_legacy_typed_constructor_spells_its_dtype():
+    assert record("result = torch.LongTensor([1, 2])").dtype == "torch.int64"
+    assert record("result = torch.ones(2)").dtype is None
+
+
+def test_a_number_returned_by_a_function_of_the_file_is_known_through_the_return():
+    found = record("def mean(values):\n    return sum(v.item() for v in values) / len(values)\n\nresult = mean([])")
+    assert (found.kind, found.certainty) == (Kind.NUMBER, Certainty.BOUND)
+
+
 def test_a_loss_named_value_bound_to_numbers_is_a_number():
     found = record("loss = 0.0\nloss += 1.5\nresult = loss")
     assert (found.kind, found.certainty) == (Kind.NUMBER, Certainty.BOUND)

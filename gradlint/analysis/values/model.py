@@ -182,6 +182,8 @@ class ValueModel:
         if kind is Kind.UNKNOWN:
             return Certainty.NONE
         if isinstance(node, cst.Call):
+            if kind is Kind.NUMBER and self._evaluators.tensors().returns_number(node, scope):
+                return Certainty.BOUND  # through the returns of a function of the file
             constructed = kind is not Kind.TENSOR or self._evident.constructs(node, scope)
             return Certainty.CONSTRUCTED if constructed else self._tensor_certainty(node, scope)
         if kind is Kind.TENSOR:
