@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Optional
 
-Shape = tuple[Optional[int], ...]  # a size the code does not spell as an integer literal is None
+from gradlint.analysis.shapes import Shape  # a size the code does not spell as an integer literal is None
 
 
 class Kind(Enum):
