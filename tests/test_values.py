@@ -131,6 +131,11 @@ def test_a_number_returned_by_a_function_of_the_file_is_known_through_the_return
     assert (found.kind, found.certainty) == (Kind.NUMBER, Certainty.BOUND)
 
 
+def test_numbers_written_out_are_constructed():
+    assert (record("result = -3").kind, record("result = -3").certainty) == (Kind.NUMBER, Certainty.CONSTRUCTED)
+    assert record("n = 2\nresult = n * 0.5").certainty is Certainty.CONSTRUCTED  # arithmetic of numbers, here
+
+
 def test_a_loss_named_value_bound_to_numbers_is_a_number():
     found = record("loss = 0.0\nloss += 1.5\nresult = loss")
     assert (found.kind, found.certainty) == (Kind.NUMBER, Certainty.BOUND)

@@ -193,9 +193,8 @@ class ValueModel:
             return Certainty.BOUND if bound else Certainty.NAMED
         if kind is Kind.OPTIMIZER:
             return Certainty.BOUND if self._bound_to_optimizer(node, scope) else Certainty.NAMED
-        if isinstance(node, (cst.List, cst.Tuple, cst.Integer, cst.Float)):
-            return Certainty.CONSTRUCTED
-        return Certainty.BOUND  # numbers, parameters and containers are never known by name alone
+        # Numbers, parameters and containers are never known by name alone.
+        return Certainty.BOUND if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) else Certainty.CONSTRUCTED
 
     def _tensor_certainty(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Certainty:
         if self.is_bound_tensor(node, scope) or self.is_evident_tensor(node, scope):
