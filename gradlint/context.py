@@ -25,12 +25,12 @@ from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.semantic.scope import ScopeUsesTable
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
-from gradlint.analysis.shapes import Shape, static_shape
 from gradlint.analysis.summaries import FunctionSummaries, FunctionSummary
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
 from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.analysis.training_objects import TrainingObjects
+from gradlint.analysis.values import Evaluators, Shape, ValueModel, ValueRecord
 from gradlint.source import LineIndex
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
@@ -92,7 +92,7 @@ class FileContext:
         return ClassTargets(self.imports, self.scopes, self.functions)
 
     def is_scalar(self, node: cst.BaseExpression) -> bool:
-        return self.scalars.is_scalar(node, self.scope())
+        return self.values.is_scalar(node, self.scope())
 
     @cached_property
     def training(self) -> TrainingAnalysis:
@@ -206,12 +206,35 @@ class FileContext:
         """Which values are new objects, and what code tells an object from another sharing its storage."""
         return IdentityEvidence(self.history)
 
+    # -- what a value is: views of the value model, evaluated where the visited node is -----------
+
+    @cached_property
+    def values(self) -> ValueModel:
+        """What each expression evaluates to; each evaluator is built when a question first needs it."""
+        return ValueModel(
+            self.imports,
+            self.scopes,
+            self.nodes,
+            Evaluators(
+                tensors=lambda: self.tensors,
+                scalars=lambda: self.scalars,
+                grads=lambda: self.grads,
+                history=lambda: self.history,
+                modules=lambda: self.modules,
+                optimizers=lambda: self.training.optimizers,
+            ),
+        )
+
+    def value(self, node: cst.BaseExpression) -> ValueRecord:
+        """The record of `node`'s value, evaluated where the node being visited is."""
+        return self.values.record(node, self.scope())
+
     def is_history_free(self, node: cst.BaseExpression) -> bool:
         """`node`, evaluated where the node being visited is, provably carries no autograd history."""
-        return self.history.is_history_free(node, self.scope())
+        return self.values.is_history_free(node, self.scope())
 
     def carries_grad(self, node: cst.BaseExpression) -> bool:
-        return self.grads.carries_grad(node, self.scope())
+        return self.values.carries_grad(node, self.scope())
 
     def without_grad(self) -> bool:
         """True when the node being visited runs with autograd off (no_grad block or decorator)."""
@@ -223,18 +246,18 @@ class FileContext:
 
     def shape_of(self, node: cst.BaseExpression) -> Optional[Shape]:
         """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
-        return static_shape(node, self.imports, self.scopes, self.scope())
+        return self.values.shape(node, self.scope())
 
     def is_tensor(self, node: cst.BaseExpression) -> bool:
-        return self.tensors.is_tensor(node, self.scope())
+        return self.values.is_tensor(node, self.scope())
 
     def is_known_tensor(self, node: cst.BaseExpression) -> bool:
         """`node` is a tensor with nothing against it: enough for a safe fix that calls a tensor method."""
-        return self.tensors.is_known_tensor(node, self.scope())
+        return self.values.is_known_tensor(node, self.scope())
 
     def contradicts_tensor(self, node: cst.BaseExpression) -> bool:
         """Evidence that `node` is not a tensor: a Python number, another library's object, a file without torch."""
-        return self.tensors.contradicts_tensor(node, self.scope())
+        return self.values.contradicts_tensor(node, self.scope())
 
     def qualified_name(self, node: cst.CSTNode) -> Optional[str]:
         return self.imports.qualified_name(node)

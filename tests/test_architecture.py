@@ -11,6 +11,7 @@
 - no module imports another module's `_private` name;
 - one history evaluator: only `gradlint.analysis.history` answers "is this value free of autograd
   history?" and reads the table's history properties.
+- rules and fixes ask the value model what a value is, never the evaluators behind it.
 
 Each check is also fed a synthetic violation, so that a check that could never fail is caught.
 """
@@ -1029,4 +1030,125 @@ def test_the_table_history_properties_read_outside_the_history_proof_are_found()
         ("gradlint.analysis.grad_tracking", 2),
         ("gradlint.rules.gl999_example", 2),
         ("gradlint.rules.gl999_example", 3),
+    ]
+
+
+# -- rules ask the value model what a value is --------------------------------------------------
+#
+# "Is it a tensor, a number, 0-dim, does it carry history, what is its shape" is answered by the
+# value model (`gradlint.analysis.values`, asked through `FileContext`). A rule or a fix that imports
+# the evaluators behind it answers it a second way. The waivers are names of those modules that say
+# nothing about what a value is, each with the reason it stays.
+
+VALUE_EVALUATORS = tuple(f"{ANALYSIS}.{name}" for name in ("tensors", "scalars", "shapes", "grad_tracking", "history"))
+VALUE_ASKERS = (RULES, f"{PACKAGE}.fix")
+VALUE_IMPORT_WAIVERS = {
+    (
+        f"{ANALYSIS}.grad_tracking",
+        "ends_history",
+    ): "the syntax of a detaching call (`.detach()`, `.data`), asked of expressions without a scope",
+    (f"{ANALYSIS}.grad_tracking", "mentioned_names"): "syntax: the names an expression reads",
+    (f"{ANALYSIS}.history", "returns_receiver"): "identity: whether a method hands back its receiver object",
+    (f"{ANALYSIS}.history", "KEEPS_HISTORY"): "a table property (methods keeping their receiver's history), read through its one reader",
+    (f"{ANALYSIS}.shapes", "legacy_softmax_dim"): "a fact of torch 0.3's API: the dim an implicit softmax took for a rank",
+    (f"{ANALYSIS}.tensors", "root_name"): "syntax: the name an attribute chain starts from",
+    (f"{ANALYSIS}.tensors", "NON_TENSOR_ROOTS"): "names of configuration objects (`args`, `cfg`), whose attributes GL405 leaves alone",
+    (f"{ANALYSIS}.scalars", "Accumulator"): "the type of GL103's answer from the legacy-read analysis (`analysis.data_attr`)",
+    (f"{ANALYSIS}.scalars", "Kind"): "the type of GL103's answer from the legacy-read analysis (`analysis.data_attr`)",
+}
+
+
+def value_evaluator_imports(imports: list[Import]) -> list[tuple[str, str, str]]:
+    """(importer, evaluator module, name) of each import by a rule or fix of a value evaluator or
+    of a name from one, waivers aside; a whole-module import counts with the name "*"."""
+    found = []
+    for item in imports:
+        if not any(_within(item.importer, asker) for asker in VALUE_ASKERS) or item.imported not in VALUE_EVALUATORS:
+            continue
+        for name in item.names or ("*",):
+            if (item.imported, name) not in VALUE_IMPORT_WAIVERS:
+                found.append((item.importer, item.imported, name))
+    return sorted(found)
+
+
+def value_waivers_in_use(imports: list[Import]) -> set[tuple[str, str]]:
+    return {
+        (item.imported, name)
+        for item in imports
+        if any(_within(item.importer, asker) for asker in VALUE_ASKERS)
+        for name in item.names
+        if (item.imported, name) in VALUE_IMPORT_WAIVERS
+    }
+
+
+def test_rules_ask_the_value_model_what_a_value_is(package_imports):
+    assert value_evaluator_imports(package_imports) == []
+
+
+def test_every_value_import_waiver_is_still_needed(package_imports):
+    assert sorted(set(VALUE_IMPORT_WAIVERS) - value_waivers_in_use(package_imports)) == [], "remove the waivers of these names"
+
+
+def test_a_rule_importing_a_value_evaluator_is_found():
+    imports = imports_of(
+        _with(
+            gradlint__analysis__tensors="class TensorEvidence:\n    pass\n",
+            gradlint__analysis__grad_tracking="def ends_history(node):\n    return False\n",
+            gradlint__rules__gl101_variable_call="from gradlint.analysis.tensors import TensorEvidence\n"
+            "from gradlint.analysis.grad_tracking import ends_history\n",
+            gradlint__rules__gl102_volatile_flag="from ..analysis import tensors\n",
+            gradlint__fix="",
+            gradlint__fix__no_grad="import gradlint.analysis.tensors\n",
+        )
+    )
+    assert value_evaluator_imports(imports) == [
+        ("gradlint.fix.no_grad", "gradlint.analysis.tensors", "*"),
+        ("gradlint.rules.gl101_variable_call", "gradlint.analysis.tensors", "TensorEvidence"),
+        ("gradlint.rules.gl102_volatile_flag", "gradlint.analysis.tensors", "*"),
+    ]
+    assert value_waivers_in_use(imports) == {("gradlint.analysis.grad_tracking", "ends_history")}
+
+
+# Nor do they reach the evaluators through `FileContext`: `context.tensors` and `context.scalars`
+# are asked by the value model only. The waived rules ask the grad and history evidence questions
+# that are not about what a value is, each with the reason.
+
+VALUE_EVALUATOR_MEMBERS = ("tensors", "scalars", "grads", "history")
+VALUE_MEMBER_WAIVERS = {
+    (f"{RULES}.gl402_backward_without_graph", "grads"): "how a loss's graph was cut, built without grad or turned back on",
+    (f"{RULES}.gl609_graph_severed_before_backward", "grads"): "how a loss's graph was cut, built without grad or turned back on",
+}
+
+
+def value_evaluator_members(sources: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(rule or module, member) of each `context.<evaluator>` a rule or fix reaches, waivers aside."""
+    found = set()
+    for module, source in sources.items():
+        if not any(_within(module, asker) for asker in VALUE_ASKERS):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Attribute) and node.attr in VALUE_EVALUATOR_MEMBERS:
+                if _names(node.value, "context") or _attribute(node.value, "context"):
+                    found.add((rule_of(module) or module, node.attr))
+    return sorted(found)
+
+
+def test_rules_reach_no_value_evaluator_through_the_context(sources):
+    assert [found for found in value_evaluator_members(sources) if found not in VALUE_MEMBER_WAIVERS] == []
+
+
+def test_every_value_member_waiver_is_still_needed(sources):
+    assert sorted(set(VALUE_MEMBER_WAIVERS) - set(value_evaluator_members(sources))) == [], "remove the waivers of these rules"
+
+
+def test_a_rule_asking_an_evaluator_through_the_context_is_found():
+    sources = _with(
+        gradlint__rules__gl101_variable_call="class R:\n    def visit_Call(self, node):\n        return self.context.tensors.is_tensor(node, None)\n",
+        gradlint__rules__gl604_amp_step_order="",
+        gradlint__rules__gl604_amp_step_order__amp="def judge(context, node):\n    return context.scalars.is_scalar(node, None)\n",
+        gradlint__rules__gl102_volatile_flag="class R:\n    def visit_Call(self, node):\n        return self.context.values.is_tensor(node, None)\n",
+    )
+    assert value_evaluator_members(sources) == [
+        ("gradlint.rules.gl101_variable_call", "tensors"),
+        ("gradlint.rules.gl604_amp_step_order", "scalars"),
     ]

@@ -211,7 +211,7 @@ class NoGradPlanner:
         scope = function if function is not None else self.context.module
         return all(
             not isinstance(t.target, (cst.Attribute, cst.Subscript)) for t in assign.targets
-        ) and self.context.history.is_history_free(assign.value, scope)
+        ) and self.context.values.is_history_free(assign.value, scope)
 
     def _volatile_calls(self, statements: Sequence[cst.CSTNode]) -> list[cst.Call]:
         return [node for s in statements for node in own_nodes(s) if isinstance(node, cst.Call) and self._is_volatile_call(node)]
@@ -312,7 +312,7 @@ class NoGradPlanner:
         context = self.context
 
         def free(node: cst.BaseExpression) -> bool:
-            return context.history.is_history_free(node, scope) or _fresh_state(node, free)
+            return context.values.is_history_free(node, scope) or _fresh_state(node, free)
 
         return free(value) or holds_only(value, free)
 

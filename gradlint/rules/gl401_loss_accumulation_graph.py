@@ -10,7 +10,6 @@ from gradlint.analysis.grad_mode import decorated_like_no_grad
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name, method_call_on
 from gradlint.analysis.syntax import iter_statements
-from gradlint.analysis.tensors import iterates_parameters
 from gradlint.analysis.training import OPTIMISING
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
@@ -519,12 +518,7 @@ class LossAccumulationGraph(Rule):
 
     def _is_leaf(self, value: cst.BaseExpression) -> bool:
         """A parameter or buffer itself (`params.append(p)`, `.weight`): a leaf holds no graph."""
-        if isinstance(value, cst.Attribute):
-            return value.attr.value in ("weight", "bias")
-        if not isinstance(value, cst.Name):
-            return False
-        sources = self.context.scopes.loop_sources_of(value.value, self.context.scope())
-        return any(iterates_parameters(source, position) for source, position in sources)
+        return self.context.values.is_parameter(value, self.context.scope())
 
     def _returned(self, key: str) -> bool:
         """`return total` from a function whose result the file backpropagates: a loss builder."""

@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.shapes import legacy_softmax_dim, static_rank
+from gradlint.analysis.shapes import legacy_softmax_dim
 from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.fix.builders import indentation, render_at, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
@@ -190,7 +190,7 @@ class ImplicitSoftmaxDim(Rule):
         data = positional[0] if positional else keyword_arg(node, "input")
         if data is None:
             return None
-        rank = static_rank(data.value, self.context.imports, self.context.scopes, self.context.scope())
+        rank = self.context.values.rank(data.value, self.context.scope())
         if rank is None:
             return None
         dim = legacy_softmax_dim(rank)

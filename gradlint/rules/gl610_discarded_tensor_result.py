@@ -260,9 +260,7 @@ class DiscardedTensorResult(Rule):
     def _is_tensor(self, receiver: cst.BaseExpression) -> bool:
         if self.context.training_objects.role_of(receiver, self.context.stack) is Role.MODEL:
             return False
-        if type(receiver) is cst.Name:
-            return self.context.tensors.is_bound_to_tensor(receiver.value, self.context.scope())
-        return type(receiver) is cst.Attribute and self.context.tensors.is_instance_tensor(receiver, self.context.scope())
+        return self.context.values.is_bound_tensor(receiver, self.context.scope())
 
     def _fix(self, statement: cst.Expr, call: cst.Call, receiver: cst.BaseExpression) -> Optional[FixPlan]:
         if type(receiver) is not cst.Name or not self._read_later(statement, receiver.value):

@@ -5,8 +5,6 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis import torch_api
-from gradlint.analysis.history import KEEPS_HISTORY
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, method_call_on, positional_args
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.messages import snippet
@@ -14,12 +12,6 @@ from gradlint.rules.base import Invalid, Rule, Severity
 
 _MESSAGE = "`torch.tensor({source})` copies a tensor with a UserWarning; use `{replacement}`"
 _KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
-# Namespaces of torch functions that return tensors (besides `torch.<function>` itself).
-_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
-# Tensor methods whose result is a tensor when their receiver is one.
-_TENSOR_METHODS = (KEEPS_HISTORY | torch_api.methods("same-values") | {"detach", "long", "int", "bool"}) - (
-    torch_api.methods("tuple") | torch_api.methods("pair", without=("reduction",))
-)
 # Code that changes the device `torch.tensor` builds on when given no `device=`.
 _DEFAULT_DEVICE = re.compile(r"set_default_device|with\s+torch\.device\(")
 
@@ -224,47 +216,11 @@ class TensorFromTensor(Rule):
 
     def _is_plain_tensor(self, source: cst.BaseExpression) -> bool:
         """A tensor by the file's evidence, without autograd history."""
-        if not self._is_evident_tensor(source) or self.context.carries_grad(source):
+        if not self.context.values.is_evident_tensor(source, self.context.scope()) or self.context.carries_grad(source):
             return False
         # `loss = criterion(...)` then `loss = torch.tensor(loss)`: any binding with history counts
         values = self.context.scopes.values_of(source.value, self.context.scope()) if isinstance(source, cst.Name) else []
         return not any(self.context.carries_grad(value) for value in values)
-
-    def _is_evident_tensor(self, node: cst.BaseExpression, depth: int = 0) -> bool:
-        """Built by a public torch function or a tensor method on such a value, directly or through
-        names every binding of which is one, or an operation of those and numbers."""
-        if depth > 6:
-            return False
-        if isinstance(node, cst.Name):
-            bindings = self.context.scopes.of(self.context.scope())
-            values = bindings.assigned(node.value)
-            if not values or node.value in bindings.opaque or node.value in bindings.unpacked:
-                return False
-            return all(self._is_evident_tensor(value, depth + 1) for value in values)
-        if isinstance(node, cst.Call):
-            return self._builds_tensor(node, depth)
-        if isinstance(node, cst.Subscript):
-            return self._is_evident_tensor(node.value, depth + 1)
-        if isinstance(node, cst.UnaryOperation):
-            return self._is_evident_tensor(node.expression, depth + 1)
-        if isinstance(node, (cst.BinaryOperation, cst.Comparison)):
-            operands = (
-                [node.left, node.right] if isinstance(node, cst.BinaryOperation) else [node.left, *(c.comparator for c in node.comparisons)]
-            )
-            tensors_among = [self._is_evident_tensor(operand, depth + 1) for operand in operands]
-            numbers = [isinstance(operand, (cst.Integer, cst.Float)) for operand in operands]
-            return any(tensors_among) and all(t or n for t, n in zip(tensors_among, numbers))
-        return False
-
-    def _builds_tensor(self, call: cst.Call, depth: int) -> bool:
-        qualified = self.context.qualified_name(call.func)
-        if qualified is not None:
-            parts = qualified.split(".")
-            public = all(not part.startswith("_") for part in parts)
-            return public and (len(parts) == 2 or qualified.startswith(_TENSOR_NAMESPACES)) and self.context.is_tensor(call)
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _TENSOR_METHODS:
-            return self._is_evident_tensor(call.func.value, depth + 1)
-        return False
 
     def _fix(self, node: cst.Call, replacement: cst.BaseExpression, shown: str) -> FixPlan:
         default_device = _DEFAULT_DEVICE.search(self.context.text) or self.context.modules.instance_of_method(self.context.stack)

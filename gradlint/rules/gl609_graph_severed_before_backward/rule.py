@@ -229,7 +229,7 @@ class GraphSeveredBeforeBackward(Rule):
     @cached_property
     def severed(self) -> SeveredGraphs:
         """Tensors rebuilt from a value whose graph was cut (`torch.tensor(loss.item(), ...)`)."""
-        return SeveredGraphs(self.context.imports, self.context.grads, self.context.scope_uses)
+        return SeveredGraphs(self.context.imports, self.context.values, self.context.scope_uses)
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver = self._backpropagated(node)

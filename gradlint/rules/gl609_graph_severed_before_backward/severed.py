@@ -5,7 +5,7 @@
 but through a step that leaves autograd (a Python number, a numpy array, a detached copy), so the
 new tensor is a leaf (or has no history at all) and backpropagating it never reaches the model.
 
-Evidence only: the cut must be applied to a value with evident history (`GradEvidence`), and
+Evidence only: the cut must be applied to a value with evident history (by the value model), and
 everything else the wrapped value is computed from must bring no graph. Names are followed to the
 assignment their read sees (`ScopeUses.reaching_assignment`), else to every visible assignment.
 """
@@ -18,12 +18,12 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis import torch_api
-from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import KEEPS_HISTORY
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope
 from gradlint.analysis.semantic.scope import ScopeUsesTable
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg, positional_args
+from gradlint.analysis.values import ValueModel
 
 # Methods leaving autograd: a Python value, a numpy array, or a detached tensor.
 LEAVES_AUTOGRAD = torch_api.methods("detaches")
@@ -46,9 +46,9 @@ class Rewrap:
 
 
 class SeveredGraphs:
-    def __init__(self, imports: ImportMap, grads: GradEvidence, scope_uses: ScopeUsesTable) -> None:
+    def __init__(self, imports: ImportMap, values: ValueModel, scope_uses: ScopeUsesTable) -> None:
         self.imports = imports
-        self.grads = grads
+        self.values = values
         self.scope_uses = scope_uses
 
     def rewrapped(self, node: cst.BaseExpression, scope: Scope) -> Optional[Rewrap]:
@@ -122,7 +122,7 @@ class SeveredGraphs:
         value = self._reaching_value(node, scope)
         if value is not None:
             return self.cut_in(value, scope, depth + 1)
-        bindings = self.grads.scopes.of(scope)
+        bindings = self.values.scopes.of(scope)
         values = bindings.assigned(node.value)
         if not values or node.value in bindings.opaque or node.value in bindings.unpacked:
             return None
@@ -173,8 +173,8 @@ class SeveredGraphs:
         if isinstance(node, cst.Name):
             value = self._reaching_value(node, scope)
             if value is not None:
-                return self.grads.carries_grad(value, scope)
-        return self.grads.carries_grad(node, scope)
+                return self.values.carries_grad(value, scope)
+        return self.values.carries_grad(node, scope)
 
 
 def _operands(node: cst.CSTNode) -> Optional[list[cst.BaseExpression]]:

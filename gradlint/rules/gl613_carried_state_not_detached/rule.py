@@ -312,7 +312,7 @@ class CarriedStateNotDetached(Rule):
             return None
         (name,) = state.names
         starts = [value for value in self.context.scopes.of(scope).assigned(name) if value is not state.assignment.value]
-        if not starts or not all(self.context.tensors.is_tensor(value, scope) for value in starts):
+        if not starts or not all(self.context.values.is_tensor(value, scope) for value in starts):
             return None
         return self.unsafe_fix(f"Detach `{name}` at the top of the iteration", InsertLineBefore(body.body[0], f"{name} = {name}.detach()"))
 

@@ -1,0 +1,360 @@
+"""What an expression of the file evaluates to: one record per expression, and the questions rules
+ask of it ("is it a tensor", "is it 0-dim", "does it carry history", "what is its shape").
+
+The answers come from the file's evaluators (tensor, number, 0-dim, grad, history, shape, module
+and optimizer evidence). Each question is asked of its evaluator once per expression and scope and
+remembered; a question runs only the evaluator it needs, and `record` assembles every field for
+callers that want the whole value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar
+
+import libcst as cst
+
+from gradlint.analysis import torch_api
+from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.analysis.shapes import static_shape
+from gradlint.analysis.syntax import is_bool_literal, keyword_arg
+from gradlint.analysis.tensors import iterates_parameters
+from gradlint.analysis.values.evident import EvidentTensors
+from gradlint.analysis.values.record import Certainty, Dim, Grad, Kind, Shape, ValueRecord
+
+if TYPE_CHECKING:
+    from gradlint.analysis.grad_tracking import GradEvidence
+    from gradlint.analysis.history import HistoryEvidence
+    from gradlint.analysis.modules import ModuleEvidence
+    from gradlint.analysis.optimizers import OptimizerOracle
+    from gradlint.analysis.scalars import ScalarEvidence
+    from gradlint.analysis.tensors import TensorEvidence
+
+Answer = TypeVar("Answer")
+
+_PARAMETER_CLASSES = torch_api.functions("parameter")
+# Factories that make a leaf requiring grad when given `requires_grad=True`.
+_GRAD_FLAG_FACTORIES = torch_api.functions("grad-flag")
+# Module methods giving the module's tensors one by one (`model.parameters()`); the `named_`
+# ones give (name, tensor) pairs.
+_TENSOR_GENERATORS = frozenset(
+    name for name in torch_api.module_methods("generator", without=("submodules",)) if not name.startswith("named_")
+)
+_TUPLE_METHODS = torch_api.methods("tuple")
+_TUPLE_FUNCTIONS = torch_api.functions("tuple")
+_LEGACY_TYPED = torch_api.functions("legacy")
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Evaluators:
+    """The file's evaluators, each built when first asked for (they are shared with the rest of
+    the file's analyses, which build them lazily too)."""
+
+    tensors: Callable[[], "TensorEvidence"]
+    scalars: Callable[[], "ScalarEvidence"]
+    grads: Callable[[], "GradEvidence"]
+    history: Callable[[], "HistoryEvidence"]
+    modules: Callable[[], "ModuleEvidence"]
+    optimizers: Callable[[], "OptimizerOracle"]
+
+
+class ValueModel:
+    """Per file: `record(node, scope)` and the one-field questions, each remembered per node and scope."""
+
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, nodes: NodeIndex, evaluators: Evaluators) -> None:
+        self.imports = imports
+        self.scopes = scopes
+        self.nodes = nodes
+        self._evaluators = evaluators
+        self._evident = EvidentTensors(imports, scopes, self.is_tensor)
+        # question -> (id(node), id(scope)) -> (node, scope, answer); the node and scope are kept
+        # so that their ids are not reused by other objects while the answer is remembered.
+        self._answers: dict[str, dict[tuple[int, int], tuple[cst.CSTNode, Optional[Scope], object]]] = {}
+        self._stacks: dict[int, list[cst.CSTNode]] = {}
+
+    def _remember(self, question: str, node: cst.CSTNode, scope: Optional[Scope], ask: Callable[[], Answer]) -> Answer:
+        table = self._answers.get(question)
+        if table is None:
+            table = self._answers[question] = {}
+        key = (id(node), id(scope))
+        found = table.get(key)
+        if found is None:
+            found = table[key] = (node, scope, ask())
+        return found[2]  # type: ignore[return-value]
+
+    # -- the whole record -------------------------------------------------------------------------
+
+    def record(self, node: cst.BaseExpression, scope: Optional[Scope]) -> ValueRecord:
+        """Every field of `node`'s value evaluated in `scope`; the same record on every call."""
+        return self._remember("record", node, scope, lambda: self._assemble(node, scope))
+
+    def _assemble(self, node: cst.BaseExpression, scope: Optional[Scope]) -> ValueRecord:
+        kind = self.kind(node, scope)
+        tensor_like = kind in (Kind.TENSOR, Kind.PARAMETER)
+        shape = self.shape(node, scope) if tensor_like else None
+        return ValueRecord(
+            kind=kind,
+            certainty=self.certainty(node, scope),
+            grad=self.grad(node, scope) if kind not in (Kind.MODULE, Kind.OPTIMIZER) else Grad.UNKNOWN,
+            dim=self.dim(node, scope) if tensor_like else Dim.UNKNOWN,
+            shape=shape,
+            dtype=self.dtype(node, scope) if tensor_like else None,
+        )
+
+    # -- kind -------------------------------------------------------------------------------------
+
+    def kind(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Kind:
+        """What sort of object `node` is. Evidence of a Python number outweighs a tensor's name;
+        a module, an optimizer, a parameter are told apart before the tensor evidence is asked."""
+        return self._remember("kind", node, scope, lambda: self._kind(node, scope))
+
+    def _kind(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Kind:
+        if self.is_python_number(node, scope):
+            return Kind.NUMBER
+        other = self._object_kind(node, scope, 0)
+        if other is not None:
+            return other
+        return Kind.TENSOR if self.is_tensor(node, scope) else Kind.UNKNOWN
+
+    def _object_kind(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Kind]:
+        """PARAMETER, OPTIMIZER, MODULE or TENSORS, by construction, binding or name; None otherwise."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Call):
+            return self._call_kind(node, scope)
+        if isinstance(node, (cst.List, cst.Tuple)):
+            elements = node.elements
+            tensors = elements and all(
+                not isinstance(element, cst.StarredElement) and self.is_tensor(element.value, scope) for element in elements
+            )
+            return Kind.TENSORS if tensors else None
+        if self.is_parameter(node, scope) and self.is_tensor(node, scope):
+            return Kind.PARAMETER
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            if self.is_module(node, scope):
+                return Kind.MODULE
+            if self._evaluators.optimizers().is_optimizer(node):
+                return Kind.OPTIMIZER
+        if isinstance(node, cst.Name):
+            return self._bound_kind(node.value, scope, depth)
+        return None
+
+    def _bound_kind(self, name: str, scope: Optional[Scope], depth: int) -> Optional[Kind]:
+        """The kind every visible binding of `name` agrees on (`p = nn.Parameter(...)`)."""
+        values = self.scopes.values_of(name, scope)
+        kinds = {self._object_kind(value, scope, depth + 1) for value in values}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _call_kind(self, call: cst.Call, scope: Optional[Scope]) -> Optional[Kind]:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified in _PARAMETER_CLASSES:
+            return Kind.PARAMETER
+        if self._evaluators.optimizers().is_optimizer_class(call.func):
+            return Kind.OPTIMIZER
+        if self._evaluators.modules().constructs_module(call):
+            return Kind.MODULE
+        if qualified in _TUPLE_FUNCTIONS:
+            return Kind.TENSORS
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in _TENSOR_GENERATORS and self.is_module(func.value, scope):
+                return Kind.TENSORS
+            if method in _TUPLE_METHODS and self.is_tensor(func.value, scope):
+                return Kind.TENSORS
+        return None
+
+    # -- how the kind is known ----------------------------------------------------------------------
+
+    def certainty(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Certainty:
+        """How `node`'s kind is known. For tensors: CONSTRUCTED for a public torch function's
+        result, BOUND when every binding makes it one (`is_bound_tensor`) or the file evidently
+        builds it (`is_evident_tensor`), else NAMED: evidence the tensor evaluator does not tell
+        apart from a name (a model or criterion call, a loop over a loader) counts as NAMED, so
+        NAMED means "at least by name"."""
+        return self._remember("certainty", node, scope, lambda: self._certainty(node, scope))
+
+    def _certainty(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Certainty:
+        kind = self.kind(node, scope)
+        if kind is Kind.UNKNOWN:
+            return Certainty.NONE
+        if isinstance(node, cst.Call):
+            if kind is Kind.NUMBER and self._evaluators.tensors().returns_number(node, scope):
+                return Certainty.BOUND  # through the returns of a function of the file
+            constructed = kind is not Kind.TENSOR or self._evident.constructs(node, scope)
+            return Certainty.CONSTRUCTED if constructed else self._tensor_certainty(node, scope)
+        if kind is Kind.TENSOR:
+            return self._tensor_certainty(node, scope)
+        if kind is Kind.MODULE:
+            bound = self._evaluators.modules().module_constructions(node, self._stack(scope)) or _is_self(node)
+            return Certainty.BOUND if bound else Certainty.NAMED
+        if kind is Kind.OPTIMIZER:
+            return Certainty.BOUND if self._bound_to_optimizer(node, scope) else Certainty.NAMED
+        # Numbers, parameters and containers are never known by name alone.
+        return Certainty.BOUND if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) else Certainty.CONSTRUCTED
+
+    def _tensor_certainty(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Certainty:
+        if self.is_bound_tensor(node, scope) or self.is_evident_tensor(node, scope):
+            return Certainty.BOUND
+        return Certainty.NAMED
+
+    def _bound_to_optimizer(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        optimizers = self._evaluators.optimizers()
+        values = self.scopes.values_of(node.value, scope) if isinstance(node, cst.Name) else []
+        return any(isinstance(value, cst.Call) and optimizers.is_optimizer_class(value.func) for value in values)
+
+    # -- grad state, dimensions, shape, dtype -------------------------------------------------------
+
+    def grad(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Grad:
+        """REQUIRES_GRAD for a parameter or a factory given `requires_grad=True`, HISTORY when the
+        grad evidence says it carries a graph, FREE when the history evidence proves it carries
+        none, else UNKNOWN."""
+        return self._remember("grad", node, scope, lambda: self._grad(node, scope))
+
+    def _grad(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Grad:
+        if self.kind(node, scope) is Kind.PARAMETER or self._requires_grad_leaf(node, scope):
+            return Grad.REQUIRES_GRAD
+        if self.carries_grad(node, scope):
+            return Grad.HISTORY
+        if scope is not None and self.is_history_free(node, scope):
+            return Grad.FREE
+        return Grad.UNKNOWN
+
+    def _requires_grad_leaf(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """A factory given `requires_grad=True`, or a name every visible binding of which is one."""
+        if isinstance(node, cst.Name):
+            values = self.scopes.values_of(node.value, scope)
+            return bool(values) and all(_requires_grad_factory(value, self.imports) for value in values)
+        return _requires_grad_factory(node, self.imports)
+
+    def dim(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Dim:
+        """ZERO for a 0-dim tensor (a loss, a full reduction, a literal shape `()`), N for a
+        literal shape with dimensions, else UNKNOWN."""
+        shape = self.shape(node, scope)
+        if shape is not None:
+            return Dim.ZERO if shape == () else Dim.N
+        return Dim.ZERO if self.is_scalar(node, scope) else Dim.UNKNOWN
+
+    def dtype(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[str]:
+        """The dtype the code spells for `node` (`dtype=torch.float64`, `torch.LongTensor(...)`),
+        qualified; through a name when every binding in its function spells the same one."""
+        return self._remember("dtype", node, scope, lambda: self._dtype(node, scope, 0))
+
+    def _dtype(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[str]:
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Call):
+            return self._call_dtype(node)
+        if isinstance(node, cst.Name) and scope is not None:
+            bindings = self.scopes.of(scope)
+            name = node.value
+            values = bindings.assigned(name)
+            if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+                return None
+            dtypes = {self._dtype(value, scope, depth + 1) for value in values}
+            return dtypes.pop() if len(dtypes) == 1 else None
+        return None
+
+    def _call_dtype(self, call: cst.Call) -> Optional[str]:
+        qualified = self.imports.qualified_name(call.func)
+        if qualified is None or not qualified.startswith("torch."):
+            return None
+        if qualified in _LEGACY_TYPED:
+            row = torch_api.function(qualified)
+            spelled = row.value("dtype") if row is not None else None
+            return f"torch.{spelled}" if spelled else None
+        dtype = keyword_arg(call, "dtype")
+        return self.imports.qualified_name(dtype.value) if dtype is not None else None
+
+    # -- one-field questions: each asks one evaluator ------------------------------------------------
+
+    def is_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """Evidence (by construction, binding or name) that `node` is a tensor."""
+        return self._remember("is_tensor", node, scope, lambda: self._evaluators.tensors().is_tensor(node, scope))
+
+    def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """A tensor with nothing against it: enough for a safe fix that calls a tensor method."""
+        return self._remember("is_known_tensor", node, scope, lambda: self._evaluators.tensors().is_known_tensor(node, scope))
+
+    def contradicts_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """Evidence that `node` is not a tensor: a Python number, another library's object, a file without torch."""
+        return self._remember("contradicts_tensor", node, scope, lambda: self._evaluators.tensors().contradicts_tensor(node, scope))
+
+    def is_python_number(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`node` evidently evaluates to a Python `int` or `float`, never a tensor."""
+        return self._remember("is_python_number", node, scope, lambda: self._evaluators.tensors().is_python_number(node, scope))
+
+    def is_bound_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """A name every binding of which in `scope` makes a tensor, or `self.w` every value the
+        class binds to which is one; never by the name alone, nor a parameter of the function."""
+        return self._remember("is_bound_tensor", node, scope, lambda: self._bound_tensor(node, scope))
+
+    def _bound_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        if type(node) is cst.Name:
+            return self._evaluators.tensors().is_bound_to_tensor(node.value, scope)
+        return type(node) is cst.Attribute and self._evaluators.tensors().is_instance_tensor(node, scope)
+
+    def is_evident_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """Built here by public torch functions and tensor methods, through names every binding of
+        which is one (see `values.evident`): no name, model call or loop variable counts."""
+        return self._remember("is_evident_tensor", node, scope, lambda: self._evident.is_evident(node, scope))
+
+    def is_parameter(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """A parameter or buffer by its spelling or its loop: `.weight` / `.bias`, or a loop
+        variable over a model's parameters or buffers (`for p in model.parameters()`)."""
+        return self._remember("is_parameter", node, scope, lambda: self._parameter(node, scope))
+
+    def _parameter(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        if isinstance(node, cst.Attribute):
+            return node.attr.value in ("weight", "bias")
+        if not isinstance(node, cst.Name):
+            return False
+        return any(iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(node.value, scope))
+
+    def is_module(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`node` is an `nn.Module`: built as one, `self` in a module class, or named like a model."""
+        return self._remember("is_module", node, scope, lambda: self._evaluators.modules().is_module(node, self._stack(scope)))
+
+    def is_scalar(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """A 0-dim tensor under torch 2.x: a loss, a full reduction, or a name bound to one."""
+        return self._remember("is_scalar", node, scope, lambda: self._evaluators.scalars().is_scalar(node, scope))
+
+    def shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
+        """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
+        return self._remember("shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope))
+
+    def rank(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[int]:
+        """The number of dimensions the code states for `node`, or None."""
+        shape = self.shape(node, scope)
+        return None if shape is None else len(shape)
+
+    def carries_grad(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`node` evidently carries autograd history (a model's output, a loss, ops on parameters)."""
+        return self._remember("carries_grad", node, scope, lambda: self._evaluators.grads().carries_grad(node, scope))
+
+    def is_history_free(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """`node` provably carries no autograd history in the program as it is."""
+        return self._remember("is_history_free", node, scope, lambda: self._evaluators.history().is_history_free(node, scope))
+
+    def _stack(self, scope: Optional[Scope]) -> list[cst.CSTNode]:
+        """The nodes from the file down to `scope`, as the module evidence reads a traversal stack."""
+        top = scope if scope is not None else self.nodes.root
+        stack = self._stacks.get(id(top))
+        if stack is None:
+            stack = self._stacks[id(top)] = [*reversed(list(self.nodes.ancestors(top))), top]
+        return stack
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _requires_grad_factory(node: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`torch.zeros(3, requires_grad=True)`: a leaf that requires grad."""
+    if not isinstance(node, cst.Call) or imports.qualified_name(node.func) not in _GRAD_FLAG_FACTORIES:
+        return False
+    flag = keyword_arg(node, "requires_grad")
+    return flag is not None and is_bool_literal(flag.value, True)
