@@ -390,10 +390,7 @@ CONTEXT = f"{PACKAGE}.context"
 # folded into shared facts: the per-API tables into the torch API table, the name and attribute
 # reads into the semantic model. An entry goes when its module does (or gains a second user).
 SINGLE_RULE_WAIVERS = {
-    f"{ANALYSIS}.removed_apis": "the torch API table",
-    f"{ANALYSIS}.renamed_apis": "the torch API table",
     f"{ANALYSIS}.legacy_linalg": "the torch API table",
-    f"{ANALYSIS}.legacy_losses": "the torch API table",
     f"{ANALYSIS}.legacy_constructors": "the torch API table",
     f"{ANALYSIS}.name_reads": "the semantic model",
     f"{ANALYSIS}.attributes": "the semantic model",
