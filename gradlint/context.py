@@ -15,7 +15,6 @@ from gradlint.analysis.grad_mode import functions_called_without_grad, runs_with
 from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.identity import IdentityEvidence
-from gradlint.analysis.attributes import AttributeReads
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.module_classes import ModuleClasses
 from gradlint.analysis.modules import ModuleEvidence
@@ -175,10 +174,6 @@ class FileContext:
     def training_objects(self) -> TrainingObjects:
         """Which expressions are models, optimizers, schedulers and gradient scalers."""
         return TrainingObjects(self.modules, self.training.optimizers, self.schedulers)
-
-    @cached_property
-    def attribute_reads(self) -> AttributeReads:
-        return AttributeReads(self.module, self.nodes)
 
     @cached_property
     def roles(self) -> Roles:

@@ -390,19 +390,6 @@ RULES = f"{PACKAGE}.rules"
 ANALYSIS = f"{PACKAGE}.analysis"
 CONTEXT = f"{PACKAGE}.context"
 
-# Analysis modules that serve one rule today and stay in `gradlint.analysis` because they are being
-# folded into shared facts: the per-API tables into the torch API table, the name and attribute
-# reads into the semantic model. An entry goes when its module does (or gains a second user).
-SINGLE_RULE_WAIVERS = {
-    f"{ANALYSIS}.removed_apis": "the torch API table",
-    f"{ANALYSIS}.renamed_apis": "the torch API table",
-    f"{ANALYSIS}.legacy_linalg": "the torch API table",
-    f"{ANALYSIS}.legacy_losses": "the torch API table",
-    f"{ANALYSIS}.legacy_constructors": "the torch API table",
-    f"{ANALYSIS}.name_reads": "the semantic model",
-    f"{ANALYSIS}.attributes": "the semantic model",
-}
-
 
 def rule_of(module: str) -> Optional[str]:
     """The rule a module belongs to: `gradlint.rules.glNNN_name` for that module, and for every
@@ -519,13 +506,7 @@ def test_the_context_members_are_traced_to_their_analyses(sources, package_impor
 
 
 def test_no_analysis_serves_a_single_rule(sources, package_imports):
-    found = analyses_of_one_rule(sources, package_imports)
-    assert {module: rule for module, rule in found.items() if module not in SINGLE_RULE_WAIVERS} == {}
-
-
-def test_every_waiver_is_still_needed(sources, package_imports):
-    found = analyses_of_one_rule(sources, package_imports)
-    assert [module for module in SINGLE_RULE_WAIVERS if module not in found] == [], "remove the waivers of these modules"
+    assert analyses_of_one_rule(sources, package_imports) == {}
 
 
 def test_a_rule_package_is_imported_by_its_own_modules_only(package_imports):

@@ -57,8 +57,29 @@ def test_a_no_grad_helper_whose_loss_is_backpropagated_elsewhere_is_known_as_suc
     assert evaluate.runs_without_grad and evaluate.decorated_without_grad
     assert evaluate.returns_graphless
     (site,) = evaluate.backward_sites
-    assert context.code_for(site) == "loss.backward()"
-    assert site in calls_named(function(context, "train"), "backward")
+    assert context.code_for(site.call) == "loss.backward()"
+    assert site.call in calls_named(function(context, "train"), "backward")
+
+
+def test_a_result_backpropagated_through_a_wrapper_or_a_scaler_reaches_its_backward_site():
+    context = context_of(
+        """\
+        def compute(model, x):
+            return model(x).sum()
+
+        def penalty(model):
+            return model.weight.norm()
+
+        def fit(model, x, accelerator, scaler, solver):
+            accelerator.backward(compute(model, x))
+            scaler.scale(penalty(model)).backward()
+            solver.backward()
+        """
+    )
+    (wrapped,) = context.functions.of(function(context, "compute")).backward_sites
+    (scaled,) = context.functions.of(function(context, "penalty")).backward_sites
+    assert (context.code_for(wrapped.tensor), context.code_for(scaled.tensor)) == ("compute(model, x)", "penalty(model)")
+    assert context.functions.backward_sites_by_callee.keys() == {"compute", "penalty"}
 
 
 def test_the_helper_case_is_a_gl402_finding_at_the_backward_call():

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.legacy_constructors import ArgumentEvidence, Evidence, changes_default_device, factory_without_device
 from gradlint.analysis.tree import descendants
+from gradlint.rules.gl507_legacy_tensor_constructor.evidence import (
+    ArgumentEvidence,
+    Evidence,
+    changes_default_device,
+    factory_without_device,
+)
 from test_function_summaries import context_of, function
 
 

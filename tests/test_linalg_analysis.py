@@ -6,9 +6,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from gradlint.analysis.legacy_linalg import bind_arguments, evaluates_without_effects
 from gradlint.analysis.torch_api.legacy_linalg import LEGACY_LINALG
-from gradlint.analysis.name_reads import is_never_read
+from gradlint.rules.gl508_legacy_linalg.name_reads import is_never_read
+from gradlint.rules.gl508_legacy_linalg.reordering import bind_arguments, evaluates_without_effects
 
 
 def call(source: str) -> cst.Call:

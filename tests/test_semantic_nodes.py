@@ -176,3 +176,73 @@ def test_the_file_context_builds_the_index_once_and_only_when_asked():
     assert "nodes" not in vars(context)
     assert context.nodes is context.nodes
     assert context.nodes._order == []  # nothing walked before a question
+
+
+ORDER = textwrap.dedent(
+    """\
+    setup()
+
+    def run(model, loader):
+        model.load_state_dict(sd)
+        for x in loader:
+            prepare(x)
+            if x is None:
+                skip(x)
+            else:
+                warm(x)
+                out = model(x)
+                log(out)
+            step()
+        finish()
+
+        def later():
+            inner()
+
+    teardown()
+    """
+)
+
+
+def _call(module: cst.Module, name: str) -> cst.Call:
+    return next(node for node in descendants(module) if isinstance(node, cst.Call) and _called(node) == name)
+
+
+def _called(node: cst.CSTNode) -> str:
+    """The called name of a statement that is one call (`log(out)`), else its kind (`If`, `For`)."""
+    if isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], cst.Expr):
+        node = node.body[0].value
+    if isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], cst.Assign):
+        return "assign"
+    if isinstance(node, cst.Call):
+        func = node.func
+        return func.value if isinstance(func, cst.Name) else func.attr.value
+    return type(node).__name__
+
+
+def test_the_statements_before_a_node_in_its_function_run_latest_first():
+    module = cst.parse_module(ORDER)
+    index = NodeIndex(module)
+    forward = _call(module, "model")
+    # not `skip(x)` (another branch), nor `setup()` (outside the function)
+    assert [_called(s) for s in index.statements_before(forward)] == ["warm", "prepare", "load_state_dict"]
+
+
+def test_the_statements_after_a_node_in_its_function_run_in_order():
+    module = cst.parse_module(ORDER)
+    index = NodeIndex(module)
+    forward = _call(module, "model")
+    # the rest of the branch, of the loop body, then of the function; a nested def is a statement, its body is not run
+    assert [_called(s) for s in index.statements_after(forward)] == ["log", "step", "finish", "FunctionDef"]
+    assert [_called(s) for s in index.statements_after(_call(module, "inner"))] == []
+    assert [_called(s) for s in index.statements_after(_call(module, "setup"))] == ["FunctionDef", "teardown"]
+
+
+def test_the_positions_around_a_node_stop_at_its_function_body():
+    module = cst.parse_module(ORDER)
+    index = NodeIndex(module)
+    positions = index.positions_in_body(_call(module, "model"))
+    assert [type(p.owner) for p in positions] == [cst.Else, cst.For, cst.FunctionDef]
+    assert [_called(p.statement) for p in positions] == ["assign", "If", "For"]
+    one_line = cst.parse_module("if ready: go()\n")
+    (position,) = NodeIndex(one_line).positions_in_body(_call(one_line, "go"))
+    assert position.owner is None and position.statement is one_line.body[0]  # a one-line suite is no block

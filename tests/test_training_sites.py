@@ -1,6 +1,6 @@
 """The typed sites of the training analysis: which loss each backward spelling backpropagates and
-through what, which optimizer a step steps, what a reset clears, and what runs before or after an
-event in one iteration."""
+through what, which optimizer a step steps, what a reset clears, what a state-dict load loads into
+what, and what runs before or after an event in one iteration."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import textwrap
 import libcst as cst
 import pytest
 
-from gradlint.analysis.training import BackwardSite, Kind, ResetForm, StepSite, Wrapper
+from gradlint.analysis.training import BackwardSite, Kind, ResetForm, StepSite, Wrapper, load_site, load_statement
+from gradlint.analysis.tree import descendants
 from gradlint.context import FileContext
 
 _EMPTY = cst.Module(body=[])
@@ -281,3 +282,48 @@ def test_the_loop_that_runs_a_site_itself():
     assert training.loop_of(in_outer.site) is outer.owner and not in_outer.conditional
     (at_module,) = [site for site in training.backward_sites_in(training.module) if code(site.call) == "loss.backward()"]
     assert training.loop_of(at_module) is None
+
+
+# -- state-dict loads -----------------------------------------------------------------------------
+
+
+def _calls(source: str) -> list[cst.Call]:
+    module = cst.parse_module(textwrap.dedent(source))
+    return [node for node in descendants(module) if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)]
+
+
+@pytest.mark.parametrize(
+    "source, receiver, state, strict",
+    [
+        ("model.load_state_dict(torch.load(path))", "model", "torch.load(path)", None),
+        ("self.net.load_state_dict(state_dict=ckpt['net'], strict=False)", "self.net", "ckpt['net']", "False"),
+        ("model.load_state_dict(sd, False, True)", "model", "sd", "False"),  # state_dict, strict, assign
+        ("model.load_state_dict(**kwargs)", "model", None, None),
+    ],
+)
+def test_a_load_site_names_what_is_loaded_into_what(source, receiver, state, strict):
+    call = _calls(source)[0]
+    site = load_site(call)
+    assert site.call is call
+    assert (code(site.receiver), code(site.state), code(site.strict)) == (receiver, state, strict)
+
+
+def test_only_load_state_dict_is_a_load_site():
+    assert [load_site(call) for call in _calls("torch.load(path)\nmodel.state_dict()\nmodel.load(path)")] == [None, None, None]
+
+
+@pytest.mark.parametrize(
+    "line, loads",
+    [
+        ("model.load_state_dict(sd)", True),
+        ("model.load_state_dict(sd); model.eval()", False),  # not alone on its line
+        ("result = model.load_state_dict(sd)", False),
+        ("print(model.load_state_dict(sd))", False),
+    ],
+)
+def test_a_load_statement_is_a_load_alone_on_its_line(line, loads):
+    (statement,) = cst.parse_module(line + "\n").body
+    site = load_statement(statement)
+    assert (site is not None) is loads
+    if loads:
+        assert code(site.receiver) == "model"

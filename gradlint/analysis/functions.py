@@ -7,7 +7,7 @@ argument a call gives one. What a function does for its callers is `summaries.Fu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -179,10 +179,3 @@ def mentioned_keys(node: cst.CSTNode) -> set[str]:
             keys.add(current.value)
         pending.extend(iter_children(current))
     return keys
-
-
-def backward_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
-    """Every `<receiver>.backward(...)` call in `node`, nested definitions included."""
-    for current in descendants(node):
-        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value == "backward":
-            yield current

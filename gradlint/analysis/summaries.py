@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 import libcst as cst
 
-from gradlint.analysis.functions import CallSite, FunctionTable, backward_calls, call_sites, mentioned_keys
+from gradlint.analysis.functions import CallSite, FunctionTable, call_sites, mentioned_keys
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of, may_enable_grad
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import ScopeTable
@@ -22,7 +22,7 @@ from gradlint.analysis.tree import descendants
 
 if TYPE_CHECKING:
     from gradlint.analysis.grad_tracking import GradEvidence
-    from gradlint.analysis.training import TrainingAnalysis
+    from gradlint.analysis.training import BackwardSite, TrainingAnalysis
 
 
 class FunctionSummary:
@@ -121,8 +121,8 @@ class FunctionSummary:
         return any(event.kind.value == kind for event in self._events)
 
     @property
-    def backward_sites(self) -> tuple[cst.Call, ...]:
-        """The backward calls its result reaches: `f(x).backward()`, or `l = f(x)` ... `l.backward()`."""
+    def backward_sites(self) -> tuple["BackwardSite", ...]:
+        """The backward passes its result reaches: `f(x).backward()`, or `l = f(x)` ... `l.backward()`."""
         return self._owner.backward_sites_by_callee.get(self.name, ())
 
     @property
@@ -248,13 +248,17 @@ class FunctionSummaries:
         return call_sites(self.module, self.table, self.imports)
 
     @cached_property
-    def backward_sites_by_callee(self) -> dict[str, tuple[cst.Call, ...]]:
-        """Function name -> the `.backward()` calls whose receiver is its result.
+    def backward_sites_by_callee(self) -> dict[str, tuple["BackwardSite", ...]]:
+        """Function name -> the backward passes (the training analysis's sites) that backpropagate
+        its result.
 
-        `f(x).backward()`, `(f(x) + g).backward()`, or `l = f(x)` (anywhere in the file) then
-        `l.backward()`. Matched by the called name: `trainer.loss(x)` on a receiver whose class
-        is unknown still names the method `loss`.
+        `f(x).backward()`, `(f(x) + g).backward()`, `scaler.scale(f(x)).backward()`,
+        `accelerator.backward(f(x))`, or `l = f(x)` (anywhere in the file) then `l.backward()`.
+        Matched by the called name: `trainer.loss(x)` on a receiver whose class is unknown still
+        names the method `loss`.
         """
+        if self.training is None:
+            return {}
         # Key -> the names called in the values assigned to it: names, not calls, so that a file
         # assigning `loss = ...` in every function does not hand each backward all of those calls.
         sources: dict[str, set[Optional[str]]] = {}
@@ -264,15 +268,16 @@ class FunctionSummaries:
                 for target in statement.targets:
                     for key in mentioned_keys(target.target):
                         sources.setdefault(key, set()).update(names)
-        found: dict[str, list[cst.Call]] = {}
-        for backward in backward_calls(self.module):
-            receiver = backward.func.value
-            feeding = {_called_name(call) for call in _calls_in(receiver)}
-            for key in mentioned_keys(receiver):
+        found: dict[str, list["BackwardSite"]] = {}
+        for site in self.training.backward_sites_in(self.module):
+            if site.tensor is None:
+                continue
+            feeding = {_called_name(call) for call in _calls_in(site.tensor)}
+            for key in mentioned_keys(site.tensor):
                 feeding |= sources.get(key, set())
             for name in feeding - {None}:
-                found.setdefault(name, []).append(backward)
-        return {name: tuple(calls) for name, calls in found.items()}
+                found.setdefault(name, []).append(site)
+        return {name: tuple(sites) for name, sites in found.items()}
 
 
 def _calls_in(node: cst.CSTNode) -> list[cst.Call]:

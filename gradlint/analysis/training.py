@@ -8,7 +8,8 @@ count where the step runs them.
 Each backward, step and reset event carries its typed site: which loss a backward call
 backpropagates and through what (`BackwardSite`), which optimizer a step steps (`StepSite`), what
 a reset clears (`ResetSite`). `Region.before` / `Region.after` say what runs before or after an
-event in one pass over a body (one iteration, for a loop).
+event in one pass over a body (one iteration, for a loop). A `LoadSite` is a
+`model.load_state_dict(...)`: which module gets which weights.
 """
 
 from __future__ import annotations
@@ -132,6 +133,36 @@ class ResetSite:
     node: cst.CSTNode
     form: ResetForm
     target: Optional[cst.BaseExpression]  # what is reset: `opt`, `model`, `p.grad`; None when unknown
+
+
+@dataclass(frozen=True)
+class LoadSite:
+    """One `load_state_dict(...)` call: weights loaded into a module (or an optimizer, a scheduler:
+    the receiver is whatever has the method)."""
+
+    call: cst.Call
+    receiver: cst.BaseExpression  # `model` of `model.load_state_dict(state)`
+    state: Optional[cst.BaseExpression]  # `state` of `model.load_state_dict(state)`, `torch.load(path)`
+    strict: Optional[cst.BaseExpression] = None  # the value given for `strict`
+
+
+def load_site(call: cst.Call) -> Optional[LoadSite]:
+    """The state-dict load `call` is, None when it calls no `load_state_dict`."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value != "load_state_dict":
+        return None
+    bound = bind(call, _LOAD_STATE_DICT)
+    return LoadSite(call, func.value, bound.passed("state_dict"), bound.passed("strict"))
+
+
+def load_statement(statement: cst.CSTNode) -> Optional[LoadSite]:
+    """The load a statement consists of: `model.load_state_dict(...)` alone on its line."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    expression = statement.body[0]
+    if type(expression) is not cst.Expr or type(expression.value) is not cst.Call:
+        return None
+    return load_site(expression.value)
 
 
 Site = Union[BackwardSite, StepSite, ResetSite]
@@ -594,6 +625,7 @@ _AUTOGRAD_BACKWARD = Signature.of_names(("tensors", "grad_tensors", "retain_grap
 # `accelerator.backward(loss, **kwargs)`, `fabric.backward(tensor, *args, **kwargs)`: the keywords reach `Tensor.backward`.
 _WRAPPER_BACKWARD = Signature.of_names(("loss", "*", "retain_graph", "**kwargs"))
 _OPTIMIZER_STEP = Signature.of_names(("closure",))
+_LOAD_STATE_DICT = Signature.of_names(("state_dict", "strict", "assign"))
 
 
 def backward_site(call: cst.Call, imports: ImportMap) -> Optional[BackwardSite]:

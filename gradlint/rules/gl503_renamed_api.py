@@ -6,7 +6,6 @@ import libcst as cst
 
 from gradlint.analysis.imports import uses_outside_imports
 from gradlint.analysis.version_fallbacks import in_version_fallback
-from gradlint.analysis.renamed_apis import range_end
 from gradlint.analysis.torch_api.renamed import (
     FUNCTORCH_TRANSFORMS,
     LEGACY_PARAMETERS_KEYWORD,
@@ -14,6 +13,7 @@ from gradlint.analysis.torch_api.renamed import (
     RENAMED,
     STATELESS_FUNCTIONAL_CALL,
     Renamed,
+    range_end,
 )
 from gradlint.analysis.syntax import keyword_arg, positional_args
 from gradlint.fix.builders import indentation, render_at, torch_alias, with_keywords

@@ -4,9 +4,8 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.legacy_losses import legacy_reduction, loss_parameters
 from gradlint.analysis.semantic.arguments import Signature, bind
-from gradlint.analysis.torch_api.legacy_losses import LEGACY_FLAGS
+from gradlint.analysis.torch_api.legacy_losses import LEGACY_FLAGS, legacy_reduction, loss_parameters
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Optional
 
@@ -8,10 +9,10 @@ import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.evaluation import EvaluationLoop, is_forward_pass, is_test_file, model_of
-from gradlint.analysis.regions import mentions_source, own_nodes, placements
+from gradlint.analysis.regions import mentions_source, own_nodes
 from gradlint.analysis.roles import MODULE_INSTANCE
 from gradlint.analysis.syntax import calls_method, dotted_name
-from gradlint.analysis.training import OPTIMISING, Region
+from gradlint.analysis.training import OPTIMISING, LoadSite, Region, load_statement
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, FixPlan, InsertLineBefore, ReplaceLines
 from gradlint.messages import snippet
@@ -21,6 +22,14 @@ from gradlint.rules.base import Invalid, Rule, Severity
 _PREDICTIONS = torch_api.methods("ranks") | torch_api.methods("activation") | torch_api.methods("detaches", "number") | {"numpy"}
 # Models kept in evaluation mode on purpose while another one trains.
 _FROZEN_MODEL = re.compile(r"ema|teacher|target|frozen|fixed|ref|old|avg|average|eval|pretrained", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Load:
+    """A load of the weights run before a forward pass, and the line it is alone on."""
+
+    site: LoadSite
+    line: cst.CSTNode
 
 
 class EvaluationInTrainingMode(Rule):
@@ -420,18 +429,18 @@ class EvaluationInTrainingMode(Rule):
         if not is_forward_pass(node) or not self._may_infer_after_load:
             return
         model = model_of(node)
-        load = self._load_before(model) if model is not None else None
+        load = self._load_before(node, model) if model is not None else None
         if load is None or not (self.context.without_grad() or self._predicts(node)):
             return
-        if self._trains_after(load):
+        if self._trains_after(load.line):
             return
         forward = snippet(self.context.code_for(node), 40)
         message = (
             f"`{forward}` runs in training mode after `{model}.load_state_dict(...)`: nothing in this file calls "
             "`.eval()`, so dropout stays active and batch norm normalises with each batch's own statistics"
         )
-        block, index = load
-        following = block.body[index + 1]
+        # The load is an earlier statement of a block around the forward pass: one follows it there.
+        following = next(self.context.nodes.statements_after(load.line))
         fix = self.unsafe_fix(f"Call `{model}.eval()` after loading the weights", InsertLineBefore(following, f"{model}.eval()"))
         self.report(node, message, fix)
 
@@ -439,37 +448,33 @@ class EvaluationInTrainingMode(Rule):
     def _may_infer_after_load(self) -> bool:
         return "load_state_dict" in self.context.text and self._applies() and not self.context.training_modes.sets_evaluation_mode
 
-    def _load_before(self, model: str) -> Optional[tuple[cst.CSTNode, int]]:
-        """The block and index of the `model.load_state_dict(...)` statement that runs last before
-        the node being visited, in its function; None when something in between may change the
-        model or its mode (it is rebound, handed to a call, or already run), or in an evaluation
-        loop (reported as such)."""
-        for placement in reversed(placements(self.context.stack)):
-            statements = placement.block.body
-            for index in range(placement.index - 1, -1, -1):
-                if _loads_weights(statements[index], model):
-                    return placement.block, index
-                if _may_change(statements[index], model):
-                    return None
-            owner = placement.owner
-            if isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
-                return None
-            if owner is not None and self.context.evaluation.of(owner, self.context.enclosing_function()) is not None:
+    def _load_before(self, forward: cst.Call, model: str) -> Optional[_Load]:
+        """The `model.load_state_dict(...)` statement that runs last before `forward` in its
+        function; None when something in between may change the model or its mode (it is
+        rebound, handed to a call, or already run), or when the load is outside an evaluation loop
+        that runs `forward` (reported as such)."""
+        for statement in self.context.nodes.statements_before(forward):
+            load = load_statement(statement)
+            if load is not None and dotted_name(load.receiver) == model:
+                return None if self._in_evaluation_loop_after(forward, statement) else _Load(load, statement)
+            if _may_change(statement, model):
                 return None
         return None
 
-    def _trains_after(self, load: tuple[cst.CSTNode, int]) -> bool:
+    def _in_evaluation_loop_after(self, forward: cst.Call, statement: cst.CSTNode) -> bool:
+        """`forward` runs in an evaluation loop that starts after `statement`."""
+        nodes, scope = self.context.nodes, self.context.enclosing_function()
+        owners = (position.owner for position in nodes.positions_in_body(forward))
+        return any(
+            owner is not None and not nodes.contains(owner, statement) and self.context.evaluation.of(owner, scope) is not None
+            for owner in owners
+        )
+
+    def _trains_after(self, load_line: cst.CSTNode) -> bool:
         """Whether anything after the load in its function backpropagates or steps an optimizer
         (weights loaded to resume training)."""
-        block, index = load
-        path = placements(self.context.stack)
-        level = next(i for i, placement in enumerate(path) if placement.block is block)
-        later: list[cst.CSTNode] = list(block.body[index + 1 :])
-        for i in range(level, 0, -1):  # the rest of each enclosing block, up to the function
-            if isinstance(path[i].owner, (cst.FunctionDef, cst.ClassDef)):
-                break
-            later.extend(path[i - 1].block.body[path[i - 1].index + 1 :])
         scope = self.context.enclosing_function()
+        later = self.context.nodes.statements_after(load_line)
         reached = (node for statement in later for node in self.context.training_modes.reachable(statement, scope))
         return any(calls_method(node, "backward", "step", "zero_grad") for node in reached)
 
@@ -480,14 +485,13 @@ class EvaluationInTrainingMode(Rule):
         for node in own_nodes(statement) if statement is not None else ():
             if isinstance(node, cst.Call) and _prediction_of(node, lambda value: mentions_source(value, {id(forward)})):
                 return True
-        path = placements(self.context.stack)
-        target = _assigned_name(path[-1].statement, forward) if path else None
+        around = self.context.nodes.positions_in_body(forward)
+        target = _assigned_name(around[0].statement, forward) if around else None
         if target is None:
             return False
-        later = path[-1].block.body[path[-1].index + 1 :]
         return any(
             isinstance(node, cst.Call) and _prediction_of(node, lambda value: isinstance(value, cst.Name) and value.value == target)
-            for statement in later
+            for statement in around[0].later
             for node in own_nodes(statement)
         )
 
@@ -558,17 +562,6 @@ class EvaluationInTrainingMode(Rule):
         if training is None or training.statement is None:
             return None
         return self.unsafe_fix(f"Call `{model}.train()` before the training step", InsertLineBefore(training.statement, f"{model}.train()"))
-
-
-def _loads_weights(statement: cst.CSTNode, model: str) -> bool:
-    """`model.load_state_dict(...)` alone on its line."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return False
-    expression = statement.body[0]
-    if not isinstance(expression, cst.Expr) or not isinstance(expression.value, cst.Call):
-        return False
-    func = expression.value.func
-    return isinstance(func, cst.Attribute) and func.attr.value == "load_state_dict" and dotted_name(func.value) == model
 
 
 def _may_change(statement: cst.CSTNode, model: str) -> bool:

@@ -1,5 +1,6 @@
 """Where each node of a file sits: its parent, the statement holding it, its place in source order,
-and the loops, `with` statements, functions and classes around it.
+the loops, `with` statements, functions and classes around it, and the statements that run before
+and after it in one pass over its function's body.
 
 One walk of the module answers all of these; it runs on the first question, so a file no rule
 asks about is never walked. Nodes are keyed by identity: a parsed LibCST tree holds each node once.
@@ -8,7 +9,8 @@ asks about is never walked. Nodes are keyed by identity: a parsed LibCST tree ho
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Iterator, Optional
+from dataclasses import dataclass
+from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -18,6 +20,32 @@ from gradlint.analysis.tree import iter_children
 # What holds statements: a statement's parent is one of these.
 BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.Module)
 LOOPS = (cst.For, cst.While)
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+# A body past which "before" and "after" do not look: what runs there runs where it is called.
+_BODY_OWNERS = (cst.FunctionDef, cst.ClassDef)
+
+
+@dataclass(frozen=True)
+class Position:
+    """A statement's place in the block holding it (a `Module` or an `IndentedBlock`)."""
+
+    block: cst.CSTNode
+    index: int
+    owner: Optional[cst.CSTNode]  # what the block belongs to (FunctionDef, For, If, Else...), None for the module
+
+    @property
+    def statement(self) -> cst.CSTNode:
+        return self.block.body[self.index]
+
+    @property
+    def earlier(self) -> Sequence[cst.CSTNode]:
+        """The statements of the block before this one, the latest first."""
+        return self.block.body[self.index - 1 :: -1] if self.index else ()
+
+    @property
+    def later(self) -> Sequence[cst.CSTNode]:
+        """The statements of the block after this one, in order."""
+        return self.block.body[self.index + 1 :]
 
 
 class NodeIndex:
@@ -119,6 +147,37 @@ class NodeIndex:
             if kind in LOOPS:
                 loops.append(ancestor)
         return loops
+
+    def positions_in_body(self, node: cst.CSTNode) -> list[Position]:
+        """The places of the statements around `node` in the blocks holding them, innermost first,
+        up to the body of its function or class (the module's when none). A one-line suite
+        (`if x: y`) is no block of its own: its `if` is the statement placed."""
+        found: list[Position] = []
+        current = node
+        for parent in self.ancestors(node):
+            kind = type(parent)
+            if (kind is cst.IndentedBlock or kind is cst.Module) and isinstance(current, _STATEMENTS):
+                index = next(i for i, statement in enumerate(parent.body) if statement is current)
+                owner = self.parent(parent) if kind is cst.IndentedBlock else None
+                found.append(Position(parent, index, owner))
+                if isinstance(owner, _BODY_OWNERS):
+                    break
+            current = parent
+        return found
+
+    def statements_before(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """The statements that run before `node` in one pass over the body of its function (or
+        the module), latest first: the earlier statements of its block, then those of each block
+        around it. Earlier statements of a loop body run before `node` too, as this iteration's."""
+        for position in self.positions_in_body(node):
+            yield from position.earlier
+
+    def statements_after(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """The statements that run after `node` in one pass over the body of its function (or the
+        module), in order: the rest of its block, then the rest of each block around it (the next
+        iteration of a loop excepted)."""
+        for position in self.positions_in_body(node):
+            yield from position.later
 
     # -- source order ---------------------------------------------------------------------------
 

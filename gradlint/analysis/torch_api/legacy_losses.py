@@ -1,7 +1,10 @@
 """The losses of torch that still accept the legacy `size_average` / `reduce` flags, with their
-parameter order (every parameter of these signatures is positional-or-keyword in torch 2.13)."""
+parameter order (every parameter of these signatures is positional-or-keyword in torch 2.13), and
+torch's own table that turns the two flags into a `reduction` string."""
 
 from __future__ import annotations
+
+from typing import Optional
 
 LOSS_MODULE_PARAMETERS = {
     "BCELoss": ("weight", "size_average", "reduce", "reduction"),
@@ -45,3 +48,28 @@ LOSS_FUNCTION_PARAMETERS = {
 }
 
 LEGACY_FLAGS = ("size_average", "reduce")
+
+
+def loss_parameters(qualified_name: Optional[str]) -> Optional[tuple[str, ...]]:
+    """The parameters (in order, `self` excluded) of the torch loss module or functional loss
+    named `qualified_name`, when it accepts the legacy flags."""
+    if qualified_name is None:
+        return None
+    module, _, name = qualified_name.rpartition(".")
+    if module in ("torch.nn", "torch.nn.modules.loss"):
+        return LOSS_MODULE_PARAMETERS.get(name)
+    if module == "torch.nn.functional":
+        return LOSS_FUNCTION_PARAMETERS.get(name)
+    return None
+
+
+def legacy_reduction(size_average: Optional[bool], reduce: Optional[bool]) -> str:
+    """`torch.nn._reduction.legacy_get_string`: None means the default (True) and `reduce=False`
+    wins over `size_average`."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    if reduce:
+        return "sum"
+    return "none"

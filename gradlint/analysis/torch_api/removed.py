@@ -7,6 +7,7 @@ or TypeError).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,20 @@ SIX_BUILTIN_VALUES: dict[str, str] = {
     "PY37": "True",
 }
 SIX_MATH_VALUES = frozenset({"inf", "nan"})
+
+
+def removed_module(qualified: str) -> Optional[str]:
+    """The removed module (or `load_lua`) that `qualified` is or lies in."""
+    return next((name for name in REMOVED_MODULES if qualified == name or qualified.startswith(name + ".")), None)
+
+
+def six_binding(name: str, local: str) -> Optional[str]:
+    """The standard-library statement binding `local` as `from torch._six import name` did; an
+    empty string when the name is a builtin already bound under that name."""
+    template = SIX_BINDINGS.get(name)
+    if template is None:
+        return None
+    if template == "{local} = FileNotFoundError" and local == "FileNotFoundError":
+        return ""
+    asname = "" if local == name else f" as {local}"
+    return template.format(local=local, asname=asname)

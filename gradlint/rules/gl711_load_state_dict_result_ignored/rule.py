@@ -4,7 +4,8 @@ from functools import cached_property
 import libcst as cst
 
 from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch
-from gradlint.analysis.syntax import dotted_name, is_bool_literal, keyword_arg, positional_args
+from gradlint.analysis.syntax import dotted_name, is_bool_literal
+from gradlint.analysis.training import load_site
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 from gradlint.rules.gl711_load_state_dict_result_ignored.checkpoints import CheckpointEvidence
@@ -70,7 +71,7 @@ class LoadStateDictResultIgnored(Rule):
     name = "load-state-dict-result-ignored"
     summary = "`load_state_dict(..., strict=False)` whose missing and unexpected keys are ignored"
     severity = Severity.ERROR
-    triggers = ("strict",)
+    triggers = ("load_state_dict",)  # `strict` may be passed by position
 
     VALID = (
         """
@@ -167,6 +168,17 @@ class LoadStateDictResultIgnored(Rule):
             line=6,
             column=5,
         ),
+        Invalid(  # `strict` passed by position
+            """
+            import torch
+            def build(path):
+                model = Net()
+                model.load_state_dict(torch.load(path), False)
+                return model
+            """,
+            line=4,
+            column=5,
+        ),
     )
 
     @cached_property
@@ -176,16 +188,13 @@ class LoadStateDictResultIgnored(Rule):
 
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "load_state_dict"):
-            return
-        strict = keyword_arg(call, "strict")
-        if strict is None or not is_bool_literal(strict.value, False) or dotted_name(call.func.value) is None:
+        load = load_site(call) if type(call) is cst.Call else None
+        if load is None or load.strict is None or not is_bool_literal(load.strict, False) or dotted_name(load.receiver) is None:
             return
         if imports_other_tensor_framework(self.context.imports) or not imports_torch(self.context.imports):
             return
-        state = keyword_arg(call, "state_dict") or next(iter(positional_args(call)), None)
         scope = self.context.scope()
         checkpoints = self.checkpoints
-        if state is None or checkpoints.read_from_file(state.value, scope) is None or checkpoints.checks_load_result(scope):
+        if load.state is None or checkpoints.read_from_file(load.state, scope) is None or checkpoints.checks_load_result(scope):
             return
         self.report(call, _MESSAGE.format(call=snippet(self.context.code_for(call), 70)))

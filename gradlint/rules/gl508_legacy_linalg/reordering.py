@@ -1,5 +1,6 @@
-"""The argument binding a migration of the pre-`torch.linalg` functions needs to reorder them
-(`torch.solve(B, A)` -> `linalg.solve(A, B)`); their signatures and versions are in
+"""What a migration of the pre-`torch.linalg` functions needs to reorder their arguments
+(`torch.solve(B, A)` -> `linalg.solve(A, B)`): which argument binds which parameter, and whether
+evaluating them in another order can change anything. Their signatures and versions are in
 `torch_api.legacy_linalg`."""
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from gradlint.analysis.syntax import edit_distance
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl405_requires_grad_typo.attribute_reads import AttributeReads
 
 REQUIRES_GRAD = "requires_grad"
 
@@ -274,7 +275,7 @@ class RequiresGradTypo(Rule):
         target = node.targets[0].target
         attribute, owner = target.attr.value, target.value
         if _near_miss(attribute):
-            if attribute in self.context.attribute_reads.names or self._is_config_object(owner):
+            if attribute in self.attribute_reads.names or self._is_config_object(owner):
                 return
             message = f"`.{attribute}` is not `requires_grad`: this sets a plain attribute and changes nothing; use `.requires_grad_(...)`"
         elif attribute == REQUIRES_GRAD and self._is_module(owner):
@@ -296,9 +297,13 @@ class RequiresGradTypo(Rule):
         return root_name(owner) == "self" and f"{name}.{REQUIRES_GRAD}" in self.read_requires_grad
 
     @cached_property
+    def attribute_reads(self) -> AttributeReads:
+        return AttributeReads(self.context.module, self.context.nodes)
+
+    @cached_property
     def read_requires_grad(self) -> set[str]:
         """`x.requires_grad` expressions read somewhere in the file (not assigned)."""
-        return self.context.attribute_reads.texts(REQUIRES_GRAD)
+        return self.attribute_reads.texts(REQUIRES_GRAD)
 
     def _is_config_object(self, owner: cst.BaseExpression) -> bool:
         root = root_name(owner)

@@ -5,14 +5,14 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.legacy_linalg import bind_arguments, evaluates_without_effects
 from gradlint.analysis.torch_api.legacy_linalg import LEGACY_LINALG, LegacyLinalg
-from gradlint.analysis.name_reads import is_never_read
 from gradlint.analysis.syntax import is_bool_literal, parenthesized
 from gradlint.fix.builders import enclosing_line, indentation, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, Replace, ReplaceLines
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl508_legacy_linalg.name_reads import is_never_read
+from gradlint.rules.gl508_legacy_linalg.reordering import bind_arguments, evaluates_without_effects
 
 # The module paths under which torch defines the legacy functions.
 _QUALIFIED = {path: api.name for api in LEGACY_LINALG.values() for path in api.paths}

@@ -6,7 +6,6 @@ import libcst as cst
 
 from gradlint.analysis.autograd_functions import AUTOGRAD_FUNCTION
 from gradlint.analysis.imports import import_anchor, module_level_alias
-from gradlint.analysis.removed_apis import is_byte_mask, is_byte_tensor, removed_module, six_binding
 from gradlint.analysis.torch_api.removed import (
     REMOVED_FFT_FUNCTIONS,
     REMOVED_FUNCTIONS,
@@ -15,12 +14,15 @@ from gradlint.analysis.torch_api.removed import (
     SIX_BUILTIN_VALUES,
     SIX_MATH_VALUES,
     SIX_MODULE,
+    removed_module,
+    six_binding,
 )
 from gradlint.analysis.syntax import dotted_name, keyword_arg, method_call_on, positional_args
 from gradlint.analysis.version_fallbacks import in_compatibility_layer
 from gradlint.fix.builders import enclosing_line, indentation, remove_line, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace, ReplaceLines
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl502_removed_api.byte_masks import is_byte_mask, is_byte_tensor
 
 _TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 _LEGACY_DATASET_KEYWORDS = ("data_tensor", "target_tensor")  # the 0.3 signature, in its order

@@ -5,7 +5,13 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.legacy_constructors import (
+from gradlint.analysis.legacy_types import LegacyTensorType, legacy_tensor_type
+from gradlint.analysis.tree import descendants
+from gradlint.fix.builders import enclosing_line, torch_alias
+from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace
+from gradlint.messages import snippet
+from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.rules.gl507_legacy_tensor_constructor.evidence import (
     ArgumentEvidence,
     Evidence,
     changes_default_device,
@@ -15,12 +21,6 @@ from gradlint.analysis.legacy_constructors import (
     is_in_loop,
     literal_leaves,
 )
-from gradlint.analysis.legacy_types import LegacyTensorType, legacy_tensor_type
-from gradlint.analysis.tree import descendants
-from gradlint.fix.builders import enclosing_line, torch_alias
-from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace
-from gradlint.messages import snippet
-from gradlint.rules.base import Invalid, Rule, Severity
 
 _CONSTRUCTOR = "`{call}` calls a legacy tensor type as a constructor (deprecated in torch 0.4); use `{fixed}`"
 _AMBIGUOUS = (

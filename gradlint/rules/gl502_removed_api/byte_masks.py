@@ -1,8 +1,6 @@
-"""PyTorch APIs removed since 0.3 (the table is `torch_api.removed`): which removed module a name lies
-in, what replaces a `torch._six` name, and the evidence that a mask is a uint8 tensor.
-
-Measured under torch 2.13: every name here raises (ModuleNotFoundError, ImportError, AttributeError
-or TypeError) or, for `saved_variables` and uint8 indexing, warns and does what the replacement does.
+"""Whether an index is a uint8 mask, the 0.3 idiom torch 2.13 still accepts with a deprecation
+warning (it indexes as the bool mask would): `x.byte()`, `x.to(torch.uint8)`, a factory with
+`dtype=torch.uint8`, or a name bound only to those.
 """
 
 from __future__ import annotations
@@ -13,27 +11,7 @@ import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Bindings
-from gradlint.analysis.torch_api.removed import REMOVED_MODULES, SIX_BINDINGS
 
-
-def removed_module(qualified: str) -> Optional[str]:
-    """The removed module (or `load_lua`) that `qualified` is or lies in."""
-    return next((name for name in REMOVED_MODULES if qualified == name or qualified.startswith(name + ".")), None)
-
-
-def six_binding(name: str, local: str) -> Optional[str]:
-    """The standard-library statement binding `local` as `from torch._six import name` did; an
-    empty string when the name is a builtin already bound under that name."""
-    template = SIX_BINDINGS.get(name)
-    if template is None:
-        return None
-    if template == "{local} = FileNotFoundError" and local == "FileNotFoundError":
-        return ""
-    asname = "" if local == name else f" as {local}"
-    return template.format(local=local, asname=asname)
-
-
-# -- uint8 masks ---------------------------------------------------------------------------------
 
 _UINT8 = "torch.uint8"
 _BYTE_TYPES = frozenset({"torch.ByteTensor", "torch.cuda.ByteTensor"})
