@@ -16,8 +16,8 @@ from gradlint.analysis.grad_tracking import GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.identity import IdentityEvidence
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.module_classes import ModuleClasses
-from gradlint.analysis.modules import ModuleEvidence
+from gradlint.analysis.nn_module_classes import NnModuleClasses
+from gradlint.analysis.nn_modules import NnModuleEvidence
 from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
 from gradlint.analysis.semantic.nodes import NodeIndex
@@ -149,21 +149,21 @@ class FileContext:
         return GradEvidence(self.imports, self.scopes, self.tensors, self.history)
 
     @cached_property
-    def modules(self) -> ModuleEvidence:
+    def nn_modules(self) -> NnModuleEvidence:
         """Which expressions are `nn.Module` instances."""
-        return ModuleEvidence(self.module, self.imports, self.scopes)
+        return NnModuleEvidence(self.module, self.imports, self.scopes)
 
     @cached_property
-    def module_classes(self) -> ModuleClasses:
+    def nn_module_classes(self) -> NnModuleClasses:
         """The `nn.Module` subclasses of the file: bases, methods, what they assign to `self`."""
-        return ModuleClasses(self.module, self.imports)
+        return NnModuleClasses(self.module, self.imports)
 
     @cached_property
     def parameter_flow(self) -> ParameterFlow:
         """Generators of a model's parameters consumed twice; optimizers left behind when a
         sub-module of their model is replaced."""
         optimizers = self.training.optimizers
-        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.modules.module_classes, self.nodes)
+        return ParameterFlow(self.imports, optimizers.is_optimizer_class, self.nn_modules.module_classes, self.nodes)
 
     @cached_property
     def schedulers(self) -> SchedulerEvidence:
@@ -173,7 +173,7 @@ class FileContext:
     @cached_property
     def training_objects(self) -> TrainingObjects:
         """Which expressions are models, optimizers, schedulers and gradient scalers."""
-        return TrainingObjects(self.modules, self.training.optimizers, self.schedulers)
+        return TrainingObjects(self.nn_modules, self.training.optimizers, self.schedulers)
 
     @cached_property
     def roles(self) -> Roles:
@@ -215,7 +215,7 @@ class FileContext:
                 scalars=lambda: self.scalars,
                 grads=lambda: self.grads,
                 history=lambda: self.history,
-                modules=lambda: self.modules,
+                nn_modules=lambda: self.nn_modules,
                 optimizers=lambda: self.training.optimizers,
             ),
         )

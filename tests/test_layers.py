@@ -1,6 +1,6 @@
 """Which `torch.nn` layers a fresh construction gives parameters or a mode of their own
 (`analysis.layers`), and which names and attributes the file binds only to module constructions
-(`ModuleEvidence.is_built_module`)."""
+(`NnModuleEvidence.is_built_module`)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def run(model, x):
 def test_is_built_module(receiver, expected):
     context = context_of(SOURCE)
     node, stack = _receiver_stack(context, receiver)
-    assert context.modules.is_built_module(node, stack) is expected
+    assert context.nn_modules.is_built_module(node, stack) is expected
 
 
 @pytest.mark.parametrize(
@@ -136,7 +136,7 @@ def test_is_parallel_wrapper():
 def test_module_constructions_strip_the_methods_returning_the_module():
     context = context_of(SOURCE)
     node, stack = _receiver_stack(context, "built")
-    assert [context.code_for(call) for call in context.modules.module_constructions(node, stack)] == ["Net(None)"]
+    assert [context.code_for(call) for call in context.nn_modules.module_constructions(node, stack)] == ["Net(None)"]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Which loss a call computes and what it is fed (GL601's `loss_inputs`), and which methods are
-an `nn.Module`'s own (`ModuleEvidence.instance_of_method` / `consults_mode`)."""
+an `nn.Module`'s own (`NnModuleEvidence.instance_of_method` / `consults_mode`)."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_module_methods_and_their_instance():
                 return F.dropout(x, 0.4)
     """
     context = context_of(source)
-    modules = context.modules
+    modules = context.nn_modules
     assert modules.instance_of_method(stack_to(context, "F.dropout(h, 0.1)")) == "me"
     assert not modules.consults_mode(stack_to(context, "F.dropout(h, 0.1)"), "me")
     assert modules.instance_of_method(stack_to(context, "F.dropout(x, 0.2)")) is None

@@ -56,9 +56,12 @@ def test_a_model_call_is_a_tensor_with_history():
 
 
 def test_a_layer_construction_is_a_module():
-    assert (record("result = nn.Linear(3, 2)").kind, record("result = nn.Linear(3, 2)").certainty) == (Kind.MODULE, Certainty.CONSTRUCTED)
+    assert (record("result = nn.Linear(3, 2)").kind, record("result = nn.Linear(3, 2)").certainty) == (
+        Kind.NN_MODULE,
+        Certainty.CONSTRUCTED,
+    )
     bound = record("model = nn.Linear(3, 2).to('cuda')\nresult = model")
-    assert (bound.kind, bound.certainty, bound.grad) == (Kind.MODULE, Certainty.BOUND, Grad.UNKNOWN)
+    assert (bound.kind, bound.certainty, bound.grad) == (Kind.NN_MODULE, Certainty.BOUND, Grad.UNKNOWN)
 
 
 def test_an_optimizer_construction_is_an_optimizer():

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.modules import ModuleEvidence
+from gradlint.analysis.nn_modules import NnModuleEvidence
 from gradlint.analysis.optimizers import OptimizerOracle
 from gradlint.analysis.roles import MODULE_INSTANCE, Role, is_scheduler_name
 from gradlint.analysis.schedulers import SchedulerEvidence
@@ -18,7 +18,7 @@ from gradlint.analysis.syntax import dotted_name
 
 
 class TrainingObjects:
-    def __init__(self, modules: ModuleEvidence, optimizers: OptimizerOracle, schedulers: SchedulerEvidence) -> None:
+    def __init__(self, modules: NnModuleEvidence, optimizers: OptimizerOracle, schedulers: SchedulerEvidence) -> None:
         self.modules = modules
         self.optimizers = optimizers
         self.schedulers = schedulers

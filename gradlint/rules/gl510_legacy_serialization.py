@@ -343,7 +343,7 @@ class LegacySerialization(Rule):
             called = cst.Call(func=value)
             self.report(value, _UNCALLED_STATE_DICT.format(argument=shown), self.unsafe_fix(f"Call `{shown}()`", Replace(value, called)))
         elif (
-            self.context.modules.is_module(value, self.context.stack)
+            self.context.nn_modules.is_module(value, self.context.stack)
             and not self._loads_whole_objects_deliberately()
             and not self._also_saved_with_safetensors(value)
         ):

@@ -218,7 +218,7 @@ class LegacySchedulerHookApi(Rule):
             self.report(node, _STEP_EPOCH.format(call=self.context.code_for(node), receiver=receiver))
 
     def _is_module(self, node: cst.BaseExpression) -> bool:
-        if self.context.modules.is_module(node, self.context.stack):
+        if self.context.nn_modules.is_module(node, self.context.stack):
             return True
         if not isinstance(node, cst.Name):
             return False

@@ -212,7 +212,7 @@ class FunctionalDropoutWithoutTraining(Rule):
         default = _TRAINING_DEFAULT.get(self.context.qualified_name(node.func) or "")
         if default is None or any(arg.star for arg in node.args) or _passes_training(node):
             return
-        instance = self.context.modules.instance_of_method(self.context.stack)
+        instance = self.context.nn_modules.instance_of_method(self.context.stack)
         owner = self.context.enclosing_class()
         if instance is None or owner is None or self._decided_elsewhere(instance):
             return
@@ -228,7 +228,7 @@ class FunctionalDropoutWithoutTraining(Rule):
     def _decided_elsewhere(self, instance: str) -> bool:
         """The method picks the mode itself (`if self.training:` around or before the call), or the
         line says the dropout is meant to stay on (`# always applies dropout`)."""
-        if self.context.modules.consults_mode(self.context.stack, instance):
+        if self.context.nn_modules.consults_mode(self.context.stack, instance):
             return True
         line = next((node for node in reversed(self.context.stack) if isinstance(node, cst.SimpleStatementLine)), None)
         comment = line.trailing_whitespace.comment if line is not None else None

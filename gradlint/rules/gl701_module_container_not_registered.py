@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.module_classes import ModuleClass, SelfAssignment, appended_items, calls_in, container_items, sole_list_binding
+from gradlint.analysis.nn_module_classes import NnModuleClass, SelfAssignment, appended_items, calls_in, container_items, sole_list_binding
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import keyword_arg
 from gradlint.analysis.tree import descendants
@@ -288,7 +288,7 @@ class ModuleContainerNotRegistered(Rule):
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        cls = self.context.module_classes.of(node)
+        cls = self.context.nn_module_classes.of(node)
         if cls is None or cls.init is None or _registers_by_hand(node):
             return
         for assignment in cls.self_assignments:
@@ -298,10 +298,10 @@ class ModuleContainerNotRegistered(Rule):
                 continue
             self._check_tensor(assignment)
 
-    def _check_container(self, cls: ModuleClass, assignment: SelfAssignment) -> bool:
+    def _check_container(self, cls: NnModuleClass, assignment: SelfAssignment) -> bool:
         value, attr = assignment.value, assignment.attribute
         instance = self_name(cls.init)
-        classes = self.context.module_classes
+        classes = self.context.nn_module_classes
         if isinstance(value, cst.Name):
             return self._check_local_list(cls, assignment)
         items = container_items(value)
@@ -318,9 +318,9 @@ class ModuleContainerNotRegistered(Rule):
         self.report(value, _CONTAINER.format(attr=attr, kind=kind, wrapper=wrapper), fix)
         return True
 
-    def _check_local_list(self, cls: ModuleClass, assignment: SelfAssignment) -> bool:
+    def _check_local_list(self, cls: NnModuleClass, assignment: SelfAssignment) -> bool:
         """`layers = []`, `layers.append(nn.Linear(...))`, then `self.layers = layers`."""
-        name, classes = assignment.value.value, self.context.module_classes
+        name, classes = assignment.value.value, self.context.nn_module_classes
         display = sole_list_binding(cls.init, name)
         if display is None:
             return False
@@ -340,8 +340,8 @@ class ModuleContainerNotRegistered(Rule):
         return True
 
     def _container_fix(self, value: cst.BaseExpression, items: list, wrapper: str, empty: bool) -> Optional[FixPlan]:
-        spelled = self.context.module_classes.spelling(f"torch.nn.{wrapper}")
-        classes = self.context.module_classes
+        spelled = self.context.nn_module_classes.spelling(f"torch.nn.{wrapper}")
+        classes = self.context.nn_module_classes
         if spelled is None or not items or not all(classes.constructs_module(item) for item in items):
             return None
         if isinstance(value, cst.DictComp) or (isinstance(value, cst.Dict) and not _string_keys(value)):
@@ -357,7 +357,7 @@ class ModuleContainerNotRegistered(Rule):
         data = self._requires_grad_tensor(assignment.value)
         if data is None or self._collected_elsewhere(assignment.attribute):
             return
-        spelled = self.context.module_classes.spelling("torch.nn.Parameter")
+        spelled = self.context.nn_module_classes.spelling("torch.nn.Parameter")
         fix = None
         if spelled is not None:
             replacement = cst.Call(func=cst.parse_expression(spelled), args=[cst.Arg(data)])
@@ -413,7 +413,7 @@ def _registers_by_hand(node: cst.ClassDef) -> bool:
     return False
 
 
-def _passed_to_module(cls: ModuleClass, instance: Optional[str], attr: str, classes) -> bool:
+def _passed_to_module(cls: NnModuleClass, instance: Optional[str], attr: str, classes) -> bool:
     """`self.<attr>` is an argument of a module construction in the class (`nn.Sequential(*self.layers)`)."""
     for call in calls_in(cls.node):
         if classes.constructs_module(call) and any(_is_self_attribute(arg.value, attr) for arg in call.args):

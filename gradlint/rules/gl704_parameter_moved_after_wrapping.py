@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.module_classes import parameter_conversion
+from gradlint.analysis.nn_module_classes import parameter_conversion
 from gradlint.analysis.syntax import parenthesized
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
@@ -171,7 +171,7 @@ class ParameterMovedAfterWrapping(Rule):
     )
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        instance = self.context.modules.instance_of_method(self.context.stack)
+        instance = self.context.nn_modules.instance_of_method(self.context.stack)
         if instance is None or not any(_is_attribute_of(t.target, instance) for t in node.targets):
             return
         conversion = parameter_conversion(node.value, self.context.imports)

@@ -175,7 +175,7 @@ class DirectForwardCall(Rule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "forward"):
             return
         receiver = func.value
-        constructions = self.context.modules.module_constructions(receiver, self.context.stack)
+        constructions = self.context.nn_modules.module_constructions(receiver, self.context.stack)
         if not constructions or any(is_parallel_wrapper(call, self.context.imports) for call in constructions):
             return
         written = snippet(self.context.code_for(receiver), 40, "the module")

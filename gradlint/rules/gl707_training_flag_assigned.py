@@ -184,7 +184,7 @@ class TrainingFlagAssigned(Rule):
             self._in_construction_or_train()
             or self._sets_other_modes(receiver)
             or self._is_leaf(receiver)
-            or not self.context.modules.is_module(receiver, self.context.stack)
+            or not self.context.nn_modules.is_module(receiver, self.context.stack)
         ):
             return
         written = self.context.code_for(receiver)
@@ -219,7 +219,7 @@ class TrainingFlagAssigned(Rule):
 
     def _is_leaf(self, receiver: cst.BaseExpression) -> bool:
         """A layer without sub-modules (`self.bn = nn.BatchNorm1d(n)`): its flag is its whole mode."""
-        constructions = self.context.modules.module_constructions(receiver, self.context.stack)
+        constructions = self.context.nn_modules.module_constructions(receiver, self.context.stack)
         return bool(constructions) and all(is_leaf_layer(call, self.context.imports) for call in constructions)
 
     def _in_construction_or_train(self) -> bool:

@@ -224,8 +224,8 @@ class LayerBuiltInForward(Rule):
             return None
         if self.context.function_table.class_of(function) is None:
             return None
-        return function if self.context.modules.instance_of_method(self.context.stack) is not None else None
+        return function if self.context.nn_modules.instance_of_method(self.context.stack) is not None else None
 
     def _forward_consults_mode(self) -> bool:
-        instance = self.context.modules.instance_of_method(self.context.stack)
-        return instance is not None and self.context.modules.consults_mode(self.context.stack, instance)
+        instance = self.context.nn_modules.instance_of_method(self.context.stack)
+        return instance is not None and self.context.nn_modules.consults_mode(self.context.stack, instance)

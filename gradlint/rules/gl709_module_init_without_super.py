@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.module_classes import ModuleClass
+from gradlint.analysis.nn_module_classes import NnModuleClass
 from gradlint.analysis.tree import descendants
 from gradlint.analysis.syntax import is_docstring
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
@@ -207,14 +207,14 @@ class ModuleInitWithoutSuper(Rule):
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        cls = self.context.module_classes.of(node)
+        cls = self.context.nn_module_classes.of(node)
         if cls is None or not cls.provably_module or node.decorators or cls.init is None or "__new__" in cls.methods:
             return
         if _calls_an_initialiser(node) or _raises_at_top(cls.init):
             return
         self.report(cls.init.name, _MESSAGE.format(name=cls.name), self._fix(cls))
 
-    def _fix(self, cls: ModuleClass):
+    def _fix(self, cls: NnModuleClass):
         first = _first_statement_after_docstring(cls.init)
         if not cls.direct_module_only or first is None:
             return None

@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradlint.analysis.module_classes import ModuleClass
+from gradlint.analysis.nn_module_classes import NnModuleClass
 from gradlint.analysis.syntax import edit_distance
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
@@ -203,7 +203,7 @@ class MisspeltForward(Rule):
     )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        cls = self.context.module_classes.of(node)
+        cls = self.context.nn_module_classes.of(node)
         if cls is None or not cls.only_plain_module_ancestry() or self._forward_defined(cls):
             return
         method = _misspelt_forward(cls)
@@ -211,12 +211,12 @@ class MisspeltForward(Rule):
             return
         old = method.name.value
         fix = None
-        if self.context.module_classes.referenced_names.get(old, 0) == 1:
+        if self.context.nn_module_classes.referenced_names.get(old, 0) == 1:
             fix = self.unsafe_fix(f"Rename `{old}` to `forward`", Replace(method.name, cst.Name("forward")))
         self.report(method.name, _MESSAGE.format(name=cls.name, method=old), fix)
 
     @staticmethod
-    def _forward_defined(cls: ModuleClass) -> bool:
+    def _forward_defined(cls: NnModuleClass) -> bool:
         if any(cls.defines_in_lineage(name) for name in ("forward", "__call__")):
             return True
         if any(ancestor.assignments_to("forward") for ancestor in cls.lineage()):
@@ -224,7 +224,7 @@ class MisspeltForward(Rule):
         return any("forward" in sub.methods or "forward" in sub.class_attributes for sub in cls.subclasses())
 
 
-def _misspelt_forward(cls: ModuleClass) -> Optional[cst.FunctionDef]:
+def _misspelt_forward(cls: NnModuleClass) -> Optional[cst.FunctionDef]:
     for name, method in cls.methods.items():
         if name == "forward" or "_" in name or name.lower() in _REAL_NAMES:
             continue

@@ -27,7 +27,7 @@ from gradlint.analysis.values.record import Certainty, Dim, Grad, Kind, Shape, V
 if TYPE_CHECKING:
     from gradlint.analysis.grad_tracking import GradEvidence
     from gradlint.analysis.history import HistoryEvidence
-    from gradlint.analysis.modules import ModuleEvidence
+    from gradlint.analysis.nn_modules import NnModuleEvidence
     from gradlint.analysis.optimizers import OptimizerOracle
     from gradlint.analysis.scalars import ScalarEvidence
     from gradlint.analysis.tensors import TensorEvidence
@@ -57,7 +57,7 @@ class Evaluators:
     scalars: Callable[[], "ScalarEvidence"]
     grads: Callable[[], "GradEvidence"]
     history: Callable[[], "HistoryEvidence"]
-    modules: Callable[[], "ModuleEvidence"]
+    nn_modules: Callable[[], "NnModuleEvidence"]
     optimizers: Callable[[], "OptimizerOracle"]
 
 
@@ -98,7 +98,7 @@ class ValueModel:
         return ValueRecord(
             kind=kind,
             certainty=self.certainty(node, scope),
-            grad=self.grad(node, scope) if kind not in (Kind.MODULE, Kind.OPTIMIZER) else Grad.UNKNOWN,
+            grad=self.grad(node, scope) if kind not in (Kind.NN_MODULE, Kind.OPTIMIZER) else Grad.UNKNOWN,
             dim=self.dim(node, scope) if tensor_like else Dim.UNKNOWN,
             shape=shape,
             dtype=self.dtype(node, scope) if tensor_like else None,
@@ -134,8 +134,8 @@ class ValueModel:
         if self.is_parameter(node, scope) and self.is_tensor(node, scope):
             return Kind.PARAMETER
         if isinstance(node, (cst.Name, cst.Attribute)):
-            if self.is_module(node, scope):
-                return Kind.MODULE
+            if self.is_nn_module(node, scope):
+                return Kind.NN_MODULE
             if self._evaluators.optimizers().is_optimizer(node):
                 return Kind.OPTIMIZER
         if isinstance(node, cst.Name):
@@ -154,14 +154,14 @@ class ValueModel:
             return Kind.PARAMETER
         if self._evaluators.optimizers().is_optimizer_class(call.func):
             return Kind.OPTIMIZER
-        if self._evaluators.modules().constructs_module(call):
-            return Kind.MODULE
+        if self._evaluators.nn_modules().constructs_module(call):
+            return Kind.NN_MODULE
         if qualified in _TUPLE_FUNCTIONS:
             return Kind.TENSORS
         func = call.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
-            if method in _TENSOR_GENERATORS and self.is_module(func.value, scope):
+            if method in _TENSOR_GENERATORS and self.is_nn_module(func.value, scope):
                 return Kind.TENSORS
             if method in _TUPLE_METHODS and self.is_tensor(func.value, scope):
                 return Kind.TENSORS
@@ -188,8 +188,8 @@ class ValueModel:
             return Certainty.CONSTRUCTED if constructed else self._tensor_certainty(node, scope)
         if kind is Kind.TENSOR:
             return self._tensor_certainty(node, scope)
-        if kind is Kind.MODULE:
-            bound = self._evaluators.modules().module_constructions(node, self._stack(scope)) or _is_self(node)
+        if kind is Kind.NN_MODULE:
+            bound = self._evaluators.nn_modules().module_constructions(node, self._stack(scope)) or _is_self(node)
             return Certainty.BOUND if bound else Certainty.NAMED
         if kind is Kind.OPTIMIZER:
             return Certainty.BOUND if self._bound_to_optimizer(node, scope) else Certainty.NAMED
@@ -314,9 +314,9 @@ class ValueModel:
             return False
         return any(iterates_parameters(source, position) for source, position in self.scopes.loop_sources_of(node.value, scope))
 
-    def is_module(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+    def is_nn_module(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`node` is an `nn.Module`: built as one, `self` in a module class, or named like a model."""
-        return self._remember("is_module", node, scope, lambda: self._evaluators.modules().is_module(node, self._stack(scope)))
+        return self._remember("is_nn_module", node, scope, lambda: self._evaluators.nn_modules().is_module(node, self._stack(scope)))
 
     def is_scalar(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """A 0-dim tensor under torch 2.x: a loss, a full reduction, or a name bound to one."""

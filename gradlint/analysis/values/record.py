@@ -14,7 +14,7 @@ class Kind(Enum):
 
     TENSOR = "tensor"
     PARAMETER = "parameter"  # an `nn.Parameter`: a leaf tensor that requires grad
-    MODULE = "module"  # an `nn.Module`
+    NN_MODULE = "nn_module"  # an `nn.Module`
     OPTIMIZER = "optimizer"
     NUMBER = "number"  # a Python `int` or `float`, never a tensor
     TENSORS = "tensors"  # a container or generator of tensors (`model.parameters()`, `[a, b]`)

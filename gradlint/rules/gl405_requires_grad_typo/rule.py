@@ -287,7 +287,7 @@ class RequiresGradTypo(Rule):
         self.report(node, message, self._method_fix(node, owner))
 
     def _is_module(self, owner: cst.BaseExpression) -> bool:
-        modules, stack = self.context.modules, self.context.stack
+        modules, stack = self.context.nn_modules, self.context.stack
         return modules.is_module(owner, stack) or modules.is_module_item(owner, stack)
 
     def _reads_own_flag(self, owner: cst.BaseExpression) -> bool:
@@ -308,7 +308,7 @@ class RequiresGradTypo(Rule):
     def _is_config_object(self, owner: cst.BaseExpression) -> bool:
         root = root_name(owner)
         if root == "self":
-            return not self.context.modules.is_module(cst.Name("self"), self.context.stack)
+            return not self.context.nn_modules.is_module(cst.Name("self"), self.context.stack)
         return root in NON_TENSOR_ROOTS
 
     def _method_fix(self, node: cst.Assign, owner: cst.BaseExpression):

@@ -20,7 +20,7 @@ import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.modules import ModuleEvidence
+from gradlint.analysis.nn_modules import NnModuleEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, iter_statements, keyword_arg, positional_args, suite_statements
 from gradlint.analysis.tree import descendants, iter_children
@@ -89,7 +89,7 @@ class LossInputs:
     """Classification losses and the activation of what they are fed, asked through
     `FileContext.loss_inputs`."""
 
-    def __init__(self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, modules: ModuleEvidence) -> None:
+    def __init__(self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, modules: NnModuleEvidence) -> None:
         self.module = module
         self.imports = imports
         self.scopes = scopes

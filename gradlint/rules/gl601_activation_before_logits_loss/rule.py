@@ -294,7 +294,7 @@ class ActivationBeforeLogitsLoss(Rule):
     @cached_property
     def loss_inputs(self) -> LossInputs:
         """Classification losses, and whether what they are fed is probabilities or logits."""
-        return LossInputs(self.context.module, self.context.imports, self.context.scopes, self.context.modules)
+        return LossInputs(self.context.module, self.context.imports, self.context.scopes, self.context.nn_modules)
 
     def visit_Call(self, node: cst.Call) -> None:
         inputs = self.loss_inputs

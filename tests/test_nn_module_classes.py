@@ -6,7 +6,7 @@ import textwrap
 import libcst as cst
 
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.module_classes import ModuleClasses, parameter_conversion
+from gradlint.analysis.nn_module_classes import NnModuleClasses, parameter_conversion
 
 SOURCE = textwrap.dedent(
     """
@@ -38,7 +38,7 @@ SOURCE = textwrap.dedent(
 
 def _classes(source=SOURCE):
     module = cst.parse_module(source)
-    return ModuleClasses(module, ImportMap.build(module)), module
+    return NnModuleClasses(module, ImportMap.build(module)), module
 
 
 def test_module_classes_and_their_bases():

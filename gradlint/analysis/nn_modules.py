@@ -20,7 +20,7 @@ MODULE_CONTAINERS = torch_api.functions("module-container")
 TENSOR_CONTAINERS = torch_api.short_names(torch_api.functions("parameter-container"))
 
 
-class ModuleEvidence:
+class NnModuleEvidence:
     def __init__(self, module: cst.Module, imports: ImportMap, scopes: ScopeTable) -> None:
         self.imports = imports
         self.scopes = scopes

@@ -35,10 +35,10 @@ class SelfAssignment:
     statement: cst.CSTNode  # the Assign, AnnAssign or AugAssign
 
 
-class ModuleClass:
+class NnModuleClass:
     """One class of the file that subclasses `nn.Module`, directly or through classes of the file."""
 
-    def __init__(self, node: cst.ClassDef, owner: "ModuleClasses") -> None:
+    def __init__(self, node: cst.ClassDef, owner: "NnModuleClasses") -> None:
         self.node = node
         self.name = node.name.value
         self._owner = owner
@@ -68,7 +68,7 @@ class ModuleClass:
         return self.methods.get("__init__")
 
     @cached_property
-    def local_bases(self) -> tuple["ModuleClass", ...]:
+    def local_bases(self) -> tuple["NnModuleClass", ...]:
         """The bases that are module classes of this file."""
         return tuple(self._owner.by_name[n] for n in self._base_names if n in self._owner.by_name and n != self.name)
 
@@ -107,7 +107,7 @@ class ModuleClass:
         """The class's only base is `nn.Module` itself."""
         return list(self.base_kinds()) == ["module"]
 
-    def lineage(self) -> Iterator["ModuleClass"]:
+    def lineage(self) -> Iterator["NnModuleClass"]:
         """The class and its ancestors among the module classes of this file."""
         pending, seen = [self], set()
         while pending:
@@ -143,17 +143,17 @@ class ModuleClass:
     def assignments_to(self, attribute: str) -> list[SelfAssignment]:
         return [a for a in self.self_assignments if a.attribute == attribute]
 
-    def subclasses(self) -> list["ModuleClass"]:
+    def subclasses(self) -> list["NnModuleClass"]:
         return [cls for cls in self._owner.by_name.values() if cls is not self and self in cls.lineage()]
 
 
-class ModuleClasses:
+class NnModuleClasses:
     """The module classes of one file."""
 
     def __init__(self, module: cst.Module, imports: ImportMap) -> None:
         self.module = module
         self.imports = imports
-        self.by_name: dict[str, ModuleClass] = {}
+        self.by_name: dict[str, NnModuleClass] = {}
         classes = [s for s in iter_statements(module.body) if isinstance(s, cst.ClassDef)]
         names = [c.name.value for c in classes]
         changed = True
@@ -163,7 +163,7 @@ class ModuleClasses:
                 if cls.name.value in self.by_name or names.count(cls.name.value) > 1:
                     continue  # a name defined twice is not followed
                 if any(self._is_module_base(base) for base in cls.bases):
-                    self.by_name[cls.name.value] = ModuleClass(cls, self)
+                    self.by_name[cls.name.value] = NnModuleClass(cls, self)
                     changed = True
         self._by_node = {id(cls.node): cls for cls in self.by_name.values()}
 
@@ -174,10 +174,10 @@ class ModuleClasses:
             return True
         return _is_torch_module_class(self.imports.qualified_name(base.value) or "")
 
-    def of(self, node: cst.ClassDef) -> Optional[ModuleClass]:
+    def of(self, node: cst.ClassDef) -> Optional[NnModuleClass]:
         return self._by_node.get(id(node))
 
-    def __iter__(self) -> Iterator[ModuleClass]:
+    def __iter__(self) -> Iterator[NnModuleClass]:
         return iter(self.by_name.values())
 
     def constructs_module(self, node: cst.BaseExpression) -> bool:
