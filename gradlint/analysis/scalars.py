@@ -25,9 +25,11 @@ from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.summaries import FunctionSummaries
 from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal
-from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
+from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name, tuple_member
 from gradlint.analysis.tree import descendants
 
+# What the tensor evidence's `follow` keys a function's 0-dim result by: no parameter can be named so.
+SCALAR_RETURNS = " returns 0-dim"
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
 SCALAR_REDUCTIONS = torch_api.methods("reduction", without=("index",)) | torch_api.methods("scalar")
 # Index reductions: without a dim a 0-dim index, with one a tensor of indices.
@@ -180,6 +182,8 @@ class ScalarEvidence:
                 return _keeps_reduction(call)
             return qualified.startswith("torch.") and short in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and len(call.args) == 1
         func = call.func
+        if self._returns_scalar(call, scope, depth):
+            return True
         if isinstance(func, cst.Name):
             named = bool(CRITERION.match(func.value)) and not self.tensors.returns_number(call, scope)
             return named or self._is_reducing_loss_module(func.value, scope)
@@ -200,9 +204,47 @@ class ScalarEvidence:
             for value in values
         )
 
+    def _returns_scalar(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        """`call` runs a plain function of this file whose every `return` gives a 0-dim tensor."""
+        function, returns = self.tensors.returned_values(call, scope)
+        return bool(returns) and self.tensors.follow(
+            (id(function), SCALAR_RETURNS), lambda: all(self.is_scalar(value, function, depth + 1) for value in returns)
+        )
+
+    def _unpacks_scalar(self, value: cst.BaseExpression, position: int, depth: int, scope: Optional[Scope]) -> bool:
+        """Member `position` of a call of a plain function of this file whose every `return` is a
+        tuple with a 0-dim tensor there (`err, out = forward_pass(...)`)."""
+        if not isinstance(value, cst.Call):
+            return False
+        function, returns = self.tensors.returned_values(value, scope)
+        members = [tuple_member(returned, position) for returned in returns]
+        return (
+            bool(members)
+            and None not in members
+            and self.tensors.follow(
+                (id(function), f"{SCALAR_RETURNS}{position}"),
+                lambda: all(self.is_scalar(member, function, depth + 1) for member in members),
+            )
+        )
+
+    def _iterates_scalars(self, iterable: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        """`for term in (loss, penalty.sum())`: a tuple or list written out, every element 0-dim."""
+        if not isinstance(iterable, (cst.Tuple, cst.List)) or not iterable.elements:
+            return False
+        return all(not isinstance(e, cst.StarredElement) and self.is_scalar(e.value, scope, depth + 1) for e in iterable.elements)
+
     def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
         if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
+        if scope is not None:
+            bindings = self.scopes.of(scope)
+            if any(self._unpacks_scalar(value, position, depth, scope) for value, position in bindings.unpacked.get(name, ())):
+                return True
+            if any(
+                position is None and self._iterates_scalars(source, scope, depth)
+                for source, position in bindings.loop_sources.get(name, ())
+            ):
+                return True
         values = self.scopes.values_of(name, scope)
         tensor_values = [value for value in values if not _is_non_tensor_value(value)]
         if len(tensor_values) < len(values):
