@@ -136,6 +136,32 @@ TENSORS = {
             probabilities = head(x)
             return probabilities.data
     """,
+    "a method's return, called on `self`": """
+        import torch
+        from torch.autograd import Variable
+
+        class Trainer:
+            def _get_variable(self, inputs):
+                if self.num_gpu > 0:
+                    out = Variable(inputs.cuda())
+                else:
+                    out = Variable(inputs)
+                return out
+
+            def train(self, loader):
+                x_fixed = self._get_variable(next(loader))
+                return x_fixed.data
+    """,
+    "the input of a module class's forward": """
+        import torch
+        import torch.nn as nn
+
+        class Generator(nn.Module):
+            def forward(self, input):
+                if isinstance(input.data, torch.cuda.FloatTensor):
+                    return self.parallel(input)
+                return self.main(input)
+    """,
     "a loop over tensors written out": """
         import torch
 
@@ -330,6 +356,35 @@ LOOK_ALIKES = {
         detector = Detector()
         result = detector(images)
         print(result.data)
+        """,
+        ALONE,
+    ),
+    "an input of forward with a default": (
+        """
+        import torch.nn as nn
+
+        class Decoder(nn.Module):
+            def forward(self, x, cache=None):
+                return cache.data
+        """,
+        ALONE,
+    ),
+    "an input of forward in a file that packs sequences": (
+        """
+        import torch.nn as nn
+        from torch.nn.utils.rnn import pack_padded_sequence
+
+        class Encoder(nn.Module):
+            def forward(self, packed):
+                return packed.data
+        """,
+        ALONE,
+    ),
+    "an input of forward of a class that is no module": (
+        """
+        class Pipeline:
+            def forward(self, batch):
+                return batch.data
         """,
         ALONE,
     ),

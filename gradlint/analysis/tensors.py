@@ -254,9 +254,9 @@ class TensorEvidence:
             method = func.attr.value
             if method in TENSOR_ONLY_METHODS:
                 return not self._is_module_path(func.value) and not _rooted_in(func.value, NON_TENSOR_ROOTS)
-            if method in TENSOR_PRESERVING_METHODS:
-                return self.is_tensor(func.value, scope, depth + 1)
-            return False
+            if method in TENSOR_PRESERVING_METHODS and self.is_tensor(func.value, scope, depth + 1):
+                return True
+            return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
         if isinstance(func, cst.Name):
             if self.returns_number(call, scope):
                 return False
@@ -299,6 +299,8 @@ class TensorEvidence:
             return True
         if not values and isinstance(scope, cst.FunctionDef):
             if name in self._arguments_used_as_tensors(scope) or self._receives_tensors(scope, name, depth):
+                return True
+            if self._is_network_input(scope, name):
                 return True
             if self._global_is_tensor(scope, name, depth):
                 return True
@@ -462,6 +464,20 @@ class TensorEvidence:
         if not sites or len(occurrences) != len(callees) or any(id(occurrence) not in callees for occurrence in occurrences):
             return ()
         return sites
+
+    def _is_network_input(self, function: cst.FunctionDef, name: str) -> bool:
+        """`x` of `def forward(self, x)` in a module class of this file: a positional parameter
+        without a default, never rebound, in a file that builds no packed sequence (whose `.data`
+        is a field)."""
+        if function.name.value != "forward" or self._table is None or self._packs_sequences:
+            return False
+        owner = self._table.class_of(function)
+        if owner is None or self._module_classes.get(owner.name.value) is not owner:
+            return False
+        bindings = self.scopes.of(function)
+        if name in bindings.loop_sources or name in bindings.unpacked:
+            return False
+        return any(param.name.value == name and param.default is None for param in function.params.params[1:])
 
     def _global_is_tensor(self, function: cst.FunctionDef, name: str, depth: int) -> bool:
         """`name`, not bound in `function` (a module-level function or a method), is bound only to
