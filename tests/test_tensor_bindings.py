@@ -438,6 +438,28 @@ ZERO_DIM = {
             err, out = forward_pass(model, criterion, x, y)
             return err.data[0]
     """,
+    "an attribute set from a criterion called on self (and None)": """
+        class Evaluator:
+            def __init__(self, model, criterion):
+                self.model, self.criterion = model, criterion
+                self.err = None
+
+            def evaluate(self, x, y):
+                self.err = self.criterion(self.model(x), y)
+                return self.err.data[0]
+    """,
+    "a dict entry": """
+        def run(model, criterion, x, y):
+            stats = {}
+            stats["err"] = criterion(model(x), y)
+            return stats["err"].data[0]
+    """,
+    "a lambda's result": """
+        def run(model, criterion, x, y):
+            measure = lambda inputs, targets: criterion(model(inputs), targets)
+            err = measure(x, y)
+            return err.data[0]
+    """,
     "a loop over 0-dim values written out": """
         def run(model, criterion, x, y):
             for term in (criterion(model(x), y), model.weight.pow(2).sum()):
@@ -472,6 +494,27 @@ def test_zero_dim_values_followed_through_bindings(source):
         def run(model, x):
             row = predict(model, x)
             return row.data[0]
+        """,
+        # an attribute also set to the model's output
+        """
+        class Evaluator:
+            def evaluate(self, x, y):
+                self.err = self.criterion(self.model(x), y)
+                self.err = self.model(x)
+                return self.err.data[0]
+        """,
+        # a dict entry holding the output
+        """
+        def run(model, criterion, x, y):
+            stats = {"err": model(x)}
+            return stats["err"].data[0]
+        """,
+        # a lambda whose parameter is also a name of the scope
+        """
+        def run(model, criterion, x, y):
+            measure = lambda x: criterion(model(x), y)
+            err = measure(x)
+            return err.data[0]
         """,
         # one element of the loop is a full tensor
         """

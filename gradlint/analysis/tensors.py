@@ -23,7 +23,7 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework, imports
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
-from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
+from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, dict_literal_member, entry_key
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.tree import descendants
 
@@ -640,18 +640,7 @@ class TensorEvidence:
         return bool(values) and all(isinstance(value, cst.Lambda) and self._lambda_body_is_tensor(value, scope, depth) for value in values)
 
     def _lambda_body_is_tensor(self, function: cst.Lambda, scope: Optional[Scope], depth: int) -> bool:
-        if scope is None:
-            return False
-        bindings = self.scopes.of(scope)
-        parameters = {
-            param.name.value for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
-        }
-        if any(
-            name in bindings.values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked
-            for name in parameters
-        ):
-            return False
-        return self.is_tensor(function.body, scope, depth + 1)
+        return scope is not None and not shadows(function, self.scopes.of(scope)) and self.is_tensor(function.body, scope, depth + 1)
 
     def returned_values(self, call: cst.Call, scope: Optional[Scope]) -> tuple[Optional[cst.FunctionDef], tuple[cst.BaseExpression, ...]]:
         """The plain function of this file `call` runs and the value of each of its `return`s
@@ -716,6 +705,16 @@ def tuple_member(value: cst.BaseExpression, position: int) -> Optional[cst.BaseE
     if not isinstance(value, cst.Tuple) or any(isinstance(e, cst.StarredElement) for e in value.elements):
         return None
     return value.elements[position].value if position < len(value.elements) else None
+
+
+def shadows(function: cst.Lambda, bindings: Bindings) -> bool:
+    """A parameter of the lambda is also a name of the scope it is written in: reading its body
+    there would take the one for the other."""
+    parameters = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+    return any(
+        name in bindings.values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked
+        for name in (param.name.value for param in parameters)
+    )
 
 
 def _is_none(value: cst.BaseExpression) -> bool:
