@@ -152,6 +152,23 @@ TENSORS = {
                 x_fixed = self._get_variable(next(loader))
                 return x_fixed.data
     """,
+    "a method's return, called on an object of a class of the file": """
+        import torch
+        from torch import nn
+
+        class Probe:
+            def __init__(self, model):
+                self.model = model
+
+            def features(self, x):
+                return self.model(x)
+
+        def run(x):
+            feats = Probe(nn.Linear(4, 3)).features(x)
+            probe = Probe(nn.Linear(4, 3))
+            kept = probe.features(x)
+            return feats.data, kept.data
+    """,
     "the input of a module class's forward": """
         import torch
         import torch.nn as nn
@@ -385,6 +402,30 @@ LOOK_ALIKES = {
         class Pipeline:
             def forward(self, batch):
                 return batch.data
+        """,
+        ALONE,
+    ),
+    "a method of an object whose class is imported": (
+        """
+        from probes import Probe
+
+        def run(x):
+            feats = Probe(x).features(x)
+            return feats.data
+        """,
+        ALONE,
+    ),
+    "a method of an object whose class returns numpy arrays": (
+        """
+        import numpy as np
+
+        class Buffer:
+            def values(self):
+                return np.zeros(3)
+
+        def run():
+            kept = Buffer().values()
+            return kept.data
         """,
         ALONE,
     ),

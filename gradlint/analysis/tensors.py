@@ -256,6 +256,8 @@ class TensorEvidence:
                 return not self._is_module_path(func.value) and not _rooted_in(func.value, NON_TENSOR_ROOTS)
             if method in TENSOR_PRESERVING_METHODS and self.is_tensor(func.value, scope, depth + 1):
                 return True
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and MODEL_CALL.match(method):
+                return not self.returns_number(call, scope)  # `self.model(x)`, as `model(x)`
             return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
         if isinstance(func, cst.Name):
             if self.returns_number(call, scope):
@@ -612,23 +614,19 @@ class TensorEvidence:
     def _module_classes(self) -> dict[str, cst.ClassDef]:
         """The module-level classes of the file that subclass `nn.Module` (directly or through
         another such class), each defined once under its name."""
-        classes: dict[str, list[cst.ClassDef]] = {}
-        for statement in self.module.body if self.module is not None else ():
-            if isinstance(statement, cst.ClassDef):
-                classes.setdefault(statement.name.value, []).append(statement)
         found: dict[str, cst.ClassDef] = {}
         changed = True
         while changed:
             changed = False
-            for name, defs in classes.items():
-                if name in found or len(defs) != 1:
+            for name, class_def in self._classes.items():
+                if name in found:
                     continue
-                bases = [base.value for base in defs[0].bases]
+                bases = [base.value for base in class_def.bases]
                 if any(
                     self.imports.qualified_name(base) == "torch.nn.Module" or (isinstance(base, cst.Name) and base.value in found)
                     for base in bases
                 ):
-                    found[name] = defs[0]
+                    found[name] = class_def
                     changed = True
         return found
 
@@ -649,9 +647,43 @@ class TensorEvidence:
         return function, self._plain_returns(function)
 
     def _resolve(self, call: cst.Call, scope: Optional[Scope]) -> Optional[cst.FunctionDef]:
+        """The `def` of this file `call` runs: the function table's answer, else a method of an
+        object of a class of this file (`Probe(model).features(x)`, `mixer.mixing()`)."""
         if self._table is None:
             return None
-        return self._table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        found = self._table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        return found if found is not None else self._instance_method(call, scope)
+
+    def _instance_method(self, call: cst.Call, scope: Optional[Scope]) -> Optional[cst.FunctionDef]:
+        """`obj.method(...)` where `obj` is `Class(...)` of a module-level class of this file (or a
+        name of the scope bound only to one): the `def` of `method` in that class's own body."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or scope is None:
+            return None
+        receiver = func.value
+        if isinstance(receiver, cst.Name):
+            bindings = self.scopes.of(scope)
+            name = receiver.value
+            values = bindings.assigned(name)
+            if len(values) != 1 or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+                return None
+            receiver = values[0]
+        if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)):
+            return None
+        owner = self._classes.get(receiver.func.value)
+        if owner is None or self.imports.is_imported(receiver.func.value) or not isinstance(owner.body, cst.IndentedBlock):
+            return None
+        methods = [s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value]
+        return methods[0] if len(methods) == 1 else None
+
+    @cached_property
+    def _classes(self) -> dict[str, cst.ClassDef]:
+        """The module-level classes of the file, each defined once under its name."""
+        found: dict[str, list[cst.ClassDef]] = {}
+        for statement in self.module.body if self.module is not None else ():
+            if isinstance(statement, cst.ClassDef):
+                found.setdefault(statement.name.value, []).append(statement)
+        return {name: defs[0] for name, defs in found.items() if len(defs) == 1}
 
     def _plain_returns(self, function: Optional[cst.FunctionDef]) -> tuple[cst.BaseExpression, ...]:
         """The values of every `return` of `function` when it is a plain function (no decorator,
