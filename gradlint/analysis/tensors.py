@@ -460,10 +460,13 @@ class TensorEvidence:
             or sum(isinstance(s, cst.FunctionDef) and s.name.value == name for s in self.module.body) != 1
         ):
             return ()
+        uses = self._scope_uses.of(self.module)
+        occurrences = uses.occurrences(name)
+        if not occurrences or any(not _is_callee(occurrence, uses.parent(occurrence)) for occurrence in occurrences):
+            return ()  # handed over as a value: asked before the file's calls are indexed
         sites = self._call_sites(function)
         callees = {id(site.call.func) for site in sites}
-        occurrences = self._scope_uses.of(self.module).occurrences(name)
-        if not sites or len(occurrences) != len(callees) or any(id(occurrence) not in callees for occurrence in occurrences):
+        if len(occurrences) != len(callees) or any(id(occurrence) not in callees for occurrence in occurrences):
             return ()
         return sites
 
@@ -482,17 +485,24 @@ class TensorEvidence:
         return any(param.name.value == name and param.default is None for param in function.params.params[1:])
 
     def _global_is_tensor(self, function: cst.FunctionDef, name: str, depth: int) -> bool:
-        """`name`, not bound in `function` (a module-level function or a method), is bound only to
-        tensors at module level, and nothing else in the file binds it (`global`, an import, a
-        `def`, a `with` target)."""
+        """`name`, read in `function` where the module-level name is seen, is bound only to tensors
+        at module level."""
+        return self._sees_module_name(function, name) and self.is_bound_to_tensor(name, self.module, depth + 1)
+
+    def _sees_module_name(self, function: cst.FunctionDef, name: str) -> bool:
+        """`name` in `function` (a module-level function or a method) is the module-level name: the
+        module binds it, the function (its comprehensions and lambdas included) does not, and
+        nothing else in the file does (`global`, an import, a `def`, a `with` target). Cheapest
+        questions first: most names are not module-level ones."""
         if self.module is None or self._scope_uses is None or self._table is None or id(function) in self._nested_functions:
             return False
+        module = self.scopes.of(self.module)
+        if name not in module.values and name not in module.loop_sources and name not in module.unpacked:
+            return False
         bindings = self.scopes.of(function)
-        if name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked or name in self._inner_names(function):
+        if name in bindings.values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
             return False
-        if name in self._scope_uses.of(self.module).unseen_bindings:
-            return False
-        return self.is_bound_to_tensor(name, self.module, depth + 1)
+        return name not in self._inner_names(function) and name not in self._scope_uses.of(self.module).unseen_bindings
 
     @cached_property
     def _nested_functions(self) -> frozenset[int]:
@@ -566,11 +576,7 @@ class TensorEvidence:
             return False
         values = self.scopes.values_of(name, scope)
         bindings = self.scopes.of(scope)
-        if not values and self.module is not None and scope is not self.module and isinstance(scope, cst.FunctionDef):
-            if name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked or id(scope) in self._nested_functions:
-                return False
-            if self._scope_uses is None or name in self._scope_uses.of(self.module).unseen_bindings:
-                return False
+        if not values and isinstance(scope, cst.FunctionDef) and self._sees_module_name(scope, name):
             values, bindings = self.scopes.values_of(name, self.module), self.scopes.of(self.module)
         if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
             return False
@@ -747,6 +753,10 @@ def shadows(function: cst.Lambda, bindings: Bindings) -> bool:
         name in bindings.values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked
         for name in (param.name.value for param in parameters)
     )
+
+
+def _is_callee(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
+    return isinstance(parent, cst.Call) and parent.func is name
 
 
 def _is_none(value: cst.BaseExpression) -> bool:
