@@ -2,7 +2,11 @@
 
 Evidence of a tensor: results of torch functions, tensor-only methods, criterion and model calls,
 `.grad`, `Variable(...)`, and names bound (in the same function) to any of those or named like a
-loss. Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
+loss. Values are followed through the file's bindings: a function's or a method's returns (whole,
+or one member of the tuples it returns), a network's output (a `torch.nn` layer or a module class
+of the file held in a name), the inputs of a module class's `forward`, a parameter that every call
+of the file fills with a tensor (when no other file of the run mentions the function), a
+module-level name read in a function, a loop over tensors written out, and a lambda's result. Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
 containers and module paths such as `torch.utils.data`.
 
 Evidence of a Python number (which outweighs a name: `loss = compute_loss(...)` that returns
