@@ -79,7 +79,17 @@ class FileContext:
 
     @cached_property
     def tensors(self) -> TensorEvidence:
-        return TensorEvidence(self.imports, self.scopes, self.module, self.text, self.function_table, self._returns_only_numbers)
+        return TensorEvidence(
+            self.imports,
+            self.scopes,
+            self.module,
+            self.text,
+            self.function_table,
+            self._returns_only_numbers,
+            scope_uses=self.scope_uses,
+            call_sites=lambda function: self.functions.of(function).call_sites,
+            used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
+        )
 
     @cached_property
     def scalars(self) -> ScalarEvidence:

@@ -20,14 +20,16 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
-from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, enclosing_scope, entry_key
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.summaries import FunctionSummaries
 from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal
-from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name
+from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name, shadows, tuple_member
 from gradlint.analysis.tree import descendants
 
+# What the tensor evidence's `follow` keys a function's 0-dim result by: no parameter can be named so.
+SCALAR_RETURNS = " returns 0-dim"
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
 SCALAR_REDUCTIONS = torch_api.methods("reduction", without=("index",)) | torch_api.methods("scalar")
 # Index reductions: without a dim a 0-dim index, with one a tensor of indices.
@@ -170,7 +172,43 @@ class ScalarEvidence:
             return self._name_is_scalar(node.value, scope, depth)
         if isinstance(node, cst.BinaryOperation):
             return self.is_scalar(node.left, scope, depth + 1) and self.is_scalar(node.right, scope, depth + 1)
+        if isinstance(node, cst.Attribute):
+            return self._attribute_is_scalar(node, scope, depth)
+        if isinstance(node, cst.Subscript):
+            return self._entry_is_scalar(node, scope, depth)
         return False
+
+    def _attribute_is_scalar(self, node: cst.Attribute, scope: Optional[Scope], depth: int) -> bool:
+        """`self.err` where every value but None the class's methods bind to it is 0-dim."""
+        values = [(value, method) for value, method in self.scopes.instance_attribute_values(node, scope) if not _is_none(value)]
+        return bool(values) and all(self.is_scalar(value, method, depth + 1) for value, method in values)
+
+    def _entry_is_scalar(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
+        """`stats["err"]` where every value but None this scope binds to the entry is 0-dim
+        (`stats["err"] = loss`, `stats = {"err": loss}`)."""
+        key = entry_key(node)
+        if key is None or scope is None:
+            return False
+        name, entry = key
+        values = list(self.scopes.of(scope).entries.get(key, ()))
+        for value in self.scopes.values_of(name, scope):
+            member = dict_literal_member(value, entry)
+            if member is not None:
+                values.append(member)
+        values = [value for value in values if not _is_none(value)]
+        return bool(values) and all(self.is_scalar(value, scope, depth + 1) for value in values)
+
+    def _lambda_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        """`measure(x, y)` where `measure` is bound only to lambdas whose body is 0-dim."""
+        values = self.scopes.values_of(name, scope)
+        return (
+            scope is not None
+            and bool(values)
+            and all(
+                isinstance(value, cst.Lambda) and not shadows(value, self.scopes.of(scope)) and self.is_scalar(value.body, scope, depth + 1)
+                for value in values
+            )
+        )
 
     def _call_is_scalar(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
         qualified = self.imports.qualified_name(call.func)
@@ -180,9 +218,18 @@ class ScalarEvidence:
                 return _keeps_reduction(call)
             return qualified.startswith("torch.") and short in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and len(call.args) == 1
         func = call.func
+        if self._returns_scalar(call, scope, depth):
+            return True
         if isinstance(func, cst.Name):
             named = bool(CRITERION.match(func.value)) and not self.tensors.returns_number(call, scope)
-            return named or self._is_reducing_loss_module(func.value, scope)
+            return named or self._is_reducing_loss_module(func.value, scope) or self._lambda_is_scalar(func.value, scope, depth)
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == "self"
+            and CRITERION.match(func.attr.value)
+        ):
+            return True  # `self.criterion(out, y)`, as `criterion(out, y)`
         if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and not call.args:
             return self.tensors.is_tensor(func.value, scope, depth + 1)
         if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
@@ -200,9 +247,47 @@ class ScalarEvidence:
             for value in values
         )
 
+    def _returns_scalar(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        """`call` runs a plain function of this file whose every `return` gives a 0-dim tensor."""
+        function, returns = self.tensors.returned_values(call, scope)
+        return bool(returns) and self.tensors.follow(
+            (id(function), SCALAR_RETURNS), lambda: all(self.is_scalar(value, function, depth + 1) for value in returns)
+        )
+
+    def _unpacks_scalar(self, value: cst.BaseExpression, position: int, depth: int, scope: Optional[Scope]) -> bool:
+        """Member `position` of a call of a plain function of this file whose every `return` is a
+        tuple with a 0-dim tensor there (`err, out = forward_pass(...)`)."""
+        if not isinstance(value, cst.Call):
+            return False
+        function, returns = self.tensors.returned_values(value, scope)
+        members = [tuple_member(returned, position) for returned in returns]
+        return (
+            bool(members)
+            and None not in members
+            and self.tensors.follow(
+                (id(function), f"{SCALAR_RETURNS}{position}"),
+                lambda: all(self.is_scalar(member, function, depth + 1) for member in members),
+            )
+        )
+
+    def _iterates_scalars(self, iterable: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        """`for term in (loss, penalty.sum())`: a tuple or list written out, every element 0-dim."""
+        if not isinstance(iterable, (cst.Tuple, cst.List)) or not iterable.elements:
+            return False
+        return all(not isinstance(e, cst.StarredElement) and self.is_scalar(e.value, scope, depth + 1) for e in iterable.elements)
+
     def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
         if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
+        if scope is not None:
+            bindings = self.scopes.of(scope)
+            if any(self._unpacks_scalar(value, position, depth, scope) for value, position in bindings.unpacked.get(name, ())):
+                return True
+            if any(
+                position is None and self._iterates_scalars(source, scope, depth)
+                for source, position in bindings.loop_sources.get(name, ())
+            ):
+                return True
         values = self.scopes.values_of(name, scope)
         tensor_values = [value for value in values if not _is_non_tensor_value(value)]
         if len(tensor_values) < len(values):
@@ -717,3 +802,7 @@ def _input_and_target(call: cst.Call) -> Optional[tuple[cst.BaseExpression, cst.
     input_ = positional[0] if positional else keywords.get("input")
     target = positional[1] if len(positional) > 1 else keywords.get("target")
     return (input_, target) if input_ is not None and target is not None else None
+
+
+def _is_none(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"

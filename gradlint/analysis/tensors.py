@@ -2,7 +2,11 @@
 
 Evidence of a tensor: results of torch functions, tensor-only methods, criterion and model calls,
 `.grad`, `Variable(...)`, and names bound (in the same function) to any of those or named like a
-loss. Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
+loss. Values are followed through the file's bindings: a function's or a method's returns (whole,
+or one member of the tuples it returns), a network's output (a `torch.nn` layer or a module class
+of the file held in a name), the inputs of a module class's `forward`, a parameter that every call
+of the file fills with a tensor (when no other file of the run mentions the function), a
+module-level name read in a function, a loop over tensors written out, and a lambda's result. Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
 containers and module paths such as `torch.utils.data`.
 
 Evidence of a Python number (which outweighs a name: `loss = compute_loss(...)` that returns
@@ -14,7 +18,7 @@ file's own functions whose every `return` is one.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import libcst as cst
 
@@ -23,11 +27,13 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework, imports
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
-from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
+from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, dict_literal_member, entry_key
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.tree import descendants
 
 if TYPE_CHECKING:
-    from gradlint.analysis.functions import FunctionTable
+    from gradlint.analysis.functions import CallSite, FunctionTable
+    from gradlint.analysis.semantic.scope import ScopeUsesTable
 
 # Methods that exist on tensors and (almost) nowhere else, so `x.method(...)` is a tensor.
 TENSOR_ONLY_METHODS = torch_api.methods("distinctive")
@@ -88,6 +94,13 @@ class TensorEvidence:
         table: Optional["FunctionTable"] = None,
         # Whether a function of the file returns only Python numbers (its summary's answer).
         returns_only_numbers: Optional[Callable[[cst.FunctionDef], bool]] = None,
+        *,
+        scope_uses: Optional["ScopeUsesTable"] = None,
+        # The calls of a function of the file (the function summaries' answer, asked lazily: the
+        # summaries are built after this evidence).
+        call_sites: Optional[Callable[[cst.FunctionDef], Sequence["CallSite"]]] = None,
+        # The module-level functions other files of the run mention (None: unknown, a partial run).
+        used_elsewhere: Optional[frozenset[str]] = None,
     ) -> None:
         self.imports = imports
         self.scopes = scopes
@@ -101,6 +114,13 @@ class TensorEvidence:
         self._argument_uses: dict[int, frozenset[str]] = {}
         self._numbers: dict[tuple[int, str], bool] = {}
         self._numbers_pending: set[tuple[int, str]] = set()  # names being followed (`total = total + x`)
+        self._scope_uses = scope_uses
+        self._call_sites = call_sites
+        self._used_elsewhere = used_elsewhere
+        # (id(function), parameter or RETURNS) -> answer; and those being followed (recursion).
+        self._followed: dict[tuple[int, str], bool] = {}
+        self._following: set[tuple[int, str]] = set()
+        self._comprehension_names: dict[int, frozenset[str]] = {}
 
     def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so and
@@ -238,11 +258,20 @@ class TensorEvidence:
             method = func.attr.value
             if method in TENSOR_ONLY_METHODS:
                 return not self._is_module_path(func.value) and not _rooted_in(func.value, NON_TENSOR_ROOTS)
-            if method in TENSOR_PRESERVING_METHODS:
-                return self.is_tensor(func.value, scope, depth + 1)
-            return False
+            if method in TENSOR_PRESERVING_METHODS and self.is_tensor(func.value, scope, depth + 1):
+                return True
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and MODEL_CALL.match(method):
+                return not self.returns_number(call, scope)  # `self.model(x)`, as `model(x)`
+            return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
         if isinstance(func, cst.Name):
-            return bool(CRITERION.match(func.value) or MODEL_CALL.match(func.value)) and not self.returns_number(call, scope)
+            if self.returns_number(call, scope):
+                return False
+            return (
+                bool(CRITERION.match(func.value) or MODEL_CALL.match(func.value))
+                or self._returns_tensor(call, scope, depth)
+                or self._network_returns_tensor(func.value, scope)
+                or self._lambda_returns_tensor(func.value, scope, depth)
+            )
         return False
 
     def _name_is_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
@@ -260,13 +289,27 @@ class TensorEvidence:
             return True  # `x, y = get_batch(...)`
         if scope is not None and any(self._is_model_output(value, scope) for value, _ in self.scopes.of(scope).unpacked.get(name, ())):
             return True  # `out, hidden = model(x)`
+        if scope is not None and any(
+            self._unpacks_tensor(value, position, scope, depth) for value, position in self.scopes.of(scope).unpacked.get(name, ())
+        ):
+            return True  # `weight, bias = make_affine(n)`, `_, index = out.max(1)`
+        if any(
+            position is None and self._iterates_tensors(source, scope, depth)
+            for source, position in self.scopes.loop_sources_of(name, scope)
+        ):
+            return True  # `for t in (gain, shift)`
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
             return False
         if any(self.is_tensor(value, scope, depth + 1) for value in values):
             return True
-        if not values and isinstance(scope, cst.FunctionDef) and name in self._arguments_used_as_tensors(scope):
-            return True
+        if not values and isinstance(scope, cst.FunctionDef):
+            if name in self._arguments_used_as_tensors(scope) or self._receives_tensors(scope, name, depth):
+                return True
+            if self._is_network_input(scope, name):
+                return True
+            if self._global_is_tensor(scope, name, depth):
+                return True
         if not TENSOR_VALUE.search(name):
             return False
         # Named like a tensor: unless it is bound only to numbers (`loss = compute_loss(...)` where
@@ -381,9 +424,347 @@ class TensorEvidence:
         values = self.scopes.instance_attribute_values(node, scope)
         return bool(values) and all(self.is_tensor(value, method, depth + 1) for value, method in values)
 
+    # -- values followed through the file's functions, calls and module-level names ------------
+
+    def _receives_tensors(self, function: cst.FunctionDef, name: str, depth: int) -> bool:
+        """`name` is a parameter of the module-level `function`, never rebound in it, and every
+        call of the function in this file passes a tensor for it (see `_only_calls`)."""
+        bindings = self.scopes.of(function)
+        signature = Signature.of(function)
+        if name not in signature or name in bindings.loop_sources or name in bindings.unpacked:
+            return False
+        sites = self._only_calls(function)
+        return bool(sites) and self.follow(
+            (id(function), name), lambda: all(self._passes_tensor(site.call, site.scope, signature, name, depth) for site in sites)
+        )
+
+    def _passes_tensor(self, call: cst.Call, scope: Optional[Scope], signature: Signature, name: str, depth: int) -> bool:
+        bound = bind(call, signature)
+        if bound.starred or not bound.fits:
+            return False
+        argument, scope = bound.passed(name), scope or self.module
+        if argument is None:
+            argument, scope = signature.defaults.get(name), self.module  # evaluated where the function is defined
+        return argument is not None and self.is_tensor(argument, scope, depth + 1) and not self.is_python_number(argument, scope, depth + 1)
+
+    def _only_calls(self, function: cst.FunctionDef) -> Sequence["CallSite"]:
+        """The calls of the module-level `function` in this file, when they are every mention of its
+        name: it is defined once, not decorated, never handed over as a value or rebound, and no
+        other file of the run mentions it (unknown in a partial run: then none)."""
+        if self._call_sites is None or self._scope_uses is None or self._table is None or self.module is None:
+            return ()
+        name = function.name.value
+        elsewhere = self._used_elsewhere
+        if elsewhere is None or name in elsewhere or "*" in elsewhere:
+            return ()
+        if function.decorators or function.asynchronous is not None or self._table.module_level.get(name) is not function:
+            return ()
+        if (
+            self.scopes.of(self.module).assigned(name)
+            or sum(isinstance(s, cst.FunctionDef) and s.name.value == name for s in self.module.body) != 1
+        ):
+            return ()
+        uses = self._scope_uses.of(self.module)
+        occurrences = uses.occurrences(name)
+        if not occurrences or any(not _is_callee(occurrence, uses.parent(occurrence)) for occurrence in occurrences):
+            return ()  # handed over as a value: asked before the file's calls are indexed
+        sites = self._call_sites(function)
+        callees = {id(site.call.func) for site in sites}
+        if len(occurrences) != len(callees) or any(id(occurrence) not in callees for occurrence in occurrences):
+            return ()
+        return sites
+
+    def _is_network_input(self, function: cst.FunctionDef, name: str) -> bool:
+        """`x` of `def forward(self, x)` in a module class of this file: a positional parameter
+        without a default, never rebound, in a file that builds no packed sequence (whose `.data`
+        is a field)."""
+        if function.name.value != "forward" or self._table is None or self._packs_sequences:
+            return False
+        owner = self._table.class_of(function)
+        if owner is None or self._module_classes.get(owner.name.value) is not owner:
+            return False
+        bindings = self.scopes.of(function)
+        if name in bindings.loop_sources or name in bindings.unpacked:
+            return False
+        return any(param.name.value == name and param.default is None for param in function.params.params[1:])
+
+    def _global_is_tensor(self, function: cst.FunctionDef, name: str, depth: int) -> bool:
+        """`name`, read in `function` where the module-level name is seen, is bound only to tensors
+        at module level."""
+        return self._sees_module_name(function, name) and self.is_bound_to_tensor(name, self.module, depth + 1)
+
+    def _sees_module_name(self, function: cst.FunctionDef, name: str) -> bool:
+        """`name` in `function` (a module-level function or a method) is the module-level name: the
+        module binds it, the function (its comprehensions and lambdas included) does not, and
+        nothing else in the file does (`global`, an import, a `def`, a `with` target). Cheapest
+        questions first: most names are not module-level ones."""
+        if self.module is None or self._scope_uses is None or self._table is None or id(function) in self._nested_functions:
+            return False
+        module = self.scopes.of(self.module)
+        if name not in module.values and name not in module.loop_sources and name not in module.unpacked:
+            return False
+        bindings = self.scopes.of(function)
+        if name in bindings.values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            return False
+        return name not in self._inner_names(function) and name not in self._scope_uses.of(self.module).unseen_bindings
+
+    @cached_property
+    def _nested_functions(self) -> frozenset[int]:
+        return (
+            frozenset(id(inner) for functions in self._table.nested.values() for inner in functions.values())
+            if self._table
+            else frozenset()
+        )
+
+    def _inner_names(self, function: cst.FunctionDef) -> frozenset[str]:
+        """Names bound by the comprehensions and lambdas of `function`: another variable there."""
+        key = id(function)
+        if key not in self._comprehension_names:
+            names: set[str] = set()
+            for node in descendants(function.body):
+                if isinstance(node, cst.CompFor):
+                    names.update(inner.value for inner in descendants(node.target) if isinstance(inner, cst.Name))
+                elif isinstance(node, cst.Lambda):
+                    names.update(
+                        param.name.value for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params)
+                    )
+            self._comprehension_names[key] = frozenset(names)
+        return self._comprehension_names[key]
+
+    def _returns_tensor(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
+        """`call` runs a plain function of this file whose every `return` gives a tensor."""
+        function = self._resolve(call, scope)
+        returns = self._plain_returns(function)
+        return bool(returns) and self.follow(
+            (id(function), RETURNS), lambda: all(self.is_tensor(value, function, depth + 1) for value in returns)
+        )
+
+    def _unpacks_tensor(self, value: cst.BaseExpression, position: int, scope: Scope, depth: int) -> bool:
+        """Member `position` of `value`, unpacked: of `out.max(1)` or `torch.sort(x, 1)` (both a
+        tensor), of a network's tuple output, or of a same-file function whose every `return` is a
+        tuple with a tensor there."""
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        qualified = self.imports.qualified_name(func)
+        if qualified is not None:
+            return qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in PAIR_METHODS and len(value.args) > 1
+        if isinstance(func, cst.Attribute) and func.attr.value in PAIR_METHODS and value.args:
+            return position < 2 and self.is_tensor(func.value, scope, depth + 1)
+        if isinstance(func, cst.Name) and not self._packs_sequences and self._network_gives(func.value, scope, tuples=True):
+            return True
+        function = self._resolve(value, scope)
+        returns = self._plain_returns(function)
+        if not returns or not all(tuple_member(returned, position) is not None for returned in returns):
+            return False
+        return self.follow(
+            (id(function), f"{RETURNS}{position}"),
+            lambda: all(self.is_tensor(tuple_member(returned, position), function, depth + 1) for returned in returns),
+        )
+
+    def _iterates_tensors(self, iterable: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        """`(gain, shift)` looped over: a tuple or list written out, every element a tensor."""
+        if not isinstance(iterable, (cst.Tuple, cst.List)) or not iterable.elements:
+            return False
+        return all(not isinstance(e, cst.StarredElement) and self.is_tensor(e.value, scope, depth + 1) for e in iterable.elements)
+
+    def _network_returns_tensor(self, name: str, scope: Optional[Scope]) -> bool:
+        """`net(x)` where `net` is bound only to networks that give one tensor."""
+        return self._network_gives(name, scope, tuples=False)
+
+    def _network_gives(self, name: str, scope: Optional[Scope], tuples: bool) -> bool:
+        """`name` is bound (in `scope`, or at module level when `scope` does not bind it) only to
+        `torch.nn` layers or module classes of this file whose output is one tensor, or (`tuples`)
+        a tuple of tensors."""
+        if scope is None or name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
+            return False
+        values = self.scopes.values_of(name, scope)
+        bindings = self.scopes.of(scope)
+        if not values and isinstance(scope, cst.FunctionDef) and self._sees_module_name(scope, name):
+            values, bindings = self.scopes.values_of(name, self.module), self.scopes.of(self.module)
+        if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            return False
+        return all(self._builds_network(_core(value), tuples) for value in values)
+
+    def _builds_network(self, value: cst.BaseExpression, tuples: bool) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        qualified = self.imports.qualified_name(value.func)
+        if qualified is not None:
+            if qualified not in NETWORK_LAYERS:
+                return False
+            return tuples == (qualified in TUPLE_LAYERS)
+        forward = self._local_module_forward(value.func)
+        returns = self._plain_returns(forward)
+        if not returns:
+            return False
+        if tuples:
+            return all(isinstance(returned, cst.Tuple) for returned in returns)
+        return all(
+            not _is_non_tensor_value(returned) and not _is_none(returned) and not self.is_python_number(returned, forward)
+            for returned in returns
+        )
+
+    def _local_module_forward(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The `forward` of the module-level `nn.Module` subclass of this file that `func` names."""
+        if not isinstance(func, cst.Name) or self.module is None:
+            return None
+        classes = self._module_classes
+        found = classes.get(func.value)
+        if found is None:
+            return None
+        methods = (
+            [s for s in found.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"]
+            if isinstance(found.body, cst.IndentedBlock)
+            else []
+        )
+        return methods[0] if len(methods) == 1 else None
+
+    @cached_property
+    def _module_classes(self) -> dict[str, cst.ClassDef]:
+        """The module-level classes of the file that subclass `nn.Module` (directly or through
+        another such class), each defined once under its name."""
+        found: dict[str, cst.ClassDef] = {}
+        changed = True
+        while changed:
+            changed = False
+            for name, class_def in self._classes.items():
+                if name in found:
+                    continue
+                bases = [base.value for base in class_def.bases]
+                if any(
+                    self.imports.qualified_name(base) == "torch.nn.Module" or (isinstance(base, cst.Name) and base.value in found)
+                    for base in bases
+                ):
+                    found[name] = class_def
+                    changed = True
+        return found
+
+    def _lambda_returns_tensor(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        """`make(3)` where `make` is bound only to lambdas whose body is a tensor, read where the
+        lambda is written; a parameter of the lambda that the scope also binds could be taken for
+        the scope's, so none may be."""
+        values = self.scopes.values_of(name, scope)
+        return bool(values) and all(isinstance(value, cst.Lambda) and self._lambda_body_is_tensor(value, scope, depth) for value in values)
+
+    def _lambda_body_is_tensor(self, function: cst.Lambda, scope: Optional[Scope], depth: int) -> bool:
+        return scope is not None and not shadows(function, self.scopes.of(scope)) and self.is_tensor(function.body, scope, depth + 1)
+
+    def returned_values(self, call: cst.Call, scope: Optional[Scope]) -> tuple[Optional[cst.FunctionDef], tuple[cst.BaseExpression, ...]]:
+        """The plain function of this file `call` runs and the value of each of its `return`s
+        (see `_plain_returns`); (None, ()) when the call runs none."""
+        function = self._resolve(call, scope)
+        return function, self._plain_returns(function)
+
+    def _resolve(self, call: cst.Call, scope: Optional[Scope]) -> Optional[cst.FunctionDef]:
+        """The `def` of this file `call` runs: the function table's answer, else a method of an
+        object of a class of this file (`Probe(model).features(x)`, `mixer.mixing()`)."""
+        if self._table is None:
+            return None
+        found = self._table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        return found if found is not None else self._instance_method(call, scope)
+
+    def _instance_method(self, call: cst.Call, scope: Optional[Scope]) -> Optional[cst.FunctionDef]:
+        """`obj.method(...)` where `obj` is `Class(...)` of a module-level class of this file (or a
+        name of the scope bound only to one): the `def` of `method` in that class's own body."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or scope is None:
+            return None
+        receiver = func.value
+        if isinstance(receiver, cst.Name):
+            bindings = self.scopes.of(scope)
+            name = receiver.value
+            values = bindings.assigned(name)
+            if len(values) != 1 or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+                return None
+            receiver = values[0]
+        if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)):
+            return None
+        owner = self._classes.get(receiver.func.value)
+        if owner is None or self.imports.is_imported(receiver.func.value) or not isinstance(owner.body, cst.IndentedBlock):
+            return None
+        methods = [s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == func.attr.value]
+        return methods[0] if len(methods) == 1 else None
+
+    @cached_property
+    def _classes(self) -> dict[str, cst.ClassDef]:
+        """The module-level classes of the file, each defined once under its name."""
+        found: dict[str, list[cst.ClassDef]] = {}
+        for statement in self.module.body if self.module is not None else ():
+            if isinstance(statement, cst.ClassDef):
+                found.setdefault(statement.name.value, []).append(statement)
+        return {name: defs[0] for name, defs in found.items() if len(defs) == 1}
+
+    def _plain_returns(self, function: Optional[cst.FunctionDef]) -> tuple[cst.BaseExpression, ...]:
+        """The values of every `return` of `function` when it is a plain function (no decorator,
+        not a coroutine nor a generator) and each `return` gives one; () otherwise."""
+        if function is None or self._scope_uses is None or function.decorators or function.asynchronous is not None:
+            return ()
+        uses = self._scope_uses.of(function)
+        if uses.yields or not uses.returns or any(value is None for value in uses.returns):
+            return ()
+        return tuple(uses.returns)
+
+    def follow(self, key: tuple[int, str], compute: Callable[[], bool]) -> bool:
+        """`compute()` for a parameter or a function's result (`key`: the function's id and what of
+        it is asked), once; False for one already being
+        followed (recursion), and an answer given under that assumption is kept only when true."""
+        if key in self._followed:
+            return self._followed[key]
+        if key in self._following:
+            return False
+        self._following.add(key)
+        try:
+            found = compute()
+        finally:
+            self._following.discard(key)
+        if found or not self._following:
+            self._followed[key] = found
+        return found
+
     def _is_module_path(self, node: cst.BaseExpression) -> bool:
         qualified = self.imports.qualified_name(node)
         return qualified is not None
+
+
+# What `_follow` keys a function's result by: no parameter can be named so.
+RETURNS = " returns"
+# Reductions over a dim that give (values, indices): `_, index = out.max(1)`.
+PAIR_METHODS = torch_api.methods("pair")
+# `torch.nn` classes whose instances, called, give a tensor (or, TUPLE_LAYERS, a tuple of tensors);
+# of the containers only `nn.Sequential` is callable.
+NETWORK_LAYERS = (
+    torch_api.functions("parameters")
+    | torch_api.functions("parameterless")
+    | torch_api.functions("module-container")
+    | torch_api.functions("loss-module")
+)
+TUPLE_LAYERS = torch_api.functions("tuple")
+
+
+def tuple_member(value: cst.BaseExpression, position: int) -> Optional[cst.BaseExpression]:
+    """Element `position` of a tuple written out without `*`, else None."""
+    if not isinstance(value, cst.Tuple) or any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return None
+    return value.elements[position].value if position < len(value.elements) else None
+
+
+def shadows(function: cst.Lambda, bindings: Bindings) -> bool:
+    """A parameter of the lambda is also a name of the scope it is written in: reading its body
+    there would take the one for the other."""
+    parameters = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+    return any(
+        name in bindings.values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked
+        for name in (param.name.value for param in parameters)
+    )
+
+
+def _is_callee(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
+    return isinstance(parent, cst.Call) and parent.func is name
+
+
+def _is_none(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
 
 
 # Builtins whose result is a Python number whatever they are given (`float(loss)`, `len(loader)`).

@@ -130,13 +130,13 @@ torch.nn.LazyConv2d                       parameters
 torch.nn.LazyConv3d                       parameters
 torch.nn.Embedding                        parameters
 torch.nn.EmbeddingBag                     parameters
-torch.nn.RNN                              parameters
-torch.nn.LSTM                             parameters
-torch.nn.GRU                              parameters
+torch.nn.RNN                              parameters tuple
+torch.nn.LSTM                             parameters tuple
+torch.nn.GRU                              parameters tuple
 torch.nn.RNNCell                          parameters
-torch.nn.LSTMCell                         parameters
+torch.nn.LSTMCell                         parameters tuple
 torch.nn.GRUCell                          parameters
-torch.nn.MultiheadAttention               parameters submodules
+torch.nn.MultiheadAttention               parameters submodules tuple
 torch.nn.Transformer                      parameters submodules
 torch.nn.TransformerEncoderLayer          parameters submodules
 torch.nn.TransformerDecoderLayer          parameters submodules
