@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
+import libcst as cst
+
+from gradlint.analysis.tree import descendants
+from gradlint.context import FileContext
 from gradlint.engine import lint_text
 from gradlint.rules import all_codes
 from gradlint.rules.noqa_rule import NoqaRule
@@ -54,3 +59,18 @@ def readme_block(heading: str, language: str = "yaml") -> str:
     block = re.search(rf"^```{language}\n(.*?)^```$", section, flags=re.MULTILINE | re.DOTALL)
     assert block, f"no {language} block under {heading!r} in README.md"
     return block.group(1)
+
+
+def last_value(source: str) -> tuple[FileContext, cst.BaseExpression, cst.CSTNode]:
+    """The context, the value of the last `probe = ...` assignment, and its scope."""
+    text = textwrap.dedent(source)
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    found = None
+    for node in descendants(module):
+        if isinstance(node, cst.FunctionDef):
+            scope = node
+        if isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "probe":
+            found = (node.value, scope if any(n is node for n in descendants(scope)) else module)
+    assert found is not None
+    return context, found[0], found[1]

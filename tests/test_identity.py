@@ -9,21 +9,7 @@ import pytest
 
 from gradlint.analysis.tree import descendants
 from gradlint.context import FileContext
-
-
-def last_value(source: str) -> tuple[FileContext, cst.BaseExpression, cst.CSTNode]:
-    """The context, the value of the last `probe = ...` assignment, and its scope."""
-    text = textwrap.dedent(source)
-    module = cst.parse_module(text)
-    context = FileContext("probe.py", text, module)
-    found = None
-    for node in descendants(module):
-        if isinstance(node, cst.FunctionDef):
-            scope = node
-        if isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == "probe":
-            found = (node.value, scope if any(n is node for n in descendants(scope)) else module)
-    assert found is not None
-    return context, found[0], found[1]
+from support import last_value
 
 
 @pytest.mark.parametrize(

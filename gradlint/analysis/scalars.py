@@ -20,7 +20,7 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, LOSS_VALUE
-from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, enclosing_scope, entry_key
+from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope, entry_key
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.summaries import FunctionSummaries
@@ -189,12 +189,7 @@ class ScalarEvidence:
         key = entry_key(node)
         if key is None or scope is None:
             return False
-        name, entry = key
-        values = list(self.scopes.of(scope).entries.get(key, ()))
-        for value in self.scopes.values_of(name, scope):
-            member = dict_literal_member(value, entry)
-            if member is not None:
-                values.append(member)
+        values = self.scopes.entry_values(key, scope)
         values = [value for value in values if not _is_none(value)]
         return bool(values) and all(self.is_scalar(value, scope, depth + 1) for value in values)
 

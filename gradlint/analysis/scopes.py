@@ -226,6 +226,17 @@ class ScopeTable:
             found = self._bindings[id(scope)] = Bindings(scope)
         return found
 
+    def entry_values(self, key: tuple[str, str], scope: Scope) -> list[cst.BaseExpression]:
+        """The values `scope` binds to the entry `name["entry"]`: by item assignment, or as a
+        member of a dict literal bound to the name (`d = {"entry": v}`)."""
+        name, entry = key
+        values = list(self.of(scope).entries.get(key, ()))
+        for value in self.values_of(name, scope):
+            member = dict_literal_member(value, entry)
+            if member is not None:
+                values.append(member)
+        return values
+
     def values_of(self, name: str, scope: Optional[Scope]) -> list[cst.BaseExpression]:
         return self.of(scope).assigned(name) if scope is not None else []
 

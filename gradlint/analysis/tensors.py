@@ -27,7 +27,7 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework, imports
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name
-from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, dict_literal_member, entry_key
+from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, entry_key
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.tree import descendants
 
@@ -362,12 +362,7 @@ class TensorEvidence:
         key = entry_key(node)
         if key is None or scope is None:
             return False
-        name, entry = key
-        values = list(self.scopes.of(scope).entries.get(key, ()))
-        for value in self.scopes.values_of(name, scope):
-            member = dict_literal_member(value, entry)
-            if member is not None:
-                values.append(member)
+        values = self.scopes.entry_values(key, scope)
         return any(self.is_tensor(value, scope, depth + 1) for value in values)
 
     def _is_model_output(self, value: cst.BaseExpression, scope: Scope) -> bool:
