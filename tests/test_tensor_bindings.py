@@ -452,6 +452,21 @@ LOOK_ALIKES = {
         """,
         ALONE,
     ),
+    "a parameter filled with what torch.load gives back (a checkpoint's dict)": (
+        """
+        import torch
+
+        def load(path):
+            state = torch.load(path, weights_only=False)
+            return upgrade(state)
+
+        def upgrade(state):
+            if isinstance(state["args"].data, list):
+                state["args"].data = state["args"].data[0]
+            return state
+        """,
+        ALONE,
+    ),
 }
 
 

@@ -252,7 +252,13 @@ class TensorEvidence:
     def _call_is_tensor(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
         qualified = self.imports.qualified_name(call.func)
         if qualified is not None:
-            return qualified.startswith("torch.") and not qualified.startswith(NOT_TENSOR_MODULES) and not _is_class_name(qualified)
+            # `torch.load(...)` gives back whatever was saved: a state dict or a module as often as a tensor.
+            return (
+                qualified.startswith("torch.")
+                and not qualified.startswith(NOT_TENSOR_MODULES)
+                and not _is_class_name(qualified)
+                and qualified not in OBJECT_LOADERS
+            )
         func = call.func
         if isinstance(func, cst.Attribute):
             method = func.attr.value
