@@ -1,7 +1,7 @@
 """Evident autograd history followed through the file's bindings: a helper's or a method's return
 (whole or a tuple member), an attribute, a loop variable, a dict entry, a list then indexed, a
-lambda's result; and the look-alikes each of these must leave alone (detached, computed without
-grad, a placeholder, a list handed away...)."""
+lambda's result; a GAN generator's output followed the same way; and the look-alikes each of these
+must leave alone (detached, computed without grad, a placeholder, a list handed away...)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import libcst as cst
 import pytest
 
 from gradlint.context import FileContext
+from support import lint
 
 
 def context_of(source: str) -> FileContext:
@@ -224,3 +225,114 @@ WITHOUT_EVIDENCE = {
 @pytest.mark.parametrize("source", WITHOUT_EVIDENCE.values(), ids=WITHOUT_EVIDENCE.keys())
 def test_look_alikes_are_not_evidence_of_history(source):
     assert numpy_receivers(source) == [False]
+
+
+def findings(source: str, code: str) -> list[int]:
+    return [finding.location.row for finding in lint(textwrap.dedent(source), code)]
+
+
+GAN_PROLOGUE = """
+    import torch
+    from torch import nn
+
+    def run(netG, netD, optD, bce, real, z, ones, zeros):
+"""
+
+FAKES = {
+    "a tuple member of a helper's return": """
+    def generate(netG, z):
+        return netG(z), z
+    """
+    + GAN_PROLOGUE
+    + """
+        fake, noise = generate(netG, z)
+        errD = bce(netD(real), ones) + bce(netD(fake), zeros)
+        errD.backward()
+        optD.step()
+    """,
+    "a loop variable": GAN_PROLOGUE
+    + """
+        errD = bce(netD(real), ones)
+        for fake in (netG(z), netG(2 * z)):
+            errD = errD + bce(netD(fake), zeros)
+        errD.backward()
+        optD.step()
+    """,
+    "a dict entry": GAN_PROLOGUE
+    + """
+        batch = {}
+        batch["fake"] = netG(z)
+        errD = bce(netD(real), ones) + bce(netD(batch["fake"]), zeros)
+        errD.backward()
+        optD.step()
+    """,
+    "a list then indexed": GAN_PROLOGUE
+    + """
+        fakes = []
+        fakes.append(netG(z))
+        errD = bce(netD(real), ones) + bce(netD(fakes[-1]), zeros)
+        errD.backward()
+        optD.step()
+    """,
+    "a lambda's result": GAN_PROLOGUE
+    + """
+        generate = lambda n: netG(torch.randn(n, 2))
+        fake = generate(8)
+        errD = bce(netD(real), ones) + bce(netD(fake), zeros)
+        errD.backward()
+        optD.step()
+    """,
+}
+
+
+@pytest.mark.parametrize("source", FAKES.values(), ids=FAKES.keys())
+def test_generator_output_reaching_the_discriminator_through_a_binding_is_reported(source):
+    assert len(findings(source, "GL406")) == 1
+
+
+NOT_FAKES = {
+    "the helper's other tuple member": """
+    def generate(netG, z):
+        return netG(z), z
+    """
+    + GAN_PROLOGUE
+    + """
+        fake, noise = generate(netG, z)
+        errD = bce(netD(real), ones) + bce(netD(noise), zeros)
+        errD.backward()
+        optD.step()
+    """,
+    "a loss, not the generator's output, in the list": GAN_PROLOGUE
+    + """
+        fakes = []
+        fakes.append(bce(netD(real), ones))
+        errD = bce(netD(fakes[-1]), zeros)
+        errD.backward()
+        optD.step()
+    """,
+    "a tuple unpacked under no_grad": """
+    def generate(netG, z):
+        return netG(z), z
+    """
+    + GAN_PROLOGUE
+    + """
+        with torch.no_grad():
+            fake, noise = generate(netG, z)
+        errD = bce(netD(real), ones) + bce(netD(fake), zeros)
+        errD.backward()
+        optD.step()
+    """,
+    "a lambda's result detached": GAN_PROLOGUE
+    + """
+        generate = lambda n: netG(torch.randn(n, 2)).detach()
+        fake = generate(8)
+        errD = bce(netD(real), ones) + bce(netD(fake), zeros)
+        errD.backward()
+        optD.step()
+    """,
+}
+
+
+@pytest.mark.parametrize("source", NOT_FAKES.values(), ids=NOT_FAKES.keys())
+def test_values_that_are_not_the_generators_graph_are_not_reported(source):
+    assert findings(source, "GL406") == []

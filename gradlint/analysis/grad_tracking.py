@@ -4,7 +4,8 @@ Conservative like the other analyses: unknown means no. Values assigned inside a
 carry none; `.detach()`, `.item()`, `.data`, comparisons and `argmax` end the history. Values are
 followed through the file's bindings as the tensor evidence follows them: a function's or a method's
 returns (whole, or one member of the tuples it returns), a lambda's result, an attribute of `self`,
-a loop variable over values written out, a dict entry, a list filled by `append` and indexed. The other
+a loop variable over values written out, a dict entry, a list filled by `append` and indexed.
+`GeneratorOutputs` follows a GAN generator's output the same way. The other
 direction, "provably carries none", is the history proof's (`history.HistoryEvidence`), and both
 read the table's history properties from there. Also: whether a loss was computed from a value
 whose history was cut (`cut_from_graph`), built without grad, or turned back on.
@@ -23,7 +24,7 @@ from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, keywor
 from gradlint.analysis import torch_api
 from gradlint.analysis.history import ENDS_HISTORY, ENDS_HISTORY_FUNCTIONS, INDEX_RESULTS, KEEPS_HISTORY, HistoryEvidence
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters, shadows, tuple_member
-from gradlint.analysis.roles import MODEL_CALLEE, MODULE_INSTANCE
+from gradlint.analysis.roles import MODEL_CALLEE, MODULE_INSTANCE, Role, Roles
 from gradlint.analysis.tree import descendants
 
 REQUIRES_GRAD_FACTORIES = torch_api.functions("grad-flag")
@@ -87,7 +88,7 @@ class GradEvidence:
             return True
         return self._returns_history(call, scope, depth)
 
-    # -- where history starts ---------------------------------------------------------------------
+    # -- where history starts: what `GeneratorOutputs` narrows to a generator's output ------------
 
     def _is_source(self, call: cst.Call) -> bool:
         """A call named like a loss or a model (`criterion(...)`, `model(x)`, `self.net(x)`)."""
@@ -521,3 +522,32 @@ def _is_index_result(inner: cst.BaseExpression, subscript: cst.Subscript) -> boo
 
 def mentioned_names(node: cst.CSTNode) -> set[str]:
     return {current.value for current in descendants(node) if isinstance(current, cst.Name)}
+
+
+class GeneratorOutputs(GradEvidence):
+    """Is an expression a GAN generator's output that still carries the generator's graph: `G(z)`
+    followed through the same bindings as any history (helper and method returns, tuple members,
+    attributes, loop variables, dict entries, lists, lambdas) and through the torch operations and
+    history-keeping methods applied to it. Other sources of history (losses, other networks,
+    parameters, tensors made with `requires_grad=True`) do not count."""
+
+    RETURNS_KEY = " returns a generator's output"
+
+    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, history: HistoryEvidence, roles: Roles) -> None:
+        super().__init__(imports, scopes, tensors, history)
+        self.roles = roles
+
+    def _is_source(self, call: cst.Call) -> bool:
+        return self.roles.gan_output(call) is Role.GENERATOR
+
+    def _is_parameter_attribute(self, node: cst.Attribute) -> bool:
+        return False
+
+    def _loops_over_parameters(self, sources) -> bool:
+        return False
+
+    def _torch_source(self, qualified: str, call: cst.Call) -> Optional[bool]:
+        if not qualified.startswith("torch.") or qualified in ENDS_HISTORY_FUNCTIONS or qualified in REQUIRES_GRAD_FACTORIES:
+            return False
+        short = qualified.rsplit(".", 1)[-1]
+        return False if short.endswith("loss") or short in _FUNCTIONAL_LOSSES or short[:1].isupper() else None
