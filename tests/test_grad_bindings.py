@@ -336,3 +336,38 @@ NOT_FAKES = {
 @pytest.mark.parametrize("source", NOT_FAKES.values(), ids=NOT_FAKES.keys())
 def test_values_that_are_not_the_generators_graph_are_not_reported(source):
     assert findings(source, "GL406") == []
+
+
+ACCUMULATION = """
+    def run(model, criterion, optimizer, loader):
+        total = 0
+        for x, y in loader:
+            optimizer.zero_grad()
+            terms = [criterion(model(x), y), 0.01 * model.weight.pow(2).sum()]
+            sum(terms).backward()
+            optimizer.step()
+            for term in terms:
+                total += term
+        return total
+"""
+
+
+def test_a_total_kept_across_steps_by_an_inner_loop_over_the_terms_is_reported():
+    assert findings(ACCUMULATION, "GL401") == [10]
+
+
+def test_a_total_reset_by_each_step_is_not_reported_from_an_inner_loop():
+    reset = ACCUMULATION.replace("            terms = [", "            total = 0\n            terms = [")
+    assert findings(reset, "GL401") == []
+
+
+def test_an_inner_loop_in_no_training_loop_is_not_reported():
+    source = """
+        def run(model, criterion, x, y, chunks):
+            total = 0
+            for step in range(3):
+                for chunk in chunks:
+                    total += criterion(model(chunk), y)
+            return total
+    """
+    assert findings(source, "GL401") == []
