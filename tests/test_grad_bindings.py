@@ -85,6 +85,13 @@ WITH_HISTORY = {
             for term in terms:
                 term.numpy()
     """,
+    "a loop over a tuple of outputs bound to a name and handed to a function": """
+        def run(model, x, show):
+            pair = (model(x), model(2 * x))
+            show(pair)
+            for out in pair:
+                out.numpy()
+    """,
     "a dict entry set after an empty dict": """
         def run(model, x):
             outputs = {}

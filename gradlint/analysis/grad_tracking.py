@@ -322,6 +322,8 @@ class GradEvidence:
             if written is None or grad_mode_of(bindings.withs_around(literal), self.imports) is False:
                 return None
             elements.extend(written)
+        if all(isinstance(literal, cst.Tuple) for literal in literals):
+            return elements  # a tuple is never filled later
         appended = self._appended(node.value, scope)
         return None if appended is None else [*elements, *appended]
 
