@@ -12,7 +12,7 @@ from gradlint.analysis.evaluation import EvaluationLoops, TrainingModes
 from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
-from gradlint.analysis.grad_tracking import GradEvidence
+from gradlint.analysis.grad_tracking import GeneratorOutputs, GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.identity import IdentityEvidence
 from gradlint.analysis.imports import ImportMap
@@ -159,6 +159,11 @@ class FileContext:
         return GradEvidence(self.imports, self.scopes, self.tensors, self.history)
 
     @cached_property
+    def generator_outputs(self) -> GeneratorOutputs:
+        """Which expressions are a GAN generator's output with the generator's graph."""
+        return GeneratorOutputs(self.imports, self.scopes, self.tensors, self.history, self.roles)
+
+    @cached_property
     def nn_modules(self) -> NnModuleEvidence:
         """Which expressions are `nn.Module` instances."""
         return NnModuleEvidence(self.module, self.imports, self.scopes)
@@ -224,6 +229,7 @@ class FileContext:
                 tensors=lambda: self.tensors,
                 scalars=lambda: self.scalars,
                 grads=lambda: self.grads,
+                generator_outputs=lambda: self.generator_outputs,
                 history=lambda: self.history,
                 nn_modules=lambda: self.nn_modules,
                 optimizers=lambda: self.training.optimizers,

@@ -461,11 +461,11 @@ class LossAccumulationGraph(Rule):
             return
         if self._is_leaf(value) or not self.context.carries_grad(value):
             return
-        loop = _innermost_loop(self.context.stack)
-        if loop is None:
+        loops = _enclosing_loops(self.context.stack)
+        if not loops:
             if not self._kept_by_training_step(root):
                 return
-        elif not self._outlives_step(loop, root) or self._reset_inside(loop, key, root):
+        elif not self._kept_across_steps(loops, key, root):
             return
         if self._backpropagated(root) or self._returned(root):
             return
@@ -502,6 +502,17 @@ class LossAccumulationGraph(Rule):
             return True
         scope = self.context.scope()
         return iterates_batches(loop, self.context.scopes, scope) and not combined_in(scope, root)
+
+    def _kept_across_steps(self, loops: list[cst.CSTNode], key: str, root: str) -> bool:
+        """The innermost of `loops` (innermost first) that outlives a step keeps the total: it
+        exists, and neither it nor a loop inside it resets the total. An inner loop over the
+        step's own values (`for term in terms:`) adds each of them to a total that lives on."""
+        for loop in loops:
+            if self._reset_inside(loop, key, root):
+                return False
+            if self._outlives_step(loop, root):
+                return True
+        return False
 
     def _kept_by_training_step(self, root: str) -> bool:
         """`self.losses.append(loss)` in a method that itself backpropagates or steps: the method
@@ -559,13 +570,15 @@ def _root(target: cst.BaseExpression) -> Optional[str]:
     return dotted_name(target.value if isinstance(target, cst.Subscript) else target)
 
 
-def _innermost_loop(stack) -> Optional[cst.CSTNode]:
+def _enclosing_loops(stack) -> list[cst.CSTNode]:
+    """The loops around the visited node in its function, innermost first."""
+    loops = []
     for node in reversed(stack):
-        if isinstance(node, (cst.For, cst.While)):
-            return node
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-            return None
-    return None
+            break
+        if isinstance(node, (cst.For, cst.While)):
+            loops.append(node)
+    return loops
 
 
 def _unconditional_statements(body):

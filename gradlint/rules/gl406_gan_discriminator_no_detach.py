@@ -25,7 +25,9 @@ class GanDiscriminatorNoDetach(Rule):
     In a discriminator update (its loss is backpropagated and the discriminator's optimizer
     steps), flags generator output that reaches the discriminator without `.detach()`: `D(G(z))`,
     or `fake = G(z)` followed by `D(fake)`, also when the fake is concatenated first
-    (`torch.cat((cond, fake), 1)`) or comes back from a helper of the file that returns `G(z)`. Networks and optimizers are recognised by their names
+    (`torch.cat((cond, fake), 1)`) or reaches it through the file's bindings: a helper or method
+    of the file that returns `G(z)` (whole or as a tuple member), an attribute, a loop variable, a
+    dict entry, a list, a lambda. Networks and optimizers are recognised by their names
     (`D`, `netD`, `discriminator`, `critic`; `G`, `netG`, `generator`; `optD`, `optimizer_d`...).
 
     ## Why is this bad?
@@ -349,18 +351,20 @@ class GanDiscriminatorNoDetach(Rule):
         or the result of a helper of this file that returns `G(z)`."""
         if ends_history(value):
             return False
-        if isinstance(value, cst.Name):
-            return fakes.get(value.value, False)
+        if isinstance(value, cst.Name) and value.value in fakes:
+            return fakes[value.value]
         if self.context.roles.gan_output(value) is Role.GENERATOR:
             return True
-        if not isinstance(value, cst.Call):
-            return False
-        if self.context.qualified_name(value.func) in ("torch.cat", "torch.stack"):
+        if isinstance(value, cst.Call) and self.context.qualified_name(value.func) in ("torch.cat", "torch.stack"):
             pieces = _first_argument(value)
             return isinstance(pieces, (cst.List, cst.Tuple)) and any(
                 isinstance(piece, cst.Element) and self._is_fake(piece.value, fakes, scope) for piece in pieces.elements
             )
-        return self._generator_helper(value, scope)
+        if isinstance(value, cst.Call) and self._generator_helper(value, scope):
+            return True
+        # Followed through the file's bindings: a tuple member, an attribute, a loop variable, a
+        # dict entry, a list, a lambda's result.
+        return self.context.values.is_generator_output(value, scope if scope is not None else self.context.module)
 
     def _generator_helper(self, call: cst.Call, scope: Optional[cst.FunctionDef]) -> bool:
         """`fake = self.sample(z)`, where the method of this file returns its generator's output

@@ -25,7 +25,7 @@ from gradlint.analysis.values.evident import EvidentTensors
 from gradlint.analysis.values.record import Certainty, Dim, Grad, Kind, Shape, ValueRecord
 
 if TYPE_CHECKING:
-    from gradlint.analysis.grad_tracking import GradEvidence
+    from gradlint.analysis.grad_tracking import GeneratorOutputs, GradEvidence
     from gradlint.analysis.history import HistoryEvidence
     from gradlint.analysis.nn_modules import NnModuleEvidence
     from gradlint.analysis.optimizers import OptimizerOracle
@@ -56,6 +56,7 @@ class Evaluators:
     tensors: Callable[[], "TensorEvidence"]
     scalars: Callable[[], "ScalarEvidence"]
     grads: Callable[[], "GradEvidence"]
+    generator_outputs: Callable[[], "GeneratorOutputs"]
     history: Callable[[], "HistoryEvidence"]
     nn_modules: Callable[[], "NnModuleEvidence"]
     optimizers: Callable[[], "OptimizerOracle"]
@@ -334,6 +335,10 @@ class ValueModel:
     def carries_grad(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`node` evidently carries autograd history (a model's output, a loss, ops on parameters)."""
         return self._remember("carries_grad", node, scope, lambda: self._evaluators.grads().carries_grad(node, scope))
+
+    def is_generator_output(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`node` is evidently a GAN generator's output that still carries the generator's graph."""
+        return self._remember("is_generator_output", node, scope, lambda: self._evaluators.generator_outputs().carries_grad(node, scope))
 
     def is_history_free(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """`node` provably carries no autograd history in the program as it is."""
