@@ -63,6 +63,9 @@ WRAPPER_OBJECTS = {
     "fabric": Wrapper.FABRIC,
     "engine": Wrapper.OTHER,
     "model_engine": Wrapper.OTHER,
+    # torch's optimizers have no `backward`: `optimizer.backward(loss)` is a wrapping optimizer's
+    # (ColossalAI's, apex's FP16_Optimizer) that scales and backpropagates its argument.
+    "optimizer": Wrapper.OTHER,
 }
 # ...and methods that backpropagate their argument whatever their receiver.
 WRAPPER_METHODS = {"manual_backward": Wrapper.OTHER}

@@ -231,6 +231,29 @@ class LossAccumulationGraph(Rule):
                     self.optimizer.step()
                     self.losses.append(self.loss_fn(x, y))
         """,
+        # The loss is set afresh earlier in the iteration, under the same `if`, before the prior term is added.
+        """
+        for batch in loader:
+            pred = model(batch)
+            if prior:
+                pred, pred_prior = pred.chunk(2)
+                loss = criterion(pred, batch)
+                loss = loss + weight * criterion(pred_prior, batch)
+            else:
+                loss = criterion(pred, batch)
+            booster.backward(loss, optimizer)
+            optimizer.step()
+        """,
+        # A wrapping optimizer's backward (ColossalAI, apex's FP16_Optimizer) backpropagates the total.
+        """
+        total = 0
+        for batch in loader:
+            total = total + criterion(model(batch), batch)
+            if step % 4 == 3:
+                optimizer.backward(total)
+                optimizer.step()
+                total = 0
+        """,
     )
     INVALID = (
         Invalid(
@@ -465,7 +488,7 @@ class LossAccumulationGraph(Rule):
         if not loops:
             if not self._kept_by_training_step(root):
                 return
-        elif not self._kept_across_steps(loops, key, root):
+        elif not self._kept_across_steps(loops, key, root, node):
             return
         if self._backpropagated(root) or self._returned(root):
             return
@@ -503,12 +526,12 @@ class LossAccumulationGraph(Rule):
         scope = self.context.scope()
         return iterates_batches(loop, self.context.scopes, scope) and not combined_in(scope, root)
 
-    def _kept_across_steps(self, loops: list[cst.CSTNode], key: str, root: str) -> bool:
+    def _kept_across_steps(self, loops: list[cst.CSTNode], key: str, root: str, node: cst.CSTNode) -> bool:
         """The innermost of `loops` (innermost first) that outlives a step keeps the total: it
         exists, and neither it nor a loop inside it resets the total. An inner loop over the
         step's own values (`for term in terms:`) adds each of them to a total that lives on."""
         for loop in loops:
-            if self._reset_inside(loop, key, root):
+            if self._reset_inside(loop, key, root) or self._reset_before(node, loop, key):
                 return False
             if self._outlives_step(loop, root):
                 return True
@@ -549,6 +572,25 @@ class LossAccumulationGraph(Rule):
                 keys |= {k for t in statement.targets for k in mentioned_keys(t.target)}
         sites = (site for statement in body for site in self.context.training.backward_sites_in(statement))
         return any(site.tensor is not None and keys & mentioned_keys(site.tensor) for site in sites)
+
+    def _reset_before(self, node: cst.CSTNode, loop: cst.CSTNode, key: str) -> bool:
+        """`loss = criterion(...)` earlier in the blocks around `node`, in the same iteration of
+        `loop` (`loss = loss + prior` under the `if` that first set `loss`): the total is built
+        afresh in every iteration that reaches `node`."""
+        for position in self.context.nodes.positions_in_body(node):
+            for statement in _unconditional_statements(position.earlier):
+                if isinstance(statement, cst.Assign) and self._resets(statement, key):
+                    return True
+            if position.owner is loop:
+                return False
+        return False
+
+    def _resets(self, statement: cst.Assign, key: str) -> bool:
+        """`statement` binds the total to a value that does not keep it (`total = 0`, not `total = total + x`)."""
+        if not any(self._key(t.target) == key for t in statement.targets):
+            return False
+        value = statement.value
+        return not (isinstance(value, cst.BinaryOperation) and self._is_kept_term(value.left, key))
 
     def _reset_inside(self, loop: cst.CSTNode, key: str, root: str) -> bool:
         """`total = 0` (or `stats = {}` for `stats["loss"]`) run by every iteration: the total does
