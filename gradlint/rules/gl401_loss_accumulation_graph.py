@@ -579,15 +579,16 @@ class LossAccumulationGraph(Rule):
         afresh in every iteration that reaches `node`."""
         for position in self.context.nodes.positions_in_body(node):
             for statement in _unconditional_statements(position.earlier):
-                if isinstance(statement, cst.Assign) and self._resets(statement, key):
+                if isinstance(statement, cst.Assign) and self._resets(statement, key, (key,)):
                     return True
             if position.owner is loop:
                 return False
         return False
 
-    def _resets(self, statement: cst.Assign, key: str) -> bool:
-        """`statement` binds the total to a value that does not keep it (`total = 0`, not `total = total + x`)."""
-        if not any(self._key(t.target) == key for t in statement.targets):
+    def _resets(self, statement: cst.Assign, key: str, targets: tuple[str, ...]) -> bool:
+        """`statement` binds one of `targets` (the total, or what holds it) to a value that does not
+        keep the total (`total = 0`, not `total = total + x`)."""
+        if not any(self._key(t.target) in targets for t in statement.targets):
             return False
         value = statement.value
         return not (isinstance(value, cst.BinaryOperation) and self._is_kept_term(value.left, key))
@@ -600,10 +601,8 @@ class LossAccumulationGraph(Rule):
         `if i % 100 == 99:` still lets the total carry up to 100 iterations' graphs.
         """
         for statement in _unconditional_statements(loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()):
-            if isinstance(statement, cst.Assign) and any(self._key(t.target) in (key, root) for t in statement.targets):
-                value = statement.value
-                if not (isinstance(value, cst.BinaryOperation) and self._is_kept_term(value.left, key)):
-                    return True
+            if isinstance(statement, cst.Assign) and self._resets(statement, key, (key, root)):
+                return True
         return False
 
 
