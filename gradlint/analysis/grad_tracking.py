@@ -20,7 +20,7 @@ import libcst as cst
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, dict_literal_member, entry_key
-from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, keyword_arg
+from gradlint.analysis.syntax import is_bool_literal, is_integer_literal, is_none_literal, keyword_arg
 from gradlint.analysis import torch_api
 from gradlint.analysis.history import ENDS_HISTORY, ENDS_HISTORY_FUNCTIONS, INDEX_RESULTS, KEEPS_HISTORY, HistoryEvidence
 from gradlint.analysis.tensors import CRITERION, TensorEvidence, iterates_parameters, shadows, tuple_member
@@ -221,7 +221,7 @@ class GradEvidence:
         """`self.w` where some method of the class binds `self.w` to a value with history and none
         binds it to one that has none (a detached value, a number, a value computed without grad);
         `self.w = None`, a placeholder until it is set, counts for neither."""
-        values = [(value, method) for value, method in self.scopes.instance_attribute_values(node, scope) if not _is_none(value)]
+        values = [(value, method) for value, method in self.scopes.instance_attribute_values(node, scope) if not is_none_literal(value)]
         return any(
             self._assigned_with_grad(value, method) and self.carries_grad(value, method, depth + 1) for value, method in values
         ) and not any(
@@ -465,10 +465,6 @@ def _decorated_without_grad(function: cst.FunctionDef, imports: ImportMap) -> bo
     return any(disables_grad(d.decorator, imports) for d in function.decorators)
 
 
-def _is_none(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Name) and value.value == "None"
-
-
 def _written_out(literal: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
     """The elements of a tuple or list literal without starred elements; None otherwise."""
     if not isinstance(literal, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in literal.elements):
@@ -486,9 +482,10 @@ def _is_read(subscript: cst.Subscript, uses) -> bool:
 
 def _sequence_member(literal: cst.BaseExpression, position: int) -> Optional[cst.BaseExpression]:
     """Element `position` of a tuple or list literal without starred elements."""
-    if not isinstance(literal, (cst.Tuple, cst.List)) or any(isinstance(e, cst.StarredElement) for e in literal.elements):
+    elements = _written_out(literal)
+    if elements is None:
         return None
-    return literal.elements[position].value if -len(literal.elements) <= position < len(literal.elements) else None
+    return elements[position] if -len(elements) <= position < len(elements) else None
 
 
 def _requires_grad_call(node: cst.BaseExpression) -> bool:

@@ -24,7 +24,7 @@ from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope, entry_k
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.summaries import FunctionSummaries
-from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal
+from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal, is_none_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name, shadows, tuple_member
 from gradlint.analysis.tree import descendants
 
@@ -180,7 +180,7 @@ class ScalarEvidence:
 
     def _attribute_is_scalar(self, node: cst.Attribute, scope: Optional[Scope], depth: int) -> bool:
         """`self.err` where every value but None the class's methods bind to it is 0-dim."""
-        values = [(value, method) for value, method in self.scopes.instance_attribute_values(node, scope) if not _is_none(value)]
+        values = [(value, method) for value, method in self.scopes.instance_attribute_values(node, scope) if not is_none_literal(value)]
         return bool(values) and all(self.is_scalar(value, method, depth + 1) for value, method in values)
 
     def _entry_is_scalar(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
@@ -190,7 +190,7 @@ class ScalarEvidence:
         if key is None or scope is None:
             return False
         values = self.scopes.entry_values(key, scope)
-        values = [value for value in values if not _is_none(value)]
+        values = [value for value in values if not is_none_literal(value)]
         return bool(values) and all(self.is_scalar(value, scope, depth + 1) for value in values)
 
     def _lambda_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
@@ -797,7 +797,3 @@ def _input_and_target(call: cst.Call) -> Optional[tuple[cst.BaseExpression, cst.
     input_ = positional[0] if positional else keywords.get("input")
     target = positional[1] if len(positional) > 1 else keywords.get("target")
     return (input_, target) if input_ is not None and target is not None else None
-
-
-def _is_none(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Name) and value.value == "None"

@@ -74,6 +74,10 @@ def dotted_name(node: cst.CSTNode) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def is_none_literal(node: Optional[cst.CSTNode]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 def is_bool_literal(node: Optional[cst.CSTNode], value: bool) -> bool:
     return isinstance(node, cst.Name) and node.value == ("True" if value else "False")
 

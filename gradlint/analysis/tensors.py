@@ -26,7 +26,7 @@ from gradlint.analysis import torch_api
 from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch, is_other_library
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
-from gradlint.analysis.syntax import dotted_name
+from gradlint.analysis.syntax import dotted_name, is_none_literal
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, entry_key
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.tree import descendants
@@ -602,7 +602,7 @@ class TensorEvidence:
         if tuples:
             return all(isinstance(returned, cst.Tuple) for returned in returns)
         return all(
-            not _is_non_tensor_value(returned) and not _is_none(returned) and not self.is_python_number(returned, forward)
+            not _is_non_tensor_value(returned) and not is_none_literal(returned) and not self.is_python_number(returned, forward)
             for returned in returns
         )
 
@@ -762,10 +762,6 @@ def shadows(function: cst.Lambda, bindings: Bindings) -> bool:
 
 def _is_callee(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
     return isinstance(parent, cst.Call) and parent.func is name
-
-
-def _is_none(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.Name) and value.value == "None"
 
 
 # Builtins whose result is a Python number whatever they are given (`float(loss)`, `len(loader)`).

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gradlint.analysis.history import returns_receiver
 from gradlint.analysis.legacy import VARIABLE, is_direct_grad_factory, is_variable, literal_tensor, variable_arguments
-from gradlint.analysis.syntax import is_bool_literal, method_call_on, parenthesized
+from gradlint.analysis.syntax import is_bool_literal, is_none_literal, method_call_on, parenthesized
 from gradlint.fix.builders import enclosing_line, remove_line, with_keywords
 from gradlint.fix.plan import Applicability, Availability, Change, Replace
 from gradlint.messages import snippet
@@ -610,7 +610,7 @@ class VariableCall(Rule):
         """What the call becomes; `bound`: the names its result is assigned to (None when it is
         used inside an expression)."""
         arguments = variable_arguments(call)
-        if arguments is None or arguments.data is None or _is_none(arguments.data):
+        if arguments is None or arguments.data is None or is_none_literal(arguments.data):
             return None
         if arguments.volatile is not None and not is_bool_literal(arguments.volatile.value, False):
             return None  # the no-grad intent is GL102's to restore; the wrapper goes afterwards
@@ -795,10 +795,6 @@ def _needs_no_parentheses(stack: list[cst.CSTNode]) -> bool:
     if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)):
         return parent.value is node
     return isinstance(parent, (cst.Arg, cst.Element)) and parent.value is node
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _as_bool(flag: cst.BaseExpression) -> cst.BaseExpression:
