@@ -22,12 +22,15 @@ from gradlint.config import (
     split_codes,
 )
 from gradlint.cache import remove_caches
-from gradlint.discovery import discover
+from gradlint.discovery import CHECKED_SUFFIXES, discover
 from gradlint.docs import render_rule
-from gradlint.files import SourceReadError, describe_os_error, read_source
+from gradlint.files import SourceReadError, describe_os_error, read_source, write_output_atomic
 from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_statistics
-from gradlint.rules import ALL_MIGRATIONS, all_rules, presets
+from gradlint.report.migration import NOT_MIGRATED, migration_report
+from gradlint.report.migration_json import render_migration_json
+from gradlint.report.migration_markdown import render_migration_markdown
+from gradlint.rules import ALL_MIGRATIONS, all_rules, file_rule_codes, presets
 from gradlint.source import UndecodableSource, decode_source
 from gradlint.pool import tune_garbage_collector
 from gradlint.runner import (
@@ -184,7 +187,9 @@ class Invocation:
         self.quiet = bool(self.quiet) or self.silent
         self.stdout = None  # opened by `run`
 
-    def settings(self, select: tuple[str, ...]) -> Settings:
+    def settings(self, select: tuple[str, ...], also: tuple[str, ...] = (), note: bool = True) -> Settings:
+        """The settings of the run; `also`: codes selected besides the user's (`note`: say which
+        configuration is used, with --verbose)."""
         paths = [value for value in self.config_options if isinstance(value, Path)]
         if len(paths) > 1:
             raise ConfigError("--config names more than one configuration file")
@@ -194,7 +199,7 @@ class Invocation:
                 table.update(value)
         overrides = Overrides(
             select=split_codes(select) if select else None,
-            extend_select=split_codes(self.extend_select),
+            extend_select=split_codes(self.extend_select) + also,
             ignore=split_codes(self.ignore),
             unsafe_fixes=self.unsafe_fixes,
             force_exclude=self.force_exclude,
@@ -208,7 +213,7 @@ class Invocation:
             table=table,
         )
         settings = load_settings(paths[0] if paths else None, overrides)
-        if self.verbose:
+        if self.verbose and note:
             origin = settings.config_path or ("none (--isolated)" if self.isolated else "none, the defaults")
             self.note(f"configuration: {origin}")
         return settings
@@ -391,7 +396,7 @@ def check(paths, **options):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
 
     With --fix (or --diff), apply the fixes as `gradlint fix` does and report what remains."""
-    run = Invocation({"paths": paths, "chosen_presets": (), **_renamed(options)})
+    run = Invocation({"paths": paths, "chosen_presets": (), "report_file": None, **_renamed(options)})
     if run.apply_fixes or run.diff:
         run.run(lambda: _fix(run))
 
@@ -459,6 +464,13 @@ def _preset_options(command):
 @cli.command(short_help="Apply the fixes (--diff: show them).")
 @_selection_options
 @_preset_options
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write a migration report to this file: each change made and each legacy construct left, with what to decide "
+    "(Markdown; JSON with `--output-format json` or a name ending in `.json`).",
+)
 def fix(paths, **options):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
     run = Invocation({"paths": paths, **_renamed(options)})
@@ -473,8 +485,12 @@ def _fix(run: Invocation) -> int:
     shown = _show(run, settings)
     if shown is not None:
         return shown
+    report = None
+    if run.report_file is not None:
+        report = MigrationReportRequest(run, settings)
+        settings = run.settings(chosen_select, also=tuple(sorted(report.hidden)), note=False)
     if _reads_stdin(run.paths):
-        return _fix_stdin(settings, run)
+        return _fix_stdin(settings, run, report)
     summary = _run_with_progress(
         fix_paths,
         _paths_or_here(run.paths),
@@ -484,21 +500,56 @@ def _fix(run: Invocation) -> int:
         max_bytes=run.max_file_size,
         respect_noqa=not run.ignore_noqa,
         explain=run.verbose,
+        record_changes=report is not None,
     )
     _report_errors(summary, run)
+    written = report.write(summary) if report is not None else ""
     if run.diff:
         run.write("".join(summary.diffs))
         if not run.quiet:
-            click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.", err=True)
+            click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.\n{written}", nl=False, err=True)
         return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
     if summary.findings or run.output_format not in HUMAN_FORMATS:
         _print_findings(summary, run, settings, True)  # tools parse `[]` too
     if not run.quiet:
         text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
-        run.write(text, err=run.output_format not in HUMAN_FORMATS)
+        run.write(text + written, err=run.output_format not in HUMAN_FORMATS)
     if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:
         return EXIT_FINDINGS
     return _exit_code(summary, run.exit_zero)
+
+
+class MigrationReportRequest:
+    """`fix --report FILE`: the files that fail to parse or decode are asked for (GL001, GL002)
+    so that the report lists them as not migrated, but shown only there unless selected."""
+
+    def __init__(self, run: Invocation, settings: Settings) -> None:
+        self.path: Path = run.report_file
+        if self.path.name.endswith(CHECKED_SUFFIXES):
+            raise ConfigError(f"--report {self.path}: a report cannot be written to a file gradlint checks")
+        self.as_json = run.output_format == "json" or self.path.suffix.lower() == ".json"
+        self.hidden = file_rule_codes() - settings.codes()
+        self.written = not run.diff
+        self.unsafe_fixes = settings.unsafe_fixes
+        self.rules = tuple(settings.codes())
+
+    def write(self, summary: RunSummary) -> str:
+        """Write the report of `summary` (then drop the findings asked for the report alone from
+        it); the line that ends the fix summary on the terminal."""
+        report = migration_report(
+            summary.changes, summary.findings, summary.errors, rules=self.rules, unsafe_fixes=self.unsafe_fixes, written=self.written
+        )
+        text = render_migration_json(report) if self.as_json else render_migration_markdown(report)
+        try:
+            write_output_atomic(self.path, text)
+        except OSError as error:
+            raise ConfigError(f"cannot write {self.path}: {describe_os_error(error)}") from None
+        summary.findings = [finding for finding in summary.findings if finding.code not in self.hidden]
+        failed = report.count(NOT_MIGRATED)
+        left = f"{report.left} legacy construct{'s' if report.left != 1 else ''} left"
+        if failed:
+            left += f", {failed} file{'s' if failed != 1 else ''} not migrated"
+        return f"{left}; migration report: {self.path}\n"
 
 
 def _decoded_or_none(raw: bytes):
@@ -508,19 +559,30 @@ def _decoded_or_none(raw: bytes):
         return None
 
 
-def _fix_stdin(settings: Settings, run: Invocation) -> int:
+def _fix_stdin(settings: Settings, run: Invocation, report: Optional["MigrationReportRequest"] = None) -> int:
     """Fixed source on stdout (or, with `--diff`, the diff only), what remains on stderr."""
     name = run.stdin_filename or "-"
     raw = sys.stdin.buffer.read()
-    result = fix_stdin(raw, name, settings, unsafe=settings.unsafe_fixes, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
+    result = fix_stdin(
+        raw,
+        name,
+        settings,
+        unsafe=settings.unsafe_fixes,
+        max_bytes=run.max_file_size,
+        respect_noqa=not run.ignore_noqa,
+        record_changes=report is not None,
+    )
     summary = RunSummary()
     summary.add(result)
+    written = report.write(summary) if report is not None else ""
     fixed = result.fixed if result.fixed is not None else raw
     if isinstance(fixed, str):
         fixed = fixed.encode("utf-8", "surrogatepass")
     if run.diff:
         run.write(unified_diff(raw, fixed, name))
         _report_errors(summary, run)
+        if written and not run.quiet:
+            click.echo(written, nl=False, err=True)
         return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if fixed != raw else EXIT_OK)
     if run.stdout is None:
         sys.stdout.buffer.write(fixed)
@@ -531,6 +593,8 @@ def _fix_stdin(settings: Settings, run: Invocation) -> int:
     if summary.findings and not run.silent:
         options = RenderOptions(color=False, source_of=_source_reader({name: _decoded_or_none(fixed)}))
         click.echo(render(summary.findings, "concise", options), nl=False, err=True)
+    if written and not run.quiet:
+        click.echo(written, nl=False, err=True)
     if run.exit_non_zero_on_fix and fixed != raw and not summary.errors:
         return EXIT_FINDINGS
     return _exit_code(summary, run.exit_zero)

@@ -131,3 +131,26 @@ def _sync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(descriptor)
+
+
+def write_output_atomic(path: Path, text: str) -> None:
+    """Write a report to `path` (created, or replaced whole): a reader sees the old file or the
+    new one, never a half-written one. A new file gets the default mode (umask applied)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gradlint-tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temporary, stat.S_IMODE(os.stat(path).st_mode) if path.exists() else 0o666 & ~mask)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _sync_directory(path.parent)

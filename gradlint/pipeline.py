@@ -9,16 +9,17 @@ limits), then prefilter, parse, analysis on the deep stack, and `# noqa` filteri
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
 from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
+from gradlint.model.migration import AppliedChange, ChangedLines
 from gradlint.nesting import may_exceed_nesting_limits
 from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
-from gradlint.notebook import EditGuard, NotebookError, is_notebook, read_notebook
+from gradlint.notebook import EditGuard, Notebook, NotebookError, is_notebook, read_notebook
 from gradlint.rules import file_rule_codes
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
@@ -48,6 +49,7 @@ class SourceResult(FileResult):
     applied: int = 0  # fix_source: how many fixes were applied
     cacheable: bool = True  # False when the outcome depends on the size limit rather than on the source
     removed_imports: frozenset[str] = frozenset()  # fix_source: names whose now unused imports were dropped
+    changes: list[AppliedChange] = field(default_factory=list)  # fix_source with `record_changes`: each change made
 
 
 @dataclass(frozen=True)
@@ -105,15 +107,17 @@ def fix_source(
     max_bytes: int = MAX_FILE_BYTES,
     respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
+    record_changes: bool = False,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
     what remains in `findings`. A notebook's fixes are written into its cells. Never raises:
-    failures are one-line errors, the file unchanged."""
+    failures are one-line errors, the file unchanged. `record_changes`: list each change made in
+    `changes` (for a migration report)."""
     if is_notebook(name):
-        fix = lambda code: _fix_python(code, name, codes, unsafe, max_bytes, respect_noqa, project, EditGuard())  # noqa: E731
+        fix = lambda code: _fix_python(code, name, codes, unsafe, max_bytes, respect_noqa, project, record_changes, EditGuard())  # noqa: E731
         return _in_notebook(source, name, fix, fixing=True)
-    return _fix_python(source, name, codes, unsafe, max_bytes, respect_noqa, project)
+    return _fix_python(source, name, codes, unsafe, max_bytes, respect_noqa, project, record_changes)
 
 
 def _fix_python(
@@ -124,6 +128,7 @@ def _fix_python(
     max_bytes: int,
     respect_noqa: bool,
     project: Optional["ProjectFacts"],
+    record_changes: bool = False,
     guard: Optional[FixGuard] = None,
 ) -> SourceResult:
     try:
@@ -136,12 +141,16 @@ def _fix_python(
         return early
     text, selected = decoded.text, without_suppressed(codes, decoded.suppressed)
     try:
-        result = run_deep(lambda: fix_text(text, name, selected, unsafe=unsafe, respect_noqa=respect_noqa, project=project, guard=guard))
+        result = run_deep(
+            lambda: fix_text(
+                text, name, selected, unsafe=unsafe, respect_noqa=respect_noqa, project=project, guard=guard, record=record_changes
+            )
+        )
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:
         return SourceResult(name, result.remaining, result.error)
-    outcome = SourceResult(name, result.remaining, applied=result.applied, removed_imports=result.removed_imports)
+    outcome = SourceResult(name, result.remaining, applied=result.applied, removed_imports=result.removed_imports, changes=result.changes)
     if result.text == text:
         outcome.fixed = source
         return outcome
@@ -202,6 +211,7 @@ def _in_notebook(source: Source, name: str, run: Callable[[str], SourceResult], 
     if notebook is None:
         return SourceResult(name, fixed=source if fixing else None)  # not a Python notebook: nothing to check
     result = run(notebook.code)
+    result.changes = [_in_cell(notebook, change) for change in result.changes]
     if not fixing or result.fixed is None or result.fixed == notebook.code:
         result.findings, result.warning = notebook.findings(result.findings), notebook.described(result.warning)
         result.fixed = source if fixing and result.fixed is not None else None
@@ -216,6 +226,17 @@ def _in_notebook(source: Source, name: str, run: Callable[[str], SourceResult], 
     result.findings, result.warning = fixed.findings(result.findings), fixed.described(result.warning)
     result.fixed = written if isinstance(source, str) else written.encode("utf-8-sig" if source.startswith(b"\xef\xbb\xbf") else "utf-8")
     return result
+
+
+def _in_cell(notebook: Notebook, change: AppliedChange) -> AppliedChange:
+    """A change recorded on a notebook's joined code, placed in its cell."""
+    cell, location = notebook.locate(change.location)
+    return replace(change, location=location, cell=cell, lines=tuple(_lines_in_cell(notebook, lines) for lines in change.lines))
+
+
+def _lines_in_cell(notebook: Notebook, lines: ChangedLines) -> ChangedLines:
+    cell, location = notebook.locate(Location(lines.row, 1))
+    return replace(lines, row=location.row, cell=cell)
 
 
 def _suppression_warning(text: str) -> Optional[str]:

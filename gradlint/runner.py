@@ -18,6 +18,7 @@ from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
+from gradlint.model.migration import AppliedChange
 from gradlint.model.project import ProjectFacts
 from gradlint.notebook import cell_diff, is_notebook, python_source
 from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
@@ -34,6 +35,7 @@ class RunSummary:
     fixed: int = 0
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
+    changes: list[AppliedChange] = field(default_factory=list)  # with `record_changes`: each change made, file by file
     # (path, whether and how it was checked): every path the run considered, with `explain`
     explained: list[tuple[str, str]] = field(default_factory=list)
 
@@ -44,6 +46,7 @@ class RunSummary:
         if result.warning is not None:
             self.warnings.append((result.path, result.warning))
         self.fixed += result.applied
+        self.changes.extend(result.changes)
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class WorkItem:
     unsafe: bool = False  # fix only
     project: Optional[ProjectFacts] = None  # what the file uses from (and, for fix, gives to) the other files of the run
     respect_noqa: bool = True  # False: `--ignore-noqa`
+    record_changes: bool = False  # fix only: list each change made (a migration report)
 
 
 def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int, respect_noqa: bool = True) -> WorkItem:
@@ -172,7 +176,14 @@ def _check_item(item: WorkItem) -> SourceResult:
 
 def _fix_item(item: WorkItem) -> SourceResult:
     return fix_source(
-        item.raw, item.name, item.codes, unsafe=item.unsafe, max_bytes=item.max_bytes, respect_noqa=item.respect_noqa, project=item.project
+        item.raw,
+        item.name,
+        item.codes,
+        unsafe=item.unsafe,
+        max_bytes=item.max_bytes,
+        respect_noqa=item.respect_noqa,
+        project=item.project,
+        record_changes=item.record_changes,
     )
 
 
@@ -204,7 +215,14 @@ def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int
 
 
 def fix_stdin(
-    source: Source, name: str, settings: Settings, *, unsafe: bool, max_bytes: int = MAX_FILE_BYTES, respect_noqa: bool = True
+    source: Source,
+    name: str,
+    settings: Settings,
+    *,
+    unsafe: bool,
+    max_bytes: int = MAX_FILE_BYTES,
+    respect_noqa: bool = True,
+    record_changes: bool = False,
 ) -> SourceResult:
     """Fix source that is not read from a file as if it were `name`; `fixed` is None when excluded.
     It uses what the local modules next to `name` on disk give it, and the files of `name`'s
@@ -213,14 +231,25 @@ def fix_stdin(
         return SourceResult(name)
     codes = stdin_codes(name, settings)
     facts = facts_beside(source, name, [str(settings.root)])
-    result = fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts)
+    result = fix_source(
+        source, name, codes, unsafe=unsafe, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts, record_changes=record_changes
+    )
     if name == "-" or not result.removed_imports:
         return result
     path = Path(name)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
         return [
-            fix_source(source, name, codes, unsafe=unsafe, max_bytes=max_bytes, respect_noqa=respect_noqa, project=keeping(facts, names))
+            fix_source(
+                source,
+                name,
+                codes,
+                unsafe=unsafe,
+                max_bytes=max_bytes,
+                respect_noqa=respect_noqa,
+                project=keeping(facts, names),
+                record_changes=record_changes,
+            )
             for _, names in wanted
         ]
 
@@ -240,9 +269,11 @@ def fix_paths(
     add_noqa: bool = False,
     progress: Optional[Progress] = None,
     explain: bool = False,
+    record_changes: bool = False,
 ) -> RunSummary:
     """Compute fixes in a process pool, then write (or diff) them here, one file at a time.
-    `add_noqa`: instead of fixing, add `# noqa` comments for what remains (`check --add-noqa`)."""
+    `add_noqa`: instead of fixing, add `# noqa` comments for what remains (`check --add-noqa`);
+    `record_changes`: list each change made in the summary's `changes` (a migration report)."""
     summary = RunSummary()
     work: list[WorkItem] = []
     targets: list[Path] = []
@@ -261,7 +292,7 @@ def fix_paths(
         work.append(work_item(path, raw, settings, max_bytes, respect_noqa))
     analysed = [(path, item.raw) for path, item in zip(targets, work) if within_size_limit(item)]
     project = RunProject(analysed, [], paths, settings, max_bytes)
-    work = [replace(item, project=project.facts_for(path)) for path, item in zip(targets, work)]
+    work = [replace(item, project=project.facts_for(path), record_changes=record_changes) for path, item in zip(targets, work)]
     if explain:
         summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item

@@ -10,7 +10,9 @@ from gradlint.engine import lint_text
 from gradlint.fix.cleanup import codes_to_clean_up, parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
 from gradlint.fix.plan import Applicability
+from gradlint.fix.record import ChangeLog
 from gradlint.model import Edit, Finding, Fix
+from gradlint.model.migration import AppliedChange
 from gradlint.rules import codes_fixed_first, migration_codes
 
 if TYPE_CHECKING:
@@ -26,6 +28,7 @@ class FixResult:
     remaining: list[Finding] = field(default_factory=list)
     error: Optional[str] = None
     removed_imports: frozenset[str] = frozenset()  # names whose imports the clean-up dropped
+    changes: list[AppliedChange] = field(default_factory=list)  # with `record`: each change made
 
 
 # Whether a fix may be applied to the text at hand (a notebook's guard of its cell boundaries).
@@ -41,11 +44,13 @@ def fix_text(
     respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
     guard: Optional[FixGuard] = None,
+    record: bool = False,
 ) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
     the file uses from, and gives to, the other files of its run; `guard`: which fixes may be
-    applied (all when None)."""
+    applied (all when None); `record`: list each change made (for a migration report)."""
+    log = ChangeLog(path, text) if record else None
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
@@ -63,17 +68,22 @@ def fix_text(
         if module is None:
             rules = ", ".join(culprits(current, chosen))
             return FixResult(text, 0, outcome.findings, f"internal error: a fix by {rules} produced invalid code; file left unchanged")
+        if log is not None:
+            log.record_round(current, chosen)
         current = candidate
         applied += len(chosen)
         fixed_codes.update(finding.code for finding in chosen)
     else:
         outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
     cleaned = remove_unused_imports(current, module, codes_to_clean_up(current, fixed_codes, migration_codes(codes), project), project)
+    changes = log.changes if log is not None else []
     if cleaned is None:
-        return FixResult(current, applied, outcome.findings)
+        return FixResult(current, applied, outcome.findings, changes=changes)
+    if log is not None:
+        log.record_import_removal(current, cleaned.text, cleaned.removed)
     current, module = cleaned.text, cleaned.module
     outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
-    return FixResult(current, applied, outcome.findings, removed_imports=cleaned.removed)
+    return FixResult(current, applied, outcome.findings, removed_imports=cleaned.removed, changes=changes)
 
 
 def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:

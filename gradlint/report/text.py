@@ -105,7 +105,7 @@ def _what_it_takes(findings: Sequence[Finding], remaining: Sequence[Finding], un
     safe = sum(1 for finding in findings if finding.has_safe_fix)
     unsafe = sum(1 for finding in findings if finding.fix is not None and not finding.has_safe_fix)
     unfixed = [finding for finding in findings if finding.fix is None]
-    waiting = Counter(code for finding in unfixed if (code := _overlapping_fix(finding, remaining)) is not None)
+    waiting = Counter(code for finding in unfixed if (code := overlapping_fix(finding, remaining)) is not None)
     manual = len(unfixed) - sum(waiting.values())
     steps = []
     if safe or (unsafe and unsafe_enabled):
@@ -119,7 +119,7 @@ def _what_it_takes(findings: Sequence[Finding], remaining: Sequence[Finding], un
     return "; ".join(steps)
 
 
-def _overlapping_fix(finding: Finding, remaining: Sequence[Finding]) -> Optional[str]:
+def overlapping_fix(finding: Finding, remaining: Sequence[Finding]) -> Optional[str]:
     """The code of another rule's fixable finding on the same code as `finding` (which has no fix
     while that one stands, e.g. a `Variable(...)` call waiting for its `volatile=` to go)."""
     for other in remaining:
