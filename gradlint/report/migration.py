@@ -22,8 +22,8 @@ DECISIONS = (UNSAFE_FIX, RUN_AGAIN, AFTER_OTHER_FIX, BY_HAND)
 
 # What a file's migration came to.
 MIGRATED = "migrated"  # changed, nothing left
-PARTLY_MIGRATED = "partly migrated"  # legacy constructs left (changed or not)
-NOT_MIGRATED = "not migrated"  # the file could not be read, parsed, fixed or written
+PARTLY_MIGRATED = "partly-migrated"  # legacy constructs left (changed or not)
+NOT_MIGRATED = "not-migrated"  # the file could not be read, parsed, fixed or written
 STATUSES = (MIGRATED, PARTLY_MIGRATED, NOT_MIGRATED)
 
 

@@ -17,7 +17,7 @@ def render_migration_markdown(report: MigrationReport) -> str:
 
 
 def _heading(report: MigrationReport) -> str:
-    fixes = "safe and unsafe fixes" if report.unsafe_fixes else "safe fixes only"
+    fixes = "Safe and unsafe fixes (`--unsafe-fixes`)." if report.unsafe_fixes else "Safe fixes only."
     how = (
         "The files were rewritten." if report.written else "Nothing was written (`--diff`): these are the changes the migration would make."
     )
@@ -28,7 +28,7 @@ def _heading(report: MigrationReport) -> str:
     lines = [
         "# Migration report",
         "",
-        f"Rules: {', '.join(report.rules)} ({fixes}). {how}",
+        f"{fixes} {how}",
         "",
         f"**{totals}**",
         "",
@@ -41,7 +41,7 @@ def _heading(report: MigrationReport) -> str:
 
 
 def _file_section(file: FileReport) -> str:
-    lines = [f"## `{file.path}`: {file.status}", ""]
+    lines = [f"## `{file.path}`: {file.status.replace('-', ' ')}", ""]
     if file.failure is not None:
         lines += [f"Not migrated: {file.failure}", "", f"To do: {failure_advice(file.failure)}", ""]
         return "\n".join(lines)
