@@ -363,3 +363,31 @@ def test_edits_on_distant_lines_are_separate_blocks():
         ChangedLines(1, "import os\n", "import torch\nimport os\n"),
         ChangedLines(4, "three = 3\n", "THREE = 3\n"),
     )
+
+
+MODEL = """\
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        nn.init.normal(self.fc.weight)
+
+    def forward(self, x):
+        extra = nn.Linear(2, 2)
+        return extra(self.fc(x))
+"""
+
+
+def test_plain_fix_reports_the_migration_and_counts_the_other_findings(run_cli, tmp_path):
+    layer_only = "import torch.nn as nn\n\n\nclass Head(nn.Module):\n    def forward(self, x):\n        return nn.Linear(2, 2)(x)\n"
+    project(tmp_path, **{"model.py": MODEL, "head.py": layer_only})
+    result = run_cli("fix", "--report", "r.json", ".")
+    assert "GL708" in result.stdout and result.stdout.endswith("0 legacy constructs left; migration report: r.json\n")
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    # head.py has nothing to migrate: its GL708 finding is no reason to list it
+    assert [(f["path"], f["status"], [c["rule"] for c in f["changes"]], f["left"], f["other_findings"]) for f in report["files"]] == [
+        ("model.py", "migrated", ["GL503"], [], 1)
+    ]

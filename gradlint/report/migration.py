@@ -4,6 +4,7 @@ Markdown and JSON renderings read this, never the run itself."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -82,26 +83,28 @@ def migration_report(
     """The report of one `gradlint fix` run: `remaining` is every finding left after it, `errors`
     the files it could not read, fix or write, with their one-line reasons."""
     files: dict[str, FileReport] = {}
+    other_findings: Counter[str] = Counter()
 
     def of(path: str) -> FileReport:
         return files.setdefault(path, FileReport(display_path(path)))
 
     for change in changes:
         of(change.path).changes.append(change)
-    for finding in remaining:
+    for finding in sorted(remaining, key=Finding.sort_key):
         if finding.code in file_rule_codes():
             of(finding.path).failure = _failure(finding)
         elif rule_by_code(finding.code).migration is None:
-            of(finding.path).other_findings += 1
+            other_findings[finding.path] += 1  # counted where there is something to migrate, not a reason to list a file
         else:
             decision, advice = what_to_decide(finding, remaining, unsafe_fixes)
             of(finding.path).left.append(Left(finding, decision, advice))
     for path, reason in errors:
         of(path).failure = reason
-    for file in files.values():
+    for path, file in files.items():
         if file.failure is not None:
             file.changes.clear()  # a file that failed is left as it was read
         file.changes.sort(key=lambda change: (change.cell or 0, change.location, change.code or ""))
+        file.other_findings = other_findings[path]
     return MigrationReport(sorted(files.values(), key=lambda file: file.path), tuple(sorted(rules)), unsafe_fixes, written)
 
 
