@@ -391,3 +391,16 @@ def test_plain_fix_reports_the_migration_and_counts_the_other_findings(run_cli, 
     assert [(f["path"], f["status"], [c["rule"] for c in f["changes"]], f["left"], f["other_findings"]) for f in report["files"]] == [
         ("model.py", "migrated", ["GL503"], [], 1)
     ]
+
+
+def test_a_line_of_a_block_an_earlier_fix_reindented_is_placed_on_its_own_line():
+    original = "def f(x):\n    a = g(x)\n    b = h(a)\n"
+    log = ChangeLog("f.py", original)
+    wrapped = "    with torch.no_grad():\n        a = g(x)\n        b = h(a)\n"
+    log.record_round(original, [finding("GL1", 2, 5, edit(10, len(original), wrapped))])
+    after_first = "def f(x):\n" + wrapped
+    position = after_first.index("h(a)")
+    log.record_round(after_first, [finding("GL2", 4, 13, edit(position, position + 4, "k(a)"))])
+    first, second = log.changes
+    assert first.location == Location(2, 5)
+    assert (second.location, second.lines) == (Location(3, 1), (ChangedLines(3, "        b = h(a)\n", "        b = k(a)\n"),))

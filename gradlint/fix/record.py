@@ -5,6 +5,8 @@ rounds before it."""
 from __future__ import annotations
 
 import difflib
+import re
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from gradlint.fix.edits import apply_edits
@@ -13,8 +15,44 @@ from gradlint.model import Edit, Finding, Location
 from gradlint.model.migration import AppliedChange, ChangedLines
 from gradlint.source import LineIndex
 
-# One applied edit as (start, end, length of its content), offsets into the text before its round.
-_Span = tuple[int, int, int]
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+@dataclass(frozen=True)
+class _Span:
+    """One applied edit, in offsets into the text before its round, with the text it replaced."""
+
+    start: int
+    end: int
+    content: str
+    replaced: str
+
+    @classmethod
+    def of(cls, edit: Edit, text: str) -> "_Span":
+        return cls(edit.start, edit.end, edit.content, text[edit.start : edit.end])
+
+    def before(self, offset_in_content: int) -> int:
+        """Where an offset into the written content was: the start of the replaced line that
+        reads the same but for its indentation (a block re-indented under a new `with`), the
+        nearest to the same line number; else the line with that number (the last one when the
+        content has more), or the edit's start on the content's first line."""
+        line = len(_NEWLINE.findall(self.content, 0, offset_in_content))
+        written = _lines(self.content)[line].strip()
+        replaced = _lines(self.replaced)
+        same = [index for index, text in enumerate(replaced) if text.strip() == written]
+        if same:
+            chosen = min(same, key=lambda index: abs(index - line))
+        elif line == 0:
+            return self.start
+        else:
+            chosen = min(line, len(replaced) - 1)
+        return self.start + sum(len(text) for text in replaced[:chosen])
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text`, each with its line break: split where `_NEWLINE` counts lines."""
+    return _LINE.findall(text) or [""]
 
 
 class ChangeLog:
@@ -43,7 +81,7 @@ class ChangeLog:
                 )
             )
         edits = {edit for finding in chosen for edit in finding.fix.edits}
-        self.rounds.append(sorted((edit.start, edit.end, len(edit.content)) for edit in edits))
+        self.rounds.append([_Span.of(edit, current) for edit in sorted(edits, key=lambda edit: (edit.start, edit.end))])
 
     def record_import_removal(self, current: str, cleaned: str, removed: Iterable[str]) -> None:
         """The clean-up's rewrite of `current`: each block of lines it changed, one change."""
@@ -83,7 +121,7 @@ class ChangeLog:
 
     def _original_location(self, offset: int) -> Location:
         """Where `offset`, in the text after every recorded round, was in the text as read; an
-        offset inside text a fix wrote goes to where that fix's edit began."""
+        offset inside text a fix wrote goes to the line it rewrote (`_Span.before`)."""
         for spans in reversed(self.rounds):
             offset = _before_round(spans, offset)
         return Location(*self.original_index.position(offset))
@@ -98,11 +136,11 @@ def _rows(index: LineIndex, edit: Edit) -> tuple[int, int]:
 
 def _before_round(spans: list[_Span], offset: int) -> int:
     shift = 0
-    for start, end, length in spans:
-        written_start = start + shift
+    for span in spans:
+        written_start = span.start + shift
         if offset < written_start:
             break
-        if offset < written_start + length:
-            return start
-        shift += length - (end - start)
+        if offset < written_start + len(span.content):
+            return span.before(offset - written_start)
+        shift += len(span.content) - (span.end - span.start)
     return offset - shift
