@@ -404,3 +404,12 @@ def test_a_line_of_a_block_an_earlier_fix_reindented_is_placed_on_its_own_line()
     first, second = log.changes
     assert first.location == Location(2, 5)
     assert (second.location, second.lines) == (Location(3, 1), (ChangedLines(3, "        b = h(a)\n", "        b = k(a)\n"),))
+
+
+def test_unsafe_fixes_are_marked_in_the_report(run_cli, tmp_path):
+    project(tmp_path, **{"train.py": TRAIN})
+    run_cli("fix", "--migrate-api", "--unsafe-fixes", "--report", "r.md", ".")
+    text = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "Safe and unsafe fixes (`--unsafe-fixes`). The files were rewritten." in text
+    assert "- Line 8: GL507 `legacy-tensor-constructor`: Replace with `a.to(torch.float64)` (unsafe fix)\n" in text
+    assert "**4 changes made, 1 legacy construct left, 0 files not migrated.**" in text
