@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import math
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from filelock import FileLock
 
 from legacy_constructs import legacy_api_constructs, legacy_constructs, legacy_data_reads
 from legacy_script_runs import CORPUS, Run, Script, load_manifest, run_script
@@ -105,16 +107,34 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
+def shared_folder(tmp_path_factory) -> Path:
+    """A folder of this test run common to its pytest-xdist workers (each worker runs a module's
+    fixtures on its own, and the migrations and runs are most of this module's time)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def computed_once(tmp_path_factory, name: str, compute):
+    """What `compute(folder)` returns, computed by the first worker that asks and read back by
+    the others; `folder` is where it may leave files the result refers to."""
+    folder = shared_folder(tmp_path_factory) / f"legacy_scripts_{name}"
+    stored = folder.with_suffix(".pickle")
+    with FileLock(f"{stored}.lock"):
+        if not stored.is_file():
+            folder.mkdir()
+            stored.write_bytes(pickle.dumps(compute(folder)))
+    return pickle.loads(stored.read_bytes())
+
+
 @pytest.fixture(scope="module")
 def original(tmp_path_factory) -> Path:
-    return copy_corpus(tmp_path_factory.mktemp("original"))
+    return computed_once(tmp_path_factory, "original", copy_corpus)
 
 
-@pytest.fixture(scope="module")
-def migrated(tmp_path_factory) -> dict[str, Migration]:
+def migrate(folder: Path) -> dict[str, Migration]:
     migrations = {}
     for preset in (SAFE, UNSAFE):
-        root = copy_corpus(tmp_path_factory.mktemp(preset.replace("--", "").replace(" ", "_")))
+        root = copy_corpus(folder / preset.replace("--", "").replace(" ", "_"))
         first = gradlint("fix", "--no-cache", *preset.split(), ".", cwd=root)
         after_first = {name: path.read_bytes() for name, path in python_files(root).items()}
         second = gradlint("fix", "--no-cache", *preset.split(), ".", cwd=root)
@@ -123,19 +143,29 @@ def migrated(tmp_path_factory) -> dict[str, Migration]:
 
 
 @pytest.fixture(scope="module")
+def migrated(tmp_path_factory) -> dict[str, Migration]:
+    return computed_once(tmp_path_factory, "migrated", migrate)
+
+
+@pytest.fixture(scope="module")
 def runs(original, migrated, tmp_path_factory) -> dict[tuple[str, str], Run]:
     """Per script: the original and the safe migration under the 0.3 meanings (the reference and
     its exact counterpart), and both migrations on plain torch 2.13 (what a user gets)."""
-    results = {}
-    for script in SCRIPTS:
-        for key, root, legacy in (
-            ("reference", original, True),
-            ("safe under 0.3", migrated[SAFE].root, True),
-            (SAFE, migrated[SAFE].root, False),
-            (UNSAFE, migrated[UNSAFE].root, False),
-        ):
-            results[key, script.name] = run_script(root, script, tmp_path_factory.mktemp("scratch"), legacy=legacy)
-    return results
+
+    def run_all(folder: Path) -> dict[tuple[str, str], Run]:
+        results = {}
+        for script in SCRIPTS:
+            for key, root, legacy in (
+                ("reference", original, True),
+                ("safe under 0.3", migrated[SAFE].root, True),
+                (SAFE, migrated[SAFE].root, False),
+                (UNSAFE, migrated[UNSAFE].root, False),
+            ):
+                scratch = folder / f"{len(results)}"
+                results[key, script.name] = run_script(root, script, scratch, legacy=legacy)
+        return results
+
+    return computed_once(tmp_path_factory, "runs", run_all)
 
 
 def script_files(root: Path, script: Script) -> list[Path]:
