@@ -243,3 +243,38 @@ def is_number(node: ast.AST) -> bool:
     if isinstance(node, ast.Constant):
         return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
     return isinstance(node, ast.Name) and node.id in ("lr", "learning_rate", "alpha", "step_size")
+
+
+# ---------------------------------------------------------------------------------------------
+# `.data` reads: the same spelling still works, but it meant the Variable's own tensor in 0.3 and
+# is an untracked alias today, which is what the migration replaces.
+
+NOT_TENSORS = {"self", "args", "opt", "config", "params", "options"}  # `args.data` is a path
+
+
+def data_receiver(node: ast.AST) -> ast.AST | None:
+    """The receiver of a `.data` attribute, unless it is one of NOT_TENSORS."""
+    if isinstance(node, ast.Attribute) and node.attr == "data" and not (isinstance(node.value, ast.Name) and node.value.id in NOT_TENSORS):
+        return node.value
+    return None
+
+
+def is_integer_index(node: ast.AST) -> bool:
+    """`0`, `1`, `0, 0`: an index that gave a Python number in 0.3."""
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(is_integer_index(element) for element in node.elts)
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def legacy_data_reads(source: str) -> list[Construct]:
+    """Every `.data` read of a receiver not in NOT_TENSORS, and `.data[i]` read as a number for
+    any integer index other than a plain `[0]` (which `legacy_constructs` counts). Name-based, so
+    it errs on the side of reporting (a dataset's `.data` counts too)."""
+    found: set[Construct] = set()
+    for node in ast.walk(ast.parse(source)):
+        if data_receiver(node) is not None:
+            found.add(Construct(node.lineno, ".data"))
+        elif isinstance(node, ast.Subscript) and data_receiver(node.value) is not None:
+            if is_integer_index(node.slice) and not is_zero(node.slice):
+                found.add(Construct(node.lineno, ".data[i]"))
+    return sorted(found)
