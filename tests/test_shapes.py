@@ -1,5 +1,7 @@
 """The static rank of tensor expressions (analysis/shapes.py), used to write softmax's legacy dim."""
 
+import textwrap
+
 import libcst as cst
 import libcst.matchers as m
 import pytest
@@ -64,3 +66,45 @@ def test_a_parameter_is_unknown():
 
 def test_legacy_softmax_dim():
     assert [legacy_softmax_dim(rank) for rank in range(6)] == [0, 0, 1, 0, 1, 1]
+
+
+def shape_of_probe(body: str):
+    """The shape the value model gives the last `probe = ...` of `body`, written in a function."""
+    from tests.support import last_value
+
+    source = "import torch\nimport torch.nn as nn\nfrom torch.autograd import Variable\ndef f(a):\n" + textwrap.indent(body, "    ")
+    context, node, scope = last_value(source)
+    return context.values.shape(node, scope)
+
+
+@pytest.mark.parametrize(
+    "body, shape",
+    [
+        ("probe = a.view(-1, 1)", (None, 1)),
+        ("probe = a.reshape((4, -1, 2))", (4, None, 2)),
+        ("probe = a.view(4)", (4,)),
+        ("probe = a.view(n)", None),  # an int or a whole shape
+        ("probe = torch.randn(8).unsqueeze(1)", (8, 1)),
+        ("probe = torch.randn(8, 2).unsqueeze(-1)", (8, 2, 1)),
+        ("probe = Variable(torch.randn(8)).data.float().detach()", (8,)),
+        ("probe = 2 * torch.randn(8) + 1", (8,)),
+        ("probe = -torch.randn(8, 1).mul(3)", (8, 1)),
+        ("probe = torch.randn(8, 1) - torch.randn(1, 5)", (8, 5)),
+        ("probe = torch.randn(8, 1) * a", None),
+        ("probe = torch.randn(8).mul(a)", None),  # a tensor argument may broadcast
+        ("probe = torch.randn(3, 4).type()", None),  # the type's name
+        ("model = nn.Linear(3, 1)\nprobe = model(torch.randn(8, 3))", (8, 1)),
+        ("model = nn.Linear(3, out_features=2)\nprobe = model(torch.randn(5, 8, 3))", (5, 8, 2)),
+        ("model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1), nn.Sigmoid())\nprobe = model(torch.rand(8, 2))", (8, 1)),
+        ("model = nn.Sequential(nn.Linear(2, 4), nn.Flatten())\nprobe = model(torch.rand(8, 2))", None),
+        ("model = nn.Linear(3, 1)\nprobe = model(a)", None),
+        ("model = nn.Conv2d(3, 1, 3)\nprobe = model(torch.rand(8, 3, 5, 5))", None),
+    ],
+)
+def test_shapes_derived_from_operands_and_modules(body, shape):
+    assert shape_of_probe(body) == shape
+
+
+def test_legacy_constructors_give_a_shape_for_a_list_only():
+    assert shape_of_probe("probe = torch.FloatTensor([0, 1, 1])") == (3,)
+    assert shape_of_probe("probe = torch.FloatTensor(3)") is None

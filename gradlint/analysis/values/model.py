@@ -325,7 +325,15 @@ class ValueModel:
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
         """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
-        return self._remember("shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope))
+        return self._remember(
+            "shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope, self._module_constructions)
+        )
+
+    def _module_constructions(self, node: cst.BaseExpression, scope: Optional[Scope]) -> list[cst.Call]:
+        """The constructor calls of the modules `node` is bound to (see `NnModuleEvidence`)."""
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return []
+        return self._evaluators.nn_modules().module_constructions(node, self._stack(scope))
 
     def rank(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[int]:
         """The number of dimensions the code states for `node`, or None."""
