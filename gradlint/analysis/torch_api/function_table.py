@@ -50,6 +50,8 @@ VOCABULARY = {
     "pairs-elements": "a loss pairing input and target element by element: when their shapes differ it `raises` or `broadcasts` them",
     "out-features": "a `torch.nn` layer whose output's last dimension is its constructor's argument at this position (`nn.Linear(in, out)`)",
     "keeps-shape": "a `torch.nn` layer whose output has its input's shape",
+    "transposes": "a view of its argument with the dimensions reordered: not contiguous unless a moved dimension has size 1",
+    "keeps-strides": "a new tensor computed value by value from its argument, laid out with the argument's strides",
 }
 
 ROWS = """
@@ -262,8 +264,8 @@ torch.special.softmax                     activation=softmax
 torch.log_softmax                         activation=log_softmax
 torch.nn.functional.log_softmax           activation=log_softmax
 torch.special.log_softmax                 activation=log_softmax
-torch.sigmoid                             activation=sigmoid
-torch.nn.functional.sigmoid               activation=sigmoid
+torch.sigmoid                             activation=sigmoid keeps-strides
+torch.nn.functional.sigmoid               activation=sigmoid keeps-strides
 torch.special.expit                       activation=sigmoid
 torch.nn.Softmax                          activation=softmax parameterless stateless
 torch.nn.LogSoftmax                       activation=log_softmax parameterless stateless
@@ -296,10 +298,18 @@ torch.narrow               view
 torch.select               view
 torch.squeeze              view
 torch.unsqueeze            view
-torch.t                    view
-torch.permute              view
-torch.transpose            view
+torch.t                    view transposes
+torch.permute              view transposes
+torch.transpose            view transposes
 torch.flatten              view
 torch.unflatten            view
 torch.reshape              view
+
+# value by value, laid out as their argument
+torch.tanh                 keeps-strides
+torch.exp                  keeps-strides
+torch.relu                 keeps-strides
+torch.abs                  keeps-strides
+torch.nn.functional.relu   keeps-strides
+torch.nn.functional.tanh   keeps-strides
 """
