@@ -108,3 +108,38 @@ def test_shapes_derived_from_operands_and_modules(body, shape):
 def test_legacy_constructors_give_a_shape_for_a_list_only():
     assert shape_of_probe("probe = torch.FloatTensor([0, 1, 1])") == (3,)
     assert shape_of_probe("probe = torch.FloatTensor(3)") is None
+
+
+def test_a_module_class_of_the_file_passes_its_layers_shapes_through_forward():
+    classes = (
+        "import torch\nfrom torch import nn\n"
+        "class Gen(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.gen = nn.Sequential(nn.Linear(100, 784), nn.Tanh())\n"
+        "    def forward(self, x):\n        x = self.gen(x)\n        return x\n"
+        "class Dis(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(784, 1)\n"
+        "    def forward(self, x):\n        if x.dim() > 2:\n            x = x.flatten(1)\n        return self.fc(x)\n"
+        "def f(n):\n"
+        "    G = Gen()\n    G = G.cuda()\n    D = Dis()\n"
+        "    hidden = G(torch.randn(n.size(0), 100))\n"
+        "    probe = D(hidden)\n"
+    )
+    from tests.support import last_value
+
+    context, node, scope = last_value(classes)
+    assert context.values.shape(node, scope) is None  # Dis.forward branches: not followed
+    context, node, scope = last_value(classes.replace("D(hidden)", "hidden"))
+    assert context.values.shape(node, scope) == (None, 784)
+
+
+@pytest.mark.parametrize(
+    "body, shape",
+    [
+        ("n = a.size(0)\nprobe = torch.ones(n)", (None,)),
+        ("probe = torch.zeros(len(a))", (None,)),
+        ("probe = torch.zeros(a.shape[0])", (None,)),
+        ("n = a.size()\nprobe = torch.ones(n)", None),  # a whole shape
+    ],
+)
+def test_a_single_size_known_to_be_an_int_gives_one_dimension(body, shape):
+    assert shape_of_probe(body) == shape

@@ -9,6 +9,7 @@ the rank (the length of the shape) is still known."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
@@ -29,6 +30,9 @@ _RESHAPING_IN_PLACE = torch_api.methods("reshapes")
 _VIEWS_TO_SIZES = frozenset({"view", "reshape"}) & torch_api.methods("view")
 _UNSQUEEZE = "unsqueeze"
 _TYPE_NAME = "type"
+_SIZE = "size"
+_SHAPE = "shape"
+_LENGTH = "len"
 # Methods whose result has the receiver's shape; the elementwise ones only with number arguments.
 _SHAPE_KEEPING = torch_api.methods("same-layout") | torch_api.methods("converts", without=("view",))
 _ELEMENTWISE = torch_api.methods("elementwise")
@@ -36,11 +40,19 @@ _VARIABLE = torch_api.functions("variable")
 _SHAPE_KEEPING_LAYERS = torch_api.functions("keeps-shape")
 _CONTAINERS = torch_api.functions("module-container")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
-_MAX_DEPTH = 4
+_MAX_DEPTH = 7  # bindings followed: `out = D(G(z))` with `z = Variable(torch.randn(n, k)).cuda()`
 
-# The constructor calls of the modules a callee is bound to (`nn.Linear(4, 1)` for `fc` in `fc(x)`),
-# empty when not every binding builds one; given by the caller, which knows the file's modules.
-ModuleConstructions = Callable[[cst.BaseExpression, Optional["Scope"]], Sequence[cst.Call]]
+_MAX_CLASS_NESTING = 2
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What the caller knows of the file's modules: the constructor calls of the modules a callee
+    is bound to (`nn.Linear(4, 1)` for `fc` in `fc(x)`; empty when not every binding builds one),
+    and the `forward` of the file's module class a constructor call builds."""
+
+    constructions: Callable[[cst.BaseExpression, Optional[Scope]], Sequence[cst.Call]]
+    forward: Callable[[cst.Call], Optional[cst.FunctionDef]]
 
 
 def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
@@ -54,7 +66,7 @@ def static_shape(
     imports: ImportMap,
     scopes: ScopeTable,
     scope: Optional[Scope],
-    modules: Optional[ModuleConstructions] = None,
+    modules: Optional[ModuleFacts] = None,
 ) -> Optional[Shape]:
     """The shape of the tensor `node` evaluates to, or None when the code does not say it.
     `modules` says which modules a callee is, for the shape of a module's output."""
@@ -62,10 +74,20 @@ def static_shape(
 
 
 class _Shapes:
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, modules: Optional[ModuleConstructions]) -> None:
+    def __init__(
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        modules: Optional[ModuleFacts],
+        names: Optional[dict[str, Optional[Shape]]] = None,
+        nesting: int = 0,
+    ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.modules = modules
+        # Inside a module class's `forward`, the shapes its names hold at the statement evaluated.
+        self.names = names
+        self.nesting = nesting
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         if depth > _MAX_DEPTH:
@@ -74,6 +96,8 @@ class _Shapes:
         if kind is cst.Call:
             stated = _call_shape(node, self.imports)
             return stated if stated is not None else self._derived_shape(node, scope, depth)
+        if kind is cst.Name and self.names is not None:
+            return self.names.get(node.value)
         if kind is cst.Name and scope is not None:
             return self._bound_shape(node.value, scope, depth)
         if kind is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
@@ -115,11 +139,42 @@ class _Shapes:
                 return None  # `x.type()` is the type's name
             if method == _UNSQUEEZE or method in _SHAPE_KEEPING or method in _ELEMENTWISE:
                 return self._method_shape(method, func.value, call, scope, depth)
-        if self.imports.qualified_name(func) in _VARIABLE and positional:
+        qualified = self.imports.qualified_name(func)
+        if qualified in _VARIABLE and positional:
             return self.shape(positional[0], scope, depth + 1)
+        if qualified in _SIZED_FACTORIES and len(positional) == 1 and self._is_int(positional[0], scope, depth):
+            return (_integer(positional[0]),)  # `torch.ones(n)` with `n = x.size(0)`: one dimension
         if self.modules is not None and len(positional) == 1 and len(call.args) == 1:
             return self._module_output(func, positional[0], scope, depth)
         return None
+
+    def _is_int(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        """`node` is a Python int, not a shape: a literal, `x.size(0)`, `x.shape[0]`, `len(...)`, or a
+        name every binding of which in its function is one."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Integer):
+            return True
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name):
+                return func.value == _LENGTH and self.imports.qualified_name(func) is None
+            return (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == _SIZE
+                and len(node.args) == 1
+                and _integer(node.args[0].value) is not None
+            )
+        if isinstance(node, cst.Subscript):
+            value = node.value
+            return isinstance(value, cst.Attribute) and value.attr.value == _SHAPE and len(node.slice) == 1
+        if isinstance(node, cst.Name) and scope is not None and self.names is None:
+            bindings = self.scopes.of(scope)
+            values = bindings.assigned(node.value)
+            if not values or node.value in bindings.opaque or node.value in bindings.loop_sources or node.value in bindings.unpacked:
+                return False
+            return all(self._is_int(value, scope, depth + 1) for value in values)
+        return False
 
     def _method_shape(
         self, method: str, receiver: cst.BaseExpression, call: cst.Call, scope: Optional[Scope], depth: int
@@ -143,14 +198,42 @@ class _Shapes:
     ) -> Optional[Shape]:
         """`fc(x)` where every binding of `fc` builds the same kind of layer."""
         assert self.modules is not None
-        constructions = self.modules(callee, scope)
+        constructions = self.modules.constructions(callee, scope)
         if not constructions:
             return None
         shape = self.shape(argument, scope, depth + 1)
         if shape is None:
             return None
-        outputs = {_layer_output(construction, shape, self.imports) for construction in constructions}
+        outputs = {self._layer_output(construction, shape) for construction in constructions}
         return outputs.pop() if len(outputs) == 1 else None
+
+    def _layer_output(self, construction: cst.Call, shape: Shape) -> Optional[Shape]:
+        """The output shape of the module `construction` builds, given its input's shape."""
+        torch_layer = _layer_output(construction, shape, self.imports)
+        if torch_layer is not None or self.modules is None or self.nesting >= _MAX_CLASS_NESTING:
+            return torch_layer
+        forward = self.modules.forward(construction)
+        return self._forward_output(forward, shape) if forward is not None else None
+
+    def _forward_output(self, forward: cst.FunctionDef, shape: Shape) -> Optional[Shape]:
+        """What a `forward(self, x)` made of assignments and one final `return` gives for an input
+        of `shape`, statement by statement; None for any other body."""
+        params = forward.params
+        if len(params.params) != 2 or isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or params.kwonly_params or params.star_kwarg:
+            return None
+        names: dict[str, Optional[Shape]] = {params.params[1].name.value: shape}
+        inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1)
+        body = forward.body.body
+        for index, statement in enumerate(body):
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                return None
+            small = statement.body[0]
+            if isinstance(small, cst.Return):
+                return inner.shape(small.value, forward, 0) if small.value is not None and index == len(body) - 1 else None
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+                return None
+            names[small.targets[0].target.value] = inner.shape(small.value, forward, 0)
+        return None
 
 
 def broadcast(left: Shape, right: Shape) -> Optional[Shape]:
