@@ -143,3 +143,16 @@ def test_a_module_class_of_the_file_passes_its_layers_shapes_through_forward():
 )
 def test_a_single_size_known_to_be_an_int_gives_one_dimension(body, shape):
     assert shape_of_probe(body) == shape
+
+
+def test_a_module_method_named_like_a_tensor_method_gives_no_shape():
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class RPN(nn.Module):\n"
+        "    def reshape(self, x, d):\n        return x.view(x.size(0), int(d), -1, x.size(3))\n"
+        "    def forward(self, base):\n        probe = self.reshape(base, 2)\n"
+    )
+    from tests.support import last_value
+
+    context, node, scope = last_value(source)
+    assert context.values.shape(node, scope) is None

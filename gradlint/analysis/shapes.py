@@ -33,6 +33,7 @@ _TYPE_NAME = "type"
 _SIZE = "size"
 _SHAPE = "shape"
 _LENGTH = "len"
+_SELF = "self"
 # Methods whose result has the receiver's shape; the elementwise ones only with number arguments.
 _SHAPE_KEEPING = torch_api.methods("same-layout") | torch_api.methods("converts", without=("view",))
 _ELEMENTWISE = torch_api.methods("elementwise")
@@ -49,10 +50,12 @@ _MAX_CLASS_NESTING = 2
 class ModuleFacts:
     """What the caller knows of the file's modules: the constructor calls of the modules a callee
     is bound to (`nn.Linear(4, 1)` for `fc` in `fc(x)`; empty when not every binding builds one),
-    and the `forward` of the file's module class a constructor call builds."""
+    the `forward` of the file's module class a constructor call builds, and whether an expression
+    is a module (`self.reshape(x, 2)` is a method of the module, not a tensor's `reshape`)."""
 
     constructions: Callable[[cst.BaseExpression, Optional[Scope]], Sequence[cst.Call]]
     forward: Callable[[cst.Call], Optional[cst.FunctionDef]]
+    is_module: Callable[[cst.BaseExpression, Optional[Scope]], bool]
 
 
 def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
@@ -131,7 +134,7 @@ class _Shapes:
             return None
         positional = [arg.value for arg in call.args if arg.keyword is None]
         func = call.func
-        if type(func) is cst.Attribute:
+        if type(func) is cst.Attribute and not self._module_method(func.value, scope):
             method = func.attr.value
             if method in _VIEWS_TO_SIZES:
                 return _view_sizes(positional) if len(positional) == len(call.args) else None
@@ -147,6 +150,12 @@ class _Shapes:
         if self.modules is not None and len(positional) == 1 and len(call.args) == 1:
             return self._module_output(func, positional[0], scope, depth)
         return None
+
+    def _module_method(self, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`receiver` is a module (or `self`): its methods are the class's, not a tensor's."""
+        if type(receiver) is cst.Name and receiver.value == _SELF:
+            return True
+        return self.modules is not None and self.modules.is_module(receiver, scope)
 
     def _is_int(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
         """`node` is a Python int, not a shape: a literal, `x.size(0)`, `x.shape[0]`, `len(...)`, or a

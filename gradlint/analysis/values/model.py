@@ -331,7 +331,7 @@ class ValueModel:
 
     @cached_property
     def _module_facts(self) -> ModuleFacts:
-        return ModuleFacts(self._module_constructions, self._forward_of)
+        return ModuleFacts(self._module_constructions, self._forward_of, self.is_nn_module)
 
     def _module_constructions(self, node: cst.BaseExpression, scope: Optional[Scope]) -> list[cst.Call]:
         """The constructor calls of the modules `node` is bound to (see `NnModuleEvidence`), a
