@@ -1,5 +1,7 @@
 """The static rank of tensor expressions (analysis/shapes.py), used to write softmax's legacy dim."""
 
+import textwrap
+
 import libcst as cst
 import libcst.matchers as m
 import pytest
@@ -64,3 +66,93 @@ def test_a_parameter_is_unknown():
 
 def test_legacy_softmax_dim():
     assert [legacy_softmax_dim(rank) for rank in range(6)] == [0, 0, 1, 0, 1, 1]
+
+
+def shape_of_probe(body: str):
+    """The shape the value model gives the last `probe = ...` of `body`, written in a function."""
+    from tests.support import last_value
+
+    source = "import torch\nimport torch.nn as nn\nfrom torch.autograd import Variable\ndef f(a):\n" + textwrap.indent(body, "    ")
+    context, node, scope = last_value(source)
+    return context.values.shape(node, scope)
+
+
+@pytest.mark.parametrize(
+    "body, shape",
+    [
+        ("probe = a.view(-1, 1)", (None, 1)),
+        ("probe = a.reshape((4, -1, 2))", (4, None, 2)),
+        ("probe = a.view(4)", (4,)),
+        ("probe = a.view(n)", None),  # an int or a whole shape
+        ("probe = torch.randn(8).unsqueeze(1)", (8, 1)),
+        ("probe = torch.randn(8, 2).unsqueeze(-1)", (8, 2, 1)),
+        ("probe = Variable(torch.randn(8)).data.float().detach()", (8,)),
+        ("probe = 2 * torch.randn(8) + 1", (8,)),
+        ("probe = -torch.randn(8, 1).mul(3)", (8, 1)),
+        ("probe = torch.randn(8, 1) - torch.randn(1, 5)", (8, 5)),
+        ("probe = torch.randn(8, 1) * a", None),
+        ("probe = torch.randn(8).mul(a)", None),  # a tensor argument may broadcast
+        ("probe = torch.randn(3, 4).type()", None),  # the type's name
+        ("model = nn.Linear(3, 1)\nprobe = model(torch.randn(8, 3))", (8, 1)),
+        ("model = nn.Linear(3, out_features=2)\nprobe = model(torch.randn(5, 8, 3))", (5, 8, 2)),
+        ("model = nn.Sequential(nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1), nn.Sigmoid())\nprobe = model(torch.rand(8, 2))", (8, 1)),
+        ("model = nn.Sequential(nn.Linear(2, 4), nn.Flatten())\nprobe = model(torch.rand(8, 2))", None),
+        ("model = nn.Linear(3, 1)\nprobe = model(a)", None),
+        ("model = nn.Conv2d(3, 1, 3)\nprobe = model(torch.rand(8, 3, 5, 5))", None),
+    ],
+)
+def test_shapes_derived_from_operands_and_modules(body, shape):
+    assert shape_of_probe(body) == shape
+
+
+def test_legacy_constructors_give_a_shape_for_a_list_only():
+    assert shape_of_probe("probe = torch.FloatTensor([0, 1, 1])") == (3,)
+    assert shape_of_probe("probe = torch.FloatTensor(3)") is None
+
+
+def test_a_module_class_of_the_file_passes_its_layers_shapes_through_forward():
+    classes = (
+        "import torch\nfrom torch import nn\n"
+        "class Gen(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.gen = nn.Sequential(nn.Linear(100, 784), nn.Tanh())\n"
+        "    def forward(self, x):\n        x = self.gen(x)\n        return x\n"
+        "class Dis(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(784, 1)\n"
+        "    def forward(self, x):\n        if x.dim() > 2:\n            x = x.flatten(1)\n        return self.fc(x)\n"
+        "def f(n):\n"
+        "    G = Gen()\n    G = G.cuda()\n    D = Dis()\n"
+        "    hidden = G(torch.randn(n.size(0), 100))\n"
+        "    probe = D(hidden)\n"
+    )
+    from tests.support import last_value
+
+    context, node, scope = last_value(classes)
+    assert context.values.shape(node, scope) is None  # Dis.forward branches: not followed
+    context, node, scope = last_value(classes.replace("D(hidden)", "hidden"))
+    assert context.values.shape(node, scope) == (None, 784)
+
+
+@pytest.mark.parametrize(
+    "body, shape",
+    [
+        ("n = a.size(0)\nprobe = torch.ones(n)", (None,)),
+        ("probe = torch.zeros(len(a))", (None,)),
+        ("probe = torch.zeros(a.shape[0])", (None,)),
+        ("n = a.size()\nprobe = torch.ones(n)", None),  # a whole shape
+    ],
+)
+def test_a_single_size_known_to_be_an_int_gives_one_dimension(body, shape):
+    assert shape_of_probe(body) == shape
+
+
+def test_a_module_method_named_like_a_tensor_method_gives_no_shape():
+    source = (
+        "import torch\nfrom torch import nn\n"
+        "class RPN(nn.Module):\n"
+        "    def reshape(self, x, d):\n        return x.view(x.size(0), int(d), -1, x.size(3))\n"
+        "    def forward(self, base):\n        probe = self.reshape(base, 2)\n"
+    )
+    from tests.support import last_value
+
+    context, node, scope = last_value(source)
+    assert context.values.shape(node, scope) is None

@@ -52,7 +52,9 @@ def test_item_gives_a_python_number():
 
 def test_a_model_call_is_a_tensor_with_history():
     found = record("model = nn.Linear(3, 2)\nx = torch.randn(2, 3)\nresult = model(x)")
-    assert (found.kind, found.grad, found.dim) == (Kind.TENSOR, Grad.HISTORY, Dim.UNKNOWN)
+    assert (found.kind, found.grad, found.dim, found.shape) == (Kind.TENSOR, Grad.HISTORY, Dim.N, (2, 2))
+    unknown = record("model = nn.Linear(3, 2)\nresult = model(x)")
+    assert (unknown.kind, unknown.grad, unknown.dim) == (Kind.TENSOR, Grad.HISTORY, Dim.UNKNOWN)
 
 
 def test_a_layer_construction_is_a_module():

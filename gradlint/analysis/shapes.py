@@ -1,11 +1,16 @@
 """The shape of a tensor expression, where the code states it: a factory called with its sizes
-(`torch.randn(4, 3)`), a nested list literal (`torch.tensor([[1.0, 2.0]])`), or a name every
-binding of which, in the same function, is such an expression. A size the code does not spell as
-an integer literal is None; the rank (the length of the shape) is still known."""
+(`torch.randn(4, 3)`), a nested list literal (`torch.tensor([[1.0, 2.0]])`), a view or reshape to
+literal sizes (`x.view(-1, 1)`), `unsqueeze` of a known shape, what keeps its operand's shape
+(`x.float()`, `x.detach()`, `x.data`, `Variable(x)`, `x.mul(2)`, `2 * x + 1`, broadcasting two
+known shapes), the output of a module built as `nn.Linear(k, n)` (or an `nn.Sequential` of such
+layers and shape-keeping ones) called on a known shape, or a name every binding of which, in the
+same function, is such an expression. A size the code does not spell as an integer literal is None;
+the rank (the length of the shape) is still known."""
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
@@ -19,8 +24,38 @@ Shape = tuple[Optional[int], ...]
 # Factories whose positional arguments are the sizes: `f(2, 3)` or `f((2, 3))`.
 _SIZED_FACTORIES = torch_api.functions("sized")
 _DATA_FACTORIES = torch_api.functions("list", without=("legacy",))
+# `torch.FloatTensor([0, 1])` takes data, `torch.FloatTensor(2)` a size: only a list literal is data.
+_LEGACY_DATA_FACTORIES = torch_api.functions("list", "legacy")
 _RESHAPING_IN_PLACE = torch_api.methods("reshapes")
-_MAX_DEPTH = 4
+_VIEWS_TO_SIZES = frozenset({"view", "reshape"}) & torch_api.methods("view")
+_UNSQUEEZE = "unsqueeze"
+_TYPE_NAME = "type"
+_SIZE = "size"
+_SHAPE = "shape"
+_LENGTH = "len"
+_SELF = "self"
+# Methods whose result has the receiver's shape; the elementwise ones only with number arguments.
+_SHAPE_KEEPING = torch_api.methods("same-layout") | torch_api.methods("converts", without=("view",))
+_ELEMENTWISE = torch_api.methods("elementwise")
+_VARIABLE = torch_api.functions("variable")
+_SHAPE_KEEPING_LAYERS = torch_api.functions("keeps-shape")
+_CONTAINERS = torch_api.functions("module-container")
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
+_MAX_DEPTH = 7  # bindings followed: `out = D(G(z))` with `z = Variable(torch.randn(n, k)).cuda()`
+
+_MAX_CLASS_NESTING = 2
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What the caller knows of the file's modules: the constructor calls of the modules a callee
+    is bound to (`nn.Linear(4, 1)` for `fc` in `fc(x)`; empty when not every binding builds one),
+    the `forward` of the file's module class a constructor call builds, and whether an expression
+    is a module (`self.reshape(x, 2)` is a method of the module, not a tensor's `reshape`)."""
+
+    constructions: Callable[[cst.BaseExpression, Optional[Scope]], Sequence[cst.Call]]
+    forward: Callable[[cst.Call], Optional[cst.FunctionDef]]
+    is_module: Callable[[cst.BaseExpression, Optional[Scope]], bool]
 
 
 def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
@@ -29,27 +64,262 @@ def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable
     return None if shape is None else len(shape)
 
 
-def static_shape(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[Shape]:
-    """The shape of the tensor `node` evaluates to, or None when the code does not say it."""
-    return _shape(node, imports, scopes, scope, 0)
+def static_shape(
+    node: cst.BaseExpression,
+    imports: ImportMap,
+    scopes: ScopeTable,
+    scope: Optional[Scope],
+    modules: Optional[ModuleFacts] = None,
+) -> Optional[Shape]:
+    """The shape of the tensor `node` evaluates to, or None when the code does not say it.
+    `modules` says which modules a callee is, for the shape of a module's output."""
+    return _Shapes(imports, scopes, modules).shape(node, scope, 0)
 
 
-def _shape(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope], depth: int) -> Optional[Shape]:
-    if depth > _MAX_DEPTH:
+class _Shapes:
+    def __init__(
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        modules: Optional[ModuleFacts],
+        names: Optional[dict[str, Optional[Shape]]] = None,
+        nesting: int = 0,
+    ) -> None:
+        self.imports = imports
+        self.scopes = scopes
+        self.modules = modules
+        # Inside a module class's `forward`, the shapes its names hold at the statement evaluated.
+        self.names = names
+        self.nesting = nesting
+
+    def shape(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
+        if depth > _MAX_DEPTH:
+            return None
+        kind = type(node)
+        if kind is cst.Call:
+            stated = _call_shape(node, self.imports)
+            return stated if stated is not None else self._derived_shape(node, scope, depth)
+        if kind is cst.Name and self.names is not None:
+            return self.names.get(node.value)
+        if kind is cst.Name and scope is not None:
+            return self._bound_shape(node.value, scope, depth)
+        if kind is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
+            return self._broadcast(node.left, node.right, scope, depth)
+        if kind is cst.UnaryOperation and isinstance(node.operator, cst.Minus):
+            return self.shape(node.expression, scope, depth + 1)
+        if kind is cst.Attribute and node.attr.value == "data":
+            return self.shape(node.value, scope, depth + 1)
         return None
-    if isinstance(node, cst.Call):
-        return _call_shape(node, imports)
-    if isinstance(node, cst.Name) and scope is not None:
-        bindings = scopes.of(scope)
-        name = node.value
+
+    def _bound_shape(self, name: str, scope: Scope, depth: int) -> Optional[Shape]:
+        bindings = self.scopes.of(scope)
         values = bindings.assigned(name)
         if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
             return None
         if _reshaped_in_place(scope, name):
             return None
-        shapes = {_shape(value, imports, scopes, scope, depth + 1) for value in values}
+        shapes = {self.shape(value, scope, depth + 1) for value in values}
         return shapes.pop() if len(shapes) == 1 else None
-    return None
+
+    def _broadcast(self, left: cst.BaseExpression, right: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
+        """`a * b`: the broadcast of two known shapes; a number literal has shape ()."""
+        shapes = [() if _is_number_literal(side) else self.shape(side, scope, depth + 1) for side in (left, right)]
+        if None in shapes or shapes == [(), ()]:
+            return None  # unknown, or two numbers (a Python number, not a tensor)
+        return broadcast(shapes[0], shapes[1])
+
+    def _derived_shape(self, call: cst.Call, scope: Optional[Scope], depth: int) -> Optional[Shape]:
+        """The shape of a call computed from its argument's or receiver's shape."""
+        if any(arg.star for arg in call.args):
+            return None
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        func = call.func
+        if type(func) is cst.Attribute and not self._module_method(func.value, scope):
+            method = func.attr.value
+            if method in _VIEWS_TO_SIZES:
+                return _view_sizes(positional) if len(positional) == len(call.args) else None
+            if method == _TYPE_NAME and not call.args:
+                return None  # `x.type()` is the type's name
+            if method == _UNSQUEEZE or method in _SHAPE_KEEPING or method in _ELEMENTWISE:
+                return self._method_shape(method, func.value, call, scope, depth)
+        qualified = self.imports.qualified_name(func)
+        if qualified in _VARIABLE and positional:
+            return self.shape(positional[0], scope, depth + 1)
+        if qualified in _SIZED_FACTORIES and len(positional) == 1 and self._is_int(positional[0], scope, depth):
+            return (_integer(positional[0]),)  # `torch.ones(n)` with `n = x.size(0)`: one dimension
+        if self.modules is not None and len(positional) == 1 and len(call.args) == 1:
+            return self._module_output(func, positional[0], scope, depth)
+        return None
+
+    def _module_method(self, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`receiver` is a module (or `self`): its methods are the class's, not a tensor's."""
+        if type(receiver) is cst.Name and receiver.value == _SELF:
+            return True
+        return self.modules is not None and self.modules.is_module(receiver, scope)
+
+    def _is_int(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        """`node` is a Python int, not a shape: a literal, `x.size(0)`, `x.shape[0]`, `len(...)`, or a
+        name every binding of which in its function is one."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Integer):
+            return True
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name):
+                return func.value == _LENGTH and self.imports.qualified_name(func) is None
+            return (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == _SIZE
+                and len(node.args) == 1
+                and _integer(node.args[0].value) is not None
+            )
+        if isinstance(node, cst.Subscript):
+            value = node.value
+            return isinstance(value, cst.Attribute) and value.attr.value == _SHAPE and len(node.slice) == 1
+        if isinstance(node, cst.Name) and scope is not None and self.names is None:
+            bindings = self.scopes.of(scope)
+            values = bindings.assigned(node.value)
+            if not values or node.value in bindings.opaque or node.value in bindings.loop_sources or node.value in bindings.unpacked:
+                return False
+            return all(self._is_int(value, scope, depth + 1) for value in values)
+        return False
+
+    def _method_shape(
+        self, method: str, receiver: cst.BaseExpression, call: cst.Call, scope: Optional[Scope], depth: int
+    ) -> Optional[Shape]:
+        shape = self.shape(receiver, scope, depth + 1)
+        if shape is None:
+            return None
+        if method == _UNSQUEEZE:
+            only = call.args[0] if len(call.args) == 1 else None
+            dim = _integer_literal(only.value) if only is not None and only.keyword is None else None
+            if dim is None or not -len(shape) - 1 <= dim <= len(shape):
+                return None
+            at = dim if dim >= 0 else len(shape) + 1 + dim
+            return (*shape[:at], 1, *shape[at:])
+        if method in _ELEMENTWISE and not all(_is_number_literal(arg.value) for arg in call.args):
+            return None  # a tensor argument may broadcast
+        return shape
+
+    def _module_output(
+        self, callee: cst.BaseExpression, argument: cst.BaseExpression, scope: Optional[Scope], depth: int
+    ) -> Optional[Shape]:
+        """`fc(x)` where every binding of `fc` builds the same kind of layer."""
+        assert self.modules is not None
+        constructions = self.modules.constructions(callee, scope)
+        if not constructions:
+            return None
+        shape = self.shape(argument, scope, depth + 1)
+        if shape is None:
+            return None
+        outputs = {self._layer_output(construction, shape) for construction in constructions}
+        return outputs.pop() if len(outputs) == 1 else None
+
+    def _layer_output(self, construction: cst.Call, shape: Shape) -> Optional[Shape]:
+        """The output shape of the module `construction` builds, given its input's shape."""
+        torch_layer = _layer_output(construction, shape, self.imports)
+        if torch_layer is not None or self.modules is None or self.nesting >= _MAX_CLASS_NESTING:
+            return torch_layer
+        forward = self.modules.forward(construction)
+        return self._forward_output(forward, shape) if forward is not None else None
+
+    def _forward_output(self, forward: cst.FunctionDef, shape: Shape) -> Optional[Shape]:
+        """What a `forward(self, x)` made of assignments and one final `return` gives for an input
+        of `shape`, statement by statement; None for any other body."""
+        params = forward.params
+        if len(params.params) != 2 or isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or params.kwonly_params or params.star_kwarg:
+            return None
+        names: dict[str, Optional[Shape]] = {params.params[1].name.value: shape}
+        inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1)
+        body = forward.body.body
+        for index, statement in enumerate(body):
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                return None
+            small = statement.body[0]
+            if isinstance(small, cst.Return):
+                return inner.shape(small.value, forward, 0) if small.value is not None and index == len(body) - 1 else None
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+                return None
+            names[small.targets[0].target.value] = inner.shape(small.value, forward, 0)
+        return None
+
+
+def broadcast(left: Shape, right: Shape) -> Optional[Shape]:
+    """The shape two operands broadcast to, or None when a pair of sizes may not broadcast."""
+    rank = max(len(left), len(right))
+    padded = [(1,) * (rank - len(shape)) + tuple(shape) for shape in (left, right)]
+    sizes: list[Optional[int]] = []
+    for first, second in zip(*padded):
+        if first == 1:
+            sizes.append(second)
+        elif second == 1 or first == second:
+            sizes.append(first)
+        elif first is None or second is None:
+            sizes.append(None)
+        else:
+            return None  # torch raises
+    return tuple(sizes)
+
+
+def _layer_output(construction: cst.Call, shape: Shape, imports: ImportMap) -> Optional[Shape]:
+    """The output shape of the module `construction` builds, given its input's shape."""
+    qualified = imports.qualified_name(construction.func)
+    if qualified in _SHAPE_KEEPING_LAYERS:
+        return shape
+    if qualified in _CONTAINERS:
+        if not construction.args or any(arg.star or arg.keyword is not None for arg in construction.args):
+            return None
+        for layer in construction.args:
+            if not isinstance(layer.value, cst.Call):
+                return None
+            shape = _layer_output(layer.value, shape, imports)
+            if shape is None:
+                return None
+        return shape
+    row = torch_api.function(qualified) if qualified is not None else None
+    position = row.value("out-features") if row is not None else None
+    if position is None or not shape:
+        return None
+    features = _out_features(construction, int(position))
+    return (*shape[:-1], features) if features is not None else None
+
+
+def _out_features(construction: cst.Call, position: int) -> Optional[int]:
+    keyword = next((arg for arg in construction.args if arg.keyword is not None and arg.keyword.value == "out_features"), None)
+    if keyword is not None:
+        return _integer(keyword.value)
+    positional = [arg for arg in construction.args if arg.keyword is None]
+    if any(arg.star for arg in positional) or len(positional) <= position:
+        return None
+    return _integer(positional[position].value)
+
+
+def _view_sizes(sizes: list[cst.BaseExpression]) -> Optional[Shape]:
+    """`x.view(-1, 1)` or `x.view((-1, 1))`: one dimension per size; -1 is a size not spelled."""
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        if any(isinstance(element, cst.StarredElement) for element in sizes[0].elements):
+            return None
+        sizes = [element.value for element in sizes[0].elements]
+    elif len(sizes) == 1 and _integer_literal(sizes[0]) is None:
+        return None  # `x.view(shape)`: an int or a whole shape
+    if not sizes:
+        return None
+    return tuple(_integer(size) for size in sizes)
+
+
+def _integer_literal(node: cst.BaseExpression) -> Optional[int]:
+    """An integer literal, negative ones included."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _integer(node.expression)
+        return -inner if inner is not None else None
+    return _integer(node)
+
+
+def _is_number_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def _reshaped_in_place(scope: Scope, name: str) -> bool:
@@ -76,6 +346,8 @@ def _call_shape(call: cst.Call, imports: ImportMap) -> Optional[Shape]:
     if qualified in _SIZED_FACTORIES:
         return _sizes(positional)
     if qualified in _DATA_FACTORIES and positional:
+        return _data_shape(positional[0])
+    if qualified in _LEGACY_DATA_FACTORIES and len(positional) == 1 and isinstance(positional[0], (cst.List, cst.Tuple)):
         return _data_shape(positional[0])
     return None
 

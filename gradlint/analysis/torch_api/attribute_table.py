@@ -6,6 +6,7 @@ VOCABULARY = {
     "metadata": "metadata a detached copy shares: shape, dtype, device, layout",
     "autograd": "an autograd flag or link of the tensor object itself",
     "view": "a view of the tensor (`x.T`), with its history",
+    "transposes": "a view with its dimensions reversed: not contiguous unless a moved dimension has size 1",
 }
 
 ROWS = """
@@ -19,8 +20,8 @@ is_sparse       metadata
 is_leaf         autograd
 requires_grad   autograd
 grad_fn         autograd
-T               view
-mT              view
+T               view transposes
+mT              view transposes
 real            view
 imag            view
 """

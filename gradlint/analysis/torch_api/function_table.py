@@ -46,6 +46,12 @@ VOCABULARY = {
     "may-return-argument": "it may return its argument itself (`F.dropout(x, training=False)` is `x`)",
     "view": "it returns a view of its argument",
     "tuple": "it returns a tuple of tensors",
+    # shapes
+    "pairs-elements": "a loss pairing input and target element by element: when their shapes differ it `raises` or `broadcasts` them",
+    "out-features": "a `torch.nn` layer whose output's last dimension is its constructor's argument at this position (`nn.Linear(in, out)`)",
+    "keeps-shape": "a `torch.nn` layer whose output has its input's shape",
+    "transposes": "a view of its argument with the dimensions reordered: not contiguous unless a moved dimension has size 1",
+    "keeps-strides": "a new tensor computed value by value from its argument, laid out with the argument's strides",
 }
 
 ROWS = """
@@ -116,7 +122,7 @@ torch.nn.ModuleList                      module-container
 torch.nn.ModuleDict                      module-container
 
 # layers with parameters, and wrappers
-torch.nn.Linear                           parameters
+torch.nn.Linear                           parameters out-features=1
 torch.nn.Bilinear                         parameters
 torch.nn.LazyLinear                       parameters
 torch.nn.Conv1d                           parameters
@@ -172,18 +178,18 @@ torch.nn.CELU                             parameterless stateless
 torch.nn.ChannelShuffle                   parameterless stateless
 torch.nn.ConstantPad1d                    parameterless stateless
 torch.nn.ConstantPad2d                    parameterless stateless
-torch.nn.Dropout                          parameterless dropout-layer
+torch.nn.Dropout                          parameterless dropout-layer keeps-shape
 torch.nn.Dropout1d                        parameterless dropout-layer
 torch.nn.Dropout2d                        parameterless dropout-layer
 torch.nn.Dropout3d                        parameterless dropout-layer
-torch.nn.ELU                              parameterless stateless
+torch.nn.ELU                              parameterless stateless keeps-shape
 torch.nn.Flatten                          parameterless stateless
 torch.nn.GELU                             parameterless stateless
-torch.nn.Hardsigmoid                      parameterless stateless
+torch.nn.Hardsigmoid                      parameterless stateless keeps-shape
 torch.nn.Hardswish                        parameterless stateless
-torch.nn.Hardtanh                         parameterless stateless
-torch.nn.Identity                         parameterless stateless
-torch.nn.LeakyReLU                        parameterless stateless
+torch.nn.Hardtanh                         parameterless stateless keeps-shape
+torch.nn.Identity                         parameterless stateless keeps-shape
+torch.nn.LeakyReLU                        parameterless stateless keeps-shape
 torch.nn.LogSigmoid                       parameterless stateless
 torch.nn.MaxPool1d                        parameterless stateless
 torch.nn.MaxPool2d                        parameterless stateless
@@ -191,7 +197,7 @@ torch.nn.MaxPool3d                        parameterless stateless
 torch.nn.Mish                             parameterless stateless
 torch.nn.PixelShuffle                     parameterless stateless
 torch.nn.PixelUnshuffle                   parameterless stateless
-torch.nn.ReLU                             parameterless stateless
+torch.nn.ReLU                             parameterless stateless keeps-shape
 torch.nn.ReLU6                            parameterless stateless
 torch.nn.ReflectionPad2d                  parameterless stateless
 torch.nn.ReplicationPad2d                 parameterless stateless
@@ -200,7 +206,7 @@ torch.nn.SiLU                             parameterless stateless
 torch.nn.Softmax2d                        parameterless stateless
 torch.nn.Softplus                         parameterless stateless
 torch.nn.Softsign                         parameterless stateless
-torch.nn.Tanh                             parameterless stateless
+torch.nn.Tanh                             parameterless stateless keeps-shape
 torch.nn.Tanhshrink                       parameterless stateless
 torch.nn.Unflatten                        parameterless stateless
 torch.nn.Upsample                         parameterless stateless
@@ -234,18 +240,22 @@ torch.nn.functional.feature_alpha_dropout dropout may-return-argument
 # losses
 torch.nn.functional.cross_entropy         loss loss-kind=cross_entropy
 torch.nn.functional.nll_loss              loss loss-kind=nll
-torch.nn.functional.binary_cross_entropy_with_logits loss loss-kind=bce_with_logits
-torch.binary_cross_entropy_with_logits    loss loss-kind=bce_with_logits
-torch.nn.functional.binary_cross_entropy  loss loss-kind=bce
+torch.nn.functional.binary_cross_entropy_with_logits loss loss-kind=bce_with_logits pairs-elements=raises
+torch.binary_cross_entropy_with_logits    loss loss-kind=bce_with_logits pairs-elements=raises
+torch.nn.functional.binary_cross_entropy  loss loss-kind=bce pairs-elements=raises
 torch.nn.functional.kl_div                loss
-torch.nn.functional.mse_loss              loss
-torch.nn.functional.l1_loss               loss
-torch.nn.functional.smooth_l1_loss        loss
-torch.nn.functional.huber_loss            loss
+torch.nn.functional.mse_loss              loss pairs-elements=broadcasts
+torch.nn.functional.l1_loss               loss pairs-elements=broadcasts
+torch.nn.functional.smooth_l1_loss        loss pairs-elements=broadcasts
+torch.nn.functional.huber_loss            loss pairs-elements=broadcasts
 torch.nn.CrossEntropyLoss                 loss-module loss-kind=cross_entropy
 torch.nn.NLLLoss                          loss-module loss-kind=nll
-torch.nn.BCEWithLogitsLoss                loss-module loss-kind=bce_with_logits
-torch.nn.BCELoss                          loss-module loss-kind=bce
+torch.nn.BCEWithLogitsLoss                loss-module loss-kind=bce_with_logits pairs-elements=raises
+torch.nn.BCELoss                          loss-module loss-kind=bce pairs-elements=raises
+torch.nn.MSELoss                          loss-module pairs-elements=broadcasts
+torch.nn.L1Loss                           loss-module pairs-elements=broadcasts
+torch.nn.SmoothL1Loss                     loss-module pairs-elements=broadcasts
+torch.nn.HuberLoss                        loss-module pairs-elements=broadcasts
 
 # normalising activations
 torch.softmax                             activation=softmax
@@ -254,12 +264,12 @@ torch.special.softmax                     activation=softmax
 torch.log_softmax                         activation=log_softmax
 torch.nn.functional.log_softmax           activation=log_softmax
 torch.special.log_softmax                 activation=log_softmax
-torch.sigmoid                             activation=sigmoid
-torch.nn.functional.sigmoid               activation=sigmoid
+torch.sigmoid                             activation=sigmoid keeps-strides
+torch.nn.functional.sigmoid               activation=sigmoid keeps-strides
 torch.special.expit                       activation=sigmoid
 torch.nn.Softmax                          activation=softmax parameterless stateless
 torch.nn.LogSoftmax                       activation=log_softmax parameterless stateless
-torch.nn.Sigmoid                          activation=sigmoid parameterless stateless
+torch.nn.Sigmoid                          activation=sigmoid parameterless stateless keeps-shape
 
 # the 0.3 overloads with a leading number (`torch.add(x, 2, y)`)
 torch.add                                 legacy-overload=alpha positional=3
@@ -288,10 +298,18 @@ torch.narrow               view
 torch.select               view
 torch.squeeze              view
 torch.unsqueeze            view
-torch.t                    view
-torch.permute              view
-torch.transpose            view
+torch.t                    view transposes
+torch.permute              view transposes
+torch.transpose            view transposes
 torch.flatten              view
 torch.unflatten            view
 torch.reshape              view
+
+# value by value, laid out as their argument
+torch.tanh                 keeps-strides
+torch.exp                  keeps-strides
+torch.relu                 keeps-strides
+torch.abs                  keeps-strides
+torch.nn.functional.relu   keeps-strides
+torch.nn.functional.tanh   keeps-strides
 """

@@ -48,6 +48,9 @@ VOCABULARY = {
     "non-blocking": "it takes `non_blocking=` (spelled `async=` before torch 0.4)",
     "legacy-overload": "its 0.3 overload took a leading number, now the keyword named here (`x.add(2, y)`)",
     # how surely `x.m()` says x is a tensor
+    # strides
+    "transposes": "a view with its dimensions reordered (`t`, `transpose`, `permute`): not contiguous unless a moved dimension has size 1",
+    "keeps-strides": "a new tensor computed value by value, laid out with the strides of its receiver (with number arguments for the binary ones)",
     "distinctive": "tensors, and hardly anything else, have this method",
     "unique": "numpy arrays and modules lack it too: an argument it is called on is a tensor",
 }
@@ -106,9 +109,9 @@ view_as                 keeps view distinctive unique same-values
 reshape                 keeps view same-values
 squeeze                 keeps view distinctive same-values
 unsqueeze               keeps view distinctive unique same-values
-t                       keeps view distinctive same-values
-permute                 keeps view distinctive unique same-values
-transpose               keeps view same-values
+t                       keeps view distinctive same-values transposes
+permute                 keeps view distinctive unique same-values transposes
+transpose               keeps view same-values transposes
 flatten                 keeps view same-values
 unflatten               view same-values
 expand                  keeps view
@@ -120,8 +123,8 @@ unfold                  view
 as_strided              view
 movedim                 view
 moveaxis                view
-swapaxes                view
-swapdims                view
+swapaxes                view transposes
+swapdims                view transposes
 adjoint                 view
 indices
 values
@@ -191,14 +194,14 @@ nonzero                 ends int
 multinomial             ends int
 
 # values with history
-clone                   keeps same-layout distinctive same-values
-neg                     keeps same-layout distinctive
-abs                     keeps same-layout distinctive
-add                     keeps elementwise passes-tensor legacy-overload=alpha
-sub                     keeps elementwise passes-tensor legacy-overload=alpha
-mul                     keeps elementwise passes-tensor
-div                     keeps elementwise passes-tensor
-clamp                   keeps elementwise distinctive
+clone                   keeps same-layout distinctive same-values keeps-strides
+neg                     keeps same-layout distinctive keeps-strides
+abs                     keeps same-layout distinctive keeps-strides
+add                     keeps elementwise passes-tensor legacy-overload=alpha keeps-strides
+sub                     keeps elementwise passes-tensor legacy-overload=alpha keeps-strides
+mul                     keeps elementwise passes-tensor keeps-strides
+div                     keeps elementwise passes-tensor keeps-strides
+clamp                   keeps elementwise distinctive keeps-strides
 clamp_min               elementwise
 clamp_max               elementwise
 clip                    keeps elementwise
@@ -208,13 +211,13 @@ floor                   keeps
 ceil                    keeps
 softmax                 keeps distinctive activation=softmax
 log_softmax             keeps distinctive activation=log_softmax
-sigmoid                 keeps distinctive activation=sigmoid
-tanh                    keeps distinctive
-relu                    keeps distinctive
-exp                     keeps distinctive
-log                     keeps distinctive
-pow                     keeps distinctive
-sqrt                    keeps distinctive
+sigmoid                 keeps distinctive activation=sigmoid keeps-strides
+tanh                    keeps distinctive keeps-strides
+relu                    keeps distinctive keeps-strides
+exp                     keeps distinctive keeps-strides
+log                     keeps distinctive keeps-strides
+pow                     keeps distinctive keeps-strides
+sqrt                    keeps distinctive keeps-strides
 matmul                  keeps distinctive
 mm                      keeps distinctive
 bmm                     keeps distinctive

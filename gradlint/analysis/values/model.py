@@ -10,6 +10,7 @@ callers that want the whole value.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 import libcst as cst
@@ -18,7 +19,7 @@ from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
 from gradlint.analysis.semantic.nodes import NodeIndex
-from gradlint.analysis.shapes import static_shape
+from gradlint.analysis.shapes import ModuleFacts, static_shape
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg
 from gradlint.analysis.tensors import iterates_parameters
 from gradlint.analysis.values.evident import EvidentTensors
@@ -45,6 +46,7 @@ _TENSOR_GENERATORS = frozenset(
 _TUPLE_METHODS = torch_api.methods("tuple")
 _TUPLE_FUNCTIONS = torch_api.functions("tuple")
 _LEGACY_TYPED = torch_api.functions("legacy")
+_RETURNS_SELF = torch_api.module_methods("returns-self")
 _MAX_DEPTH = 4
 
 
@@ -325,7 +327,45 @@ class ValueModel:
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
         """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
-        return self._remember("shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope))
+        return self._remember("shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope, self._module_facts))
+
+    @cached_property
+    def _module_facts(self) -> ModuleFacts:
+        return ModuleFacts(self._module_constructions, self._forward_of, self.is_nn_module)
+
+    def _module_constructions(self, node: cst.BaseExpression, scope: Optional[Scope]) -> list[cst.Call]:
+        """The constructor calls of the modules `node` is bound to (see `NnModuleEvidence`), a
+        name rebound to itself moved or switched (`D = D.cuda()`) counting as its construction."""
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return []
+        modules = self._evaluators.nn_modules()
+        constructions = modules.module_constructions(node, self._stack(scope))
+        if constructions or not isinstance(node, cst.Name):
+            return constructions
+        values = self.scopes.values_of(node.value, scope)
+        built = [_without_module_methods(value) for value in values if not _rebinds_itself(value, node.value)]
+        if built and len(built) < len(values) and all(isinstance(value, cst.Call) and modules.constructs_module(value) for value in built):
+            return built  # type: ignore[return-value]
+        return []
+
+    def _forward_of(self, construction: cst.Call) -> Optional[cst.FunctionDef]:
+        """The `forward` of the file's top-level module class `construction` builds (`Net()`)."""
+        func = construction.func
+        if not isinstance(func, cst.Name) or func.value not in self._evaluators.nn_modules().module_classes:
+            return None
+        return self._forwards.get(func.value)
+
+    @cached_property
+    def _forwards(self) -> dict[str, cst.FunctionDef]:
+        """Top-level class name -> its `forward` method, for the file's classes that define one."""
+        found: dict[str, cst.FunctionDef] = {}
+        root = self.nodes.root
+        for statement in root.body if isinstance(root, cst.Module) else ():
+            if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+                for member in statement.body.body:
+                    if isinstance(member, cst.FunctionDef) and member.name.value == "forward":
+                        found[statement.name.value] = member
+        return found
 
     def rank(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[int]:
         """The number of dimensions the code states for `node`, or None."""
@@ -351,6 +391,19 @@ class ValueModel:
         if stack is None:
             stack = self._stacks[id(top)] = [*reversed(list(self.nodes.ancestors(top))), top]
         return stack
+
+
+def _without_module_methods(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`Net()` for `Net().to(device).eval()`."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _RETURNS_SELF:
+        value = value.func.value
+    return value
+
+
+def _rebinds_itself(value: cst.BaseExpression, name: str) -> bool:
+    """`D.cuda()` assigned to `D`: the same module, moved or switched."""
+    base = _without_module_methods(value)
+    return base is not value and isinstance(base, cst.Name) and base.value == name
 
 
 def _is_self(node: cst.BaseExpression) -> bool:

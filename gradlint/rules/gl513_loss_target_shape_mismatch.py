@@ -1,0 +1,250 @@
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradlint.analysis import torch_api
+from gradlint.analysis.semantic.arguments import Signature, bind
+from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
+from gradlint.messages import snippet
+from gradlint.rules.base import Invalid, Rule, Severity
+
+# Losses pairing input and target element by element, and what torch 2.13 does when their
+# shapes differ: "raises" (the BCE losses) or "broadcasts" (MSE, L1, smooth L1, Huber).
+_FUNCTIONS = {
+    name: torch_api.function(name).value("pairs-elements") for name in torch_api.functions("pairs-elements", without=("loss-module",))
+}
+_MODULES = {name: torch_api.function(name).value("pairs-elements") for name in torch_api.functions("pairs-elements", "loss-module")}
+_SIGNATURE = Signature.of_names(("input", "target", "*args", "**kwargs"))
+_RAISES = "raises"
+# Expressions `.view(...)` can be appended to without parentheses.
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+
+
+class LossTargetShapeMismatch(Rule):
+    """
+    ## What it does
+    Flags `BCELoss`, `BCEWithLogitsLoss`, `MSELoss`, `L1Loss`, `SmoothL1Loss` and `HuberLoss`
+    (the modules and their `F.*` functions) given an input of shape `(N, 1)` and a target of shape
+    `(N,)`, or the reverse, where the code states both shapes: a factory's sizes, `.view(-1, 1)`,
+    `.unsqueeze(1)`, the output of an `nn.Linear(k, 1)` (or an `nn.Sequential` ending in one and
+    shape-keeping layers) called on a known shape, arithmetic on those.
+
+    ## Why is this bad?
+    PyTorch 0.3 paired such an input and target element by element. Today the BCE losses raise
+    `ValueError: Using a target size (torch.Size([N])) that is different to the input size
+    (torch.Size([N, 1]))`, and MSE, L1, smooth L1 and Huber broadcast the pair to `(N, N)`: every
+    prediction is compared with every target, with nothing but a `UserWarning`. Measured under
+    torch 2.13 on `y = 2x` at 8 points `x = k / 8` with `nn.Linear(1, 1, bias=False)`: the
+    element-wise loss trains the weight to 2.0000, the broadcast one to 1.5882 (27/17, the minimum
+    of the mean over all 64 pairings), where it stops with a loss of 0.5887 instead of 0.
+
+    ## Example
+    ```python
+    import torch
+    from torch import nn
+
+    model = nn.Linear(3, 1)
+    x, y = torch.randn(16, 3), torch.randn(16)
+    loss = nn.MSELoss()(model(x), y)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    from torch import nn
+
+    model = nn.Linear(3, 1)
+    x, y = torch.randn(16, 3), torch.randn(16)
+    loss = nn.MSELoss()(model(x), y.view(-1, 1))
+    ```
+
+    ## Fix safety
+    The fix views the target as the input's shape (`y.view(-1, 1)`, or `y.view(-1)` for the
+    reverse), which restores 0.3's element-wise pairing bitwise. Safe for the BCE losses, which
+    raise on every such pair today; unsafe for MSE, L1, smooth L1 and Huber, where it changes
+    today's (broadcast) loss and its gradients.
+
+    ## Known limits
+    Only shapes the code states are compared: a dataset's batches, a model class's output and a
+    name bound differently in two places are unknown, and the rule stays silent. Sizes known to
+    differ (a batch of 8 against 10 targets) are not reported, nor pairs in which a size is 1.
+    """
+
+    code = "GL513"
+    name = "loss-target-shape-mismatch"
+    summary = (
+        "A loss given an `(N, 1)` input and an `(N,)` target: 0.3 paired them element by element, today it raises or broadcasts to `(N, N)`"
+    )
+    severity = Severity.ERROR
+    fix_availability = Availability.ALWAYS
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
+    triggers = ("Loss", "_loss", "binary_cross_entropy")
+
+    VALID = (
+        # shapes that match, or a rank-1 pair
+        """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        model = nn.Linear(3, 1)
+        x, y = torch.randn(16, 3), torch.randn(16)
+        loss = nn.MSELoss()(model(x), y.view(-1, 1))
+        other = F.mse_loss(model(x).view(-1), y)
+        """,
+        # shapes the code does not state: a parameter, a model class of the file
+        """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return self.fc(x)
+        def step(net, x, y):
+            criterion = nn.MSELoss()
+            return criterion(net(x), y) + criterion(Net()(x), torch.randn(16))
+        """,
+        # sizes known to differ, a size of 1, a loss that is not element-wise
+        """
+        import torch
+        import torch.nn.functional as F
+        a = F.mse_loss(torch.randn(8, 1), torch.randn(10))
+        b = F.l1_loss(torch.randn(1, 1), torch.randn(4))
+        c = F.cross_entropy(torch.randn(8, 1), torch.randn(8))
+        d = F.mse_loss(torch.randn(8, 2), torch.randn(8))
+        """,
+        # a look-alike criterion that is not torch's
+        """
+        import torch
+        from mylib import MSELoss
+        loss = MSELoss()(torch.randn(8, 1), torch.randn(8))
+        """,
+    )
+    INVALID = (
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            model = nn.Linear(3, 1)
+            criterion = nn.MSELoss()
+            x, y = torch.randn(16, 3), torch.randn(16)
+            loss = criterion(model(x), y)
+            """,
+            """
+            import torch
+            from torch import nn
+            model = nn.Linear(3, 1)
+            criterion = nn.MSELoss()
+            x, y = torch.randn(16, 3), torch.randn(16)
+            loss = criterion(model(x), y.view(-1, 1))
+            """,
+            line=6,
+            column=7,
+            message="broadcasts the pair to (N, N)",
+            fix_title="View the target as `(N, 1)`: `y.view(-1, 1)` (changes today's loss: it no longer compares every prediction with every target)",
+        ),
+        # BCE raises today: the fix is safe
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            from torch.autograd import Variable
+            net = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
+            inputs = Variable(torch.rand(8, 2))
+            labels = Variable(torch.FloatTensor([0, 1, 0, 1, 1, 0, 0, 1]))
+            loss = nn.BCELoss()(net(inputs), labels)
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            from torch.autograd import Variable
+            net = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
+            inputs = Variable(torch.rand(8, 2))
+            labels = Variable(torch.FloatTensor([0, 1, 0, 1, 1, 0, 0, 1]))
+            loss = nn.BCELoss()(net(inputs), labels.view(-1, 1))
+            """,
+            message="torch 2.13 raises `ValueError`",
+            fix_title="View the target as `(N, 1)`: `labels.view(-1, 1)`",
+        ),
+        # the reverse, through the functional form
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            def fit(p):
+                pred = torch.rand(8) * 0.5
+                target = torch.rand(8).unsqueeze(1)
+                return F.l1_loss(pred, 1 - target)
+            """,
+            """
+            import torch
+            import torch.nn.functional as F
+            def fit(p):
+                pred = torch.rand(8) * 0.5
+                target = torch.rand(8).unsqueeze(1)
+                return F.l1_loss(pred, (1 - target).view(-1))
+            """,
+            message="input of shape (8,) and a target of shape (8, 1)",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        behaviour = self._pairing(node)
+        if behaviour is None:
+            return
+        bound = bind(node, _SIGNATURE)
+        loss_input, target = bound.passed("input"), bound.passed("target")
+        if loss_input is None or target is None or bound.starred:
+            return
+        input_shape, target_shape = self.context.shape_of(loss_input), self.context.shape_of(target)
+        if input_shape is None or target_shape is None or not _mismatched(input_shape, target_shape):
+            return
+        effect = (
+            "raises `ValueError`" if behaviour == _RAISES else "broadcasts the pair to (N, N), comparing every prediction with every target"
+        )
+        message = (
+            f"`{snippet(self.context.code_for(node), 50)}` is given an input of shape {_spelled(input_shape)} and a target of shape "
+            f"{_spelled(target_shape)}: 0.3 paired them element by element, torch 2.13 {effect}"
+        )
+        self.report(node, message, self._fix(target, target_shape, behaviour))
+
+    def _pairing(self, call: cst.Call) -> Optional[str]:
+        """ "raises" or "broadcasts" when `call` computes an element-wise loss, else None."""
+        func = call.func
+        found = _FUNCTIONS.get(self.context.qualified_name(func) or "")
+        if found is not None:
+            return found
+        if isinstance(func, cst.Call):
+            return _MODULES.get(self.context.qualified_name(func.func) or "")
+        constructions = self.context.nn_modules.module_constructions(func, self.context.stack)
+        kinds = {_MODULES.get(self.context.qualified_name(construction.func) or "") for construction in constructions}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _fix(self, target: cst.BaseExpression, target_shape: tuple, behaviour: str) -> FixPlan:
+        code = self.context.code_for(target)
+        if not isinstance(target, _ATOMS) and not target.lpar:
+            code = f"({code})"
+        sizes, spelled = ("-1, 1", "(N, 1)") if len(target_shape) == 1 else ("-1", "(N,)")
+        viewed = f"{code}.view({sizes})"
+        title = f"View the target as `{spelled}`: `{snippet(viewed, 40)}`"
+        if behaviour == _RAISES:
+            return self.safe_fix(title, Replace(target, viewed))
+        return self.unsafe_fix(
+            f"{title} (changes today's loss: it no longer compares every prediction with every target)", Replace(target, viewed)
+        )
+
+
+def _mismatched(input_shape: tuple, target_shape: tuple) -> bool:
+    """(N, 1) against (N,), either way round, with no size known to be 1 or known to differ."""
+    column, flat = (input_shape, target_shape) if len(input_shape) == 2 else (target_shape, input_shape)
+    if len(column) != 2 or len(flat) != 1 or column[1] != 1:
+        return False
+    rows, count = column[0], flat[0]
+    if rows == 1 or count == 1:
+        return False
+    return rows is None or count is None or rows == count
+
+
+def _spelled(shape: tuple) -> str:
+    sizes = ["N" if size is None else str(size) for size in shape]
+    return f"({sizes[0]},)" if len(sizes) == 1 else f"({', '.join(sizes)})"
