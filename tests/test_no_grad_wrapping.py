@@ -167,9 +167,11 @@ def main(model, loader):
         # A graph-free result read after the loop is fine; one that may hold a graph is not.
         ("    total = 0\n    for b in loader:\n        total += model(Variable(b, volatile=True)).data.sum()\n    print(total)\n", None),
         (
-            "    for b in loader:\n        out = model(Variable(b, volatile=True))\n    print(out)\n",
+            "    for b in loader:\n        out = model(Variable(b, volatile=True))\n    out.sum().backward()\n",
             "`out` is used after it and may hold a graph",
         ),
+        # Read after the loop by code that trains nothing: the loop and that code are wrapped together.
+        ("    for b in loader:\n        out = model(Variable(b, volatile=True))\n    print(out)\n", None),
         # Bound again before it is read: the wrapped value is not the one read.
         ("    for b in loader:\n        out = model(Variable(b, volatile=True))\n    out = model(other)\n    out.sum().backward()\n", None),
         # Read by the next iteration of an enclosing loop (which trains, so it cannot be wrapped instead).

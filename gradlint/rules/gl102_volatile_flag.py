@@ -595,7 +595,9 @@ class VolatileFlag(Rule):
             self.report(argument, _ALREADY, self.safe_fix("Remove `volatile=True`", without))
         else:
             plan, reason = NoGradPlanner(self.context).plan(self.context.stack)
-            fix = self.unsafe_fix(plan.title, *plan.changes) if plan is not None else None
+            fix = None
+            if plan is not None:
+                fix = (self.safe_fix if plan.exact else self.unsafe_fix)(plan.title, *plan.changes)
             self.report(argument, _FIXABLE if fix is not None else _UNFIXABLE.format(reason), fix)
 
     # -- a flag that is a parameter of its function ---------------------------------------------
@@ -610,12 +612,13 @@ class VolatileFlag(Rule):
         if not sites:  # every call passes a false flag, or already runs under no_grad
             self.report(argument, _PARAMETER_UNUSED.format(flag=flag, function=name), self.safe_fix(f"Remove `volatile={flag}`", dropped))
             return
-        changes, reason = NoGradPlanner(self.context).plan_calls(sites, name)
-        if changes is None:
+        plan, reason = NoGradPlanner(self.context).plan_calls(sites, name)
+        if plan is None:
             self.report(argument, _PARAMETER.format(flag=flag, function=name) + f" (not automatic: {reason})")
             return
         title = f"Drop `volatile={flag}` and run the calls of `{name}` that pass a true `{flag}` under `torch.no_grad()`"
-        self.report(argument, _PARAMETER_FIXABLE.format(flag=flag, function=name), self.unsafe_fix(title, dropped, *changes))
+        fix = (self.safe_fix if plan.exact else self.unsafe_fix)(title, dropped, *plan.changes)
+        self.report(argument, _PARAMETER_FIXABLE.format(flag=flag, function=name), fix)
 
     def _flag_calls(self, function: cst.FunctionDef, flag: str) -> tuple[Optional[list[CallSite]], str]:
         """The calls of `function` that pass a true `flag` with grad on; None (and why) when not every
