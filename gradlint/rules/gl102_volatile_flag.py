@@ -71,11 +71,21 @@ class VolatileFlag(Rule):
     ```
 
     ## Fix safety
-    Unsafe for `volatile=True`: the fix restores what the flag meant. The values computed under
+    For `volatile=True` the fix restores what the flag meant. The values computed under
     `torch.no_grad()` are bitwise the same, but they no longer require grad, have no `grad_fn`
     and keep no graph (nor the batches it holds), so code that backpropagates through them would
-    now raise. The fix runs the code that uses the value under `torch.no_grad()` and removes the
-    `volatile=` argument, leaving the `Variable(...)` call to GL101. It picks the smallest clear
+    now raise. The fix is safe where that cannot happen: nothing in the wrapped code asks for
+    `requires_grad`, `grad_fn`, `.grad` or the grad mode, modifies in place a value that may
+    require grad, shows a tensor as text (`print(out)`, `"%s" % out`: the text names the
+    `grad_fn`), or hands a value that may hold a graph to a function of another file; and only
+    values that provably have no history leave it. Otherwise it is unsafe. The fix runs the code
+    that uses the value under `torch.no_grad()` and removes the `volatile=` argument, leaving the
+    `Variable(...)` call to GL101. A statement that builds no graph (`z = Variable(torch.rand(n),
+    volatile=True)`, `if gpu: x = x.cuda()`) is never wrapped on its own: no_grad there would
+    change nothing. The flag is dropped there, and the code that uses the value after it (one
+    block further out when the value is bound in an `if`) is wrapped; for a value stored on
+    `self` (`self.sample_z_` in `__init__`), each computation of the class's methods that reads
+    it (`self.G(self.sample_z_)` in `visualize_results`) is, by the same policy. It picks the smallest clear
     form: `@torch.no_grad()` right above the `def` of an evaluation function (named like `test`,
     `evaluate`, `validate`, `predict`, `sample`, or with the call at its top level); else
     `with torch.no_grad():` around the innermost loop that holds the call; else around the
@@ -121,8 +131,11 @@ class VolatileFlag(Rule):
     separated from training (the statement that calls `.backward()` reads the value), a name
     also holds other values, or a value computed from the volatile one is stored into an object
     from outside the run (`layer_inputs.append(out)`). Values leaving the code through objects the
-    analysis does not follow (an alias of `self`, a closure called later) are not seen. Reading
-    or assigning `x.volatile` (always False, no effect) is not reported.
+    analysis does not follow (an alias of `self`, a closure called later) are not seen. A value
+    stored on `self` is followed into the methods of its class only: another object reading it
+    (`gan.sample_z_`) is not seen. A model whose `forward` reads the grad mode computes
+    differently under no_grad, which the safe fix does not see. Reading or assigning
+    `x.volatile` (always False, no effect) is not reported.
     """
 
     code = "GL102"
@@ -319,6 +332,40 @@ class VolatileFlag(Rule):
             column=50,
             message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
             fix_title="Run the code that uses it under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # Fixed noise stored in `__init__` builds no graph there: its use in another method is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            class GAN(object):
+                def __init__(self, G):
+                    self.G = G
+                    self.sample_z_ = Variable(torch.rand(64, 62), volatile=True)
+
+                def visualize_results(self, save):
+                    samples = self.G(self.sample_z_)
+                    save(samples.data.numpy())
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            class GAN(object):
+                def __init__(self, G):
+                    self.G = G
+                    self.sample_z_ = Variable(torch.rand(64, 62))
+
+                @torch.no_grad()
+                def visualize_results(self, save):
+                    samples = self.G(self.sample_z_)
+                    save(samples.data.numpy())
+            """,
+            line=7,
+            column=55,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the code that uses `self.sample_z_` under `torch.no_grad()` and drop `volatile=`",
         ),
         Invalid(
             """
