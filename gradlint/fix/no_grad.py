@@ -4,6 +4,7 @@ what keeps a region from qualifying, and the edits that wrap or decorate it."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
@@ -27,6 +28,7 @@ from gradlint.analysis.regions import (
     own_nodes,
     path_to,
     placements,
+    read_names,
     reads_before_rebinding,
     returned_values,
     scope_depth,
@@ -37,7 +39,8 @@ from gradlint.analysis.regions import (
 )
 from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER, is_fresh_state_method
 from gradlint.analysis.scopes import class_methods, self_name
-from gradlint.analysis.syntax import iter_statements, suite_statements
+from gradlint.analysis.syntax import DEFINITIONS, iter_statements, suite_statements
+from gradlint.analysis.tree import iter_children
 from gradlint.analysis.training import Kind
 from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, indentation, render_at, rewrite_within, wrap_in_no_grad
 from gradlint.fix.plan import Change, Replace, ReplaceLines
@@ -99,8 +102,11 @@ class NoGradPlanner:
     (the function, a loop, the statements that use the value, or each run of them in a training
     loop) that computes no gradients, trains nothing and lets no graph escape. Asked by GL102."""
 
-    def __init__(self, context: FileContext) -> None:
+    def __init__(self, context: FileContext, flag: Optional[cst.BaseExpression] = None) -> None:
         self.context = context
+        # A flag that is not a literal (`volatile=self.test`): the code runs under
+        # `torch.set_grad_enabled(not flag)`, which is what the flag asked for wherever grad is on around it.
+        self.flag = flag
 
     def plan_calls(self, sites: Sequence[CallSite], name: str) -> tuple[Optional[NoGradPlan], str]:
         """The changes that run each call in `sites` and the code that uses its result under
@@ -154,13 +160,17 @@ class NoGradPlanner:
         statement = path[-1].statement
         if not anchors and self._builds_no_graph([statement], scope):
             attributes = _stored_attributes(statement, scope)
+            if attributes and self.flag is not None:
+                return None, "it is stored on `self` with a flag the code that reads it does not see"
             if attributes:  # `self.sample_z_ = Variable(noise, volatile=True)`: its readers are the code to run without grad
                 return self._plan_attribute_readers(statement, attributes, scope)
         reasons = []
         for region in self._candidates(path, depth, scope, stack, tuple(anchors)):
             if region.kind != "function" and self._builds_no_graph(region.statements, scope):
                 continue  # no_grad around it would change nothing: the value's meaning is where it is used
-            reason = self._blocker(region)
+            if self.flag is not None and region.kind == "function":
+                continue  # a decorator cannot read the flag
+            reason = self._blocker(region) or self._flag_blocker(region)
             if reason is None:
                 plan = self._build(region, stack)
                 if plan is not None:
@@ -204,18 +214,48 @@ class NoGradPlanner:
         title = f"Run the code that uses {shown} under `torch.no_grad()` and drop `volatile=`"
         return NoGradPlan(title, [*dropped, *merged.changes], None, merged.exact), ""
 
+    def _flag_blocker(self, region: Region) -> Optional[str]:
+        """Why `set_grad_enabled(not flag)` at the start of the region would not read the flag the
+        `Variable` call read: the region binds a name the flag reads, or holds another flag."""
+        if self.flag is None:
+            return None
+        if bound_names(region.statements) & read_names(self.flag):
+            return f"it binds what `{self._flag_text()}` reads"
+        body = body_of(region.scope) if region.scope is not None else list(self.context.module.body)
+        for name in read_names(self.flag):
+            values = binding_values(body, name)
+            if values is None or len(values) > 1:  # bound again: the flag may differ where the code runs
+                return f"`{name}` is bound more than once, so `{self._flag_text()}` may change before the code runs"
+        flags = {self.context.code_for(volatile_argument(call).value) for call in self._volatile_calls(region.statements)}
+        if flags - {self.context.code_for(self.flag)}:
+            return "another `Variable` call there has another flag"
+        return None
+
+    def _flag_text(self) -> str:
+        return snippet(self.context.code_for(self.flag), 40, "flag")
+
+    def _grad_mode(self) -> str:
+        """What the wrapped code runs under, as the title says it."""
+        if self.flag is None:
+            return "`torch.no_grad()`"
+        return f"`torch.set_grad_enabled({_negated(self.context.code_for(self.flag))})`"
+
     def _builds_no_graph(self, statements: Sequence[cst.CSTNode], scope: Optional[cst.FunctionDef]) -> bool:
         """Running `statements` computes nothing autograd could record, so no_grad around them
-        changes nothing: assignments of values without history (`z = Variable(torch.rand(n), volatile=True)`,
-        `img = img.cuda()`), `pass`, and `if`s of those whose test computes no tensor."""
+        changes nothing: assignments and returns of values without history computed without one
+        (`z = Variable(torch.rand(n), volatile=True)`, `img = img.cuda()`), `pass`, and `if`s of
+        those whose test computes no tensor."""
         where = scope if scope is not None else self.context.module
         free = lambda value: self.context.values.is_history_free(value, where) or holds_only(value, free)  # noqa: E731
+        computes_free = lambda value: free(value) and all(map(free, self._computations(value)))  # noqa: E731
         for statement in statements:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Pass):
                         continue
-                    if not (isinstance(small, cst.Assign) and _plain_targets(small) and free(small.value)):
+                    if isinstance(small, cst.Return) and small.value is not None and computes_free(small.value):
+                        continue  # `return Variable(source[i], volatile=evaluation)`: its callers use it
+                    if not (isinstance(small, cst.Assign) and _plain_targets(small) and computes_free(small.value)):
                         return False
             elif isinstance(statement, cst.If):
                 orelse = statement.orelse
@@ -231,6 +271,20 @@ class NoGradPlanner:
             else:
                 return False
         return True
+
+    def _computations(self, value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+        """The calls and operations computing `value` that may build a graph: `model(x).data` has
+        no history, but computing it builds one. Not those computing what `Variable(...)` is
+        given: it was a plain tensor in 0.3, and the wrapper drops any history it has now."""
+        pending = [value]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, cst.Call) and is_variable(node.func, self.context.imports):
+                yield node
+                continue
+            if isinstance(node, (cst.Call, cst.BinaryOperation)) and not _is_text(node):
+                yield node
+            pending.extend(child for child in iter_children(node) if not isinstance(child, DEFINITIONS))
 
     def _test_builds_no_graph(self, test: cst.BaseExpression) -> bool:
         """An `if` test that reads flags only: `args.cuda`, `torch.cuda.is_available()`."""
@@ -388,7 +442,12 @@ class NoGradPlanner:
                         return "it sets `requires_grad`"
                     if may_enable_grad(node, imports):
                         return "it turns grad on"
-                    if is_variable(node.func, imports) and volatile_argument(node) is not None and not _removable(node):
+                    if (
+                        is_variable(node.func, imports)
+                        and volatile_argument(node) is not None
+                        and not _removable(node)
+                        and self.flag is None
+                    ):
                         return "another `Variable` call there has a flag that is not a literal"
                 elif isinstance(node, cst.Attribute) and node.attr.value == "requires_grad" and _is_assigned(node, statement):
                     return "it sets `requires_grad`"
@@ -533,6 +592,8 @@ class NoGradPlanner:
             wrapped = wrap_in_no_grad(self.context, part.statements, outer, lambda statement: statement.visit(dropping))
             if wrapped is None:
                 return None
+            if self.flag is not None:
+                wrapped = [self._under_flag(change) for change in wrapped]
             # `import torch`, when it is added, is added once
             changes.extend(wrapped if not changes else [change for change in wrapped if isinstance(change, ReplaceLines)])
         if region.binding is not None:  # the whole line, like the wrapped ones
@@ -541,7 +602,19 @@ class NoGradPlanner:
             text = render_at(self.context, binding.with_changes(leading_lines=()), indentation(self.context, binding_ancestors))
             changes.append(ReplaceLines(region.binding, region.binding, text))
         where = {"loop": "the loop", "runs": "each piece of code that uses it"}.get(region.kind, "the code that uses it")
-        return NoGradPlan(f"Run {where} under `torch.no_grad()` and drop `volatile=`", changes, region, self._exact(region))
+        # `set_grad_enabled(True)` turns grad back on under a caller's no_grad: exact only where nothing can be around it
+        exact = self._exact(region) and (self.flag is None or region.scope is None)
+        return NoGradPlan(f"Run {where} under {self._grad_mode()} and drop `volatile=`", changes, region, exact)
+
+    def _under_flag(self, change: Change) -> Change:
+        """The wrapping `with` of `change` made `with torch.set_grad_enabled(not flag):`."""
+        if not isinstance(change, ReplaceLines):
+            return change
+        header, newline, rest = change.text.partition(self.context.module.default_newline)
+        alias = header.strip()[len("with ") : -len(".no_grad():")]
+        indent = header[: len(header) - len(header.lstrip())]
+        mode = f"{indent}with {alias}.set_grad_enabled({_negated(self.context.code_for(self.flag))}):"
+        return dataclasses.replace(change, text=mode + newline + rest)
 
 
 class _DropVolatile(cst.CSTTransformer):
@@ -664,6 +737,15 @@ def _shown(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
             return None
         return node.right
     return None
+
+
+def _negated(flag: str) -> str:
+    """`not flag`, or `train` for `not train`."""
+    expression = cst.parse_expression(flag)
+    if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Not) and not expression.lpar:
+        return flag.strip()[len("not") :].strip()
+    simple = isinstance(expression, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    return f"not {flag}" if simple else f"not ({flag})"
 
 
 def _reaching_values(module: cst.Module, node: cst.CSTNode, name: str) -> Optional[list[cst.BaseExpression]]:

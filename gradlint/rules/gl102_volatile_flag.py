@@ -115,13 +115,21 @@ class VolatileFlag(Rule):
     its file only by calling it, each call passing a literal flag or the default. When no call
     passes a true flag, removing the argument changes nothing (safe).
 
+    A flag that is not a literal and not a parameter of its function (`volatile=self.test`,
+    `volatile=not train`) asked for no grad when true: the same region runs under
+    `with torch.set_grad_enabled(not self.test):` (the region must not bind what the flag reads,
+    nor hold a `Variable` call with another flag). When the flag is false that turns grad on,
+    which changes nothing where grad is on already, but under a caller's `torch.no_grad()` it
+    would build a graph the original did not: the fix is safe only in script code (nothing runs
+    around it), and where the code already runs under `torch.no_grad()` the flag is just removed.
+
     When no form qualifies, the finding stays, with what to do and why it was not done. Safe where
     the code already runs under `torch.no_grad()`, and for `volatile=False`: the argument is
     removed, which changes nothing.
 
     ## Known limits
-    A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of a method, or of a
+    A flag stored on `self` together with a flag that is not a literal is not followed into the
+    other methods. A flag that is a parameter of a method, or of a
     function passed around, called with a computed flag, or imported by another file, is reported
     with what to do: the no-grad code belongs at the calls that pass a true flag. Another file
     reaching the function as a module attribute (`import data; data.get_batch(...)`) is not seen.
@@ -635,7 +643,7 @@ class VolatileFlag(Rule):
             if function is not None:
                 self._report_parameter(node, argument, function)
             else:
-                self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
+                self._report_conditional(argument)
         elif not flag_alone(node):
             self.report(argument, _RAISES)
         elif self.context.without_grad():
@@ -646,6 +654,21 @@ class VolatileFlag(Rule):
             if plan is not None:
                 fix = (self.safe_fix if plan.exact else self.unsafe_fix)(plan.title, *plan.changes)
             self.report(argument, _FIXABLE if fix is not None else _UNFIXABLE.format(reason), fix)
+
+    # -- a flag that is not a literal --------------------------------------------------------------
+
+    def _report_conditional(self, argument: cst.Arg) -> None:
+        """`volatile=self.test`: the code that uses the value runs under `set_grad_enabled(not self.test)`."""
+        message = _CONDITIONAL.format(*self._conditional(argument.value))
+        without = Replace(self.context.stack[-1], call_without_argument(self.context.stack[-1], argument))
+        if self.context.without_grad():  # no_grad around it wins whatever the flag says
+            self.report(argument, message, self.safe_fix(f"Remove `{self.context.code_for(argument).strip().rstrip(',')}`", without))
+            return
+        plan, reason = NoGradPlanner(self.context, argument.value).plan(self.context.stack)
+        if plan is None:
+            self.report(argument, f"{message} (not automatic: {reason})")
+            return
+        self.report(argument, message, (self.safe_fix if plan.exact else self.unsafe_fix)(plan.title, *plan.changes))
 
     # -- a flag that is a parameter of its function ---------------------------------------------
 
