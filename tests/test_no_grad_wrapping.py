@@ -167,9 +167,11 @@ def main(model, loader):
         # A graph-free result read after the loop is fine; one that may hold a graph is not.
         ("    total = 0\n    for b in loader:\n        total += model(Variable(b, volatile=True)).data.sum()\n    print(total)\n", None),
         (
-            "    for b in loader:\n        out = model(Variable(b, volatile=True))\n    print(out)\n",
+            "    for b in loader:\n        out = model(Variable(b, volatile=True))\n    out.sum().backward()\n",
             "`out` is used after it and may hold a graph",
         ),
+        # Read after the loop by code that trains nothing: the loop and that code are wrapped together.
+        ("    for b in loader:\n        out = model(Variable(b, volatile=True))\n    print(out)\n", None),
         # Bound again before it is read: the wrapped value is not the one read.
         ("    for b in loader:\n        out = model(Variable(b, volatile=True))\n    out = model(other)\n    out.sum().backward()\n", None),
         # Read by the next iteration of an enclosing loop (which trains, so it cannot be wrapped instead).
@@ -539,3 +541,131 @@ def test_region_facts_containers_paths_containment_and_overlap():
     assert path_to(module, cst.Name("x")) is None
     assert contains([loop], loop.body.body[:1]) and not contains(loop.body.body[:1], [loop])
     assert overlap([[loop], loop.body.body[1:]]) and not overlap([[loop], [last]])
+
+
+def fix_of(source: str):
+    (finding,) = lint(source, "GL102")
+    return finding.fix
+
+
+def test_a_statement_that_builds_no_graph_is_never_wrapped_on_its_own():
+    """`if gpu: img = Variable(img, volatile=True).cuda()` computes nothing autograd records: the
+    flag is dropped there and the code after the `if` that uses the value is wrapped."""
+    source = """\
+import torch
+from torch.autograd import Variable
+
+
+def report(model, loader, gpu, log, optimizer):
+    for img, label in loader:
+        if gpu:
+            img = Variable(img, volatile=True).cuda()
+        else:
+            img = Variable(img, volatile=True)
+        out = model(img)
+        log((out.max(1)[1] == label).sum().item())
+        optimizer.step()
+"""
+    text = fixed(source)
+    assert "with torch.no_grad():\n                img" not in text
+    assert "        if gpu:\n            img = Variable(img).cuda()\n        else:\n            img = Variable(img)\n" in text
+    assert "        with torch.no_grad():\n            out = model(img)\n            log((out.max(1)[1] == label).sum().item())\n" in text
+
+
+def test_a_value_stored_on_self_is_followed_into_the_methods_that_use_it():
+    source = """\
+import torch
+from torch.autograd import Variable
+
+
+class GAN(object):
+    def __init__(self, G, gpu):
+        self.G = G
+        if gpu:
+            self.sample_z_ = Variable(torch.rand(64, 62).cuda(), volatile=True)
+        else:
+            self.sample_z_ = Variable(torch.rand(64, 62), volatile=True)
+
+    def sample(self, save, fix=True):
+        if fix:
+            samples = self.G(self.sample_z_)
+        else:
+            samples = self.G(torch.rand(64, 62))
+        save(samples.data.numpy())
+"""
+    text = fixed(source)
+    assert "self.sample_z_ = Variable(torch.rand(64, 62).cuda())\n" in text and "volatile" not in text
+    assert "    @torch.no_grad()\n    def sample(self, save, fix=True):\n" in text  # named like a sampling function
+    assert "with torch.no_grad():" not in text
+
+
+@pytest.mark.parametrize(
+    "use, reason",
+    [
+        ("    def tune(self):\n        self.G(self.z).sum().backward()\n", "for its use in `tune`, it calls `.backward()`"),
+        (
+            "    def forward(self, x):\n        return self.G(self.z) + x\n",
+            "for its use in `forward`, it is inside `forward`, the model's forward pass",
+        ),
+        ("", "nothing in its class reads `self.z`"),
+    ],
+)
+def test_a_value_stored_on_self_is_left_with_why_when_a_use_cannot_run_without_grad(use, reason):
+    source = "import torch\nfrom torch.autograd import Variable\n\n\nclass GAN(object):\n"
+    source += "    def __init__(self, G):\n        self.G = G\n        self.z = Variable(torch.rand(4, 2), volatile=True)\n\n" + use
+    if "forward" in use:
+        assert reason.split(", ", 1)[1] in _reason_text(source)
+    else:
+        assert _reason_text(source) == reason
+
+
+def _reason_text(source: str) -> str:
+    (finding,) = lint(source, "GL102")
+    assert finding.fix is None
+    return finding.message.split("(not automatic: ", 1)[1].rstrip(")")
+
+
+@pytest.mark.parametrize(
+    "body, safe",
+    [
+        # Nothing leaves it but numbers: safe.
+        ("    out = model(Variable(x, volatile=True))\n    log(out.max(1)[1].sum().item())\n", True),
+        # The text of a tensor names its grad_fn: printing it is not the same under no_grad.
+        ("    out = model(Variable(x, volatile=True))\n    print(out)\n", False),
+        ('    out = model(Variable(x, volatile=True))\n    log("%s" % out)\n', False),
+        ('    out = model(Variable(x, volatile=True))\n    log("%.3f" % out.sum().item())\n', True),
+        # Asking for the grad state, or handing a value with a graph to code not seen.
+        ("    out = model(Variable(x, volatile=True))\n    log(out.requires_grad)\n", False),
+        ("    out = model(Variable(x, volatile=True))\n    log(out)\n", False),
+        # A parameter changed in place: allowed only without grad.
+        ("    out = model(Variable(x, volatile=True))\n    model.weight.add_(out.sum().item())\n", False),
+    ],
+)
+def test_the_fix_is_safe_only_where_no_value_the_program_reads_changes(body, safe):
+    source = "import torch\nfrom torch.autograd import Variable\n\n\ndef evaluate(model, x, log):\n" + body
+    fix = fix_of(source)
+    assert fix is not None and (fix.applicability.value == "safe") is safe
+
+
+def test_a_flag_chosen_at_run_time_runs_the_code_under_set_grad_enabled():
+    method = """\
+import torch
+from torch.autograd import Variable
+
+
+class Scorer(object):
+    def score(self, model, batch):
+        out = model(Variable(batch, volatile=self.test))
+        return out.max(1)[1]
+"""
+    assert fix_of(method).applicability.value == "unsafe"  # a caller's no_grad would be undone for a false flag
+    assert "        with torch.set_grad_enabled(not self.test):\n            out = model(Variable(batch))\n" in fixed(method)
+    script = "import torch\nfrom torch.autograd import Variable\n\nx = Variable(t, volatile=not train)\ny = model(x).max(1)[1]\n"
+    assert fix_of(script).applicability.value == "safe"
+    assert "with torch.set_grad_enabled(train):\n    x = Variable(t)\n    y = model(x).max(1)[1]\n" in fixed(script)
+    already = "import torch\nfrom torch.autograd import Variable\n\nwith torch.no_grad():\n    y = model(Variable(t, volatile=flag))\n"
+    assert fix_of(already).applicability.value == "safe" and "Variable(t))" in fixed(already)
+    rebinds = (
+        "import torch\nfrom torch.autograd import Variable\n\nflag = True\nx = Variable(t, volatile=flag)\nflag = False\ny = model(x)\n"
+    )
+    assert _reason_text(rebinds).startswith("`flag` is bound more than once")

@@ -71,11 +71,21 @@ class VolatileFlag(Rule):
     ```
 
     ## Fix safety
-    Unsafe for `volatile=True`: the fix restores what the flag meant. The values computed under
+    For `volatile=True` the fix restores what the flag meant. The values computed under
     `torch.no_grad()` are bitwise the same, but they no longer require grad, have no `grad_fn`
     and keep no graph (nor the batches it holds), so code that backpropagates through them would
-    now raise. The fix runs the code that uses the value under `torch.no_grad()` and removes the
-    `volatile=` argument, leaving the `Variable(...)` call to GL101. It picks the smallest clear
+    now raise. The fix is safe where that cannot happen: nothing in the wrapped code asks for
+    `requires_grad`, `grad_fn`, `.grad` or the grad mode, modifies in place a value that may
+    require grad, shows a tensor as text (`print(out)`, `"%s" % out`: the text names the
+    `grad_fn`), or hands a value that may hold a graph to a function of another file; and only
+    values that provably have no history leave it. Otherwise it is unsafe. The fix runs the code
+    that uses the value under `torch.no_grad()` and removes the `volatile=` argument, leaving the
+    `Variable(...)` call to GL101. A statement that builds no graph (`z = Variable(torch.rand(n),
+    volatile=True)`, `if gpu: x = x.cuda()`) is never wrapped on its own: no_grad there would
+    change nothing. The flag is dropped there, and the code that uses the value after it (one
+    block further out when the value is bound in an `if`) is wrapped; for a value stored on
+    `self` (`self.sample_z_` in `__init__`), each computation of the class's methods that reads
+    it (`self.G(self.sample_z_)` in `visualize_results`) is, by the same policy. It picks the smallest clear
     form: `@torch.no_grad()` right above the `def` of an evaluation function (named like `test`,
     `evaluate`, `validate`, `predict`, `sample`, or with the call at its top level); else
     `with torch.no_grad():` around the innermost loop that holds the call; else around the
@@ -105,13 +115,21 @@ class VolatileFlag(Rule):
     its file only by calling it, each call passing a literal flag or the default. When no call
     passes a true flag, removing the argument changes nothing (safe).
 
+    A flag that is not a literal and not a parameter of its function (`volatile=self.test`,
+    `volatile=not train`) asked for no grad when true: the same region runs under
+    `with torch.set_grad_enabled(not self.test):` (the region must not bind what the flag reads,
+    nor hold a `Variable` call with another flag). When the flag is false that turns grad on,
+    which changes nothing where grad is on already, but under a caller's `torch.no_grad()` it
+    would build a graph the original did not: the fix is safe only in script code (nothing runs
+    around it), and where the code already runs under `torch.no_grad()` the flag is just removed.
+
     When no form qualifies, the finding stays, with what to do and why it was not done. Safe where
     the code already runs under `torch.no_grad()`, and for `volatile=False`: the argument is
     removed, which changes nothing.
 
     ## Known limits
-    A flag that is not a literal (`volatile=not train`) is reported with the
-    `torch.set_grad_enabled` to use, but not fixed. A flag that is a parameter of a method, or of a
+    A flag stored on `self` together with a flag that is not a literal is not followed into the
+    other methods. A flag that is a parameter of a method, or of a
     function passed around, called with a computed flag, or imported by another file, is reported
     with what to do: the no-grad code belongs at the calls that pass a true flag. Another file
     reaching the function as a module attribute (`import data; data.get_batch(...)`) is not seen.
@@ -121,8 +139,11 @@ class VolatileFlag(Rule):
     separated from training (the statement that calls `.backward()` reads the value), a name
     also holds other values, or a value computed from the volatile one is stored into an object
     from outside the run (`layer_inputs.append(out)`). Values leaving the code through objects the
-    analysis does not follow (an alias of `self`, a closure called later) are not seen. Reading
-    or assigning `x.volatile` (always False, no effect) is not reported.
+    analysis does not follow (an alias of `self`, a closure called later) are not seen. A value
+    stored on `self` is followed into the methods of its class only: another object reading it
+    (`gan.sample_z_`) is not seen. A model whose `forward` reads the grad mode computes
+    differently under no_grad, which the safe fix does not see. Reading or assigning
+    `x.volatile` (always False, no effect) is not reported.
     """
 
     code = "GL102"
@@ -319,6 +340,40 @@ class VolatileFlag(Rule):
             column=50,
             message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
             fix_title="Run the code that uses it under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # Fixed noise stored in `__init__` builds no graph there: its use in another method is wrapped.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            class GAN(object):
+                def __init__(self, G):
+                    self.G = G
+                    self.sample_z_ = Variable(torch.rand(64, 62), volatile=True)
+
+                def visualize_results(self, save):
+                    samples = self.G(self.sample_z_)
+                    save(samples.data.numpy())
+            """,
+            """
+            import torch
+            from torch.autograd import Variable
+
+            class GAN(object):
+                def __init__(self, G):
+                    self.G = G
+                    self.sample_z_ = Variable(torch.rand(64, 62))
+
+                @torch.no_grad()
+                def visualize_results(self, save):
+                    samples = self.G(self.sample_z_)
+                    save(samples.data.numpy())
+            """,
+            line=7,
+            column=55,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run the code that uses `self.sample_z_` under `torch.no_grad()` and drop `volatile=`",
         ),
         Invalid(
             """
@@ -588,15 +643,32 @@ class VolatileFlag(Rule):
             if function is not None:
                 self._report_parameter(node, argument, function)
             else:
-                self.report(argument, _CONDITIONAL.format(*self._conditional(argument.value)))
+                self._report_conditional(argument)
         elif not flag_alone(node):
             self.report(argument, _RAISES)
         elif self.context.without_grad():
             self.report(argument, _ALREADY, self.safe_fix("Remove `volatile=True`", without))
         else:
             plan, reason = NoGradPlanner(self.context).plan(self.context.stack)
-            fix = self.unsafe_fix(plan.title, *plan.changes) if plan is not None else None
+            fix = None
+            if plan is not None:
+                fix = (self.safe_fix if plan.exact else self.unsafe_fix)(plan.title, *plan.changes)
             self.report(argument, _FIXABLE if fix is not None else _UNFIXABLE.format(reason), fix)
+
+    # -- a flag that is not a literal --------------------------------------------------------------
+
+    def _report_conditional(self, argument: cst.Arg) -> None:
+        """`volatile=self.test`: the code that uses the value runs under `set_grad_enabled(not self.test)`."""
+        message = _CONDITIONAL.format(*self._conditional(argument.value))
+        without = Replace(self.context.stack[-1], call_without_argument(self.context.stack[-1], argument))
+        if self.context.without_grad():  # no_grad around it wins whatever the flag says
+            self.report(argument, message, self.safe_fix(f"Remove `{self.context.code_for(argument).strip().rstrip(',')}`", without))
+            return
+        plan, reason = NoGradPlanner(self.context, argument.value).plan(self.context.stack)
+        if plan is None:
+            self.report(argument, f"{message} (not automatic: {reason})")
+            return
+        self.report(argument, message, (self.safe_fix if plan.exact else self.unsafe_fix)(plan.title, *plan.changes))
 
     # -- a flag that is a parameter of its function ---------------------------------------------
 
@@ -610,12 +682,13 @@ class VolatileFlag(Rule):
         if not sites:  # every call passes a false flag, or already runs under no_grad
             self.report(argument, _PARAMETER_UNUSED.format(flag=flag, function=name), self.safe_fix(f"Remove `volatile={flag}`", dropped))
             return
-        changes, reason = NoGradPlanner(self.context).plan_calls(sites, name)
-        if changes is None:
+        plan, reason = NoGradPlanner(self.context).plan_calls(sites, name)
+        if plan is None:
             self.report(argument, _PARAMETER.format(flag=flag, function=name) + f" (not automatic: {reason})")
             return
         title = f"Drop `volatile={flag}` and run the calls of `{name}` that pass a true `{flag}` under `torch.no_grad()`"
-        self.report(argument, _PARAMETER_FIXABLE.format(flag=flag, function=name), self.unsafe_fix(title, dropped, *changes))
+        fix = (self.safe_fix if plan.exact else self.unsafe_fix)(title, dropped, *plan.changes)
+        self.report(argument, _PARAMETER_FIXABLE.format(flag=flag, function=name), fix)
 
     def _flag_calls(self, function: cst.FunctionDef, flag: str) -> tuple[Optional[list[CallSite]], str]:
         """The calls of `function` that pass a true `flag` with grad on; None (and why) when not every
