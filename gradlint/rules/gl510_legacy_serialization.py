@@ -43,7 +43,9 @@ class LegacySerialization(Rule):
     ## What it does
     Flags serialisation that the `weights_only=True` default of `torch.load` (torch 2.6) breaks:
     a `torch.load(...)` without `weights_only=` whose result is evidently a whole module (the code
-    calls `.eval()`, `.parameters()`, `.state_dict()`, `.forward()`... on it, or calls it);
+    calls `.eval()`, `.parameters()`, `.state_dict()`, `.forward()`... on it, or calls it), or a
+    checkpoint holding one (the same use of `checkpoint["model"]`, directly or through a name bound
+    to it);
     `torch.save(model, path)` of an evident module; and `torch.save(model.state_dict, path)`,
     the method saved instead of its result.
 
@@ -87,7 +89,9 @@ class LegacySerialization(Rule):
     before (measured), and which other objects a checkpoint holds (an `argparse.Namespace`, a
     NumPy scalar: both now raise) cannot be seen in the code. Loads with `pickle_module=` keep
     the old default and are not reported. The module evidence is the name bound to the load in
-    the same function (or `self.<name>` in the same class), used as a module there.
+    the same function (or `self.<name>` in the same class), or an entry of it read with a
+    written-out key, used as a module there. Other pickled objects in a checkpoint (an
+    `argparse.Namespace` read as `checkpoint["settings"].d_model`) are not recognised.
     `torch.save` of a whole module is not reported in a file that loads with
     `weights_only=False` somewhere: such a file saves whole objects on purpose (torch's own
     distributed tests and `GraphModule.to_folder` do).
@@ -146,6 +150,17 @@ class LegacySerialization(Rule):
         model = Net()
         model.load_state_dict(state)
         model.eval()
+        """,
+        # entries of a checkpoint of state dicts, read by a computed key or rebound
+        """
+        import torch
+        checkpoint = torch.load(path)
+        model.load_state_dict(checkpoint["model"])
+        part = checkpoint[name]
+        part.eval()
+        net = checkpoint["net"]
+        net = build(net)
+        net.eval()
         """,
         # the classes listed in `safe_globals` load under the weights-only default
         """
@@ -211,6 +226,33 @@ class LegacySerialization(Rule):
             predictor = torch.load(path, weights_only=False).to(device).eval()
             """,
             message="(it is used as a module: `.eval(...)`)",
+        ),
+        Invalid(
+            """
+            import torch
+            checkpoint = torch.load(path)
+            model = checkpoint["model"]
+            model.eval()
+            """,
+            """
+            import torch
+            checkpoint = torch.load(path, weights_only=False)
+            model = checkpoint["model"]
+            model.eval()
+            """,
+            message="(it is used as a module: `model.eval(...)`), which the `weights_only=True` default refuses",
+        ),
+        Invalid(
+            """
+            import torch
+            package = torch.load(path, map_location="cpu")
+            scores = package["net"](inputs)
+            """,
+            """
+            import torch
+            package = torch.load(path, map_location="cpu", weights_only=False)
+            scores = package["net"](inputs)
+            """,
         ),
         Invalid(
             """
@@ -297,7 +339,8 @@ class LegacySerialization(Rule):
         if isinstance(target, cst.Name):
             if len(self.context.scopes.values_of(target.value, scope)) != 1:
                 return None  # rebound: the uses may see another value
-            use = _first_object_use(scope, lambda expression: isinstance(expression, cst.Name) and expression.value == target.value)
+            name = target.value
+            use = _first_object_use(scope, lambda expression: _is_name(expression, name) or self._is_entry_of(expression, name, scope))
             return self._shown(use)
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
             owner = self.context.enclosing_class()
@@ -315,6 +358,13 @@ class LegacySerialization(Rule):
             )
             return self._shown(use)
         return None
+
+    def _is_entry_of(self, expression: cst.BaseExpression, loaded: str, scope: cst.CSTNode) -> bool:
+        """`loaded["model"]`, or a name bound once to it: an entry of a loaded checkpoint."""
+        if isinstance(expression, cst.Name):
+            values = self.context.scopes.values_of(expression.value, scope)
+            return len(values) == 1 and _is_string_entry(values[0], loaded)
+        return _is_string_entry(expression, loaded)
 
     def _shown(self, use: Optional[cst.BaseExpression]) -> Optional[str]:
         if use is None:
@@ -379,6 +429,18 @@ def _calls_within(scope: cst.CSTNode) -> Iterator[cst.Call]:
         if isinstance(node, cst.Call):
             yield node
         pending.extend(reversed(iter_children(node)))
+
+
+def _is_name(expression: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expression, cst.Name) and expression.value == name
+
+
+def _is_string_entry(expression: cst.BaseExpression, container: str) -> bool:
+    """`container["key"]`: one entry of a dict, by a written-out key."""
+    if not (isinstance(expression, cst.Subscript) and _is_name(expression.value, container) and len(expression.slice) == 1):
+        return False
+    index = expression.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)
 
 
 def _first_object_use(scope: cst.CSTNode, is_target) -> Optional[cst.BaseExpression]:

@@ -39,6 +39,31 @@ REMOVED_MODULES: dict[str, Removed] = {
     "torch.utils.serialization.load_lua": Removed("a converter for Lua Torch `.t7` files (the `torchfile` package reads them)", "1.0"),
 }
 
+# Attributes every `nn.Module` had in 0.3: `m._backend` was the THNN backend, whose autograd
+# Functions (`m._backend.Embedding.apply(...)`) the modules called.
+REMOVED_MODULE_ATTRIBUTES: dict[str, Removed] = {
+    "_backend": Removed("the functions of `torch.nn.functional` (`m._backend.Embedding.apply(...)` is `F.embedding(...)`)", "1.3"),
+}
+
+
+@dataclass(frozen=True)
+class BackendFunction:
+    """A 0.3 backend Function (`m._backend.<name>.apply(...)`) and its `torch.nn.functional` twin,
+    taking the same arguments in the same order; `padding_position` is the argument where the
+    backend read -1 as "no padding" (THNN compared each index with it, and indices are never
+    negative), which the functional twin reads as the last row."""
+
+    functional: str
+    arguments: int  # how many it takes, the last ones with defaults from `optional` on
+    optional: int
+    padding_position: Optional[int] = None
+
+
+BACKEND_FUNCTIONS: dict[str, BackendFunction] = {
+    # Embedding.apply(indices, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse=False)
+    "Embedding": BackendFunction("torch.nn.functional.embedding", arguments=7, optional=6, padding_position=2),
+}
+
 
 # `torch._six` (removed in 2.0) under Python 3, as torch 1.x defined each name: the statement that
 # binds `{local}` to the very same object, or None where no one-line equivalent exists.

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Optional, Sequence
 
 import libcst as cst
@@ -7,10 +8,13 @@ import libcst as cst
 from gradlint.analysis.autograd_functions import AUTOGRAD_FUNCTION
 from gradlint.analysis.imports import import_anchor, module_level_alias
 from gradlint.analysis.torch_api.removed import (
+    BACKEND_FUNCTIONS,
     REMOVED_FFT_FUNCTIONS,
     REMOVED_FUNCTIONS,
+    REMOVED_MODULE_ATTRIBUTES,
     REMOVED_MODULES,
     SIX_BINDINGS,
+    BackendFunction,
     SIX_BUILTIN_VALUES,
     SIX_MATH_VALUES,
     SIX_MODULE,
@@ -21,6 +25,7 @@ from gradlint.analysis.syntax import dotted_name, keyword_arg, method_call_on, p
 from gradlint.analysis.version_fallbacks import in_compatibility_layer
 from gradlint.fix.builders import enclosing_line, indentation, remove_line, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace, ReplaceLines
+from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 from gradlint.rules.gl502_removed_api.byte_masks import is_byte_mask, is_byte_tensor
 
@@ -32,6 +37,10 @@ _MASKED_FUNCTIONS = frozenset({"torch.masked_fill", "torch.masked_select", "torc
 _STFT_RETURN_COMPLEX_POSITION = 9
 _STATIC_DECORATORS = frozenset({"staticmethod"})
 _FFT_MODULE = "torch.fft"
+_FUNCTIONAL = "torch.nn.functional"
+_BACKEND = "_backend"
+# A class of the file giving its objects a `_backend` of their own: `x._backend.Y` may be that.
+_OWN_BACKEND = re.compile(r"\._backend\s*(=[^=]|:)")
 
 
 _RETAIN = "`retain_variables=` was renamed `retain_graph=` (removed in torch 0.4)"
@@ -55,8 +64,9 @@ class RemovedApi(Rule):
     linear algebra functions `torch.gesv` / `potrf` / `potrs` / `gels` / `trtrs` / `btrifact` /
     `btrisolve`, `torch.fft` / `ifft` / `rfft` / `irfft` called as functions, the `torch.legacy`,
     `torch.utils.trainer` and `torch.utils.ffi` packages and `torch.utils.serialization.load_lua`,
-    `stft` without `return_complex=`, and uint8 (byte) masks given to `masked_fill` /
-    `masked_select` / `masked_scatter` or used as an index.
+    `stft` without `return_complex=`, uint8 (byte) masks given to `masked_fill` /
+    `masked_select` / `masked_scatter` or used as an index, and the THNN backend of 0.3 modules
+    (`embed._backend.Embedding.apply(...)`).
 
     ## Why is this bad?
     Measured in torch 2.13: `retain_variables=` and `TensorDataset(data_tensor=...)` raise
@@ -66,6 +76,9 @@ class RemovedApi(Rule):
     real signal without `return_complex=` raises `RuntimeError`; a uint8 mask makes
     `masked_fill` / `masked_select` / `masked_scatter` and `x[mask] = v` raise `RuntimeError`, and
     `x[mask]` warns. `ctx.saved_variables` still works but warns that it is deprecated.
+    `m._backend` raises `AttributeError` (removed in torch 1.3): the awd-lstm-lm
+    `embedded_dropout`, copied into many language models, calls
+    `embed._backend.Embedding.apply(words, weight, padding_idx, ...)`.
 
     ## Example
     ```python
@@ -98,7 +111,14 @@ class RemovedApi(Rule):
     uint8 index as the mask of its non-zero entries, which is what the bool mask selects.
     `stft` becomes `torch.view_as_real(stft(..., return_complex=True))`, bitwise the old layout for
     a real signal; the fix is unsafe because a complex signal does not raise today and would
-    change layout. The removed linear algebra, FFT and packages have no exact replacement (argument
+    change layout. `m._backend.Embedding.apply(indices, weight, padding_idx, max_norm, norm_type,
+    scale_grad_by_freq, sparse)` becomes `F.embedding(...)` with the same arguments, safe: the
+    backend read a padding index of -1 as "no padding" (the 0.3 `nn.Embedding` passed -1 for None,
+    and THNN compared each index with it), which `F.embedding` reads as the last row, whose
+    gradient it would then zero. So -1 becomes None, and the 0.3 idiom `p = m.padding_idx;
+    if p is None: p = -1` right before the call becomes `m.padding_idx`; the outputs and gradients
+    are bitwise those of the 0.3 lookup. Any other padding argument, and the other backend
+    functions, are reported without a fix. The removed linear algebra, FFT and packages have no exact replacement (argument
     order, defaults, normalisation or return types differ): the message names what to use.
 
     ## Known limits
@@ -110,12 +130,14 @@ class RemovedApi(Rule):
     removed tensor methods (`x.rfft(1)`, `b.gesv(A)`) are not reported. Code under `try:` or under
     an `if` that tests the torch version or `hasattr` is a compatibility layer and is not reported.
     Names of `torch._six` without a standard-library equivalent (`with_metaclass`, `raise_from`,
-    ...) are reported without a fix.
+    ...) are reported without a fix. `x._backend` is reported only as the receiver of an attribute
+    (`x._backend.Embedding`), not on an imported module (`torch.distributed._backend`), and not in
+    a file that assigns a `_backend` attribute of its own.
     """
 
     code = "GL502"
     name = "removed-api"
-    summary = "`retain_variables=`, `saved_variables`, `torch._six`, `torch.gesv`, uint8 masks and other removed APIs"
+    summary = "`retain_variables=`, `saved_variables`, `torch._six`, `torch.gesv`, uint8 masks, `m._backend` and other removed APIs"
     severity = Severity.ERROR
     migration = "api"
     fix_availability = Availability.SOMETIMES
@@ -136,9 +158,23 @@ class RemovedApi(Rule):
         "byte",
         "uint8",
         "ByteTensor",
+        _BACKEND,
     )
 
     VALID = (
+        """
+        import torch.distributed as dist
+        half = dist._backend == dist.dist_backend.GLOO
+        name = self._backend
+        """,
+        """
+        class Lookup:
+            def __init__(self, backend):
+                self._backend = backend
+
+            def find(self, words):
+                return self._backend.Embedding.apply(words)
+        """,
         """
         import torch
         loss.backward(retain_graph=True)
@@ -212,6 +248,51 @@ class RemovedApi(Rule):
         """,
     )
     INVALID = (
+        Invalid(
+            """
+            import torch
+
+            def embedded_dropout(embed, words, weight):
+                padding_idx = embed.padding_idx
+                if padding_idx is None:
+                    padding_idx = -1
+                return embed._backend.Embedding.apply(words, weight,
+                    padding_idx, embed.max_norm, embed.norm_type,
+                    embed.scale_grad_by_freq, embed.sparse
+                )
+            """,
+            """
+            import torch
+
+            def embedded_dropout(embed, words, weight):
+                padding_idx = embed.padding_idx
+                if padding_idx is None:
+                    padding_idx = -1
+                return torch.nn.functional.embedding(words, weight, embed.padding_idx, embed.max_norm, embed.norm_type, embed.scale_grad_by_freq, embed.sparse)
+            """,
+            line=7,
+            column=12,
+            message="`embed._backend` no longer exists (removed in torch 1.3): use the functions of `torch.nn.functional`",
+            fix_title="Replace with `torch.nn.functional.embedding(words, weight, embed.padding_idx, ...`",
+        ),
+        Invalid(
+            """
+            import torch.nn.functional as F
+            out = self._backend.Embedding.apply(words, self.weight, -1, None, 2, False)
+            """,
+            """
+            import torch.nn.functional as F
+            out = F.embedding(words, self.weight, None, None, 2, False)
+            """,
+        ),
+        # a padding the backend got from elsewhere: -1 or an index, not known which
+        Invalid(
+            """
+            out = embed._backend.Embedding.apply(words, weight, padding, None, 2, False, False)
+            grad = self._backend.SpatialFullConvolution_updateOutput
+            """,
+            fixed=None,
+        ),
         Invalid(
             """
             import torch
@@ -499,6 +580,9 @@ class RemovedApi(Rule):
         if node.attr.value == "saved_variables":
             self._saved_variables(node)
             return
+        if node.attr.value == _BACKEND:
+            self._module_backend(node)
+            return
         qualified = self.context.imports.qualified_name(node)
         if qualified is None or not _may_be_removed(qualified):
             return
@@ -512,6 +596,74 @@ class RemovedApi(Rule):
             self.report(node, _GONE.format(name=qualified, version=removed.version, replacement=removed.replacement))
         elif qualified.startswith(SIX_MODULE + ".") and self.context.imports.qualified_name(node.value) == SIX_MODULE:
             self._six_attribute(node, node.attr.value)
+
+    def _module_backend(self, node: cst.Attribute) -> None:
+        """`m._backend.X`: the THNN backend of a 0.3 module (`torch.distributed._backend`, an
+        imported module's, is another thing)."""
+        used = self.context.parent()
+        if type(used) is not cst.Attribute or used.value is not node or self.context.imports.qualified_name(node.value) is not None:
+            return
+        if _OWN_BACKEND.search(self.context.text):
+            return
+        removed = REMOVED_MODULE_ATTRIBUTES[_BACKEND]
+        message = _GONE.format(name=self.context.code_for(node), version=removed.version, replacement=removed.replacement)
+        function, apply, call = BACKEND_FUNCTIONS.get(used.attr.value), self.context.parent(2), self.context.parent(3)
+        fix = None
+        if (
+            function is not None
+            and type(apply) is cst.Attribute
+            and apply.attr.value == "apply"
+            and type(call) is cst.Call
+            and call.func is apply
+        ):
+            fix = self._functional_fix(call, node.value, function)
+        self.report(node, message, fix)
+
+    def _functional_fix(self, call: cst.Call, module: cst.BaseExpression, function: BackendFunction) -> Optional[FixPlan]:
+        """`F.embedding(...)` with the backend's arguments, its "no padding" -1 turned into None."""
+        args = call.args
+        if any(arg.keyword is not None or arg.star for arg in args) or not function.optional <= len(args) <= function.arguments:
+            return None
+        values = [self.context.code_for(arg.value) for arg in args]
+        if function.padding_position is not None:
+            padding = self._padding_index(call, module, args[function.padding_position].value)
+            if padding is None:
+                return None
+            values[function.padding_position] = padding
+        found = self._functional_name(function.functional)
+        if found is None:
+            return None
+        name, changes = found
+        replacement = f"{name}({', '.join(values)})"
+        return self.safe_fix(f"Replace with `{snippet(replacement, 60)}`", *changes, Replace(call, replacement))
+
+    def _functional_name(self, qualified: str) -> Optional[tuple[str, list[Change]]]:
+        attribute = qualified.rsplit(".", 1)[1]
+        alias = module_level_alias(self.context.module, self.context.imports, _FUNCTIONAL)
+        if alias is not None:
+            return f"{alias}.{attribute}", []
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        torch_name, changes = found
+        return f"{torch_name}{qualified[len('torch') :]}", changes
+
+    def _padding_index(self, call: cst.Call, module: cst.BaseExpression, padding: cst.BaseExpression) -> Optional[str]:
+        """What `F.embedding` needs for the padding the backend was given: None for "no padding"
+        (-1), an index as it is, and `m.padding_idx` for the 0.3 idiom that replaced its None with -1
+        (`p = m.padding_idx`, then `if p is None: p = -1`, right before the call)."""
+        literal = _integer(padding)
+        if literal is not None:
+            return "None" if literal < 0 else self.context.code_for(padding)
+        if type(padding) is not cst.Name:
+            return None
+        positions = self.context.nodes.positions_in_body(call)
+        earlier = list(positions[0].earlier[:2]) if positions else []
+        if len(earlier) != 2 or not _replaces_none_with(earlier[0], padding.value, -1):
+            return None
+        source = f"{self.context.code_for(module)}.padding_idx"
+        assigned = _assigned_value(earlier[1], padding.value)
+        return source if assigned is not None and self.context.code_for(assigned) == source else None
 
     def _saved_variables(self, node: cst.Attribute) -> None:
         receiver = node.value
@@ -648,6 +800,43 @@ def _is_static(function: cst.FunctionDef) -> bool:
 
 def _is_comparison(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Comparison)
+
+
+def _integer(node: cst.BaseExpression) -> Optional[int]:
+    """The value of an integer literal, `-1` included."""
+    if type(node) is cst.Integer:
+        return int(node.value, 0)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(node.expression) is cst.Integer:
+        return -int(node.expression.value, 0)
+    return None
+
+
+def _assigned_value(statement: cst.CSTNode, name: str) -> Optional[cst.BaseExpression]:
+    """`value` of the line `name = value`."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    return assign.value if type(target) is cst.Name and target.value == name else None
+
+
+def _replaces_none_with(statement: cst.CSTNode, name: str, value: int) -> bool:
+    """`if name is None: name = value`, without `else`."""
+    if type(statement) is not cst.If or statement.orelse is not None:
+        return False
+    test = statement.test
+    if not (type(test) is cst.Comparison and len(test.comparisons) == 1 and type(test.comparisons[0].operator) is cst.Is):
+        return False
+    if not (type(test.left) is cst.Name and test.left.value == name and type(test.comparisons[0].comparator) is cst.Name):
+        return False
+    if test.comparisons[0].comparator.value != "None":
+        return False
+    suite = statement.body
+    lines = suite.body if type(suite) is cst.IndentedBlock else [cst.SimpleStatementLine(body=suite.body)]
+    assigned = _assigned_value(lines[0], name) if len(lines) == 1 else None
+    return assigned is not None and _integer(assigned) == value
 
 
 def _keyword_code(rule: Rule, arg: cst.Arg) -> str:
