@@ -31,7 +31,7 @@ def test_the_after_block_is_what_the_migration_writes(run_cli, tmp_path):
 
 
 def test_the_summary_shown_is_what_the_safe_migration_prints(run_cli, tmp_path):
-    before = python_blocks(HEADING)[0]
+    before = python_blocks("## Fixing")[0]
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     shown = re.search(r"^```\n(Fixed \d+ errors?, .*?)^```$", text, flags=re.MULTILINE | re.DOTALL).group(1)
     (tmp_path / "train.py").write_text(before, encoding="utf-8")
