@@ -9,7 +9,7 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.grad_mode import runs_without_grad
 from gradlint.analysis.history import ENDS_HISTORY, KEEPS_HISTORY
-from gradlint.analysis.scalars import ScalarRead, indexes_zero
+from gradlint.analysis.scalars import ScalarRead, indexes_zero, is_row_of_number_read
 from gradlint.analysis.scopes import enclosing_scope
 from gradlint.analysis.tensors import root_name
 from gradlint.analysis.tree import iter_children
@@ -135,6 +135,8 @@ def _claimed_by_scalar_read(context: FileContext, stack: Sequence[cst.CSTNode]) 
     for depth in range(len(stack) - 2, max(len(stack) - 7, -1), -1):
         ancestor = stack[depth]
         if isinstance(ancestor, cst.Subscript):
+            if depth > 0 and is_row_of_number_read(ancestor, stack[depth - 1]):
+                depth -= 1  # `x.data[0][0]`: the outer subscript is the read
             read = scalar_read(context, stack[: depth + 1])
             return read is not None and read.data is node
         if not isinstance(ancestor, (cst.Attribute, cst.Call)):
