@@ -373,6 +373,24 @@ class ScalarEvidence:
             return self.one_element_kind(func.value, scope, depth + 1)
         return None
 
+    def is_one_number_read(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`x[0]`, `x[0, 0]` or `x[0][0]` of a sampled action or a tensor of one literal element (a
+        new 0-dim tensor object on each read, where 0.3 gave a Python number), or a name bound to
+        one and nothing else in the scope."""
+        if isinstance(node, cst.Name) and scope is not None:
+            bindings = self.scopes.of(scope)
+            name = node.value
+            values = bindings.assigned(name)
+            if len(values) != 1 or name in bindings.unpacked or name in bindings.loop_sources or name in bindings.opaque:
+                return False
+            node = values[0]
+        if not isinstance(node, cst.Subscript) or not _indexes_zeros(node):
+            return False
+        value = node.value
+        if isinstance(value, cst.Subscript) and _indexes_zeros(value):
+            value = value.value  # x[0][0]
+        return self.one_element_kind(value, scope) in ("sample", "one")
+
     def _is_dim_reduction(self, node: cst.BaseExpression) -> bool:
         """`out.max(1)`, `torch.max(out, 1)`, `out.topk(1)`: (values, indices) over a dim."""
         if not isinstance(node, cst.Call):
@@ -692,6 +710,11 @@ def indexes_zero(subscript: cst.Subscript) -> bool:
     if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
         return False
     return is_integer_literal(subscript.slice[0].slice.value, 0)
+
+
+def _indexes_zeros(subscript: cst.Subscript) -> bool:
+    """`x[0]`, `x[0, 0]`: every index the literal 0."""
+    return all(isinstance(element.slice, cst.Index) and is_integer_literal(element.slice.value, 0) for element in subscript.slice)
 
 
 def _is_data(node: cst.BaseExpression) -> bool:
