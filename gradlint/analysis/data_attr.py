@@ -291,3 +291,16 @@ def _consumes_a_dim(context: FileContext, element: cst.SubscriptElement) -> bool
     if isinstance(value, (cst.Ellipsis, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) or is_none_literal(value):
         return False
     return not context.is_tensor(value)
+
+
+# In-place changes of shape or storage: on `x.data` (a fresh tensor object since PyTorch 0.4) they
+# leave `x` as it was, where in 0.3 `.data` was `x`'s own tensor and they changed `x`.
+_RESHAPES_IN_PLACE = torch_api.methods("reshapes")
+
+
+def reshapes_a_temporary(stack: Sequence[cst.CSTNode]) -> bool:
+    """The `x.data` at the end of `stack` is reshaped in place (`x.data.t_()`, `.unsqueeze_(0)`,
+    `.set_(src)`): the change reaches a temporary, not `x`."""
+    if len(stack) < 3 or type(stack[-2]) is not cst.Attribute or stack[-2].value is not stack[-1]:
+        return False
+    return stack[-2].attr.value in _RESHAPES_IN_PLACE and type(stack[-3]) is cst.Call and stack[-3].func is stack[-2]

@@ -7,6 +7,7 @@ from gradlint.analysis.data_attr import (
     is_plain_data_read,
     is_tensor_data,
     may_index_a_number,
+    reshapes_a_temporary,
     resizes_a_temporary,
     under_no_grad,
 )
@@ -22,6 +23,10 @@ _MESSAGE = (
 _INDEX_MESSAGE = (
     "`.data` read with an index: if `{receiver}` holds one number (0-dim since PyTorch 0.4, a loss) the index "
     "raises IndexError, and `.detach()` would too; read `{receiver}.item()` then, else index `{receiver}.detach()`"
+)
+_RESHAPE_MESSAGE = (
+    "`.data.{method}(...)` changes a temporary since PyTorch 0.4, not `{receiver}`, which keeps its shape (in 0.3 "
+    "`.data` was its own tensor); `.detach()` would be the same no-op"
 )
 _RESIZE_MESSAGE = (
     "`{text}` resizes a temporary, not `{tensor}`: in torch 2.x `{tensor}` keeps its old size and "
@@ -96,6 +101,11 @@ class DataRead(Rule):
     only the reader knows which. With a literal shape of enough dims, or one int into a layer's
     `.weight` or `.bias` (0.3 had no 0-dim tensors), the fix is offered; the number reads of
     evident one-number values are GL103's.
+
+    Nor for an in-place change of shape or storage through `.data` (`x.data.t_()`,
+    `.unsqueeze_(0)`, `.squeeze_()`, `.set_(src)`) whose result is kept or which is not a resize:
+    in torch 0.3 it changed `x`, today it changes a temporary and `x` keeps its shape, and
+    `x.detach().t_()` is the same no-op.
 
     ## Known limits
     Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
@@ -393,9 +403,10 @@ class DataRead(Rule):
             message="`label.detach().resize_(...)` resizes a temporary, not `label`",
             fix_title="Resize `label` itself under `torch.no_grad()`",
         ),
-        Invalid(  # a kept result is a plain read: the code uses the resized temporary
-            "y = m.weight.data.resize_(5)\n",
-            "y = m.weight.detach().resize_(5)\n",
+        Invalid(  # a kept result: 0.3 resized `m.weight` too, today only the temporary; no rewrite keeps both
+            "y = m.weight.data.resize_(5)\nfeature.data.t_()\n",
+            "y = m.weight.data.resize_(5)\nfeature.data.t_()\n",
+            message="`.data.resize_(...)` changes a temporary since PyTorch 0.4, not `m.weight`",
         ),
         Invalid(  # outputs unpacked from a model call, and a tensor kept in a dict
             """
@@ -457,6 +468,12 @@ class DataRead(Rule):
         receiver = node.value
         if resizes_a_temporary(self.context.stack):
             self._report_resize(node, receiver)
+            return
+        if reshapes_a_temporary(self.context.stack):
+            # `x.detach().t_()` is the same no-op: the 0.3 meaning, reshaping `x`, is no rewrite of a read.
+            name = self.context.code_for(receiver)
+            method = self.context.stack[-2].attr.value
+            self.report(node, _RESHAPE_MESSAGE.format(receiver=name if len(name) < 30 else "x", method=method))
             return
         if may_index_a_number(self.context, self.context.stack):
             # `.detach()[0]` raises where `.data[0]` does: a fix would only hide the finding.
