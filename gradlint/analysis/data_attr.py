@@ -9,9 +9,11 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.grad_mode import runs_without_grad
 from gradlint.analysis.history import ENDS_HISTORY, KEEPS_HISTORY
-from gradlint.analysis.scalars import ScalarRead, indexes_zero
+from gradlint.analysis.scalars import ScalarRead, indexes_zero, is_row_of_number_read
 from gradlint.analysis.scopes import enclosing_scope
+from gradlint.analysis.syntax import is_none_literal
 from gradlint.analysis.tensors import root_name
+from gradlint.analysis.values import Kind
 from gradlint.analysis.tree import iter_children
 
 if TYPE_CHECKING:
@@ -135,6 +137,8 @@ def _claimed_by_scalar_read(context: FileContext, stack: Sequence[cst.CSTNode]) 
     for depth in range(len(stack) - 2, max(len(stack) - 7, -1), -1):
         ancestor = stack[depth]
         if isinstance(ancestor, cst.Subscript):
+            if depth > 0 and is_row_of_number_read(ancestor, stack[depth - 1]):
+                depth -= 1  # `x.data[0][0]`: the outer subscript is the read
             read = scalar_read(context, stack[: depth + 1])
             return read is not None and read.data is node
         if not isinstance(ancestor, (cst.Attribute, cst.Call)):
@@ -244,3 +248,59 @@ def resizes_a_temporary(stack: Sequence[cst.CSTNode]) -> bool:
     ):
         index -= 2  # a method chained on the result: `.copy_(src)`, `.fill_(v)`
     return index >= 1 and type(stack[index - 1]) is cst.Expr and stack[index - 1].value is stack[index]
+
+
+# Methods a number read goes through between `.data` and its index: `x.data.cpu().numpy()[0]`.
+_READ_THROUGH = _CONVERSIONS | {"numpy"}
+
+
+def may_index_a_number(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
+    """The `x.data` at the end of `stack` is indexed (`x.data[0]`, `x.data.cpu().numpy()[i]`) with
+    more dims than the value model knows `x` has: `x` may be 0-dim (a loss, since PyTorch 0.4),
+    where the index raises IndexError as it would through `x.detach()`, the number meant being
+    `x.item()`."""
+    index = len(stack) - 1
+    while index >= 2 and type(stack[index - 1]) is cst.Attribute and stack[index - 1].value is stack[index]:
+        call = stack[index - 2]
+        if stack[index - 1].attr.value not in _READ_THROUGH or type(call) is not cst.Call or call.func is not stack[index - 1] or call.args:
+            return False
+        index -= 2
+    subscript = stack[index - 1] if index >= 1 else None
+    if type(subscript) is not cst.Subscript or subscript.value is not stack[index]:
+        return False
+    consumed = [element for element in subscript.slice if _consumes_a_dim(context, element)]
+    if len(consumed) < len(subscript.slice) or any(isinstance(element.slice, cst.Slice) for element in consumed):
+        return False  # `None`, `...`, a tensor index or a slice: a row or a column, not a number read
+    return _known_dims(context, data_receiver(stack[-1])) < len(consumed)
+
+
+def _known_dims(context: FileContext, tensor: cst.BaseExpression) -> int:
+    """How many dims `tensor` is known to have at least: its literal shape's, or one for a layer's
+    `.weight` / `.bias` (torch 0.3, whose code this reads, had no 0-dim tensors to make one of)."""
+    shape = context.shape_of(tensor)
+    if shape is not None:
+        return len(shape)
+    return 1 if context.value(tensor).kind is Kind.PARAMETER else 0
+
+
+def _consumes_a_dim(context: FileContext, element: cst.SubscriptElement) -> bool:
+    """An int or a slice; not `None`, `...`, a string or a tensor (a mask, an index tensor)."""
+    if isinstance(element.slice, cst.Slice):
+        return True
+    value = element.slice.value
+    if isinstance(value, (cst.Ellipsis, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) or is_none_literal(value):
+        return False
+    return not context.is_tensor(value)
+
+
+# In-place changes of shape or storage: on `x.data` (a fresh tensor object since PyTorch 0.4) they
+# leave `x` as it was, where in 0.3 `.data` was `x`'s own tensor and they changed `x`.
+_RESHAPES_IN_PLACE = torch_api.methods("reshapes")
+
+
+def reshapes_a_temporary(stack: Sequence[cst.CSTNode]) -> bool:
+    """The `x.data` at the end of `stack` is reshaped in place (`x.data.t_()`, `.unsqueeze_(0)`,
+    `.set_(src)`): the change reaches a temporary, not `x`."""
+    if len(stack) < 3 or type(stack[-2]) is not cst.Attribute or stack[-2].value is not stack[-1]:
+        return False
+    return stack[-2].attr.value in _RESHAPES_IN_PLACE and type(stack[-3]) is cst.Call and stack[-3].func is stack[-2]

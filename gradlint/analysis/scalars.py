@@ -23,6 +23,7 @@ from gradlint.analysis.roles import CRITERION, LOSS_VALUE
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope, entry_key
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.analysis.shapes import static_shape
 from gradlint.analysis.summaries import FunctionSummaries
 from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal, is_none_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name, shadows, tuple_member
@@ -82,11 +83,21 @@ class ScalarRead:
     kind: Kind
     use: Optional[str]  # how the number is used, when the code says so
     accumulator: Optional[Accumulator] = None
+    # `x.data[0][0]`: the number of the first row, read with a second `[0]`.
+    row: bool = False
+
+    @property
+    def number_of(self) -> cst.BaseExpression:
+        """What `.item()` reads: `x`, or its first row `x[0]` for `x.data[0][0]` of a tensor with dimensions."""
+        if self.row and self.kind is Kind.ONE_ELEMENT:
+            return cst.Subscript(self.value, [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
+        return self.value
 
     @property
     def exact(self) -> bool:
         """`.item()` gives exactly what the read gives where the read still works under torch 2.x."""
-        return self.kind is Kind.ZERO_DIM or self.use in EXACT_USES
+        # `x[0].item()` for `x.data[0][0]` raises on a row of several numbers, where the read did not.
+        return self.kind is Kind.ZERO_DIM or (self.use in EXACT_USES and not self.row)
 
 
 def legacy_number_read(subscript: cst.Subscript) -> Optional[tuple[cst.BaseExpression, cst.Attribute]]:
@@ -108,6 +119,20 @@ def legacy_number_read(subscript: cst.Subscript) -> Optional[tuple[cst.BaseExpre
             return receiver.func.value, inner  # x.cpu().data.numpy()[0]
         return receiver, inner  # x.data.numpy()[0]
     return None
+
+
+def first_row_number_read(subscript: cst.Subscript) -> Optional[tuple[cst.BaseExpression, cst.Attribute]]:
+    """(x, the `.data` node) for `x.data[0][0]`: the number of the first row of a `(1, 1)` or `(N, 1)`
+    tensor in torch 0.1-0.3 (whose reductions over a dim kept it), an index into a 0-dim tensor today."""
+    inner = subscript.value
+    if not indexes_zero(subscript) or not isinstance(inner, cst.Subscript) or not indexes_zero(inner) or not _is_data(inner.value):
+        return None
+    return inner.value.value, inner.value
+
+
+def is_row_of_number_read(subscript: cst.Subscript, parent: Optional[cst.CSTNode]) -> bool:
+    """`x.data[0]` read again with `[0]`: the outer read is the number read, not this one."""
+    return isinstance(parent, cst.Subscript) and parent.value is subscript and first_row_number_read(parent) is not None
 
 
 def number_use(stack: Sequence[cst.CSTNode]) -> Optional[str]:
@@ -215,6 +240,8 @@ class ScalarEvidence:
         func = call.func
         if self._returns_scalar(call, scope, depth):
             return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            return self._is_loss_callee(func.value, scope)  # `criterion.forward(out, y)`: the call spelt out
         if isinstance(func, cst.Name):
             named = bool(CRITERION.match(func.value)) and not self.tensors.returns_number(call, scope)
             return named or self._is_reducing_loss_module(func.value, scope) or self._lambda_is_scalar(func.value, scope, depth)
@@ -230,6 +257,20 @@ class ScalarEvidence:
         if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
             return self.is_scalar(func.value, scope, depth + 1)
         return False
+
+    def _is_loss_callee(self, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`criterion` or `loss` in `criterion.forward(out, y)`: a loss module that reduces, by its
+        bindings, or by its name when nothing in the scope binds it (a parameter). A tensor has no
+        `.forward`, so a receiver named like a loss value (`loss.forward(fx, y)`) is the module."""
+        if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
+            return bool(CRITERION.match(receiver.attr.value) or LOSS_VALUE.match(receiver.attr.value))
+        if not isinstance(receiver, cst.Name) or self.imports.is_imported(receiver.value):
+            return False
+        name = receiver.value
+        if self._is_reducing_loss_module(name, scope):
+            return True
+        bound = self.scopes.values_of(name, scope) or (self.module is not None and self.scopes.values_of(name, self.module))
+        return not bound and bool(CRITERION.match(name) or LOSS_VALUE.match(name))
 
     def _is_reducing_loss_module(self, name: str, scope: Optional[Scope]) -> bool:
         """`distance` bound (here or at module level) to `nn.L1Loss()`: its result is one number
@@ -331,6 +372,24 @@ class ScalarEvidence:
         if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
             return self.one_element_kind(func.value, scope, depth + 1)
         return None
+
+    def is_one_number_read(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`x[0]`, `x[0, 0]` or `x[0][0]` of a sampled action or a tensor of one literal element (a
+        new 0-dim tensor object on each read, where 0.3 gave a Python number), or a name bound to
+        one and nothing else in the scope."""
+        if isinstance(node, cst.Name) and scope is not None:
+            bindings = self.scopes.of(scope)
+            name = node.value
+            values = bindings.assigned(name)
+            if len(values) != 1 or name in bindings.unpacked or name in bindings.loop_sources or name in bindings.opaque:
+                return False
+            node = values[0]
+        if not isinstance(node, cst.Subscript) or not _indexes_zeros(node):
+            return False
+        value = node.value
+        if isinstance(value, cst.Subscript) and _indexes_zeros(value):
+            value = value.value  # x[0][0]
+        return self.one_element_kind(value, scope) in ("sample", "one")
 
     def _is_dim_reduction(self, node: cst.BaseExpression) -> bool:
         """`out.max(1)`, `torch.max(out, 1)`, `out.topk(1)`: (values, indices) over a dim."""
@@ -450,16 +509,34 @@ class ScalarEvidence:
         if accumulated is not None:
             data = subscript.value if _is_data(subscript.value) else None
             return ScalarRead(cst.Name(accumulated.name), data, Kind.ZERO_DIM, use, accumulated)
+        if parents and is_row_of_number_read(subscript, parents[-1]):
+            return None
         found = legacy_number_read(subscript)
+        row = found is None
+        found = found or first_row_number_read(subscript)
         if found is None:
             return None
         value, data = found
-        if self.is_scalar(value, scope) or self._full_reduction_of_unknown(value, scope):
-            return ScalarRead(value, data, Kind.ZERO_DIM, use)
+        shape = static_shape(value, self.imports, self.scopes, scope)
+        if shape == () or self.is_scalar(value, scope) or self._full_reduction_of_unknown(value, scope):
+            return ScalarRead(value, data, Kind.ZERO_DIM, use, row=row)
         made = self.one_element_kind(value, scope)
-        if made in ("sample", "one") or (made == "index" and use is not None):
-            return ScalarRead(value, data, Kind.ONE_ELEMENT, use)
+        one_element = shape is not None and all(size == 1 for size in shape)
+        if one_element or made in ("sample", "one") or (made == "index" and use is not None) or self.is_backpropagated(value, scope):
+            return ScalarRead(value, data, Kind.ONE_ELEMENT, use, row=row)
         return None
+
+    def is_backpropagated(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`out.backward()` without a gradient in the scope that binds `out` once: torch (0.3 as
+        today) accepts it only on a one-element tensor, so `out` holds one number."""
+        if not isinstance(node, cst.Name) or scope is None or self.imports.is_imported(node.value):
+            return False
+        bindings = self.scopes.of(scope)
+        name = node.value
+        if len(bindings.assigned(name)) > 1 or name in bindings.unpacked or name in bindings.loop_sources or name in bindings.opaque:
+            return False
+        nodes = self._nodes_of(scope)
+        return any(_backpropagated_here(use, nodes) for use in self._uses_of(name, scope))
 
     def _full_reduction_of_unknown(self, value: cst.BaseExpression, scope: Scope) -> bool:
         """`v.max()` read as `v.max().data[0]`, `v` of unknown type: only a pre-0.4 Variable's full
@@ -635,6 +712,11 @@ def indexes_zero(subscript: cst.Subscript) -> bool:
     return is_integer_literal(subscript.slice[0].slice.value, 0)
 
 
+def _indexes_zeros(subscript: cst.Subscript) -> bool:
+    """`x[0]`, `x[0, 0]`: every index the literal 0."""
+    return all(isinstance(element.slice, cst.Index) and is_integer_literal(element.slice.value, 0) for element in subscript.slice)
+
+
 def _is_data(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == "data"
 
@@ -687,6 +769,15 @@ def _zero_index_read(node: cst.Name, nodes: NodeIndex) -> Optional[cst.Subscript
     outer = nodes.parent(parent)
     written = isinstance(outer, (cst.AssignTarget, cst.Del)) or (isinstance(outer, cst.AugAssign) and outer.target is parent)
     return None if written else parent
+
+
+def _backpropagated_here(name: cst.Name, nodes: NodeIndex) -> bool:
+    """`name.backward()`, with no gradient passed."""
+    attribute = nodes.parent(name)  # None for a use in a nested function, listed outside the tree
+    if not (isinstance(attribute, cst.Attribute) and attribute.value is name and attribute.attr.value == "backward"):
+        return False
+    call = nodes.parent(attribute)
+    return isinstance(call, cst.Call) and call.func is attribute and not call.args
 
 
 # The shapes of what `_added_number` accepts.

@@ -12,6 +12,10 @@ from gradlint.rules.base import Invalid, Rule, Severity
 _MESSAGE = "`{read}` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `{expr}.item()`"
 _ZERO_DIM_RESULT = "`{read}` gives a 0-dim tensor, not a number, since PyTorch 0.4; use `{expr}.item()`"
 _NUMPY_SCALAR = "`{read}` gives a numpy scalar, not a Python number; use `{expr}.item()`"
+_FIRST_ROW = (
+    "`{read}` raises IndexError since PyTorch 0.4 where `{expr}` is 1-D (a reduction over a dim no longer keeps it) "
+    "and gives a 0-dim tensor elsewhere; use `{expr}[0].item()`"
+)
 _ACCUMULATOR = "`{read}` raises IndexError since PyTorch 0.4: `{name}` sums 0-dim tensors; accumulate `.item()` and use `{name}`"
 
 
@@ -20,8 +24,9 @@ class LegacyScalarIndex(Rule):
     ## What it does
     Flags the PyTorch 0.3 number reads `x.data[0]`, `x.data.numpy()[0]`, `x.data.cpu().numpy()[0]`
     and `x.cpu().data.numpy()[0]` of a one-number tensor (a loss, a full reduction, a sampled
-    action, the argmax of one row, `torch.Tensor([v])`), and `total_loss[0]` on a sum of losses'
-    `.data` (`total_loss += loss.data`).
+    action, the argmax of one row, `torch.Tensor([v])`, a value backpropagated without a gradient),
+    `x.data[0][0]` (the first row's number, from when reductions over a dim kept it), and
+    `total_loss[0]` on a sum of losses' `.data` (`total_loss += loss.data`).
 
     ## Why is this bad?
     Since PyTorch 0.4 a loss is a 0-dim tensor. In torch 2.13, `loss.data[0]` raises
@@ -53,10 +58,15 @@ class LegacyScalarIndex(Rule):
     0-dim tensor (or a numpy scalar), the fix gives the number the code meant. In a file that
     never imports torch, where a value is one number only by its name (`cost.data[0]` of a record
     whose `.data` is a list), the fix is unsafe: `.item()` raises on such objects.
+    `x.data[0][0]` of a value with dimensions becomes `x[0].item()`, unsafe: it raises where `x`
+    is 1-D (`torch.max(out, 1)[1]` of a 2-D `out`) and `x[0].item()` reads the number meant, but
+    where `x` has two dims the read still runs (a 0-dim tensor) and `x[0].item()` raises on a row
+    of several numbers.
 
     ## Known limits
-    Only expressions that evidently hold one number are reported: losses (criterion calls,
-    functional losses, names like `loss` or `val_loss`), full reductions (`.sum()`, `.argmax()`;
+    Only expressions that evidently hold one number are reported: losses (criterion calls, also
+    through `.forward`, functional losses, names like `loss` or `val_loss`), values backpropagated
+    without a gradient (`out.backward()`, `out` bound once in the function), full reductions (`.sum()`, `.argmax()`;
     read as `v.max().data[0]` even when `v`'s type is unknown, since no other type's reduction has
     an indexable `.data`, unless `v` evidently comes from numpy or another library),
     sampled actions (`multinomial`, a `torch.distributions` sample), tensors built from one literal
@@ -130,6 +140,42 @@ class LegacyScalarIndex(Rule):
         outputs = torch.cat(outputs)
         first = outputs.data[0]
         """,
+        # A module's `.forward` that is no loss: its first output row.
+        """
+        def run(model, x):
+            output = model.forward(x)
+            return output.data[0]
+        """,
+        """
+        import torch.nn as nn
+        loss = nn.CrossEntropyLoss(reduction="none")
+        def per_sample(out, y):
+            losses = loss.forward(out, y)
+            return losses.data[0]
+        """,
+        # Backpropagated with a gradient: any shape.
+        """
+        def step(net, x, grad):
+            out = net(x)
+            out.backward(grad)
+            return out.data[0]
+        """,
+        # Rebound after the backward: the read may see another value.
+        """
+        def step(net, x):
+            out = net(x)
+            out.backward()
+            out = net(x)
+            return out.data[0]
+        """,
+        """
+        import torch
+        def rows(out):
+            pred = out.max(1)[1]
+            return pred.data[0][0] + 1
+        """,
+        "first = self.data[0][0]\n",
+        "first = dataset.data[0][0]\n",
     )
     INVALID = (
         Invalid("total += loss.data[0]\n", "total += loss.item()\n"),
@@ -287,6 +333,87 @@ class LegacyScalarIndex(Rule):
             """,
             message="gives a 0-dim tensor, not a number",
         ),
+        # A criterion's `.forward` is its call spelt out: the result is a loss, whatever its name.
+        Invalid(
+            """
+            def train(model, loss, optimizer, x, y):
+                fx = model.forward(x)
+                output = loss.forward(fx, y)
+                output.backward()
+                optimizer.step()
+                return output.data[0]
+            """,
+            """
+            def train(model, loss, optimizer, x, y):
+                fx = model.forward(x)
+                output = loss.forward(fx, y)
+                output.backward()
+                optimizer.step()
+                return output.item()
+            """,
+            message="raises IndexError on a 0-dim tensor",
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            measure = nn.MSELoss()
+            def fit(net, x, y):
+                cost = measure.forward(net(x), y)
+                return cost.data[0]
+            """,
+            """
+            import torch.nn as nn
+            measure = nn.MSELoss()
+            def fit(net, x, y):
+                cost = measure.forward(net(x), y)
+                return cost.item()
+            """,
+        ),
+        # Backpropagated without a gradient: one number, 0-dim or of shape (1,).
+        Invalid(
+            """
+            def step(net, x):
+                score = net(x)
+                score.backward()
+                return score.data[0]
+            """,
+            """
+            def step(net, x):
+                score = net(x)
+                score.backward()
+                return score.item()
+            """,
+            message="gives a 0-dim tensor, not a number",
+        ),
+        # `x.data[0][0]`: the first row's number, from when reductions over a dim kept it.
+        Invalid(
+            """
+            import torch
+            def predict(model, word, idx_to_word):
+                out = model(word)
+                _, predict_label = torch.max(out, 1)
+                return idx_to_word[predict_label.data[0][0]]
+            """,
+            """
+            import torch
+            def predict(model, word, idx_to_word):
+                out = model(word)
+                _, predict_label = torch.max(out, 1)
+                return idx_to_word[predict_label[0].item()]
+            """,
+            message="raises IndexError since PyTorch 0.4 where `predict_label` is 1-D",
+            fix_title="Replace with `predict_label[0].item()`",
+        ),
+        Invalid(
+            """
+            loss = criterion(out, y)
+            print(loss.data[0][0])
+            """,
+            """
+            loss = criterion(out, y)
+            print(loss.item())
+            """,
+        ),
         # One number only by its name, in a file that never imports torch: `.item()` is unsafe.
         Invalid(
             """
@@ -310,12 +437,17 @@ class LegacyScalarIndex(Rule):
         if read.accumulator is not None:
             self._report_accumulator(node, read.accumulator, shown)
             return
-        replacement = method_call_on(read.value, "item")
+        replacement = method_call_on(read.number_of, "item")
         title = f"Replace with `{snippet(self.context.code_for(replacement), 60)}`"
         # A one-number tensor by the scalar evidence; `.item()` raises on an object that only reads like one.
         exact = read.exact and not self.context.contradicts_tensor(read.value)
         fix = (self.safe_fix if exact else self.unsafe_fix)(title, Replace(node, replacement))
-        template = _MESSAGE if read.kind is Kind.ZERO_DIM else _NUMPY_SCALAR if read.data is not node.value else _ZERO_DIM_RESULT
+        if read.kind is Kind.ZERO_DIM:
+            template = _MESSAGE
+        elif read.row:
+            template = _FIRST_ROW
+        else:
+            template = _NUMPY_SCALAR if read.data is not node.value else _ZERO_DIM_RESULT
         self.report(node, template.format(read=shown, expr=snippet(self.context.code_for(read.value), 40, "x")), fix)
 
     def _report_accumulator(self, node: cst.Subscript, accumulator: Accumulator, shown: str) -> None:

@@ -2,7 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.data_attr import data_is_redundant, is_plain_data_read, is_tensor_data, resizes_a_temporary, under_no_grad
+from gradlint.analysis.data_attr import (
+    data_is_redundant,
+    is_plain_data_read,
+    is_tensor_data,
+    may_index_a_number,
+    reshapes_a_temporary,
+    resizes_a_temporary,
+    under_no_grad,
+)
 from gradlint.analysis.syntax import method_call_on
 from gradlint.fix.builders import enclosing_line, remove_line, wrap_in_no_grad
 from gradlint.fix.plan import Applicability, Availability, Replace
@@ -11,6 +19,14 @@ from gradlint.rules.base import Invalid, Rule, Severity
 _MESSAGE = (
     "`.data` gives a view that autograd does not track: mutating it while a graph needs the tensor "
     "silently corrupts gradients; use `{replacement}`"
+)
+_INDEX_MESSAGE = (
+    "`.data` read with an index: if `{receiver}` holds one number (0-dim since PyTorch 0.4, a loss) the index "
+    "raises IndexError, and `.detach()` would too; read `{receiver}.item()` then, else index `{receiver}.detach()`"
+)
+_RESHAPE_MESSAGE = (
+    "`.data.{method}(...)` changes a temporary since PyTorch 0.4, not `{receiver}`, which keeps its shape (in 0.3 "
+    "`.data` was its own tensor); `.detach()` would be the same no-op"
 )
 _RESIZE_MESSAGE = (
     "`{text}` resizes a temporary, not `{tensor}`: in torch 2.x `{tensor}` keeps its old size and "
@@ -78,6 +94,19 @@ class DataRead(Rule):
     requires grad (a parameter) `resize_` raises `cannot resize variables that require grad`
     instead of silently doing nothing.
 
+    No fix is offered for an index of ints into a value of unknown dims (`output.data[0]`,
+    `out.data.cpu().numpy()[i]`, `x.data[0, 0]`): if the value is one number, 0-dim since PyTorch
+    0.4 (a loss the rule cannot tell), the read raises IndexError and `x.detach()[0]` raises the
+    same, while the finding would be gone; the number is `x.item()`, a row is `x.detach()[0]`, and
+    only the reader knows which. With a literal shape of enough dims, or one int into a layer's
+    `.weight` or `.bias` (0.3 had no 0-dim tensors), the fix is offered; the number reads of
+    evident one-number values are GL103's.
+
+    Nor for an in-place change of shape or storage through `.data` (`x.data.t_()`,
+    `.unsqueeze_(0)`, `.squeeze_()`, `.set_(src)`) whose result is kept or which is not a resize:
+    in torch 0.3 it changed `x`, today it changes a temporary and `x` keeps its shape, and
+    `x.detach().t_()` is the same no-op.
+
     ## Known limits
     Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
     `loss.data.cpu().numpy()[0]`, and `total_loss += loss.data` where `total_loss` is read as
@@ -91,7 +120,7 @@ class DataRead(Rule):
     summary = "read of `.data` instead of `.detach()`"
     severity = Severity.WARNING
     migration = "data"
-    fix_availability = Availability.ALWAYS
+    fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = (".data", "resize_")
 
@@ -170,13 +199,36 @@ class DataRead(Rule):
         ),
         Invalid(
             """
-            y = model.weight.data[0]
+            import torch
+            x = torch.randn(3, 4)
+            y = x.data[0]
             z = output.data[:, 0]
+            w = model.weight.data[0]
             """,
             """
-            y = model.weight.detach()[0]
+            import torch
+            x = torch.randn(3, 4)
+            y = x.detach()[0]
             z = output.detach()[:, 0]
+            w = model.weight.detach()[0]
             """,
+        ),
+        # An int index into a value of unknown dims: if it is a loss (0-dim), `.detach()[0]` raises
+        # as `.data[0]` does, so no fix hides the finding.
+        Invalid(
+            """
+            def train(model, criterion, x, y):
+                output = model(x)
+                return output.data[0], output.data.cpu().numpy()[i], output.data[0, 0]
+            """,
+            """
+            def train(model, criterion, x, y):
+                output = model(x)
+                return output.data[0], output.data.cpu().numpy()[i], output.data[0, 0]
+            """,
+            line=3,
+            column=12,
+            message="if `output` holds one number (0-dim since PyTorch 0.4, a loss) the index raises IndexError",
         ),
         Invalid(  # only the filled tensor is GL301's
             """
@@ -351,9 +403,10 @@ class DataRead(Rule):
             message="`label.detach().resize_(...)` resizes a temporary, not `label`",
             fix_title="Resize `label` itself under `torch.no_grad()`",
         ),
-        Invalid(  # a kept result is a plain read: the code uses the resized temporary
-            "y = m.weight.data.resize_(5)\n",
-            "y = m.weight.detach().resize_(5)\n",
+        Invalid(  # a kept result: 0.3 resized `m.weight` too, today only the temporary; no rewrite keeps both
+            "y = m.weight.data.resize_(5)\nfeature.data.t_()\n",
+            "y = m.weight.data.resize_(5)\nfeature.data.t_()\n",
+            message="`.data.resize_(...)` changes a temporary since PyTorch 0.4, not `m.weight`",
         ),
         Invalid(  # outputs unpacked from a model call, and a tensor kept in a dict
             """
@@ -415,6 +468,17 @@ class DataRead(Rule):
         receiver = node.value
         if resizes_a_temporary(self.context.stack):
             self._report_resize(node, receiver)
+            return
+        if reshapes_a_temporary(self.context.stack):
+            # `x.detach().t_()` is the same no-op: the 0.3 meaning, reshaping `x`, is no rewrite of a read.
+            name = self.context.code_for(receiver)
+            method = self.context.stack[-2].attr.value
+            self.report(node, _RESHAPE_MESSAGE.format(receiver=name if len(name) < 30 else "x", method=method))
+            return
+        if may_index_a_number(self.context, self.context.stack):
+            # `.detach()[0]` raises where `.data[0]` does: a fix would only hide the finding.
+            name = self.context.code_for(receiver)
+            self.report(node, _INDEX_MESSAGE.format(receiver=name if len(name) < 30 else "x"))
             return
         if (isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad") or data_is_redundant(self.context, self.context.stack):
             replacement = receiver

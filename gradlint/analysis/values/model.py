@@ -325,6 +325,11 @@ class ValueModel:
         """A 0-dim tensor under torch 2.x: a loss, a full reduction, or a name bound to one."""
         return self._remember("is_scalar", node, scope, lambda: self._evaluators.scalars().is_scalar(node, scope))
 
+    def is_one_number_read(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`node` is a fresh 0-dim tensor read out of a one-number tensor (`torch.multinomial(p, 1)[0]`),
+        where 0.3 gave a Python number, or a name bound once to one."""
+        return self._remember("is_one_number_read", node, scope, lambda: self._evaluators.scalars().is_one_number_read(node, scope))
+
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
         """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
         return self._remember("shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope, self._module_facts))
