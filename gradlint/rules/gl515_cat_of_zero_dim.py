@@ -34,6 +34,7 @@ class CatOfZeroDim(Rule):
 
     ## Example
     ```python
+    import torch
     import torch.nn.functional as F
 
     value_losses = []
@@ -44,6 +45,7 @@ class CatOfZeroDim(Rule):
 
     ## Use instead
     ```python
+    import torch
     import torch.nn.functional as F
 
     value_losses = []
