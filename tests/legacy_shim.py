@@ -23,6 +23,9 @@ construct, and of nothing else. The pieces, by the name under which their use is
 * "0-dim target": `cross_entropy` / `nll_loss` accept a 0-dim class target for a one-row input:
   indexing a 1-D Variable kept a dimension in 0.3, so the target had shape (1,); it gets that
   shape back.
+* "0-dim cat": `torch.cat` of a list holding 0-dim tensors (losses gathered in a loop) treats
+  each as the one-element 1-D tensor it was in 0.3, so the result has shape (n,); torch 2.13
+  raises "zero-dimensional tensor cannot be concatenated".
 
 None of this changes a value that torch 2.13 computes: each piece answers only where torch 2.13
 raises, or gives the Python number where torch 2.13 gives a 0-dim tensor of the same value.
@@ -95,6 +98,9 @@ class _TensorsOf03(TorchFunctionMode):
         if func is torch.Tensor.numpy and args[0].dim() == 0 and self._from_project():
             self.use.counts["scalar numpy"] += 1
             return func(*args, **kwargs).reshape(1)
+        if func is torch.cat and args and isinstance(args[0], (list, tuple)) and any(t.dim() == 0 for t in _tensors(args[0])):
+            self.use.counts["0-dim cat"] += 1
+            args = ([t.reshape(1) if isinstance(t, torch.Tensor) and t.dim() == 0 else t for t in args[0]], *args[1:])
         if any(vars(tensor).get(_VOLATILE) for tensor in _tensors((*args, *kwargs.values()))):
             with torch.no_grad():
                 result = func(*args, **kwargs)

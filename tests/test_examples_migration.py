@@ -533,6 +533,18 @@ def test_legacy_shim_gives_a_zero_dim_class_target_its_legacy_shape():
     assert use.counts == Counter({"0-dim target": 1})
 
 
+def test_legacy_shim_concatenates_zero_dim_losses_as_one_element_tensors():
+    losses = [torch.tensor(0.125), torch.tensor(1.5)]
+    with pytest.raises(RuntimeError, match="zero-dimensional tensor"):
+        torch.cat(losses)
+    with legacy_semantics(ROOT / "examples") as use:
+        assert torch.equal(torch.cat(losses), torch.tensor([0.125, 1.5]))
+        assert torch.equal(torch.cat([torch.ones(2), torch.zeros(1)]), torch.tensor([1.0, 1.0, 0.0]))
+    assert use.counts == Counter({"0-dim cat": 1})
+    with pytest.raises(RuntimeError, match="zero-dimensional tensor"):
+        torch.cat(losses)
+
+
 # ---------------------------------------------------------------------------------------------
 # The complete migration: `fix --migrate --unsafe-fixes`.
 
