@@ -78,6 +78,7 @@ class LossTargetShapeMismatch(Rule):
         "A loss given an `(N, 1)` input and an `(N,)` target: 0.3 paired them element by element, today it raises or broadcasts to `(N, N)`"
     )
     severity = Severity.ERROR
+    migration = "api"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("Loss", "_loss", "binary_cross_entropy")
@@ -139,7 +140,7 @@ class LossTargetShapeMismatch(Rule):
             loss = criterion(model(x), y.view(-1, 1))
             """,
             line=6,
-            column=7,
+            column=8,
             message="broadcasts the pair to (N, N)",
             fix_title="View the target as `(N, 1)`: `y.view(-1, 1)` (changes today's loss: it no longer compares every prediction with every target)",
         ),

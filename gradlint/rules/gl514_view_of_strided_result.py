@@ -70,6 +70,7 @@ class ViewOfStridedResult(Rule):
     name = "view-of-strided-result"
     summary = "`.view(...)` of an element-wise result of a transposed tensor: today it keeps the transposed strides and `.view` raises"
     severity = Severity.ERROR
+    migration = "api"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = (".view(",)
@@ -124,7 +125,7 @@ class ViewOfStridedResult(Rule):
             flat = (x.t() * 2).reshape(-1)
             """,
             line=3,
-            column=7,
+            column=8,
             message="keeps the strides of `x.t()`",
             fix_title="Use `.reshape(...)`",
         ),

@@ -84,6 +84,7 @@ class DropoutParameterAttribute(Rule):
     name = "dropout-parameter-attribute"
     summary = "A module attribute set to `F.dropout(param, ...)`: when it does not drop, it is the `Parameter` itself, which the module then registers"
     severity = Severity.ERROR
+    migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.UNSAFE,)
     triggers = ("dropout",)
@@ -142,7 +143,7 @@ class DropoutParameterAttribute(Rule):
                         setattr(self.module, name_w, w.view_as(w))
             """,
             line=8,
-            column=16,
+            column=13,
             message="`F.dropout` returns the `Parameter` itself",
             fix_title="Assign `w.view_as(w)`, a plain tensor (unsafe: after an evaluation pass `state_dict()` no longer holds the registered duplicate)",
         ),

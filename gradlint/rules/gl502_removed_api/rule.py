@@ -273,7 +273,7 @@ class RemovedApi(Rule):
             line=7,
             column=12,
             message="`embed._backend` no longer exists (removed in torch 1.3): use the functions of `torch.nn.functional`",
-            fix_title="Replace with `torch.nn.functional.embedding(words, weight, embed.padding_idx, ...`",
+            fix_title="Replace with `torch.nn.functional.embedding(words, weight, embed.paddin...`",
         ),
         Invalid(
             """
