@@ -48,4 +48,4 @@ def test_migration_presets_come_from_the_rules():
     declared = {rule.code for rule in all_rules() if rule.migration is not None}
     assert set(presets()["migrate"]) == declared
     assert presets()["migrate-variable"] == ("GL101", "GL102", "GL103", "GL104", "GL105", "GL106", "GL107", "GL108", "GL109")
-    assert presets()["migrate-data"] == ("GL301", "GL302", "GL303")
+    assert presets()["migrate-data"] == ("GL301", "GL302", "GL303", "GL304")

@@ -90,6 +90,19 @@ def test_may_carry_history(source):
     assert not context.history.is_history_free(value, scope)
 
 
+@pytest.mark.parametrize("change", ["x.data.t_()", "x.data.resize_(h.size()).copy_(h)", "x.data.requires_grad_()"])
+def test_what_is_done_to_data_leaves_the_tensor_without_history(change):
+    """`x.data` is another tensor object since PyTorch 0.4: changing it, even with values that
+    carry history, gives `x` none."""
+    context, value, scope = last_value(f"import torch\ndef f(h):\n    x = torch.zeros(2, 3)\n    {change}\n    probe = x\n")
+    assert context.history.is_history_free(value, scope)
+    if change != "x.data.t_()":  # on `x` itself: a flag, or a write of values that may carry history
+        context, value, scope = last_value(
+            f"import torch\ndef f(h):\n    x = torch.zeros(2, 3)\n    {change.replace('.data', '')}\n    probe = x\n"
+        )
+        assert not context.history.is_history_free(value, scope)
+
+
 FREE_IN_LOOP = {
     "another loop reuses the name": ("for step, (x, y) in enumerate(train_loader):\n    probe = x\nfor x, y in zip(X, Y):\n    print(x)\n"),
     "a nested function's own x": (

@@ -617,6 +617,8 @@ class _Proof:
                 continue
             if type(parent) is cst.Attribute and parent.value is node:
                 call = uses.parent(parent)
+                if parent.attr.value == "data" and not (type(call) is cst.Call and call.func is parent):
+                    return False  # `x.data` is another tensor object: what is done to it (`.t_()`, `.copy_(h)`) leaves x's history
                 if type(call) is cst.Call and call.func is parent:
                     method = parent.attr.value
                     if method in IDENTITY_METHODS and method not in _KEEPS_VALUE or method.startswith("register_"):

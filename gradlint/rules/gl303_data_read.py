@@ -24,10 +24,6 @@ _INDEX_MESSAGE = (
     "`.data` read with an index: if `{receiver}` holds one number (0-dim since PyTorch 0.4, a loss) the index "
     "raises IndexError, and `.detach()` would too; read `{receiver}.item()` then, else index `{receiver}.detach()`"
 )
-_RESHAPE_MESSAGE = (
-    "`.data.{method}(...)` changes a temporary since PyTorch 0.4, not `{receiver}`, which keeps its shape (in 0.3 "
-    "`.data` was its own tensor); `.detach()` would be the same no-op"
-)
 _RESIZE_MESSAGE = (
     "`{text}` resizes a temporary, not `{tensor}`: in torch 2.x `{tensor}` keeps its old size and "
     "misses the values written after the resize; resize `{tensor}` itself under `torch.no_grad()`"
@@ -84,14 +80,13 @@ class DataRead(Rule):
     block keep `.detach()`. `x = x.data` that becomes `x = x` is removed (`pass` where the block
     would be left empty, or the whole `if isinstance(x, ...):` with no `else` that guarded it).
 
-    A resize whose result the statement does not keep, `x.data.resize_(n).copy_(src)` (also
-    `resize_as_`, and `x.detach().resize_(n)`, which is no better), is a bug of its own with its
-    own message: in torch 0.3 `.data` was the tensor itself, so this resized and filled `x`; in
-    torch 2.13 it resizes a temporary, `x` keeps its old size (a (2,) buffer stays (2,) and shows
-    only the first two values copied) and a batch of another size never reaches it. The fix is
-    unsafe: `with torch.no_grad(): x.resize_(n).copy_(src)` restores the old meaning and is
-    otherwise the same statement (no graph is recorded, as through `.data`), but where `x`
-    requires grad (a parameter) `resize_` raises `cannot resize variables that require grad`
+    A resize of `x.detach()` whose result the statement does not keep,
+    `x.detach().resize_(n).fill_(v)` (also `resize_as_`), is a bug of its own with its own message:
+    written for torch 0.3's `x.data.resize_(n)`, which resized and filled `x`, it resizes a
+    temporary in torch 2.13, and `x` keeps its old size (a (2,) tensor stays (2,) and shows only
+    the first two values written). The fix is unsafe: `with torch.no_grad(): x.resize_(n).fill_(v)`
+    restores the old meaning and is otherwise the same statement (no graph is recorded), but where
+    `x` requires grad (a parameter) `resize_` raises `cannot resize variables that require grad`
     instead of silently doing nothing.
 
     No fix is offered for an index of ints into a value of unknown dims (`output.data[0]`,
@@ -102,13 +97,9 @@ class DataRead(Rule):
     `.weight` or `.bias` (0.3 had no 0-dim tensors), the fix is offered; the number reads of
     evident one-number values are GL103's.
 
-    Nor for an in-place change of shape or storage through `.data` (`x.data.t_()`,
-    `.unsqueeze_(0)`, `.squeeze_()`, `.set_(src)`) whose result is kept or which is not a resize:
-    in torch 0.3 it changed `x`, today it changes a temporary and `x` keeps its shape, and
-    `x.detach().t_()` is the same no-op.
-
     ## Known limits
-    Writes through `.data` are GL301/GL302, and the number reads of GL103 (`loss.data[0]`,
+    Writes through `.data` are GL301/GL302, in-place changes of shape or storage through it
+    (`x.data.t_()`, `x.data.resize_(n).copy_(src)`) GL304's, and the number reads of GL103 (`loss.data[0]`,
     `loss.data.cpu().numpy()[0]`, and `total_loss += loss.data` where `total_loss` is read as
     `total_loss[0]`) become `.item()` there; `model.bias.data[0]` is a read like any other. Only evident tensors
     are flagged: `dataset.data`, `self.data`, `args.data`, numpy arrays and module paths such as
@@ -160,6 +151,14 @@ class DataRead(Rule):
             buffer.resize_(batch.size()).copy_(batch)
         """,
         "y = m.weight.detach().resize_(5)\n",
+        # In-place changes of shape or storage through `.data` are GL304's.
+        """
+        import torch
+        buffer = torch.zeros(2)
+        buffer.data.resize_(batch.size()).copy_(batch)
+        y = buffer.data.resize_(5)
+        buffer.data.t_()
+        """,
         # An RNN given a packed sequence returns one: its `.data` is a field, not a tensor's `.data`.
         """
         from torch.nn.utils.rnn import pack_padded_sequence
@@ -367,25 +366,6 @@ class DataRead(Rule):
             same = x.detach() is x
             """,
         ),
-        Invalid(  # a resize whose result is not kept: legacy code meant to resize and fill `buffer`
-            """
-            import torch
-            buffer = torch.zeros(2)
-            for batch in loader:
-                buffer.data.resize_(batch.size()).copy_(batch)
-            """,
-            """
-            import torch
-            buffer = torch.zeros(2)
-            for batch in loader:
-                with torch.no_grad():
-                    buffer.resize_(batch.size()).copy_(batch)
-            """,
-            line=4,
-            column=5,
-            message="`buffer.data.resize_(...)` resizes a temporary, not `buffer`",
-            fix_title="Resize `buffer` itself under `torch.no_grad()`",
-        ),
         Invalid(  # `.detach()` makes the same temporary
             """
             import torch
@@ -402,11 +382,6 @@ class DataRead(Rule):
             column=1,
             message="`label.detach().resize_(...)` resizes a temporary, not `label`",
             fix_title="Resize `label` itself under `torch.no_grad()`",
-        ),
-        Invalid(  # a kept result: 0.3 resized `m.weight` too, today only the temporary; no rewrite keeps both
-            "y = m.weight.data.resize_(5)\nfeature.data.t_()\n",
-            "y = m.weight.data.resize_(5)\nfeature.data.t_()\n",
-            message="`.data.resize_(...)` changes a temporary since PyTorch 0.4, not `m.weight`",
         ),
         Invalid(  # outputs unpacked from a model call, and a tensor kept in a dict
             """
@@ -465,16 +440,9 @@ class DataRead(Rule):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value != "data" or not is_tensor_data(self.context, node) or not is_plain_data_read(self.context, self.context.stack):
             return
-        receiver = node.value
-        if resizes_a_temporary(self.context.stack):
-            self._report_resize(node, receiver)
-            return
         if reshapes_a_temporary(self.context.stack):
-            # `x.detach().t_()` is the same no-op: the 0.3 meaning, reshaping `x`, is no rewrite of a read.
-            name = self.context.code_for(receiver)
-            method = self.context.stack[-2].attr.value
-            self.report(node, _RESHAPE_MESSAGE.format(receiver=name if len(name) < 30 else "x", method=method))
-            return
+            return  # `x.data.t_()`, `x.data.resize_(n)`: GL304's, a change of `x` itself in 0.3, not a read
+        receiver = node.value
         if may_index_a_number(self.context, self.context.stack):
             # `.detach()[0]` raises where `.data[0]` does: a fix would only hide the finding.
             name = self.context.code_for(receiver)
