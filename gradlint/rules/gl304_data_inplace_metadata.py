@@ -52,15 +52,17 @@ class DataInplaceMetadata(Rule):
     ```
 
     ## Fix safety
-    Safe where the value model proves the receiver a tensor without autograd history that does
-    not require grad: `.data` is dropped and the tensor itself changes, 0.3's meaning exactly (a
-    history-free tensor's `x.t_()` is an ordinary in-place op, no graph records it).
+    Always unsafe: the fix changes what torch 2.x runs, from a no-op on a temporary to a change
+    of the tensor. Where the value model proves the receiver a tensor without autograd history
+    that does not require grad, `.data` is dropped and the tensor itself changes, 0.3's meaning
+    exactly (a history-free tensor's `x.t_()` is an ordinary in-place op, no graph records it);
+    code written since 0.4 may rely on the tensor keeping its shape.
 
-    Unsafe for a parameter or another leaf that requires grad: there `x.t_()` raises ("a leaf
+    A parameter or another leaf that requires grad: there `x.t_()` raises ("a leaf
     Variable that requires grad is being used in an in-place operation"), so the call goes under
     `torch.no_grad()`; measured in torch 2.13, the parameter is then transposed, stays a leaf
-    that requires grad and gets gradients of its new shape, as in 0.3. Unsafe because the
-    change now counts on the parameter's version counter: a backward still pending over a graph
+    that requires grad and gets gradients of its new shape, as in 0.3. The
+    change now also counts on the parameter's version counter: a backward still pending over a graph
     that saved it raises "modified by an inplace operation" where the `.data` form ran on.
     A resize of a tensor that requires grad gets no fix (torch raises "cannot resize variables
     that require grad" even under `torch.no_grad()`), nor does a receiver that may carry history
@@ -78,7 +80,7 @@ class DataInplaceMetadata(Rule):
     severity = Severity.ERROR
     migration = "data"
     fix_availability = Availability.SOMETIMES
-    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
+    fix_applicabilities = (Applicability.UNSAFE,)
     triggers = (".data.",)
     also_required = ("_(",)
 
@@ -127,7 +129,7 @@ class DataInplaceMetadata(Rule):
             feature = torch.zeros(2, 3)
             feature.t_()
             """,
-            line=4,
+            line=3,
             column=1,
             message="`feature.data.t_(...)` changes a temporary since PyTorch 0.4, not `feature`",
             fix_title="Change `feature` itself",
@@ -220,7 +222,7 @@ class DataInplaceMetadata(Rule):
         fix = None
         if grad is Grad.FREE and self.context.is_known_tensor(receiver):
             advice = _ADVICE_FREE
-            fix = self.safe_fix(f"Change `{shown}` itself", Replace(node, receiver))
+            fix = self.unsafe_fix(f"Change `{shown}` itself", Replace(node, receiver))
         elif grad is Grad.REQUIRES_GRAD and method in _RESIZES:
             advice = _ADVICE_RESIZE_LEAF
         elif grad is Grad.REQUIRES_GRAD:
