@@ -112,12 +112,29 @@ FREE_IN_LOOP = {
     "method max indices": "def f(model, x):\n    probe = model(x).max(dim=1)[1]\n",
     "constructor of a list": "def f(r):\n    probe = torch.Tensor([r])\n",
     "argmax": "def f(model, x):\n    probe = model(x).argmax(1)\n",
+    "legacy constructor of sizes": "probe = torch.FloatTensor(opt.batchSize, 3, opt.imageSize, opt.imageSize)\n",
+    "powers in a list comprehension": "def f():\n    x = torch.randn(3, 1)\n    probe = torch.cat([x ** i for i in range(1, 4)], 1)\n",
+    "generator of a history-free tensor": "def f():\n    x = torch.randn(3)\n    probe = torch.stack(x * i for i in range(3))\n",
+    "global buffer filled in a function from numpy": (
+        "buf = torch.FloatTensor(4, 3)\ndef fill(data):\n    img = torch.from_numpy(data)\n    buf.resize_(img.size()).copy_(img)\n"
+        "probe = buf\n"
+    ),
 }
 NOT_FREE_IN_LOOP = {
     "rebound in the loop body": "def f(loader, model):\n    for x in loader:\n        x = model(x)\n        probe = x\n",
     "element-wise max": "def f(a, b):\n    probe = torch.max(a, b)[1]\n",
     "max without a dimension": "def f(a):\n    probe = a.max()[1]\n",
     "flag set in the loop": "def f(loader):\n    for x in loader:\n        x.requires_grad_()\n        probe = x\n",
+    "legacy constructor of one unknown value": "probe = torch.FloatTensor(opt.batchSize)\n",
+    "legacy constructor with a keyword": "def f(h):\n    probe = torch.FloatTensor(h, device=d)\n",
+    "comprehension of model outputs": "def f(model, x):\n    probe = torch.cat([model(x) for i in range(3)])\n",
+    "comprehension over a model output": "def f(model, x):\n    probe = [h * 2 for h in model(x)]\n",
+    "comprehension variable shadowing a local": "def f(model):\n    i = model(1)\n    probe = [i for i in range(3)]\n",
+    "comprehension of a parameter": "def f(x):\n    probe = torch.cat([x ** i for i in range(1, 4)], 1)\n",
+    "global buffer filled in a function with history": (
+        "buf = torch.FloatTensor(4, 3)\ndef fill(model, data):\n    out = model(data)\n    buf.resize_(out.size()).copy_(out)\n"
+        "probe = buf\n"
+    ),
 }
 
 

@@ -178,12 +178,14 @@ def settled(source: str) -> bool:
     context = FileContext("probe.py", text, module)
     found = None
     for node in descendants(module):
-        if isinstance(node, cst.FunctionDef):
-            scope = node
         if found is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "hand":
-            found = (node, scope)
+            found = node
     assert found is not None
-    return context.identity.identity_settled_before_binding(found[0], "buf", "v", found[1])
+    functions = [f for f in descendants(module) if isinstance(f, cst.FunctionDef) and any(n is found for n in descendants(f))]
+    return context.identity.identity_settled_before_binding(found, "buf", "v", functions[-1] if functions else module)
+
+
+SCRIPT_LOOP = "buf = torch.zeros(4, 3)\n{functions}for x in loader:\n    buf.resize_as_(x).copy_(x)\n    v = hand(buf)\n    net(v)\n"
 
 
 def buffer_loop(*lines: str, after: str = "") -> str:
@@ -195,6 +197,7 @@ SETTLED = {
     "resize and copy": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", "net(v)"),
     "resize and fill": buffer_loop("buf.resize_(x.size(0)).fill_(1)", "v = hand(buf)", "net(v)", "v = hand(buf.fill_(0))", "net(v)"),
     "no resize": buffer_loop("buf.copy_(x)", "v = hand(buf)", "net(v)"),
+    "a script's loop": SCRIPT_LOOP.format(functions=""),
 }
 NOT_SETTLED = {
     "resize without a write": buffer_loop("buf.resize_as_(x)", "v = hand(buf)", "net(v)"),
@@ -208,6 +211,8 @@ NOT_SETTLED = {
     "alias stored": buffer_loop("buf.resize_as_(x).copy_(x)", "v = hand(buf)", "kept.append(v)"),
     "first binding in a branch": buffer_loop("buf.resize_as_(x).copy_(x)", "if x:", "    v = hand(buf)", "net(v)"),
     "another name for the buffer": buffer_loop("b = buf", "b.resize_as_(x).copy_(x)", "v = hand(buf)", "net(v)"),
+    "a script's buffer a function resizes": SCRIPT_LOOP.format(functions="def grow():\n    buf.resize_(8)\n"),
+    "a script's alias a function reads": SCRIPT_LOOP.format(functions="def show():\n    return v.shape\n"),
 }
 
 

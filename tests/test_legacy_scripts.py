@@ -339,7 +339,6 @@ ZERO_DIM_ACTION = (
 BLOCKERS_AFTER_SAFE = {
     "pytorch/reinforcement_learning/reinforce.py": ZERO_DIM_ACTION,
     "pytorch/reinforcement_learning/actor_critic.py": ZERO_DIM_ACTION,
-    "pytorch/word_language_model/main.py": "TypeError: iteration over a 0-d tensor in repackage_hidden (`type(h) == Variable`, GL105: fixed only by --unsafe-fixes)",
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (torch.load weights_only: a trust decision, --unsafe-fixes)",
     "devnag/gan_pytorch.py": "ValueError: BCELoss target (1,) for input (1, 1) (loss target shapes)",
     "pianomania/main.py": "ValueError: BCELoss target (100,) for input (100, 1) (loss target shapes)",
@@ -355,9 +354,11 @@ BLOCKERS_AFTER_UNSAFE = {
     "andreasveit/train.py": BLOCKERS_AFTER_SAFE["andreasveit/train.py"],
 }
 NEEDLESS_DETACHES = (
-    "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` (pytorch/dcgan, regression, word_language_model, "
-    "kimhc6028 main.py and model.py, devnag); GL303 rewrites `.data` of a history-free value as `.detach()` (dcgan's "
-    "`isinstance(input.data, ...)`, vae's `comparison.data` under the no_grad the unsafe fix adds)"
+    "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` where the proof does not reach: dcgan's `label` "
+    "(`torch.FloatTensor(opt.batchSize)`, an argparse value), regression's `return Variable(x), Variable(y)` (history-free, "
+    "but not known to be new objects), word_language_model's slices of a corpus built in another file, relational-networks' "
+    "`self.coord_oi = Variable(self.coord_oi)` (an attribute's identity), devnag's samplers (lambdas returned by functions); "
+    "vae's `comparison.data` under the no_grad the unsafe fix adds"
 )
 
 

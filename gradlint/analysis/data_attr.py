@@ -205,6 +205,8 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
             and not _compares_identity(parent, stack[index - 2] if index >= 2 else None)
         ):
             return context.is_history_free(receiver)
+        if type(parent) is cst.Arg and index >= 2 and _checks_legacy_type(context, stack[index - 2], parent):
+            return True
         if type(parent) is cst.Arg and parent.keyword is None and index >= 2:
             # An operand of a method making a new value: `predicted.eq(target.data)`.
             call = stack[index - 2]
@@ -214,6 +216,24 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
             return method in _NEW_VALUE_METHODS and in_torch and context.is_history_free(receiver)
         return False
     return False
+
+
+# The typed tensor classes, which `isinstance` matches by dtype and device: the same for `x.data`.
+_LEGACY_TYPES = torch_api.functions("legacy")
+
+
+def _checks_legacy_type(context: FileContext, call: cst.CSTNode, argument: cst.Arg) -> bool:
+    """`isinstance(x.data, torch.cuda.FloatTensor)`: the answer of `x` itself (not of a class such
+    as `nn.Parameter`, which `x` may be while its `.data` is not)."""
+    if type(call) is not cst.Call or len(call.args) != 2 or call.args[0] is not argument or argument.keyword is not None:
+        return False
+    if type(call.func) is not cst.Name or call.func.value != "isinstance" or context.qualified_name(call.func) is not None:
+        return False
+    if "isinstance" in context.imports.bindings or context.scopes.of(context.module).assigned("isinstance"):
+        return False
+    classes = call.args[1].value
+    elements = [e.value for e in classes.elements] if type(classes) is cst.Tuple else [classes]
+    return all(context.qualified_name(e) in _LEGACY_TYPES for e in elements)
 
 
 # `in` tries identity before equality: `x in seen` may hold where `x.data in seen` does not.

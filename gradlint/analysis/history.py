@@ -7,11 +7,14 @@ function makes it so later. Unknown means "may carry history" (the opposite defa
 
 Evidence: literals, torch factories and constructors, `torch.from_numpy`, numpy, batches from
 iterating a data loader, `.data` / `.detach()` / `.item()` of anything, values computed only
-from those (torch functions, tensor methods, operators, indexing), and values computed with
+from those (torch functions, tensor methods, operators, indexing, list comprehensions and
+generators over history-free iterables), a typed constructor given several sizes
+(`torch.FloatTensor(n, 3)`, whatever the sizes are), and values computed with
 autograd off (a call or operator under `torch.no_grad()`; not a bare name, view or conversion,
 which may be a leaf requiring grad). A name is history-free when every binding of it in its
 function is, and no in-place change or flag change in the function can give it history (writes
-under no_grad or into an integer tensor cannot).
+under no_grad or into an integer tensor cannot). A write into a module-level name from one of
+the module's functions is read with that function's names.
 
 Known limit: a module or function of the program called under no_grad with history-free
 arguments is taken to compute its result there, not to return a tensor it holds.
@@ -339,7 +342,32 @@ class _Proof:
             return self.free(node.body, depth + 1) and self.free(node.orelse, depth + 1)
         if kind in (cst.List, cst.Tuple):
             return all(type(e) is cst.Element and self.free(e.value, depth + 1) for e in node.elements)
+        if kind in (cst.ListComp, cst.GeneratorExp):
+            return self._comprehension(node, depth)
         return False
+
+    def _comprehension(self, node: cst.ListComp | cst.GeneratorExp, depth: int) -> bool:
+        """`[x ** i for i in range(n)]`: each element is history-free, its loop variables taken
+        as the items of history-free iterables. Only variables no other binding of the scope
+        shares, so assuming them free says nothing about another value of the same name."""
+        clauses = []
+        clause: Optional[cst.CompFor] = node.for_in
+        while clause is not None:
+            clauses.append(clause)
+            clause = clause.inner_for_in
+        targets = set()
+        for clause in clauses:
+            names = [name for name, _ in target_paths(clause.target, ())]
+            if not names or any(self._bound_here(name) or name in self.uses.parameters or name in self.assumed for name in names):
+                return False
+            if not self._iterates_history_free(clause.iter, depth):
+                return False
+            targets.update(names)
+        self.assumed |= targets
+        try:
+            return self.free(node.elt, depth + 1)
+        finally:
+            self.assumed -= targets
 
     def grad_off(self, node: cst.CSTNode) -> bool:
         """`node` runs with autograd off: inside `with torch.no_grad():` (not undone by a nested
@@ -461,8 +489,9 @@ class _Proof:
             return not _requests_grad(call)  # a new leaf, an integer or bool tensor
         if qualified in LEGACY_CONSTRUCTORS:
             # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it,
-            # while a list is copied (`torch.Tensor([loss])` has no history).
-            return all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
+            # while a list is copied (`torch.Tensor([loss])` has no history). Two or more
+            # positional arguments are sizes whatever they hold (a tensor among them raises).
+            return _sizes_only(call) or all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
         if qualified.startswith("numpy."):
             return True
         if not qualified.startswith("torch.") or (
@@ -587,7 +616,18 @@ class _Proof:
         history-free values."""
         if self.grad_off(write) or self._integer_tensor(write):
             return True
-        return all(self.free(value, depth + 1) for value in values)
+        proof = self._proof_where(write)
+        return all(proof.free(value, depth + 1) for value in values)
+
+    def _proof_where(self, node: cst.CSTNode) -> "_Proof":
+        """The proof for the names `node` reads: a write into a global inside one of the module's
+        functions reads that function's names (`buffer.copy_(img)` with its own `img`)."""
+        parent = self.uses.parent(node)
+        while parent is not None and type(parent) not in (cst.FunctionDef, cst.Lambda):
+            parent = self.uses.parent(parent)
+        if type(parent) is not cst.FunctionDef or parent is self.scope:
+            return self
+        return _Proof(self.evidence, parent)
 
     def _integer_tensor(self, write: cst.CSTNode) -> bool:
         """The name written into is bound only to integer or bool tensors (`torch.zeros(n).long()`)."""
@@ -668,6 +708,11 @@ def returns_receiver(method: str) -> bool:
     """`x.method(...)` may be `x` itself: a conversion (`x.float()` of a float tensor) or an
     in-place change (`x.fill_(0)`); not a flag or metadata change, which identity tells apart."""
     return method in SELF_RETURNING or method.endswith("_") and not method.startswith("__") and method not in IDENTITY_METHODS
+
+
+def _sizes_only(call: cst.Call) -> bool:
+    """`torch.FloatTensor(n, 3, h, w)`: several positional arguments, read only as sizes."""
+    return len(call.args) >= 2 and all(arg.keyword is None and not arg.star for arg in call.args)
 
 
 def _requests_grad(call: cst.Call) -> bool:

@@ -196,10 +196,13 @@ class IdentityEvidence:
         holding either object fails alike); `alias` is bound first directly in the loop body and
         read only after that, inside the loop; no other name holds either object, nothing stores
         them away or tells `alias` from another object. The alias then never lives through a
-        metadata change of the buffer, so whether it is the buffer itself cannot be told."""
-        if type(scope) is not cst.FunctionDef:
+        metadata change of the buffer, so whether it is the buffer itself cannot be told. In a
+        script's top level, neither name may be read by one of the module's functions."""
+        if type(scope) not in (cst.FunctionDef, cst.Module):
             return False
         uses = self._uses_of(scope)
+        if type(scope) is cst.Module and any(uses.in_nested_function(o) for name in (source, alias) for o in uses.occurrences(name)):
+            return False  # a script's buffer: a function of the module could resize it at any call
         loops = uses.enclosing_loops(call)
         if not loops or {source, alias} & uses.hidden_bindings or {source, alias} & uses.parameters or _reads_frame(uses):
             return False

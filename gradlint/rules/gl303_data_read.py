@@ -239,6 +239,28 @@ class DataRead(Rule):
             nn.init.normal_(m.weight.data, 0.0, m.bias.detach().std())
             """,
         ),
+        Invalid(  # a typed tensor class matches by dtype and device: the same through `.data`
+            """
+            import torch
+            import torch.nn as nn
+            def forward(self, h):
+                x = torch.relu(h)
+                if isinstance(x.data, torch.cuda.FloatTensor):
+                    return x
+                if isinstance(x.data, nn.Parameter):
+                    return x
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            def forward(self, h):
+                x = torch.relu(h)
+                if isinstance(x, torch.cuda.FloatTensor):
+                    return x
+                if isinstance(x.detach(), nn.Parameter):
+                    return x
+            """,
+        ),
         Invalid(  # metadata is the same through `.data` for any tensor
             "n = list(m.weight.data.size()) + [output.data.shape[0], output.data.dim()]\n",
             "n = list(m.weight.size()) + [output.shape[0], output.dim()]\n",
