@@ -62,7 +62,6 @@ OUTSIDE_TORCH = {
 NO_REFERENCE = {
     **OUTSIDE_TORCH,
     "andreasveit/train.py": "SyntaxError: `target.cuda(async=True)`, `async` is a keyword since Python 3.7 (GL501 fixes it)",
-    "pytorch/reinforcement_learning/actor_critic.py": "RuntimeError: torch.cat of 0-dim per-step losses (0.3's were one-element 1-D)",
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (weights_only=True by default)",
     "devnag/gan_pytorch.py": "ValueError: BCELoss given a (1,) target for a (1, 1) input, which 0.3 paired element by element",
     "yunjey/main.py": "AttributeError: the DataLoader iterator's `.next()`, the Python 2 spelling torch 0.3 still offered",
@@ -346,7 +345,6 @@ BLOCKERS_AFTER_SAFE = {
     "andreasveit/train.py": "IndexError: `prec1[0]` of a 0-dim sum (0-dim results used as Python numbers: `[i]` on a value known to be 0-dim)",
 }
 BLOCKERS_AFTER_UNSAFE = {
-    "pytorch/reinforcement_learning/actor_critic.py": "RuntimeError: torch.cat of 0-dim smooth_l1_loss results (0-dim results; no rule yet: torch.stack)",
     "pytorch/time_sequence_prediction/train.py": BLOCKERS_AFTER_SAFE["pytorch/time_sequence_prediction/train.py"],
     "devnag/gan_pytorch.py": BLOCKERS_AFTER_SAFE["devnag/gan_pytorch.py"],
     "pianomania/main.py": BLOCKERS_AFTER_SAFE["pianomania/main.py"],
