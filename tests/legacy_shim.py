@@ -26,6 +26,9 @@ construct, and of nothing else. The pieces, by the name under which their use is
 * "0-dim cat": `torch.cat` of a list holding 0-dim tensors (losses gathered in a loop) treats
   each as the one-element 1-D tensor it was in 0.3, so the result has shape (n,); torch 2.13
   raises "zero-dimensional tensor cannot be concatenated".
+* "DataLoader next": the DataLoader iterator's `.next()` draws the next batch, as `__next__`
+  does: 0.3's iterator still had Python 2's spelling; torch 2.13's has none and raises
+  AttributeError.
 
 None of this changes a value that torch 2.13 computes: each piece answers only where torch 2.13
 raises, or gives the Python number where torch 2.13 gives a 0-dim tensor of the same value.
@@ -44,6 +47,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from torch.autograd import Variable
+from torch.utils.data.dataloader import _BaseDataLoaderIter
 from torch.overrides import TorchFunctionMode
 
 _MISSING = object()
@@ -182,6 +186,14 @@ def _zero_dim_target(use: LegacyUse, original):
     return loss
 
 
+def _data_loader_next(use: LegacyUse):
+    def python_2_next(iterator):
+        use.counts["DataLoader next"] += 1
+        return iterator.__next__()
+
+    return python_2_next
+
+
 @contextlib.contextmanager
 def legacy_semantics(folder: Path):
     """Run the code of the files under `folder` as 0.3 would; yields the `LegacyUse` of the run."""
@@ -195,6 +207,7 @@ def legacy_semantics(folder: Path):
         (torch.autograd.Function, "__call__", _old_style_call(use)),
         (F, "cross_entropy", _zero_dim_target(use, F.cross_entropy)),
         (F, "nll_loss", _zero_dim_target(use, F.nll_loss)),
+        (_BaseDataLoaderIter, "next", _data_loader_next(use)),
     ]
     saved = [(owner, name, vars(owner).get(name, _MISSING)) for owner, name, _ in patches]
     try:

@@ -545,6 +545,23 @@ def test_legacy_shim_concatenates_zero_dim_losses_as_one_element_tensors():
         torch.cat(losses)
 
 
+def test_legacy_shim_gives_the_data_loader_iterator_its_python_2_next():
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(4.0)), batch_size=2)
+    with pytest.raises(AttributeError, match="no attribute 'next'"):
+        iter(loader).next()
+    with legacy_semantics(ROOT / "examples") as use:
+        batches = iter(loader)
+        assert torch.equal(batches.next()[0], torch.tensor([0.0, 1.0]))
+        assert torch.equal(batches.next()[0], torch.tensor([2.0, 3.0]))
+        with pytest.raises(StopIteration):
+            batches.next()
+        with pytest.raises(AttributeError, match="no attribute 'next'"):
+            iter([1, 2]).next()  # builtin iterators had none in Python 3 either
+    assert use.counts == Counter({"DataLoader next": 3})
+    with pytest.raises(AttributeError, match="no attribute 'next'"):
+        iter(loader).next()
+
+
 # ---------------------------------------------------------------------------------------------
 # The complete migration: `fix --migrate --unsafe-fixes`.
 
