@@ -7,6 +7,7 @@ import hashlib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -87,16 +88,26 @@ def write_atomic(path: Path, data: bytes, expected_original: bytes) -> None:
         raise ChangedOnDisk("changed on disk since it was read; not overwritten")
     target = Path(os.path.realpath(path))
     info = os.stat(target)
+
+    def keep_mode_owner_and_check(temporary: str) -> None:
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        _keep_owner(temporary, info)
+        if digest(read_source(target)) != expected:
+            raise ChangedOnDisk("changed on disk since it was read; not overwritten")
+
+    _replace_through_temporary(target, data, keep_mode_owner_and_check)
+
+
+def _replace_through_temporary(target: Path, data: bytes, before_rename: Callable[[str], None]) -> None:
+    """Write `data` to a temporary file beside `target`, run `before_rename` on it, and rename it
+    over `target`; the temporary file is removed if anything fails."""
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradlint-tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(temporary, stat.S_IMODE(info.st_mode))
-        _keep_owner(temporary, info)
-        if digest(read_source(target)) != expected:
-            raise ChangedOnDisk("changed on disk since it was read; not overwritten")
+        before_rename(temporary)
         os.replace(temporary, target)
     except BaseException:
         try:
@@ -137,20 +148,10 @@ def write_output_atomic(path: Path, text: str) -> None:
     """Write a report to `path` (created, or replaced whole): a reader sees the old file or the
     new one, never a half-written one. A new file gets the default mode (umask applied)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".gradlint-tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
+
+    def set_mode(temporary: str) -> None:
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(temporary, stat.S_IMODE(os.stat(path).st_mode) if path.exists() else 0o666 & ~mask)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    _sync_directory(path.parent)
+
+    _replace_through_temporary(path, text.encode("utf-8"), set_mode)
