@@ -40,6 +40,18 @@ def run_script(tmp_path):
     return invoke
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Scripts of a few tiny steps run faster on one thread: on a busy machine, starting torch's
+    thread pool costs more than the arithmetic. Modules that run such scripts use it."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 # Hypothesis profiles. The default profile is hypothesis's own; each fuzz test in test_fuzz.py
 # draws a bounded, derandomized number of examples under it. `pytest --hypothesis-profile=long`
 # lets every fuzz test draw thousands of randomized examples (failures are kept in .hypothesis/).

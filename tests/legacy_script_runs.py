@@ -147,10 +147,16 @@ def recorded_backward(run: Run, steps: int):
         torch.Tensor.backward, torch.autograd.backward = tensor_backward, autograd_backward
 
 
+def has_history(tensor: torch.Tensor) -> bool:
+    """Whether autograd could reach anything through the tensor: a graph behind it, or it is a
+    leaf that requires grad (a parameter). Without either, `.detach()` only copies the handle."""
+    return tensor.requires_grad or tensor.grad_fn is not None
+
+
 @contextlib.contextmanager
 def recorded_detaches(root: Path, sites: dict):
-    """Count, per `.detach()` call site in the scripts, the calls and those on a value with history
-    (a graph behind it, or a leaf requiring grad: otherwise `.detach()` only copies the handle)."""
+    """Count, per `.detach()` call site in the files under `root` ((path relative to it, line)),
+    the calls and those on a value with history."""
     original = torch.Tensor.detach
     prefix = str(root.resolve())
 
@@ -160,7 +166,7 @@ def recorded_detaches(root: Path, sites: dict):
             where = (os.path.relpath(caller.f_code.co_filename, prefix), caller.f_lineno)
             counts = sites.setdefault(where, [0, 0])
             counts[0] += 1
-            counts[1] += self.requires_grad or self.grad_fn is not None
+            counts[1] += has_history(self)
         return original(self)
 
     torch.Tensor.detach = detach

@@ -51,8 +51,11 @@ import torch
 
 from gradlint.rules import ALL_MIGRATIONS, presets
 from legacy_constructs import legacy_api_constructs, legacy_constructs
+from legacy_script_runs import recorded_detaches
 from legacy_shim import LegacyUse, legacy_semantics, project_stack
 from support import ROOT
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 EXAMPLES = ROOT / "examples" / "legacy"
 MIGRATION_CODES = frozenset(presets()[ALL_MIGRATIONS])
@@ -171,37 +174,10 @@ class Outcome:
     output: str
     warnings: list[str]
     legacy: LegacyUse = field(default_factory=LegacyUse)
-    # `.detach()` call sites in the project's files: (file, line) -> [calls, calls on a value with history]
+    # `.detach()` call sites in the project's files: (path, line) -> [calls, calls on a value with history]
     detaches: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     # Project call stacks ((file, line), ... outermost first) of the operations that built a graph.
     graph_stacks: set = field(default_factory=set)
-
-
-def has_history(tensor: torch.Tensor) -> bool:
-    """Whether autograd could reach anything through the tensor: a graph behind it, or it is a
-    leaf that requires grad (a parameter). Without either, `.detach()` only copies the handle."""
-    return tensor.requires_grad or tensor.grad_fn is not None
-
-
-@contextlib.contextmanager
-def recorded_detaches(root: Path, sites: dict):
-    """Count, per call site in the project's files, `.detach()` calls and those on values with history."""
-    original = torch.Tensor.detach
-    prefix = str(root.resolve())
-
-    def detach(self):
-        caller = sys._getframe(1)
-        if caller.f_code.co_filename.startswith(prefix):
-            counts = sites.setdefault((Path(caller.f_code.co_filename).name, caller.f_lineno), [0, 0])
-            counts[0] += 1
-            counts[1] += has_history(self)
-        return original(self)
-
-    torch.Tensor.detach = detach
-    try:
-        yield
-    finally:
-        torch.Tensor.detach = original
 
 
 class GraphRecorder(torch.overrides.TorchFunctionMode):
@@ -323,15 +299,6 @@ class Migration:
 
 def source_files(root: Path) -> dict[str, Path]:
     return {path.relative_to(root).as_posix(): path for path in sorted(root.rglob("*.py"))}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """The scripts are tiny: thread start-up on a busy machine costs more than the arithmetic."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import torch
 from filelock import FileLock
 
 from legacy_constructs import legacy_api_constructs, legacy_constructs, legacy_data_reads
 from legacy_script_runs import CORPUS, Run, Script, load_manifest, run_script
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 REPOSITORIES, SCRIPTS = load_manifest()
 BY_NAME = {script.name: script for script in SCRIPTS}
@@ -95,15 +96,6 @@ def copy_corpus(base: Path) -> Path:
     root = base / "corpus"
     shutil.copytree(CORPUS, root, ignore=shutil.ignore_patterns("__pycache__"))
     return root
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """The steps are tiny: thread start-up on a busy machine costs more than the arithmetic."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def shared_folder(tmp_path_factory) -> Path:
