@@ -272,6 +272,31 @@ def test_overlapping_fixes_are_applied_in_bounded_rounds(run_cli, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
+# Layout: a rewritten expression that spans lines keeps the indentation of its continuation lines.
+
+
+def test_a_replaced_expression_keeps_its_continuation_lines_where_they_were(run_cli, tmp_path):
+    """LibCST writes a line broken inside brackets relative to its block: rendered out of place,
+    `criterion(output,\n            target).data[0]` came back with its second line at 4 spaces."""
+    path = write(
+        tmp_path / "a.py",
+        "import torch\n\n\ndef evaluate(criterion, output, target):\n"
+        "    if True:\n"
+        "        total = criterion(output,\n"
+        "            target).data[0]\n"
+        "    return total\n",
+    )
+    assert run_cli("fix", "--select", "GL103", "a.py").exit_code == 0
+    assert path.read_text() == (
+        "import torch\n\n\ndef evaluate(criterion, output, target):\n"
+        "    if True:\n"
+        "        total = criterion(output,\n"
+        "            target).item()\n"
+        "    return total\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Idempotence on every fixture and example; two concurrent runs equal one.
 
 

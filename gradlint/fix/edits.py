@@ -7,6 +7,7 @@ from typing import Iterable, Optional, Sequence
 import libcst as cst
 
 from gradlint.context import FileContext
+from gradlint.fix.builders import render_at
 from gradlint.fix.plan import FixPlan, InsertLineBefore, RemoveLine, Replace, ReplaceLines
 from gradlint.model import Edit, Fix, Location
 from gradlint.positions import LazyPositions
@@ -73,7 +74,7 @@ class EditBuilder:
             if not isinstance(content, str):
                 if wraps_parenthesized(content, change.node):
                     start, end = self._span_with_parentheses(change.node, start, end)
-                content = self.context.code_for(content)
+                content = self._render(content, change.node)
             return self._make(start, end, content)
         if isinstance(change, InsertLineBefore):
             row = self._position(change.statement).start.line
@@ -94,6 +95,20 @@ class EditBuilder:
             start = self.index.line_start(span.start.line)
             return self._make(start, self.index.line_end(span.end.line), "")
         raise TypeError(change)
+
+    def _render(self, replacement: cst.CSTNode, original: cst.CSTNode) -> str:
+        """The replacement's source where `original` stands. LibCST writes a line broken inside
+        brackets relative to the indentation of the block it is in, so a replacement spanning lines
+        is rendered at the indentation of the statement that holds `original`."""
+        code = self.context.code_for(replacement)
+        if "\n" not in code and "\r" not in code:
+            return code
+        statement = self.context.nodes.statement_of(original)
+        if statement is None:
+            return code
+        line_start = self.index.line_start(self._position(statement).start.line)
+        line = self.context.text[line_start : self.index.line_end(self._position(statement).start.line)]
+        return render_at(self.context, replacement, line[: len(line) - len(line.lstrip(" \t"))])
 
     def _last_line(self, statement: cst.CSTNode) -> int:
         """The last line of a statement, with the comment lines that close its blocks (which
