@@ -336,7 +336,6 @@ BLOCKERS_AFTER_SAFE = {
     "andreasveit/train.py": "IndexError: `prec1[0]` of a 0-dim sum (0-dim results used as Python numbers: `[i]` on a value known to be 0-dim)",
 }
 BLOCKERS_AFTER_UNSAFE = {
-    "pytorch/time_sequence_prediction/train.py": BLOCKERS_AFTER_SAFE["pytorch/time_sequence_prediction/train.py"],
     "devnag/gan_pytorch.py": BLOCKERS_AFTER_SAFE["devnag/gan_pytorch.py"],
     "pianomania/main.py": BLOCKERS_AFTER_SAFE["pianomania/main.py"],
     "andreasveit/train.py": BLOCKERS_AFTER_SAFE["andreasveit/train.py"],

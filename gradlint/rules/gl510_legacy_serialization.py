@@ -16,6 +16,8 @@ _SAFE_GLOBALS = "torch.serialization.safe_globals"
 # safetensors writes a dict of tensors only: a value also given to it is a state dict.
 _SAFETENSORS_SAVE = frozenset({"safetensors.torch.save_file", "safetensors.torch.save"})
 _SAVE = frozenset({"torch.save", "torch.serialization.save"})
+# Functions that accept a NumPy array and nothing a weights-only load returns (a tensor, a list...).
+_NUMPY_ONLY = frozenset({"torch.from_numpy"})
 # Methods of an `nn.Module` that a weights-only load can never return: no tensor, dict, list or
 # number has them, so a loaded value calling one is a whole pickled object.
 _OBJECT_METHODS = torch_api.module_methods("module-only")
@@ -26,6 +28,11 @@ _WHOLE_OBJECT_LOAD = (
     "`{call}` loads a whole pickled object (it is used as a module: `{use}`), which the `weights_only=True` default "
     "refuses with `UnpicklingError` (default changed in torch 2.6); pass `weights_only=False` for a file you trust, "
     "or save and load a `state_dict()`"
+)
+_NUMPY_ARRAY_LOAD = (
+    "`{call}` loads a pickled NumPy array (it is given to `{use}`), which the `weights_only=True` default "
+    "refuses with `UnpicklingError` (default changed in torch 2.6); pass `weights_only=False` for a file you trust, "
+    "or save it with `np.save` and load it with `np.load`"
 )
 _UNCALLED_STATE_DICT = (
     "`torch.save({argument}, ...)` saves the bound method, that is the whole module, not its state dict "
@@ -45,7 +52,8 @@ class LegacySerialization(Rule):
     a `torch.load(...)` without `weights_only=` whose result is evidently a whole module (the code
     calls `.eval()`, `.parameters()`, `.state_dict()`, `.forward()`... on it, or calls it), or a
     checkpoint holding one (the same use of `checkpoint["model"]`, directly or through a name bound
-    to it);
+    to it), or a pickled NumPy array (the loaded value, or a slice of it, is given to
+    `torch.from_numpy`, which takes nothing else);
     `torch.save(model, path)` of an evident module; and `torch.save(model.state_dict, path)`,
     the method saved instead of its result.
 
@@ -53,7 +61,8 @@ class LegacySerialization(Rule):
     Measured in torch 2.13: `torch.load(path)` loads state dicts, tensors, and checkpoint dicts
     of tensors, numbers, strings and optimizer states as before, but a pickled module (or a bound
     `state_dict` method, which pickles its module) raises `_pickle.UnpicklingError: Weights only
-    load failed` unless `weights_only=False` is passed. Code written before 2.6 that saves and
+    load failed` unless `weights_only=False` is passed; so does a NumPy array saved with
+    `torch.save` (2017's time-series example saved its training data so). Code written before 2.6 that saves and
     loads whole models stops working, and `weights_only=False` executes whatever the file's
     pickle says, so it is for trusted files only.
 
@@ -91,7 +100,9 @@ class LegacySerialization(Rule):
     the old default and are not reported. The module evidence is the name bound to the load in
     the same function (or `self.<name>` in the same class), or an entry of it read with a
     written-out key, used as a module there. Other pickled objects in a checkpoint (an
-    `argparse.Namespace` read as `checkpoint["settings"].d_model`) are not recognised.
+    `argparse.Namespace` read as `checkpoint["settings"].d_model`) are not recognised; a NumPy
+    array is recognised only through `torch.from_numpy` of the name bound once to the load (or of
+    a slice of it) in the same function.
     `torch.save` of a whole module is not reported in a file that loads with
     `weights_only=False` somewhere: such a file saves whole objects on purpose (torch's own
     distributed tests and `GraphModule.to_folder` do).
@@ -168,6 +179,14 @@ class LegacySerialization(Rule):
         with torch.serialization.safe_globals([RNNModel, torch.nn.Linear]):
             model = torch.load(f, map_location=device)
         model.eval()
+        """,
+        # `torch.from_numpy` of something else than the loaded value
+        """
+        import numpy as np
+        import torch
+        state = torch.load(path)
+        features = torch.from_numpy(np.load(other))
+        table = torch.from_numpy(state.numpy())
         """,
         # a state dict named `model`, also written with safetensors
         """
@@ -257,6 +276,19 @@ class LegacySerialization(Rule):
         Invalid(
             """
             import torch
+            data = torch.load("traindata.pt")
+            inputs = torch.from_numpy(data[3:, :-1])
+            """,
+            """
+            import torch
+            data = torch.load("traindata.pt", weights_only=False)
+            inputs = torch.from_numpy(data[3:, :-1])
+            """,
+            message='`torch.load("traindata.pt")` loads a pickled NumPy array (it is given to `torch.from_numpy(data[3:, :-1])`)',
+        ),
+        Invalid(
+            """
+            import torch
             torch.save(model.state_dict, "weights.pt")
             """,
             """
@@ -302,9 +334,13 @@ class LegacySerialization(Rule):
         if self._under_safe_globals():
             return
         use = self._object_use(node)
-        if use is None:
-            return
-        message = _WHOLE_OBJECT_LOAD.format(call=self.context.code_for(node), use=use)
+        if use is not None:
+            message = _WHOLE_OBJECT_LOAD.format(call=self.context.code_for(node), use=use)
+        else:
+            use = self._array_use(node)
+            if use is None:
+                return
+            message = _NUMPY_ARRAY_LOAD.format(call=self.context.code_for(node), use=use)
         fix = self.unsafe_fix("Pass `weights_only=False` (for a file you trust)", *self._weights_only_false(node))
         self.report(node, message, fix)
 
@@ -333,6 +369,21 @@ class LegacySerialization(Rule):
         if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is stack[index]):
             return None
         return self._use_of_target(parent.targets[0].target)
+
+    def _array_use(self, node: cst.Call) -> Optional[str]:
+        """The call that takes the loaded value (or a slice of it) as a NumPy array, if one does:
+        `data = torch.load(path)` then `torch.from_numpy(data[3:, :-1])`."""
+        parent = self.context.stack[-2] if len(self.context.stack) >= 2 else None
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is node):
+            return None
+        target = parent.targets[0].target
+        scope = self.context.scope()
+        if not isinstance(target, cst.Name) or len(self.context.scopes.values_of(target.value, scope)) != 1:
+            return None
+        for call in _calls_within(scope):
+            if self.context.qualified_name(call.func) in _NUMPY_ONLY and call.args and _is_name_or_slice(call.args[0].value, target.value):
+                return f"{self.context.code_for(call.func)}({self.context.code_for(call.args[0].value)})"
+        return None
 
     def _use_of_target(self, target: cst.BaseExpression) -> Optional[str]:
         scope = self.context.scope()
@@ -433,6 +484,13 @@ def _calls_within(scope: cst.CSTNode) -> Iterator[cst.Call]:
 
 def _is_name(expression: cst.BaseExpression, name: str) -> bool:
     return isinstance(expression, cst.Name) and expression.value == name
+
+
+def _is_name_or_slice(expression: cst.BaseExpression, name: str) -> bool:
+    """`name`, or `name[...]` indexed or sliced (an array's slice is an array)."""
+    if isinstance(expression, cst.Subscript):
+        expression = expression.value
+    return _is_name(expression, name)
 
 
 def _is_string_entry(expression: cst.BaseExpression, container: str) -> bool:
