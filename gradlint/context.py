@@ -20,7 +20,9 @@ from gradlint.analysis.nn_module_classes import NnModuleClasses
 from gradlint.analysis.nn_modules import NnModuleEvidence
 from gradlint.analysis.parameter_flow import ParameterFlow
 from gradlint.analysis.roles import Roles
+from gradlint.analysis.legacy import is_variable
 from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.analysis.variable_aliases import variable_aliases
 from gradlint.analysis.semantic.scope import ScopeUsesTable
 from gradlint.analysis.schedulers import SchedulerEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
@@ -72,6 +74,15 @@ class FileContext:
     @cached_property
     def imports(self) -> ImportMap:
         return ImportMap.build(self.module, self.project)
+
+    @cached_property
+    def variable_aliases(self) -> frozenset[str]:
+        """Local stand-ins for `Variable` (`Variable = lambda *args, **kwargs: autograd.Variable(...)`)."""
+        return variable_aliases(self.module, self.text, self.imports)
+
+    def calls_variable(self, func: cst.BaseExpression) -> bool:
+        """`func` is `torch.autograd.Variable`, or a local stand-in that hands it every argument."""
+        return is_variable(func, self.imports) or isinstance(func, cst.Name) and func.value in self.variable_aliases
 
     @cached_property
     def scopes(self) -> ScopeTable:

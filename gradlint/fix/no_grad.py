@@ -13,7 +13,7 @@ import libcst as cst
 
 from gradlint.analysis.functions import CallSite
 from gradlint.analysis.grad_mode import may_enable_grad, runs_without_grad
-from gradlint.analysis.legacy import is_variable, literal_flag, variable_arguments, volatile_argument
+from gradlint.analysis.legacy import literal_flag, variable_arguments, volatile_argument
 from gradlint.analysis.regions import (
     Placement,
     bound_names,
@@ -279,7 +279,7 @@ class NoGradPlanner:
         pending = [value]
         while pending:
             node = pending.pop()
-            if isinstance(node, cst.Call) and is_variable(node.func, self.context.imports):
+            if isinstance(node, cst.Call) and self.context.calls_variable(node.func):
                 yield node
                 continue
             if isinstance(node, (cst.Call, cst.BinaryOperation)) and not _is_text(node):
@@ -443,7 +443,7 @@ class NoGradPlanner:
                     if may_enable_grad(node, imports):
                         return "it turns grad on"
                     if (
-                        is_variable(node.func, imports)
+                        self.context.calls_variable(node.func)
                         and volatile_argument(node) is not None
                         and not _removable(node)
                         and self.flag is None
@@ -569,7 +569,7 @@ class NoGradPlanner:
         return False
 
     def _is_volatile_call(self, call: cst.Call) -> bool:
-        return is_variable(call.func, self.context.imports) and volatile_argument(call) is not None
+        return self.context.calls_variable(call.func) and volatile_argument(call) is not None
 
     # -- the rewrite --------------------------------------------------------------------------
 

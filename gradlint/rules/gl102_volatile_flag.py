@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.functions import CallSite, argument_for, only_called
-from gradlint.analysis.legacy import is_variable, literal_flag, volatile_argument
+from gradlint.analysis.legacy import literal_flag, volatile_argument
 from gradlint.analysis.regions import bound_names
 from gradlint.fix.builders import call_without_argument
 from gradlint.fix.no_grad import NoGradPlanner, body_of, flag_alone
@@ -40,7 +40,9 @@ _RAISES = (
 class VolatileFlag(Rule):
     """
     ## What it does
-    Flags the `volatile` argument of a `torch.autograd.Variable(...)` call.
+    Flags the `volatile` argument of a `torch.autograd.Variable(...)` call, also through a local
+    stand-in that passes every argument on (`Variable = lambda *args, **kwargs:
+    autograd.Variable(*args, **kwargs).cuda() if USE_CUDA else autograd.Variable(*args, **kwargs)`).
 
     ## Why is this bad?
     `volatile=True` used to switch off graph building for inference. Since PyTorch 0.4 it does
@@ -143,7 +145,9 @@ class VolatileFlag(Rule):
     stored on `self` is followed into the methods of its class only: another object reading it
     (`gan.sample_z_`) is not seen. A model whose `forward` reads the grad mode computes
     differently under no_grad, which the safe fix does not see. Reading or assigning
-    `x.volatile` (always False, no effect) is not reported.
+    `x.volatile` (always False, no effect) is not reported. A stand-in for `Variable` is followed
+    only where its name has no other binding in the file and it hands `*args, **kwargs` to
+    `Variable` unchanged (then maybe converted: `.cuda()`, `.to(device)`, `.float()`).
     """
 
     code = "GL102"
@@ -168,6 +172,21 @@ class VolatileFlag(Rule):
         """
         def f(volatile=True):
             return g(volatile=volatile)
+        """,
+        # stand-ins that do not pass `volatile=` on to `Variable`, or whose name is bound twice
+        """
+        import tensorflow as tf
+        from torch import autograd
+        Variable = lambda *args, **kwargs: tf.Variable(*args, **kwargs)
+        v = Variable(1, volatile=True)
+        wrap = lambda x, **kwargs: autograd.Variable(x)
+        w = wrap(t, volatile=True)
+        """,
+        """
+        from torch import autograd
+        to_var = lambda *args, **kwargs: autograd.Variable(*args, **kwargs)
+        def step(to_var, batch):
+            return to_var(batch, volatile=True)
         """,
     )
     INVALID = (
@@ -200,6 +219,31 @@ class VolatileFlag(Rule):
             column=30,
             message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
             fix_title="Run `test` under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # A stand-in for `Variable` that moves the tensor: its calls mean the same.
+        Invalid(
+            """
+            import torch
+            import torch.autograd as autograd
+            USE_CUDA = torch.cuda.is_available()
+            Variable = lambda *args, **kwargs: autograd.Variable(*args, **kwargs).cuda() if USE_CUDA else autograd.Variable(*args, **kwargs)
+
+            def test(model, loader):
+                return [model(Variable(images, volatile=True)) for images in loader]
+            """,
+            """
+            import torch
+            import torch.autograd as autograd
+            USE_CUDA = torch.cuda.is_available()
+            Variable = lambda *args, **kwargs: autograd.Variable(*args, **kwargs).cuda() if USE_CUDA else autograd.Variable(*args, **kwargs)
+
+            @torch.no_grad()
+            def test(model, loader):
+                return [model(Variable(images)) for images in loader]
+            """,
+            line=7,
+            column=36,
+            message="`volatile=True` has had no effect since PyTorch 0.4",
         ),
         # Training and evaluation in one function: the evaluation loop is wrapped.
         Invalid(
@@ -629,7 +673,7 @@ class VolatileFlag(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not is_variable(node.func, self.context.imports):
+        if not self.context.calls_variable(node.func):
             return
         argument = volatile_argument(node)
         if argument is None:
