@@ -173,3 +173,14 @@ def test_a_name_also_bound_to_a_tensor_with_dimensions_is_left():
         return loss
     """
     assert findings(source) == []
+
+
+def test_the_summary_says_which_calls_a_function_result_is_handed_to():
+    source = textwrap.dedent(select_action())
+    context = FileContext("example.py", source, cst.parse_module(source), project=ALONE)
+    summary = context.functions.of(function_named(context, "select_action"))
+    (site,) = summary.result_arguments
+    assert context.code_for(site.call) == "env.step(action)" and site.scope is function_named(context, "main")
+    printed = textwrap.dedent(select_action(extra="print(action + 1)"))
+    context = FileContext("example.py", printed, cst.parse_module(printed), project=ALONE)
+    assert context.functions.of(function_named(context, "select_action")).result_arguments is None
