@@ -104,7 +104,9 @@ class FileContext:
 
     @cached_property
     def scalars(self) -> ScalarEvidence:
-        return ScalarEvidence(self.imports, self.scopes, self.tensors, self.module, self.nodes)
+        return ScalarEvidence(
+            self.imports, self.scopes, self.tensors, self.module, self.nodes, lambda function: self.functions.of(function)
+        )
 
     @cached_property
     def class_targets(self) -> ClassTargets:
@@ -140,7 +142,16 @@ class FileContext:
 
     @cached_property
     def functions(self) -> FunctionSummaries:
-        return FunctionSummaries(self.module, self.imports, self.scopes, self.function_table, self.grads, self.training)
+        return FunctionSummaries(
+            self.module,
+            self.imports,
+            self.scopes,
+            self.function_table,
+            self.grads,
+            self.training,
+            scope_uses=self.scope_uses,
+            only_calls=lambda function: self.tensors.only_calls(function),
+        )
 
     def enclosing_function(self) -> Optional[cst.FunctionDef]:
         """The innermost `def` around the node being visited (None at module level)."""

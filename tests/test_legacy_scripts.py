@@ -322,23 +322,15 @@ def history_free_detaches(runs, preset) -> dict[str, list]:
 
 # Why each script fails on plain torch 2.13 after the migrations of today's rules, and which rule
 # is meant to take it. The thresholds below are expected to fail until these are handled.
-ZERO_DIM_ACTION = (
-    "AssertionError: `action.data[0]` of a (1,) sample is a 0-dim tensor, which gym's step rejects "
-    "(0-dim results used as Python numbers: environment actions)"
-)
 BLOCKERS_AFTER_SAFE = {
-    "pytorch/reinforcement_learning/reinforce.py": ZERO_DIM_ACTION,
-    "pytorch/reinforcement_learning/actor_critic.py": ZERO_DIM_ACTION,
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (torch.load weights_only: a trust decision, --unsafe-fixes)",
     "devnag/gan_pytorch.py": "ValueError: BCELoss target (1,) for input (1, 1) (loss target shapes)",
     "pianomania/main.py": "ValueError: BCELoss target (100,) for input (100, 1) (loss target shapes)",
     "yunjey/main.py": "AttributeError: `svhn_iter.next()` (GL516's `next(svhn_iter)` is unsafe: the loaders are Solver parameters of unknown class)",
-    "andreasveit/train.py": "IndexError: `prec1[0]` of a 0-dim sum (0-dim results used as Python numbers: `[i]` on a value known to be 0-dim)",
 }
 BLOCKERS_AFTER_UNSAFE = {
     "devnag/gan_pytorch.py": BLOCKERS_AFTER_SAFE["devnag/gan_pytorch.py"],
     "pianomania/main.py": BLOCKERS_AFTER_SAFE["pianomania/main.py"],
-    "andreasveit/train.py": BLOCKERS_AFTER_SAFE["andreasveit/train.py"],
 }
 NEEDLESS_DETACHES = (
     "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` where the proof does not reach: dcgan's `label` "

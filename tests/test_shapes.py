@@ -156,3 +156,19 @@ def test_a_module_method_named_like_a_tensor_method_gives_no_shape():
 
     context, node, scope = last_value(source)
     assert context.values.shape(node, scope) is None
+
+
+@pytest.mark.parametrize(
+    "body, shape",
+    [
+        ("probe = a.view(-1).float().sum(0)", ()),
+        ("probe = torch.randn(8, 3).mean(-1)", (8,)),
+        ("probe = torch.randn(8, 3).argmax(0)", (3,)),
+        ("probe = torch.randn(8, 3).sum(2)", None),  # torch raises: no such dim
+        ("probe = a.view(-1).sum(0, keepdim=True)", None),
+        ("probe = a.view(-1).sum(d)", None),
+        ("probe = torch.randn(8, 3).max(0)", None),  # (values, indices)
+    ],
+)
+def test_a_reduction_over_one_literal_dim_drops_it(body, shape):
+    assert shape_of_probe(body) == shape

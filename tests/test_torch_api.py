@@ -239,6 +239,13 @@ def test_a_reduction_without_a_dim_is_0_dim(name):
     assert getattr(x, name)().dim() == 0
 
 
+@pytest.mark.parametrize("name", _rows("drops-dim"))
+def test_a_reduction_given_one_dim_drops_it(name):
+    matrix = torch.rand(3, 4)
+    assert getattr(matrix, name)(0).shape == (4,) and getattr(matrix, name)(-1).shape == (3,)
+    assert getattr(torch.rand(5), name)(0).dim() == 0
+
+
 @pytest.mark.parametrize("name", _rows("scalar"))
 def test_a_scalar_result_is_one_number(name):
     _, result = _call(name)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional, Sequence
+from functools import cached_property
+from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
@@ -24,7 +25,7 @@ from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope, entry_k
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.shapes import static_shape
-from gradlint.analysis.summaries import FunctionSummaries
+from gradlint.analysis.summaries import FunctionSummaries, FunctionSummary
 from gradlint.analysis.syntax import DEFINITIONS, is_integer_literal, is_none_literal
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, TensorEvidence, root_name, shadows, tuple_member
 from gradlint.analysis.tree import descendants
@@ -33,6 +34,10 @@ from gradlint.analysis.tree import descendants
 SCALAR_RETURNS = " returns 0-dim"
 # Functions and methods whose result is a single number (a 0-dim tensor in torch >= 0.4).
 SCALAR_REDUCTIONS = torch_api.methods("reduction", without=("index",)) | torch_api.methods("scalar")
+# Reductions given one dim: `x.sum(0)` of a 1-D `x` is 0-dim (its shape says so).
+DIM_REDUCTIONS = torch_api.methods("drops-dim")
+# In-place methods that change values only: they return the receiver itself, shape and all.
+IN_PLACE_ON_VALUES = torch_api.methods("scales") | torch_api.methods("accumulates") | torch_api.methods("fills")
 # Index reductions: without a dim a 0-dim index, with one a tensor of indices.
 INDEX_REDUCTIONS = torch_api.methods("index")
 # Full reductions to one value (not a count or a truth value, which other types also give).
@@ -85,6 +90,9 @@ class ScalarRead:
     accumulator: Optional[Accumulator] = None
     # `x.data[0][0]`: the number of the first row, read with a second `[0]`.
     row: bool = False
+    # The read reaches only code that raises for a tensor whatever its value (`env.step` of an
+    # environment whose action space accepts only an int), where `.item()` gives the number 0.3 read.
+    rejected_as_tensor: bool = False
 
     @property
     def number_of(self) -> cst.BaseExpression:
@@ -98,6 +106,12 @@ class ScalarRead:
         """`.item()` gives exactly what the read gives where the read still works under torch 2.x."""
         # `x[0].item()` for `x.data[0][0]` raises on a row of several numbers, where the read did not.
         return self.kind is Kind.ZERO_DIM or (self.use in EXACT_USES and not self.row)
+
+    @property
+    def safe(self) -> bool:
+        """`.item()` gives what the read gives where the read works under torch 2.x, or the read
+        raises for every value and `.item()` gives the number 0.3 read."""
+        return self.exact or (self.rejected_as_tensor and not self.row)
 
 
 def legacy_number_read(subscript: cst.Subscript) -> Optional[tuple[cst.BaseExpression, cst.Attribute]]:
@@ -176,14 +190,30 @@ class ScalarEvidence:
         tensors: TensorEvidence,
         module: Optional[cst.Module] = None,
         nodes: Optional[NodeIndex] = None,
+        summaries: Optional[Callable[[cst.FunctionDef], FunctionSummary]] = None,
+        *,
+        by_name: bool = True,
     ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
         self.module = module
         self.nodes = nodes
+        self.summaries = summaries
+        # Whether a name playing a loss's role (`loss`, `criterion(...)`) counts as evidence.
+        self.by_name = by_name
+        # What `tensors.follow` keys a function's 0-dim results by, apart for each kind of evidence.
+        self._returns_key = SCALAR_RETURNS if by_name else f"{SCALAR_RETURNS} by construction"
         self._accumulators: dict[tuple[int, str], Optional[Accumulator]] = {}
         self._name_uses: dict[int, dict[str, list[cst.Name]]] = {}
+
+    @cached_property
+    def evident(self) -> "ScalarEvidence":
+        """The same questions answered without names: 0-dim by how a value is made (a criterion
+        module, a full reduction, a shape), never because it is called `loss`."""
+        if not self.by_name:
+            return self
+        return ScalarEvidence(self.imports, self.scopes, self.tensors, self.module, self.nodes, self.summaries, by_name=False)
 
     # -- zero-dim values: losses and full reductions ------------------------------------------
 
@@ -200,8 +230,21 @@ class ScalarEvidence:
         if isinstance(node, cst.Attribute):
             return self._attribute_is_scalar(node, scope, depth)
         if isinstance(node, cst.Subscript):
-            return self._entry_is_scalar(node, scope, depth)
+            return self._element_is_scalar(node, scope, depth) or self._entry_is_scalar(node, scope, depth)
         return False
+
+    def _element_is_scalar(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
+        """`f(...)[0]` where `f`, a function of this file, returns a list every element of which
+        is 0-dim (`res.append(correct_k.mul_(100.0 / n))` ... `return res`)."""
+        index = _single_index(node)
+        call = node.value
+        if not isinstance(index, cst.Integer) or not isinstance(call, cst.Call) or self.summaries is None:
+            return False
+        function, _ = self.tensors.returned_values(call, scope)
+        items = self.summaries(function).returned_list_items if function is not None else None
+        return bool(items) and self.tensors.follow(
+            (id(function), f"{self._returns_key} items"), lambda: all(self.is_scalar(item, function, depth + 1) for item in items)
+        )
 
     def _attribute_is_scalar(self, node: cst.Attribute, scope: Optional[Scope], depth: int) -> bool:
         """`self.err` where every value but None the class's methods bind to it is 0-dim."""
@@ -243,19 +286,22 @@ class ScalarEvidence:
         if isinstance(func, cst.Attribute) and func.attr.value == "forward":
             return self._is_loss_callee(func.value, scope)  # `criterion.forward(out, y)`: the call spelt out
         if isinstance(func, cst.Name):
-            named = bool(CRITERION.match(func.value)) and not self.tensors.returns_number(call, scope)
+            named = self.by_name and bool(CRITERION.match(func.value)) and not self.tensors.returns_number(call, scope)
             return named or self._is_reducing_loss_module(func.value, scope) or self._lambda_is_scalar(func.value, scope, depth)
         if (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
             and func.value.value == "self"
             and CRITERION.match(func.attr.value)
+            and self.by_name
         ):
             return True  # `self.criterion(out, y)`, as `criterion(out, y)`
         if isinstance(func, cst.Attribute) and func.attr.value in SCALAR_REDUCTIONS | INDEX_REDUCTIONS and not call.args:
             return self.tensors.is_tensor(func.value, scope, depth + 1)
-        if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING:
+        if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_KEEPING | IN_PLACE_ON_VALUES:
             return self.is_scalar(func.value, scope, depth + 1)
+        if isinstance(func, cst.Attribute) and func.attr.value in DIM_REDUCTIONS:
+            return static_shape(call, self.imports, self.scopes, scope) == ()  # `x.sum(0)` of a 1-D `x`
         return False
 
     def _is_loss_callee(self, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
@@ -263,14 +309,14 @@ class ScalarEvidence:
         bindings, or by its name when nothing in the scope binds it (a parameter). A tensor has no
         `.forward`, so a receiver named like a loss value (`loss.forward(fx, y)`) is the module."""
         if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
-            return bool(CRITERION.match(receiver.attr.value) or LOSS_VALUE.match(receiver.attr.value))
+            return self.by_name and bool(CRITERION.match(receiver.attr.value) or LOSS_VALUE.match(receiver.attr.value))
         if not isinstance(receiver, cst.Name) or self.imports.is_imported(receiver.value):
             return False
         name = receiver.value
         if self._is_reducing_loss_module(name, scope):
             return True
         bound = self.scopes.values_of(name, scope) or (self.module is not None and self.scopes.values_of(name, self.module))
-        return not bound and bool(CRITERION.match(name) or LOSS_VALUE.match(name))
+        return self.by_name and not bound and bool(CRITERION.match(name) or LOSS_VALUE.match(name))
 
     def _is_reducing_loss_module(self, name: str, scope: Optional[Scope]) -> bool:
         """`distance` bound (here or at module level) to `nn.L1Loss()`: its result is one number
@@ -287,7 +333,7 @@ class ScalarEvidence:
         """`call` runs a plain function of this file whose every `return` gives a 0-dim tensor."""
         function, returns = self.tensors.returned_values(call, scope)
         return bool(returns) and self.tensors.follow(
-            (id(function), SCALAR_RETURNS), lambda: all(self.is_scalar(value, function, depth + 1) for value in returns)
+            (id(function), self._returns_key), lambda: all(self.is_scalar(value, function, depth + 1) for value in returns)
         )
 
     def _unpacks_scalar(self, value: cst.BaseExpression, position: int, depth: int, scope: Optional[Scope]) -> bool:
@@ -301,7 +347,7 @@ class ScalarEvidence:
             bool(members)
             and None not in members
             and self.tensors.follow(
-                (id(function), f"{SCALAR_RETURNS}{position}"),
+                (id(function), f"{self._returns_key}{position}"),
                 lambda: all(self.is_scalar(member, function, depth + 1) for member in members),
             )
         )
@@ -315,6 +361,8 @@ class ScalarEvidence:
     def _name_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
         if name in NON_TENSOR_ROOTS or self.imports.is_imported(name):
             return False
+        if not self.by_name:
+            return self._every_binding_is_scalar(name, scope, depth)
         if scope is not None:
             bindings = self.scopes.of(scope)
             if any(self._unpacks_scalar(value, position, depth, scope) for value, position in bindings.unpacked.get(name, ())):
@@ -334,7 +382,19 @@ class ScalarEvidence:
             return True
         if values and all(self.tensors.is_python_number(value, scope) for value in values):
             return False  # a Python number named like a loss (`loss = total / n` of `.item()`s) is no tensor
-        return bool(LOSS_VALUE.match(name))
+        return self.by_name and bool(LOSS_VALUE.match(name))
+
+    def _every_binding_is_scalar(self, name: str, scope: Optional[Scope], depth: int) -> bool:
+        """Every binding of `name` in the scope is an assignment of a 0-dim value: whichever one a
+        read sees (`loss = torch.cat(parts)` then `loss[0]` is no 0-dim read, whatever else `loss`
+        is later bound to)."""
+        if scope is None:
+            return False
+        bindings = self.scopes.of(scope)
+        if name in bindings.opaque or name in bindings.unpacked or name in bindings.loop_sources:
+            return False
+        values = bindings.assigned(name)
+        return bool(values) and all(self.is_scalar(value, scope, depth + 1) for value in values)
 
     # -- one-element values: sampled actions, the argmax of one row, `torch.Tensor([v])` ---------
 
@@ -515,7 +575,7 @@ class ScalarEvidence:
         row = found is None
         found = found or first_row_number_read(subscript)
         if found is None:
-            return None
+            return self._zero_dim_index(subscript, use, scope)
         value, data = found
         shape = static_shape(value, self.imports, self.scopes, scope)
         if shape == () or self.is_scalar(value, scope) or self._full_reduction_of_unknown(value, scope):
@@ -523,8 +583,59 @@ class ScalarEvidence:
         made = self.one_element_kind(value, scope)
         one_element = shape is not None and all(size == 1 for size in shape)
         if one_element or made in ("sample", "one") or (made == "index" and use is not None) or self.is_backpropagated(value, scope):
-            return ScalarRead(value, data, Kind.ONE_ELEMENT, use, row=row)
+            rejected = not row and self._reaches_only_tensor_rejecting_steps(subscript, parents, scope)
+            return ScalarRead(value, data, Kind.ONE_ELEMENT, use, row=row, rejected_as_tensor=rejected)
         return None
+
+    def _zero_dim_index(self, subscript: cst.Subscript, use: Optional[str], scope: Scope) -> Optional[ScalarRead]:
+        """`x[0]` (no `.data`) of a value 0-dim by how it is made, not by its name (`prec1[0]` of
+        `prec1 = accuracy(out, y)[0]`, a list of `.sum(0)`s of 1-D tensors): a one-element tensor in
+        0.3, whose `[0]` was its number; since 0.4 the index raises IndexError for every value."""
+        value = subscript.value
+        if not isinstance(value, (cst.Name, cst.Call)) or (isinstance(value, cst.Name) and value.value in NON_TENSOR_ROOTS):
+            return None
+        return ScalarRead(value, None, Kind.ZERO_DIM, use) if self.evident.is_scalar(value, scope) else None
+
+    # -- where a number read goes ---------------------------------------------------------------
+
+    def _reaches_only_tensor_rejecting_steps(self, read: cst.Subscript, parents: Sequence[cst.CSTNode], scope: Scope) -> bool:
+        """The read is the action of `env.step(...)` (directly, or as what the function returns to
+        callers that hand it only to such steps) of an environment whose `step` raises for a tensor
+        action whatever its value (`gym.make("CartPole-v0")`, see `torch_api.environments`)."""
+        parent = parents[-1] if parents else None
+        if isinstance(parent, cst.Arg) and len(parents) > 1:
+            call = parents[-2]
+            return isinstance(call, cst.Call) and len(call.args) == 1 and self._rejects_tensor_actions(call, scope)
+        if not (isinstance(parent, cst.Return) and parent.value is read and isinstance(scope, cst.FunctionDef)) or self.summaries is None:
+            return False
+        receivers = self.summaries(scope).result_arguments
+        return bool(receivers) and all(self._rejects_tensor_actions(site.call, site.scope or self.module) for site in receivers)
+
+    def _rejects_tensor_actions(self, call: cst.Call, scope: Optional[Scope]) -> bool:
+        """`env.step(a)` where `env` is bound (in the scope, else at module level) only to
+        `gym.make("<id>")` of an environment that asserts its action is an int."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "step" and isinstance(func.value, cst.Name)) or scope is None:
+            return False
+        name = func.value.value
+        bindings = self.scopes.of(scope)
+        if name in bindings.opaque or name in bindings.unpacked or name in bindings.loop_sources:
+            return False
+        values = bindings.assigned(name)
+        if not values and self.module is not None and scope is not self.module:
+            module = self.scopes.of(self.module)
+            if name in module.opaque or name in module.unpacked or name in module.loop_sources:
+                return False
+            values = module.assigned(name)
+        return bool(values) and all(self._makes_tensor_rejecting_environment(value) for value in values)
+
+    def _makes_tensor_rejecting_environment(self, value: cst.BaseExpression) -> bool:
+        if not (isinstance(value, cst.Call) and len(value.args) == 1 and value.args[0].keyword is None):
+            return False
+        identifier = value.args[0].value
+        if not isinstance(identifier, cst.SimpleString):
+            return False
+        return torch_api.rejects_tensor_actions(self.imports.qualified_name(value.func), identifier.evaluated_value)
 
     def is_backpropagated(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`out.backward()` without a gradient in the scope that binds `out` once: torch (0.3 as

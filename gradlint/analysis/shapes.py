@@ -37,6 +37,7 @@ _SELF = "self"
 # Methods whose result has the receiver's shape; the elementwise ones only with number arguments.
 _SHAPE_KEEPING = torch_api.methods("same-layout") | torch_api.methods("converts", without=("view",))
 _ELEMENTWISE = torch_api.methods("elementwise")
+_DROPS_DIM = torch_api.methods("drops-dim")
 _VARIABLE = torch_api.functions("variable")
 _SHAPE_KEEPING_LAYERS = torch_api.functions("keeps-shape")
 _CONTAINERS = torch_api.functions("module-container")
@@ -142,6 +143,8 @@ class _Shapes:
                 return None  # `x.type()` is the type's name
             if method == _UNSQUEEZE or method in _SHAPE_KEEPING or method in _ELEMENTWISE:
                 return self._method_shape(method, func.value, call, scope, depth)
+            if method in _DROPS_DIM and len(call.args) == 1 and positional:
+                return self._reduced_shape(func.value, positional[0], scope, depth)
         qualified = self.imports.qualified_name(func)
         if qualified in _VARIABLE and positional:
             return self.shape(positional[0], scope, depth + 1)
@@ -201,6 +204,15 @@ class _Shapes:
         if method in _ELEMENTWISE and not all(_is_number_literal(arg.value) for arg in call.args):
             return None  # a tensor argument may broadcast
         return shape
+
+    def _reduced_shape(self, receiver: cst.BaseExpression, dim: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
+        """`x.sum(0)`: the receiver's shape without the dim reduced over (a 1-D `x` gives `()`)."""
+        shape = self.shape(receiver, scope, depth + 1)
+        at = _integer_literal(dim)
+        if shape is None or at is None or not -len(shape) <= at < len(shape):
+            return None
+        at = at if at >= 0 else len(shape) + at
+        return (*shape[:at], *shape[at + 1 :])
 
     def _module_output(
         self, callee: cst.BaseExpression, argument: cst.BaseExpression, scope: Optional[Scope], depth: int

@@ -9,7 +9,7 @@ the file its result is backpropagated. Which `def` a call runs is `functions.Fun
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -17,6 +17,7 @@ from gradlint.analysis.functions import CallSite, FunctionTable, call_sites, men
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of, may_enable_grad
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import ScopeTable
+from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable
 from gradlint.analysis.syntax import child_statements, iter_statements, parameter_names, suite_statements
 from gradlint.analysis.tree import descendants
 
@@ -64,6 +65,63 @@ class FunctionSummary:
             for statement in _own_statements(self.function)
             if isinstance(statement, cst.Return) and statement.value is not None
         )
+
+    @cached_property
+    def returned_list_items(self) -> Optional[tuple[cst.BaseExpression, ...]]:
+        """What the list it returns holds: when every `return` gives one local name, bound in the
+        function only to `[]` and otherwise only the receiver of `name.append(value)` statements
+        (`res = []` ... `res.append(acc)` ... `return res`), the values appended; None otherwise."""
+        names = {value.value for value in self.returns if isinstance(value, cst.Name)}
+        if len(names) != 1 or not all(isinstance(value, cst.Name) for value in self.returns):
+            return None
+        name = names.pop()
+        bindings = self._owner.scopes.of(self.function)
+        values = bindings.assigned(name)
+        if not values or not all(isinstance(value, cst.List) and not value.elements for value in values):
+            return None
+        if name in bindings.opaque or name in bindings.unpacked or name in bindings.loop_sources:
+            return None  # a parameter (opaque), or bound to values not seen
+        items = [call.args[0].value for call in self._appends_to(name)]
+        occurrences = sum(isinstance(node, cst.Name) and node.value == name for node in descendants(self.function.body))
+        # Every mention accounted for: the bindings, the returns and the appends; no other use can change the list.
+        return tuple(items) if occurrences == len(values) + len(self.returns) + len(items) else None
+
+    def _appends_to(self, name: str) -> list[cst.Call]:
+        """The statements `name.append(value)` of its own body."""
+        found = []
+        for statement in _own_statements(self.function):
+            call = statement.value if isinstance(statement, cst.Expr) else None
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "append"
+                and isinstance(call.func.value, cst.Name)
+                and call.func.value.value == name
+                and len(call.args) == 1
+                and call.args[0].keyword is None
+                and not call.args[0].star
+            ):
+                found.append(call)
+        return found
+
+    @cached_property
+    def result_arguments(self) -> Optional[tuple[CallSite, ...]]:
+        """The calls its result is handed to (each with the function it is written in), when that is all that happens to it: the function is
+        only called in this file (never handed over as a value, and no other file mentions it),
+        each call is the one argument of a call or the whole value of `name = f(...)`, and each
+        read of `name` in the calling scope is the one argument of a call (`action = select_action(s)`
+        ... `env.step(action)`). None when the result may reach anything else."""
+        sites = self._owner.only_calls(self.function)
+        if not sites or self._owner.scope_uses is None:
+            return None
+        found: list[CallSite] = []
+        for site in sites:
+            uses = self._owner.scope_uses.of(site.scope if site.scope is not None else self._owner.module)
+            receivers = _receivers_of(site.call, uses)
+            if receivers is None:
+                return None
+            found.extend(CallSite(receiver, site.scope, site.without_grad) for receiver in receivers)
+        return tuple(found)
 
     @cached_property
     def returns_grad(self) -> bool:
@@ -141,6 +199,8 @@ class FunctionSummaries:
         table: FunctionTable,
         grads: Optional["GradEvidence"] = None,
         training: Optional["TrainingAnalysis"] = None,
+        scope_uses: Optional[ScopeUsesTable] = None,
+        only_calls: Optional[Callable[[cst.FunctionDef], Sequence[CallSite]]] = None,
     ) -> None:
         self.module = module
         self.imports = imports
@@ -148,6 +208,9 @@ class FunctionSummaries:
         self.table = table
         self.grads = grads
         self.training = training
+        self.scope_uses = scope_uses
+        # The calls of a module-level function when they are every mention of it (see `TensorEvidence.only_calls`).
+        self._only_calls = only_calls
         self._summaries: dict[int, FunctionSummary] = {}
         self._returning: set[int] = set()  # functions whose `returns_grad` is being computed (recursion)
         self._numbering: set[int] = set()  # functions whose `returns_number` is being computed (recursion)
@@ -168,6 +231,9 @@ class FunctionSummaries:
         return [self.of(function) for function in self.table.all if function.name.value == name]
 
     # -- facts used by the summaries --------------------------------------------------------
+
+    def only_calls(self, function: cst.FunctionDef) -> Sequence[CallSite]:
+        return self._only_calls(function) if self._only_calls is not None else ()
 
     def all_returns_numbers(self, summary: FunctionSummary) -> bool:
         """`summary.returns_number`: a plain function (not a coroutine, a generator, nor wrapped by a
@@ -278,6 +344,35 @@ class FunctionSummaries:
             for name in feeding - {None}:
                 found.setdefault(name, []).append(site)
         return {name: tuple(sites) for name, sites in found.items()}
+
+
+def _receivers_of(call: cst.Call, uses: ScopeUses) -> Optional[list[cst.Call]]:
+    """The calls `call`'s result is the one argument of, directly or through the name it is
+    assigned to (every read of which must be such an argument); None for any other use."""
+    parent = uses.parent(call)
+    receiver = _one_argument_of(parent, uses)
+    if receiver is not None:
+        return [receiver]
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name)):
+        return None
+    found = []
+    for occurrence in uses.occurrences(parent.targets[0].target.value):
+        holder = uses.parent(occurrence)
+        if isinstance(holder, cst.AssignTarget):
+            continue  # a binding; any value it binds is read only where the reads below allow
+        receiver = _one_argument_of(holder, uses)
+        if receiver is None:
+            return None
+        found.append(receiver)
+    return found
+
+
+def _one_argument_of(holder: Optional[cst.CSTNode], uses: ScopeUses) -> Optional[cst.Call]:
+    """The call whose one positional argument is the `Arg` `holder`."""
+    if not isinstance(holder, cst.Arg) or holder.keyword is not None or holder.star:
+        return None
+    call = uses.parent(holder)
+    return call if isinstance(call, cst.Call) and len(call.args) == 1 else None
 
 
 def _calls_in(node: cst.CSTNode) -> list[cst.Call]:

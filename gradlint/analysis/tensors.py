@@ -429,12 +429,12 @@ class TensorEvidence:
 
     def _receives_tensors(self, function: cst.FunctionDef, name: str, depth: int) -> bool:
         """`name` is a parameter of the module-level `function`, never rebound in it, and every
-        call of the function in this file passes a tensor for it (see `_only_calls`)."""
+        call of the function in this file passes a tensor for it (see `only_calls`)."""
         bindings = self.scopes.of(function)
         signature = Signature.of(function)
         if name not in signature or name in bindings.loop_sources or name in bindings.unpacked:
             return False
-        sites = self._only_calls(function)
+        sites = self.only_calls(function)
         return bool(sites) and self.follow(
             (id(function), name), lambda: all(self._passes_tensor(site.call, site.scope, signature, name, depth) for site in sites)
         )
@@ -448,7 +448,7 @@ class TensorEvidence:
             argument, scope = signature.defaults.get(name), self.module  # evaluated where the function is defined
         return argument is not None and self.is_tensor(argument, scope, depth + 1) and not self.is_python_number(argument, scope, depth + 1)
 
-    def _only_calls(self, function: cst.FunctionDef) -> Sequence["CallSite"]:
+    def only_calls(self, function: cst.FunctionDef) -> Sequence["CallSite"]:
         """The calls of the module-level `function` in this file, when they are every mention of its
         name: it is defined once, not decorated, never handed over as a value or rebound, and no
         other file of the run mentions it (unknown in a partial run: then none)."""

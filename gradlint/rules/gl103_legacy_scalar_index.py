@@ -25,8 +25,10 @@ class LegacyScalarIndex(Rule):
     Flags the PyTorch 0.3 number reads `x.data[0]`, `x.data.numpy()[0]`, `x.data.cpu().numpy()[0]`
     and `x.cpu().data.numpy()[0]` of a one-number tensor (a loss, a full reduction, a sampled
     action, the argmax of one row, `torch.Tensor([v])`, a value backpropagated without a gradient),
-    `x.data[0][0]` (the first row's number, from when reductions over a dim kept it), and
-    `total_loss[0]` on a sum of losses' `.data` (`total_loss += loss.data`).
+    `x.data[0][0]` (the first row's number, from when reductions over a dim kept it),
+    `total_loss[0]` on a sum of losses' `.data` (`total_loss += loss.data`), and `x[0]` of a value
+    0-dim by how it is made: `prec1[0]` where `prec1 = accuracy(out, y)[0]` and `accuracy`
+    returns a list of `correct[:k].view(-1).float().sum(0)` (a 1-D sum over its one dim).
 
     ## Why is this bad?
     Since PyTorch 0.4 a loss is a 0-dim tensor. In torch 2.13, `loss.data[0]` raises
@@ -53,9 +55,19 @@ class LegacyScalarIndex(Rule):
     `total_loss += loss.data` becomes `+= loss.item()` and every `total_loss[0]` becomes
     `total_loss`, so the sum is a Python float (summed in float64, where 0.3 summed in float32: the
     last digits of a long sum may differ, printed values with a few decimals do not).
+    `x[0]` of a value 0-dim by construction raises IndexError for every value: `.item()` is safe,
+    except inside a `try` with handlers (code that catches the error and goes on with the tensor).
     On one-element values the fix is safe where the result is the same (`int(...)`, `float(...)`,
     `str.format` and f-string arguments) and unsafe elsewhere: the original still runs and gives a
-    0-dim tensor (or a numpy scalar), the fix gives the number the code meant. In a file that
+    0-dim tensor (or a numpy scalar), the fix gives the number the code meant. It is safe also
+    where the read reaches nothing but `env.step` of an environment made by
+    `gym.make("CartPole-v0")` (`CartPole-v1`, `MountainCar-v0`; `gymnasium.make` too), directly or
+    as the result of a function every call of which hands it only to such steps
+    (`action = select_action(state)` then `env.step(action)`): their `step` begins with
+    `assert self.action_space.contains(action)`, and `Discrete.contains` accepts only an `int` or a
+    0-dim numpy integer (openai/gym's `gym/envs/classic_control/cartpole.py` and `mountain_car.py`
+    with `gym/spaces/discrete.py`, v0.9.5 to 0.26.2; Gymnasium 1.3's), so the original raises
+    AssertionError for every value and `.item()` passes the int 0.3 passed. In a file that
     never imports torch, where a value is one number only by its name (`cost.data[0]` of a record
     whose `.data` is a list), the fix is unsafe: `.item()` raises on such objects.
     `x.data[0][0]` of a value with dimensions becomes `x[0].item()`, unsafe: it raises where `x`
@@ -76,7 +88,14 @@ class LegacyScalarIndex(Rule):
     `.data[:5]`, `.data[i]`, `dataset.data[0]` and `self.data[0]` are left alone, as is any write
     such as `x.data[0] = 1`. An accumulator is migrated only when it is set to numbers, grows by
     `+=` of losses' `.data` (possibly times a number) and is read only as `total_loss[0]` or
-    `total_loss.data[0]` in the same function.
+    `total_loss.data[0]` in the same function. `x[0]` without `.data` is reported only where `x`
+    is 0-dim by construction (a full reduction, a reduction over the one dim of a 1-D shape, a
+    criterion module, an element of a list a function of the file fills only with such values),
+    never by a name. An action is followed to `env.step` only through a name bound to the
+    environment in the scope or at module level (not `self.env`, nor a wrapper), and through a
+    function's result only in a whole run (no other file may call it); the environments listed are
+    those whose step was read. Under `python -O` the environments' asserts are stripped and the
+    original runs (`action == 1` compares the tensor): the fix still gives the number meant.
     """
 
     code = "GL103"
@@ -176,6 +195,17 @@ class LegacyScalarIndex(Rule):
         """,
         "first = self.data[0][0]\n",
         "first = dataset.data[0][0]\n",
+        # `x[0]` of a 1-D sum of a 2-D tensor, or of a value 0-dim only by its name: an element.
+        """
+        import torch
+        x = torch.rand(3, 4)
+        column_sums = x.sum(0)
+        first = column_sums[0]
+        """,
+        """
+        loss = compute(x)
+        first = loss[0]
+        """,
     )
     INVALID = (
         Invalid("total += loss.data[0]\n", "total += loss.item()\n"),
@@ -414,6 +444,59 @@ class LegacyScalarIndex(Rule):
             print(loss.item())
             """,
         ),
+        # `x[0]` of an element of a list of 0-dim sums: 0.3's one-element tensor read as a number.
+        Invalid(
+            """
+            def accuracy(output, target):
+                correct = output.max(1)[1].eq(target)
+                res = []
+                res.append(correct.view(-1).float().sum(0))
+                return res
+            prec1 = accuracy(output, target)[0]
+            top1.update(prec1[0], n)
+            """,
+            """
+            def accuracy(output, target):
+                correct = output.max(1)[1].eq(target)
+                res = []
+                res.append(correct.view(-1).float().sum(0))
+                return res
+            prec1 = accuracy(output, target)[0]
+            top1.update(prec1.item(), n)
+            """,
+            line=7,
+            column=13,
+            message="`prec1[0]` raises IndexError on a 0-dim tensor",
+            fix_title="Replace with `prec1.item()`",
+        ),
+        # A sampled action stepping CartPole, whose `step` asserts the action is an int.
+        Invalid(
+            """
+            import gym
+            from torch.distributions import Categorical
+            env = gym.make("CartPole-v0")
+            def select_action(probs):
+                action = Categorical(probs).sample()
+                return action.data[0]
+            def run(state):
+                action = select_action(state)
+                return env.step(action)
+            """,
+            """
+            import gym
+            from torch.distributions import Categorical
+            env = gym.make("CartPole-v0")
+            def select_action(probs):
+                action = Categorical(probs).sample()
+                return action.item()
+            def run(state):
+                action = select_action(state)
+                return env.step(action)
+            """,
+            line=6,
+            column=12,
+            message="gives a 0-dim tensor, not a number",
+        ),
         # One number only by its name, in a file that never imports torch: `.item()` is unsafe.
         Invalid(
             """
@@ -440,8 +523,8 @@ class LegacyScalarIndex(Rule):
         replacement = method_call_on(read.number_of, "item")
         title = f"Replace with `{snippet(self.context.code_for(replacement), 60)}`"
         # A one-number tensor by the scalar evidence; `.item()` raises on an object that only reads like one.
-        exact = read.exact and not self.context.contradicts_tensor(read.value)
-        fix = (self.safe_fix if exact else self.unsafe_fix)(title, Replace(node, replacement))
+        safe = read.safe and not self.context.contradicts_tensor(read.value) and not (read.data is None and self._handles_index_error())
+        fix = (self.safe_fix if safe else self.unsafe_fix)(title, Replace(node, replacement))
         if read.kind is Kind.ZERO_DIM:
             template = _MESSAGE
         elif read.row:
@@ -457,6 +540,11 @@ class LegacyScalarIndex(Rule):
         known = not any(self.context.contradicts_tensor(data.value) for data in accumulator.additions)
         fix = (self.safe_fix if known else self.unsafe_fix)(f"Accumulate `.item()` and read `{accumulator.name}`", *changes)
         self.report(node, _ACCUMULATOR.format(read=shown, name=accumulator.name), fix)
+
+    def _handles_index_error(self) -> bool:
+        """Inside a `try` with handlers: code written for both versions may catch the IndexError
+        of `x[0]` on a 0-dim value and go on with the tensor, where `.item()` gives a number."""
+        return any(isinstance(ancestor, cst.Try) and ancestor.handlers for ancestor in self.context.stack)
 
     def _is_written(self) -> bool:
         parent = self.context.parent()

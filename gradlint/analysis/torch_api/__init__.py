@@ -6,7 +6,8 @@ keep autograd history, which return a view, a number, the receiver, a module...)
 data: one row per API in `method_table`, `attribute_table`, `module_table` and `function_table`,
 read through the queries below; the migration tables (`removed`, `renamed`, `legacy_linalg`,
 `legacy_losses`, `amp`, `context_managers`) are records with the version that deprecated or
-removed each API and what replaces it. A fact about an API is written once, and
+removed each API and what replaces it; `environments` names the gym environments whose `step`
+rejects a tensor action. A fact about an API is written once, and
 tests/test_torch_api.py measures each row under torch 2.13.
 
     methods("ends")                   # tensor methods whose result never has history
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Mapping, Optional
 
-from gradlint.analysis.torch_api import amp, context_managers, legacy_linalg, legacy_losses, removed, renamed
+from gradlint.analysis.torch_api import amp, context_managers, environments, legacy_linalg, legacy_losses, removed, renamed
 from gradlint.analysis.torch_api import attribute_table as _attributes
 from gradlint.analysis.torch_api import function_table as _functions
 from gradlint.analysis.torch_api import method_table as _methods
@@ -94,6 +95,12 @@ def attributes(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
 def module_methods(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
     """Names of the `nn.Module` methods whose rows have every word and none of `without`."""
     return _select(MODULE_METHODS, _module_methods.VOCABULARY, words, without)
+
+
+def rejects_tensor_actions(factory: Optional[str], environment_id: str) -> bool:
+    """`factory(environment_id)` (`gym.make("CartPole-v0")`) makes an environment whose `step`
+    raises for a tensor action whatever its value (see `environments`)."""
+    return factory in environments.ENVIRONMENT_FACTORIES and environment_id in environments.TENSOR_REJECTING_ENVIRONMENTS
 
 
 def short_names(qualified: Iterable[str]) -> frozenset[str]:

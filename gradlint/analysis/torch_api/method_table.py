@@ -31,6 +31,7 @@ VOCABULARY = {
     "count": "it returns a Python int counting elements or dimensions",
     "int": "it returns an integer or bool tensor",
     "reduction": "without a dim it reduces the whole tensor to a 0-dim tensor",
+    "drops-dim": "given only a dim (`x.sum(0)`), the result lacks that dim: a 1-D receiver gives a 0-dim tensor",
     "index": "a reduction giving indices (`argmax`)",
     "pair": "with a dim it returns (values, indices)",
     "scalar": "it always returns a 0-dim tensor",
@@ -159,18 +160,18 @@ new_full                factory distinctive unique
 new_tensor              factory distinctive
 
 # reductions
-sum                     keeps reduction passes-tensor
-mean                    keeps reduction passes-tensor
+sum                     keeps reduction passes-tensor drops-dim
+mean                    keeps reduction passes-tensor drops-dim
 std                     keeps reduction passes-tensor
 var                     keeps reduction passes-tensor
 norm                    keeps reduction distinctive
-prod                    keeps reduction passes-tensor
+prod                    keeps reduction passes-tensor drops-dim
 max                     keeps reduction pair passes-tensor ranks
 min                     keeps reduction pair passes-tensor ranks
 all                     ends reduction int
 any                     ends reduction int
-argmax                  ends reduction index int distinctive ranks
-argmin                  ends reduction index int distinctive ranks
+argmax                  ends reduction index int distinctive ranks drops-dim
+argmin                  ends reduction index int distinctive ranks drops-dim
 topk                    keeps pair distinctive ranks
 sort                    keeps pair ranks
 kthvalue                pair
