@@ -34,6 +34,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.command_line import INT, CommandLineOptions
 from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis import torch_api
@@ -117,6 +118,7 @@ class HistoryEvidence:
         used_elsewhere: Optional[frozenset[str]] = None,
         nodes: Optional[NodeIndex] = None,
         scope_uses: Optional[ScopeUsesTable] = None,
+        options: Optional[CommandLineOptions] = None,
     ) -> None:
         self.module = module
         self.nodes = nodes if nodes is not None else NodeIndex(module)
@@ -126,6 +128,7 @@ class HistoryEvidence:
         self.functions = functions
         self.scope_uses = scope_uses if scope_uses is not None else ScopeUsesTable(self.nodes)
         self.calls = LocalCalls(module, imports, scopes, functions, self.scope_uses, used_elsewhere)
+        self.options = options if options is not None else CommandLineOptions(module, imports, scopes, self.scope_uses)
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
         self._parameters_in_proof: set[tuple[int, str]] = set()
@@ -318,6 +321,8 @@ class _Proof:
             qualified = self.imports.qualified_name(node)
             if qualified is not None:
                 return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
+            if self.evidence.options.option_type(node, self.scope) is not None:
+                return True  # a number or bool from the command line
             if node.attr.value in _VIEW_ATTRIBUTES:
                 return self.free(node.value, depth + 1)
             if node.attr.value in _PLAIN_ATTRIBUTES:
@@ -472,7 +477,39 @@ class _Proof:
             return func.value in _PLAIN_BUILTINS or self._arguments(call, depth)
         if type(func) is cst.Name and func.value in ("next", "iter") and len(call.args) == 1 and not self._bound_here(func.value):
             return self._iterates_history_free(call.args[0].value, depth)
+        if type(func) is cst.Name:
+            return self._lambda_call(func.value, call, depth)
         return False
+
+    def _lambda_call(self, name: str, call: cst.Call, depth: int) -> bool:
+        """`sampler(n)`, every binding of `sampler` a lambda or a call of one of this file's
+        functions returning only lambdas (`return lambda n: torch.Tensor(np.random.normal(mu, s, n))`):
+        given history-free arguments, each lambda's body is history-free."""
+        scope = self.scope
+        if not self.bindings.assigned(name):
+            if scope is self.evidence.module or name in self.uses.unseen_bindings or self.imports.is_imported(name):
+                return False
+            scope = self.evidence.module  # a global read in a function
+        bindings, uses = self.evidence.scopes.of(scope), self.evidence._uses_of(scope)
+        values = bindings.assigned(name)
+        if not values or name in uses.unseen_bindings or name in uses.loop_targets or name in bindings.opaque:
+            return False
+        if not self._arguments(call, depth):
+            return False
+        return all(self._returns_history_free_lambdas(value, scope, depth) for value in values)
+
+    def _returns_history_free_lambdas(self, value: cst.BaseExpression, scope: Scope, depth: int) -> bool:
+        if type(value) is cst.Lambda:
+            return _lambda_body_free(self.evidence, value, scope, depth)
+        if type(value) is not cst.Call or any(arg.star for arg in value.args):
+            return False
+        function = self.evidence.calls.function_called(value, scope)
+        if function is None or function.decorators:
+            return False  # a decorator may return something else than the function's own result
+        uses = self.evidence._uses_of(function)
+        if uses.yields or function.asynchronous is not None or not uses.returns:
+            return False
+        return all(type(result) is cst.Lambda and _lambda_body_free(self.evidence, result, function, depth) for result in uses.returns)
 
     def _function(self, qualified: str, call: cst.Call, depth: int) -> bool:
         if qualified == VARIABLE:
@@ -491,7 +528,10 @@ class _Proof:
             # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it,
             # while a list is copied (`torch.Tensor([loss])` has no history). Two or more
             # positional arguments are sizes whatever they hold (a tensor among them raises).
-            return _sizes_only(call) or all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
+            # A command-line option other than an int (`torch.FloatTensor(opt.lr)`) raises.
+            if any(self.evidence.options.option_type(arg.value, self.scope) not in (None, INT) for arg in call.args):
+                return False
+            return sizes_only(call) or all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
         if qualified.startswith("numpy."):
             return True
         if not qualified.startswith("torch.") or (
@@ -681,6 +721,20 @@ class _Proof:
             return False
 
 
+def _lambda_body_free(evidence: HistoryEvidence, function: cst.Lambda, scope: Scope, depth: int) -> bool:
+    """The body of `function`, defined in `scope`, is history-free when its parameters are (its
+    callers' arguments were proved so): plain parameters only, none sharing a name of the scope."""
+    params = function.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None or params.kwonly_params or params.posonly_params:
+        return False
+    proof = _Proof(evidence, scope)
+    names = {param.name.value for param in params.params}
+    if any(param.default is not None for param in params.params) or any(proof._bound_here(n) or n in proof.uses.parameters for n in names):
+        return False
+    proof.assumed |= names
+    return proof.free(function.body, depth + 1)
+
+
 def func_name(call: cst.Call) -> Optional[str]:
     """`f` for `f(...)` and `obj.f(...)`."""
     if type(call.func) is cst.Name:
@@ -710,7 +764,7 @@ def returns_receiver(method: str) -> bool:
     return method in SELF_RETURNING or method.endswith("_") and not method.startswith("__") and method not in IDENTITY_METHODS
 
 
-def _sizes_only(call: cst.Call) -> bool:
+def sizes_only(call: cst.Call) -> bool:
     """`torch.FloatTensor(n, 3, h, w)`: several positional arguments, read only as sizes."""
     return len(call.args) >= 2 and all(arg.keyword is None and not arg.star for arg in call.args)
 
