@@ -672,7 +672,7 @@ class VariableCall(Rule):
             return True  # no other code can reach the object once it is handed over
         if not self.context.is_history_free(data):
             return False
-        if identity.is_fresh(data, scope):
+        if identity.is_fresh(data, scope) or identity.rebinds_sole_attribute(call, scope):
             return True
         if targets is None:
             targets = identity.names_bound_to_result(call, scope) or None
@@ -732,7 +732,7 @@ class VariableCall(Rule):
         """`x = Variable(x)` and `x, y = Variable(x), Variable(y)` rebind names to themselves once
         unwrapped: remove the line (a trailing comment stays), or write `pass` where the block
         would be left empty."""
-        if not isinstance(replacement, cst.Name):
+        if not isinstance(replacement, cst.Name) and not _is_attribute_of_name(replacement):
             return None
         stack = self.context.stack
         found = enclosing_line(stack)
@@ -749,7 +749,7 @@ class VariableCall(Rule):
         if len(statement.targets) != 1:
             return False
         target, value = statement.targets[0].target, statement.value
-        if isinstance(target, cst.Name):
+        if isinstance(target, cst.Name) or _is_attribute_of_name(target):
             pairs = [(target, value)]
         elif isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
             pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
@@ -757,14 +757,15 @@ class VariableCall(Rule):
             return False
         wrapped = 0
         for name, element in pairs:
-            if not isinstance(name, cst.Name):
+            if not isinstance(name, cst.Name) and not _is_attribute_of_name(name):
                 return False
-            if isinstance(element, cst.Name) and element.value == name.value:
+            if isinstance(element, cst.Name) and isinstance(name, cst.Name) and element.value == name.value:
                 continue
             if not (isinstance(element, cst.Call) and is_variable(element.func, self.context.imports)):
                 return False
-            unwrapped = self._replacement(element, {name.value}, statement if statement.value is element else None)
-            if not (isinstance(unwrapped, cst.Name) and unwrapped.value == name.value):
+            bound = {name.value} if isinstance(name, cst.Name) else None
+            unwrapped = self._replacement(element, bound, statement if statement.value is element else None)
+            if unwrapped is None or type(unwrapped) is not type(name) or not unwrapped.deep_equals(name):
                 return False
             wrapped += 1
         return wrapped > 0
@@ -786,6 +787,11 @@ def _flag(node: Optional[cst.BaseExpression]) -> Union[bool, str, None]:
         value = node.evaluated_value
         return _UNPARSABLE if value > 255 else value != 0
     return None
+
+
+def _is_attribute_of_name(node: cst.CSTNode) -> bool:
+    """`self.a`: an attribute of a name, which an unwrapped `self.a = Variable(self.a)` rebinds to itself."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and not node.lpar
 
 
 def _needs_no_parentheses(stack: list[cst.CSTNode]) -> bool:
