@@ -52,6 +52,11 @@ FREE = {
     "int option filled in place": ARGPARSE + "label = torch.FloatTensor(opt.batchSize)\nlabel.fill_(1)\nprobe = label\n" + SCRIPT_END,
     "sampler returned by a function": SAMPLERS + "sample = gaussian(0.5)\nfor i in range(3):\n    probe = sample(4)\n" + SCRIPT_END,
     "sampler of a global read in a function": SAMPLERS + "sample = uniform()\ndef f():\n    probe = sample(3, 2)\n",
+    "list of history-free values": "def f(loader):\n    outs = []\n    for x in loader:\n        outs.append(x * 2)\n    probe = torch.cat(outs)\n",
+    "the binding a read sees": (
+        "def f(words, table):\n    ids = []\n    for w in words:\n        ids.append(table[w])\n"
+        "    ids = torch.LongTensor(ids)\n    ids = ids.unsqueeze(0)\n    probe = ids\n"
+    ),
     "lambda bound to a name": "scale = lambda n: torch.zeros(n) * 2\ndef f():\n    probe = scale(3)\n",
     "value-free in-place changes": (
         "def f():\n    x = torch.zeros(2)\n    x.fill_(1.0)\n    x.zero_()\n    x.copy_(torch.ones(2))\n"
@@ -89,6 +94,15 @@ NOT_FREE = {
     "a rebound builtin": "def f(model, x):\n    float = model\n    probe = float(x)\n",
     "metadata of an object not evidently a tensor": "def f(model):\n    probe = model.dtype\n",
     "the graph of a tensor": "def f(model, x):\n    probe = model(x).grad_fn\n",
+    "list a model output is appended to": "def f(model, xs):\n    outs = []\n    for x in xs:\n        outs.append(model(x))\n    probe = torch.cat(outs)\n",
+    "list extended with model outputs": "def f(model, x):\n    outs = [x.detach()]\n    outs.extend([model(x)])\n    probe = outs\n",
+    "a list read before it is converted": (
+        "def f(model, xs):\n    outs = []\n    for x in xs:\n        outs.append(model(x))\n    probe = torch.cat(outs)\n"
+        "    outs = torch.zeros(2)\n"
+    ),
+    "the binding a read sees in a loop": (
+        "def f(model, xs):\n    h = torch.zeros(2)\n    for x in xs:\n        probe = h\n        h = model(x)\n"
+    ),
     "legacy constructor of a float option": ARGPARSE + "def f():\n    probe = torch.FloatTensor(opt.lr)\n",
     "legacy constructor of an option without type": ARGPARSE + "def f():\n    probe = torch.FloatTensor(opt.size)\n",
     "legacy constructor of an option of another namespace": ARGPARSE + "def f(opt):\n    probe = torch.FloatTensor(opt.batchSize)\n",

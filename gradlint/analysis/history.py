@@ -9,11 +9,16 @@ Evidence: literals, torch factories and constructors, `torch.from_numpy`, numpy,
 iterating a data loader, `.data` / `.detach()` / `.item()` of anything, values computed only
 from those (torch functions, tensor methods, operators, indexing, list comprehensions and
 generators over history-free iterables), a typed constructor given several sizes
-(`torch.FloatTensor(n, 3)`, whatever the sizes are), and values computed with
+(`torch.FloatTensor(n, 3)`, whatever the sizes are), an option of the file's argparse namespace
+(`opt.batchSize` declared `type=int`, see `command_line`), what a lambda bound to a name, or
+returned by a function of the file, gives for history-free arguments (a sampler
+`lambda n: torch.Tensor(np.random.normal(mu, s, n))`), and values computed with
 autograd off (a call or operator under `torch.no_grad()`; not a bare name, view or conversion,
-which may be a leaf requiring grad). A name is history-free when every binding of it in its
-function is, and no in-place change or flag change in the function can give it history (writes
-under no_grad or into an integer tensor cannot). A write into a module-level name from one of
+which may be a leaf requiring grad). A name is history-free when the one binding a read sees
+in straight-line code is (`x = torch.LongTensor(x)` after `x = []`), or every binding of it in
+its function is (a list or dict display counting the values its methods put in:
+`outs.append(model(x))`), and no in-place change or flag change in the function can give it
+history (writes under no_grad or into an integer tensor cannot). A write into a module-level name from one of
 the module's functions is read with that function's names.
 
 Known limit: a module or function of the program called under no_grad with history-free
@@ -102,6 +107,9 @@ _NOT_VALUE_NAMESPACES = (
     "torch.func.",
     "torch.distributions.",
 )
+# Methods putting their arguments into a list or dict: what they hold is what is read from it.
+_CONTAINER_WRITES = frozenset({"append", "extend", "insert", "setdefault", "update"})
+_CONTAINER_DISPLAYS = (cst.List, cst.ListComp, cst.Dict, cst.DictComp)
 _DATA_LOADER = "torch.utils.data.DataLoader"
 _PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
 _MAX_DEPTH = 24
@@ -314,6 +322,9 @@ class _Proof:
             if loop is not None:
                 iterable, path = loop
                 return self._iterates_history_free(iterable, depth, path) and not self._gains_history(node.value, depth)
+            reaching = self._reaching_value(node)
+            if reaching is not None:
+                return self.free(reaching, depth + 1) and not self._gains_history(node.value, depth)
             return self._name(node.value, depth)
         if kind is cst.Attribute:
             if node.attr.value == "data":
@@ -561,6 +572,8 @@ class _Proof:
                 return False  # unknown callers
         elif not (values or loops or unpacked):
             return self.evidence.global_is_history_free(name, self.scope, depth + 1)
+        if any(type(value) in _CONTAINER_DISPLAYS for value in values) and not self._container_items_free(name, depth):
+            return False  # `outs.append(model(x))`: the list holds a value with history
         self.assumed.add(name)
         return (
             all(self.free(value, depth + 1) for value in values)
@@ -568,6 +581,34 @@ class _Proof:
             and all(self._unpacks_history_free(value, depth) for value, _ in unpacked)
             and not self._gains_history(name, depth)
         )
+
+    def _reaching_value(self, node: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value of `name = value`, the one binding the read `node` sees in straight-line code
+        (`char_list = char_list.unsqueeze(0)` after `char_list = torch.LongTensor(char_list)`),
+        when it is not a container display whose items are put in later."""
+        name = node.value
+        if name in self.assumed or name in self.uses.hidden_bindings or self.uses.parent(node) is None:
+            return None
+        assign = self.uses.reaching_assignment(node)
+        if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return None
+        return None if type(assign.value) in _CONTAINER_DISPLAYS else assign.value
+
+    def _container_items_free(self, name: str, depth: int) -> bool:
+        """Every value a method puts into the list or dict `name` (`outs.append(v)`) is history-free."""
+        for occurrence in self.uses.occurrences(name):
+            method = self.uses.parent(occurrence)
+            call = self.uses.parent(method)
+            if (
+                type(method) is cst.Attribute
+                and method.value is occurrence
+                and method.attr.value in _CONTAINER_WRITES
+                and type(call) is cst.Call
+                and call.func is method
+                and not self._value_write_keeps_free(call, [arg.value for arg in call.args], depth)
+            ):
+                return False
+        return True
 
     def _binding_loop(self, node: cst.Name) -> Optional[tuple[cst.BaseExpression, tuple[int, ...]]]:
         """The loop whose target gives `node` (a read in the loop's body) its value: the

@@ -1,12 +1,14 @@
 """Is a value a new object, and can code tell it from another object sharing its storage?
 
 `Variable(x)` is a new object; dropping it makes the result `x` itself. `is_fresh` tells when an
-expression's value is a new object that nothing else references, and `identity_observed` when code
+expression's value is a new object that nothing else references (also the result of a plain
+function of the file every `return` of which builds one), and `identity_observed` when code
 could tell two objects apart (flags, hooks, attribute writes, `is`, `id()`); `escapes` when a name
 is stored where other code can reach it. Source order within a function answers three more
 questions: whether a read is the last use of a new local (nothing can reach the object
 afterwards), whether a name is read only by value with autograd off, and whether a loop's buffer
-is resized only before its alias is bound. Whether a value has autograd history is asked of the
+is resized only before its alias is bound; `rebinds_sole_attribute`, whether `self.a` alone holds
+its object where it is rewrapped. Whether a value has autograd history is asked of the
 history proof (`history.HistoryEvidence`).
 """
 
