@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
+from gradlint.analysis.command_line import CommandLineOptions
 from gradlint.analysis.evaluation import EvaluationLoops, TrainingModes
 from gradlint.analysis.frameworks import imports_other_tensor_framework
 from gradlint.analysis.functions import FunctionTable, enclosing_class, enclosing_function
@@ -231,7 +232,13 @@ class FileContext:
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
             nodes=self.nodes,
             scope_uses=self.scope_uses,
+            options=self.command_line,
         )
+
+    @cached_property
+    def command_line(self) -> CommandLineOptions:
+        """What the options of the file's argparse namespaces hold (`opt.batchSize` an int)."""
+        return CommandLineOptions(self.module, self.imports, self.scopes, self.scope_uses)
 
     @cached_property
     def identity(self) -> IdentityEvidence:
@@ -255,6 +262,7 @@ class FileContext:
                 history=lambda: self.history,
                 nn_modules=lambda: self.nn_modules,
                 optimizers=lambda: self.training.optimizers,
+                options=lambda: self.command_line,
             ),
         )
 

@@ -12,6 +12,18 @@ from gradlint.context import FileContext
 from support import last_value
 
 
+ARGPARSE = (
+    "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--batchSize', type=int, default=64)\n"
+    "parser.add_argument('--lr', type=float, default=0.1)\nparser.add_argument('--size', default=3)\nopt = parser.parse_args()\n"
+)
+# A script's probe is read at module level: a function after it tells `last_value` so.
+SCRIPT_END = "def end():\n    pass\n"
+SAMPLERS = (
+    "def gaussian(mu):\n    return lambda n: torch.Tensor(np.random.normal(mu, 1.0, (1, n)))\n"
+    "def uniform():\n    return lambda m, n: torch.rand(m, n)\n"
+)
+
+
 FREE = {
     "factory": "def f():\n    probe = torch.randn(3).cuda().view(-1)\n",
     "constructor": "def f():\n    probe = torch.FloatTensor([1.0, 2.0])\n",
@@ -36,6 +48,16 @@ FREE = {
     "plain builtins of a model output": "def f(model, x):\n    out = model(x)\n    probe = (float(out.sum()), len(out), str(out), isinstance(out, int))\n",
     "formatted string": "def f(model, x):\n    probe = f'{model(x)}'\n",
     "metadata of a tensor with history": "def f(model, x):\n    out = model(x)\n    probe = (out.dtype, out.device, out.shape, out.requires_grad)\n",
+    "legacy constructor of an int option": ARGPARSE + "def f():\n    probe = torch.FloatTensor(opt.batchSize)\n",
+    "int option filled in place": ARGPARSE + "label = torch.FloatTensor(opt.batchSize)\nlabel.fill_(1)\nprobe = label\n" + SCRIPT_END,
+    "sampler returned by a function": SAMPLERS + "sample = gaussian(0.5)\nfor i in range(3):\n    probe = sample(4)\n" + SCRIPT_END,
+    "sampler of a global read in a function": SAMPLERS + "sample = uniform()\ndef f():\n    probe = sample(3, 2)\n",
+    "list of history-free values": "def f(loader):\n    outs = []\n    for x in loader:\n        outs.append(x * 2)\n    probe = torch.cat(outs)\n",
+    "the binding a read sees": (
+        "def f(words, table):\n    ids = []\n    for w in words:\n        ids.append(table[w])\n"
+        "    ids = torch.LongTensor(ids)\n    ids = ids.unsqueeze(0)\n    probe = ids\n"
+    ),
+    "lambda bound to a name": "scale = lambda n: torch.zeros(n) * 2\ndef f():\n    probe = scale(3)\n",
     "value-free in-place changes": (
         "def f():\n    x = torch.zeros(2)\n    x.fill_(1.0)\n    x.zero_()\n    x.copy_(torch.ones(2))\n"
         "    x.resize_as_(torch.ones(3))\n    x[0] = 3\n    probe = x\n"
@@ -72,6 +94,24 @@ NOT_FREE = {
     "a rebound builtin": "def f(model, x):\n    float = model\n    probe = float(x)\n",
     "metadata of an object not evidently a tensor": "def f(model):\n    probe = model.dtype\n",
     "the graph of a tensor": "def f(model, x):\n    probe = model(x).grad_fn\n",
+    "list a model output is appended to": "def f(model, xs):\n    outs = []\n    for x in xs:\n        outs.append(model(x))\n    probe = torch.cat(outs)\n",
+    "list extended with model outputs": "def f(model, x):\n    outs = [x.detach()]\n    outs.extend([model(x)])\n    probe = outs\n",
+    "a list read before it is converted": (
+        "def f(model, xs):\n    outs = []\n    for x in xs:\n        outs.append(model(x))\n    probe = torch.cat(outs)\n"
+        "    outs = torch.zeros(2)\n"
+    ),
+    "the binding a read sees in a loop": (
+        "def f(model, xs):\n    h = torch.zeros(2)\n    for x in xs:\n        probe = h\n        h = model(x)\n"
+    ),
+    "legacy constructor of a float option": ARGPARSE + "def f():\n    probe = torch.FloatTensor(opt.lr)\n",
+    "legacy constructor of an option without type": ARGPARSE + "def f():\n    probe = torch.FloatTensor(opt.size)\n",
+    "legacy constructor of an option of another namespace": ARGPARSE + "def f(opt):\n    probe = torch.FloatTensor(opt.batchSize)\n",
+    "lambda returning a model output": "def wrap(model):\n    return lambda x: model(x)\nrun = wrap(net)\nprobe = run(torch.zeros(2))\n"
+    + SCRIPT_END,
+    "lambda given a parameter": SAMPLERS + "def f(h):\n    same = lambda x: x\n    probe = same(h)\n",
+    "sampler rebound to something else": SAMPLERS + "sample = gaussian(0.5)\nsample = net\nprobe = sample(4)\n" + SCRIPT_END,
+    "decorated sampler factory": "@cache\ndef make():\n    return lambda n: torch.zeros(n)\nsample = make()\nprobe = sample(4)\n"
+    + SCRIPT_END,
     "integer tensor rebound to a float one": (
         "def f(h):\n    t = torch.zeros(3).long()\n    t = torch.zeros(3)\n    t[0] = h[0]\n    probe = t\n"
     ),

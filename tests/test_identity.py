@@ -38,6 +38,11 @@ def test_identity_observed(line, observed):
     [
         ("def f(w, x):\n    with torch.no_grad():\n        probe = torch.matmul(w, x)\n", True),
         ("def f(w):\n    with torch.no_grad():\n        probe = torch.as_tensor(w)\n", False),
+        ("def feat(x):\n    return torch.cat([x, x * 2], 1)\ndef f(t):\n    probe = feat(t)\n", True),
+        ("def feat(x):\n    return x.view(-1) if x.dim() else x[:1]\ndef f(t):\n    probe = feat(t)\n", False),
+        ("def same(x):\n    return x\ndef f(t):\n    probe = same(t)\n", False),
+        ("@functools.lru_cache()\ndef feat(n):\n    return torch.zeros(n) * 2\ndef f():\n    probe = feat(2)\n", False),
+        ("def feat(n):\n    yield torch.zeros(n)\ndef f():\n    probe = feat(2)\n", False),
         ("def f(model, x):\n    with torch.no_grad():\n        probe = model(x.detach())\n", False),
         ("def f(w, x):\n    probe = torch.matmul(w, x)\n", False),
     ],
@@ -70,6 +75,10 @@ LAST_USES = {
     "values read": "def f(n):\n    t = torch.ones(n)\n    t.mul_(2)\n    total = t.sum().item() + (t * 2).max()\n    return hand(t), total\n",
     "bound in the same iteration": "def f(xs):\n    for x in xs:\n        s = torch.from_numpy(x)\n        use(hand(s))\n",
     "inside an if": "def f(x):\n    s = torch.zeros(2)\n    if x:\n        use(hand(s))\n",
+    "read by value by a function of the file": (
+        "W = torch.randn(2, 1)\ndef feat(x, scale=1):\n    return x.mm(W) * scale + x.sum()\n"
+        "def f():\n    s = torch.zeros(3, 2)\n    y = feat(s, scale=2)\n    return hand(s), y\n"
+    ),
 }
 NOT_LAST_USES = {
     "read afterwards": "def f(s):\n    s = torch.from_numpy(s)\n    out = use(hand(s))\n    return out, s\n",
@@ -90,6 +99,19 @@ NOT_LAST_USES = {
     "global": "def f():\n    global s\n    s = torch.zeros(2)\n    return hand(s)\n",
     "frame read": "def f():\n    s = torch.zeros(2)\n    out = hand(s)\n    return out, locals()\n",
     "formatted by a view": "def f():\n    s = torch.zeros(2)\n    return hand(s), print(s.view(2))\n",
+    "kept by a function of the file": (
+        "def keep(x):\n    seen.append(x)\n    return x.sum()\ndef f():\n    s = torch.zeros(2)\n    y = keep(s)\n    return hand(s), y\n"
+    ),
+    "returned by a function of the file": "def same(x):\n    return x\ndef f():\n    s = torch.zeros(2)\n    y = same(s)\n    return hand(s), y\n",
+    "rebound in a function of the file": (
+        "def g(x):\n    x = x.cuda()\n    return x\ndef f():\n    s = torch.zeros(2)\n    y = g(s)\n    return hand(s), y\n"
+    ),
+    "flag set by a function of the file": (
+        "def g(x):\n    x.requires_grad_()\n    return x.sum()\ndef f():\n    s = torch.zeros(2)\n    y = g(s)\n    return hand(s), y\n"
+    ),
+    "given to a decorated function": (
+        "@memo\ndef g(x):\n    return x.sum()\ndef f():\n    s = torch.zeros(2)\n    y = g(s)\n    return hand(s), y\n"
+    ),
 }
 
 
@@ -224,3 +246,52 @@ def test_identity_settled_before_binding(source):
 @pytest.mark.parametrize("source", NOT_SETTLED.values(), ids=NOT_SETTLED)
 def test_identity_not_settled_before_binding(source):
     assert not settled(source)
+
+
+def sole_attribute(source: str) -> bool:
+    """Whether `self.a = Variable(self.a)` rebinds an attribute holding an object nothing else references."""
+    text = "import torch\nfrom torch.autograd import Variable\n" + textwrap.dedent(source)
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    calls = [n for n in descendants(module) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "Variable"]
+    assert len(calls) == 1
+    method = next(f for f in descendants(module) if isinstance(f, cst.FunctionDef) and any(n is calls[0] for n in descendants(f)))
+    return context.identity.rebinds_sole_attribute(calls[0], method)
+
+
+def init(*lines: str) -> str:
+    body = "".join(f"        {line}\n" for line in lines)
+    return f"class RN(nn.Module):\n    def __init__(self, args):\n        super().__init__()\n{body}"
+
+
+SOLE = {
+    "constructed, moved, rewrapped": init(
+        "self.a = torch.FloatTensor(args.n, 2)",
+        "if args.cuda:",
+        "    self.a = self.a.cuda()",
+        "self.fc = nn.Linear(2, 2)",
+        "self.a = Variable(self.a)",
+    ),
+    "a factory": init("self.a = torch.zeros(3)", "self.a = Variable(self.a)", "self.a.data.fill_(1)"),
+}
+NOT_SOLE = {
+    "a parameter": init("self.a = nn.Parameter(torch.zeros(3))", "self.a = Variable(self.a)"),
+    "an argument": init("self.a = args.buffer", "self.a = Variable(self.a)"),
+    "read between": init("self.a = torch.zeros(3)", "self.b = self.a", "self.a = Variable(self.a)"),
+    "a method called between": init("self.a = torch.zeros(3)", "self.setup()", "self.a = Variable(self.a)"),
+    "self handed over between": init("self.a = torch.zeros(3)", "register(self)", "self.a = Variable(self.a)"),
+    "no write before": init("self.a = Variable(self.a)"),
+    "in a loop": init("for i in range(2):", "    self.a = torch.zeros(3)", "    self.a = Variable(self.a)"),
+    "another attribute": init("self.a = torch.zeros(3)", "self.b = torch.zeros(3)", "self.b = Variable(self.a)"),
+    "a nested function using self": init("self.a = torch.zeros(3)", "def peek():", "    return self.a", "self.a = Variable(self.a)"),
+}
+
+
+@pytest.mark.parametrize("source", SOLE.values(), ids=SOLE)
+def test_an_attribute_holding_the_only_reference(source):
+    assert sole_attribute(source)
+
+
+@pytest.mark.parametrize("source", NOT_SOLE.values(), ids=NOT_SOLE)
+def test_an_attribute_whose_object_may_be_reached_otherwise(source):
+    assert not sole_attribute(source)

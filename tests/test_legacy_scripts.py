@@ -333,11 +333,11 @@ BLOCKERS_AFTER_UNSAFE = {
     "pianomania/main.py": BLOCKERS_AFTER_SAFE["pianomania/main.py"],
 }
 NEEDLESS_DETACHES = (
-    "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` where the proof does not reach: dcgan's `label` "
-    "(`torch.FloatTensor(opt.batchSize)`, an argparse value), regression's `return Variable(x), Variable(y)` (history-free, "
-    "but not known to be new objects), word_language_model's slices of a corpus built in another file, relational-networks' "
-    "`self.coord_oi = Variable(self.coord_oi)` (an attribute's identity), devnag's samplers (lambdas returned by functions); "
-    "vae's `comparison.data` under the no_grad the unsafe fix adds"
+    "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` where the proof does not reach: word_language_model's "
+    "slices of a corpus built in another file (`torch.LongTensor` filled in data.py, read as `corpus.train`: history is "
+    "followed within one file); vae's `comparison.data`, which GL303 rewrites in the round in which the unsafe GL102 fix puts "
+    "`test` under no_grad (the history proof sees it free once the decorator is there); yunjey's `Solver.to_var(x)` after "
+    "--unsafe-fixes, whose loader batches come through a method parameter (a method's callers in other files are not known)"
 )
 
 

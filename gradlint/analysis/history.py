@@ -9,11 +9,16 @@ Evidence: literals, torch factories and constructors, `torch.from_numpy`, numpy,
 iterating a data loader, `.data` / `.detach()` / `.item()` of anything, values computed only
 from those (torch functions, tensor methods, operators, indexing, list comprehensions and
 generators over history-free iterables), a typed constructor given several sizes
-(`torch.FloatTensor(n, 3)`, whatever the sizes are), and values computed with
+(`torch.FloatTensor(n, 3)`, whatever the sizes are), an option of the file's argparse namespace
+(`opt.batchSize` declared `type=int`, see `command_line`), what a lambda bound to a name, or
+returned by a function of the file, gives for history-free arguments (a sampler
+`lambda n: torch.Tensor(np.random.normal(mu, s, n))`), and values computed with
 autograd off (a call or operator under `torch.no_grad()`; not a bare name, view or conversion,
-which may be a leaf requiring grad). A name is history-free when every binding of it in its
-function is, and no in-place change or flag change in the function can give it history (writes
-under no_grad or into an integer tensor cannot). A write into a module-level name from one of
+which may be a leaf requiring grad). A name is history-free when the one binding a read sees
+in straight-line code is (`x = torch.LongTensor(x)` after `x = []`), or every binding of it in
+its function is (a list or dict display counting the values its methods put in:
+`outs.append(model(x))`), and no in-place change or flag change in the function can give it
+history (writes under no_grad or into an integer tensor cannot). A write into a module-level name from one of
 the module's functions is read with that function's names.
 
 Known limit: a module or function of the program called under no_grad with history-free
@@ -34,6 +39,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis.command_line import INT, CommandLineOptions
 from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis import torch_api
@@ -101,6 +107,9 @@ _NOT_VALUE_NAMESPACES = (
     "torch.func.",
     "torch.distributions.",
 )
+# Methods putting their arguments into a list or dict: what they hold is what is read from it.
+_CONTAINER_WRITES = frozenset({"append", "extend", "insert", "setdefault", "update"})
+_CONTAINER_DISPLAYS = (cst.List, cst.ListComp, cst.Dict, cst.DictComp)
 _DATA_LOADER = "torch.utils.data.DataLoader"
 _PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
 _MAX_DEPTH = 24
@@ -117,6 +126,7 @@ class HistoryEvidence:
         used_elsewhere: Optional[frozenset[str]] = None,
         nodes: Optional[NodeIndex] = None,
         scope_uses: Optional[ScopeUsesTable] = None,
+        options: Optional[CommandLineOptions] = None,
     ) -> None:
         self.module = module
         self.nodes = nodes if nodes is not None else NodeIndex(module)
@@ -126,6 +136,7 @@ class HistoryEvidence:
         self.functions = functions
         self.scope_uses = scope_uses if scope_uses is not None else ScopeUsesTable(self.nodes)
         self.calls = LocalCalls(module, imports, scopes, functions, self.scope_uses, used_elsewhere)
+        self.options = options if options is not None else CommandLineOptions(module, imports, scopes, self.scope_uses)
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
         self._parameters_in_proof: set[tuple[int, str]] = set()
@@ -311,6 +322,9 @@ class _Proof:
             if loop is not None:
                 iterable, path = loop
                 return self._iterates_history_free(iterable, depth, path) and not self._gains_history(node.value, depth)
+            reaching = self._reaching_value(node)
+            if reaching is not None:
+                return self.free(reaching, depth + 1) and not self._gains_history(node.value, depth)
             return self._name(node.value, depth)
         if kind is cst.Attribute:
             if node.attr.value == "data":
@@ -318,6 +332,8 @@ class _Proof:
             qualified = self.imports.qualified_name(node)
             if qualified is not None:
                 return qualified.startswith(("numpy.", "math.", "torch."))  # dtypes, constants
+            if self.evidence.options.option_type(node, self.scope) is not None:
+                return True  # a number or bool from the command line
             if node.attr.value in _VIEW_ATTRIBUTES:
                 return self.free(node.value, depth + 1)
             if node.attr.value in _PLAIN_ATTRIBUTES:
@@ -472,7 +488,39 @@ class _Proof:
             return func.value in _PLAIN_BUILTINS or self._arguments(call, depth)
         if type(func) is cst.Name and func.value in ("next", "iter") and len(call.args) == 1 and not self._bound_here(func.value):
             return self._iterates_history_free(call.args[0].value, depth)
+        if type(func) is cst.Name:
+            return self._lambda_call(func.value, call, depth)
         return False
+
+    def _lambda_call(self, name: str, call: cst.Call, depth: int) -> bool:
+        """`sampler(n)`, every binding of `sampler` a lambda or a call of one of this file's
+        functions returning only lambdas (`return lambda n: torch.Tensor(np.random.normal(mu, s, n))`):
+        given history-free arguments, each lambda's body is history-free."""
+        scope = self.scope
+        if not self.bindings.assigned(name):
+            if scope is self.evidence.module or name in self.uses.unseen_bindings or self.imports.is_imported(name):
+                return False
+            scope = self.evidence.module  # a global read in a function
+        bindings, uses = self.evidence.scopes.of(scope), self.evidence._uses_of(scope)
+        values = bindings.assigned(name)
+        if not values or name in uses.unseen_bindings or name in uses.loop_targets or name in bindings.opaque:
+            return False
+        if not self._arguments(call, depth):
+            return False
+        return all(self._returns_history_free_lambdas(value, scope, depth) for value in values)
+
+    def _returns_history_free_lambdas(self, value: cst.BaseExpression, scope: Scope, depth: int) -> bool:
+        if type(value) is cst.Lambda:
+            return _lambda_body_free(self.evidence, value, scope, depth)
+        if type(value) is not cst.Call or any(arg.star for arg in value.args):
+            return False
+        function = self.evidence.calls.function_called(value, scope)
+        if function is None or function.decorators:
+            return False  # a decorator may return something else than the function's own result
+        uses = self.evidence._uses_of(function)
+        if uses.yields or function.asynchronous is not None or not uses.returns:
+            return False
+        return all(type(result) is cst.Lambda and _lambda_body_free(self.evidence, result, function, depth) for result in uses.returns)
 
     def _function(self, qualified: str, call: cst.Call, depth: int) -> bool:
         if qualified == VARIABLE:
@@ -491,7 +539,10 @@ class _Proof:
             # Sizes or lists; `torch.Tensor(t)` of a tensor with history is an alias keeping it,
             # while a list is copied (`torch.Tensor([loss])` has no history). Two or more
             # positional arguments are sizes whatever they hold (a tensor among them raises).
-            return _sizes_only(call) or all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
+            # A command-line option other than an int (`torch.FloatTensor(opt.lr)`) raises.
+            if any(self.evidence.options.option_type(arg.value, self.scope) not in (None, INT) for arg in call.args):
+                return False
+            return sizes_only(call) or all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
         if qualified.startswith("numpy."):
             return True
         if not qualified.startswith("torch.") or (
@@ -521,6 +572,8 @@ class _Proof:
                 return False  # unknown callers
         elif not (values or loops or unpacked):
             return self.evidence.global_is_history_free(name, self.scope, depth + 1)
+        if any(type(value) in _CONTAINER_DISPLAYS for value in values) and not self._container_items_free(name, depth):
+            return False  # `outs.append(model(x))`: the list holds a value with history
         self.assumed.add(name)
         return (
             all(self.free(value, depth + 1) for value in values)
@@ -528,6 +581,34 @@ class _Proof:
             and all(self._unpacks_history_free(value, depth) for value, _ in unpacked)
             and not self._gains_history(name, depth)
         )
+
+    def _reaching_value(self, node: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value of `name = value`, the one binding the read `node` sees in straight-line code
+        (`char_list = char_list.unsqueeze(0)` after `char_list = torch.LongTensor(char_list)`),
+        when it is not a container display whose items are put in later."""
+        name = node.value
+        if name in self.assumed or name in self.uses.hidden_bindings or self.uses.parent(node) is None:
+            return None
+        assign = self.uses.reaching_assignment(node)
+        if assign is None or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return None
+        return None if type(assign.value) in _CONTAINER_DISPLAYS else assign.value
+
+    def _container_items_free(self, name: str, depth: int) -> bool:
+        """Every value a method puts into the list or dict `name` (`outs.append(v)`) is history-free."""
+        for occurrence in self.uses.occurrences(name):
+            method = self.uses.parent(occurrence)
+            call = self.uses.parent(method)
+            if (
+                type(method) is cst.Attribute
+                and method.value is occurrence
+                and method.attr.value in _CONTAINER_WRITES
+                and type(call) is cst.Call
+                and call.func is method
+                and not self._value_write_keeps_free(call, [arg.value for arg in call.args], depth)
+            ):
+                return False
+        return True
 
     def _binding_loop(self, node: cst.Name) -> Optional[tuple[cst.BaseExpression, tuple[int, ...]]]:
         """The loop whose target gives `node` (a read in the loop's body) its value: the
@@ -681,6 +762,20 @@ class _Proof:
             return False
 
 
+def _lambda_body_free(evidence: HistoryEvidence, function: cst.Lambda, scope: Scope, depth: int) -> bool:
+    """The body of `function`, defined in `scope`, is history-free when its parameters are (its
+    callers' arguments were proved so): plain parameters only, none sharing a name of the scope."""
+    params = function.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None or params.kwonly_params or params.posonly_params:
+        return False
+    proof = _Proof(evidence, scope)
+    names = {param.name.value for param in params.params}
+    if any(param.default is not None for param in params.params) or any(proof._bound_here(n) or n in proof.uses.parameters for n in names):
+        return False
+    proof.assumed |= names
+    return proof.free(function.body, depth + 1)
+
+
 def func_name(call: cst.Call) -> Optional[str]:
     """`f` for `f(...)` and `obj.f(...)`."""
     if type(call.func) is cst.Name:
@@ -710,7 +805,7 @@ def returns_receiver(method: str) -> bool:
     return method in SELF_RETURNING or method.endswith("_") and not method.startswith("__") and method not in IDENTITY_METHODS
 
 
-def _sizes_only(call: cst.Call) -> bool:
+def sizes_only(call: cst.Call) -> bool:
     """`torch.FloatTensor(n, 3, h, w)`: several positional arguments, read only as sizes."""
     return len(call.args) >= 2 and all(arg.keyword is None and not arg.star for arg in call.args)
 

@@ -1,12 +1,14 @@
 """Is a value a new object, and can code tell it from another object sharing its storage?
 
 `Variable(x)` is a new object; dropping it makes the result `x` itself. `is_fresh` tells when an
-expression's value is a new object that nothing else references, and `identity_observed` when code
+expression's value is a new object that nothing else references (also the result of a plain
+function of the file every `return` of which builds one), and `identity_observed` when code
 could tell two objects apart (flags, hooks, attribute writes, `is`, `id()`); `escapes` when a name
 is stored where other code can reach it. Source order within a function answers three more
 questions: whether a read is the last use of a new local (nothing can reach the object
 afterwards), whether a name is read only by value with autograd off, and whether a loop's buffer
-is resized only before its alias is bound. Whether a value has autograd history is asked of the
+is resized only before its alias is bound; `rebinds_sole_attribute`, whether `self.a` alone holds
+its object where it is rewrapped. Whether a value has autograd history is asked of the
 history proof (`history.HistoryEvidence`).
 """
 
@@ -17,6 +19,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis import torch_api
+from gradlint.analysis.grad_mode import disables_grad
 from gradlint.analysis.history import (
     FACTORY_METHODS,
     IDENTITY_METHODS,
@@ -27,10 +30,12 @@ from gradlint.analysis.history import (
     computes_torch_value,
     returns_receiver,
     returns_view,
+    sizes_only,
 )
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH
+from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.scope import ScopeUses, is_binding_position, is_write_target
-from gradlint.analysis.scopes import Scope
+from gradlint.analysis.scopes import Scope, self_name
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
 
 # Arguments of a legacy constructor that make it build a new tensor: sizes and lists.
@@ -43,6 +48,8 @@ _VALUE_METADATA = torch_api.attributes("metadata")
 # Methods that are not value reads: the result keeps a reference to the tensor object
 # (`t.numpy()`'s array holds it), or they act on its graph.
 _NOT_VALUE_METHODS = torch_api.methods("holds")
+# Torch functions copying their tensor arguments into a new tensor (`torch.cat`), never returning one.
+_COPIES = torch_api.functions("copies")
 # `in` tries identity before equality.
 _BY_IDENTITY = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
 # Calls that read a frame's locals by name.
@@ -55,6 +62,7 @@ class IdentityEvidence:
         self.imports = history.imports
         self.scopes = history.scopes
         self.scope_uses = history.scope_uses
+        self._in_proof: set[int] = set()  # functions whose parameters or results are being followed
 
     def legacy_data_receiver(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """`h` for `h.data` passed to `Variable(...)`: `h` was a Variable, and `h.data` its tensor.
@@ -83,18 +91,52 @@ class IdentityEvidence:
                 return True  # not a module or method of the program, which may return what it holds
             if qualified is not None:
                 if qualified in LEGACY_CONSTRUCTORS:
-                    # `torch.Tensor(t)` of a tensor may share more than storage: only sizes and lists.
-                    return all(type(arg.value) in _LITERAL_ARGUMENTS for arg in node.args)
-                return qualified in GRAD_FACTORIES or qualified in OTHER_FRESH
+                    # `torch.Tensor(t)` of a tensor may share more than storage: only sizes (several,
+                    # or a Python int) and lists.
+                    options = self.history.options
+                    return sizes_only(node) or all(
+                        type(arg.value) in _LITERAL_ARGUMENTS or options.is_int(arg.value, scope) for arg in node.args
+                    )
+                return qualified in GRAD_FACTORIES or qualified in OTHER_FRESH or qualified in _COPIES
             if type(node.func) is cst.Attribute:
                 method = node.func.attr.value
                 return method == "detach" or method in VIEW_METHODS or method in FACTORY_METHODS
-            return False
+            function = self._plain_function(node, scope)
+            return function is not None and self._returns_fresh(function)
+        return self._fresh_expression(node)
+
+    def _fresh_expression(self, node: cst.BaseExpression) -> bool:
         if type(node) is cst.Subscript:
             # A slice of a tensor is a new view (a slice of a list, a new list that `Variable`
             # rejects); an item `batch[0]` may be an object the container holds.
             return any(type(element.slice) is cst.Slice for element in node.slice)
         return type(node) in (cst.BinaryOperation, cst.UnaryOperation)
+
+    def _plain_function(self, call: cst.Call, scope: Scope) -> Optional[cst.FunctionDef]:
+        """The module-level function of this file `call` runs by its name, when no decorator
+        (but `@torch.no_grad()`) stands between the call and its body."""
+        if type(call.func) is not cst.Name:
+            return None
+        function = self.history.calls.function_called(call, scope)
+        if function is None or self.history.functions.module_level.get(call.func.value) is not function:
+            return None
+        if any(not disables_grad(d.decorator, self.imports) for d in function.decorators):
+            return None  # a decorator may cache results or keep its arguments
+        return function
+
+    def _returns_fresh(self, function: cst.FunctionDef) -> bool:
+        """Every `return` of `function` hands back an object it builds there
+        (`return torch.cat(...)`): nothing else references it once the call returns."""
+        if id(function) in self._in_proof:
+            return False
+        uses = self._uses_of(function)
+        if uses.yields or function.asynchronous is not None or not uses.returns:
+            return False
+        self._in_proof.add(id(function))
+        try:
+            return all(value is not None and self.is_fresh(value, function) for value in uses.returns)
+        finally:
+            self._in_proof.discard(id(function))
 
     def object_names(self, node: cst.BaseExpression) -> list[str]:
         """The names whose object `node` may be, or hold: `x` for `x`, `x.cuda()`, `x.float()`,
@@ -182,7 +224,9 @@ class IdentityEvidence:
             if uses.in_nested_function(occurrence) or uses.comes_after(occurrence, node):
                 return False  # a closure may read it later; a later read sees the handed-over object
             if uses.comes_after(occurrence, assign):
-                if not self._consumes_values(uses, occurrence, history_free=True) or history.may_give_history(occurrence, scope):
+                if not self._consumes_values(uses, occurrence, history_free=True, scope=scope) or history.may_give_history(
+                    occurrence, scope
+                ):
                     return False
             elif any(uses.contains(loop, occurrence) for loop in loops):
                 return False  # the next iteration would read the handed-over object
@@ -228,6 +272,69 @@ class IdentityEvidence:
             return False
         return not self.identity_observed({alias}, scope)
 
+    def rebinds_sole_attribute(self, call: cst.Call, scope: Scope) -> bool:
+        """`self.a = Variable(self.a)` in a method, `self.a` holding an object nothing else
+        references: outside any loop, every earlier write of `self.a` in the method made a new
+        object or converted `self.a` itself (`self.a = self.a.cuda()`), the first of them before any
+        read, and nothing between the first write and this one can reach `self.a` otherwise (no
+        method of `self` called, `self` not handed over, no nested function using it). Whether
+        `self.a` then keeps its object or gets a new one sharing its storage cannot be told."""
+        if type(scope) is not cst.FunctionDef or not call.args or type(call.args[0].value) is not cst.Attribute:
+            return False
+        uses = self._uses_of(scope)
+        source = call.args[0].value
+        receiver = self_name(scope)
+        statement = uses.parent(call)
+        if (
+            receiver is None
+            or not _is_attribute_of(source, receiver)
+            or type(statement) is not cst.Assign
+            or len(statement.targets) != 1
+            or not _is_attribute_of(statement.targets[0].target, receiver, source.attr.value)
+            or _reads_frame(uses)
+            or uses.enclosing_loops(call)
+        ):
+            return False
+        earlier = [o for o in uses.attribute_occurrences(receiver, source.attr.value) if uses.comes_after(statement, o)]
+        if not earlier or not is_write_target(uses, earlier[0]) or any(uses.enclosing_loops(o) for o in earlier):
+            return False
+        for occurrence in earlier:
+            if uses.in_nested_function(occurrence) or not self._rebinding_without_other_reference(uses, occurrence, receiver, scope):
+                return False
+        return not any(self._may_reach_attributes(uses, o, earlier[0], statement) for o in uses.occurrences(receiver))
+
+    def _rebinding_without_other_reference(self, uses: ScopeUses, occurrence: cst.Attribute, receiver: str, scope: Scope) -> bool:
+        """`self.a = <new object>`, `self.a = self.a.cuda()`, or the `self.a` read by the latter."""
+        if not is_write_target(uses, occurrence):
+            end = chain_end(uses, occurrence)
+            assign = uses.parent(end)
+            return (
+                type(assign) is cst.Assign
+                and assign.value is end
+                and len(assign.targets) == 1
+                and _is_attribute_of(assign.targets[0].target, receiver, occurrence.attr.value)
+            )
+        statement = uses.parent(uses.parent(occurrence))
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            return False
+        value = statement.value
+        while type(value) is cst.Call and type(value.func) is cst.Attribute and returns_receiver(value.func.attr.value):
+            value = value.func.value
+        return _is_attribute_of(value, receiver, occurrence.attr.value) or self.is_fresh(statement.value, scope)
+
+    @staticmethod
+    def _may_reach_attributes(uses: ScopeUses, occurrence: cst.Name, first: cst.CSTNode, statement: cst.CSTNode) -> bool:
+        """`self` between `first` and `statement` handed over, or its method called."""
+        if not (uses.comes_after(occurrence, first) and uses.comes_after(statement, occurrence)):
+            return False
+        if uses.in_nested_function(occurrence):
+            return True
+        parent = uses.parent(occurrence)
+        if type(parent) is not cst.Attribute or parent.value is not occurrence:
+            return True
+        call = uses.parent(parent)
+        return type(call) is cst.Call and call.func is parent
+
     def read_only_by_value_without_grad(self, assign: cst.Assign, scope: Scope) -> bool:
         """`name = value` runs with autograd off, and every later read of `name` takes only its
         values, in the same `with` block and with autograd still off: arithmetic, reductions,
@@ -263,12 +370,13 @@ class IdentityEvidence:
                 return False
         return True
 
-    def _consumes_values(self, uses: ScopeUses, node: cst.CSTNode, history_free: bool) -> bool:
+    def _consumes_values(self, uses: ScopeUses, node: cst.CSTNode, history_free: bool, scope: Optional[Scope] = None) -> bool:
         """What consumes `node`'s object reads its values and keeps no reference to it:
         arithmetic, comparisons, a new value made by a method or a torch function, a number or
         a list. Views and conversions (which may be the object itself) are followed to their own
         consumer. When the object is `history_free` (its flags are those of a detached copy),
-        also an element write (`t[i] = v`), an in-place fill, formatting and reading its flags."""
+        also an element write (`t[i] = v`), an in-place fill, formatting and reading its flags,
+        and, given the `scope` of `node`, being passed to a function of the file that reads it so."""
         while True:
             parent = uses.parent(node)
             kind = type(parent)
@@ -300,10 +408,38 @@ class IdentityEvidence:
             if kind in (cst.Comparison, cst.ComparisonTarget):
                 comparison = parent if kind is cst.Comparison else uses.parent(parent)
                 return type(comparison) is cst.Comparison and not any(type(t.operator) in _BY_IDENTITY for t in comparison.comparisons)
-            if kind is cst.Arg and parent.keyword is None:
+            if kind is cst.Arg:
                 call = uses.parent(parent)
-                return type(call) is cst.Call and self._makes_new_value(call)
+                if type(call) is not cst.Call:
+                    return False
+                if parent.keyword is None and self._makes_new_value(call):
+                    return True
+                return history_free and scope is not None and self._parameter_read_by_value(call, parent, scope)
             return False
+
+    def _parameter_read_by_value(self, call: cst.Call, argument: cst.Arg, scope: Scope) -> bool:
+        """`f(x)`, `f` a plain function of this file whose parameter receiving `x` is only read
+        by value there (`return x.mm(w) + b`): the call keeps no reference to the object."""
+        function = self._plain_function(call, scope)
+        if function is None or id(function) in self._in_proof:
+            return False
+        bound = bind(call, Signature.of(function))
+        if bound.starred or not bound.fits:
+            return False
+        parameter = next((name for name, arg in bound.named.items() if arg is argument), None)
+        uses = self._uses_of(function)
+        if parameter is None or parameter in uses.hidden_bindings or _reads_frame(uses):
+            return False
+        if self.scopes.of(function).assigned(parameter) or parameter in uses.loop_targets:
+            return False  # rebound: later reads may be of another object
+        self._in_proof.add(id(function))
+        try:
+            return all(
+                not uses.in_nested_function(occurrence) and self._consumes_values(uses, occurrence, history_free=True, scope=function)
+                for occurrence in uses.occurrences(parameter)
+            )
+        finally:
+            self._in_proof.discard(id(function))
 
     def _makes_new_value(self, call: cst.Call) -> bool:
         """A torch function computing a new value from its arguments (not a view, not one that
@@ -318,6 +454,16 @@ class IdentityEvidence:
 
     def _uses_of(self, scope: Scope) -> ScopeUses:
         return self.scope_uses.of(scope)
+
+
+def _is_attribute_of(node: cst.CSTNode, receiver: str, attribute: Optional[str] = None) -> bool:
+    """`receiver.attribute` (any attribute when None)."""
+    return (
+        type(node) is cst.Attribute
+        and type(node.value) is cst.Name
+        and node.value.value == receiver
+        and (attribute is None or node.attr.value == attribute)
+    )
 
 
 def _reads_frame(uses: ScopeUses) -> bool:

@@ -63,7 +63,10 @@ class VariableCall(Rule):
     attributes and the results of this file's functions are followed the same way; a loop's
     target read in the loop's body, where nothing rebinds it, is the loop's item, whatever the name
     holds elsewhere in a script; a nested function's parameters and locals of the same name are
-    other variables). `Variable(h.data)` becomes `h.detach()`: the same
+    other variables; an option of the file's argparse namespace declared `type=int` with an int
+    default, or required, is a Python int, so `torch.FloatTensor(opt.batchSize)` is a new tensor;
+    a sampler a function of the file returns as a lambda is followed into the lambda's body).
+    `Variable(h.data)` becomes `h.detach()`: the same
     leaf, which shares `h`'s version counter, so an in-place change while a graph needs `h` raises
     instead of corrupting the gradient silently (as GL303 rewrites `.data`). Elsewhere the exact
     form `t.detach()` is kept, and never twice. `Variable(t)` is a new tensor object, so dropping
@@ -73,8 +76,10 @@ class VariableCall(Rule):
     compared with `is`, `.detach()` stays; also when the source stays in use and the result is
     returned or stored away. A local's last use is unwrapped even so (`return Variable(t)`,
     `policy(Variable(state))` with nothing reading `state` afterwards) when the binding it reads
-    made a new object without history and the code since only filled it in place or read its
-    values: no other code can reach the object once it is handed over (in a loop, the name must be
+    made a new object without history (a factory, or a call of a function of the file every
+    `return` of which builds a new tensor, such as `torch.cat(...)`) and the code since only filled
+    it in place or read its values (also through a function of the file that reads its parameter
+    only by value): no other code can reach the object once it is handed over (in a loop, the name must be
     bound earlier in the same iteration and read nowhere else in the loop). In-place changes of
     values are the same on both, since storage and version counter are shared. `y =
     Variable(x.data)` becomes `y = x` under `torch.no_grad()` when every later read of `y` is in
@@ -83,7 +88,12 @@ class VariableCall(Rule):
     resize or other identity-sensitive change of the buffer comes before the first binding of
     the alias in the loop body, each resize chained with a value write (which moves the version
     counter the two objects share), and the alias is read only after that binding, inside the
-    loop: the alias never outlives a change of the buffer's metadata. A source carrying history (a model output, a parameter) keeps
+    loop: the alias never outlives a change of the buffer's metadata. `self.a = Variable(self.a)`
+    in a method, outside any loop, where every earlier write of `self.a` there made a new object
+    or moved it (`self.a = self.a.cuda()`) and nothing between the first write and the rewrapping
+    can reach `self.a` otherwise (no method of `self` called, `self` not handed over), is removed:
+    the attribute alone holds its tensor, so whether it keeps it or gets a copy sharing its
+    storage cannot be told. A source carrying history (a model output, a parameter) keeps
     `.detach()`.
     Batches from iterating a data loader (a `DataLoader(...)`, or an iterable named like one:
     `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) and
@@ -113,9 +123,11 @@ class VariableCall(Rule):
     An alias (`V = Variable`) is followed where it is the only binding of the name that can reach
     the call; a name bound to an expression (`V = Variable if old else Tensor`), or to other values
     on other paths, is not. History
-    and identity are followed within one function: a value that comes from another function, a
-    parameter or a global keeps `.detach()`, and a function called with the tensor that sets its
-    flag, or a dict keyed by the tensor object, is not seen.
+    and identity are followed within one file: a value that comes from another file (a corpus's
+    `torch.LongTensor` read as `corpus.train`, even an integer one), a method of another object,
+    or a parameter of a function other files may call keeps `.detach()`; a function of another
+    file called with the tensor that sets its flag, or a dict keyed by the tensor object, is not
+    seen.
     `x = Variable(x); y = 1` (two statements on a line) becomes `x = x; y = 1`.
     Calls with `*args`/`**kwargs`, `Variable(None)` (an empty tensor) and an int flag above 255
     (torch raises `OverflowError`) are left unfixed.
@@ -267,6 +279,28 @@ class VariableCall(Rule):
             """,
             line=3,
             column=13,
+        ),
+        # An attribute alone holding the new tensor it was given: its rebinding to itself goes.
+        Invalid(
+            """
+            import torch
+            from torch.autograd import Variable
+            class Coordinates(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.coord = torch.zeros(n, 2)
+                    self.coord = Variable(self.coord)
+            """,
+            """
+            import torch
+            class Coordinates(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.coord = torch.zeros(n, 2)
+            """,
+            line=7,
+            column=22,
+            fix_title="Remove the rebinding to itself",
         ),
         # The result's flag is set afterwards: the source must stay a separate object.
         Invalid(
@@ -672,7 +706,7 @@ class VariableCall(Rule):
             return True  # no other code can reach the object once it is handed over
         if not self.context.is_history_free(data):
             return False
-        if identity.is_fresh(data, scope):
+        if identity.is_fresh(data, scope) or identity.rebinds_sole_attribute(call, scope):
             return True
         if targets is None:
             targets = identity.names_bound_to_result(call, scope) or None
@@ -732,7 +766,7 @@ class VariableCall(Rule):
         """`x = Variable(x)` and `x, y = Variable(x), Variable(y)` rebind names to themselves once
         unwrapped: remove the line (a trailing comment stays), or write `pass` where the block
         would be left empty."""
-        if not isinstance(replacement, cst.Name):
+        if not isinstance(replacement, cst.Name) and not _is_attribute_of_name(replacement):
             return None
         stack = self.context.stack
         found = enclosing_line(stack)
@@ -749,7 +783,7 @@ class VariableCall(Rule):
         if len(statement.targets) != 1:
             return False
         target, value = statement.targets[0].target, statement.value
-        if isinstance(target, cst.Name):
+        if isinstance(target, cst.Name) or _is_attribute_of_name(target):
             pairs = [(target, value)]
         elif isinstance(target, cst.Tuple) and isinstance(value, cst.Tuple) and len(target.elements) == len(value.elements):
             pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
@@ -757,14 +791,15 @@ class VariableCall(Rule):
             return False
         wrapped = 0
         for name, element in pairs:
-            if not isinstance(name, cst.Name):
+            if not isinstance(name, cst.Name) and not _is_attribute_of_name(name):
                 return False
-            if isinstance(element, cst.Name) and element.value == name.value:
+            if isinstance(element, cst.Name) and isinstance(name, cst.Name) and element.value == name.value:
                 continue
             if not (isinstance(element, cst.Call) and is_variable(element.func, self.context.imports)):
                 return False
-            unwrapped = self._replacement(element, {name.value}, statement if statement.value is element else None)
-            if not (isinstance(unwrapped, cst.Name) and unwrapped.value == name.value):
+            bound = {name.value} if isinstance(name, cst.Name) else None
+            unwrapped = self._replacement(element, bound, statement if statement.value is element else None)
+            if unwrapped is None or type(unwrapped) is not type(name) or not unwrapped.deep_equals(name):
                 return False
             wrapped += 1
         return wrapped > 0
@@ -786,6 +821,11 @@ def _flag(node: Optional[cst.BaseExpression]) -> Union[bool, str, None]:
         value = node.evaluated_value
         return _UNPARSABLE if value > 255 else value != 0
     return None
+
+
+def _is_attribute_of_name(node: cst.CSTNode) -> bool:
+    """`self.a`: an attribute of a name, which an unwrapped `self.a = Variable(self.a)` rebinds to itself."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and not node.lpar
 
 
 def _needs_no_parentheses(stack: list[cst.CSTNode]) -> bool:

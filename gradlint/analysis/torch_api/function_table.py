@@ -305,6 +305,9 @@ torch.flatten              view
 torch.unflatten            view
 torch.reshape              view
 
+# a new tensor joining its arguments' values
+torch.cat                  copies
+
 # value by value, laid out as their argument
 torch.tanh                 keeps-strides
 torch.exp                  keeps-strides

@@ -26,6 +26,7 @@ from gradlint.analysis.values.evident import EvidentTensors
 from gradlint.analysis.values.record import Certainty, Dim, Grad, Kind, Shape, ValueRecord
 
 if TYPE_CHECKING:
+    from gradlint.analysis.command_line import CommandLineOptions
     from gradlint.analysis.grad_tracking import GeneratorOutputs, GradEvidence
     from gradlint.analysis.history import HistoryEvidence
     from gradlint.analysis.nn_modules import NnModuleEvidence
@@ -62,6 +63,7 @@ class Evaluators:
     history: Callable[[], "HistoryEvidence"]
     nn_modules: Callable[[], "NnModuleEvidence"]
     optimizers: Callable[[], "OptimizerOracle"]
+    options: Callable[[], "CommandLineOptions"]
 
 
 class ValueModel:
@@ -288,7 +290,15 @@ class ValueModel:
 
     def is_python_number(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`node` evidently evaluates to a Python `int` or `float`, never a tensor."""
-        return self._remember("is_python_number", node, scope, lambda: self._evaluators.tensors().is_python_number(node, scope))
+        return self._remember("is_python_number", node, scope, lambda: self._python_number(node, scope))
+
+    def _python_number(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        return self._evaluators.tensors().is_python_number(node, scope) or self._evaluators.options().is_number(node, scope)
+
+    def is_python_int(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`node` evidently evaluates to a Python `int`: an int literal, or a command-line option
+        declared `type=int` that always has a value (see `command_line`)."""
+        return type(node) is cst.Integer or self._evaluators.options().is_int(node, scope)
 
     def is_bound_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """A name every binding of which in `scope` makes a tensor, or `self.w` every value the
