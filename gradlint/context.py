@@ -234,6 +234,8 @@ class FileContext:
                 nn_modules=lambda: self.nn_modules,
                 optimizers=lambda: self.training.optimizers,
             ),
+            passed=self.project.passed if self.project is not None else {},
+            class_of=self.function_table.class_of,
         )
 
     def value(self, node: cst.BaseExpression) -> ValueRecord:

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, TypeVar
 
 import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.scopes import Scope, ScopeTable, self_name
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.shapes import ModuleFacts, static_shape
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg
 from gradlint.analysis.tensors import iterates_parameters
 from gradlint.analysis.values.evident import EvidentTensors
 from gradlint.analysis.values.record import Certainty, Dim, Grad, Kind, Shape, ValueRecord
+from gradlint.model.project import PassedValue
 
 if TYPE_CHECKING:
     from gradlint.analysis.grad_tracking import GeneratorOutputs, GradEvidence
@@ -67,11 +68,24 @@ class Evaluators:
 class ValueModel:
     """Per file: `record(node, scope)` and the one-field questions, each remembered per node and scope."""
 
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, nodes: NodeIndex, evaluators: Evaluators) -> None:
+    def __init__(
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        nodes: NodeIndex,
+        evaluators: Evaluators,
+        passed: Mapping[str, PassedValue] = {},
+        class_of: Callable[[cst.FunctionDef], Optional[cst.ClassDef]] = lambda function: None,
+    ) -> None:
+        """`passed`: what the run's constructions pass to the constructor parameters the file's
+        classes keep on `self` ("Trainer.D", see `analysis.constructor_arguments`); `class_of`:
+        the class a method is defined in."""
         self.imports = imports
         self.scopes = scopes
         self.nodes = nodes
         self._evaluators = evaluators
+        self._passed = passed
+        self._class_of = class_of
         self._evident = EvidentTensors(imports, scopes, self.is_tensor)
         # question -> (id(node), id(scope)) -> (node, scope, answer); the node and scope are kept
         # so that their ids are not reused by other objects while the answer is remembered.
@@ -336,7 +350,25 @@ class ValueModel:
 
     @cached_property
     def _module_facts(self) -> ModuleFacts:
-        return ModuleFacts(self._module_constructions, self._forward_of, self.is_nn_module)
+        return ModuleFacts(self._module_constructions, self._forward_of, self.is_nn_module, self._passed_output)
+
+    def passed_value(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[PassedValue]:
+        """What every construction in the run passes for the constructor parameter stored as
+        `self.<attribute>` (`node`), read in a method of a top-level class of the file."""
+        if not self._passed or type(node) is not cst.Attribute or type(node.value) is not cst.Name:
+            return None
+        if not isinstance(scope, cst.FunctionDef) or node.value.value != self_name(scope):
+            return None
+        owner = self._class_of(scope)
+        root = self.nodes.root
+        if owner is None or not isinstance(root, cst.Module) or not any(statement is owner for statement in root.body):
+            return None
+        return self._passed.get(f"{owner.name.value}.{node.attr.value}")
+
+    def _passed_output(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
+        """The shape a module passed to the constructor returns whatever its input (`self.D(x)`)."""
+        passed = self.passed_value(node, scope)
+        return passed.output_shape if passed is not None else None
 
     def _module_constructions(self, node: cst.BaseExpression, scope: Optional[Scope]) -> list[cst.Call]:
         """The constructor calls of the modules `node` is bound to (see `NnModuleEvidence`), a
