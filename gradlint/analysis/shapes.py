@@ -17,7 +17,8 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
-from gradlint.analysis.tree import descendants
+from gradlint.analysis.syntax import suite_statements
+from gradlint.analysis.tree import descendants, iter_children
 
 Shape = tuple[Optional[int], ...]
 
@@ -30,6 +31,8 @@ _RESHAPING_IN_PLACE = torch_api.methods("reshapes")
 _VIEWS_TO_SIZES = frozenset({"view", "reshape"}) & torch_api.methods("view")
 _UNSQUEEZE = "unsqueeze"
 _TYPE_NAME = "type"
+_RESIZE = "resize_"
+_TORCH_MODULES = "torch.nn."
 _SIZE = "size"
 _SHAPE = "shape"
 _LENGTH = "len"
@@ -56,6 +59,9 @@ class ModuleFacts:
     constructions: Callable[[cst.BaseExpression, Optional[Scope]], Sequence[cst.Call]]
     forward: Callable[[cst.Call], Optional[cst.FunctionDef]]
     is_module: Callable[[cst.BaseExpression, Optional[Scope]], bool]
+    # The output shape of a module another file of the run passes to the constructor and the
+    # class keeps on `self` (`self.D(x)`), when its `forward` gives one whatever its input.
+    passed_output: Callable[[cst.BaseExpression, Optional[Scope]], Optional[Shape]] = lambda node, scope: None
 
 
 def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
@@ -102,6 +108,8 @@ class _Shapes:
         if kind is cst.Name and self.names is not None:
             return self.names.get(node.value)
         if kind is cst.Name and scope is not None:
+            if _reshaped_in_place(scope, node.value):
+                return self._resized_shape(node, scope) if isinstance(scope, cst.FunctionDef) else None
             return self._bound_shape(node.value, scope, depth)
         if kind is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
             return self._broadcast(node.left, node.right, scope, depth)
@@ -116,10 +124,74 @@ class _Shapes:
         values = bindings.assigned(name)
         if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
             return None
-        if _reshaped_in_place(scope, name):
-            return None
         shapes = {self.shape(value, scope, depth + 1) for value in values}
         return shapes.pop() if len(shapes) == 1 else None
+
+    def _resized_shape(self, read: cst.Name, scope: cst.FunctionDef) -> Optional[Shape]:
+        """`label.data.resize_(bs)` earlier in the block that holds the read (or a block around
+        it, within the same loop iteration), nothing between touching `label` but its methods
+        that keep its shape and the torch modules it is given to: one dimension per size."""
+        name = read.value
+        if any(type(value) is cst.Name and value.value == name for values in self.scopes.of(scope).values.values() for value in values):
+            return None  # an alias may be resized elsewhere
+        path = _statement_path(suite_statements(scope.body), read)
+        if path is None or _reshapes(path[-1][0][path[-1][1]], name):
+            return None
+        for statements, index, loop_body in reversed(path):
+            for statement in reversed(statements[:index]):
+                sizes = self._resize_sizes(statement, name, scope)
+                if sizes is not None:
+                    return sizes
+                if not self._leaves_shape(statement, name, scope):
+                    return None
+            if loop_body:
+                return None  # the previous iteration's later statements come before
+        return None
+
+    def _resize_sizes(self, statement: cst.CSTNode, name: str, scope: cst.FunctionDef) -> Optional[Shape]:
+        """The sizes of `name.resize_(a, b)` / `name.data.resize_(a, b)` written as `statement`,
+        each a Python int (a literal, `x.size(0)`...)."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 or type(statement.body[0]) is not cst.Expr:
+            return None
+        call = statement.body[0].value
+        if type(call) is not cst.Call or type(call.func) is not cst.Attribute or call.func.attr.value != _RESIZE:
+            return None
+        receiver = call.func.value
+        if type(receiver) is cst.Attribute and receiver.attr.value == "data":
+            receiver = receiver.value
+        if not _is_name(receiver, name) or not call.args or any(arg.star or arg.keyword is not None for arg in call.args):
+            return None
+        if not all(self._is_int(arg.value, scope, 0) for arg in call.args):
+            return None
+        return tuple(_integer(arg.value) for arg in call.args)
+
+    def _leaves_shape(self, statement: cst.CSTNode, name: str, scope: cst.FunctionDef) -> bool:
+        """`statement` mentions `name` only to call its methods that keep its shape (`label.data.fill_(1)`),
+        to read its attributes, or to give it to a torch module (`criterion(out, label)`)."""
+        pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(statement, ())]
+        while pending:
+            node, above = pending.pop()
+            if _is_name(node, name) and not self._shape_kept_by(node, above, scope):
+                return False
+            pending.extend((child, (*above[-2:], node)) for child in iter_children(node))
+        return True
+
+    def _shape_kept_by(self, node: cst.Name, above: tuple[cst.CSTNode, ...], scope: cst.FunctionDef) -> bool:
+        """What holds the mention `node` (its nearest ancestors last) keeps the tensor's shape."""
+        parent = above[-1] if above else None
+        if type(parent) is cst.Attribute and parent.value is node:
+            if parent.attr.value in _RESHAPING_IN_PLACE:
+                return False
+            if parent.attr.value == "data":
+                outer = above[-2] if len(above) > 1 else None
+                return type(outer) is cst.Attribute and outer.attr.value not in _RESHAPING_IN_PLACE and outer.attr.value != "data"
+            return True
+        if type(parent) is cst.Arg and len(above) > 1 and type(above[-2]) is cst.Call and self.modules is not None:
+            constructions = self.modules.constructions(above[-2].func, scope)
+            return bool(constructions) and all(
+                (self.imports.qualified_name(construction.func) or "").startswith(_TORCH_MODULES) for construction in constructions
+            )
+        return False
 
     def _broadcast(self, left: cst.BaseExpression, right: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         """`a * b`: the broadcast of two known shapes; a number literal has shape ()."""
@@ -209,7 +281,7 @@ class _Shapes:
         assert self.modules is not None
         constructions = self.modules.constructions(callee, scope)
         if not constructions:
-            return None
+            return self.modules.passed_output(callee, scope) if self.names is None else None
         shape = self.shape(argument, scope, depth + 1)
         if shape is None:
             return None
@@ -323,15 +395,69 @@ def _is_number_literal(node: cst.BaseExpression) -> bool:
 
 
 def _reshaped_in_place(scope: Scope, name: str) -> bool:
-    """`x.unsqueeze_(0)`, `x.resize_(...)` or `x.data = ...` somewhere in the scope."""
+    """`x.unsqueeze_(0)`, `x.data.resize_(...)` or `x.data = ...` somewhere in the scope."""
     for node in descendants(scope):
         kind = type(node)  # exact types: see analysis/syntax.py
-        if kind is cst.Attribute and _is_name(node.value, name) and node.attr.value in _RESHAPING_IN_PLACE:
+        if kind is cst.Attribute and node.attr.value in _RESHAPING_IN_PLACE and _is_name(_without_data(node.value), name):
             return True
         if kind is cst.AssignTarget and type(node.target) is cst.Attribute and _is_name(node.target.value, name):
             if node.target.attr.value == "data":
                 return True
     return False
+
+
+def _reshapes(statement: cst.CSTNode, name: str) -> bool:
+    """`statement` calls a method reshaping `name` in place (`name.resize_(...)`, `name.data.t_()`)."""
+    return any(
+        type(node) is cst.Attribute and node.attr.value in _RESHAPING_IN_PLACE and _is_name(_without_data(node.value), name)
+        for node in descendants(statement)
+    )
+
+
+def _without_data(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`x` for `x.data`: in place, the tensor's `.data` changes the tensor itself."""
+    return node.value if type(node) is cst.Attribute and node.attr.value == "data" else node
+
+
+Path = list[tuple[Sequence[cst.CSTNode], int, bool]]
+
+
+def _statement_path(statements: Sequence[cst.CSTNode], read: cst.CSTNode) -> Optional[Path]:
+    """From `statements` down to the statement holding `read`: each block, the position in it of
+    the statement on the way, and whether the block is a loop's body."""
+    path: Path = []
+    loop_body = False
+    while True:
+        index = next((i for i, statement in enumerate(statements) if _holds(statement, read)), None)
+        if index is None:
+            return None
+        path.append((statements, index, loop_body))
+        inner = next(((block, loop) for block, loop in _blocks(statements[index]) if any(_holds(s, read) for s in block)), None)
+        if inner is None:
+            return path
+        statements, loop_body = inner
+
+
+def _blocks(statement: cst.CSTNode) -> list[tuple[Sequence[cst.CSTNode], bool]]:
+    """The statement blocks of a compound statement (not of a nested function or class), each
+    with whether it is a loop's body."""
+    kind = type(statement)
+    if kind in (cst.FunctionDef, cst.ClassDef) or kind is cst.SimpleStatementLine:
+        return []
+    blocks = [(suite_statements(getattr(statement, "body", None)), kind in (cst.For, cst.While))]
+    orelse = getattr(statement, "orelse", None)
+    while orelse is not None:
+        blocks.append((suite_statements(orelse.body), False))
+        orelse = orelse.orelse if type(orelse) is cst.If else None
+    blocks += [(suite_statements(handler.body), False) for handler in getattr(statement, "handlers", ())]
+    final = getattr(statement, "finalbody", None)
+    if final is not None:
+        blocks.append((suite_statements(final.body), False))
+    return blocks
+
+
+def _holds(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(inner is node for inner in descendants(statement))
 
 
 def _is_name(node: cst.BaseExpression, name: str) -> bool:
