@@ -242,6 +242,10 @@ class IteratorNextMethod(Rule):
                 return self.context.qualified_name(iterated.func) in (None, iterated.func.value, f"builtins.{iterated.func.value}")
             if self.context.qualified_name(iterated.func) in _DATA_LOADERS:
                 return True
+        if isinstance(iterated, cst.Attribute):
+            passed = self.context.values.passed_value(iterated, scope)
+            if passed is not None and passed.made_by in _DATA_LOADERS:
+                return True  # `self.loader`, given a DataLoader by every construction of the class in the run
         if isinstance(iterated, cst.Name) and depth == 0 and scope is not None:
             values = self.context.scopes.values_of(iterated.value, scope)
             bindings = self.context.scopes.of(scope)
