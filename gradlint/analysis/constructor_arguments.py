@@ -186,10 +186,17 @@ def _stored_parameters(node: ast.ClassDef) -> dict[str, str]:
         if isinstance(inner, ast.Attribute) and not isinstance(inner.ctx, ast.Load):
             assigned[inner.attr] = assigned.get(inner.attr, 0) + 1
     return {
-        attribute: parameter
-        for attribute, parameter in stored.items()
-        if assigned.get(attribute) == 1 and len(_bindings(init, parameter)) == 0 and parameter in _plain_parameters(init)
+        attribute: parameter for attribute, parameter in stored.items() if assigned.get(attribute) == 1 and not _rebinds(init, parameter)
     }
+
+
+def _rebinds(function: ast.FunctionDef, name: str) -> bool:
+    """`function`'s own code binds `name` again (or deletes it)."""
+    return any(
+        (isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load))
+        or (isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names)
+        for node in _own_nodes(function)
+    )
 
 
 def _plain_parameters(function: ast.FunctionDef) -> set[str]:

@@ -10,7 +10,7 @@ the rank (the length of the shape) is still known."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import libcst as cst
 
@@ -42,6 +42,8 @@ _SHAPE_KEEPING = torch_api.methods("same-layout") | torch_api.methods("converts"
 _ELEMENTWISE = torch_api.methods("elementwise")
 _VARIABLE = torch_api.functions("variable")
 _SHAPE_KEEPING_LAYERS = torch_api.functions("keeps-shape")
+# Functions computing their one argument value by value (`torch.sigmoid(x)`, `F.relu(x)`).
+_VALUE_BY_VALUE = torch_api.functions("keeps-strides")
 _CONTAINERS = torch_api.functions("module-container")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _MAX_DEPTH = 7  # bindings followed: `out = D(G(z))` with `z = Variable(torch.randn(n, k)).cuda()`
@@ -59,6 +61,9 @@ class ModuleFacts:
     constructions: Callable[[cst.BaseExpression, Optional[Scope]], Sequence[cst.Call]]
     forward: Callable[[cst.Call], Optional[cst.FunctionDef]]
     is_module: Callable[[cst.BaseExpression, Optional[Scope]], bool]
+    # The file's module class a constructor call builds: its `__init__`, and the integers the call
+    # gives its parameters (a literal, or a module-level name bound only to one).
+    sizes: Callable[[cst.Call], Optional[tuple[cst.FunctionDef, Mapping[str, int]]]] = lambda construction: None
     # The output shape of a module another file of the run passes to the constructor and the
     # class keeps on `self` (`self.D(x)`), when its `forward` gives one whatever its input.
     passed_output: Callable[[cst.BaseExpression, Optional[Scope]], Optional[Shape]] = lambda node, scope: None
@@ -90,6 +95,7 @@ class _Shapes:
         modules: Optional[ModuleFacts],
         names: Optional[dict[str, Optional[Shape]]] = None,
         nesting: int = 0,
+        sizes: Optional[tuple[cst.FunctionDef, Mapping[str, int]]] = None,
     ) -> None:
         self.imports = imports
         self.scopes = scopes
@@ -97,6 +103,8 @@ class _Shapes:
         # Inside a module class's `forward`, the shapes its names hold at the statement evaluated.
         self.names = names
         self.nesting = nesting
+        # Inside a module class's `forward`: its `__init__` and the integers its parameters hold.
+        self.sizes = sizes
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         if depth > _MAX_DEPTH:
@@ -217,6 +225,8 @@ class _Shapes:
         qualified = self.imports.qualified_name(func)
         if qualified in _VARIABLE and positional:
             return self.shape(positional[0], scope, depth + 1)
+        if qualified in _VALUE_BY_VALUE and len(positional) == 1 and len(call.args) == 1:
+            return self.shape(positional[0], scope, depth + 1)
         if qualified in _SIZED_FACTORIES and len(positional) == 1 and self._is_int(positional[0], scope, depth):
             return (_integer(positional[0]),)  # `torch.ones(n)` with `n = x.size(0)`: one dimension
         if self.modules is not None and len(positional) == 1 and len(call.args) == 1:
@@ -282,28 +292,37 @@ class _Shapes:
         constructions = self.modules.constructions(callee, scope)
         if not constructions:
             return self.modules.passed_output(callee, scope) if self.names is None else None
+        # Unknown, the input's shape may still leave the output's known (`.view(-1, 1)` at the end).
         shape = self.shape(argument, scope, depth + 1)
-        if shape is None:
-            return None
         outputs = {self._layer_output(construction, shape) for construction in constructions}
         return outputs.pop() if len(outputs) == 1 else None
 
-    def _layer_output(self, construction: cst.Call, shape: Shape) -> Optional[Shape]:
+    def _layer_output(self, construction: cst.Call, shape: Optional[Shape]) -> Optional[Shape]:
         """The output shape of the module `construction` builds, given its input's shape."""
-        torch_layer = _layer_output(construction, shape, self.imports)
+        torch_layer = _layer_output(construction, shape, self.imports, self._size_of(construction))
         if torch_layer is not None or self.modules is None or self.nesting >= _MAX_CLASS_NESTING:
             return torch_layer
         forward = self.modules.forward(construction)
-        return self._forward_output(forward, shape) if forward is not None else None
+        return self._forward_output(forward, shape, self.modules.sizes(construction)) if forward is not None else None
 
-    def _forward_output(self, forward: cst.FunctionDef, shape: Shape) -> Optional[Shape]:
+    def _size_of(self, construction: cst.Call) -> Callable[[cst.BaseExpression], Optional[int]]:
+        """How a layer's size argument is read: a literal, or inside a module class's `forward`, a
+        parameter of its `__init__` for a layer built there (`nn.Linear(hidden, output_size)`)."""
+        if self.sizes is None or not _holds(self.sizes[0], construction):
+            return _integer
+        known = self.sizes[1]
+        return lambda node: known.get(node.value) if type(node) is cst.Name else _integer(node)
+
+    def _forward_output(
+        self, forward: cst.FunctionDef, shape: Optional[Shape], sizes: Optional[tuple[cst.FunctionDef, Mapping[str, int]]]
+    ) -> Optional[Shape]:
         """What a `forward(self, x)` made of assignments and one final `return` gives for an input
         of `shape`, statement by statement; None for any other body."""
         params = forward.params
         if len(params.params) != 2 or isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or params.kwonly_params or params.star_kwarg:
             return None
         names: dict[str, Optional[Shape]] = {params.params[1].name.value: shape}
-        inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1)
+        inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1, sizes)
         body = forward.body.body
         for index, statement in enumerate(body):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -334,8 +353,17 @@ def broadcast(left: Shape, right: Shape) -> Optional[Shape]:
     return tuple(sizes)
 
 
-def _layer_output(construction: cst.Call, shape: Shape, imports: ImportMap) -> Optional[Shape]:
-    """The output shape of the module `construction` builds, given its input's shape."""
+def _layer_output(
+    construction: cst.Call,
+    shape: Optional[Shape],
+    imports: ImportMap,
+    size_of: Optional[Callable[[cst.BaseExpression], Optional[int]]] = None,
+) -> Optional[Shape]:
+    """The output shape of the torch module `construction` builds, given its input's shape;
+    `size_of` reads a size argument (an integer literal by default)."""
+    if shape is None:
+        return None
+    size_of = size_of or _integer
     qualified = imports.qualified_name(construction.func)
     if qualified in _SHAPE_KEEPING_LAYERS:
         return shape
@@ -345,7 +373,7 @@ def _layer_output(construction: cst.Call, shape: Shape, imports: ImportMap) -> O
         for layer in construction.args:
             if not isinstance(layer.value, cst.Call):
                 return None
-            shape = _layer_output(layer.value, shape, imports)
+            shape = _layer_output(layer.value, shape, imports, size_of)
             if shape is None:
                 return None
         return shape
@@ -353,18 +381,18 @@ def _layer_output(construction: cst.Call, shape: Shape, imports: ImportMap) -> O
     position = row.value("out-features") if row is not None else None
     if position is None or not shape:
         return None
-    features = _out_features(construction, int(position))
+    features = _out_features(construction, int(position), size_of)
     return (*shape[:-1], features) if features is not None else None
 
 
-def _out_features(construction: cst.Call, position: int) -> Optional[int]:
+def _out_features(construction: cst.Call, position: int, size_of: Callable[[cst.BaseExpression], Optional[int]]) -> Optional[int]:
     keyword = next((arg for arg in construction.args if arg.keyword is not None and arg.keyword.value == "out_features"), None)
     if keyword is not None:
-        return _integer(keyword.value)
+        return size_of(keyword.value)
     positional = [arg for arg in construction.args if arg.keyword is None]
     if any(arg.star for arg in positional) or len(positional) <= position:
         return None
-    return _integer(positional[position].value)
+    return size_of(positional[position].value)
 
 
 def _view_sizes(sizes: list[cst.BaseExpression]) -> Optional[Shape]:
