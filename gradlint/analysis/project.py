@@ -542,14 +542,19 @@ class ProjectIndex:
 
     def _module(self, path: str) -> Optional[_Module]:
         if path not in self._modules:
-            self._modules[path] = _module_facts(self._tree(path))
+            # The tree itself is kept only for the few modules `passed_arguments` reads.
+            tree = self._trees[path] if path in self._trees else self._parse(path)
+            self._modules[path] = _module_facts(tree)
         return self._modules[path]
 
     def _tree(self, path: str) -> Optional[ast.Module]:
         if path not in self._trees:
-            source = self._sources.get(path, b"")
-            self._trees[path] = _parse_module(source) if len(source) <= MAX_MODULE_BYTES else None
+            self._trees[path] = self._parse(path)
         return self._trees[path]
+
+    def _parse(self, path: str) -> Optional[ast.Module]:
+        source = self._sources.get(path, b"")
+        return _parse_module(source) if len(source) <= MAX_MODULE_BYTES else None
 
 
 _ABSENT = object()
