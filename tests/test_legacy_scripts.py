@@ -63,8 +63,6 @@ NO_REFERENCE = {
     **OUTSIDE_TORCH,
     "andreasveit/train.py": "SyntaxError: `target.cuda(async=True)`, `async` is a keyword since Python 3.7 (GL501 fixes it)",
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (weights_only=True by default)",
-    "devnag/gan_pytorch.py": "ValueError: BCELoss given a (1,) target for a (1, 1) input, which 0.3 paired element by element",
-    "pianomania/main.py": "ValueError: BCELoss given a (100,) target for a (100, 1) input, which 0.3 paired element by element",
 }
 
 
@@ -339,14 +337,11 @@ BLOCKERS_AFTER_SAFE = {
     "pytorch/reinforcement_learning/actor_critic.py": ZERO_DIM_ACTION,
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (torch.load weights_only: a trust decision, --unsafe-fixes)",
     "devnag/gan_pytorch.py": "ValueError: BCELoss target (1,) for input (1, 1) (loss target shapes)",
-    "pianomania/main.py": "ValueError: BCELoss target (100,) for input (100, 1) (loss target shapes)",
-    "yunjey/main.py": "AttributeError: `svhn_iter.next()` (GL516's `next(svhn_iter)` is unsafe: the loaders are Solver parameters of unknown class)",
     "andreasveit/train.py": "IndexError: `prec1[0]` of a 0-dim sum (0-dim results used as Python numbers: `[i]` on a value known to be 0-dim)",
 }
 BLOCKERS_AFTER_UNSAFE = {
     "pytorch/time_sequence_prediction/train.py": BLOCKERS_AFTER_SAFE["pytorch/time_sequence_prediction/train.py"],
     "devnag/gan_pytorch.py": BLOCKERS_AFTER_SAFE["devnag/gan_pytorch.py"],
-    "pianomania/main.py": BLOCKERS_AFTER_SAFE["pianomania/main.py"],
     "andreasveit/train.py": BLOCKERS_AFTER_SAFE["andreasveit/train.py"],
 }
 NEEDLESS_DETACHES = (
