@@ -52,14 +52,27 @@ class _Site:
     scope: Scope
 
 
-class ConstructorArguments:
-    """Per class file: `"Class.attribute"` -> what every construction passes for it."""
+Mention = tuple[ast.AST, ast.AST, Scope]  # a Name or Attribute node, its parent, the function it runs in
 
-    def __init__(self, tree: Tree, definition: Definition, outside: Outside, importers: Callable[[str], list[str]]) -> None:
+
+class ConstructorArguments:
+    """`"Class.attribute"` -> what every construction passes for it, per class file; built once
+    per run, it reads each file's names (one walk of its tree) at most once."""
+
+    def __init__(
+        self,
+        tree: Tree,
+        definition: Definition,
+        outside: Outside,
+        importers: Callable[[str], list[str]],
+        words: Callable[[str], frozenset[str]],
+    ) -> None:
         self._tree = tree
         self._definition = definition
         self._outside = outside
         self._importers = importers
+        self._words = words
+        self._mentions: dict[str, Optional[dict[str, list[Mention]]]] = {}
 
     def of(self, path: str) -> dict[str, PassedValue]:
         tree = self._tree(path)
@@ -87,14 +100,14 @@ class ConstructorArguments:
         uses there is not a call that resolves to it."""
         sites: list[_Site] = []
         for file in (path, *self._importers(path)):
-            tree = self._tree(file)
-            if tree is None:
+            if name not in self._words(file):
+                continue  # the file never spells the name
+            mentions = self._mentions_in(file)
+            if mentions is None:
                 return None
-            for node, parent, scope in _walk(tree):
-                if isinstance(node, ast.Attribute) and node.attr == name:
+            for node, parent, scope in mentions.get(name, ()):
+                if isinstance(node, ast.Attribute):
                     return None  # `model.Trainer`: the module's attribute, not followed
-                if not isinstance(node, ast.Name) or node.id != name:
-                    continue
                 if isinstance(node.ctx, ast.Store) or (file == path and _is_super_argument(node, parent)):
                     continue
                 if not (isinstance(parent, ast.Call) and parent.func is node):
@@ -103,6 +116,12 @@ class ConstructorArguments:
                     return None
                 sites.append(_Site(file, parent, scope))
         return sites
+
+    def _mentions_in(self, file: str) -> Optional[dict[str, list[Mention]]]:
+        if file not in self._mentions:
+            tree = self._tree(file)
+            self._mentions[file] = _mentions(tree) if tree is not None else None
+        return self._mentions[file]
 
     def _passed(self, site: _Site, signature: Signature, parameter: str) -> Optional[PassedValue]:
         argument = _bound_argument(site.call, signature, parameter)
@@ -274,14 +293,23 @@ def _own_nodes(scope: Scope) -> Iterator[ast.AST]:
         pending.extend(ast.iter_child_nodes(node))
 
 
-def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, Optional[ast.AST], Scope]]:
-    """Every node with its parent and the function (or module) it runs in."""
-    pending: list[tuple[ast.AST, Optional[ast.AST], Scope]] = [(tree, None, tree)]
+def _mentions(tree: ast.Module) -> dict[str, list[Mention]]:
+    """Identifier -> each Name spelling it and each Attribute naming it, with its parent and the
+    function (or module) it runs in: one walk of the tree."""
+    found: dict[str, list[Mention]] = {}
+    pending: list[tuple[ast.AST, Scope]] = [(tree, tree)]
     while pending:
-        node, parent, scope = pending.pop()
-        yield node, parent, scope
+        node, scope = pending.pop()
         inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
-        pending.extend((child, node, inner) for child in ast.iter_child_nodes(node))
+        for child in ast.iter_child_nodes(node):
+            kind = type(child)
+            if kind is ast.Name:
+                found.setdefault(child.id, []).append((child, node, inner))  # type: ignore[attr-defined]
+                continue  # its only child is its context
+            if kind is ast.Attribute:
+                found.setdefault(child.attr, []).append((child, node, inner))  # type: ignore[attr-defined]
+            pending.append((child, inner))
+    return found
 
 
 def _is_super_argument(node: ast.Name, parent: Optional[ast.AST]) -> bool:

@@ -105,6 +105,7 @@ class ProjectIndex:
         self._modules: dict[str, Optional[_Module]] = {}
         self._trees: dict[str, Optional[ast.Module]] = {}
         self._passed: dict[str, dict[str, PassedValue]] = {}
+        self._constructor_arguments: Optional[ConstructorArguments] = None
         self._located: dict[tuple[str, str], Optional[str]] = {}
         self._resolved: dict[tuple[str, str], Optional[str]] = {}
         self._star_exports: dict[str, StarFacts] = {}
@@ -164,11 +165,12 @@ class ProjectIndex:
         if key not in self._passed:
             found: dict[str, PassedValue] = {}
             if key in self._run and may_pass_stored_arguments(self._sources.get(key, b"")):
-                arguments = ConstructorArguments(
-                    self._tree, self._definition, self._outside_name, lambda module: sorted(self._importers_of(module))
-                )
+                if self._constructor_arguments is None:
+                    self._constructor_arguments = ConstructorArguments(
+                        self._tree, self._definition, self._outside_name, lambda module: sorted(self._importers_of(module)), self._words_of
+                    )
                 try:
-                    found = arguments.of(key)
+                    found = self._constructor_arguments.of(key)
                 except RecursionError:
                     found = {}
             self._passed[key] = found
