@@ -264,6 +264,8 @@ class FileContext:
                 optimizers=lambda: self.training.optimizers,
                 options=lambda: self.command_line,
             ),
+            passed=self.project.passed if self.project is not None else {},
+            class_of=self.function_table.class_of,
         )
 
     def value(self, node: cst.BaseExpression) -> ValueRecord:

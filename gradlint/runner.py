@@ -352,13 +352,15 @@ class RunProject:
     def facts_for(self, path: Path) -> Optional[ProjectFacts]:
         """What `path` uses from the other files of the run, and, when the run names a folder that
         holds it (every file that may import it is then in the run), which of its functions
-        other files mention."""
+        other files mention and what the run's constructions pass to its classes."""
         index = self._built()
         facts = index.facts_for(str(path))
         if not any(_within(os.path.abspath(path), folder) for folder in self._covered):
             return facts
         mentioned = index.functions_mentioned_elsewhere(str(path))
-        return replace(facts, called_elsewhere=mentioned) if facts else ProjectFacts(called_elsewhere=mentioned)
+        passed = index.passed_arguments(str(path))
+        facts = facts or ProjectFacts()
+        return replace(facts, called_elsewhere=mentioned, passed=passed)
 
     def outside(self) -> dict[str, str]:
         """The content digest of every module outside the run that its files import."""

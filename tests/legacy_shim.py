@@ -29,6 +29,10 @@ construct, and of nothing else. The pieces, by the name under which their use is
 * "DataLoader next": the DataLoader iterator's `.next()` draws the next batch, as `__next__`
   does: 0.3's iterator still had Python 2's spelling; torch 2.13's has none and raises
   AttributeError.
+* "BCE target": `binary_cross_entropy` (and `BCELoss`) given a target of another shape with as
+  many elements as the input pairs them element by element, the target viewed as the input's
+  shape: 0.3 warned and paired them (a (N,) target against a (N, 1) output); torch 2.13 raises
+  ValueError.
 
 None of this changes a value that torch 2.13 computes: each piece answers only where torch 2.13
 raises, or gives the Python number where torch 2.13 gives a 0-dim tensor of the same value.
@@ -194,6 +198,16 @@ def _data_loader_next(use: LegacyUse):
     return python_2_next
 
 
+def _elementwise_bce(use: LegacyUse, original):
+    def loss(input, target, *args, **kwargs):
+        if target.shape != input.shape and target.numel() == input.numel():
+            use.counts["BCE target"] += 1
+            target = target.reshape(input.shape)
+        return original(input, target, *args, **kwargs)
+
+    return loss
+
+
 @contextlib.contextmanager
 def legacy_semantics(folder: Path):
     """Run the code of the files under `folder` as 0.3 would; yields the `LegacyUse` of the run."""
@@ -208,6 +222,7 @@ def legacy_semantics(folder: Path):
         (F, "cross_entropy", _zero_dim_target(use, F.cross_entropy)),
         (F, "nll_loss", _zero_dim_target(use, F.nll_loss)),
         (_BaseDataLoaderIter, "next", _data_loader_next(use)),
+        (F, "binary_cross_entropy", _elementwise_bce(use, F.binary_cross_entropy)),
     ]
     saved = [(owner, name, vars(owner).get(name, _MISSING)) for owner, name, _ in patches]
     try:

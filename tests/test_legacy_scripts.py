@@ -64,8 +64,6 @@ NO_REFERENCE = {
     **OUTSIDE_TORCH,
     "andreasveit/train.py": "SyntaxError: `target.cuda(async=True)`, `async` is a keyword since Python 3.7 (GL501 fixes it)",
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (weights_only=True by default)",
-    "devnag/gan_pytorch.py": "ValueError: BCELoss given a (1,) target for a (1, 1) input, which 0.3 paired element by element",
-    "pianomania/main.py": "ValueError: BCELoss given a (100,) target for a (100, 1) input, which 0.3 paired element by element",
 }
 
 
@@ -325,12 +323,9 @@ def history_free_detaches(runs, preset) -> dict[str, list]:
 BLOCKERS_AFTER_SAFE = {
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (torch.load weights_only: a trust decision, --unsafe-fixes)",
     "devnag/gan_pytorch.py": "ValueError: BCELoss target (1,) for input (1, 1) (loss target shapes)",
-    "pianomania/main.py": "ValueError: BCELoss target (100,) for input (100, 1) (loss target shapes)",
-    "yunjey/main.py": "AttributeError: `svhn_iter.next()` (GL516's `next(svhn_iter)` is unsafe: the loaders are Solver parameters of unknown class)",
 }
 BLOCKERS_AFTER_UNSAFE = {
     "devnag/gan_pytorch.py": BLOCKERS_AFTER_SAFE["devnag/gan_pytorch.py"],
-    "pianomania/main.py": BLOCKERS_AFTER_SAFE["pianomania/main.py"],
 }
 NEEDLESS_DETACHES = (
     "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` where the proof does not reach: word_language_model's "
@@ -356,9 +351,6 @@ def test_the_listed_blockers_are_the_failures_of_today(runs):
             assert error.startswith(why.split(":")[0]), (name, preset, error)
 
 
-@pytest.mark.xfail(
-    strict=True, reason=f"{len(BLOCKERS_AFTER_SAFE)} of 25 do not run after the safe migration: {listing(BLOCKERS_AFTER_SAFE)}"
-)
 def test_at_least_90_percent_run_after_the_safe_migration(runs):
     counted = len(NAMES) - len(OUTSIDE_TORCH)
     failing = failures(runs, SAFE)

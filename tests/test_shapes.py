@@ -1,6 +1,7 @@
 """The static rank of tensor expressions (analysis/shapes.py), used to write softmax's legacy dim."""
 
 import textwrap
+from typing import Optional
 
 import libcst as cst
 import libcst.matchers as m
@@ -172,3 +173,36 @@ def test_a_module_method_named_like_a_tensor_method_gives_no_shape():
 )
 def test_a_reduction_over_one_literal_dim_drops_it(body, shape):
     assert shape_of_probe(body) == shape
+
+
+def resized(body: str) -> Optional[int]:
+    return rank_of_last_argument(f"import torch\ndef f(y, n, shape, g):\n    bs = y.size(0)\n    {body}\n")
+
+
+@pytest.mark.parametrize(
+    "body, rank",
+    [
+        # resized in place before the read, in the same block or one around it
+        ("x = torch.FloatTensor(n)\n    x.data.resize_(bs)\n    x.data.fill_(1)\n    use(x)", 1),
+        ("x = g()\n    for i in range(3):\n        x.resize_(bs, 3)\n        if i:\n            use(x)", 2),
+        ("x = torch.randn(2, 3)\n    x.resize_(6)\n    print(x.shape)\n    use(x)", 1),
+        # the read comes first, or the resize does not always run before it
+        ("x = torch.FloatTensor(n)\n    use(x)\n    x.data.resize_(bs)", None),
+        ("x = torch.FloatTensor(n)\n    for i in range(3):\n        use(x)\n        x.data.resize_(bs)", None),
+        ("x = torch.FloatTensor(n)\n    if n:\n        x.data.resize_(bs)\n    use(x)", None),
+        ("x = torch.FloatTensor(n)\n    x.resize_(bs)\n    for i in range(3):\n        use(x)", None),
+        # something between may change it, or the sizes are not Python ints
+        ("x = torch.FloatTensor(n)\n    x.data.resize_(bs)\n    g(x)\n    use(x)", None),
+        ("x = torch.FloatTensor(n)\n    x.data.resize_(bs)\n    x.data.t_()\n    use(x)", None),
+        ("x = torch.FloatTensor(n)\n    z = x\n    x.data.resize_(bs)\n    z.unsqueeze_(0)\n    use(x)", None),
+        ("x = torch.FloatTensor(n)\n    x.data.resize_(shape)\n    use(x)", None),
+        ("x = torch.FloatTensor(n)\n    x.data.resize_(*shape)\n    use(x)", None),
+    ],
+)
+def test_a_name_resized_in_place_before_the_read_has_one_dimension_per_size(body, rank):
+    assert resized(body) == rank
+
+
+def test_resizing_through_data_counts_as_reshaping_the_name():
+    source = "import torch\ndef f(n):\n    x = torch.randn(2, 3)\n    x.data.unsqueeze_(0)\n    use(x)\n"
+    assert rank_of_last_argument(source) is None

@@ -30,8 +30,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
+from gradlint.analysis.constructor_arguments import ConstructorArguments, may_pass_stored_arguments
 from gradlint.analysis.imports import CANONICAL
-from gradlint.model.project import ProjectFacts, StarFacts
+from gradlint.model.project import PassedValue, ProjectFacts, StarFacts
 
 # Modules whose public spelling is what rules match: when torch's own sources are the project,
 # `torch.nn.Module` must stay `torch.nn.Module`, not become the module that defines it.
@@ -102,6 +103,9 @@ class ProjectIndex:
         self._local = {path for path in self._sources if not self._is_final(path)}
         self._statements: dict[str, list[_Import]] = {}
         self._modules: dict[str, Optional[_Module]] = {}
+        self._trees: dict[str, Optional[ast.Module]] = {}
+        self._passed: dict[str, dict[str, PassedValue]] = {}
+        self._constructor_arguments: Optional[ConstructorArguments] = None
         self._located: dict[tuple[str, str], Optional[str]] = {}
         self._resolved: dict[tuple[str, str], Optional[str]] = {}
         self._star_exports: dict[str, StarFacts] = {}
@@ -152,6 +156,61 @@ class ProjectIndex:
             if not unseen:
                 break
         return frozenset(mentioned)
+
+    def passed_arguments(self, path: str) -> dict[str, PassedValue]:
+        """What every construction in the run passes to the constructor parameters the classes of
+        module `path` keep on `self` (see `analysis.constructor_arguments`); meaningful only when
+        the run holds every file that may import `path`."""
+        key = os.path.abspath(path)
+        if key not in self._passed:
+            found: dict[str, PassedValue] = {}
+            if key in self._run and may_pass_stored_arguments(self._sources.get(key, b"")):
+                if self._constructor_arguments is None:
+                    self._constructor_arguments = ConstructorArguments(
+                        self._tree, self._definition, self._outside_name, lambda module: sorted(self._importers_of(module)), self._words_of
+                    )
+                try:
+                    found = self._constructor_arguments.of(key)
+                except RecursionError:
+                    found = {}
+            self._passed[key] = found
+        return self._passed[key]
+
+    def _definition(self, path: str, name: str) -> Optional[tuple[str, ast.stmt]]:
+        """The top-level class or function of a project module that `name` means in module `path`:
+        defined there once, or imported from a local module (by name or by a star import)."""
+        return self._definition_in(path, name, set())
+
+    def _definition_in(self, path: str, name: str, seen: set[tuple[str, str]]) -> Optional[tuple[str, ast.stmt]]:
+        if (path, name) in seen:
+            return None
+        seen.add((path, name))
+        module, tree = self._module(path), self._tree(path)
+        if module is None or tree is None:
+            return None
+        bound = module.bindings.get(name)
+        if bound is _DEFINED:
+            defined = [node for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name]
+            others = [node for node in _module_level(tree.body) if name in set(_defined_names(node))]
+            return (path, defined[0]) if len(defined) == 1 and len(others) == 1 else None
+        if isinstance(bound, _Import):
+            target = self._locate(path, bound.module, bound.level) if bound.name is not None else None
+            return self._definition_in(target, bound.name, seen) if target is not None and bound.name is not None else None
+        if bound is not None:
+            return None
+        found = []
+        for star in module.stars:
+            target = self._locate(path, star.module, star.level)
+            exports = self._star_exports_of(target, set()) if target is not None else None
+            if exports is None or not exports.closed:
+                return None  # an outside or open star import may bring `name` too
+            if name in exports.names:
+                found.append(self._definition_in(target, name, seen))
+        return found[0] if len(found) == 1 else None
+
+    def _outside_name(self, path: str, name: str) -> Optional[str]:
+        """The outside module or object `name` is an import of in module `path`."""
+        return self._resolve(path, name, set())
 
     def importers_of(self, path: str) -> frozenset[str]:
         """The files of the run whose results may depend on module `path`: those importing it,
@@ -485,9 +544,19 @@ class ProjectIndex:
 
     def _module(self, path: str) -> Optional[_Module]:
         if path not in self._modules:
-            source = self._sources.get(path, b"")
-            self._modules[path] = _module_facts(_parse_module(source)) if len(source) <= MAX_MODULE_BYTES else None
+            # The tree itself is kept only for the few modules `passed_arguments` reads.
+            tree = self._trees[path] if path in self._trees else self._parse(path)
+            self._modules[path] = _module_facts(tree)
         return self._modules[path]
+
+    def _tree(self, path: str) -> Optional[ast.Module]:
+        if path not in self._trees:
+            self._trees[path] = self._parse(path)
+        return self._trees[path]
+
+    def _parse(self, path: str) -> Optional[ast.Module]:
+        source = self._sources.get(path, b"")
+        return _parse_module(source) if len(source) <= MAX_MODULE_BYTES else None
 
 
 _ABSENT = object()

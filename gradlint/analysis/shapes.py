@@ -10,14 +10,15 @@ the rank (the length of the shape) is still known."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable
-from gradlint.analysis.tree import descendants
+from gradlint.analysis.syntax import suite_statements
+from gradlint.analysis.tree import descendants, iter_children
 
 Shape = tuple[Optional[int], ...]
 
@@ -30,6 +31,8 @@ _RESHAPING_IN_PLACE = torch_api.methods("reshapes")
 _VIEWS_TO_SIZES = frozenset({"view", "reshape"}) & torch_api.methods("view")
 _UNSQUEEZE = "unsqueeze"
 _TYPE_NAME = "type"
+_RESIZE = "resize_"
+_TORCH_MODULES = "torch.nn."
 _SIZE = "size"
 _SHAPE = "shape"
 _LENGTH = "len"
@@ -40,6 +43,8 @@ _ELEMENTWISE = torch_api.methods("elementwise")
 _DROPS_DIM = torch_api.methods("drops-dim")
 _VARIABLE = torch_api.functions("variable")
 _SHAPE_KEEPING_LAYERS = torch_api.functions("keeps-shape")
+# Functions computing their one argument value by value (`torch.sigmoid(x)`, `F.relu(x)`).
+_VALUE_BY_VALUE = torch_api.functions("keeps-strides")
 _CONTAINERS = torch_api.functions("module-container")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _MAX_DEPTH = 7  # bindings followed: `out = D(G(z))` with `z = Variable(torch.randn(n, k)).cuda()`
@@ -57,6 +62,12 @@ class ModuleFacts:
     constructions: Callable[[cst.BaseExpression, Optional[Scope]], Sequence[cst.Call]]
     forward: Callable[[cst.Call], Optional[cst.FunctionDef]]
     is_module: Callable[[cst.BaseExpression, Optional[Scope]], bool]
+    # The file's module class a constructor call builds: its `__init__`, and the integers the call
+    # gives its parameters (a literal, or a module-level name bound only to one).
+    sizes: Callable[[cst.Call], Optional[tuple[cst.FunctionDef, Mapping[str, int]]]] = lambda construction: None
+    # The output shape of a module another file of the run passes to the constructor and the
+    # class keeps on `self` (`self.D(x)`), when its `forward` gives one whatever its input.
+    passed_output: Callable[[cst.BaseExpression, Optional[Scope]], Optional[Shape]] = lambda node, scope: None
 
 
 def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
@@ -85,6 +96,7 @@ class _Shapes:
         modules: Optional[ModuleFacts],
         names: Optional[dict[str, Optional[Shape]]] = None,
         nesting: int = 0,
+        sizes: Optional[tuple[cst.FunctionDef, Mapping[str, int]]] = None,
     ) -> None:
         self.imports = imports
         self.scopes = scopes
@@ -92,6 +104,8 @@ class _Shapes:
         # Inside a module class's `forward`, the shapes its names hold at the statement evaluated.
         self.names = names
         self.nesting = nesting
+        # Inside a module class's `forward`: its `__init__` and the integers its parameters hold.
+        self.sizes = sizes
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         if depth > _MAX_DEPTH:
@@ -103,6 +117,8 @@ class _Shapes:
         if kind is cst.Name and self.names is not None:
             return self.names.get(node.value)
         if kind is cst.Name and scope is not None:
+            if _reshaped_in_place(scope, node.value):
+                return self._resized_shape(node, scope) if isinstance(scope, cst.FunctionDef) else None
             return self._bound_shape(node.value, scope, depth)
         if kind is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
             return self._broadcast(node.left, node.right, scope, depth)
@@ -117,10 +133,74 @@ class _Shapes:
         values = bindings.assigned(name)
         if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
             return None
-        if _reshaped_in_place(scope, name):
-            return None
         shapes = {self.shape(value, scope, depth + 1) for value in values}
         return shapes.pop() if len(shapes) == 1 else None
+
+    def _resized_shape(self, read: cst.Name, scope: cst.FunctionDef) -> Optional[Shape]:
+        """`label.data.resize_(bs)` earlier in the block that holds the read (or a block around
+        it, within the same loop iteration), nothing between touching `label` but its methods
+        that keep its shape and the torch modules it is given to: one dimension per size."""
+        name = read.value
+        if any(type(value) is cst.Name and value.value == name for values in self.scopes.of(scope).values.values() for value in values):
+            return None  # an alias may be resized elsewhere
+        path = _statement_path(suite_statements(scope.body), read)
+        if path is None or _reshapes(path[-1][0][path[-1][1]], name):
+            return None
+        for statements, index, loop_body in reversed(path):
+            for statement in reversed(statements[:index]):
+                sizes = self._resize_sizes(statement, name, scope)
+                if sizes is not None:
+                    return sizes
+                if not self._leaves_shape(statement, name, scope):
+                    return None
+            if loop_body:
+                return None  # the previous iteration's later statements come before
+        return None
+
+    def _resize_sizes(self, statement: cst.CSTNode, name: str, scope: cst.FunctionDef) -> Optional[Shape]:
+        """The sizes of `name.resize_(a, b)` / `name.data.resize_(a, b)` written as `statement`,
+        each a Python int (a literal, `x.size(0)`...)."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 or type(statement.body[0]) is not cst.Expr:
+            return None
+        call = statement.body[0].value
+        if type(call) is not cst.Call or type(call.func) is not cst.Attribute or call.func.attr.value != _RESIZE:
+            return None
+        receiver = call.func.value
+        if type(receiver) is cst.Attribute and receiver.attr.value == "data":
+            receiver = receiver.value
+        if not _is_name(receiver, name) or not call.args or any(arg.star or arg.keyword is not None for arg in call.args):
+            return None
+        if not all(self._is_int(arg.value, scope, 0) for arg in call.args):
+            return None
+        return tuple(_integer(arg.value) for arg in call.args)
+
+    def _leaves_shape(self, statement: cst.CSTNode, name: str, scope: cst.FunctionDef) -> bool:
+        """`statement` mentions `name` only to call its methods that keep its shape (`label.data.fill_(1)`),
+        to read its attributes, or to give it to a torch module (`criterion(out, label)`)."""
+        pending: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(statement, ())]
+        while pending:
+            node, above = pending.pop()
+            if _is_name(node, name) and not self._shape_kept_by(node, above, scope):
+                return False
+            pending.extend((child, (*above[-2:], node)) for child in iter_children(node))
+        return True
+
+    def _shape_kept_by(self, node: cst.Name, above: tuple[cst.CSTNode, ...], scope: cst.FunctionDef) -> bool:
+        """What holds the mention `node` (its nearest ancestors last) keeps the tensor's shape."""
+        parent = above[-1] if above else None
+        if type(parent) is cst.Attribute and parent.value is node:
+            if parent.attr.value in _RESHAPING_IN_PLACE:
+                return False
+            if parent.attr.value == "data":
+                outer = above[-2] if len(above) > 1 else None
+                return type(outer) is cst.Attribute and outer.attr.value not in _RESHAPING_IN_PLACE and outer.attr.value != "data"
+            return True
+        if type(parent) is cst.Arg and len(above) > 1 and type(above[-2]) is cst.Call and self.modules is not None:
+            constructions = self.modules.constructions(above[-2].func, scope)
+            return bool(constructions) and all(
+                (self.imports.qualified_name(construction.func) or "").startswith(_TORCH_MODULES) for construction in constructions
+            )
+        return False
 
     def _broadcast(self, left: cst.BaseExpression, right: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         """`a * b`: the broadcast of two known shapes; a number literal has shape ()."""
@@ -147,6 +227,8 @@ class _Shapes:
                 return self._reduced_shape(func.value, positional[0], scope, depth)
         qualified = self.imports.qualified_name(func)
         if qualified in _VARIABLE and positional:
+            return self.shape(positional[0], scope, depth + 1)
+        if qualified in _VALUE_BY_VALUE and len(positional) == 1 and len(call.args) == 1:
             return self.shape(positional[0], scope, depth + 1)
         if qualified in _SIZED_FACTORIES and len(positional) == 1 and self._is_int(positional[0], scope, depth):
             return (_integer(positional[0]),)  # `torch.ones(n)` with `n = x.size(0)`: one dimension
@@ -221,29 +303,38 @@ class _Shapes:
         assert self.modules is not None
         constructions = self.modules.constructions(callee, scope)
         if not constructions:
-            return None
+            return self.modules.passed_output(callee, scope) if self.names is None else None
+        # Unknown, the input's shape may still leave the output's known (`.view(-1, 1)` at the end).
         shape = self.shape(argument, scope, depth + 1)
-        if shape is None:
-            return None
         outputs = {self._layer_output(construction, shape) for construction in constructions}
         return outputs.pop() if len(outputs) == 1 else None
 
-    def _layer_output(self, construction: cst.Call, shape: Shape) -> Optional[Shape]:
+    def _layer_output(self, construction: cst.Call, shape: Optional[Shape]) -> Optional[Shape]:
         """The output shape of the module `construction` builds, given its input's shape."""
-        torch_layer = _layer_output(construction, shape, self.imports)
+        torch_layer = _layer_output(construction, shape, self.imports, self._size_of(construction))
         if torch_layer is not None or self.modules is None or self.nesting >= _MAX_CLASS_NESTING:
             return torch_layer
         forward = self.modules.forward(construction)
-        return self._forward_output(forward, shape) if forward is not None else None
+        return self._forward_output(forward, shape, self.modules.sizes(construction)) if forward is not None else None
 
-    def _forward_output(self, forward: cst.FunctionDef, shape: Shape) -> Optional[Shape]:
+    def _size_of(self, construction: cst.Call) -> Callable[[cst.BaseExpression], Optional[int]]:
+        """How a layer's size argument is read: a literal, or inside a module class's `forward`, a
+        parameter of its `__init__` for a layer built there (`nn.Linear(hidden, output_size)`)."""
+        if self.sizes is None or not _holds(self.sizes[0], construction):
+            return _integer
+        known = self.sizes[1]
+        return lambda node: known.get(node.value) if type(node) is cst.Name else _integer(node)
+
+    def _forward_output(
+        self, forward: cst.FunctionDef, shape: Optional[Shape], sizes: Optional[tuple[cst.FunctionDef, Mapping[str, int]]]
+    ) -> Optional[Shape]:
         """What a `forward(self, x)` made of assignments and one final `return` gives for an input
         of `shape`, statement by statement; None for any other body."""
         params = forward.params
         if len(params.params) != 2 or isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or params.kwonly_params or params.star_kwarg:
             return None
         names: dict[str, Optional[Shape]] = {params.params[1].name.value: shape}
-        inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1)
+        inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1, sizes)
         body = forward.body.body
         for index, statement in enumerate(body):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
@@ -274,8 +365,17 @@ def broadcast(left: Shape, right: Shape) -> Optional[Shape]:
     return tuple(sizes)
 
 
-def _layer_output(construction: cst.Call, shape: Shape, imports: ImportMap) -> Optional[Shape]:
-    """The output shape of the module `construction` builds, given its input's shape."""
+def _layer_output(
+    construction: cst.Call,
+    shape: Optional[Shape],
+    imports: ImportMap,
+    size_of: Optional[Callable[[cst.BaseExpression], Optional[int]]] = None,
+) -> Optional[Shape]:
+    """The output shape of the torch module `construction` builds, given its input's shape;
+    `size_of` reads a size argument (an integer literal by default)."""
+    if shape is None:
+        return None
+    size_of = size_of or _integer
     qualified = imports.qualified_name(construction.func)
     if qualified in _SHAPE_KEEPING_LAYERS:
         return shape
@@ -285,7 +385,7 @@ def _layer_output(construction: cst.Call, shape: Shape, imports: ImportMap) -> O
         for layer in construction.args:
             if not isinstance(layer.value, cst.Call):
                 return None
-            shape = _layer_output(layer.value, shape, imports)
+            shape = _layer_output(layer.value, shape, imports, size_of)
             if shape is None:
                 return None
         return shape
@@ -293,18 +393,18 @@ def _layer_output(construction: cst.Call, shape: Shape, imports: ImportMap) -> O
     position = row.value("out-features") if row is not None else None
     if position is None or not shape:
         return None
-    features = _out_features(construction, int(position))
+    features = _out_features(construction, int(position), size_of)
     return (*shape[:-1], features) if features is not None else None
 
 
-def _out_features(construction: cst.Call, position: int) -> Optional[int]:
+def _out_features(construction: cst.Call, position: int, size_of: Callable[[cst.BaseExpression], Optional[int]]) -> Optional[int]:
     keyword = next((arg for arg in construction.args if arg.keyword is not None and arg.keyword.value == "out_features"), None)
     if keyword is not None:
-        return _integer(keyword.value)
+        return size_of(keyword.value)
     positional = [arg for arg in construction.args if arg.keyword is None]
     if any(arg.star for arg in positional) or len(positional) <= position:
         return None
-    return _integer(positional[position].value)
+    return size_of(positional[position].value)
 
 
 def _view_sizes(sizes: list[cst.BaseExpression]) -> Optional[Shape]:
@@ -335,15 +435,69 @@ def _is_number_literal(node: cst.BaseExpression) -> bool:
 
 
 def _reshaped_in_place(scope: Scope, name: str) -> bool:
-    """`x.unsqueeze_(0)`, `x.resize_(...)` or `x.data = ...` somewhere in the scope."""
+    """`x.unsqueeze_(0)`, `x.data.resize_(...)` or `x.data = ...` somewhere in the scope."""
     for node in descendants(scope):
         kind = type(node)  # exact types: see analysis/syntax.py
-        if kind is cst.Attribute and _is_name(node.value, name) and node.attr.value in _RESHAPING_IN_PLACE:
+        if kind is cst.Attribute and node.attr.value in _RESHAPING_IN_PLACE and _is_name(_without_data(node.value), name):
             return True
         if kind is cst.AssignTarget and type(node.target) is cst.Attribute and _is_name(node.target.value, name):
             if node.target.attr.value == "data":
                 return True
     return False
+
+
+def _reshapes(statement: cst.CSTNode, name: str) -> bool:
+    """`statement` calls a method reshaping `name` in place (`name.resize_(...)`, `name.data.t_()`)."""
+    return any(
+        type(node) is cst.Attribute and node.attr.value in _RESHAPING_IN_PLACE and _is_name(_without_data(node.value), name)
+        for node in descendants(statement)
+    )
+
+
+def _without_data(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`x` for `x.data`: in place, the tensor's `.data` changes the tensor itself."""
+    return node.value if type(node) is cst.Attribute and node.attr.value == "data" else node
+
+
+Path = list[tuple[Sequence[cst.CSTNode], int, bool]]
+
+
+def _statement_path(statements: Sequence[cst.CSTNode], read: cst.CSTNode) -> Optional[Path]:
+    """From `statements` down to the statement holding `read`: each block, the position in it of
+    the statement on the way, and whether the block is a loop's body."""
+    path: Path = []
+    loop_body = False
+    while True:
+        index = next((i for i, statement in enumerate(statements) if _holds(statement, read)), None)
+        if index is None:
+            return None
+        path.append((statements, index, loop_body))
+        inner = next(((block, loop) for block, loop in _blocks(statements[index]) if any(_holds(s, read) for s in block)), None)
+        if inner is None:
+            return path
+        statements, loop_body = inner
+
+
+def _blocks(statement: cst.CSTNode) -> list[tuple[Sequence[cst.CSTNode], bool]]:
+    """The statement blocks of a compound statement (not of a nested function or class), each
+    with whether it is a loop's body."""
+    kind = type(statement)
+    if kind in (cst.FunctionDef, cst.ClassDef) or kind is cst.SimpleStatementLine:
+        return []
+    blocks = [(suite_statements(getattr(statement, "body", None)), kind in (cst.For, cst.While))]
+    orelse = getattr(statement, "orelse", None)
+    while orelse is not None:
+        blocks.append((suite_statements(orelse.body), False))
+        orelse = orelse.orelse if type(orelse) is cst.If else None
+    blocks += [(suite_statements(handler.body), False) for handler in getattr(statement, "handlers", ())]
+    final = getattr(statement, "finalbody", None)
+    if final is not None:
+        blocks.append((suite_statements(final.body), False))
+    return blocks
+
+
+def _holds(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(inner is node for inner in descendants(statement))
 
 
 def _is_name(node: cst.BaseExpression, name: str) -> bool:

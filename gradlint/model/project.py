@@ -25,6 +25,16 @@ class StarFacts:
 
 
 @dataclass(frozen=True)
+class PassedValue:
+    """What every construction of a class in the run passes for one constructor parameter the
+    class keeps on `self`: an instance of an outside class, or a module of the project whose
+    `forward` returns one shape whatever its input."""
+
+    made_by: Optional[str] = None  # the outside callable that built it: "torch.utils.data.DataLoader"
+    output_shape: Optional[tuple[Optional[int], ...]] = None  # (None, 1) for a `forward` ending in `.view(-1, 1)`
+
+
+@dataclass(frozen=True)
 class ProjectFacts:
     """What one file needs from the other files of its project (spellings as the file writes them)."""
 
@@ -34,15 +44,19 @@ class ProjectFacts:
     # The file's top-level functions that another file of the run mentions (and so may call); None
     # when the run does not include every file that may import this one (a partial run, stdin).
     called_elsewhere: Optional[frozenset[str]] = None
+    # "Trainer.D" -> what every construction of the file's class `Trainer` in the run passes for the
+    # parameter `__init__` stores as `self.D`; only for a run that holds every file that may build it.
+    passed: dict[str, PassedValue] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.stars or self.reimported or self.called_elsewhere is not None)
+        return bool(self.names or self.stars or self.reimported or self.called_elsewhere is not None or self.passed)
 
     def key(self) -> str:
         """A stable digest of these facts, for cache keys."""
         parts = [repr(sorted(self.names.items())), repr(sorted(self.reimported))]
         parts.append("?" if self.called_elsewhere is None else repr(sorted(self.called_elsewhere)))
         parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
+        parts += [f"{name}={value.made_by}:{value.output_shape}" for name, value in sorted(self.passed.items())]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
     def trigger_text(self) -> str:

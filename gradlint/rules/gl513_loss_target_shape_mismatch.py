@@ -29,7 +29,13 @@ class LossTargetShapeMismatch(Rule):
     (the modules and their `F.*` functions) given an input of shape `(N, 1)` and a target of shape
     `(N,)`, or the reverse, where the code states both shapes: a factory's sizes, `.view(-1, 1)`,
     `.unsqueeze(1)`, the output of an `nn.Linear(k, 1)` (or an `nn.Sequential` ending in one and
-    shape-keeping layers) called on a known shape, arithmetic on those.
+    shape-keeping layers) called on a known shape, arithmetic on those, a name resized in place
+    just before (`label.data.resize_(bs)`), and the output of a module class of the project: its
+    `forward` evaluated statement by statement, with the sizes its constructor is given (literals,
+    or module constants: `Discriminator(output_size=d_output_size)`), or one ending in
+    `.view(-1, 1)` whatever its input, also when the instance is a constructor argument kept on
+    `self` and built in another file of the run (`Trainer(d, ...)` in `main.py`, `self.D(x)` in
+    `trainer.py`).
 
     ## Why is this bad?
     PyTorch 0.3 paired such an input and target element by element. Today the BCE losses raise
@@ -67,9 +73,14 @@ class LossTargetShapeMismatch(Rule):
     today's (broadcast) loss and its gradients.
 
     ## Known limits
-    Only shapes the code states are compared: a dataset's batches, a model class's output and a
-    name bound differently in two places are unknown, and the rule stays silent. Sizes known to
-    differ (a batch of 8 against 10 targets) are not reported, nor pairs in which a size is 1.
+    Only shapes the code states are compared: a dataset's batches, a model class whose layer sizes
+    are run-time values (or whose input's rank is unknown and whose `forward` does not end in a
+    view to literal sizes), and a name bound differently in two places are unknown, and the rule
+    stays silent. What another file passes to a constructor is known only in a run that holds
+    every file that may build the class (a folder run, not `check trainer.py`). Sizes known to
+    differ (a batch of 8 against 10 targets) are not reported, nor pairs in which a size is 1
+    (`torch.ones(1)` against a `(1, 1)` output raises too, but that pair is not told apart from a
+    one-sample batch whose rank is unknown). Sizes not spelled are taken to be the same `N`.
     """
 
     code = "GL513"
@@ -104,6 +115,39 @@ class LossTargetShapeMismatch(Rule):
         def step(net, x, y):
             criterion = nn.MSELoss()
             return criterion(net(x), y) + criterion(Net()(x), torch.randn(16))
+        """,
+        # module classes whose output is not known: a last layer sized at run time, an unknown
+        # base class, an input of unknown rank; and an (N,) output against an (N,) target
+        """
+        import torch
+        from torch import nn
+        from mylib import Base
+        class Disc(nn.Module):
+            def __init__(self, width, out):
+                super().__init__()
+                self.fc = nn.Linear(width, out)
+            def forward(self, x):
+                return torch.sigmoid(self.fc(x))
+        class Other(Base):
+            def __init__(self, out):
+                super().__init__()
+                self.fc = nn.Linear(4, out)
+            def forward(self, x):
+                return torch.sigmoid(self.fc(x))
+        class Flat(nn.Module):
+            def forward(self, x):
+                return x.view(-1)
+        def step(k, batch):
+            criterion = nn.BCELoss()
+            wide = Disc(4, k)
+            other = Other(1)
+            narrow = Disc(4, 1)
+            flat = Flat()
+            a = criterion(wide(torch.randn(8, 4)), torch.ones(8))
+            b = criterion(other(torch.randn(8, 4)), torch.ones(8))
+            c = criterion(narrow(batch), torch.ones(8))
+            d = criterion(torch.sigmoid(flat(batch)), torch.ones(batch.size(0)))
+            return a + b + c + d
         """,
         # sizes known to differ, a size of 1, a loss that is not element-wise
         """
@@ -166,6 +210,79 @@ class LossTargetShapeMismatch(Rule):
             """,
             message="torch 2.13 raises `ValueError`",
             fix_title="View the target as `(N, 1)`: `labels.view(-1, 1)`",
+        ),
+        # the output of a module class whose last layer's size is a module constant
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            d_output_size = 1
+            class Discriminator(nn.Module):
+                def __init__(self, input_size, output_size):
+                    super().__init__()
+                    self.map1 = nn.Linear(input_size, 8)
+                    self.map2 = nn.Linear(8, output_size)
+                def forward(self, x):
+                    x = torch.relu(self.map1(x))
+                    return torch.sigmoid(self.map2(x))
+            D = Discriminator(input_size=2, output_size=d_output_size)
+            loss = nn.BCELoss()(D(torch.randn(16, 2)), torch.ones(16))
+            """,
+            """
+            import torch
+            from torch import nn
+            d_output_size = 1
+            class Discriminator(nn.Module):
+                def __init__(self, input_size, output_size):
+                    super().__init__()
+                    self.map1 = nn.Linear(input_size, 8)
+                    self.map2 = nn.Linear(8, output_size)
+                def forward(self, x):
+                    x = torch.relu(self.map1(x))
+                    return torch.sigmoid(self.map2(x))
+            D = Discriminator(input_size=2, output_size=d_output_size)
+            loss = nn.BCELoss()(D(torch.randn(16, 2)), torch.ones(16).view(-1, 1))
+            """,
+            line=13,
+            column=8,
+            message="an input of shape (16, 1) and a target of shape (16,)",
+            fix_title="View the target as `(N, 1)`: `torch.ones(16).view(-1, 1)`",
+        ),
+        # a target resized in place, against a module whose forward ends in `.view(-1, 1)`;
+        # MSELoss broadcasts: unsafe
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, x):
+                    return self.main(x).view(-1, 1)
+            def train(loader, label):
+                head = Head()
+                criterion = nn.MSELoss()
+                for x, _ in loader:
+                    label.data.resize_(x.size(0))
+                    label.data.fill_(1)
+                    loss = criterion(head(x), label)
+            """,
+            """
+            import torch
+            from torch import nn
+            class Head(nn.Module):
+                def forward(self, x):
+                    return self.main(x).view(-1, 1)
+            def train(loader, label):
+                head = Head()
+                criterion = nn.MSELoss()
+                for x, _ in loader:
+                    label.data.resize_(x.size(0))
+                    label.data.fill_(1)
+                    loss = criterion(head(x), label.view(-1, 1))
+            """,
+            line=12,
+            column=16,
+            message="an input of shape (N, 1) and a target of shape (N,)",
+            fix_title="View the target as `(N, 1)`: `label.view(-1, 1)` (changes today's loss: it no longer compares every prediction with every target)",
         ),
         # the reverse, through the functional form
         Invalid(

@@ -58,11 +58,14 @@ class IteratorNextMethod(Rule):
     ## Fix safety
     `it.next()` becomes `next(it)`. The fix is safe when what `iter()` is given is known: a
     `DataLoader(...)`, a list, tuple, dict, set or string written out, `range(...)` and the other
-    builtin containers' constructors, or a tensor. Their iterators have no `.next`, so the
-    original raises on every value, and `next(it)` draws the item 0.3's `.next()` drew. Otherwise
-    (a loader passed as a parameter, `self.loader`) the fix is unsafe: an object of an unknown
-    class may define `__iter__` returning an iterator of its own with a `.next` method that
-    `next()` would not call.
+    builtin containers' constructors, or a tensor; also `self.loader` kept from a constructor
+    parameter when, in a run over the whole project, every construction of the class passes a
+    `DataLoader` (`Solver(config, svhn_loader, mnist_loader)` in `main.py`, the loaders returned by
+    `get_loader` of `data_loader.py`). Their iterators have no `.next`, so the original raises on
+    every value, and `next(it)` draws the item 0.3's `.next()` drew. Otherwise (a loader passed
+    as a parameter, `self.loader` checked without the files that build the class) the fix is
+    unsafe: an object of an unknown class may define `__iter__` returning an iterator of its own
+    with a `.next` method that `next()` would not call.
 
     ## Known limits
     Only iterators made by `iter(...)` in the same function (or assigned only so to a `self`
@@ -242,6 +245,10 @@ class IteratorNextMethod(Rule):
                 return self.context.qualified_name(iterated.func) in (None, iterated.func.value, f"builtins.{iterated.func.value}")
             if self.context.qualified_name(iterated.func) in _DATA_LOADERS:
                 return True
+        if isinstance(iterated, cst.Attribute):
+            passed = self.context.values.passed_value(iterated, scope)
+            if passed is not None and passed.made_by in _DATA_LOADERS:
+                return True  # `self.loader`, given a DataLoader by every construction of the class in the run
         if isinstance(iterated, cst.Name) and depth == 0 and scope is not None:
             values = self.context.scopes.values_of(iterated.value, scope)
             bindings = self.context.scopes.of(scope)

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, Optional, TypeVar
 
 import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.scopes import Scope, ScopeTable, self_name
+from gradlint.analysis.semantic.arguments import UNKNOWN, Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.shapes import ModuleFacts, static_shape
 from gradlint.analysis.syntax import is_bool_literal, keyword_arg
 from gradlint.analysis.tensors import iterates_parameters
 from gradlint.analysis.values.evident import EvidentTensors
 from gradlint.analysis.values.record import Certainty, Dim, Grad, Kind, Shape, ValueRecord
+from gradlint.model.project import PassedValue
 
 if TYPE_CHECKING:
     from gradlint.analysis.command_line import CommandLineOptions
@@ -69,11 +71,24 @@ class Evaluators:
 class ValueModel:
     """Per file: `record(node, scope)` and the one-field questions, each remembered per node and scope."""
 
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, nodes: NodeIndex, evaluators: Evaluators) -> None:
+    def __init__(
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        nodes: NodeIndex,
+        evaluators: Evaluators,
+        passed: Mapping[str, PassedValue] = {},
+        class_of: Callable[[cst.FunctionDef], Optional[cst.ClassDef]] = lambda function: None,
+    ) -> None:
+        """`passed`: what the run's constructions pass to the constructor parameters the file's
+        classes keep on `self` ("Trainer.D", see `analysis.constructor_arguments`); `class_of`:
+        the class a method is defined in."""
         self.imports = imports
         self.scopes = scopes
         self.nodes = nodes
         self._evaluators = evaluators
+        self._passed = passed
+        self._class_of = class_of
         self._evident = EvidentTensors(imports, scopes, self.is_tensor)
         # question -> (id(node), id(scope)) -> (node, scope, answer); the node and scope are kept
         # so that their ids are not reused by other objects while the answer is remembered.
@@ -346,7 +361,31 @@ class ValueModel:
 
     @cached_property
     def _module_facts(self) -> ModuleFacts:
-        return ModuleFacts(self._module_constructions, self._forward_of, self.is_nn_module)
+        return ModuleFacts(
+            self._module_constructions,
+            self._forward_of,
+            self.is_nn_module,
+            sizes=self._constructor_sizes,
+            passed_output=self._passed_output,
+        )
+
+    def passed_value(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[PassedValue]:
+        """What every construction in the run passes for the constructor parameter stored as
+        `self.<attribute>` (`node`), read in a method of a top-level class of the file."""
+        if not self._passed or type(node) is not cst.Attribute or type(node.value) is not cst.Name:
+            return None
+        if not isinstance(scope, cst.FunctionDef) or node.value.value != self_name(scope):
+            return None
+        owner = self._class_of(scope)
+        root = self.nodes.root
+        if owner is None or not isinstance(root, cst.Module) or not any(statement is owner for statement in root.body):
+            return None
+        return self._passed.get(f"{owner.name.value}.{node.attr.value}")
+
+    def _passed_output(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
+        """The shape a module passed to the constructor returns whatever its input (`self.D(x)`)."""
+        passed = self.passed_value(node, scope)
+        return passed.output_shape if passed is not None else None
 
     def _module_constructions(self, node: cst.BaseExpression, scope: Optional[Scope]) -> list[cst.Call]:
         """The constructor calls of the modules `node` is bound to (see `NnModuleEvidence`), a
@@ -373,14 +412,69 @@ class ValueModel:
     @cached_property
     def _forwards(self) -> dict[str, cst.FunctionDef]:
         """Top-level class name -> its `forward` method, for the file's classes that define one."""
+        return self._methods_named("forward")
+
+    @cached_property
+    def _inits(self) -> dict[str, cst.FunctionDef]:
+        return self._methods_named("__init__")
+
+    def _methods_named(self, name: str) -> dict[str, cst.FunctionDef]:
         found: dict[str, cst.FunctionDef] = {}
         root = self.nodes.root
         for statement in root.body if isinstance(root, cst.Module) else ():
             if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
                 for member in statement.body.body:
-                    if isinstance(member, cst.FunctionDef) and member.name.value == "forward":
+                    if isinstance(member, cst.FunctionDef) and member.name.value == name:
                         found[statement.name.value] = member
         return found
+
+    def _constructor_sizes(self, construction: cst.Call) -> Optional[tuple[cst.FunctionDef, dict[str, int]]]:
+        """For `Net(hidden=50, out=d_out)` building a module class of the file: its `__init__`, and
+        the integers the call gives the parameters `__init__` never rebinds (a literal or default,
+        or a module-level name bound only to one literal)."""
+        func = construction.func
+        if not isinstance(func, cst.Name) or func.value not in self._evaluators.nn_modules().module_classes:
+            return None
+        init = self._inits.get(func.value)
+        if init is None:
+            return None
+        signature = Signature.of(init)
+        bound = bind(construction, signature, receiver=cst.Name("self"))
+        if bound.starred or not bound.fits:
+            return None
+        rebound = self.scopes.of(init)
+        known: dict[str, int] = {}
+        for name in (*signature.positional_only, *signature.positional, *signature.keyword_only):
+            value = bound.value(name)
+            if name == bound.receiver_parameter or value is None or value is UNKNOWN or rebound.assigned(name):
+                continue
+            number = self._module_integer(value, construction)
+            if number is not None:
+                known[name] = number
+        return init, known
+
+    def _module_integer(self, value: cst.BaseExpression, construction: cst.Call) -> Optional[int]:
+        """An integer literal, or a name the code around `construction` does not bind and the file
+        binds at module level only to one integer literal (`d_output_size = 1`)."""
+        if isinstance(value, cst.Integer):
+            return int(value.value) if value.value.isdigit() else None
+        if not isinstance(value, cst.Name):
+            return None
+        name = value.value
+        for scope in self.nodes.ancestors(construction):
+            if isinstance(scope, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                if not isinstance(scope, cst.FunctionDef):
+                    return None
+                local = self.scopes.of(scope)
+                if local.assigned(name) or name in local.opaque or name in local.loop_sources or name in local.unpacked:
+                    return None
+        root = self.nodes.root
+        module = self.scopes.of(root)
+        values = module.assigned(name)
+        if not values or name in module.opaque or name in module.loop_sources or name in module.unpacked:
+            return None
+        numbers = {value.value for value in values if isinstance(value, cst.Integer) and value.value.isdigit()}
+        return int(numbers.pop()) if len(numbers) == 1 and len(values) == len([v for v in values if isinstance(v, cst.Integer)]) else None
 
     def rank(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[int]:
         """The number of dimensions the code states for `node`, or None."""
