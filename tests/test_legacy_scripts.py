@@ -238,6 +238,17 @@ def test_the_scan_counts_data_reads_and_integer_data_indexes_but_not_a_path_name
     assert [c.kind for c in legacy_constructs(source)] == [".data[0]"]
 
 
+def test_the_scan_counts_no_data_read_on_a_module_path():
+    source = (
+        "import torch\nimport torch.utils.data as tud\nimport numpy as np\n"
+        "loader = torch.utils.data.DataLoader(dataset)\nx = np.ma.data\nsampler = tud.data.Sampler\n"
+        "y = tensor.data\nz = model.fc.weight.data[0, 1]\n"
+    )
+    assert [(c.line, c.kind) for c in legacy_data_reads(source)] == [(7, ".data"), (8, ".data"), (8, ".data[i]")]
+    # Without the import, `torch` is just a name: the scan errs on the side of reporting.
+    assert [c.kind for c in legacy_data_reads("loader = torch.utils.data.DataLoader(dataset)\n")] == [".data"]
+
+
 def test_every_python_file_in_the_corpus_belongs_to_a_listed_repository():
     folders = {script.folder for script in SCRIPTS}
     assert {path.relative_to(CORPUS).parts[0] for path in CORPUS.rglob("*.py")} <= folders
