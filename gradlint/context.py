@@ -233,6 +233,7 @@ class FileContext:
                 history=lambda: self.history,
                 nn_modules=lambda: self.nn_modules,
                 optimizers=lambda: self.training.optimizers,
+                scope_uses=lambda: self.scope_uses,
             ),
         )
 

@@ -2,9 +2,10 @@
 (`torch.randn(4, 3)`), a nested list literal (`torch.tensor([[1.0, 2.0]])`), a view or reshape to
 literal sizes (`x.view(-1, 1)`), `unsqueeze` of a known shape, what keeps its operand's shape
 (`x.float()`, `x.detach()`, `x.data`, `Variable(x)`, `x.mul(2)`, `2 * x + 1`, broadcasting two
-known shapes), the output of a module built as `nn.Linear(k, n)` (or an `nn.Sequential` of such
-layers and shape-keeping ones) called on a known shape, or a name every binding of which, in the
-same function, is such an expression. A size the code does not spell as an integer literal is None;
+known shapes, `F.relu(x)`, `F.dropout(x)`), the output of a module built as `nn.Linear(k, n)` (or an
+`nn.Sequential` of such layers and shape-keeping ones) called on a known shape, a name every binding
+of which, in the same function, is such an expression, or a name whose read sees one such
+assignment (`x = x.view(-1, 320)` then `x = self.fc(x)`). A size the code does not spell as an integer literal is None;
 the rank (the length of the shape) is still known."""
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ _SHAPE_KEEPING = torch_api.methods("same-layout") | torch_api.methods("converts"
 _ELEMENTWISE = torch_api.methods("elementwise")
 _VARIABLE = torch_api.functions("variable")
 _SHAPE_KEEPING_LAYERS = torch_api.functions("keeps-shape")
+# Functions whose result has their first argument's shape: value by value, or a dropout.
+_SHAPE_KEEPING_FUNCTIONS = torch_api.functions("keeps-strides") | torch_api.functions("dropout")
 _CONTAINERS = torch_api.functions("module-container")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _MAX_DEPTH = 7  # bindings followed: `out = D(G(z))` with `z = Variable(torch.randn(n, k)).cuda()`
@@ -58,6 +61,10 @@ class ModuleFacts:
     is_module: Callable[[cst.BaseExpression, Optional[Scope]], bool]
 
 
+# The `name = value` statement a read of `name` sees in its function, or None (`ScopeUses.reaching_assignment`).
+ReachingAssignment = Callable[[cst.Name, Scope], Optional[cst.Assign]]
+
+
 def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
     """The number of dimensions of `node`, or None when the code does not say it."""
     shape = static_shape(node, imports, scopes, scope)
@@ -70,10 +77,14 @@ def static_shape(
     scopes: ScopeTable,
     scope: Optional[Scope],
     modules: Optional[ModuleFacts] = None,
+    reaching: Optional[ReachingAssignment] = None,
 ) -> Optional[Shape]:
     """The shape of the tensor `node` evaluates to, or None when the code does not say it.
-    `modules` says which modules a callee is, for the shape of a module's output."""
-    return _Shapes(imports, scopes, modules).shape(node, scope, 0)
+    `modules` says which modules a callee is, for the shape of a module's output; `reaching`, which
+    assignment a read sees, for a name bound more than once."""
+    shapes = _Shapes(imports, scopes, modules)
+    shapes.reaching = reaching
+    return shapes.shape(node, scope, 0)
 
 
 class _Shapes:
@@ -91,6 +102,7 @@ class _Shapes:
         # Inside a module class's `forward`, the shapes its names hold at the statement evaluated.
         self.names = names
         self.nesting = nesting
+        self.reaching: Optional[ReachingAssignment] = None
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         if depth > _MAX_DEPTH:
@@ -102,7 +114,8 @@ class _Shapes:
         if kind is cst.Name and self.names is not None:
             return self.names.get(node.value)
         if kind is cst.Name and scope is not None:
-            return self._bound_shape(node.value, scope, depth)
+            bound = self._bound_shape(node.value, scope, depth)
+            return bound if bound is not None else self._reaching_shape(node, scope, depth)
         if kind is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
             return self._broadcast(node.left, node.right, scope, depth)
         if kind is cst.UnaryOperation and isinstance(node.operator, cst.Minus):
@@ -120,6 +133,15 @@ class _Shapes:
             return None
         shapes = {self.shape(value, scope, depth + 1) for value in values}
         return shapes.pop() if len(shapes) == 1 else None
+
+    def _reaching_shape(self, node: cst.Name, scope: Scope, depth: int) -> Optional[Shape]:
+        """The shape of the value assigned by the statement the read `node` sees. Each step goes to
+        an earlier statement, so it is not counted against the depth (`x = x.view(-1, 320)`,
+        `x = F.relu(self.fc1(x))`, `x = self.fc2(x)` is one chain)."""
+        if self.reaching is None or _reshaped_in_place(scope, node.value):
+            return None
+        assignment = self.reaching(node, scope)
+        return self.shape(assignment.value, scope, depth) if assignment is not None else None
 
     def _broadcast(self, left: cst.BaseExpression, right: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         """`a * b`: the broadcast of two known shapes; a number literal has shape ()."""
@@ -143,7 +165,7 @@ class _Shapes:
             if method == _UNSQUEEZE or method in _SHAPE_KEEPING or method in _ELEMENTWISE:
                 return self._method_shape(method, func.value, call, scope, depth)
         qualified = self.imports.qualified_name(func)
-        if qualified in _VARIABLE and positional:
+        if (qualified in _VARIABLE or qualified in _SHAPE_KEEPING_FUNCTIONS) and positional:
             return self.shape(positional[0], scope, depth + 1)
         if qualified in _SIZED_FACTORIES and len(positional) == 1 and self._is_int(positional[0], scope, depth):
             return (_integer(positional[0]),)  # `torch.ones(n)` with `n = x.size(0)`: one dimension
