@@ -334,9 +334,10 @@ class ValueModel:
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
         """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
-        return self._remember(
-            "shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope, self._module_facts, self._reaching_assignment)
-        )
+        return self._remember("shape", node, scope, lambda: self._static_shape(node, scope))
+
+    def _static_shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
+        return static_shape(node, self.imports, self.scopes, scope, self._module_facts, self._reaching_assignment)
 
     def _reaching_assignment(self, node: cst.Name, scope: Scope) -> Optional[cst.Assign]:
         return self._evaluators.scope_uses().of(scope).reaching_assignment(node)
