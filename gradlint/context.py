@@ -263,6 +263,7 @@ class FileContext:
                 nn_modules=lambda: self.nn_modules,
                 optimizers=lambda: self.training.optimizers,
                 options=lambda: self.command_line,
+                scope_uses=lambda: self.scope_uses,
             ),
             passed=self.project.passed if self.project is not None else {},
             class_of=self.function_table.class_of,

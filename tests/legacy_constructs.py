@@ -252,11 +252,27 @@ def is_number(node: ast.AST) -> bool:
 NOT_TENSORS = {"self", "args", "opt", "config", "params", "options"}  # `args.data` is a path
 
 
-def data_receiver(node: ast.AST) -> ast.AST | None:
-    """The receiver of a `.data` attribute, unless it is one of NOT_TENSORS."""
-    if isinstance(node, ast.Attribute) and node.attr == "data" and not (isinstance(node.value, ast.Name) and node.value.id in NOT_TENSORS):
-        return node.value
-    return None
+def imported_modules(tree: ast.Module) -> set[str]:
+    """Names bound by `import` statements: `torch` for `import torch` or `import torch.utils.data`,
+    `tud` for `import torch.utils.data as tud`. Every dotted path starting from one names a module
+    or a module's attribute, never a tensor."""
+    return {alias.asname or alias.name.partition(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+
+
+def is_module_path(node: ast.AST, modules: set[str]) -> bool:
+    """`torch.utils` after `import torch`: a dotted name whose head is an imported module."""
+    head = dotted(node).partition(".")[0]
+    return head in modules
+
+
+def data_receiver(node: ast.AST, modules: set[str]) -> ast.AST | None:
+    """The receiver of a `.data` attribute, unless it is one of NOT_TENSORS or a module path
+    (`torch.utils.data.DataLoader`)."""
+    if not (isinstance(node, ast.Attribute) and node.attr == "data"):
+        return None
+    if (isinstance(node.value, ast.Name) and node.value.id in NOT_TENSORS) or is_module_path(node.value, modules):
+        return None
+    return node.value
 
 
 def is_integer_index(node: ast.AST) -> bool:
@@ -269,12 +285,15 @@ def is_integer_index(node: ast.AST) -> bool:
 def legacy_data_reads(source: str) -> list[Construct]:
     """Every `.data` read of a receiver not in NOT_TENSORS, and `.data[i]` read as a number for
     any integer index other than a plain `[0]` (which `legacy_constructs` counts). Name-based, so
-    it errs on the side of reporting (a dataset's `.data` counts too)."""
+    it errs on the side of reporting (a dataset's `.data` counts too), but a module path's `.data`
+    (`torch.utils.data`) is an import, not a read."""
+    tree = ast.parse(source)
+    modules = imported_modules(tree)
     found: set[Construct] = set()
-    for node in ast.walk(ast.parse(source)):
-        if data_receiver(node) is not None:
+    for node in ast.walk(tree):
+        if data_receiver(node, modules) is not None:
             found.add(Construct(node.lineno, ".data"))
-        elif isinstance(node, ast.Subscript) and data_receiver(node.value) is not None:
+        elif isinstance(node, ast.Subscript) and data_receiver(node.value, modules) is not None:
             if is_integer_index(node.slice) and not is_zero(node.slice):
                 found.add(Construct(node.lineno, ".data[i]"))
     return sorted(found)

@@ -206,3 +206,36 @@ def test_a_name_resized_in_place_before_the_read_has_one_dimension_per_size(body
 def test_resizing_through_data_counts_as_reshaping_the_name():
     source = "import torch\ndef f(n):\n    x = torch.randn(2, 3)\n    x.data.unsqueeze_(0)\n    use(x)\n"
     assert rank_of_last_argument(source) is None
+
+
+@pytest.mark.parametrize(
+    "body, shape",
+    [
+        ("x = a.view(-1, 4)\nx = torch.relu(x)\nx = nn.functional.dropout(x, training=True)\nprobe = x", (None, 4)),
+        ("x = a.view(-1, 4)\nx = x.unsqueeze(0)\nprobe = x + 1", (1, None, 4)),
+        ("x = a.view(-1, 4)\nfor _ in range(2):\n    x = x.unsqueeze(0)\nprobe = x", None),  # a loop may repeat
+        ("x = a.view(-1, 4)\nif a.dim() > 3:\n    x = x.unsqueeze(0)\nprobe = x", None),  # either binding
+        ("x = a.view(-1, 4)\nx.unsqueeze_(0)\nprobe = x", None),  # reshaped in place
+        ("x = a.view(-1, 4)\nx, y = x.t(), a\nprobe = x", None),  # unpacked
+        ("x = a\nprobe = x", None),
+    ],
+)
+def test_a_name_rebound_statement_by_statement_has_the_shape_of_the_assignment_its_read_sees(body, shape):
+    assert shape_of_probe(body) == shape
+
+
+def test_a_linear_layer_bound_in_init_gives_the_shape_of_a_rebound_name_in_forward():
+    source = (
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc1 = nn.Linear(320, 50)\n        self.fc2 = nn.Linear(50, 10)\n"
+        "    def forward(self, x):\n"
+        "        x = F.relu(F.max_pool2d(x, 2))\n        x = x.view(-1, 320)\n        x = F.relu(self.fc1(x))\n"
+        "        x = F.dropout(x, training=self.training)\n        x = self.fc2(x)\n        probe = x\n"
+    )
+    from tests.support import last_value
+
+    context, node, scope = last_value(source)
+    assert context.values.shape(node, scope) == (None, 10)
+    context, node, scope = last_value(source.replace("x = x.view(-1, 320)", "x = x"))
+    assert context.values.shape(node, scope) is None  # the input's rank is not in the code

@@ -197,6 +197,14 @@ TENSORS = {
             feats = embed(torch.randn(5, 4))
             return feats.data
     """,
+    "a module's first parameter": """
+        from torch import nn
+
+        class RNNModel(nn.Module):
+            def init_hidden(self, bsz):
+                weight = next(self.parameters()).data
+                return weight.new(2, bsz, 4).zero_(), next(iter(self.parameters())).data
+    """,
 }
 
 
@@ -464,6 +472,16 @@ LOOK_ALIKES = {
             if isinstance(state["args"].data, list):
                 state["args"].data = state["args"].data[0]
             return state
+        """,
+        ALONE,
+    ),
+    "the next of another iterator, or a shadowed `next`": (
+        """
+        from torch import nn
+        from itertools import count as next
+
+        def first(model, records):
+            return next(model.buffers()).data, next(records.parameters()).data
         """,
         ALONE,
     ),

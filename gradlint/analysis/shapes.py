@@ -2,9 +2,10 @@
 (`torch.randn(4, 3)`), a nested list literal (`torch.tensor([[1.0, 2.0]])`), a view or reshape to
 literal sizes (`x.view(-1, 1)`), `unsqueeze` of a known shape, what keeps its operand's shape
 (`x.float()`, `x.detach()`, `x.data`, `Variable(x)`, `x.mul(2)`, `2 * x + 1`, broadcasting two
-known shapes), the output of a module built as `nn.Linear(k, n)` (or an `nn.Sequential` of such
-layers and shape-keeping ones) called on a known shape, or a name every binding of which, in the
-same function, is such an expression. A size the code does not spell as an integer literal is None;
+known shapes, `F.relu(x)`, `F.dropout(x)`), the output of a module built as `nn.Linear(k, n)` (or an
+`nn.Sequential` of such layers and shape-keeping ones) called on a known shape, a name every binding
+of which, in the same function, is such an expression, or a name whose read sees one such
+assignment (`x = x.view(-1, 320)` then `x = self.fc(x)`). A size the code does not spell as an integer literal is None;
 the rank (the length of the shape) is still known."""
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ _ELEMENTWISE = torch_api.methods("elementwise")
 _DROPS_DIM = torch_api.methods("drops-dim")
 _VARIABLE = torch_api.functions("variable")
 _SHAPE_KEEPING_LAYERS = torch_api.functions("keeps-shape")
-# Functions computing their one argument value by value (`torch.sigmoid(x)`, `F.relu(x)`).
-_VALUE_BY_VALUE = torch_api.functions("keeps-strides")
+# Functions whose result has their first argument's shape: value by value (`torch.sigmoid(x)`,
+# `F.relu(x)`), or a dropout.
+_SHAPE_KEEPING_FUNCTIONS = torch_api.functions("keeps-strides") | torch_api.functions("dropout")
 _CONTAINERS = torch_api.functions("module-container")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _MAX_DEPTH = 7  # bindings followed: `out = D(G(z))` with `z = Variable(torch.randn(n, k)).cuda()`
@@ -70,6 +72,10 @@ class ModuleFacts:
     passed_output: Callable[[cst.BaseExpression, Optional[Scope]], Optional[Shape]] = lambda node, scope: None
 
 
+# The `name = value` statement a read of `name` sees in its function, or None (`ScopeUses.reaching_assignment`).
+ReachingAssignment = Callable[[cst.Name, Scope], Optional[cst.Assign]]
+
+
 def static_rank(node: cst.BaseExpression, imports: ImportMap, scopes: ScopeTable, scope: Optional[Scope]) -> Optional[int]:
     """The number of dimensions of `node`, or None when the code does not say it."""
     shape = static_shape(node, imports, scopes, scope)
@@ -82,10 +88,14 @@ def static_shape(
     scopes: ScopeTable,
     scope: Optional[Scope],
     modules: Optional[ModuleFacts] = None,
+    reaching: Optional[ReachingAssignment] = None,
 ) -> Optional[Shape]:
     """The shape of the tensor `node` evaluates to, or None when the code does not say it.
-    `modules` says which modules a callee is, for the shape of a module's output."""
-    return _Shapes(imports, scopes, modules).shape(node, scope, 0)
+    `modules` says which modules a callee is, for the shape of a module's output; `reaching`, which
+    assignment a read sees, for a name bound more than once."""
+    shapes = _Shapes(imports, scopes, modules)
+    shapes.reaching = reaching
+    return shapes.shape(node, scope, 0)
 
 
 class _Shapes:
@@ -106,6 +116,7 @@ class _Shapes:
         self.nesting = nesting
         # Inside a module class's `forward`: its `__init__` and the integers its parameters hold.
         self.sizes = sizes
+        self.reaching: Optional[ReachingAssignment] = None
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         if depth > _MAX_DEPTH:
@@ -119,7 +130,8 @@ class _Shapes:
         if kind is cst.Name and scope is not None:
             if _reshaped_in_place(scope, node.value):
                 return self._resized_shape(node, scope) if isinstance(scope, cst.FunctionDef) else None
-            return self._bound_shape(node.value, scope, depth)
+            bound = self._bound_shape(node.value, scope, depth)
+            return bound if bound is not None else self._reaching_shape(node, scope, depth)
         if kind is cst.BinaryOperation and isinstance(node.operator, _ARITHMETIC):
             return self._broadcast(node.left, node.right, scope, depth)
         if kind is cst.UnaryOperation and isinstance(node.operator, cst.Minus):
@@ -202,6 +214,15 @@ class _Shapes:
             )
         return False
 
+    def _reaching_shape(self, node: cst.Name, scope: Scope, depth: int) -> Optional[Shape]:
+        """The shape of the value assigned by the statement the read `node` sees. Each step goes to
+        an earlier statement, so it is not counted against the depth (`x = x.view(-1, 320)`,
+        `x = F.relu(self.fc1(x))`, `x = self.fc2(x)` is one chain)."""
+        if self.reaching is None or _reshaped_in_place(scope, node.value):
+            return None
+        assignment = self.reaching(node, scope)
+        return self.shape(assignment.value, scope, depth) if assignment is not None else None
+
     def _broadcast(self, left: cst.BaseExpression, right: cst.BaseExpression, scope: Optional[Scope], depth: int) -> Optional[Shape]:
         """`a * b`: the broadcast of two known shapes; a number literal has shape ()."""
         shapes = [() if _is_number_literal(side) else self.shape(side, scope, depth + 1) for side in (left, right)]
@@ -226,9 +247,7 @@ class _Shapes:
             if method in _DROPS_DIM and len(call.args) == 1 and positional:
                 return self._reduced_shape(func.value, positional[0], scope, depth)
         qualified = self.imports.qualified_name(func)
-        if qualified in _VARIABLE and positional:
-            return self.shape(positional[0], scope, depth + 1)
-        if qualified in _VALUE_BY_VALUE and len(positional) == 1 and len(call.args) == 1:
+        if (qualified in _VARIABLE or qualified in _SHAPE_KEEPING_FUNCTIONS) and positional:
             return self.shape(positional[0], scope, depth + 1)
         if qualified in _SIZED_FACTORIES and len(positional) == 1 and self._is_int(positional[0], scope, depth):
             return (_integer(positional[0]),)  # `torch.ones(n)` with `n = x.size(0)`: one dimension

@@ -1,7 +1,7 @@
 """Is an expression evidently a torch tensor, or evidently a Python number? Conservative: 'unknown' counts as 'no'.
 
 Evidence of a tensor: results of torch functions, tensor-only methods, criterion and model calls,
-`.grad`, `Variable(...)`, and names bound (in the same function) to any of those or named like a
+`.grad`, `Variable(...)`, `next(model.parameters())`, and names bound (in the same function) to any of those or named like a
 loss. Values are followed through the file's bindings: a function's or a method's returns (whole,
 or one member of the tuples it returns), a network's output (a `torch.nn` layer or a module class
 of the file held in a name), the inputs of a module class's `forward`, a parameter that every call
@@ -270,6 +270,8 @@ class TensorEvidence:
                 return not self.returns_number(call, scope)  # `self.model(x)`, as `model(x)`
             return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
         if isinstance(func, cst.Name):
+            if _first_parameter(call) and not self.imports.is_imported(func.value):
+                return True  # `next(model.parameters())`: a parameter
             if self.returns_number(call, scope):
                 return False
             return (
@@ -823,6 +825,21 @@ def iterates_parameters(iterable: cst.BaseExpression, position: Optional[int]) -
     if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "list" and iterable.args:
         return iterates_parameters(iterable.args[0].value, position)
     return False
+
+
+def _first_parameter(call: cst.Call) -> bool:
+    """`next(model.parameters())`, `next(iter(model.parameters()))`: a module's first parameter."""
+    if not (isinstance(call.func, cst.Name) and call.func.value == "next" and len(call.args) == 1 and not call.args[0].keyword):
+        return False
+    source = call.args[0].value
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name) and source.func.value == "iter" and len(source.args) == 1:
+        source = source.args[0].value
+    return (
+        isinstance(source, cst.Call)
+        and isinstance(source.func, cst.Attribute)
+        and source.func.attr.value == "parameters"
+        and not source.args
+    )
 
 
 # Classes whose instances are tensors: `nn.Parameter(...)`, `nn.Buffer(...)`.

@@ -425,6 +425,25 @@ class DataRead(Rule):
             message="`.data` gives a view that autograd does not track",
             fix_title="Replace with `out.detach()`",
         ),
+        Invalid(  # a module's first parameter, read for its dtype and device
+            """
+            from torch import nn
+            class RNNModel(nn.Module):
+                def init_hidden(self, bsz):
+                    weight = next(self.parameters()).data
+                    return weight.new(2, bsz, 8).zero_()
+            """,
+            """
+            from torch import nn
+            class RNNModel(nn.Module):
+                def init_hidden(self, bsz):
+                    weight = next(self.parameters()).detach()
+                    return weight.new(2, bsz, 8).zero_()
+            """,
+            line=4,
+            column=18,
+            fix_title="Replace with `next(self.parameters()).detach()`",
+        ),
         Invalid(  # an argument the function uses as a tensor
             """
             import torch

@@ -58,8 +58,10 @@ class ImplicitSoftmaxDim(Rule):
 
     ## Fix safety
     Safe when the input's rank is evident in the code (a `torch.randn/rand/zeros/ones/empty`
-    call with its sizes, a `torch.tensor` of a nested list literal, or a name every binding of
-    which in the function is one of those and that nothing reshapes in place): the fix writes the
+    call with its sizes, a `torch.tensor` of a nested list literal, a view to literal sizes, an
+    `nn.Linear` layer's output or a shape-keeping call (`F.relu`, `F.dropout`) of one of those, or
+    a name every binding of which in the function is one, or whose read sees one such assignment,
+    `x = self.fc2(x)` after `x = x.view(-1, 320)`, and that nothing reshapes in place): the fix writes the
     dimension the legacy rule picks for that rank, which computes bitwise the same values and
     gradients without the warning. Otherwise the finding spells out the rule and has no fix: the
     right `dim` is the one the code means, which for 3-D input is likely not the legacy one.
@@ -149,6 +151,36 @@ class ImplicitSoftmaxDim(Rule):
             import torch as th
             v = th.softmin(th.tensor([1.0, 2.0]), 0) + th.nn.functional.softmin(th.tensor([1.0, 2.0]), dim=0)
             """,
+        ),
+        # mnist's `Net.forward`: `x` is rebound line by line, 2-D from the `view` on.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(320, 10)
+                def forward(self, x):
+                    x = x.view(-1, 320)
+                    x = F.dropout(self.fc(x), training=self.training)
+                    return F.log_softmax(x)
+            """,
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(320, 10)
+                def forward(self, x):
+                    x = x.view(-1, 320)
+                    x = F.dropout(self.fc(x), training=self.training)
+                    return F.log_softmax(x, dim=1)
+            """,
+            line=10,
+            column=16,
+            fix_title="Pass `dim=1`, the legacy choice for 2-D input",
         ),
         # The rank is not in the code: the message spells out the rule.
         Invalid(

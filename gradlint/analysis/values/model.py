@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from gradlint.analysis.nn_modules import NnModuleEvidence
     from gradlint.analysis.optimizers import OptimizerOracle
     from gradlint.analysis.scalars import ScalarEvidence
+    from gradlint.analysis.semantic.scope import ScopeUsesTable
     from gradlint.analysis.tensors import TensorEvidence
 
 Answer = TypeVar("Answer")
@@ -66,6 +67,7 @@ class Evaluators:
     nn_modules: Callable[[], "NnModuleEvidence"]
     optimizers: Callable[[], "OptimizerOracle"]
     options: Callable[[], "CommandLineOptions"]
+    scope_uses: Callable[[], "ScopeUsesTable"]
 
 
 class ValueModel:
@@ -357,7 +359,13 @@ class ValueModel:
 
     def shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
         """The shape the code states for the tensor `node` evaluates to (see `analysis.shapes`)."""
-        return self._remember("shape", node, scope, lambda: static_shape(node, self.imports, self.scopes, scope, self._module_facts))
+        return self._remember("shape", node, scope, lambda: self._static_shape(node, scope))
+
+    def _static_shape(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Shape]:
+        return static_shape(node, self.imports, self.scopes, scope, self._module_facts, self._reaching_assignment)
+
+    def _reaching_assignment(self, node: cst.Name, scope: Scope) -> Optional[cst.Assign]:
+        return self._evaluators.scope_uses().of(scope).reaching_assignment(node)
 
     @cached_property
     def _module_facts(self) -> ModuleFacts:

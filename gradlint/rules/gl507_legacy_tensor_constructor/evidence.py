@@ -3,8 +3,8 @@
 
 Measured under torch 2.13: a legacy constructor reads two or more positional arguments as sizes,
 a single int (or `torch.Size`, NumPy integer) as a size, and a single sequence as data; a single
-tensor is returned itself (aliased) when its type matches and raises otherwise, and a float32
-NumPy array is shared, not copied. The legacy classes always build on the CPU, whatever
+tensor is returned itself (aliased) when its type matches and raises otherwise, and a NumPy
+array of the type's dtype is shared, not copied (a float64 array is copied by `torch.Tensor`). The legacy classes always build on the CPU, whatever
 `torch.set_default_device` says, while `torch.empty` / `torch.tensor` follow the default device.
 """
 
@@ -26,6 +26,8 @@ DEFAULT_TYPE = "torch.Tensor"
 # Calls that change the default device, after which the legacy classes (CPU) and the modern
 # factories (default device) build on different devices.
 DEFAULT_DEVICE_SETTERS = frozenset({"torch.set_default_device", "torch.set_default_tensor_type"})
+# Calls after which `torch.Tensor(...)` may make float64 tensors, which share a float64 array's memory.
+DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
 # Builtins and tensor methods whose result is an int.
 _INT_BUILTINS = frozenset({"len", "int"})
 _INT_METHODS = torch_api.methods("count")
@@ -39,6 +41,13 @@ DEVICE_KEEPING_METHODS = (
 )
 # torch factories whose result lives on the default device unless `device=` says otherwise.
 CPU_FACTORIES = torch_api.functions("default-device")
+# NumPy functions making float64 arrays (NumPy's default dtype on every platform, measured with
+# NumPy 2.4): function -> position of its shape argument, the dtype being the keyword or the next
+# position; function -> (position, keyword) of its size, without which it gives a float; functions
+# whose positional arguments are the dimensions (none: a float).
+_NUMPY_SHAPED = {"numpy.zeros": 0, "numpy.ones": 0, "numpy.empty": 0}
+_NUMPY_SIZED = {"numpy.random.normal": (2, "size"), "numpy.random.uniform": (2, "size"), "numpy.random.standard_normal": (0, "size")}
+_NUMPY_DIMENSIONED = frozenset({"numpy.random.rand", "numpy.random.randn"})
 
 
 class Evidence(Enum):
@@ -65,6 +74,11 @@ def changes_default_device(module: cst.Module, imports: ImportMap) -> bool:
         if kind is cst.WithItem and type(node.item) is cst.Call and imports.qualified_name(node.item.func) == "torch.device":
             return True
     return False
+
+
+def changes_default_dtype(module: cst.Module, imports: ImportMap) -> bool:
+    """The file calls `torch.set_default_dtype` or `torch.set_default_tensor_type`."""
+    return any(type(node) is cst.Call and imports.qualified_name(node.func) in DEFAULT_DTYPE_SETTERS for node in descendants(module))
 
 
 def _cpu_default_type(call: cst.Call, imports: ImportMap) -> bool:
@@ -159,6 +173,22 @@ class ArgumentEvidence:
                 return Evidence.LIKELY
         return None
 
+    def float64_array(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """A float64 NumPy array: a call that makes one (`makes_float64_array`), or a name every
+        binding of which is one (item assignments and in-place arithmetic keep an array's dtype)."""
+        if isinstance(node, cst.Call):
+            return makes_float64_array(node, self.imports)
+        if not isinstance(node, cst.Name):
+            return False
+        found = self._bindings_of(node.value, scope)
+        if found is None:
+            return False
+        bindings = found[0]
+        if any(node.value in table for table in (bindings.opaque, bindings.unpacked, bindings.loop_sources)):
+            return False
+        values = bindings.assigned(node.value)
+        return bool(values) and all(isinstance(value, cst.Call) and makes_float64_array(value, self.imports) for value in values)
+
     def _exact_leaves(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """A (nested) list or tuple display of number literals and evident ints."""
         if isinstance(node, (cst.List, cst.Tuple)):
@@ -216,6 +246,22 @@ class ArgumentEvidence:
         if isinstance(call.func, cst.Name) and call.func.value == "range" and "range" not in self.imports.bindings:
             return True
         return len(positional) > 1 and constructor_type(self.imports.qualified_name(call.func)) is not None
+
+
+def makes_float64_array(call: cst.Call, imports: ImportMap) -> bool:
+    """`np.zeros((n, 10))`, `np.random.normal(mu, sigma, (1, n))`, `np.random.rand(n)`: a call that
+    returns a new float64 `ndarray` whenever it returns."""
+    if any(arg.star for arg in call.args):
+        return False
+    qualified = imports.qualified_name(call.func)
+    positional = [arg for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    if qualified in _NUMPY_SHAPED:
+        return len(positional) == 1 and not keywords - {"order"}
+    if qualified in _NUMPY_SIZED:
+        position, keyword = _NUMPY_SIZED[qualified]
+        return len(positional) > position or keyword in keywords
+    return qualified in _NUMPY_DIMENSIONED and bool(positional) and not keywords
 
 
 def _is_parameter(name: str, scope: Scope) -> bool:

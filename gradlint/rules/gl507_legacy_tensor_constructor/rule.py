@@ -15,6 +15,7 @@ from gradlint.rules.gl507_legacy_tensor_constructor.evidence import (
     ArgumentEvidence,
     Evidence,
     changes_default_device,
+    changes_default_dtype,
     constructor_type,
     factory_without_device,
     is_float_literal,
@@ -78,7 +79,10 @@ class LegacyTensorConstructor(Rule):
     same dtype, shape, device and `requires_grad`, and both leave the memory uninitialised (both
     fill it with NaN / the largest integer under `torch.use_deterministic_algorithms`); no
     arguments become `torch.empty(0)`. These fixes are safe when the argument is a display of
-    number literals, or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
+    number literals, a float64 NumPy array that `np.zeros/ones/empty(shape)` or
+    `np.random.normal/uniform(..., size)` / `np.random.rand/randn(n)` makes (the legacy
+    constructor converts it to float32 or an integer type, which copies it like `torch.tensor`
+    does; a fresh array no other name sees is safe whatever the type), or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
     `x.shape[i]`, or a name bound only to those. They are unsafe when the data is any other list
     display, a comprehension or a name bound only to lists (a tensor element that requires grad
     makes only the legacy form warn), when a size is a parameter that defaults to an int or is
@@ -100,8 +104,10 @@ class LegacyTensorConstructor(Rule):
     A default device set by a caller in another file (`with torch.device("meta"):` around a model's
     construction, as meta-device initialisation does) is not seen: there the fixed call builds on
     that device where the legacy class built on the CPU, which is what such a caller asks for.
+    Likewise a default dtype of float64 set in another file makes `torch.Tensor(codes)` share a
+    named float64 array's memory, which the fixed call copies.
     A single argument that is not evidently a size or data (`torch.LongTensor(x)`: `x` may be a
-    list, an int, a NumPy array, whose float32 memory the legacy constructor shares, or a tensor,
+    list, an int, a NumPy array of another dtype, whose memory the legacy constructor shares when the dtypes match, or a tensor,
     which it aliases) is reported without a fix, as are calls with keywords or `*args`; an
     argument that is evidently a tensor (`torch.Tensor(t.detach())`, a cast to the base class
     that returns `t` itself) is not reported. `x.type(T)` is reported only when `x` is evidently a
@@ -192,6 +198,26 @@ class LegacyTensorConstructor(Rule):
                 ids = torch.empty(len(features), dtype=torch.int64)
                 return weight, ids
             """,
+        ),
+        # Float64 NumPy arrays: copied by the legacy constructor unless its dtype is float64 too.
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            def sample(n):
+                codes = np.zeros((n, 10))
+                return torch.Tensor(np.random.normal(0, 1, (1, n))), torch.Tensor(codes), torch.DoubleTensor(codes)
+            """,
+            """
+            import numpy as np
+            import torch
+            def sample(n):
+                codes = np.zeros((n, 10))
+                return torch.tensor(np.random.normal(0, 1, (1, n)), dtype=torch.get_default_dtype()), torch.tensor(codes, dtype=torch.get_default_dtype()), torch.DoubleTensor(codes)
+            """,
+            line=5,
+            column=12,
+            fix_title="Replace with `torch.tensor(np.random.normal(0, 1, (1, n)), dtype=torch.get_default_dtype())`",
         ),
         # Named like a tensor, but also one of several sizes: a size.
         Invalid(
@@ -311,6 +337,10 @@ class LegacyTensorConstructor(Rule):
     def _device_changed(self) -> bool:
         return changes_default_device(self.context.module, self.context.imports)
 
+    @cached_property
+    def _dtype_changed(self) -> bool:
+        return changes_default_dtype(self.context.module, self.context.imports)
+
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.context.qualified_name(node.func)
         found = constructor_type(qualified)
@@ -364,6 +394,9 @@ class LegacyTensorConstructor(Rule):
         size = self._arguments.size(value, scope)
         if size is not None:
             return _call(node, f"{alias}.empty", args, _options(legacy, alias)), size
+        if self._copied_float64_array(value, legacy, scope):
+            options = _options(legacy, alias) or [("dtype", f"{alias}.get_default_dtype()")]
+            return _call(node, f"{alias}.tensor", args, options), Evidence.EXACT
         in_loop = is_in_loop(self.context.stack, scope)
         line = self.context.line_of(node)
 
@@ -380,6 +413,17 @@ class LegacyTensorConstructor(Rule):
             infers_default = leaves is not None and (not leaves or any(is_float_literal(leaf) for leaf in leaves))
             options = [] if infers_default else [("dtype", f"{alias}.get_default_dtype()")]
         return _call(node, f"{alias}.tensor", args, options), data
+
+    def _copied_float64_array(self, value: cst.BaseExpression, legacy: Optional[LegacyTensorType], scope: cst.CSTNode) -> bool:
+        """A float64 NumPy array, which the legacy constructor copies like `torch.tensor` unless its
+        dtype is float64 too (then it shares the array's memory): a fresh array no other name
+        sees, or one the legacy type converts (`torch.Tensor` in a file that keeps float32 as the
+        default dtype)."""
+        if not self._arguments.float64_array(value, scope):
+            return False
+        if isinstance(value, cst.Call):
+            return True
+        return legacy.dtype != "float64" if legacy is not None else not self._dtype_changed
 
     def _ambiguous(self, node: cst.Call, legacy: Optional[LegacyTensorType], call: str) -> None:
         options = "".join(f", {key}={value}" for key, value in _options(legacy, "torch"))
