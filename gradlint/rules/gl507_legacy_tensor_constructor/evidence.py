@@ -129,13 +129,17 @@ def is_float_literal(node: cst.BaseExpression) -> bool:
 class ArgumentEvidence:
     """Whether the single argument of a legacy constructor is evidently a size or data."""
 
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, module: cst.Module) -> None:
+    def __init__(
+        self, imports: ImportMap, scopes: ScopeTable, module: cst.Module, is_python_int: Callable[[cst.BaseExpression, Scope], bool]
+    ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
+        self.is_python_int = is_python_int  # the value model's answer (`opt.batchSize` declared `type=int`)
 
     def size(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Evidence]:
-        """An int: a literal, `len(...)`, `x.size(i)`, `x.shape[i]`, int arithmetic, or a name bound
+        """An int: a literal, `len(...)`, `x.size(i)`, `x.shape[i]`, int arithmetic, a value the value
+        model knows to be a Python int (a command-line option declared `type=int`), or a name bound
         only to those (EXACT); a parameter that defaults to an int or that the function passes
         to `range()` or among the sizes of a constructor (LIKELY: a caller may pass a sequence)."""
         if depth > 6:
@@ -150,6 +154,8 @@ class ArgumentEvidence:
             return _weakest(self.size(node.left, scope, depth + 1), self.size(node.right, scope, depth + 1))
         if isinstance(node, cst.Name):
             return self._name_size(node.value, scope, depth)
+        if isinstance(node, cst.Attribute) and self.is_python_int(node, scope):
+            return Evidence.EXACT
         return None
 
     def data(self, node: cst.BaseExpression, scope: Scope, reaches: Callable[[cst.BaseExpression], bool]) -> Optional[Evidence]:

@@ -83,7 +83,8 @@ class LegacyTensorConstructor(Rule):
     `np.random.normal/uniform(..., size)` / `np.random.rand/randn(n)` makes (the legacy
     constructor converts it to float32 or an integer type, which copies it like `torch.tensor`
     does; a fresh array no other name sees is safe whatever the type), or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
-    `x.shape[i]`, or a name bound only to those. They are unsafe when the data is any other list
+    `x.shape[i]`, a command-line option declared `type=int` (`opt.batchSize`), or a name bound
+    only to those. They are unsafe when the data is any other list
     display, a comprehension or a name bound only to lists (a tensor element that requires grad
     makes only the legacy form warn), when a size is a parameter that defaults to an int or is
     passed to `range()` (a caller may pass a list, or a 0-dim tensor, which the legacy
@@ -170,6 +171,29 @@ class LegacyTensorConstructor(Rule):
             column=10,
             message="`torch.LongTensor([1, 0, 2])` calls a legacy tensor type as a constructor (deprecated in torch 0.4); use `torch.tensor([1, 0, 2], dtype=torch.int64)`",
             fix_title="Replace with `torch.tensor([1, 0, 2], dtype=torch.int64)`",
+        ),
+        # a command-line option declared `type=int` is a size
+        Invalid(
+            """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--batchSize", type=int, default=64)
+            parser.add_argument("--scale", type=float, default=1.0)
+            opt = parser.parse_args()
+            label = torch.FloatTensor(opt.batchSize)
+            scale = torch.FloatTensor(opt.scale)
+            """,
+            """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--batchSize", type=int, default=64)
+            parser.add_argument("--scale", type=float, default=1.0)
+            opt = parser.parse_args()
+            label = torch.empty(opt.batchSize, dtype=torch.float32)
+            scale = torch.FloatTensor(opt.scale)
+            """,
         ),
         Invalid(
             """
@@ -331,7 +355,7 @@ class LegacyTensorConstructor(Rule):
 
     @cached_property
     def _arguments(self) -> ArgumentEvidence:
-        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module)
+        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, self.context.values.is_python_int)
 
     @cached_property
     def _device_changed(self) -> bool:
