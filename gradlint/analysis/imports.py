@@ -163,11 +163,11 @@ class ImportMap:
             return [(statement.targets[0].target.value, Alias(statement.value))]
         if kind is cst.Assign or kind is cst.AnnAssign or kind is cst.AugAssign:
             targets = statement.targets if kind is cst.Assign else [statement]
-            return [(name, SHADOWED) for target in targets for name in _target_names(target.target)]
+            return [(name, SHADOWED) for target in targets for name in target_names(target.target)]
         if kind is cst.For:
-            return [(name, SHADOWED) for name in _target_names(statement.target)]
+            return [(name, SHADOWED) for name in target_names(statement.target)]
         if kind is cst.With:
-            return [(name, SHADOWED) for item in statement.items if item.asname is not None for name in _target_names(item.asname.name)]
+            return [(name, SHADOWED) for item in statement.items if item.asname is not None for name in target_names(item.asname.name)]
         return []
 
     def _from_bindings(self, statement: cst.ImportFrom, record: bool) -> list[tuple[str, object]]:
@@ -400,14 +400,15 @@ def _asname(alias: cst.ImportAlias) -> Optional[str]:
     return name.value if isinstance(name, cst.Name) else None
 
 
-def _target_names(target: cst.CSTNode) -> Iterator[str]:
+def target_names(target: cst.CSTNode) -> Iterator[str]:
+    """The names an assignment target binds (`a`, `a, (b, *c)`); none for attributes and items."""
     if isinstance(target, cst.Name):
         yield target.value
     elif isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
-            yield from _target_names(element.value)
+            yield from target_names(element.value)
     elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
+        yield from target_names(target.value)
 
 
 def _root_name(value: cst.BaseExpression) -> str:

@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from gradlint.analysis import torch_api
-from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.imports import ImportMap, target_names
 from gradlint.analysis.legacy import is_variable
 from gradlint.analysis.tree import descendants
 
@@ -69,28 +69,18 @@ def _bound_names(node: cst.CSTNode) -> Iterator[str]:
     """The names `node` binds in its scope (any scope: the question is whether a name has one
     binding in the whole file)."""
     if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
-        yield from _target_names(node.target)
+        yield from target_names(node.target)
     elif isinstance(node, (cst.For, cst.CompFor)):
-        yield from _target_names(node.target)
+        yield from target_names(node.target)
     elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
         yield node.name.value
     elif isinstance(node, cst.NamedExpr):
-        yield from _target_names(node.target)
+        yield from target_names(node.target)
     elif isinstance(node, (cst.AsName)):
-        yield from _target_names(node.name)
+        yield from target_names(node.name)
     elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
         for alias in node.names:
             if alias.asname is None:
                 yield (get_full_name_for_node(alias.name) or "").split(".")[0]
     elif isinstance(node, (cst.Global, cst.Nonlocal)):
         yield from (item.name.value for item in node.names)
-
-
-def _target_names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
