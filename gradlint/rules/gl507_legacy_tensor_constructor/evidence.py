@@ -168,11 +168,8 @@ class ArgumentEvidence:
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
             return Evidence.LIKELY
         if isinstance(node, cst.Name):
-            found = self._bindings_of(node.value, scope)
-            if found is None:
-                return None
-            bindings = found[0]
-            if any(node.value in table for table in (bindings.opaque, bindings.unpacked, bindings.loop_sources)):
+            bindings = self._plain_bindings(node.value, scope)
+            if bindings is None:
                 return None
             values = [value for value in bindings.assigned(node.value) if reaches(value)]
             if values and all(isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) for value in values):
@@ -184,16 +181,22 @@ class ArgumentEvidence:
         binding of which is one (item assignments and in-place arithmetic keep an array's dtype)."""
         if isinstance(node, cst.Call):
             return makes_float64_array(node, self.imports)
-        if not isinstance(node, cst.Name):
-            return False
-        found = self._bindings_of(node.value, scope)
-        if found is None:
-            return False
-        bindings = found[0]
-        if any(node.value in table for table in (bindings.opaque, bindings.unpacked, bindings.loop_sources)):
+        bindings = self._plain_bindings(node.value, scope) if isinstance(node, cst.Name) else None
+        if bindings is None:
             return False
         values = bindings.assigned(node.value)
         return bool(values) and all(isinstance(value, cst.Call) and makes_float64_array(value, self.imports) for value in values)
+
+    def _plain_bindings(self, name: str, scope: Scope) -> Optional[Bindings]:
+        """The bindings of `name` seen from `scope`, when each one assigns a value the code shows
+        (not a loop target, an unpacked element or a binding the table cannot read)."""
+        found = self._bindings_of(name, scope)
+        if found is None:
+            return None
+        bindings = found[0]
+        if any(name in table for table in (bindings.opaque, bindings.unpacked, bindings.loop_sources)):
+            return None
+        return bindings
 
     def _exact_leaves(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """A (nested) list or tuple display of number literals and evident ints."""
