@@ -26,7 +26,7 @@ def evidence(source, constructor, kind="size", name="f"):
     context = context_of(source)
     scope = function(context, name)
     call, value = argument_of(context, scope, constructor)
-    arguments = ArgumentEvidence(context.imports, context.scopes, context.module)
+    arguments = ArgumentEvidence(context.imports, context.scopes, context.module, context.values.is_python_int)
     if kind == "size":
         return arguments.size(value, scope)
     line = context.line_of(call)
@@ -48,6 +48,22 @@ def test_ints_from_literals_len_size_and_module_constants_are_exact_sizes():
     assert evidence(source, "FloatTensor") is Evidence.EXACT
     assert evidence(source, "LongTensor") is Evidence.EXACT
     assert evidence(source, "DoubleTensor") is Evidence.EXACT
+
+
+def test_a_command_line_option_declared_int_is_an_exact_size_and_a_float_one_none():
+    source = """\
+        import argparse
+        import torch
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--batchSize", type=int, default=64)
+        parser.add_argument("--scale", type=float, default=1.0)
+        opt = parser.parse_args()
+        def f():
+            torch.FloatTensor(opt.batchSize)
+            torch.LongTensor(opt.scale)
+    """
+    assert evidence(source, "FloatTensor") is Evidence.EXACT
+    assert evidence(source, "LongTensor") is None
 
 
 def test_a_parameter_is_a_likely_size_only_with_an_int_default_or_an_int_use():
