@@ -461,6 +461,9 @@ class DataRead(Rule):
                 written.data.cpu().add_(1)
                 out = model(x)
                 save_image(out.data)
+                buffer = torch.zeros(3)
+                for step in range(2):
+                    save_image(buffer.data)
             """,
             """
             import torch
@@ -475,6 +478,9 @@ class DataRead(Rule):
                 written.detach().cpu().add_(1)
                 out = model(x)
                 save_image(out.detach())
+                buffer = torch.zeros(3)
+                for step in range(2):
+                    save_image(buffer.detach())
             """,
             line=5,
             column=16,
