@@ -207,6 +207,8 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
             return context.is_history_free(receiver)
         if type(parent) is cst.Arg and index >= 2 and _checks_legacy_type(context, stack[index - 2], parent):
             return True
+        if type(parent) is cst.Arg and _hands_over_fresh_local(context, receiver):
+            return True
         if type(parent) is cst.Arg and parent.keyword is None and index >= 2:
             # An operand of a method making a new value: `predicted.eq(target.data)`.
             call = stack[index - 2]
@@ -216,6 +218,14 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
             return method in _NEW_VALUE_METHODS and in_torch and context.is_history_free(receiver)
         return False
     return False
+
+
+def _hands_over_fresh_local(context: FileContext, receiver: cst.BaseExpression) -> bool:
+    """`save_image(x.data.cpu())` where this is the last read of a local bound to a new object
+    without history (`x = torch.cat(...)` under no_grad): no other code can reach `x`, so the
+    callee may be given `x` itself (same values, flags and storage) instead of an alias."""
+    scope = context.scope()
+    return type(receiver) is cst.Name and context.identity.is_last_use_of_fresh_local(receiver, scope)
 
 
 # The typed tensor classes, which `isinstance` matches by dtype and device: the same for `x.data`.

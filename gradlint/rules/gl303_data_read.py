@@ -69,7 +69,10 @@ class DataRead(Rule):
     `torch.max(out, 1)[1]`: see the history fact of GL101) consumed by something that makes a
     new value (`.numpy()`, `.tolist()`, `.item()`, reductions, views, arithmetic, also after
     `.cpu()`/`.to()`/`.float()`). There `x` and `x.detach()` give the same values, flags and
-    version counter, and no code sees the object itself. A conversion whose result is kept
+    version counter, and no code sees the object itself. So does a call handed the last read of
+    a local bound to a new object without history (`comparison = torch.cat(...)` under no_grad,
+    then `save_image(comparison.data.cpu())`): no other code can reach `comparison` to tell it
+    from an alias. A conversion whose result is kept
     (`y = x.data.cpu()`, which may be `x` itself) and in-place methods keep `.detach()`, as does
     a value that may carry history (a model output, a parameter), except in one case: `y =
     x.data` under `torch.no_grad()` where every later read of `y` is in the same block and takes
@@ -443,6 +446,45 @@ class DataRead(Rule):
             line=4,
             column=18,
             fix_title="Replace with `next(self.parameters()).detach()`",
+        ),
+        Invalid(  # a new local without history at its last read: the callee may be given it itself
+            """
+            import torch
+            @torch.no_grad()
+            def test(model, x, save_image, keep):
+                comparison = torch.cat([x, model(x)])
+                save_image(comparison.data.cpu())
+                shown = torch.cat([x, model(x)])
+                save_image(shown.data.cpu())
+                keep(shown)
+                written = torch.cat([x, x])
+                written.data.cpu().add_(1)
+                out = model(x)
+                save_image(out.data)
+                buffer = torch.zeros(3)
+                for step in range(2):
+                    save_image(buffer.data)
+            """,
+            """
+            import torch
+            @torch.no_grad()
+            def test(model, x, save_image, keep):
+                comparison = torch.cat([x, model(x)])
+                save_image(comparison.cpu())
+                shown = torch.cat([x, model(x)])
+                save_image(shown.detach().cpu())
+                keep(shown)
+                written = torch.cat([x, x])
+                written.detach().cpu().add_(1)
+                out = model(x)
+                save_image(out.detach())
+                buffer = torch.zeros(3)
+                for step in range(2):
+                    save_image(buffer.detach())
+            """,
+            line=5,
+            column=16,
+            fix_title="Replace with `comparison`",
         ),
         Invalid(  # an argument the function uses as a tensor
             """
