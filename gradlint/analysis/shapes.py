@@ -5,7 +5,11 @@ literal sizes (`x.view(-1, 1)`), `unsqueeze` of a known shape, what keeps its op
 known shapes, `F.relu(x)`, `F.dropout(x)`), the output of a module built as `nn.Linear(k, n)` (or an
 `nn.Sequential` of such layers and shape-keeping ones) called on a known shape, a name every binding
 of which, in the same function, is such an expression, or a name whose read sees one such
-assignment (`x = x.view(-1, 320)` then `x = self.fc(x)`). A size the code does not spell as an integer literal is None;
+assignment (`x = x.view(-1, 320)` then `x = self.fc(x)`), `torch.cat` of a known shape along a
+literal dim, `x.t()`, a tensor made from a NumPy draw of a literal size
+(`torch.Tensor(np.random.normal(mu, sigma, (1, n)))`), and a call of a lambda or a plain function of
+the file (`preprocess(x)` with `preprocess = lambda data: decorate(data, 2.0)`): what its body
+returns for the shapes of the arguments. A size the code does not spell as an integer literal is None;
 the rank (the length of the shape) is still known."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Optional, TypeVar
 
 import libcst as cst
 
@@ -52,6 +52,11 @@ _TUPLE_FUNCTIONS = torch_api.functions("tuple")
 _LEGACY_TYPED = torch_api.functions("legacy")
 _RETURNS_SELF = torch_api.module_methods("returns-self")
 _MAX_DEPTH = 4
+
+
+class _FileFunctions(NamedTuple):
+    defs: dict[str, list[cst.FunctionDef]]  # every `def` of the file by name, methods and nested ones too
+    declared_global: set[str]  # the names a `global` statement declares
 
 
 @dataclass(frozen=True)
@@ -384,7 +389,7 @@ class ValueModel:
         same lambda (or the lambda a one-line `def` returns); or the name is bound by one plain
         module-level `def` and nothing else in the file."""
         root = self.nodes.root
-        if type(func) is not cst.Name or not isinstance(root, cst.Module) or func.value in self._file_defs[1]:
+        if type(func) is not cst.Name or not isinstance(root, cst.Module) or func.value in self._file_functions.declared_global:
             return None
         name = func.value
         where = scope if scope is not None else root
@@ -399,13 +404,13 @@ class ValueModel:
                 return None
             values = bindings.assigned(name)
             if values:
-                if self._file_defs[0].get(name):
+                if self._file_functions.defs.get(name):
                     return None
                 callees = [self._callee_value(value, level) for value in values]
                 first = callees[0]
                 same = first is not None and all(callee is not None and callee[0] is first[0] for callee in callees)
                 return first if same else None
-        defs = self._file_defs[0].get(name, [])
+        defs = self._file_functions.defs.get(name, [])
         if len(defs) != 1 or defs[0].decorators or defs[0].asynchronous is not None:
             return None
         return (defs[0], defs[0]) if any(statement is defs[0] for statement in root.body) else None
@@ -426,9 +431,8 @@ class ValueModel:
         return (returned, callee[0]) if type(returned) is cst.Lambda else None
 
     @cached_property
-    def _file_defs(self) -> tuple[dict[str, list[cst.FunctionDef]], set[str]]:
-        """Every `def` of the file by name (methods and nested ones too), and the names a
-        `global` statement declares: one walk over the file's statements."""
+    def _file_functions(self) -> _FileFunctions:
+        """The file's `def`s and `global` names: one walk over its statements."""
         defs: dict[str, list[cst.FunctionDef]] = {}
         declared: set[str] = set()
         root = self.nodes.root
@@ -441,7 +445,7 @@ class ValueModel:
             if type(statement) is cst.FunctionDef:
                 defs.setdefault(statement.name.value, []).append(statement)
             pending.extend(child_statements(statement))
-        return defs, declared
+        return _FileFunctions(defs, declared)
 
     def passed_value(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[PassedValue]:
         """What every construction in the run passes for the constructor parameter stored as
