@@ -333,11 +333,8 @@ def history_free_detaches(runs, preset) -> dict[str, list]:
 # is meant to take it. The thresholds below are expected to fail until these are handled.
 BLOCKERS_AFTER_SAFE = {
     "pytorch/time_sequence_prediction/train.py": "UnpicklingError: torch.load of a pickled numpy array (torch.load weights_only: a trust decision, --unsafe-fixes)",
-    "devnag/gan_pytorch.py": "ValueError: BCELoss target (1,) for input (1, 1) (loss target shapes)",
 }
-BLOCKERS_AFTER_UNSAFE = {
-    "devnag/gan_pytorch.py": BLOCKERS_AFTER_SAFE["devnag/gan_pytorch.py"],
-}
+BLOCKERS_AFTER_UNSAFE: dict[str, str] = {}
 NEEDLESS_DETACHES = (
     "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` where the proof does not reach: word_language_model's "
     "slices of a corpus built in another file (`torch.LongTensor` filled in data.py, read as `corpus.train`: history is "
@@ -346,10 +343,6 @@ NEEDLESS_DETACHES = (
     "`return x` would also hand each caller back its own argument object, which the identity proof does not follow "
     "into callers either"
 )
-
-
-def listing(blockers: dict[str, str]) -> str:
-    return "; ".join(f"{name}: {why}" for name, why in blockers.items())
 
 
 def test_the_listed_blockers_are_the_failures_of_today(runs):
@@ -369,7 +362,6 @@ def test_at_least_90_percent_run_after_the_safe_migration(runs):
     assert (counted - len(failing)) / counted >= 0.9, failing
 
 
-@pytest.mark.xfail(strict=True, reason=f"not running after --unsafe-fixes: {listing(BLOCKERS_AFTER_UNSAFE)}")
 def test_all_run_after_the_unsafe_migration_but_those_failing_outside_torch(runs):
     assert failures(runs, UNSAFE) == {}
 

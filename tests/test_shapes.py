@@ -239,3 +239,101 @@ def test_a_linear_layer_bound_in_init_gives_the_shape_of_a_rebound_name_in_forwa
     assert context.values.shape(node, scope) == (None, 10)
     context, node, scope = last_value(source.replace("x = x.view(-1, 320)", "x = x"))
     assert context.values.shape(node, scope) is None  # the input's rank is not in the code
+
+
+def shape_in_module(source: str):
+    """The shape the value model gives the last module-level `probe = ...` of `source`."""
+    from gradlint.context import FileContext
+
+    text = "import numpy as np\nimport torch\nimport torch.nn as nn\n" + textwrap.dedent(source)
+    module = cst.parse_module(text)
+    context = FileContext("probe.py", text, module)
+    probes = [
+        small.value
+        for line in module.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+        if m.matches(small, m.Assign(targets=[m.AssignTarget(m.Name("probe"))]))
+    ]
+    return context.values.shape(probes[-1], module)
+
+
+@pytest.mark.parametrize(
+    "body, shape",
+    [
+        ("probe = torch.Tensor(np.random.normal(4, 1.25, (1, n)))", (1, None)),
+        ("probe = torch.tensor(np.random.uniform(0, 1, size=(3, 2)))", (3, 2)),
+        ("probe = torch.Tensor(np.random.normal(4, 1.25, 5))", (5,)),
+        ("probe = torch.Tensor(np.random.normal(4, 1.25, size))", None),  # an int or a whole shape
+        ("probe = torch.Tensor(np.zeros((1, 5)))", None),
+        ("probe = torch.Tensor(n)", None),  # a size, not data
+        ("probe = torch.cat([torch.randn(1, 3), torch.randn(1, 4)], 1)", (1, 7)),
+        ("probe = torch.cat([torch.randn(2, 3), a], dim=-1)", (2, None)),
+        ("probe = torch.cat((torch.randn(2, 3), torch.randn(5, 3)))", (7, 3)),
+        ("probe = torch.cat([torch.randn(3), a])", None),  # a 1-D part may be an empty tensor cat skips
+        ("probe = torch.cat([a, torch.randn(2, 3)], 1)", None),
+        ("probe = torch.cat([torch.randn(2, 3), a], d)", None),
+        ("probe = torch.randn(2, 3).t()", (3, 2)),
+        ("probe = torch.randn(3).t()", (3,)),
+        ("probe = torch.randn(1, 2, 3).t()", None),  # torch raises
+    ],
+)
+def test_numpy_draws_concatenation_and_transpose(body, shape):
+    assert shape_in_module(body) == shape
+
+
+def test_a_call_of_a_lambda_or_a_function_of_the_file_has_the_shape_it_returns():
+    source = """
+    def decorate(data, exponent):
+        diffs = torch.pow(data - data.mean(), exponent)
+        return torch.cat([data, diffs], 1)
+    def sampler(mu, sigma):
+        return lambda n: torch.Tensor(np.random.normal(mu, sigma, (1, n)))
+    (name, preprocess, other) = ("diffs", lambda data: decorate(data, 2.0), lambda x: x * 2)
+    d_sampler = sampler(4, 1.25)
+    real = d_sampler(100)
+    probe = preprocess(real)
+    """
+    assert shape_in_module(source) == (1, None)
+    assert shape_in_module(source.replace("probe = preprocess(real)", "probe = real.t()")) == (None, 1)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("d_sampler = sampler(4, 1.25)", "d_sampler = sampler(4, 1.25) if a else other"),  # either binding
+        ("def sampler(mu, sigma):", "@cache\ndef sampler(mu, sigma):"),  # a decorator may return anything
+        ("    return torch.cat([data, diffs], 1)", "    data.unsqueeze_(0)\n    return torch.cat([data, diffs], 1)"),
+        ("    return torch.cat([data, diffs], 1)", "    if exponent:\n        data = data.t()\n    return torch.cat([data, diffs], 1)"),
+        ("probe = preprocess(real)", "def preprocess(x):\n    return x\nprobe = preprocess(real)"),  # bound twice
+        ("probe = preprocess(real)", "def f():\n    global preprocess\n    preprocess = len\nprobe = preprocess(real)"),
+        ("probe = preprocess(real)", "probe = preprocess(real, 3)"),
+    ],
+)
+def test_a_call_whose_function_may_be_another_or_may_reshape_has_no_shape(change):
+    source = textwrap.dedent(
+        """
+        def decorate(data, exponent):
+            diffs = torch.pow(data - data.mean(), exponent)
+            return torch.cat([data, diffs], 1)
+        def sampler(mu, sigma):
+            return lambda n: torch.Tensor(np.random.normal(mu, sigma, (1, n)))
+        (name, preprocess, other) = ("diffs", lambda data: decorate(data, 2.0), lambda x: x * 2)
+        d_sampler = sampler(4, 1.25)
+        real = d_sampler(100)
+        probe = preprocess(real)
+        """
+    )
+    assert shape_in_module(source) == (1, None)
+    assert shape_in_module(source.replace(*change)) is None
+
+
+def test_a_function_whose_parameter_shadows_a_function_of_the_file_calls_the_parameter():
+    source = """
+    def g(x):
+        return torch.randn(2, 3)
+    def f(g, x):
+        return g(x)
+    probe = f(len, torch.randn(4, 4))
+    """
+    assert shape_in_module(source) is None

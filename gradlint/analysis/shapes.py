@@ -5,13 +5,17 @@ literal sizes (`x.view(-1, 1)`), `unsqueeze` of a known shape, what keeps its op
 known shapes, `F.relu(x)`, `F.dropout(x)`), the output of a module built as `nn.Linear(k, n)` (or an
 `nn.Sequential` of such layers and shape-keeping ones) called on a known shape, a name every binding
 of which, in the same function, is such an expression, or a name whose read sees one such
-assignment (`x = x.view(-1, 320)` then `x = self.fc(x)`). A size the code does not spell as an integer literal is None;
+assignment (`x = x.view(-1, 320)` then `x = self.fc(x)`), `torch.cat` of a known shape along a
+literal dim, `x.t()`, a tensor made from a NumPy draw of a literal size
+(`torch.Tensor(np.random.normal(mu, sigma, (1, n)))`), and a call of a lambda or a plain function of
+the file (`preprocess(x)` with `preprocess = lambda data: decorate(data, 2.0)`): what its body
+returns for the shapes of the arguments. A size the code does not spell as an integer literal is None;
 the rank (the length of the shape) is still known."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -31,6 +35,7 @@ _LEGACY_DATA_FACTORIES = torch_api.functions("list", "legacy")
 _RESHAPING_IN_PLACE = torch_api.methods("reshapes")
 _VIEWS_TO_SIZES = frozenset({"view", "reshape"}) & torch_api.methods("view")
 _UNSQUEEZE = "unsqueeze"
+_TRANSPOSE = "t"
 _TYPE_NAME = "type"
 _RESIZE = "resize_"
 _TORCH_MODULES = "torch.nn."
@@ -52,6 +57,16 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 _MAX_DEPTH = 7  # bindings followed: `out = D(G(z))` with `z = Variable(torch.randn(n, k)).cuda()`
 
 _MAX_CLASS_NESTING = 2
+# Calls of the file's own functions followed, one inside another: `preprocess(x)` with
+# `preprocess = lambda data: decorate_with_diffs(data, 2.0)`.
+_MAX_CALL_NESTING = 3
+_CONCATENATE = "torch.cat"
+# NumPy's random draws whose `size` fixes the array's shape whatever their other arguments
+# (numpy raises when those do not broadcast to it): the position of `size`.
+_NUMPY_SIZE_POSITIONS = (("numpy.random.normal", 2), ("numpy.random.uniform", 2))
+
+# A lambda or a plain `def` of the file, and the scope the names of its body are read in.
+Callee = tuple[Union[cst.Lambda, cst.FunctionDef], Scope]
 
 
 @dataclass(frozen=True)
@@ -70,6 +85,10 @@ class ModuleFacts:
     # The output shape of a module another file of the run passes to the constructor and the
     # class keeps on `self` (`self.D(x)`), when its `forward` gives one whatever its input.
     passed_output: Callable[[cst.BaseExpression, Optional[Scope]], Optional[Shape]] = lambda node, scope: None
+    # The lambda or module-level function of the file a call of this callee runs, when every
+    # binding of the name is the same one (`preprocess = lambda data: ...`, or the lambda a
+    # function returns: `d_sampler = get_distribution_sampler(mu, sigma)`).
+    called: Callable[[cst.BaseExpression, Optional[Scope]], Optional[Callee]] = lambda func, scope: None
 
 
 # The `name = value` statement a read of `name` sees in its function, or None (`ScopeUses.reaching_assignment`).
@@ -242,6 +261,9 @@ class _Shapes:
                 return _view_sizes(positional) if len(positional) == len(call.args) else None
             if method == _TYPE_NAME and not call.args:
                 return None  # `x.type()` is the type's name
+            if method == _TRANSPOSE and not call.args:
+                shape = self.shape(func.value, scope, depth + 1)
+                return shape[::-1] if shape is not None and len(shape) <= 2 else None  # torch raises above 2-D
             if method == _UNSQUEEZE or method in _SHAPE_KEEPING or method in _ELEMENTWISE:
                 return self._method_shape(method, func.value, call, scope, depth)
             if method in _DROPS_DIM and len(call.args) == 1 and positional:
@@ -249,11 +271,81 @@ class _Shapes:
         qualified = self.imports.qualified_name(func)
         if (qualified in _VARIABLE or qualified in _SHAPE_KEEPING_FUNCTIONS) and positional:
             return self.shape(positional[0], scope, depth + 1)
+        if (qualified in _DATA_FACTORIES or qualified in _LEGACY_DATA_FACTORIES) and len(positional) == 1:
+            return self._ndarray_shape(positional[0])  # `torch.Tensor(np.random.normal(0, 1, (1, n)))`
+        if qualified == _CONCATENATE:
+            return self._concatenated(call, scope, depth)
         if qualified in _SIZED_FACTORIES and len(positional) == 1 and self._is_int(positional[0], scope, depth):
             return (_integer(positional[0]),)  # `torch.ones(n)` with `n = x.size(0)`: one dimension
+        returned = self._call_output(func, positional, len(call.args), scope, depth)
+        if returned is not None:
+            return returned
         if self.modules is not None and len(positional) == 1 and len(call.args) == 1:
             return self._module_output(func, positional[0], scope, depth)
         return None
+
+    def _ndarray_shape(self, node: cst.BaseExpression) -> Optional[Shape]:
+        """The shape of a NumPy random draw given a literal `size` (`np.random.normal(mu, sigma, (1, n))`)."""
+        if type(node) is not cst.Call or any(arg.star for arg in node.args):
+            return None
+        position = dict(_NUMPY_SIZE_POSITIONS).get(self.imports.qualified_name(node.func) or "")
+        if position is None:
+            return None
+        size = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "size"), None)
+        positional = [arg.value for arg in node.args if arg.keyword is None]
+        if size is None and len(positional) > position:
+            size = positional[position]
+        if type(size) is cst.Integer:
+            return (_integer(size),)
+        if type(size) is not cst.Tuple or not size.elements or any(type(element) is cst.StarredElement for element in size.elements):
+            return None
+        return tuple(_integer(element.value) for element in size.elements)  # each an int, or numpy raises
+
+    def _concatenated(self, call: cst.Call, scope: Optional[Scope], depth: int) -> Optional[Shape]:
+        """`torch.cat([a, b], 1)` where `a`'s shape is known and has at least two dimensions (a 1-D
+        `a` may be an empty tensor, which `cat` skips): `a`'s shape, the sizes along `dim` added
+        when every part's is known. The other parts have `a`'s sizes elsewhere, or `cat` raises."""
+        parts = call.args[0].value if call.args and call.args[0].keyword is None else None
+        dims = [arg.value for arg in call.args[1:] if arg.keyword is None or arg.keyword.value == "dim"]
+        if type(parts) not in (cst.List, cst.Tuple) or not parts.elements or len(dims) > 1 or len(call.args) != 1 + len(dims):
+            return None
+        if any(type(element) is cst.StarredElement for element in parts.elements):
+            return None
+        dim = _integer_literal(dims[0]) if dims else 0
+        shapes = [self.shape(element.value, scope, depth + 1) for element in parts.elements]
+        first = shapes[0]
+        if dim is None or first is None or len(first) < 2 or not -len(first) <= dim < len(first):
+            return None
+        at = dim % len(first)
+        sizes = [shape[at] if shape is not None and len(shape) == len(first) else None for shape in shapes]
+        total = None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        return (*first[:at], total, *first[at + 1 :])
+
+    def _call_output(
+        self, func: cst.BaseExpression, arguments: list[cst.BaseExpression], count: int, scope: Optional[Scope], depth: int
+    ) -> Optional[Shape]:
+        """`f(x)` where `f` is a lambda or a plain function of the file: what its body returns for
+        the shapes of the arguments, given by position to as many plain parameters."""
+        if self.modules is None or self.nesting >= _MAX_CALL_NESTING or type(func) is not cst.Name or len(arguments) != count:
+            return None
+        if self.names is not None and func.value in self.names:
+            return None  # a parameter of the function evaluated
+        callee = self.modules.called(func, scope)
+        if callee is None:
+            return None
+        function, body_scope = callee
+        params = function.params
+        if params.posonly_params or params.kwonly_params or params.star_kwarg or isinstance(params.star_arg, (cst.Param, cst.ParamStar)):
+            return None
+        if len(params.params) != len(arguments):
+            return None
+        names = {param.name.value: self.shape(argument, scope, depth + 1) for param, argument in zip(params.params, arguments)}
+        if type(function) is cst.Lambda:
+            inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1)
+            return inner.shape(function.body, body_scope, 0)
+        if any(type(node) is cst.Attribute and node.attr.value in _RESHAPING_IN_PLACE for node in descendants(function)):
+            return None
+        return self._returned(function, names, None)
 
     def _module_method(self, receiver: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`receiver` is a module (or `self`): its methods are the class's, not a tensor's."""
@@ -352,19 +444,33 @@ class _Shapes:
         params = forward.params
         if len(params.params) != 2 or isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or params.kwonly_params or params.star_kwarg:
             return None
-        names: dict[str, Optional[Shape]] = {params.params[1].name.value: shape}
+        return self._returned(forward, {params.params[1].name.value: shape}, sizes)
+
+    def _returned(
+        self, function: cst.FunctionDef, names: dict[str, Optional[Shape]], sizes: Optional[tuple[cst.FunctionDef, Mapping[str, int]]]
+    ) -> Optional[Shape]:
+        """What a body made of assignments to names and one final `return` gives, the shapes of
+        its parameters in `names`, statement by statement; None for any other body."""
         inner = _Shapes(self.imports, self.scopes, self.modules, names, self.nesting + 1, sizes)
-        body = forward.body.body
+        body = _without_docstring(function.body.body)
         for index, statement in enumerate(body):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 return None
             small = statement.body[0]
             if isinstance(small, cst.Return):
-                return inner.shape(small.value, forward, 0) if small.value is not None and index == len(body) - 1 else None
+                return inner.shape(small.value, function, 0) if small.value is not None and index == len(body) - 1 else None
             if not isinstance(small, cst.Assign) or len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
                 return None
-            names[small.targets[0].target.value] = inner.shape(small.value, forward, 0)
+            names[small.targets[0].target.value] = inner.shape(small.value, function, 0)
         return None
+
+
+def _without_docstring(body: Sequence[cst.CSTNode]) -> Sequence[cst.CSTNode]:
+    first = body[0] if body else None
+    if type(first) is cst.SimpleStatementLine and len(first.body) == 1 and type(first.body[0]) is cst.Expr:
+        if isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            return body[1:]
+    return body
 
 
 def broadcast(left: Shape, right: Shape) -> Optional[Shape]:

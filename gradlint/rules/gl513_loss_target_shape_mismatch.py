@@ -35,7 +35,9 @@ class LossTargetShapeMismatch(Rule):
     or module constants: `Discriminator(output_size=d_output_size)`), or one ending in
     `.view(-1, 1)` whatever its input, also when the instance is a constructor argument kept on
     `self` and built in another file of the run (`Trainer(d, ...)` in `main.py`, `self.D(x)` in
-    `trainer.py`).
+    `trainer.py`). The input may come through the file's own lambdas and functions
+    (`D(preprocess(x))` with `preprocess = lambda data: decorate(data, 2.0)`), `torch.cat`, `.t()`
+    and NumPy draws of a literal size (`torch.Tensor(np.random.normal(mu, sigma, (1, n)))`).
 
     ## Why is this bad?
     PyTorch 0.3 paired such an input and target element by element. Today the BCE losses raise
@@ -78,9 +80,11 @@ class LossTargetShapeMismatch(Rule):
     view to literal sizes), and a name bound differently in two places are unknown, and the rule
     stays silent. What another file passes to a constructor is known only in a run that holds
     every file that may build the class (a folder run, not `check trainer.py`). Sizes known to
-    differ (a batch of 8 against 10 targets) are not reported, nor pairs in which a size is 1
-    (`torch.ones(1)` against a `(1, 1)` output raises too, but that pair is not told apart from a
-    one-sample batch whose rank is unknown). Sizes not spelled are taken to be the same `N`.
+    differ (a batch of 8 against 10 targets) are not reported. A size of 1 is reported only for the
+    BCE losses and only when both sizes are 1 (`torch.ones(1)` against a `(1, 1)` output, which
+    raises): MSE and its kin broadcast that pair to the element-wise value, and a `(1,)` target
+    against an unknown number of rows may not be one target per row. Sizes not spelled are taken
+    to be the same `N`.
     """
 
     code = "GL513"
@@ -157,6 +161,16 @@ class LossTargetShapeMismatch(Rule):
         b = F.l1_loss(torch.randn(1, 1), torch.randn(4))
         c = F.cross_entropy(torch.randn(8, 1), torch.randn(8))
         d = F.mse_loss(torch.randn(8, 2), torch.randn(8))
+        """,
+        # a (1, 1) input against a (1,) target: MSE broadcasts it to the element-wise value; a (1,)
+        # target against rows of unknown number may be one target for every row
+        """
+        import torch
+        import torch.nn.functional as F
+        def step(x):
+            a = F.mse_loss(torch.randn(1, 1), torch.randn(1))
+            b = F.binary_cross_entropy(torch.sigmoid(x.view(-1, 1)), torch.ones(1))
+            return a + b
         """,
         # a look-alike criterion that is not torch's
         """
@@ -248,6 +262,41 @@ class LossTargetShapeMismatch(Rule):
             message="an input of shape (16, 1) and a target of shape (16,)",
             fix_title="View the target as `(N, 1)`: `torch.ones(16).view(-1, 1)`",
         ),
+        # one sample against one target, through the file's lambdas and functions: BCE raises
+        Invalid(
+            """
+            import numpy as np
+            import torch
+            from torch import nn
+            def decorate(data):
+                return torch.cat([data, data * data], 1)
+            def sampler(mu, sigma):
+                return lambda n: torch.Tensor(np.random.normal(mu, sigma, (1, n)))
+            preprocess = lambda data: decorate(data)
+            D = nn.Sequential(nn.Linear(200, 1), nn.Sigmoid())
+            d_sampler = sampler(4, 1.25)
+            real = d_sampler(100)
+            loss = nn.BCELoss()(D(preprocess(real)), torch.ones(1))
+            """,
+            """
+            import numpy as np
+            import torch
+            from torch import nn
+            def decorate(data):
+                return torch.cat([data, data * data], 1)
+            def sampler(mu, sigma):
+                return lambda n: torch.Tensor(np.random.normal(mu, sigma, (1, n)))
+            preprocess = lambda data: decorate(data)
+            D = nn.Sequential(nn.Linear(200, 1), nn.Sigmoid())
+            d_sampler = sampler(4, 1.25)
+            real = d_sampler(100)
+            loss = nn.BCELoss()(D(preprocess(real)), torch.ones(1).view(-1, 1))
+            """,
+            line=12,
+            column=8,
+            message="an input of shape (1, 1) and a target of shape (1,)",
+            fix_title="View the target as `(N, 1)`: `torch.ones(1).view(-1, 1)`",
+        ),
         # a target resized in place, against a module whose forward ends in `.view(-1, 1)`;
         # MSELoss broadcasts: unsafe
         Invalid(
@@ -315,7 +364,7 @@ class LossTargetShapeMismatch(Rule):
         if loss_input is None or target is None or bound.starred:
             return
         input_shape, target_shape = self.context.shape_of(loss_input), self.context.shape_of(target)
-        if input_shape is None or target_shape is None or not _mismatched(input_shape, target_shape):
+        if input_shape is None or target_shape is None or not _mismatched(input_shape, target_shape, behaviour == _RAISES):
             return
         effect = (
             "raises `ValueError`" if behaviour == _RAISES else "broadcasts the pair to (N, N), comparing every prediction with every target"
@@ -352,14 +401,16 @@ class LossTargetShapeMismatch(Rule):
         )
 
 
-def _mismatched(input_shape: tuple, target_shape: tuple) -> bool:
-    """(N, 1) against (N,), either way round, with no size known to be 1 or known to differ."""
+def _mismatched(input_shape: tuple, target_shape: tuple, raises: bool) -> bool:
+    """(N, 1) against (N,), either way round, with no size known to differ. A size of 1 counts
+    only for a loss that raises, and only when both are 1: (1, 1) against (1,) broadcasts to the
+    element-wise value, and a (1,) target against N rows is not one target per row."""
     column, flat = (input_shape, target_shape) if len(input_shape) == 2 else (target_shape, input_shape)
     if len(column) != 2 or len(flat) != 1 or column[1] != 1:
         return False
     rows, count = column[0], flat[0]
     if rows == 1 or count == 1:
-        return False
+        return raises and rows == count
     return rows is None or count is None or rows == count
 
 

@@ -315,4 +315,5 @@ torch.relu                 keeps-strides
 torch.abs                  keeps-strides
 torch.nn.functional.relu   keeps-strides
 torch.nn.functional.tanh   keeps-strides
+torch.nn.functional.elu    keeps-strides
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Optional, TypeVar
 
 import libcst as cst
 
@@ -20,8 +20,8 @@ from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import Scope, ScopeTable, self_name
 from gradlint.analysis.semantic.arguments import UNKNOWN, Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
-from gradlint.analysis.shapes import ModuleFacts, static_shape
-from gradlint.analysis.syntax import is_bool_literal, keyword_arg
+from gradlint.analysis.shapes import Callee, ModuleFacts, static_shape
+from gradlint.analysis.syntax import child_statements, is_bool_literal, keyword_arg
 from gradlint.analysis.tensors import iterates_parameters
 from gradlint.analysis.values.evident import EvidentTensors
 from gradlint.analysis.values.record import Certainty, Dim, Grad, Kind, Shape, ValueRecord
@@ -52,6 +52,11 @@ _TUPLE_FUNCTIONS = torch_api.functions("tuple")
 _LEGACY_TYPED = torch_api.functions("legacy")
 _RETURNS_SELF = torch_api.module_methods("returns-self")
 _MAX_DEPTH = 4
+
+
+class _FileFunctions(NamedTuple):
+    defs: dict[str, list[cst.FunctionDef]]  # every `def` of the file by name, methods and nested ones too
+    declared_global: set[str]  # the names a `global` statement declares
 
 
 @dataclass(frozen=True)
@@ -375,7 +380,72 @@ class ValueModel:
             self.is_nn_module,
             sizes=self._constructor_sizes,
             passed_output=self._passed_output,
+            called=self._called,
         )
+
+    def _called(self, func: cst.BaseExpression, scope: Optional[Scope]) -> Optional[Callee]:
+        """The lambda or module-level `def` of the file a call of the name `func` runs: every
+        binding of the name, in the innermost function binding it or else at module level, is the
+        same lambda (or the lambda a one-line `def` returns); or the name is bound by one plain
+        module-level `def` and nothing else in the file."""
+        root = self.nodes.root
+        if type(func) is not cst.Name or not isinstance(root, cst.Module) or func.value in self._file_functions.declared_global:
+            return None
+        name = func.value
+        where = scope if scope is not None else root
+        levels = [where, *(node for node in self.nodes.ancestors(where) if type(node) in (cst.FunctionDef, cst.Lambda))]
+        for level in [*levels, root] if levels[-1] is not root else levels:
+            if type(level) is cst.Lambda:
+                if any(param.name.value == name for param in _lambda_params(level)):
+                    return None
+                continue
+            bindings = self.scopes.of(level)
+            if name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+                return None
+            values = bindings.assigned(name)
+            if values:
+                if self._file_functions.defs.get(name):
+                    return None
+                callees = [self._callee_value(value, level) for value in values]
+                first = callees[0]
+                same = first is not None and all(callee is not None and callee[0] is first[0] for callee in callees)
+                return first if same else None
+        defs = self._file_functions.defs.get(name, [])
+        if len(defs) != 1 or defs[0].decorators or defs[0].asynchronous is not None:
+            return None
+        return (defs[0], defs[0]) if any(statement is defs[0] for statement in root.body) else None
+
+    def _callee_value(self, value: cst.BaseExpression, level: Scope) -> Optional[Callee]:
+        """A lambda, or the lambda returned by the one statement of the `def` a call runs
+        (`get_distribution_sampler(mu, sigma)` returning `lambda n: ...`)."""
+        if type(value) is cst.Lambda:
+            return (value, level)
+        if type(value) is not cst.Call or any(arg.star for arg in value.args):
+            return None
+        callee = self._called(value.func, level)
+        if callee is None or type(callee[0]) is not cst.FunctionDef:
+            return None
+        body = callee[0].body.body
+        only = body[0].body[0] if len(body) == 1 and type(body[0]) is cst.SimpleStatementLine and len(body[0].body) == 1 else None
+        returned = only.value if type(only) is cst.Return else None
+        return (returned, callee[0]) if type(returned) is cst.Lambda else None
+
+    @cached_property
+    def _file_functions(self) -> _FileFunctions:
+        """The file's `def`s and `global` names: one walk over its statements."""
+        defs: dict[str, list[cst.FunctionDef]] = {}
+        declared: set[str] = set()
+        root = self.nodes.root
+        pending = list(root.body) if isinstance(root, cst.Module) else []
+        while pending:
+            statement = pending.pop()
+            if type(statement) is cst.SimpleStatementLine:
+                declared.update(name.name.value for small in statement.body if type(small) is cst.Global for name in small.names)
+                continue
+            if type(statement) is cst.FunctionDef:
+                defs.setdefault(statement.name.value, []).append(statement)
+            pending.extend(child_statements(statement))
+        return _FileFunctions(defs, declared)
 
     def passed_value(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[PassedValue]:
         """What every construction in the run passes for the constructor parameter stored as
@@ -508,6 +578,12 @@ class ValueModel:
         if stack is None:
             stack = self._stacks[id(top)] = [*reversed(list(self.nodes.ancestors(top))), top]
         return stack
+
+
+def _lambda_params(function: cst.Lambda) -> list[cst.Param]:
+    params = function.params
+    stars = [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return [*params.posonly_params, *params.params, *params.kwonly_params, *stars]
 
 
 def _without_module_methods(value: cst.BaseExpression) -> cst.BaseExpression:
