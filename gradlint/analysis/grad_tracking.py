@@ -276,8 +276,8 @@ class GradEvidence:
         if scope is None:
             return False
         bindings = self.scopes.of(scope)
-        values = bindings.assigned(name)
-        if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+        values = bindings.plain_values(name)
+        if not values:
             return False
         return all(
             isinstance(value, cst.Lambda) and not shadows(value, bindings) and self.carries_grad(value.body, scope, depth + 1)

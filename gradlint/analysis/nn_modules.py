@@ -170,11 +170,9 @@ class NnModuleEvidence:
         """The constructor calls of the modules `node` is bound to (`Net()` for `model =
         Net().to(device)`), when `is_built_module`; else empty."""
         if isinstance(node, cst.Name):
-            bindings = self.scopes.of(enclosing_scope(stack))
-            name = node.value
-            if name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            values = self.scopes.of(enclosing_scope(stack)).plain_values(node.value)
+            if values is None:
                 return []
-            values = bindings.assigned(name)
         elif isinstance(node, cst.Attribute):
             values = [value for value, _ in self.scopes.instance_attribute_values(node, enclosing_scope(stack))]
             if not values:

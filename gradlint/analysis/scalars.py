@@ -390,10 +390,7 @@ class ScalarEvidence:
         is later bound to)."""
         if scope is None:
             return False
-        bindings = self.scopes.of(scope)
-        if name in bindings.opaque or name in bindings.unpacked or name in bindings.loop_sources:
-            return False
-        values = bindings.assigned(name)
+        values = self.scopes.of(scope).plain_values(name)
         return bool(values) and all(self.is_scalar(value, scope, depth + 1) for value in values)
 
     # -- one-element values: sampled actions, the argmax of one row, `torch.Tensor([v])` ---------
@@ -438,10 +435,8 @@ class ScalarEvidence:
         new 0-dim tensor object on each read, where 0.3 gave a Python number), or a name bound to
         one and nothing else in the scope."""
         if isinstance(node, cst.Name) and scope is not None:
-            bindings = self.scopes.of(scope)
-            name = node.value
-            values = bindings.assigned(name)
-            if len(values) != 1 or name in bindings.unpacked or name in bindings.loop_sources or name in bindings.opaque:
+            values = self.scopes.of(scope).plain_values(node.value)
+            if values is None or len(values) != 1:
                 return False
             node = values[0]
         if not isinstance(node, cst.Subscript) or not _indexes_zeros(node):
@@ -618,15 +613,11 @@ class ScalarEvidence:
         if not (isinstance(func, cst.Attribute) and func.attr.value == "step" and isinstance(func.value, cst.Name)) or scope is None:
             return False
         name = func.value.value
-        bindings = self.scopes.of(scope)
-        if name in bindings.opaque or name in bindings.unpacked or name in bindings.loop_sources:
+        values = self.scopes.of(scope).plain_values(name)
+        if values is None:
             return False
-        values = bindings.assigned(name)
         if not values and self.module is not None and scope is not self.module:
-            module = self.scopes.of(self.module)
-            if name in module.opaque or name in module.unpacked or name in module.loop_sources:
-                return False
-            values = module.assigned(name)
+            values = self.scopes.of(self.module).plain_values(name)
         return bool(values) and all(self._makes_tensor_rejecting_environment(value) for value in values)
 
     def _makes_tensor_rejecting_environment(self, value: cst.BaseExpression) -> bool:
@@ -642,9 +633,9 @@ class ScalarEvidence:
         today) accepts it only on a one-element tensor, so `out` holds one number."""
         if not isinstance(node, cst.Name) or scope is None or self.imports.is_imported(node.value):
             return False
-        bindings = self.scopes.of(scope)
         name = node.value
-        if len(bindings.assigned(name)) > 1 or name in bindings.unpacked or name in bindings.loop_sources or name in bindings.opaque:
+        values = self.scopes.of(scope).plain_values(name)
+        if values is None or len(values) > 1:
             return False
         nodes = self._nodes_of(scope)
         return any(_backpropagated_here(use, nodes) for use in self._uses_of(name, scope))

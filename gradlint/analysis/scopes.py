@@ -145,6 +145,13 @@ class Bindings:
     def assigned(self, name: str) -> list[cst.BaseExpression]:
         return self.values.get(name, [])
 
+    def plain_values(self, name: str) -> Optional[list[cst.BaseExpression]]:
+        """The values assigned to `name` when assignments are its only bindings; None when it is
+        also a parameter or otherwise opaque, unpacked from one value, or a loop target."""
+        if name in self.opaque or name in self.unpacked or name in self.loop_sources:
+            return None
+        return self.assigned(name)
+
     def entries_of(self, name: str) -> list[cst.BaseExpression]:
         """Every value assigned to a string-keyed entry of `name` (`name["k"] = v`)."""
         return [value for (container, _), values in self.entries.items() if container == name for value in values]

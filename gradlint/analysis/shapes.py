@@ -160,9 +160,8 @@ class _Shapes:
         return None
 
     def _bound_shape(self, name: str, scope: Scope, depth: int) -> Optional[Shape]:
-        bindings = self.scopes.of(scope)
-        values = bindings.assigned(name)
-        if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+        values = self.scopes.of(scope).plain_values(name)
+        if not values:
             return None
         shapes = {self.shape(value, scope, depth + 1) for value in values}
         return shapes.pop() if len(shapes) == 1 else None

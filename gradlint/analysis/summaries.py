@@ -76,11 +76,9 @@ class FunctionSummary:
             return None
         name = names.pop()
         bindings = self._owner.scopes.of(self.function)
-        values = bindings.assigned(name)
+        values = bindings.plain_values(name)  # None: a parameter, or bound to values not seen
         if not values or not all(isinstance(value, cst.List) and not value.elements for value in values):
             return None
-        if name in bindings.opaque or name in bindings.unpacked or name in bindings.loop_sources:
-            return None  # a parameter (opaque), or bound to values not seen
         items = [call.args[0].value for call in self._appends_to(name)]
         occurrences = sum(isinstance(node, cst.Name) and node.value == name for node in descendants(self.function.body))
         # Every mention accounted for: the bindings, the returns and the appends; no other use can change the list.

@@ -675,10 +675,8 @@ class TensorEvidence:
             return None
         receiver = func.value
         if isinstance(receiver, cst.Name):
-            bindings = self.scopes.of(scope)
-            name = receiver.value
-            values = bindings.assigned(name)
-            if len(values) != 1 or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            values = self.scopes.of(scope).plain_values(receiver.value)
+            if values is None or len(values) != 1:
                 return None
             receiver = values[0]
         if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name)):

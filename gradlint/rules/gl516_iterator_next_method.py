@@ -213,11 +213,10 @@ class IteratorNextMethod(Rule):
             argument = self._iter_argument(receiver)
             return [(argument, scope)] if argument is not None else []
         if isinstance(receiver, cst.Name):
-            bindings = self.context.scopes.of(scope) if scope is not None else None
-            name = receiver.value
-            if bindings is None or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            plain = self.context.scopes.of(scope).plain_values(receiver.value) if scope is not None else None
+            if plain is None:
                 return []
-            values = [(value, scope) for value in bindings.assigned(name)]
+            values = [(value, scope) for value in plain]
         elif isinstance(receiver, cst.Attribute):
             values = self.context.scopes.instance_attribute_values(receiver, scope)
         else:

@@ -276,10 +276,8 @@ class ValueModel:
         if isinstance(node, cst.Call):
             return self._call_dtype(node)
         if isinstance(node, cst.Name) and scope is not None:
-            bindings = self.scopes.of(scope)
-            name = node.value
-            values = bindings.assigned(name)
-            if not values or name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            values = self.scopes.of(scope).plain_values(node.value)
+            if not values:
                 return None
             dtypes = {self._dtype(value, scope, depth + 1) for value in values}
             return dtypes.pop() if len(dtypes) == 1 else None
@@ -399,10 +397,9 @@ class ValueModel:
                 if any(param.name.value == name for param in _lambda_params(level)):
                     return None
                 continue
-            bindings = self.scopes.of(level)
-            if name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
+            values = self.scopes.of(level).plain_values(name)
+            if values is None:
                 return None
-            values = bindings.assigned(name)
             if values:
                 if self._file_functions.defs.get(name):
                     return None

@@ -43,18 +43,11 @@ def is_byte_mask(node: cst.BaseExpression, bindings: Optional[Bindings]) -> bool
     """True when `node` is `x.byte()`, or a local name every binding of which is: the 0.3 idiom for a
     mask (a torch method, so a torch tensor, unlike a uint8 array that numpy reads as indices)."""
     if isinstance(node, cst.Name) and bindings is not None:
-        values = _sole_values(node.value, bindings)
+        values = bindings.plain_values(node.value)
         return bool(values) and all(is_byte_mask(value, None) for value in values)
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "byte" and not node.args
 
 
 def _name_is_byte_tensor(name: str, imports: ImportMap, bindings: Bindings) -> bool:
-    values = _sole_values(name, bindings)
+    values = bindings.plain_values(name)
     return bool(values) and all(is_byte_tensor(value, imports, None) for value in values)
-
-
-def _sole_values(name: str, bindings: Bindings) -> list[cst.BaseExpression]:
-    """The values assigned to `name`, when assignments are its only bindings."""
-    if name in bindings.opaque or name in bindings.loop_sources or name in bindings.unpacked:
-        return []
-    return bindings.assigned(name)

@@ -168,10 +168,10 @@ class ArgumentEvidence:
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
             return Evidence.LIKELY
         if isinstance(node, cst.Name):
-            bindings = self._plain_bindings(node.value, scope)
-            if bindings is None:
+            plain = self._plain_values(node.value, scope)
+            if plain is None:
                 return None
-            values = [value for value in bindings.assigned(node.value) if reaches(value)]
+            values = [value for value in plain if reaches(value)]
             if values and all(isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) for value in values):
                 return Evidence.LIKELY
         return None
@@ -181,22 +181,13 @@ class ArgumentEvidence:
         binding of which is one (item assignments and in-place arithmetic keep an array's dtype)."""
         if isinstance(node, cst.Call):
             return makes_float64_array(node, self.imports)
-        bindings = self._plain_bindings(node.value, scope) if isinstance(node, cst.Name) else None
-        if bindings is None:
-            return False
-        values = bindings.assigned(node.value)
+        values = self._plain_values(node.value, scope) if isinstance(node, cst.Name) else None
         return bool(values) and all(isinstance(value, cst.Call) and makes_float64_array(value, self.imports) for value in values)
 
-    def _plain_bindings(self, name: str, scope: Scope) -> Optional[Bindings]:
-        """The bindings of `name` seen from `scope`, when each one assigns a value the code shows
-        (not a loop target, an unpacked element or a binding the table cannot read)."""
+    def _plain_values(self, name: str, scope: Scope) -> Optional[list[cst.BaseExpression]]:
+        """The values assigned to `name` seen from `scope`, when assignments are its only bindings."""
         found = self._bindings_of(name, scope)
-        if found is None:
-            return None
-        bindings = found[0]
-        if any(name in table for table in (bindings.opaque, bindings.unpacked, bindings.loop_sources)):
-            return None
-        return bindings
+        return found[0].plain_values(name) if found is not None else None
 
     def _exact_leaves(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """A (nested) list or tuple display of number literals and evident ints."""

@@ -162,10 +162,10 @@ class LossInputs:
 
     def _bound(self, name: str, scope: Scope, module: cst.CSTNode, depth: int) -> Optional[Produced]:
         """Every binding of `name` in `scope` produces the same activation."""
-        bindings = self.scopes.of(scope)
-        if name in bindings.opaque or name in bindings.unpacked or name in bindings.loop_sources:
+        values = self.scopes.of(scope).plain_values(name)
+        if values is None:
             return None
-        found = [self._produced(value, scope, module, depth - 1) for value in bindings.assigned(name)]
+        found = [self._produced(value, scope, module, depth - 1) for value in values]
         return _same(found)
 
     def _model_output(self, call: cst.Call, scope: Scope, module: cst.CSTNode, depth: int) -> Optional[Produced]:
