@@ -365,31 +365,38 @@ class LegacySerialization(Rule):
             if method not in _SAME_OBJECT:
                 return None
             index -= 2
-        parent = stack[index - 1] if index >= 1 else None
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is stack[index]):
-            return None
-        return self._use_of_target(parent.targets[0].target)
+        target = self._assigned_to(index)
+        return self._use_of_target(target) if target is not None else None
 
     def _array_use(self, node: cst.Call) -> Optional[str]:
         """The call that takes the loaded value (or a slice of it) as a NumPy array, if one does:
         `data = torch.load(path)` then `torch.from_numpy(data[3:, :-1])`."""
-        parent = self.context.stack[-2] if len(self.context.stack) >= 2 else None
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is node):
-            return None
-        target = parent.targets[0].target
+        target = self._assigned_to(len(self.context.stack) - 1)
         scope = self.context.scope()
-        if not isinstance(target, cst.Name) or len(self.context.scopes.values_of(target.value, scope)) != 1:
+        if not isinstance(target, cst.Name) or not self._bound_once(target.value, scope):
             return None
         for call in _calls_within(scope):
             if self.context.qualified_name(call.func) in _NUMPY_ONLY and call.args and _is_name_or_slice(call.args[0].value, target.value):
                 return f"{self.context.code_for(call.func)}({self.context.code_for(call.args[0].value)})"
         return None
 
+    def _assigned_to(self, index: int) -> Optional[cst.BaseExpression]:
+        """The one target of the assignment whose value is the visited node's ancestor `stack[index]`."""
+        stack = self.context.stack
+        parent = stack[index - 1] if index >= 1 else None
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and parent.value is stack[index]:
+            return parent.targets[0].target
+        return None
+
+    def _bound_once(self, name: str, scope: cst.CSTNode) -> bool:
+        """Not rebound in the function: its uses see the loaded value."""
+        return len(self.context.scopes.values_of(name, scope)) == 1
+
     def _use_of_target(self, target: cst.BaseExpression) -> Optional[str]:
         scope = self.context.scope()
         if isinstance(target, cst.Name):
-            if len(self.context.scopes.values_of(target.value, scope)) != 1:
-                return None  # rebound: the uses may see another value
+            if not self._bound_once(target.value, scope):
+                return None
             name = target.value
             use = _first_object_use(scope, lambda expression: _is_name(expression, name) or self._is_entry_of(expression, name, scope))
             return self._shown(use)
