@@ -106,8 +106,8 @@ class EditBuilder:
         statement = self.context.nodes.statement_of(original)
         if statement is None:
             return code
-        line_start = self.index.line_start(self._position(statement).start.line)
-        line = self.context.text[line_start : self.index.line_end(self._position(statement).start.line)]
+        row = self._position(statement).start.line
+        line = self.context.text[self.index.line_start(row) : self.index.line_end(row)]
         return render_at(self.context, replacement, line[: len(line) - len(line.lstrip(" \t"))])
 
     def _last_line(self, statement: cst.CSTNode) -> int:
