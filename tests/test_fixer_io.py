@@ -127,3 +127,36 @@ def test_fixes_that_break_the_code_only_together_name_every_rule_of_the_round(mo
     result = fix_text(LEGACY, "a.py", frozenset({"GL101", "GL103"}))
     assert result.text == LEGACY
     assert "a fix by GL101, GL103 produced invalid code" in result.error
+
+
+def test_an_import_inside_a_function_left_unused_is_removed():
+    source = (
+        "import torch\n\n"
+        "def handle(inputs):\n"
+        "    import math\n"
+        "    from torch.autograd import Variable\n"
+        "    return [Variable(torch.from_numpy(v)) for v in inputs]\n"
+    )
+    result = fix_text(source, "a.py", frozenset({"GL101"}))
+    assert result.text == ("import torch\n\ndef handle(inputs):\n    import math\n    return [torch.from_numpy(v) for v in inputs]\n")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # another function still reads the name (a module-level one, or its own import)
+        "import torch\ndef f(t):\n    from torch.autograd import Variable\n    return Variable(t.clone())\n"
+        "def g(t):\n    return Variable(t)  # noqa: GL101\n",
+        # the import is the function's only statement: removing it would empty the block
+        "def f():\n    from torch.autograd import Variable\n",
+        # a class body's import is an attribute too (`self.Variable`)
+        "class A:\n    from torch.autograd import Variable\n    def f(self, t):\n        return self.Variable(t)\n",
+        # under an `if`: not a line the clean-up takes out of a block
+        "import torch\ndef f(t, legacy):\n    if legacy:\n        from torch.autograd import Variable\n    return t\n",
+    ],
+    ids=["read-elsewhere", "only-statement", "class-body", "under-if"],
+)
+def test_an_import_inside_a_block_is_kept_where_removing_it_is_not_clear(source):
+    result = fix_text(source, "a.py", frozenset({"GL101"}))
+    assert "from torch.autograd import Variable" in result.text
+    compile(result.text, "a.py", "exec")

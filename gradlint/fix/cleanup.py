@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import libcst as cst
 
@@ -74,11 +74,11 @@ def remove_unused_imports(
     changes, lines, removed = [], [], set()
     for dropped in unused.values():
         statement = dropped[0].statement
-        line = _top_level_line(module, statement)
-        change = _removal(line, statement, {id(imported.alias) for imported in dropped}) if line is not None else None
+        place = _import_line(module, statement)
+        change = _removal(place, statement, {id(imported.alias) for imported in dropped}) if place is not None else None
         if change is not None:
             changes.append(change)
-            lines.append(line)
+            lines.append(place.top_level)
             removed.update(imported.local for imported in dropped)
     if not changes:
         return None
@@ -129,21 +129,45 @@ def _dunder_all_names(module: cst.Module) -> set[str]:
     return names
 
 
-def _top_level_line(module: cst.Module, statement: cst.ImportFrom) -> Optional[cst.SimpleStatementLine]:
-    """The module-level line holding `statement`; None inside a block (removing it could empty the block)."""
-    return next(
-        (node for node in module.body if isinstance(node, cst.SimpleStatementLine) and any(small is statement for small in node.body)),
-        None,
-    )
+@dataclass(frozen=True)
+class _ImportLine:
+    line: cst.SimpleStatementLine  # the line holding the import
+    emptiable: bool  # the line may go alone: a module may be empty, a function's block may not
+    top_level: cst.CSTNode  # the module-level statement the line is in
 
 
-def _removal(line: cst.SimpleStatementLine, statement: cst.ImportFrom, aliases: set[int]):
-    """Remove aliases (by id) from a top-level `from ... import` (or the whole line if none is left)."""
+def _import_line(module: cst.Module, statement: cst.ImportFrom) -> Optional[_ImportLine]:
+    """Where `statement` is: at module level, or in a function's block, also nested (`def
+    eval_model(...): from torch.autograd import Variable`); None when it is not a line of its own
+    in a block (`if x: import a`, a `try` body, whose emptying would need a `pass`)."""
+    for top_level in module.body:
+        found = _line_in(top_level, module.body, statement)
+        if found is not None:
+            line, block = found
+            return _ImportLine(line, block is module.body or len(block) > 1, top_level)
+    return None
+
+
+def _line_in(node: cst.CSTNode, block: Sequence[cst.CSTNode], statement: cst.ImportFrom):
+    if isinstance(node, cst.SimpleStatementLine):
+        return (node, block) if any(small is statement for small in node.body) else None
+    # Not a class body: there an import is an attribute too (`self.Variable`), a read no name shows.
+    if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock):
+        for child in node.body.body:
+            found = _line_in(child, node.body.body, statement)
+            if found is not None:
+                return found
+    return None
+
+
+def _removal(place: _ImportLine, statement: cst.ImportFrom, aliases: set[int]):
+    """Remove aliases (by id) from a `from ... import` (or the whole line if none is left and
+    its block keeps another statement)."""
     names = statement.names
     if isinstance(names, cst.ImportStar):
         return None
     kept = [name for name in names if id(name) not in aliases]
     if not kept:
-        return RemoveLine(line) if len(line.body) == 1 else None
+        return RemoveLine(place.line) if len(place.line.body) == 1 and place.emptiable else None
     kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return Replace(statement, statement.with_changes(names=kept))
