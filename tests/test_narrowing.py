@@ -274,3 +274,16 @@ def test_a_comparison_method_of_something_else_keeps_the_detach():
         return pd.DataFrame(frame).eq(label.data)
     """
     assert _fixed_reads(source) == ["label.detach()"]
+
+
+def test_a_target_holds_the_value_assigned_not_the_one_tested():
+    source = "def f(x):\n    if isinstance(x, torch.Tensor):\n        x = x.tolist()\n"
+    context = FileContext("probe.py", PREAMBLE + source, cst.parse_module(PREAMBLE + source))
+    function = next(node for node in context.module.body if isinstance(node, cst.FunctionDef))
+    target = function.body.body[0].body.body[0].body[0].targets[0].target
+    assert context.values.narrowed(target, function) is None
+    source = "class M(nn.Module):\n    def f(self):\n        self.w = torch.zeros(2)\n        self.w = self.w.tolist()\n"
+    context = FileContext("probe.py", PREAMBLE + source, cst.parse_module(PREAMBLE + source))
+    method = next(node for node in context.module.body if isinstance(node, cst.ClassDef)).body.body[0]
+    target = method.body.body[1].body[0].targets[0].target
+    assert context.values.narrowed(target, method) is None

@@ -92,8 +92,8 @@ class Narrowing:
     def _name_kind(self, node: cst.Name, scope: cst.FunctionDef) -> Optional[str]:
         uses = self._scope_uses().of(scope)
         name = node.value
-        if uses.in_nested_function(node) or not self._is_local(uses, name):
-            return None
+        if uses.in_nested_function(node) or _binds(uses, node) or not self._is_local(uses, name):
+            return None  # a target holds the value assigned, not the one tested
         kinds = {fact.kind for fact in self._name_facts(uses, scope, name) if self._holds(uses, fact, node, name)}
         return PARAMETER if PARAMETER in kinds else TENSOR if kinds else None
 
@@ -166,10 +166,10 @@ class Narrowing:
         if small is None:
             return None
         line = self.nodes.parent(small)
-        starts = [(line, line.body.index(small))]
+        starts = [(line, _index_in(line, small))]
         if type(line) is cst.SimpleStatementLine:
             block = self.nodes.parent(line)
-            starts.append((block, block.body.index(line)))
+            starts.append((block, _index_in(block, line)))
         return _Fact(TENSOR, call, tuple(starts), small)
 
     def _always_evaluated(self, call: cst.Call) -> Optional[cst.CSTNode]:
@@ -238,6 +238,8 @@ class Narrowing:
         """`self.attr = torch.empty(n)` earlier in the method, nothing between able to rebind it."""
         receiver = read.value.value
         uses = self._scope_uses().of(scope)
+        if self._written(read):
+            return False  # a target holds the value assigned
         if (
             uses.yields
             or uses.in_nested_function(read)
