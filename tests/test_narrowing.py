@@ -233,6 +233,11 @@ def test_an_attribute_that_code_between_may_rebind_is_not_narrowed(between):
         "from base import Base\nclass M(Base):\n    def f(self):\n        self.w = torch.zeros(2)\n        return self.w.data  # <-\n",
         "class M(nn.Module):\n    w = property(lambda self: None, lambda self, v: None)\n    def f(self):\n"
         "        self.w = torch.zeros(2)\n        return self.w.data  # <-\n",
+        # an alias of self made before the assignment, written through in between
+        "class M(nn.Module):\n    def f(self):\n        me = self\n        self.w = torch.zeros(2)\n        me.w = None\n"
+        "        return self.w.data  # <-\n",
+        "class M(nn.Module):\n    def f(self, keep):\n        keep.append(self)\n        self.w = torch.zeros(2)\n"
+        "        keep.clear()\n        return self.w.data  # <-\n",
         # a generator, and a function capturing self that may run in between
         "class M(nn.Module):\n    def f(self):\n        self.w = torch.zeros(2)\n        yield\n        return self.w.data  # <-\n",
         "class M(nn.Module):\n    def f(self, run):\n        self.w = torch.zeros(2)\n        reset = lambda: setattr(self, 'w', 0)\n"

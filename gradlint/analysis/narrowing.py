@@ -328,11 +328,22 @@ class Narrowing:
         if any(in_region(occurrence) for occurrence in uses.occurrences("super")):
             return False
         for occurrence in uses.occurrences(receiver):
-            if not in_region(occurrence) or occurrence is read.value:
+            if occurrence is read.value:
                 continue
-            if not self._reads_an_attribute(occurrence):
+            if in_region(occurrence) and not self._reads_an_attribute(occurrence):
                 return False
+            if not in_region(occurrence) and not self._leaves_no_alias(occurrence):
+                return False  # `me = self` earlier: `me.w = ...` between would not be seen
         return True
+
+    def _leaves_no_alias(self, occurrence: cst.Name) -> bool:
+        """`self.x` or `super(Net, self)`: a use of `self` outside the region that keeps no other
+        name or object holding it."""
+        parent = self.nodes.parent(occurrence)
+        if type(parent) is cst.Attribute and parent.value is occurrence:
+            return True
+        call = self.nodes.parent(parent) if type(parent) is cst.Arg else None
+        return type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "super"
 
     def _reads_an_attribute(self, occurrence: cst.Name) -> bool:
         """`self.x` read as a value: not called, not written, not handed on as `self` itself; or
