@@ -374,8 +374,8 @@ def test_no_detach_is_given_a_value_without_history(preset, runs):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the safe migration leaves 44 of 335 (13.1 %): GL304's `x.data.resize_(...)` on history-free buffers (8, its fix "
-    "unsafe by design), `.data` reads and in-place changes whose receiver is a function parameter of unknown type (9: "
+    reason="the safe migration leaves 41 of 335 (12.2 %): GL304's `x.data.resize_(...)` on history-free buffers (8, its fix "
+    "unsafe by design), `.data` reads and in-place changes whose receiver is a function parameter of unknown type (10: "
     "`label.data`, `noise.data.uniform_`, `input.data.div_`, `x.data.numpy()`, `data.data`), legacy constructors of "
     "lists whose elements may be tensors (`torch.Tensor(rewards)`, `[r]`, `[n]*k`), of tensors they may alias "
     "(`torch.FloatTensor(data)`, `torch.LongTensor(idx)` of an int64 array) and of sizes the value model cannot yet prove "

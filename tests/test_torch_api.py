@@ -336,6 +336,75 @@ def test_from_numpy_and_no_grad_give_nothing_with_history():
     assert not isinstance(torch.no_grad(), torch.Tensor)
 
 
+class _TensorAttributes:
+    """Not a tensor, but passes on a tensor's attributes (`x.softmax`, `x.size()`) and keeps it as
+    `.data`, as a `PackedSequence` does."""
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.data = tensor
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.data, name)
+
+
+def _not_tensors(tensor: torch.Tensor) -> dict:
+    """Values standing in for `tensor` that are not tensors: each has its values or its `.data`."""
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    sequence = tensor.reshape(tensor.shape[0], 1, -1)
+    return {
+        "PackedSequence": pack_padded_sequence(sequence, [1]),
+        "attributes": _TensorAttributes(tensor),
+        "list": tensor.tolist(),
+        "ndarray": tensor.numpy(),
+        "number": 1,
+        "numpy number": tensor.numpy().reshape(-1)[0],
+    }
+
+
+def _demanding_arguments(qualified: str) -> dict:
+    scores = torch.randn(4, 3)
+    probabilities = torch.rand(4, 3)
+    samples = {
+        "torch.nn.functional.nll_loss": (torch.log_softmax(scores, 1), torch.tensor([0, 2, 1, 1])),
+        "torch.nn.functional.cross_entropy": (scores, torch.tensor([0, 2, 1, 1])),
+        "torch.nn.functional.binary_cross_entropy": (probabilities, torch.rand(4, 3)),
+        "torch.nn.functional.kl_div": (torch.log_softmax(scores, 1), probabilities),
+        "torch.nn.functional.relu": (scores,),
+    }
+    arguments = samples.get(qualified, (scores, probabilities))
+    names = FUNCTIONS[qualified].value("demands-tensor").split(",")
+    assert len(arguments) == len(names)
+    return dict(zip(names, arguments))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # kl_div's note on its `mean` reduction
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("demands-tensor")))
+def test_a_demanding_function_raises_unless_given_tensors(qualified):
+    function = _resolve(qualified)
+    arguments = _demanding_arguments(qualified)
+    assert list(inspect.signature(function).parameters)[: len(arguments)] == list(arguments)
+    function(*arguments.values())
+    for name, tensor in arguments.items():
+        for other in _not_tensors(tensor).values():
+            given = {**arguments, name: other}
+            with pytest.raises((TypeError, AttributeError)):
+                function(*given.values())
+            with pytest.raises((TypeError, AttributeError)):
+                function(**given)
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("tensor-class")))
+def test_a_tensor_class_matches_tensors_only(qualified):
+    cls = _resolve(qualified)
+    parameter = torch.nn.Parameter(torch.randn(3, 2))
+    assert isinstance(parameter, cls)
+    assert not any(isinstance(other, cls) for other in _not_tensors(parameter.detach()).values())
+    assert isinstance(torch.randn(2), cls) != FUNCTIONS[qualified].has("parameter")
+
+
 @pytest.mark.parametrize("qualified", sorted(torch_api.functions("may-return-argument")))
 def test_a_function_may_return_its_argument(qualified):
     x = torch.randn(2, 3)

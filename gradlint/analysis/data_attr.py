@@ -172,6 +172,8 @@ _NEW_VALUE_METHODS = (
 )
 # May return the receiver itself (`x.cpu()` of a CPU tensor): followed to what consumes them.
 _CONVERSIONS = torch_api.methods("self")
+# Elementwise comparisons: they read their operand's values only, and their result has no history.
+_COMPARISONS = torch_api.methods("compares") & ENDS_HISTORY
 
 
 def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> bool:
@@ -179,7 +181,8 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
     (`x.data.size()`, `x.data.shape`), or `x` has no history and the consumer makes a new value
     (`x.data.numpy()`, `x.data.cpu().numpy()`, `x.data * 2`), so no code sees the object it was
     given: not its identity, its flags, or its version counter (an in-place method would now
-    count on `x`). Also `y = x.data` where `y` is only read by value with autograd off (see
+    count on `x`). So is the operand of a tensor's comparison method (`pred.eq(label.data)`),
+    whatever `x` carries: it reads values only and its result has no history. Also `y = x.data` where `y` is only read by value with autograd off (see
     `IdentityEvidence.read_only_by_value_without_grad`)."""
     receiver = data_receiver(stack[-1])
     index = len(stack) - 1
@@ -215,6 +218,8 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
             method = call.func.attr.value if type(call) is cst.Call and type(call.func) is cst.Attribute else None
             qualified = context.qualified_name(call.func) if method is not None else None
             in_torch = qualified is None or qualified.startswith("torch.")  # a tensor's method or torch's
+            if method in _COMPARISONS and in_torch and context.is_known_tensor(call.func.value):
+                return True  # `pred.eq(label.data)`: the same values and no history, whatever `label` carries
             return method in _NEW_VALUE_METHODS and in_torch and context.is_history_free(receiver)
         return False
     return False

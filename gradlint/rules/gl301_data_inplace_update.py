@@ -64,7 +64,8 @@ class DataInplaceUpdate(Rule):
     they leave `x` unchanged, so GL303 rewrites them to `x.detach()`, which behaves the same.
     Only tensors the analysis can see are flagged: parameters from `.parameters()` loops and
     from an optimizer's `group["params"]`, `nn.Parameter`s, registered buffers, `.weight`, `.bias`,
-    `.grad`, names bound to torch results. `self.data` of a plain class,
+    `.grad`, names bound to torch results, `self.buffer` just assigned a tensor in the same method
+    with nothing between that may rebind it (a method of `self`, a call given `self`). `self.data` of a plain class,
     `dataset.data` and module paths such as `torch.utils.data` are never touched.
     """
 
@@ -95,6 +96,18 @@ class DataInplaceUpdate(Rule):
         m = torch.nn.Linear(2, 2)
         m.weight.data.unsqueeze_(0)
         m.weight.data.set_(w)
+        """,
+        # `self.buffer` may have been rebound by the method called in between.
+        """
+        import torch
+        import torch.nn as nn
+        class Model(nn.Module):
+            def reset(self, n):
+                self.buffer = torch.zeros(n)
+                self.refresh()
+                self.buffer.data.fill_(1)
+            def refresh(self):
+                self.buffer = load_buffer()
         """,
         # `group["params"]` of something that is not an optimizer's param groups.
         """
@@ -316,6 +329,38 @@ class DataInplaceUpdate(Rule):
             line=5,
             column=7,
             message="In-place update through `.data` bypasses autograd's version",
+            fix_title="Update under `torch.no_grad()` without `.data`",
+        ),
+        Invalid(  # `self.coord` is the tensor just assigned: nothing between may rebind it
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+            class RN(nn.Module):
+                def __init__(self, args):
+                    super(RN, self).__init__()
+                    self.coord = torch.empty(args.batch_size, 25, 2)
+                    if args.cuda:
+                        self.coord = self.coord.cuda()
+                    coords = np.zeros((args.batch_size, 25, 2))
+                    self.coord.data.copy_(torch.from_numpy(coords))
+            """,
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+            class RN(nn.Module):
+                def __init__(self, args):
+                    super(RN, self).__init__()
+                    self.coord = torch.empty(args.batch_size, 25, 2)
+                    if args.cuda:
+                        self.coord = self.coord.cuda()
+                    coords = np.zeros((args.batch_size, 25, 2))
+                    with torch.no_grad():
+                        self.coord.copy_(torch.from_numpy(coords))
+            """,
+            line=11,
+            column=9,
             fix_title="Update under `torch.no_grad()` without `.data`",
         ),
         # A tensor only by its name in a file that never imports torch (a numpy masked array has a

@@ -68,7 +68,8 @@ class DataRead(Rule):
     that provably carries no history (a factory's tensor, a loader's batch, the indices of
     `torch.max(out, 1)[1]`: see the history fact of GL101) consumed by something that makes a
     new value (`.numpy()`, `.tolist()`, `.item()`, reductions, views, arithmetic, also after
-    `.cpu()`/`.to()`/`.float()`). There `x` and `x.detach()` give the same values, flags and
+    `.cpu()`/`.to()`/`.float()`), and the operand of a tensor's comparison method
+    (`pred.eq(label.data)`) whatever it carries: a comparison reads values only and gives no history. There `x` and `x.detach()` give the same values, flags and
     version counter, and no code sees the object itself. So does a call handed the last read of
     a local bound to a new object without history (`comparison = torch.cat(...)` under no_grad,
     then `save_image(comparison.data.cpu())`): no other code can reach `comparison` to tell it
@@ -106,7 +107,9 @@ class DataRead(Rule):
     `loss.data.cpu().numpy()[0]`, and `total_loss += loss.data` where `total_loss` is read as
     `total_loss[0]`) become `.item()` there; `model.bias.data[0]` is a read like any other. Only evident tensors
     are flagged: `dataset.data`, `self.data`, `args.data`, numpy arrays and module paths such as
-    `torch.utils.data` are not.
+    `torch.utils.data` are not. Evidence includes the code on the way to the read: the branch of
+    `isinstance(p, nn.Parameter)`, and a name an earlier `F.nll_loss(output, label)` of the same
+    function was given (such losses raise unless given tensors).
     """
 
     code = "GL303"
@@ -168,6 +171,21 @@ class DataRead(Rule):
         def encode(rnn, x, lengths):
             out, hidden = rnn(pack_padded_sequence(x, lengths))
             return out.data
+        """,
+        # Not tensors on the way: another library's class or loss, the other branch of a test.
+        """
+        import tensorflow as tf
+        from mylosses import nll_loss
+        def read(x, output, seq):
+            loss = nll_loss(output, seq)
+            if isinstance(x, tf.Variable):
+                return x.data, seq.data
+        """,
+        """
+        import torch
+        def read(x):
+            if not isinstance(x, torch.Tensor):
+                return x.data
         """,
         # An argument used only by value could be a numpy array, whose `.data` is its buffer.
         """
@@ -501,6 +519,39 @@ class DataRead(Rule):
             column=23,
             message="`.data` gives a view that autograd does not track",
             fix_title="Replace with `seq.detach()`",
+        ),
+        Invalid(  # tensors by the code on the way: an isinstance branch, a loss that takes only tensors
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            def load(own_state, state_dict):
+                for name, param in state_dict.items():
+                    if isinstance(param, nn.Parameter):
+                        param = param.data
+                    own_state[name].copy_(param)
+            def train(model, image, label):
+                output = model(image)
+                loss = F.nll_loss(output, label)
+                pred = output.data.max(1)[1]
+                return pred.eq(label.data).sum()
+            """,
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            def load(own_state, state_dict):
+                for name, param in state_dict.items():
+                    if isinstance(param, nn.Parameter):
+                        param = param.detach()
+                    own_state[name].copy_(param)
+            def train(model, image, label):
+                output = model(image)
+                loss = F.nll_loss(output, label)
+                pred = output.detach().max(1)[1]
+                return pred.eq(label).sum()
+            """,
+            line=6,
+            column=21,
+            fix_title="Replace with `param.detach()`",
         ),
         # A file that never imports torch: the receiver is a tensor only by its name (jinja2's
         # `output_node` is a template node, its `.data` a string), so the fix is unsafe.

@@ -33,6 +33,11 @@ VOCABULARY = {
     "submodules": "a `torch.nn` layer with sub-modules of its own",
     "parallel-wrapper": "a data-parallel wrapper whose own `forward` does its work (scatter, gradient synchronisation)",
     "returns-object": "it returns whatever object it loads or wraps (a module, a dict, a tensor...)",
+    "tensor-class": "`isinstance(x, it)` holds for tensors only (for the `parameter` rows, parameters only)",
+    "demands-tensor": (
+        "it raises TypeError or AttributeError unless the arguments of its leading parameters named here are tensors "
+        "(a list, a NumPy array, a number, a `PackedSequence`, an object passing on a tensor's attributes): `input,target`"
+    ),
     # losses and activations
     "loss": "a loss function",
     "loss-module": "a loss module class",
@@ -83,10 +88,10 @@ torch.scalar_tensor        factory data grad-flag default-device ends
 torch.from_numpy           factory data default-device ends
 torch.as_tensor            data may-return-argument list
 torch.asarray              data may-return-argument list
-torch.autograd.Variable    variable
+torch.autograd.Variable    variable tensor-class
 
 # pre-0.4 typed constructors
-torch.Tensor               legacy list
+torch.Tensor               legacy list tensor-class
 torch.FloatTensor          legacy dtype=float32 list
 torch.DoubleTensor         legacy dtype=float64 list
 torch.HalfTensor           legacy dtype=float16 list
@@ -109,7 +114,7 @@ torch.cuda.LongTensor      legacy int dtype=int64 list
 torch.cuda.BoolTensor      legacy int dtype=bool list
 
 # parameters, buffers, containers
-torch.nn.Parameter                       parameter
+torch.nn.Parameter                       parameter tensor-class
 torch.nn.parameter.Parameter             parameter
 torch.nn.UninitializedParameter          parameter
 torch.nn.Buffer                          buffer
@@ -238,16 +243,16 @@ torch.nn.functional.alpha_dropout         dropout may-return-argument
 torch.nn.functional.feature_alpha_dropout dropout may-return-argument
 
 # losses
-torch.nn.functional.cross_entropy         loss loss-kind=cross_entropy
-torch.nn.functional.nll_loss              loss loss-kind=nll
-torch.nn.functional.binary_cross_entropy_with_logits loss loss-kind=bce_with_logits pairs-elements=raises
+torch.nn.functional.cross_entropy         loss loss-kind=cross_entropy demands-tensor=input,target
+torch.nn.functional.nll_loss              loss loss-kind=nll demands-tensor=input,target
+torch.nn.functional.binary_cross_entropy_with_logits loss loss-kind=bce_with_logits pairs-elements=raises demands-tensor=input,target
 torch.binary_cross_entropy_with_logits    loss loss-kind=bce_with_logits pairs-elements=raises
-torch.nn.functional.binary_cross_entropy  loss loss-kind=bce pairs-elements=raises
-torch.nn.functional.kl_div                loss
-torch.nn.functional.mse_loss              loss pairs-elements=broadcasts
-torch.nn.functional.l1_loss               loss pairs-elements=broadcasts
-torch.nn.functional.smooth_l1_loss        loss pairs-elements=broadcasts
-torch.nn.functional.huber_loss            loss pairs-elements=broadcasts
+torch.nn.functional.binary_cross_entropy  loss loss-kind=bce pairs-elements=raises demands-tensor=input,target
+torch.nn.functional.kl_div                loss demands-tensor=input,target
+torch.nn.functional.mse_loss              loss pairs-elements=broadcasts demands-tensor=input,target
+torch.nn.functional.l1_loss               loss pairs-elements=broadcasts demands-tensor=input,target
+torch.nn.functional.smooth_l1_loss        loss pairs-elements=broadcasts demands-tensor=input,target
+torch.nn.functional.huber_loss            loss pairs-elements=broadcasts demands-tensor=input,target
 torch.nn.CrossEntropyLoss                 loss-module loss-kind=cross_entropy
 torch.nn.NLLLoss                          loss-module loss-kind=nll
 torch.nn.BCEWithLogitsLoss                loss-module loss-kind=bce_with_logits pairs-elements=raises
@@ -313,7 +318,7 @@ torch.tanh                 keeps-strides
 torch.exp                  keeps-strides
 torch.relu                 keeps-strides
 torch.abs                  keeps-strides
-torch.nn.functional.relu   keeps-strides
+torch.nn.functional.relu   keeps-strides demands-tensor=input
 torch.nn.functional.tanh   keeps-strides
 torch.nn.functional.elu    keeps-strides
 """

@@ -17,6 +17,7 @@ import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.narrowing import PARAMETER, Narrowing
 from gradlint.analysis.scopes import Scope, ScopeTable, self_name
 from gradlint.analysis.semantic.arguments import UNKNOWN, Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
@@ -97,6 +98,7 @@ class ValueModel:
         self._passed = passed
         self._class_of = class_of
         self._evident = EvidentTensors(imports, scopes, self.is_tensor)
+        self._narrowing = Narrowing(imports, nodes, evaluators.scope_uses, self._surely_tensor, class_of)
         # question -> (id(node), id(scope)) -> (node, scope, answer); the node and scope are kept
         # so that their ids are not reused by other objects while the answer is remembered.
         self._answers: dict[str, dict[tuple[int, int], tuple[cst.CSTNode, Optional[Scope], object]]] = {}
@@ -139,6 +141,9 @@ class ValueModel:
         return self._remember("kind", node, scope, lambda: self._kind(node, scope))
 
     def _kind(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Kind:
+        narrowed = self.narrowed(node, scope)
+        if narrowed is not None:
+            return Kind.PARAMETER if narrowed == PARAMETER or self.is_parameter(node, scope) else Kind.TENSOR
         if self.is_python_number(node, scope):
             return Kind.NUMBER
         other = self._object_kind(node, scope, 0)
@@ -224,7 +229,7 @@ class ValueModel:
         return Certainty.BOUND if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) else Certainty.CONSTRUCTED
 
     def _tensor_certainty(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Certainty:
-        if self.is_bound_tensor(node, scope) or self.is_evident_tensor(node, scope):
+        if self.is_bound_tensor(node, scope) or self.is_evident_tensor(node, scope) or self.narrowed(node, scope) is not None:
             return Certainty.BOUND
         return Certainty.NAMED
 
@@ -297,16 +302,44 @@ class ValueModel:
     # -- one-field questions: each asks one evaluator ------------------------------------------------
 
     def is_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
-        """Evidence (by construction, binding or name) that `node` is a tensor."""
-        return self._remember("is_tensor", node, scope, lambda: self._evaluators.tensors().is_tensor(node, scope))
+        """Evidence (by construction, binding, name, or the code on the way to `node`) that `node` is a tensor."""
+        return self._remember(
+            "is_tensor", node, scope, lambda: self._evaluators.tensors().is_tensor(node, scope) or self.narrowed(node, scope) is not None
+        )
 
     def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
-        """A tensor with nothing against it: enough for a safe fix that calls a tensor method."""
-        return self._remember("is_known_tensor", node, scope, lambda: self._evaluators.tensors().is_known_tensor(node, scope))
+        """A tensor with nothing against it, or proved one by the code on the way to `node`: enough
+        for a safe fix that calls a tensor method."""
+        return self._remember(
+            "is_known_tensor",
+            node,
+            scope,
+            lambda: self._evaluators.tensors().is_known_tensor(node, scope) or self.narrowed(node, scope) is not None,
+        )
 
     def contradicts_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
-        """Evidence that `node` is not a tensor: a Python number, another library's object, a file without torch."""
-        return self._remember("contradicts_tensor", node, scope, lambda: self._evaluators.tensors().contradicts_tensor(node, scope))
+        """Evidence that `node` is not a tensor: a Python number, another library's object, a file
+        without torch; never where the code on the way to `node` proves a tensor."""
+        return self._remember(
+            "contradicts_tensor",
+            node,
+            scope,
+            lambda: self._evaluators.tensors().contradicts_tensor(node, scope) and self.narrowed(node, scope) is None,
+        )
+
+    def _surely_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """A tensor by construction or by every binding, nothing against it (never by name alone)."""
+        return (
+            self.kind(node, scope) in (Kind.TENSOR, Kind.PARAMETER)
+            and self.certainty(node, scope) is not Certainty.NAMED
+            and not self.contradicts_tensor(node, scope)
+        )
+
+    def narrowed(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[str]:
+        """`narrowing.PARAMETER` or `narrowing.TENSOR` where the code on the way to the read `node`
+        proves it one (an `isinstance` branch, an earlier torch call that needs a tensor, `self.w`
+        just assigned a tensor; see `analysis.narrowing`), else None."""
+        return self._remember("narrowed", node, scope, lambda: self._narrowing.kind(node, scope))
 
     def is_python_number(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`node` evidently evaluates to a Python `int` or `float`, never a tensor."""
@@ -336,11 +369,14 @@ class ValueModel:
         return self._remember("is_evident_tensor", node, scope, lambda: self._evident.is_evident(node, scope))
 
     def is_parameter(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
-        """A parameter or buffer by its spelling or its loop: `.weight` / `.bias`, or a loop
-        variable over a model's parameters or buffers (`for p in model.parameters()`)."""
+        """A parameter or buffer by its spelling or its loop: `.weight` / `.bias`, a loop variable
+        over a model's parameters or buffers (`for p in model.parameters()`), or a name read in
+        the branch of `isinstance(p, nn.Parameter)`."""
         return self._remember("is_parameter", node, scope, lambda: self._parameter(node, scope))
 
     def _parameter(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        if self.narrowed(node, scope) == PARAMETER:
+            return True  # in the branch of `isinstance(p, nn.Parameter)`
         if isinstance(node, cst.Attribute):
             return node.attr.value in ("weight", "bias")
         if not isinstance(node, cst.Name):
