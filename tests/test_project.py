@@ -438,3 +438,58 @@ def test_functions_other_files_mention_are_known_only_when_the_run_holds_every_i
     alone = RunProject([(tmp_path / "helpers.py", helpers.encode())], [], [tmp_path / "helpers.py"], Settings(root=tmp_path))
     facts_alone = alone.facts_for(tmp_path / "helpers.py")
     assert facts_alone is None or facts_alone.called_elsewhere is None  # who imports it is unknown
+
+
+def test_what_may_reach_a_files_methods_from_the_other_files_of_the_run(tmp_path):
+    trainer = (
+        "class Trainer:\n"
+        "    def sample(self, noise):\n        return noise\n\n"
+        "    def step(self, x):\n        return x\n\n"
+        "    def train(self, noise):\n        return self.sample(noise), self.step(noise)\n\n\n"
+        "class Buffer:\n    def push(self, x):\n        return x\n"
+    )
+    files = {
+        "trainer.py": trainer,
+        "main.py": "from trainer import Trainer\n\nTrainer().train(t)\n",
+        "hooks.py": 'def hook(obj):\n    return getattr(obj, "step")\n',  # a name in a string
+        "replay.py": "import trainer\n\n\nclass Replay(trainer.Buffer):\n    pass\n",
+    }
+    project(tmp_path, files)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    index = ProjectIndex(sources, [str(tmp_path)])
+    assert index.methods_reached_elsewhere(str(tmp_path / "trainer.py")) == {"train", "step", "Buffer"}
+    assert index.methods_reached_elsewhere(str(tmp_path / "main.py")) == frozenset()  # no methods
+
+    # A read by a computed name may be any method; not one on an imported module.
+    dispatch = "import torch.nn as nn\n\n\ndef layer(kind):\n    return getattr(nn, kind)(3)\n"
+    write(tmp_path / "layers.py", dispatch)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    assert "*" not in ProjectIndex(sources, [str(tmp_path)]).methods_reached_elsewhere(str(tmp_path / "trainer.py"))
+    write(tmp_path / "layers.py", 'def run(trainer, phase):\n    return getattr(trainer, "train_" + phase)()\n')
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    assert "*" in ProjectIndex(sources, [str(tmp_path)]).methods_reached_elsewhere(str(tmp_path / "trainer.py"))
+
+    whole = RunProject([(Path(p), raw) for p, raw in sources], [], [tmp_path], Settings(root=tmp_path))
+    assert "sample" not in whole.facts_for(tmp_path / "trainer.py").reached_elsewhere
+    alone = RunProject([(tmp_path / "trainer.py", trainer.encode())], [], [tmp_path / "trainer.py"], Settings(root=tmp_path))
+    facts_alone = alone.facts_for(tmp_path / "trainer.py")
+    assert facts_alone is None or facts_alone.reached_elsewhere is None  # who calls them is unknown
+
+
+@pytest.mark.parametrize(
+    ("source", "computed"),
+    [
+        ('x = getattr(args, "lr", 0.1)\n', False),
+        ("x = getattr(nn, kind)(3)\n", False),  # `nn` is only imported
+        ("x = getattr(nn, kind)(3)\nnn = make()\n", True),
+        ("x = getattr(self, 'train_' + phase)()\n", True),
+        ("x = getattr(self, name)\n", True),
+        ('f = attrgetter("a", "b")\n', False),
+        ("f = methodcaller(name, 1)\n", True),
+        ("members = inspect.getmembers(obj)\n", True),
+    ],
+)
+def test_reads_by_a_computed_attribute_name(source, computed):
+    from gradlint.analysis.project import reads_computed_attributes
+
+    assert reads_computed_attributes(source.encode(), frozenset({"nn"})) is computed

@@ -44,14 +44,14 @@ from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.local_calls import LocalCalls, local_class
+from gradlint.analysis.local_calls import LocalCalls, local_class, names_bound_by
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable, is_binding_position, is_write_target, target_paths
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
-from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
+from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tensors import TensorEvidence, root_name
 
 # The table's autograd history properties, read here for both directions: this proof, and the
@@ -127,6 +127,7 @@ class HistoryEvidence:
         nodes: Optional[NodeIndex] = None,
         scope_uses: Optional[ScopeUsesTable] = None,
         options: Optional[CommandLineOptions] = None,
+        reached_elsewhere: Optional[frozenset[str]] = None,
     ) -> None:
         self.module = module
         self.nodes = nodes if nodes is not None else NodeIndex(module)
@@ -135,7 +136,7 @@ class HistoryEvidence:
         self.tensors = tensors
         self.functions = functions
         self.scope_uses = scope_uses if scope_uses is not None else ScopeUsesTable(self.nodes)
-        self.calls = LocalCalls(module, imports, scopes, functions, self.scope_uses, used_elsewhere)
+        self.calls = LocalCalls(module, imports, scopes, functions, self.scope_uses, used_elsewhere, reached_elsewhere)
         self.options = options if options is not None else CommandLineOptions(module, imports, scopes, self.scope_uses)
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
@@ -230,24 +231,29 @@ class HistoryEvidence:
         return not any(self._attribute_gains_history(method, attribute, depth) for method in class_methods(owner))
 
     def arguments_are_history_free(self, function: cst.FunctionDef, parameter: str, depth: int) -> bool:
-        """Every call of the module-level `function` passes a history-free value for `parameter`
-        (or leaves its history-free default): the function is called only by name in this file,
-        never handed over as a value, decorated (but for `@torch.no_grad()`) or redefined, and no
-        other file of the run mentions it (unknown in a partial run)."""
+        """Every call of `function` passes a history-free value for `parameter` (or leaves its
+        history-free default), when its calls are all known (`LocalCalls`): a module-level
+        function called only by name in this file, never handed over as a value, decorated (but
+        for `@torch.no_grad()`) or redefined, that no other file of the run mentions; or a method
+        called only as `self.m(...)` in its own class's methods (its first parameter is the
+        instance, never asked here)."""
         key = (id(function), parameter)
         if key in self._parameters_in_proof:
             return True  # recursion: the other calls decide
-        calls = self.calls.all_calls_of(function)
+        method = self.functions.class_of(function) is not None
+        calls = self.calls.all_calls_of_method(function) if method else self.calls.all_calls_of(function)
         if calls is None:
             return False
         signature = Signature.of(function)
         default = signature.defaults.get(parameter)
         if parameter not in signature.slots and default is None:
             return False  # keyword-only without a default, or `*args`: never proved
+        if method and (parameter == signature.slots[0] or not self._default_read_in_module(function, default)):
+            return False
         self._parameters_in_proof.add(key)
         try:
             for call, scope in calls:
-                bound = bind(call, signature)
+                bound = bind(call, signature, receiver=call.func.value if method else None)
                 if bound.starred:
                     return False
                 argument = bound.passed(parameter)
@@ -258,6 +264,15 @@ class HistoryEvidence:
             return True
         finally:
             self._parameters_in_proof.discard(key)
+
+    def _default_read_in_module(self, method: cst.FunctionDef, default: Optional[cst.BaseExpression]) -> bool:
+        """A method's default reads names as the module does: its class's body binds none of them
+        (a default is evaluated in the class body, where the class's own names come first)."""
+        if default is None:
+            return True
+        owner = self.functions.class_of(method)
+        bound = {name for statement in suite_statements(owner.body) for name in names_bound_by(statement)}
+        return not any(type(node) is cst.Name and node.value in bound for node in self.nodes.subtree(default))
 
     def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int, receiver: Optional[str] = None) -> bool:
         receiver = receiver or self_name(method)

@@ -60,8 +60,92 @@ class _Import:
 _TOP_LEVEL_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
+# A `def` indented in a class (or a function: over-approximating the methods only costs a lookup).
+_METHOD_DEF = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_CLASS_DEF = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_CLASS_BASES = re.compile(rb"^[ \t]*class[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\(", re.MULTILINE)
+# Calls that read an attribute whose name they are given: each is literal only when every name
+# argument is a plain string; `getattr` takes it second, the others first (and further).
+_NAMED_READERS = re.compile(rb"\b(getattr|attrgetter|methodcaller)[ \t]*\(")
+# Reads of every attribute of an object by whatever name.
+_ANY_ATTRIBUTE_READERS = re.compile(rb"\b(?:getmembers|__getattribute__)\b")
+_DOTTED_WORDS = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)*")
+_PLAIN_STRING = re.compile(rb"[rRuU]?(?:'[A-Za-z0-9_.]*'|\"[A-Za-z0-9_.]*\")")
+
+
 def _top_level_functions(source: bytes) -> frozenset[str]:
     return frozenset(match.decode() for match in _TOP_LEVEL_DEF.findall(source))
+
+
+def _base_words(source: bytes) -> frozenset[str]:
+    """The words of every `class` statement's bases (`class A(nn.Module, Mixin)`: nn, Module, Mixin)."""
+    found: set[str] = set()
+    for match in _CLASS_BASES.finditer(source):
+        arguments = _call_arguments(source, match.end())
+        found.update(word for argument in arguments for word in _WORD.findall(argument.decode("utf-8", "replace")))
+    return frozenset(found)
+
+
+def reads_computed_attributes(source: bytes, imported: frozenset[str] = frozenset()) -> bool:
+    """The source may read an attribute by a name computed at run time: `getattr(obj, name)`,
+    `attrgetter(name)`, `methodcaller(name)` with a name that is not a plain string literal,
+    `inspect.getmembers`, `__getattribute__`. Not `getattr(nn, rnn_type)` on a name the file
+    binds only by an import (`imported`): a module's attributes are not an instance's methods.
+    A text scan: anything it cannot read counts."""
+    if _ANY_ATTRIBUTE_READERS.search(source):
+        return True
+    for match in _NAMED_READERS.finditer(source):
+        arguments = _call_arguments(source, match.end())
+        if match.group(1) == b"getattr":
+            if arguments and _only_imported(arguments[0].strip(), imported, source):
+                continue
+            names = arguments[1:2]
+        else:
+            names = arguments[:1] if match.group(1) == b"methodcaller" else arguments
+        if not names or not all(_PLAIN_STRING.fullmatch(name.strip()) for name in names):
+            return True
+    return False
+
+
+def _only_imported(receiver: bytes, imported: frozenset[str], source: bytes) -> bool:
+    """`receiver` is a name (or a dotted path from one) that the file binds by an import and
+    assigns nowhere."""
+    found = _DOTTED_WORDS.fullmatch(receiver)
+    if found is None:
+        return False
+    root = found.group(1)
+    if root.decode() not in imported:
+        return False
+    name = re.escape(root)
+    assigned = rb"^[ \t]*[\w, \t]*(?<![\w.])" + name + rb"\b[\w, \t]*=(?!=)"
+    looped = rb"\bfor[ \t]+[\w, \t()]*(?<![\w.])" + name + rb"\b[\w, \t()]*[ \t]in\b"
+    return re.search(assigned + rb"|" + looped, source, re.MULTILINE) is None
+
+
+def _call_arguments(source: bytes, start: int) -> list[bytes]:
+    """The top-level arguments of the call whose `(` ends right before `start`, as text; strings
+    are skipped over roughly (a quote inside another string may cut an argument short, which
+    then reads as computed)."""
+    arguments: list[bytes] = []
+    depth, position, begin = 0, start, start
+    while position < len(source):
+        character = source[position : position + 1]
+        if character in (b"'", b'"'):
+            end = source.find(character, position + 1)
+            position = len(source) if end == -1 else end + 1
+            continue
+        if character in (b"(", b"[", b"{"):
+            depth += 1
+        elif character in (b")", b"]", b"}"):
+            if depth == 0:
+                arguments.append(source[begin:position])
+                return [argument for argument in arguments if argument.strip()]
+            depth -= 1
+        elif character == b"," and depth == 0:
+            arguments.append(source[begin:position])
+            begin = position + 1
+        position += 1
+    return [argument for argument in arguments if argument.strip()]
 
 
 _DEFINED = object()  # bound at module level by something other than one import
@@ -112,6 +196,9 @@ class ProjectIndex:
         self._facts: dict[str, ProjectFacts] = {}
         self._reimported: dict[str, dict[str, set[str]]] = {}  # module -> name -> files using it through the module
         self._words: dict[str, frozenset[str]] = {}
+        self._files_by_word: Optional[dict[str, set[str]]] = None  # word -> the run files spelling it
+        self._files_by_base: Optional[dict[str, set[str]]] = None  # word -> the run files whose class bases spell it
+        self._computed_reads: dict[str, bool] = {}
         self._done: set[str] = set()  # files whose own imports have been looked at
         self._unread: set[str] = set()  # files whose imports could not be followed
         self._importers: Optional[dict[str, set[str]]] = None  # module -> the run files whose imports name it
@@ -156,6 +243,49 @@ class ProjectIndex:
             if not unseen:
                 break
         return frozenset(mentioned)
+
+    def methods_reached_elsewhere(self, path: str) -> frozenset[str]:
+        """What may reach a method of module `path`'s classes from another file of the run: the
+        names of its methods another file spells (as a word, in code or in a string: a call, a
+        bound method handed over, `getattr(obj, "name")`), the names of its classes another file's
+        `class` statement lists among its bases, and "*" when a file of the run (this one
+        included) reads attributes by a computed name (`getattr(obj, name)`), which may be any
+        method. Every file's words are read once per run, and only when some file asks."""
+        key = os.path.abspath(path)
+        source = self._sources.get(key, b"")
+        methods = {match.decode() for match in _METHOD_DEF.findall(source)}
+        if key not in self._run or not methods:
+            return frozenset()
+        reached = {name for name in methods if self._spelling_files(name) - {key}}
+        classes = {match.decode() for match in _CLASS_DEF.findall(source)}
+        reached |= {name for name in classes if self._subclassing_files(name) - {key}}
+        if any(self._reads_computed_attributes(other) for other in self._run):
+            reached.add("*")
+        return frozenset(reached)
+
+    def _spelling_files(self, word: str) -> set[str]:
+        """The files of the run that spell `word` (as an identifier-like word anywhere)."""
+        if self._files_by_word is None:
+            self._files_by_word = {}
+            for path in self._run:
+                for found in self._words_of(path):
+                    self._files_by_word.setdefault(found, set()).add(path)
+        return self._files_by_word.get(word, set())
+
+    def _subclassing_files(self, name: str) -> set[str]:
+        """The files of the run with a `class` statement whose bases spell `name`."""
+        if self._files_by_base is None:
+            self._files_by_base = {}
+            for path in self._run:
+                for found in _base_words(self._sources[path]):
+                    self._files_by_base.setdefault(found, set()).add(path)
+        return self._files_by_base.get(name, set())
+
+    def _reads_computed_attributes(self, path: str) -> bool:
+        if path not in self._computed_reads:
+            imported = frozenset(item.local for item in self._import_statements(path) if item.local is not None)
+            self._computed_reads[path] = reads_computed_attributes(self._sources.get(path, b""), imported)
+        return self._computed_reads[path]
 
     def passed_arguments(self, path: str) -> dict[str, PassedValue]:
         """What every construction in the run passes to the constructor parameters the classes of

@@ -1,0 +1,136 @@
+"""A method's parameters take what its callers pass when every call of it is known: each call is
+`self.m(...)` in a method of its own plain class, nothing else in the file or the run reads the
+name, and the class is subclassed nowhere; and the look-alikes each of these must leave alone."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Optional
+
+import libcst as cst
+import pytest
+
+from gradlint.context import FileContext
+from gradlint.model.project import ProjectFacts
+
+# A whole-project run in which no other file reaches this file's methods.
+ALONE = ProjectFacts(called_elsewhere=frozenset(), reached_elsewhere=frozenset())
+
+TRAINER = """
+import torch
+
+class Trainer:
+    def __init__(self, G):
+        self.G = G
+
+    def _noise(self, noise, bs, scale=1.0):
+        noise.data.uniform_(-scale, scale)
+        return noise
+
+    def train(self, loader):
+        noise = torch.FloatTensor(16, 8)
+        for x, _ in loader:
+            z = self._noise(noise, x.size(0))
+            out = self.G(z)
+"""
+
+
+def context_of(source: str, project: Optional[ProjectFacts] = ALONE) -> FileContext:
+    source = textwrap.dedent(source)
+    return FileContext("example.py", source, cst.parse_module(source), project)
+
+
+def parameter_facts(source: str, method: str, parameter: str, project: Optional[ProjectFacts] = ALONE) -> tuple[bool, bool]:
+    """(is a tensor, is history-free) for the first read of `parameter` in `method` of `Trainer`."""
+    context = context_of(source, project)
+    (function,) = [
+        f for f in context.function_table.all if f.name.value == method and context.function_table.class_of(f).name.value == "Trainer"
+    ]
+    read = next(n for n in context.nodes.subtree(function.body) if isinstance(n, cst.Name) and n.value == parameter)
+    return context.values.is_tensor(read, function), context.values.is_history_free(read, function)
+
+
+def test_the_parameter_of_a_method_every_call_of_which_is_known_takes_its_callers_facts():
+    assert parameter_facts(TRAINER, "_noise", "noise") == (True, True)
+
+
+def test_keywords_defaults_and_the_instance_bind_as_python_binds_them():
+    source = TRAINER.replace("self._noise(noise, x.size(0))", "self._noise(bs=x.size(0), noise=noise)")
+    assert parameter_facts(source, "_noise", "noise") == (True, True)
+    assert parameter_facts(TRAINER, "_noise", "scale")[1]  # the literal default
+    context = context_of(TRAINER)
+    (function,) = context.function_table.methods["_noise"]
+    assert not context.history.arguments_are_history_free(function, "self", 0)  # the instance is never asked
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # one caller passes a value with history
+        lambda s: s.replace("            out = self.G(z)\n", "            out = self.G(z)\n            self._noise(out, 3)\n"),
+        # also called on another object
+        lambda s: s.replace("            out = self.G(z)\n", "            out = self.G(z)\n            other._noise(noise, 3)\n"),
+        # handed over as a callback
+        lambda s: s.replace("            out = self.G(z)\n", "            out = self.G(z)\n            run(self._noise)\n"),
+        # named in a string (`getattr(self, "_noise")`)
+        lambda s: s.replace("            out = self.G(z)\n", '            out = self.G(z)\n            getattr(self, "_noise")(z, 3)\n'),
+        # overridden in a subclass
+        lambda s: s + "\nclass Other(Trainer):\n    def _noise(self, noise, bs, scale=1.0):\n        return noise\n",
+        # a base class may call it by its name
+        lambda s: s.replace("class Trainer:", "class Trainer(Base):"),
+        # a decorated class, or method
+        lambda s: s.replace("class Trainer:", "@register\nclass Trainer:"),
+        lambda s: s.replace("    def _noise(", "    @cached\n    def _noise("),
+        # attributes looked up by `__getattr__`
+        lambda s: s + "    def __getattr__(self, name):\n        return name\n",
+        # called from a nested function, or a lambda
+        lambda s: s.replace("            z = self._noise(noise, x.size(0))", "            z = (lambda: self._noise(noise, 3))()"),
+        # `*args` at a call
+        lambda s: s.replace("self._noise(noise, x.size(0))", "self._noise(*args)"),
+        # the instance rebound in the caller
+        lambda s: s.replace(
+            "        noise = torch.FloatTensor(16, 8)\n", "        noise = torch.FloatTensor(16, 8)\n        self = other\n"
+        ),
+    ],
+    ids=[
+        "a caller with history",
+        "another object",
+        "a callback",
+        "a string",
+        "a subclass",
+        "a base class",
+        "a class decorator",
+        "a method decorator",
+        "__getattr__",
+        "a lambda",
+        "*args",
+        "self rebound",
+    ],
+)
+def test_a_method_whose_calls_are_not_all_known_keeps_its_parameters_unknown(change):
+    assert parameter_facts(change(TRAINER), "_noise", "noise")[1] is False
+
+
+@pytest.mark.parametrize(
+    "project",
+    [
+        None,  # a partial run: who calls it is unknown
+        ProjectFacts(called_elsewhere=frozenset(), reached_elsewhere=frozenset({"_noise"})),  # another file spells it
+        ProjectFacts(called_elsewhere=frozenset(), reached_elsewhere=frozenset({"Trainer"})),  # another file subclasses it
+        ProjectFacts(called_elsewhere=frozenset(), reached_elsewhere=frozenset({"*"})),  # read by a computed name somewhere
+    ],
+    ids=["partial run", "spelled elsewhere", "subclassed elsewhere", "computed read"],
+)
+def test_a_method_other_files_may_reach_keeps_its_parameters_unknown(project):
+    assert parameter_facts(TRAINER, "_noise", "noise", project) == (False, False)
+
+
+def test_gl301_fixes_an_update_of_a_parameter_every_caller_fills_with_a_tensor():
+    from gradlint.engine import lint_text
+
+    def applicabilities(project):
+        findings = lint_text(textwrap.dedent(TRAINER), "example.py", frozenset({"GL301"}), project=project).findings
+        return [finding.fix.applicability.value for finding in findings]
+
+    assert applicabilities(ALONE) == ["safe"]
+    assert applicabilities(None) == []  # `noise` is not known to be a tensor
