@@ -338,10 +338,7 @@ BLOCKERS_AFTER_UNSAFE: dict[str, str] = {}
 NEEDLESS_DETACHES = (
     "GL101 rewrites `Variable(x)` of a history-free x as `x.detach()` where the proof does not reach: word_language_model's "
     "slices of a corpus built in another file (`torch.LongTensor` filled in data.py, read as `corpus.train`: history is "
-    "followed within one file); yunjey's `Solver.to_var(x)` (`return Variable(x)`), whose loader batches come through a "
-    "method parameter: a method's callers are not followed (the project index lists top-level functions only), and "
-    "`return x` would also hand each caller back its own argument object, which the identity proof does not follow "
-    "into callers either"
+    "followed within one file)"
 )
 
 

@@ -134,3 +134,67 @@ def test_gl301_fixes_an_update_of_a_parameter_every_caller_fills_with_a_tensor()
 
     assert applicabilities(ALONE) == ["safe"]
     assert applicabilities(None) == []  # `noise` is not known to be a tensor
+
+
+SOLVER = """
+import torch
+from torch.autograd import Variable
+
+class Solver(object):
+    def to_var(self, x):
+        if torch.cuda.is_available():
+            x = x.cuda()
+        return Variable(x)
+
+    def train(self, loader):
+        it = iter(loader)
+        fixed = self.to_var(next(it)[0])
+        for step in range(3):
+            images, labels = next(it)
+            images, labels = self.to_var(images), self.to_var(labels)
+            fake = self.to_var(torch.zeros(4).long())
+            self.step(images, labels, fake, fixed)
+"""
+
+
+def gl101_fix(source: str, project: Optional[ProjectFacts] = ALONE) -> str:
+    """The title of GL101's fix of `return Variable(x)`."""
+    from gradlint.engine import lint_text
+
+    source = textwrap.dedent(source)
+    row = source.splitlines().index("        return Variable(x)") + 1
+    findings = lint_text(source, "example.py", frozenset({"GL101"}), project=project).findings
+    (finding,) = [f for f in findings if f.location.row == row]
+    return finding.fix.message if finding.fix is not None else ""
+
+
+def test_a_wrapper_returning_a_parameter_goes_when_every_caller_may_get_its_own_object_back():
+    assert gl101_fix(SOLVER) == "Replace with `x`"
+    assert gl101_fix(SOLVER, None) == "Replace with `x.detach()`"  # who calls it is unknown
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda s: s.replace("self.to_var(images)", "self.to_var(model(images))"), "an argument with history"),
+        (lambda s: s.replace("            self.step(", "            labels.requires_grad = True\n            self.step("), "a flag set"),
+        (
+            lambda s: (
+                s.replace("        it = iter(loader)\n", "        it = iter(loader)\n        noise = torch.zeros(4)\n")
+                .replace("self.to_var(torch.zeros(4).long())", "self.to_var(noise)")
+                .replace("            self.step(", "            self.samples.append(fake)\n            self.step(")
+            ),
+            "the result stored while the argument stays in use",
+        ),
+        (lambda s: s.replace("            x = x.cuda()\n", "            x = x.cuda()\n        self.last = x\n"), "stored by the method"),
+        (
+            lambda s: s.replace("    def to_var(self, x):", "    def to_var(self, x=torch.zeros(2)):").replace(
+                "self.to_var(torch.zeros(4).long())", "self.to_var()"
+            ),
+            "a default",
+        ),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_a_returned_parameter_keeps_detach_where_a_caller_could_tell_the_objects_apart(change, why):
+    assert gl101_fix(change(SOLVER)) == "Replace with `x.detach()`", why

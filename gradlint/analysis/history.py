@@ -29,8 +29,9 @@ direction (evident history), and both read the table's history properties the sa
 a value is a new object and who can tell it from another is `identity`'s question.
 
 A parameter of a module-level function is followed into the calls of this file when no other
-file of the run imports the function (`used_elsewhere`; unknown in a partial run), and an
-attribute of a local object into the methods of its class.
+file of the run imports the function (`used_elsewhere`; unknown in a partial run), a parameter of
+a method into its calls when they are all `self.m(...)` in its own class (`reached_elsewhere`,
+see `local_calls`), and an attribute of a local object into the methods of its class.
 """
 
 from __future__ import annotations
@@ -241,7 +242,7 @@ class HistoryEvidence:
         if key in self._parameters_in_proof:
             return True  # recursion: the other calls decide
         method = self.functions.class_of(function) is not None
-        calls = self.calls.all_calls_of_method(function) if method else self.calls.all_calls_of(function)
+        calls = self.known_calls(function)
         if calls is None:
             return False
         signature = Signature.of(function)
@@ -264,6 +265,13 @@ class HistoryEvidence:
             return True
         finally:
             self._parameters_in_proof.discard(key)
+
+    def known_calls(self, function: cst.FunctionDef) -> Optional[list[tuple[cst.Call, Scope]]]:
+        """Every call of `function` with the scope it is written in, when they are all known
+        (a module-level function's or a method's, see `LocalCalls`); None otherwise."""
+        if self.functions.class_of(function) is not None:
+            return self.calls.all_calls_of_method(function)
+        return self.calls.all_calls_of(function)
 
     def _default_read_in_module(self, method: cst.FunctionDef, default: Optional[cst.BaseExpression]) -> bool:
         """A method's default reads names as the module does: its class's body binds none of them
