@@ -235,6 +235,7 @@ class FileContext:
             scope_uses=self.scope_uses,
             options=self.command_line,
             reached_elsewhere=self.project.reached_elsewhere if self.project is not None else None,
+            integer_attributes=self.project.integer_attributes if self.project is not None else frozenset(),
         )
 
     @cached_property

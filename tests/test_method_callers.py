@@ -198,3 +198,51 @@ def test_a_wrapper_returning_a_parameter_goes_when_every_caller_may_get_its_own_
 )
 def test_a_returned_parameter_keeps_detach_where_a_caller_could_tell_the_objects_apart(change, why):
     assert gl101_fix(change(SOLVER)) == "Replace with `x.detach()`", why
+
+
+MAIN = """
+import torch
+import data
+from torch.autograd import Variable
+
+corpus = data.Corpus(path)
+
+def batchify(data, bsz):
+    data = data.narrow(0, 0, 8)
+    return data.view(bsz, -1).t().contiguous()
+
+train_data = batchify(corpus.train, 4)
+
+def get_batch(source, i):
+    return Variable(source[i:i+2].view(-1))
+
+def train():
+    for i in range(3):
+        target = get_batch(train_data, i)
+"""
+INTEGERS = ProjectFacts(called_elsewhere=frozenset(), reached_elsewhere=frozenset(), integer_attributes=frozenset({"data.Corpus.train"}))
+
+
+def returned_wrapper_fix(source: str, project: Optional[ProjectFacts]) -> str:
+    from gradlint.engine import lint_text
+
+    (finding,) = lint_text(textwrap.dedent(source), "main.py", frozenset({"GL101"}), project=project).findings
+    return finding.fix.message
+
+
+def test_an_attribute_another_file_keeps_an_integer_tensor_in_carries_no_history():
+    assert returned_wrapper_fix(MAIN, INTEGERS) == "Replace with `source[i:i+2].view(-1)`"
+    assert returned_wrapper_fix(MAIN, ALONE) == "Replace with `source[i:i+2].view(-1).detach()`"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s: s.replace("corpus = data.Corpus(path)\n", "corpus = data.Corpus(path)\ncorpus = other\n"),  # rebound
+        lambda s: s.replace("import data\n", "import data\ndata = loader\n"),  # the module's name rebound
+        lambda s: s.replace("corpus = data.Corpus(path)", "corpus = data.Dataset(path)"),  # another class
+    ],
+    ids=["the object rebound", "the module rebound", "another class"],
+)
+def test_an_integer_attribute_needs_the_object_and_the_module_as_the_import_gives_them(change):
+    assert returned_wrapper_fix(change(MAIN), INTEGERS).endswith(".detach()`")

@@ -493,3 +493,54 @@ def test_reads_by_a_computed_attribute_name(source, computed):
     from gradlint.analysis.project import reads_computed_attributes
 
     assert reads_computed_attributes(source.encode(), frozenset({"nn"})) is computed
+
+
+CORPUS = (
+    "import torch\n\n\n"
+    "class Corpus(object):\n"
+    "    def __init__(self, path):\n"
+    "        self.train = self.tokenize(path)\n"
+    "        self.ids = torch.LongTensor(3)\n"
+    "        self.scale = torch.FloatTensor(3)\n"
+    "        self.words = self.read(path)\n\n"
+    "    def tokenize(self, path):\n"
+    "        ids = torch.LongTensor(10)\n"
+    "        for i in range(10):\n"
+    "            ids[i] = i\n"
+    "        return ids\n\n"
+    "    def read(self, path):\n"
+    "        words = torch.LongTensor(10)\n"
+    "        for words in path:\n"
+    "            pass\n"
+    "        return words\n"
+)
+
+
+def integer_attributes_of(tmp_path, files: dict[str, str], importer: str = "main.py") -> frozenset[str]:
+    project(tmp_path, files)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    return ProjectIndex(sources, [str(tmp_path)]).integer_attributes(str(tmp_path / importer))
+
+
+def test_attributes_of_another_files_class_that_only_hold_integer_tensors(tmp_path):
+    main = "import data\n\ncorpus = data.Corpus('x')\n"
+    assert integer_attributes_of(tmp_path, {"data.py": CORPUS, "main.py": main}) == {"data.Corpus.train", "data.Corpus.ids"}
+    # `from data import Corpus` spells the class alone.
+    main = "from data import Corpus\n\ncorpus = Corpus('x')\n"
+    assert integer_attributes_of(tmp_path, {"main.py": main}) == {"Corpus.train", "Corpus.ids"}
+
+
+@pytest.mark.parametrize(
+    ("change", "files"),
+    [
+        (lambda corpus: corpus, {"other.py": "def load(c, h):\n    c.train = h\n"}),  # written in another file
+        (lambda corpus: corpus, {"other.py": "def load(c, h):\n    setattr(c, name, h)\n"}),
+        (lambda corpus: corpus.replace("class Corpus(object):", "class Corpus(Base):"), {}),  # a base may write it
+        (lambda corpus: corpus + "\n\nclass Other(object):\n    def f(self, x):\n        x.train = 1\n", {}),
+        (lambda corpus: corpus.replace("class Corpus(object):\n", "class Corpus(object):\n    train = None\n"), {}),
+    ],
+    ids=["another file writes it", "setattr elsewhere", "a base class", "another class writes it", "a class attribute"],
+)
+def test_an_integer_attribute_another_write_may_change_is_not_one(tmp_path, change, files):
+    main = "import data\n\ncorpus = data.Corpus('x')\n"
+    assert "data.Corpus.train" not in integer_attributes_of(tmp_path, {"data.py": change(CORPUS), "main.py": main, **files})

@@ -129,8 +129,11 @@ class HistoryEvidence:
         scope_uses: Optional[ScopeUsesTable] = None,
         options: Optional[CommandLineOptions] = None,
         reached_elsewhere: Optional[frozenset[str]] = None,
+        integer_attributes: frozenset[str] = frozenset(),
     ) -> None:
         self.module = module
+        # "data.Corpus.train": attributes of other files' classes that only hold integer tensors.
+        self.integer_attributes = integer_attributes
         self.nodes = nodes if nodes is not None else NodeIndex(module)
         self.imports = imports
         self.scopes = scopes
@@ -218,6 +221,39 @@ class HistoryEvidence:
         if self._attribute_gains_history(scope, node.attr.value, depth, receiver=name):
             return False  # `corpus.train.copy_(h)` in the function itself
         return self._class_attribute_is_history_free(owner, node.attr.value, depth)
+
+    def imported_attribute_is_integer(self, node: cst.Attribute, scope: Scope) -> bool:
+        """`corpus.train` where `corpus`, bound once in `scope` and only there, is built by
+        `data.Corpus(...)`, a class of another file of the run whose `self.train` only ever holds
+        an integer tensor (the project index's `integer_attributes`, spelled through an import
+        that alone binds its name): an integer tensor never carries history."""
+        if not self.integer_attributes or type(node.value) is not cst.Name:
+            return False
+        name = node.value.value
+        uses, bindings = self._uses_of(scope), self.scopes.of(scope)
+        values = bindings.plain_values(name)
+        if not values or len(values) != 1 or name in uses.unseen_bindings or type(values[0]) is not cst.Call:
+            return False
+        spelled = dotted_name(values[0].func)
+        if spelled is None or f"{spelled}.{node.attr.value}" not in self.integer_attributes:
+            return False
+        return self._bound_only_by_import(spelled.split(".", 1)[0], scope)
+
+    def _bound_only_by_import(self, name: str, scope: Scope) -> bool:
+        """`name`, read in `scope`, is the module's import of it: one module-level statement, an
+        import, binds it, and `scope` (a module-level function, if not the module) does not."""
+        if scope is not self.module:
+            if self._enclosing_function(scope) is not None or name in self._uses_of(scope).unseen_bindings:
+                return False
+            bindings = self.scopes.of(scope)
+            if name in bindings.values or name in bindings.opaque:
+                return False
+        statements = [s for s in self.module.body if name in names_bound_by(s)]
+        return (
+            len(statements) == 1
+            and type(statements[0]) is cst.SimpleStatementLine
+            and all(type(small) in (cst.Import, cst.ImportFrom) for small in statements[0].body)
+        )
 
     def _class_attribute_is_history_free(self, owner: cst.ClassDef, attribute: str, depth: int) -> bool:
         found = []
@@ -361,9 +397,11 @@ class _Proof:
                 return self.free(node.value, depth + 1)
             if node.attr.value in _PLAIN_ATTRIBUTES:
                 return self.free(node.value, depth + 1) or self.evidence.tensors.is_tensor(node.value, self.scope)
-            return self.evidence.instance_attribute_is_history_free(
-                node, self.scope, depth + 1
-            ) or self.evidence.object_attribute_is_history_free(node, self.scope, depth + 1)
+            return (
+                self.evidence.instance_attribute_is_history_free(node, self.scope, depth + 1)
+                or self.evidence.object_attribute_is_history_free(node, self.scope, depth + 1)
+                or self.evidence.imported_attribute_is_integer(node, self.scope)
+            )
         if kind is cst.Call:
             return self._call(node, depth) or self.computed_without_grad(node, depth)
         if kind is cst.Subscript:

@@ -32,6 +32,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.constructor_arguments import ConstructorArguments, may_pass_stored_arguments
 from gradlint.analysis.imports import CANONICAL
+from gradlint.analysis.integer_attributes import integer_attributes
 from gradlint.model.project import PassedValue, ProjectFacts, StarFacts
 
 # Modules whose public spelling is what rules match: when torch's own sources are the project,
@@ -70,6 +71,11 @@ _NAMED_READERS = re.compile(rb"\b(getattr|attrgetter|methodcaller)[ \t]*\(")
 # Reads of every attribute of an object by whatever name.
 _ANY_ATTRIBUTE_READERS = re.compile(rb"\b(?:getmembers|__getattribute__)\b")
 _DOTTED_WORDS = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)*")
+# Writes of an object's attributes by whatever name: `setattr`, and an object's `__dict__` or
+# `vars(obj)` other than read through one of the dict's reading methods.
+_ANY_ATTRIBUTE_WRITERS = re.compile(
+    rb"\bsetattr\b|(?:__dict__|\bvars[ \t]*\([^()]*\))(?![ \t]*\.[ \t]*(?:items|keys|values|get|copy)[ \t]*\()"
+)
 _PLAIN_STRING = re.compile(rb"[rRuU]?(?:'[A-Za-z0-9_.]*'|\"[A-Za-z0-9_.]*\")")
 
 
@@ -199,6 +205,7 @@ class ProjectIndex:
         self._files_by_word: Optional[dict[str, set[str]]] = None  # word -> the run files spelling it
         self._files_by_base: Optional[dict[str, set[str]]] = None  # word -> the run files whose class bases spell it
         self._computed_reads: dict[str, bool] = {}
+        self._integers: dict[str, frozenset[tuple[str, str]]] = {}
         self._done: set[str] = set()  # files whose own imports have been looked at
         self._unread: set[str] = set()  # files whose imports could not be followed
         self._importers: Optional[dict[str, set[str]]] = None  # module -> the run files whose imports name it
@@ -262,6 +269,53 @@ class ProjectIndex:
         if any(self._reads_computed_attributes(other) for other in self._run):
             reached.add("*")
         return frozenset(reached)
+
+    def integer_attributes(self, path: str) -> frozenset[str]:
+        """The attributes of classes of other modules of the run that only ever hold an integer
+        tensor (see `analysis.integer_attributes`), spelled as module `path` reaches them:
+        `data.Corpus.train` after `import data`, `Corpus.train` after `from data import Corpus`.
+        Not when a file of the run other than the class's writes an attribute of that name
+        (`corpus.train = ...`) or may write attributes by a computed name (`setattr`, `__dict__`)."""
+        key = os.path.abspath(path)
+        if key not in self._run or b"import" not in self._sources.get(key, b""):
+            return frozenset()
+        found: set[str] = set()
+        for item in self._import_statements(key):
+            if item.star or item.local is None:
+                continue
+            if item.name is None and item.level == 0 and item.local == item.module:
+                module, spelled = self._locate(key, item.module, 0), item.local  # `import data`
+            elif item.name is not None:
+                module, spelled = self._locate(key, item.module, item.level), None  # `from data import Corpus`
+            else:
+                continue
+            if module is None or module == key or module not in self._run:
+                continue
+            for owner, attribute in self._integer_attributes_of(module):
+                if spelled is not None:
+                    name = f"{spelled}.{owner}.{attribute}"
+                elif owner == item.name:
+                    name = f"{item.local}.{attribute}"
+                else:
+                    continue
+                if not self._written_elsewhere(attribute, module):
+                    found.add(name)
+        return frozenset(found)
+
+    def _integer_attributes_of(self, module: str) -> frozenset[tuple[str, str]]:
+        if module not in self._integers:
+            tree = self._tree(module) if b"Tensor" in self._sources.get(module, b"") else None
+            self._integers[module] = integer_attributes(tree, lambda name: self._outside_name(module, name)) if tree else frozenset()
+        return self._integers[module]
+
+    def _written_elsewhere(self, attribute: str, module: str) -> bool:
+        """A file of the run other than `module` may write `<object>.<attribute>`."""
+        written = re.compile(rb"\.[ \t]*" + re.escape(attribute.encode()) + rb"[ \t]*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+        for path in self._run - {module}:
+            source = self._sources[path]
+            if _ANY_ATTRIBUTE_WRITERS.search(source) or written.search(source):
+                return True
+        return False
 
     def _spelling_files(self, word: str) -> set[str]:
         """The files of the run that spell `word` (as an identifier-like word anywhere)."""
