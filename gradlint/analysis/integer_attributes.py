@@ -30,13 +30,11 @@ Outside = Callable[[str], Optional[str]]  # a module-level name of the module ->
 
 def integer_attributes(tree: ast.Module, outside: Outside) -> frozenset[tuple[str, str]]:
     """(class, attribute) for every attribute of a class of `tree` that only holds integer tensors."""
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and _plain_class(node)]
+    if not classes:
+        return frozenset()
     writes = _attribute_writes(tree)
-    found: set[tuple[str, str]] = set()
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and _plain_class(node):
-            for attribute in _integer_attributes_of(node, outside, writes):
-                found.add((node.name, attribute))
-    return frozenset(found)
+    return frozenset((owner.name, attribute) for owner in classes for attribute in _integer_attributes_of(owner, outside, writes))
 
 
 def _plain_class(node: ast.ClassDef) -> bool:

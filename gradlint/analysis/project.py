@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
@@ -71,6 +72,12 @@ _NAMED_READERS = re.compile(rb"\b(getattr|attrgetter|methodcaller)[ \t]*\(")
 # Reads of every attribute of an object by whatever name.
 _ANY_ATTRIBUTE_READERS = re.compile(rb"\b(?:getmembers|__getattribute__)\b")
 _DOTTED_WORDS = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)*")
+# A text that may build an integer tensor with a legacy constructor.
+_INTEGER_CONSTRUCTION = re.compile(rb"(?:Long|Int|Short|Byte|Char|Bool)Tensor[ \t]*\(")
+# A class without a base but `object` (the only kind `integer_attributes` reads).
+_PLAIN_CLASS = re.compile(rb"^class[ \t]+\w+[ \t]*(?:\([ \t]*(?:object)?[ \t]*\))?[ \t]*:", re.MULTILINE)
+# `obj.name = ...`, `obj.name += ...`: the attribute names a text may write.
+_ATTRIBUTE_WRITE = re.compile(rb"\.[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 # Writes of an object's attributes by whatever name: `setattr`, and an object's `__dict__` or
 # `vars(obj)` other than read through one of the dict's reading methods.
 _ANY_ATTRIBUTE_WRITERS = re.compile(
@@ -202,9 +209,10 @@ class ProjectIndex:
         self._facts: dict[str, ProjectFacts] = {}
         self._reimported: dict[str, dict[str, set[str]]] = {}  # module -> name -> files using it through the module
         self._words: dict[str, frozenset[str]] = {}
-        self._files_by_word: Optional[dict[str, set[str]]] = None  # word -> the run files spelling it
+        self._files_by_word: Optional[Counter[str]] = None  # word -> how many run files spell it
         self._files_by_base: Optional[dict[str, set[str]]] = None  # word -> the run files whose class bases spell it
-        self._computed_reads: dict[str, bool] = {}
+        self._computed_reads: Optional[bool] = None  # some file of the run reads attributes by a computed name
+        self._files_writing: Optional[dict[str, set[str]]] = None  # attribute -> the run files that may write it ("*": any)
         self._integers: dict[str, frozenset[tuple[str, str]]] = {}
         self._done: set[str] = set()  # files whose own imports have been looked at
         self._unread: set[str] = set()  # files whose imports could not be followed
@@ -263,12 +271,19 @@ class ProjectIndex:
         methods = {match.decode() for match in _METHOD_DEF.findall(source)}
         if key not in self._run or not methods:
             return frozenset()
-        reached = {name for name in methods if self._spelling_files(name) - {key}}
+        own = self._words_of(key)
+        reached = {name for name in methods if self._spelling_count(name) > (name in own)}
         classes = {match.decode() for match in _CLASS_DEF.findall(source)}
         reached |= {name for name in classes if self._subclassing_files(name) - {key}}
-        if any(self._reads_computed_attributes(other) for other in self._run):
+        if self._run_reads_computed_attributes():
             reached.add("*")
         return frozenset(reached)
+
+    def _run_reads_computed_attributes(self) -> bool:
+        """Some file of the run reads attributes by a computed name."""
+        if self._computed_reads is None:
+            self._computed_reads = any(self._reads_computed_attributes(path) for path in self._run)
+        return self._computed_reads
 
     def integer_attributes(self, path: str) -> frozenset[str]:
         """The attributes of classes of other modules of the run that only ever hold an integer
@@ -304,27 +319,33 @@ class ProjectIndex:
 
     def _integer_attributes_of(self, module: str) -> frozenset[tuple[str, str]]:
         if module not in self._integers:
-            tree = self._tree(module) if b"Tensor" in self._sources.get(module, b"") else None
+            source = self._sources.get(module, b"")
+            candidate = _INTEGER_CONSTRUCTION.search(source) and _PLAIN_CLASS.search(source)
+            tree = self._tree(module) if candidate else None
             self._integers[module] = integer_attributes(tree, lambda name: self._outside_name(module, name)) if tree else frozenset()
         return self._integers[module]
 
     def _written_elsewhere(self, attribute: str, module: str) -> bool:
         """A file of the run other than `module` may write `<object>.<attribute>`."""
-        written = re.compile(rb"\.[ \t]*" + re.escape(attribute.encode()) + rb"[ \t]*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
-        for path in self._run - {module}:
-            source = self._sources[path]
-            if _ANY_ATTRIBUTE_WRITERS.search(source) or written.search(source):
-                return True
-        return False
-
-    def _spelling_files(self, word: str) -> set[str]:
-        """The files of the run that spell `word` (as an identifier-like word anywhere)."""
-        if self._files_by_word is None:
-            self._files_by_word = {}
+        if self._files_writing is None:
+            self._files_writing = {}
             for path in self._run:
-                for found in self._words_of(path):
-                    self._files_by_word.setdefault(found, set()).add(path)
-        return self._files_by_word.get(word, set())
+                source = self._sources[path]
+                written = {name.decode() for name in _ATTRIBUTE_WRITE.findall(source)}
+                if _ANY_ATTRIBUTE_WRITERS.search(source):
+                    written.add("*")
+                for name in written:
+                    self._files_writing.setdefault(name, set()).add(path)
+        writers = self._files_writing.get(attribute, set()) | self._files_writing.get("*", set())
+        return bool(writers - {module})
+
+    def _spelling_count(self, word: str) -> int:
+        """How many files of the run spell `word` (as an identifier-like word anywhere)."""
+        if self._files_by_word is None:
+            self._files_by_word = Counter()
+            for path in self._run:
+                self._files_by_word.update(self._words_of(path))
+        return self._files_by_word[word]
 
     def _subclassing_files(self, name: str) -> set[str]:
         """The files of the run with a `class` statement whose bases spell `name`."""
@@ -336,10 +357,8 @@ class ProjectIndex:
         return self._files_by_base.get(name, set())
 
     def _reads_computed_attributes(self, path: str) -> bool:
-        if path not in self._computed_reads:
-            imported = frozenset(item.local for item in self._import_statements(path) if item.local is not None)
-            self._computed_reads[path] = reads_computed_attributes(self._sources.get(path, b""), imported)
-        return self._computed_reads[path]
+        imported = frozenset(item.local for item in self._import_statements(path) if item.local is not None)
+        return reads_computed_attributes(self._sources.get(path, b""), imported)
 
     def passed_arguments(self, path: str) -> dict[str, PassedValue]:
         """What every construction in the run passes to the constructor parameters the classes of
