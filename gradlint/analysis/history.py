@@ -31,7 +31,10 @@ a value is a new object and who can tell it from another is `identity`'s questio
 A parameter of a module-level function is followed into the calls of this file when no other
 file of the run imports the function (`used_elsewhere`; unknown in a partial run), a parameter of
 a method into its calls when they are all `self.m(...)` in its own class (`reached_elsewhere`,
-see `local_calls`), and an attribute of a local object into the methods of its class.
+see `local_calls`), and an attribute of a local object into the methods of its class; an
+attribute of an object built by another file's class is history-free when the project index
+finds that it only ever holds an integer tensor (`integer_attributes`: `corpus.train` of
+`corpus = data.Corpus(path)`).
 """
 
 from __future__ import annotations
