@@ -101,6 +101,7 @@ class FileContext:
             scope_uses=self.scope_uses,
             call_sites=lambda function: self.functions.of(function).call_sites,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
+            method_calls=lambda method: self.history.calls.all_calls_of_method(method),
         )
 
     @cached_property
@@ -233,6 +234,8 @@ class FileContext:
             nodes=self.nodes,
             scope_uses=self.scope_uses,
             options=self.command_line,
+            reached_elsewhere=self.project.reached_elsewhere if self.project is not None else None,
+            integer_attributes=self.project.integer_attributes if self.project is not None else frozenset(),
         )
 
     @cached_property

@@ -352,15 +352,19 @@ class RunProject:
     def facts_for(self, path: Path) -> Optional[ProjectFacts]:
         """What `path` uses from the other files of the run, and, when the run names a folder that
         holds it (every file that may import it is then in the run), which of its functions
-        other files mention and what the run's constructions pass to its classes."""
+        other files mention, what the run's constructions pass to its classes, what may reach
+        its methods from other files and which attributes of other files' classes hold only
+        integer tensors."""
         index = self._built()
         facts = index.facts_for(str(path))
         if not any(_within(os.path.abspath(path), folder) for folder in self._covered):
             return facts
         mentioned = index.functions_mentioned_elsewhere(str(path))
         passed = index.passed_arguments(str(path))
+        reached = index.methods_reached_elsewhere(str(path))
+        integers = index.integer_attributes(str(path))
         facts = facts or ProjectFacts()
-        return replace(facts, called_elsewhere=mentioned, passed=passed)
+        return replace(facts, called_elsewhere=mentioned, passed=passed, reached_elsewhere=reached, integer_attributes=integers)
 
     def outside(self) -> dict[str, str]:
         """The content digest of every module outside the run that its files import."""

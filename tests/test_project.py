@@ -438,3 +438,109 @@ def test_functions_other_files_mention_are_known_only_when_the_run_holds_every_i
     alone = RunProject([(tmp_path / "helpers.py", helpers.encode())], [], [tmp_path / "helpers.py"], Settings(root=tmp_path))
     facts_alone = alone.facts_for(tmp_path / "helpers.py")
     assert facts_alone is None or facts_alone.called_elsewhere is None  # who imports it is unknown
+
+
+def test_what_may_reach_a_files_methods_from_the_other_files_of_the_run(tmp_path):
+    trainer = (
+        "class Trainer:\n"
+        "    def sample(self, noise):\n        return noise\n\n"
+        "    def step(self, x):\n        return x\n\n"
+        "    def train(self, noise):\n        return self.sample(noise), self.step(noise)\n\n\n"
+        "class Buffer:\n    def push(self, x):\n        return x\n"
+    )
+    files = {
+        "trainer.py": trainer,
+        "main.py": "from trainer import Trainer\n\nTrainer().train(t)\n",
+        "hooks.py": 'def hook(obj):\n    return getattr(obj, "step")\n',  # a name in a string
+        "replay.py": "import trainer\n\n\nclass Replay(trainer.Buffer):\n    pass\n",
+    }
+    project(tmp_path, files)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    index = ProjectIndex(sources, [str(tmp_path)])
+    assert index.methods_reached_elsewhere(str(tmp_path / "trainer.py")) == {"train", "step", "Buffer"}
+    assert index.methods_reached_elsewhere(str(tmp_path / "main.py")) == frozenset()  # no methods
+
+    # A read by a computed name may be any method; not one on an imported module.
+    dispatch = "import torch.nn as nn\n\n\ndef layer(kind):\n    return getattr(nn, kind)(3)\n"
+    write(tmp_path / "layers.py", dispatch)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    assert "*" not in ProjectIndex(sources, [str(tmp_path)]).methods_reached_elsewhere(str(tmp_path / "trainer.py"))
+    write(tmp_path / "layers.py", 'def run(trainer, phase):\n    return getattr(trainer, "train_" + phase)()\n')
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    assert "*" in ProjectIndex(sources, [str(tmp_path)]).methods_reached_elsewhere(str(tmp_path / "trainer.py"))
+
+    whole = RunProject([(Path(p), raw) for p, raw in sources], [], [tmp_path], Settings(root=tmp_path))
+    assert "sample" not in whole.facts_for(tmp_path / "trainer.py").reached_elsewhere
+    alone = RunProject([(tmp_path / "trainer.py", trainer.encode())], [], [tmp_path / "trainer.py"], Settings(root=tmp_path))
+    facts_alone = alone.facts_for(tmp_path / "trainer.py")
+    assert facts_alone is None or facts_alone.reached_elsewhere is None  # who calls them is unknown
+
+
+@pytest.mark.parametrize(
+    ("source", "computed"),
+    [
+        ('x = getattr(args, "lr", 0.1)\n', False),
+        ("x = getattr(nn, kind)(3)\n", False),  # `nn` is only imported
+        ("x = getattr(nn, kind)(3)\nnn = make()\n", True),
+        ("x = getattr(self, 'train_' + phase)()\n", True),
+        ("x = getattr(self, name)\n", True),
+        ('f = attrgetter("a", "b")\n', False),
+        ("f = methodcaller(name, 1)\n", True),
+        ("members = inspect.getmembers(obj)\n", True),
+    ],
+)
+def test_reads_by_a_computed_attribute_name(source, computed):
+    from gradlint.analysis.project import reads_computed_attributes
+
+    assert reads_computed_attributes(source.encode(), frozenset({"nn"})) is computed
+
+
+CORPUS = (
+    "import torch\n\n\n"
+    "class Corpus(object):\n"
+    "    def __init__(self, path):\n"
+    "        self.train = self.tokenize(path)\n"
+    "        self.ids = torch.LongTensor(3)\n"
+    "        self.scale = torch.FloatTensor(3)\n"
+    "        self.words = self.read(path)\n\n"
+    "    def tokenize(self, path):\n"
+    "        ids = torch.LongTensor(10)\n"
+    "        for i in range(10):\n"
+    "            ids[i] = i\n"
+    "        return ids\n\n"
+    "    def read(self, path):\n"
+    "        words = torch.LongTensor(10)\n"
+    "        for words in path:\n"
+    "            pass\n"
+    "        return words\n"
+)
+
+
+def integer_attributes_of(tmp_path, files: dict[str, str], importer: str = "main.py") -> frozenset[str]:
+    project(tmp_path, files)
+    sources = [(str(path), path.read_bytes()) for path in sorted(tmp_path.rglob("*.py"))]
+    return ProjectIndex(sources, [str(tmp_path)]).integer_attributes(str(tmp_path / importer))
+
+
+def test_attributes_of_another_files_class_that_only_hold_integer_tensors(tmp_path):
+    main = "import data\n\ncorpus = data.Corpus('x')\n"
+    assert integer_attributes_of(tmp_path, {"data.py": CORPUS, "main.py": main}) == {"data.Corpus.train", "data.Corpus.ids"}
+    # `from data import Corpus` spells the class alone.
+    main = "from data import Corpus\n\ncorpus = Corpus('x')\n"
+    assert integer_attributes_of(tmp_path, {"main.py": main}) == {"Corpus.train", "Corpus.ids"}
+
+
+@pytest.mark.parametrize(
+    ("change", "files"),
+    [
+        (lambda corpus: corpus, {"other.py": "def load(c, h):\n    c.train = h\n"}),  # written in another file
+        (lambda corpus: corpus, {"other.py": "def load(c, h):\n    setattr(c, name, h)\n"}),
+        (lambda corpus: corpus.replace("class Corpus(object):", "class Corpus(Base):"), {}),  # a base may write it
+        (lambda corpus: corpus + "\n\nclass Other(object):\n    def f(self, x):\n        x.train = 1\n", {}),
+        (lambda corpus: corpus.replace("class Corpus(object):\n", "class Corpus(object):\n    train = None\n"), {}),
+    ],
+    ids=["another file writes it", "setattr elsewhere", "a base class", "another class writes it", "a class attribute"],
+)
+def test_an_integer_attribute_another_write_may_change_is_not_one(tmp_path, change, files):
+    main = "import data\n\ncorpus = data.Corpus('x')\n"
+    assert "data.Corpus.train" not in integer_attributes_of(tmp_path, {"data.py": change(CORPUS), "main.py": main, **files})

@@ -29,8 +29,12 @@ direction (evident history), and both read the table's history properties the sa
 a value is a new object and who can tell it from another is `identity`'s question.
 
 A parameter of a module-level function is followed into the calls of this file when no other
-file of the run imports the function (`used_elsewhere`; unknown in a partial run), and an
-attribute of a local object into the methods of its class.
+file of the run imports the function (`used_elsewhere`; unknown in a partial run), a parameter of
+a method into its calls when they are all `self.m(...)` in its own class (`reached_elsewhere`,
+see `local_calls`), and an attribute of a local object into the methods of its class; an
+attribute of an object built by another file's class is history-free when the project index
+finds that it only ever holds an integer tensor (`integer_attributes`: `corpus.train` of
+`corpus = data.Corpus(path)`).
 """
 
 from __future__ import annotations
@@ -44,14 +48,14 @@ from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad, grad_mode_of
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.local_calls import LocalCalls, local_class
+from gradlint.analysis.local_calls import LocalCalls, local_class, names_bound_by
 from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, variable_arguments
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable, is_binding_position, is_write_target, target_paths
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
-from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal
+from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal, suite_statements
 from gradlint.analysis.tensors import TensorEvidence, root_name
 
 # The table's autograd history properties, read here for both directions: this proof, and the
@@ -127,15 +131,19 @@ class HistoryEvidence:
         nodes: Optional[NodeIndex] = None,
         scope_uses: Optional[ScopeUsesTable] = None,
         options: Optional[CommandLineOptions] = None,
+        reached_elsewhere: Optional[frozenset[str]] = None,
+        integer_attributes: frozenset[str] = frozenset(),
     ) -> None:
         self.module = module
+        # "data.Corpus.train": attributes of other files' classes that only hold integer tensors.
+        self.integer_attributes = integer_attributes
         self.nodes = nodes if nodes is not None else NodeIndex(module)
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
         self.functions = functions
         self.scope_uses = scope_uses if scope_uses is not None else ScopeUsesTable(self.nodes)
-        self.calls = LocalCalls(module, imports, scopes, functions, self.scope_uses, used_elsewhere)
+        self.calls = LocalCalls(module, imports, scopes, functions, self.scope_uses, used_elsewhere, reached_elsewhere)
         self.options = options if options is not None else CommandLineOptions(module, imports, scopes, self.scope_uses)
         self._returning: set[int] = set()  # functions whose results are being proved
         self._attributes_in_proof: set[int] = set()
@@ -217,6 +225,39 @@ class HistoryEvidence:
             return False  # `corpus.train.copy_(h)` in the function itself
         return self._class_attribute_is_history_free(owner, node.attr.value, depth)
 
+    def imported_attribute_is_integer(self, node: cst.Attribute, scope: Scope) -> bool:
+        """`corpus.train` where `corpus`, bound once in `scope` and only there, is built by
+        `data.Corpus(...)`, a class of another file of the run whose `self.train` only ever holds
+        an integer tensor (the project index's `integer_attributes`, spelled through an import
+        that alone binds its name): an integer tensor never carries history."""
+        if not self.integer_attributes or type(node.value) is not cst.Name:
+            return False
+        name = node.value.value
+        uses, bindings = self._uses_of(scope), self.scopes.of(scope)
+        values = bindings.plain_values(name)
+        if not values or len(values) != 1 or name in uses.unseen_bindings or type(values[0]) is not cst.Call:
+            return False
+        spelled = dotted_name(values[0].func)
+        if spelled is None or f"{spelled}.{node.attr.value}" not in self.integer_attributes:
+            return False
+        return self._bound_only_by_import(spelled.split(".", 1)[0], scope)
+
+    def _bound_only_by_import(self, name: str, scope: Scope) -> bool:
+        """`name`, read in `scope`, is the module's import of it: one module-level statement, an
+        import, binds it, and `scope` (a module-level function, if not the module) does not."""
+        if scope is not self.module:
+            if self._enclosing_function(scope) is not None or name in self._uses_of(scope).unseen_bindings:
+                return False
+            bindings = self.scopes.of(scope)
+            if name in bindings.values or name in bindings.opaque:
+                return False
+        statements = [s for s in self.module.body if name in names_bound_by(s)]
+        return (
+            len(statements) == 1
+            and type(statements[0]) is cst.SimpleStatementLine
+            and all(type(small) in (cst.Import, cst.ImportFrom) for small in statements[0].body)
+        )
+
     def _class_attribute_is_history_free(self, owner: cst.ClassDef, attribute: str, depth: int) -> bool:
         found = []
         for method in class_methods(owner):
@@ -230,24 +271,29 @@ class HistoryEvidence:
         return not any(self._attribute_gains_history(method, attribute, depth) for method in class_methods(owner))
 
     def arguments_are_history_free(self, function: cst.FunctionDef, parameter: str, depth: int) -> bool:
-        """Every call of the module-level `function` passes a history-free value for `parameter`
-        (or leaves its history-free default): the function is called only by name in this file,
-        never handed over as a value, decorated (but for `@torch.no_grad()`) or redefined, and no
-        other file of the run mentions it (unknown in a partial run)."""
+        """Every call of `function` passes a history-free value for `parameter` (or leaves its
+        history-free default), when its calls are all known (`LocalCalls`): a module-level
+        function called only by name in this file, never handed over as a value, decorated (but
+        for `@torch.no_grad()`) or redefined, that no other file of the run mentions; or a method
+        called only as `self.m(...)` in its own class's methods (its first parameter is the
+        instance, never asked here)."""
         key = (id(function), parameter)
         if key in self._parameters_in_proof:
             return True  # recursion: the other calls decide
-        calls = self.calls.all_calls_of(function)
+        method = self.functions.class_of(function) is not None
+        calls = self.known_calls(function)
         if calls is None:
             return False
         signature = Signature.of(function)
         default = signature.defaults.get(parameter)
         if parameter not in signature.slots and default is None:
             return False  # keyword-only without a default, or `*args`: never proved
+        if method and (parameter == signature.slots[0] or not self._default_read_in_module(function, default)):
+            return False
         self._parameters_in_proof.add(key)
         try:
             for call, scope in calls:
-                bound = bind(call, signature)
+                bound = bind(call, signature, receiver=call.func.value if method else None)
                 if bound.starred:
                     return False
                 argument = bound.passed(parameter)
@@ -258,6 +304,22 @@ class HistoryEvidence:
             return True
         finally:
             self._parameters_in_proof.discard(key)
+
+    def known_calls(self, function: cst.FunctionDef) -> Optional[list[tuple[cst.Call, Scope]]]:
+        """Every call of `function` with the scope it is written in, when they are all known
+        (a module-level function's or a method's, see `LocalCalls`); None otherwise."""
+        if self.functions.class_of(function) is not None:
+            return self.calls.all_calls_of_method(function)
+        return self.calls.all_calls_of(function)
+
+    def _default_read_in_module(self, method: cst.FunctionDef, default: Optional[cst.BaseExpression]) -> bool:
+        """A method's default reads names as the module does: its class's body binds none of them
+        (a default is evaluated in the class body, where the class's own names come first)."""
+        if default is None:
+            return True
+        owner = self.functions.class_of(method)
+        bound = {name for statement in suite_statements(owner.body) for name in names_bound_by(statement)}
+        return not any(type(node) is cst.Name and node.value in bound for node in self.nodes.subtree(default))
 
     def _attribute_gains_history(self, method: cst.FunctionDef, attribute: str, depth: int, receiver: Optional[str] = None) -> bool:
         receiver = receiver or self_name(method)
@@ -338,9 +400,11 @@ class _Proof:
                 return self.free(node.value, depth + 1)
             if node.attr.value in _PLAIN_ATTRIBUTES:
                 return self.free(node.value, depth + 1) or self.evidence.tensors.is_tensor(node.value, self.scope)
-            return self.evidence.instance_attribute_is_history_free(
-                node, self.scope, depth + 1
-            ) or self.evidence.object_attribute_is_history_free(node, self.scope, depth + 1)
+            return (
+                self.evidence.instance_attribute_is_history_free(node, self.scope, depth + 1)
+                or self.evidence.object_attribute_is_history_free(node, self.scope, depth + 1)
+                or self.evidence.imported_attribute_is_integer(node, self.scope)
+            )
         if kind is cst.Call:
             return self._call(node, depth) or self.computed_without_grad(node, depth)
         if kind is cst.Subscript:

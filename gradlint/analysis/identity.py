@@ -8,8 +8,10 @@ is stored where other code can reach it. Source order within a function answers 
 questions: whether a read is the last use of a new local (nothing can reach the object
 afterwards), whether a name is read only by value with autograd off, and whether a loop's buffer
 is resized only before its alias is bound; `rebinds_sole_attribute`, whether `self.a` alone holds
-its object where it is rewrapped. Whether a value has autograd history is asked of the
-history proof (`history.HistoryEvidence`).
+its object where it is rewrapped; `handed_over_exactly`, whether a call may give its argument's
+object itself; and `hands_back_parameter`, whether a function returning its parameter may return
+the object each of its (all known) callers handed over. Whether a value has autograd history is
+asked of the history proof (`history.HistoryEvidence`).
 """
 
 from __future__ import annotations
@@ -231,6 +233,86 @@ class IdentityEvidence:
             elif any(uses.contains(loop, occurrence) for loop in loops):
                 return False  # the next iteration would read the handed-over object
         return True
+
+    def handed_over_exactly(self, call: cst.CSTNode, data: cst.BaseExpression, targets: Optional[set[str]], scope: Scope) -> bool:
+        """`call` (`Variable(data)`, or a call of a function handing back its parameter's object)
+        may give `data`'s object itself instead of a new one sharing its storage: nothing in
+        `scope` tells the two apart (flags, hooks, `is`... on the names that may hold either, or
+        on the result where it is made), and where `data`'s object stays reachable afterwards (by
+        a name that the result does not rebind, or held by whatever it was read from), neither
+        is stored away where other code could set a flag. `targets`: the names the result is
+        bound to (None: the names the statement around it binds to it)."""
+        if targets is None:
+            targets = self._names_assigned(call, scope) or self.names_bound_to_result(call, scope) or None
+        sources = set(self.object_names(data))
+        names = self.aliases(sources | (targets or set()), scope)
+        if self.identity_observed(names, scope) or (targets is None and self.result_observed(call, scope)):
+            return False
+        source_live = not sources or not sources <= (targets or set())
+        escapes = self.escapes(names, scope) or (targets is None and self.result_escapes(call, scope))
+        return not (source_live and escapes)
+
+    def _names_assigned(self, node: cst.CSTNode, scope: Scope) -> set[str]:
+        """The names `node` is the whole value of: `y = node`, or its element of `a, y = b, node`."""
+        uses = self._uses_of(scope)
+        parent = uses.parent(node)
+        if type(parent) is cst.Assign and parent.value is node:
+            return {target.target.value for target in parent.targets if type(target.target) is cst.Name}
+        display = uses.parent(parent) if type(parent) is cst.Element else None
+        assign = uses.parent(display) if type(display) is cst.Tuple else None
+        if type(assign) is not cst.Assign or assign.value is not display or len(assign.targets) != 1:
+            return set()
+        target = assign.targets[0].target
+        if type(target) is not cst.Tuple or len(target.elements) != len(display.elements):
+            return set()
+        position = next(index for index, element in enumerate(display.elements) if element is parent)
+        element = target.elements[position].value
+        return {element.value} if type(element) is cst.Name else set()
+
+    def hands_back_parameter(self, call: cst.CSTNode, data: cst.BaseExpression, scope: Scope) -> bool:
+        """`return Variable(x)` may return `x`'s object itself: `x` is a parameter of `scope`,
+        bound there otherwise only to conversions of itself (`x = x.cuda()`), neither stored nor
+        told apart from another object there, and every call of `scope` is known (see
+        `LocalCalls`) and passes an object for `x` explicitly that it may get back itself
+        (`handed_over_exactly` at the call, or a new local at its last use): the callers see the
+        object they handed over where they saw a new one, and nothing of theirs tells."""
+        uses = self._uses_of(scope) if type(scope) is cst.FunctionDef else None
+        if uses is None or type(data) is not cst.Name or id(scope) in self._in_proof:
+            return False
+        end = chain_end(uses, call)
+        statement = uses.parent(end)
+        parameter = data.value
+        if type(statement) is not cst.Return or statement.value is not end or parameter not in uses.parameters:
+            return False
+        if parameter in uses.hidden_bindings or parameter in uses.loop_targets or _reads_frame(uses):
+            return False
+        bindings = self.scopes.of(scope)
+        if bindings.unpacked.get(parameter) or any(self.object_names(value) != [parameter] for value in bindings.assigned(parameter)):
+            return False
+        names = self.aliases({parameter}, scope)
+        if self.identity_observed(names, scope) or self.escapes(names, scope):
+            return False
+        calls = self.history.known_calls(scope)
+        if not calls:
+            return False
+        signature = Signature.of(scope)
+        method = self.history.functions.class_of(scope) is not None
+        if parameter not in signature.slots or (method and parameter == signature.slots[0]):
+            return False
+        self._in_proof.add(id(scope))
+        try:
+            for caller, caller_scope in calls:
+                bound = bind(caller, signature, receiver=caller.func.value if method else None)
+                argument = bound.argument(parameter)
+                if bound.starred or argument is None:
+                    return False  # a default is one object for every call
+                value = argument.value
+                if not (self.is_last_use_of_fresh_local(value, caller_scope) or self.is_fresh(value, caller_scope)):
+                    if not self.handed_over_exactly(caller, value, None, caller_scope):
+                        return False
+            return True
+        finally:
+            self._in_proof.discard(id(scope))
 
     def identity_settled_before_binding(self, call: cst.CSTNode, source: str, alias: str, scope: Scope) -> bool:
         """`alias = Variable(source)` in a loop over a preallocated buffer (`input.resize_as_(x).copy_(x)`

@@ -1,4 +1,4 @@
-"""Which function of this file does a call run, and which calls run a module-level function?
+"""Which function of this file does a call run, and which calls run a function or a method?
 
 A call runs a `def` of this file when it names a function, `self.method`, or the method of an
 object built from a class of this file (`digits = Digits(); digits.batch()`). The calls of a
@@ -6,10 +6,21 @@ module-level function are all known when it is called only by name in this file,
 over as a value, decorated (but for `@torch.no_grad()`, which passes the arguments on),
 redefined or async, and no other file of the run mentions it (`used_elsewhere`; unknown in a
 partial run).
+
+The calls of a method are all known when every read of its name in the file is a call
+`self.m(...)` in a method of its own class, written in that method's own body (not in a nested
+function, lambda or comprehension); the method is a plain one (not decorated, async, a dunder or
+name-mangled), bound once in its class; the class is a top-level plain class (no base but
+`object`, no decorator, metaclass or `__getattr__`), bound once and subclassed nowhere; no string
+of the file spells the name, and no file of the run spells it elsewhere, subclasses the class or
+reads attributes by a computed name (`reached_elsewhere`, from the project index; unknown in a
+partial run).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Optional
 
@@ -18,9 +29,15 @@ import libcst as cst
 from gradlint.analysis.functions import FunctionTable
 from gradlint.analysis.grad_mode import disables_grad
 from gradlint.analysis.imports import ImportMap
-from gradlint.analysis.scopes import Scope, ScopeTable
+from gradlint.analysis.scopes import Scope, ScopeTable, class_methods, self_name
+from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable, target_paths
+from gradlint.analysis.syntax import suite_statements
 from gradlint.analysis.tree import descendants
+
+# Where a call's arguments are evaluated in another scope than the enclosing `def`'s own body.
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_WORD = re.compile(r"[^\W\d]\w*")
 
 
 class LocalCalls:
@@ -32,6 +49,7 @@ class LocalCalls:
         functions: FunctionTable,
         scope_uses: ScopeUsesTable,
         used_elsewhere: Optional[frozenset[str]],
+        reached_elsewhere: Optional[frozenset[str]] = None,
     ) -> None:
         self.module = module
         self.imports = imports
@@ -41,6 +59,10 @@ class LocalCalls:
         # The names of this module other files of the run import; None when not known (a run
         # of part of the project): then no caller of this file's functions is known for sure.
         self.used_elsewhere = used_elsewhere
+        # What may reach this file's methods from other files (see `ProjectFacts.reached_elsewhere`);
+        # None when not known: then no method's callers are known for sure.
+        self.reached_elsewhere = reached_elsewhere
+        self._method_calls: dict[int, Optional[list[tuple[cst.Call, cst.FunctionDef]]]] = {}
 
     def function_called(self, call: cst.Call, scope: Scope) -> Optional[cst.FunctionDef]:
         """The `def` of this file that `call` runs: a function, `self.method`, or the method of an
@@ -76,10 +98,83 @@ class LocalCalls:
             return None
         return calls
 
+    def all_calls_of_method(self, method: cst.FunctionDef) -> Optional[list[tuple[cst.Call, cst.FunctionDef]]]:
+        """Every call of `method` (a method of a class of this file), each `self.m(...)` with the
+        method of its class it is written in, when those are all the ways it runs (see the module's
+        docstring); None otherwise, or when nothing calls it."""
+        key = id(method)
+        if key not in self._method_calls:
+            self._method_calls[key] = self._calls_of_method(method)
+        return self._method_calls[key]
+
+    def _calls_of_method(self, method: cst.FunctionDef) -> Optional[list[tuple[cst.Call, cst.FunctionDef]]]:
+        reached = self.reached_elsewhere
+        owner = self.functions.class_of(method)
+        name = method.name.value
+        if reached is None or owner is None or "*" in reached or name in reached or owner.name.value in reached:
+            return None
+        if not self._plain_method(method, owner) or not self._plain_class(owner):
+            return None
+        names = self._file_names
+        if name in names.strings or owner.name.value in names.bases:
+            return None
+        reads = names.attributes.get(name, [])
+        calls = [self._self_call(read, owner) for read in reads]
+        if not calls or any(call is None for call in calls):
+            return None
+        return calls
+
+    def _plain_method(self, method: cst.FunctionDef, owner: cst.ClassDef) -> bool:
+        """A method of `owner`'s own body that runs with its arguments as called: not decorated
+        (which may change how it is bound or called), async, a dunder (called by Python itself)
+        or name-mangled (spelled otherwise outside), and the only binding of its name in the class."""
+        name = method.name.value
+        if method.decorators or method.asynchronous is not None or name.startswith("__"):
+            return False
+        if self_name(method) is None:
+            return False
+        return sum(name in names_bound_by(statement) for statement in suite_statements(owner.body)) == 1
+
+    def _plain_class(self, owner: cst.ClassDef) -> bool:
+        """A top-level class bound once, built as written: no base but `object` (a base class may
+        call the method by its name), no decorator, metaclass or `__getattr__`."""
+        bound = self._names_bound_by_statement
+        if not any(statement is owner for statement in self.module.body) or sum(owner.name.value in names for names in bound) != 1:
+            return False
+        if any("*" in names for names in bound):
+            return False  # a star import may rebind the class's name
+        if owner.decorators or owner.keywords or any(not _is_object(base.value) for base in owner.bases):
+            return False
+        defined = {statement.name.value for statement in class_methods(owner)}
+        return not defined & {"__getattr__", "__getattribute__"}
+
+    def _self_call(self, read: cst.Attribute, owner: cst.ClassDef) -> Optional[tuple[cst.Call, cst.FunctionDef]]:
+        """The call `self.m(...)` whose callee is `read`, with the method of `owner` whose own body
+        it is written in, where `self` is that method's first parameter, never rebound."""
+        nodes = self.scope_uses.nodes
+        call = nodes.parent(read)
+        if type(call) is not cst.Call or call.func is not read or type(read.value) is not cst.Name:
+            return None
+        parent = nodes.parent(call)
+        while parent is not None and type(parent) not in _SCOPES:
+            parent = nodes.parent(parent)
+        if type(parent) is not cst.FunctionDef or self.functions.class_of(parent) is not owner:
+            return None
+        receiver = self_name(parent)
+        if receiver != read.value.value:
+            return None
+        if parent.decorators or receiver in self.scope_uses.of(parent).hidden_bindings or self.scopes.of(parent).assigned(receiver):
+            return None  # a staticmethod's or classmethod's first parameter is not the instance
+        return call, parent
+
+    @cached_property
+    def _file_names(self) -> "_FileNames":
+        return _FileNames.of(self.module, self.scope_uses.nodes)
+
     @cached_property
     def _names_bound_by_statement(self) -> list[set[str]]:
         """The names each module-level statement binds, in order."""
-        return [_names_bound_by(statement) for statement in self.module.body]
+        return [names_bound_by(statement) for statement in self.module.body]
 
     def _call_of(self, uses: ScopeUses, occurrence: cst.Name) -> Optional[tuple[cst.Call, Scope]]:
         """The call `occurrence` is the callee of, with the function (or module) it is written in."""
@@ -99,8 +194,8 @@ class LocalCalls:
         return (call, scope) if resolved is not None and resolved.name.value == occurrence.value else None
 
 
-def _names_bound_by(statement: cst.CSTNode) -> set[str]:
-    """The names a module-level statement binds (defs, classes, assignments, imports...)."""
+def names_bound_by(statement: cst.CSTNode) -> set[str]:
+    """The names a statement of a module or class body binds (defs, classes, assignments, imports...)."""
     if type(statement) in (cst.FunctionDef, cst.ClassDef):
         return {statement.name.value}
     names: set[str] = set()
@@ -129,3 +224,41 @@ def local_class(module: cst.Module, value: cst.BaseExpression) -> Optional[cst.C
         return None
     found = [s for s in module.body if type(s) is cst.ClassDef and s.name.value == value.func.value]
     return found[0] if len(found) == 1 else None
+
+
+def _is_object(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "object"
+
+
+@dataclass(frozen=True)
+class _FileNames:
+    """How the file reaches attributes, from one pass over the node index: each attribute name's
+    reads (`obj.name`, written or read), the words of its strings (`getattr(self, "name")`; a
+    docstring or other bare string statement does nothing) and the names its `class` statements
+    list among their bases. Reads by a computed name (`getattr(self, name)`) are the project
+    index's to find, in this file as in the others."""
+
+    attributes: dict[str, list[cst.Attribute]]
+    strings: frozenset[str]
+    bases: frozenset[str]
+
+    @classmethod
+    def of(cls, module: cst.Module, nodes: NodeIndex) -> "_FileNames":
+        attributes: dict[str, list[cst.Attribute]] = {}
+        strings: set[str] = set()
+        bases: set[str] = set()
+        for node in nodes.subtree(module):
+            kind = type(node)
+            if kind is cst.Attribute:
+                attributes.setdefault(node.attr.value, []).append(node)
+            elif kind in (cst.SimpleString, cst.FormattedStringText) and not _bare_string(node, nodes):
+                strings.update(_WORD.findall(node.value))
+            elif kind is cst.ClassDef:
+                bases.update(name.value for base in node.bases for name in descendants(base.value) if type(name) is cst.Name)
+        return cls(attributes, frozenset(strings), frozenset(bases))
+
+
+def _bare_string(node: cst.CSTNode, nodes: NodeIndex) -> bool:
+    """A string that is a whole expression statement (a docstring): it reaches nothing."""
+    parent = nodes.parent(node)
+    return type(parent) is cst.Expr and parent.value is node

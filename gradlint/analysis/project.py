@@ -27,11 +27,13 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.constructor_arguments import ConstructorArguments, may_pass_stored_arguments
 from gradlint.analysis.imports import CANONICAL
+from gradlint.analysis.integer_attributes import integer_attributes
 from gradlint.model.project import PassedValue, ProjectFacts, StarFacts
 
 # Modules whose public spelling is what rules match: when torch's own sources are the project,
@@ -60,8 +62,103 @@ class _Import:
 _TOP_LEVEL_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
+# A `def` indented in a class (or a function: over-approximating the methods only costs a lookup).
+_METHOD_DEF = re.compile(rb"^[ \t]+(?:async[ \t]+)?def[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_CLASS_DEF = re.compile(rb"^[ \t]*class[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_CLASS_BASES = re.compile(rb"^[ \t]*class[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\(", re.MULTILINE)
+# Calls that read an attribute whose name they are given: each is literal only when every name
+# argument is a plain string; `getattr` takes it second, the others first (and further).
+_NAMED_READERS = re.compile(rb"\b(getattr|attrgetter|methodcaller)[ \t]*\(")
+# Reads of every attribute of an object by whatever name.
+_ANY_ATTRIBUTE_READERS = re.compile(rb"\b(?:getmembers|__getattribute__)\b")
+_DOTTED_WORDS = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]*\.[ \t]*[A-Za-z_][A-Za-z0-9_]*)*")
+# A text that may build an integer tensor with a legacy constructor.
+_INTEGER_CONSTRUCTION = re.compile(rb"(?:Long|Int|Short|Byte|Char|Bool)Tensor[ \t]*\(")
+# A class without a base but `object` (the only kind `integer_attributes` reads).
+_PLAIN_CLASS = re.compile(rb"^class[ \t]+\w+[ \t]*(?:\([ \t]*(?:object)?[ \t]*\))?[ \t]*:", re.MULTILINE)
+# `obj.name = ...`, `obj.name += ...`: the attribute names a text may write.
+_ATTRIBUTE_WRITE = re.compile(rb"\.[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+# Writes of an object's attributes by whatever name: `setattr`, and an object's `__dict__` or
+# `vars(obj)` other than read through one of the dict's reading methods.
+_ANY_ATTRIBUTE_WRITERS = re.compile(
+    rb"\bsetattr\b|(?:__dict__|\bvars[ \t]*\([^()]*\))(?![ \t]*\.[ \t]*(?:items|keys|values|get|copy)[ \t]*\()"
+)
+_PLAIN_STRING = re.compile(rb"[rRuU]?(?:'[A-Za-z0-9_.]*'|\"[A-Za-z0-9_.]*\")")
+
+
 def _top_level_functions(source: bytes) -> frozenset[str]:
     return frozenset(match.decode() for match in _TOP_LEVEL_DEF.findall(source))
+
+
+def _base_words(source: bytes) -> frozenset[str]:
+    """The words of every `class` statement's bases (`class A(nn.Module, Mixin)`: nn, Module, Mixin)."""
+    found: set[str] = set()
+    for match in _CLASS_BASES.finditer(source):
+        arguments = _call_arguments(source, match.end())
+        found.update(word for argument in arguments for word in _WORD.findall(argument.decode("utf-8", "replace")))
+    return frozenset(found)
+
+
+def reads_computed_attributes(source: bytes, imported: frozenset[str] = frozenset()) -> bool:
+    """The source may read an attribute by a name computed at run time: `getattr(obj, name)`,
+    `attrgetter(name)`, `methodcaller(name)` with a name that is not a plain string literal,
+    `inspect.getmembers`, `__getattribute__`. Not `getattr(nn, rnn_type)` on a name the file
+    binds only by an import (`imported`): a module's attributes are not an instance's methods.
+    A text scan: anything it cannot read counts."""
+    if _ANY_ATTRIBUTE_READERS.search(source):
+        return True
+    for match in _NAMED_READERS.finditer(source):
+        arguments = _call_arguments(source, match.end())
+        if match.group(1) == b"getattr":
+            if arguments and _only_imported(arguments[0].strip(), imported, source):
+                continue
+            names = arguments[1:2]
+        else:
+            names = arguments[:1] if match.group(1) == b"methodcaller" else arguments
+        if not names or not all(_PLAIN_STRING.fullmatch(name.strip()) for name in names):
+            return True
+    return False
+
+
+def _only_imported(receiver: bytes, imported: frozenset[str], source: bytes) -> bool:
+    """`receiver` is a name (or a dotted path from one) that the file binds by an import and
+    assigns nowhere."""
+    found = _DOTTED_WORDS.fullmatch(receiver)
+    if found is None:
+        return False
+    root = found.group(1)
+    if root.decode() not in imported:
+        return False
+    name = re.escape(root)
+    assigned = rb"^[ \t]*[\w, \t]*(?<![\w.])" + name + rb"\b[\w, \t]*=(?!=)"
+    looped = rb"\bfor[ \t]+[\w, \t()]*(?<![\w.])" + name + rb"\b[\w, \t()]*[ \t]in\b"
+    return re.search(assigned + rb"|" + looped, source, re.MULTILINE) is None
+
+
+def _call_arguments(source: bytes, start: int) -> list[bytes]:
+    """The top-level arguments of the call whose `(` ends right before `start`, as text; strings
+    are skipped over roughly (a quote inside another string may cut an argument short, which
+    then reads as computed)."""
+    arguments: list[bytes] = []
+    depth, position, begin = 0, start, start
+    while position < len(source):
+        character = source[position : position + 1]
+        if character in (b"'", b'"'):
+            end = source.find(character, position + 1)
+            position = len(source) if end == -1 else end + 1
+            continue
+        if character in (b"(", b"[", b"{"):
+            depth += 1
+        elif character in (b")", b"]", b"}"):
+            if depth == 0:
+                arguments.append(source[begin:position])
+                return [argument for argument in arguments if argument.strip()]
+            depth -= 1
+        elif character == b"," and depth == 0:
+            arguments.append(source[begin:position])
+            begin = position + 1
+        position += 1
+    return [argument for argument in arguments if argument.strip()]
 
 
 _DEFINED = object()  # bound at module level by something other than one import
@@ -112,6 +209,11 @@ class ProjectIndex:
         self._facts: dict[str, ProjectFacts] = {}
         self._reimported: dict[str, dict[str, set[str]]] = {}  # module -> name -> files using it through the module
         self._words: dict[str, frozenset[str]] = {}
+        self._files_by_word: Optional[Counter[str]] = None  # word -> how many run files spell it
+        self._files_by_base: Optional[dict[str, set[str]]] = None  # word -> the run files whose class bases spell it
+        self._computed_reads: Optional[bool] = None  # some file of the run reads attributes by a computed name
+        self._files_writing: Optional[dict[str, set[str]]] = None  # attribute -> the run files that may write it ("*": any)
+        self._integers: dict[str, frozenset[tuple[str, str]]] = {}
         self._done: set[str] = set()  # files whose own imports have been looked at
         self._unread: set[str] = set()  # files whose imports could not be followed
         self._importers: Optional[dict[str, set[str]]] = None  # module -> the run files whose imports name it
@@ -156,6 +258,107 @@ class ProjectIndex:
             if not unseen:
                 break
         return frozenset(mentioned)
+
+    def methods_reached_elsewhere(self, path: str) -> frozenset[str]:
+        """What may reach a method of module `path`'s classes from another file of the run: the
+        names of its methods another file spells (as a word, in code or in a string: a call, a
+        bound method handed over, `getattr(obj, "name")`), the names of its classes another file's
+        `class` statement lists among its bases, and "*" when a file of the run (this one
+        included) reads attributes by a computed name (`getattr(obj, name)`), which may be any
+        method. Every file's words are read once per run, and only when some file asks."""
+        key = os.path.abspath(path)
+        source = self._sources.get(key, b"")
+        methods = {match.decode() for match in _METHOD_DEF.findall(source)}
+        if key not in self._run or not methods:
+            return frozenset()
+        own = self._words_of(key)
+        reached = {name for name in methods if self._spelling_count(name) > (name in own)}
+        classes = {match.decode() for match in _CLASS_DEF.findall(source)}
+        reached |= {name for name in classes if self._subclassing_files(name) - {key}}
+        if self._run_reads_computed_attributes():
+            reached.add("*")
+        return frozenset(reached)
+
+    def _run_reads_computed_attributes(self) -> bool:
+        """Some file of the run reads attributes by a computed name."""
+        if self._computed_reads is None:
+            self._computed_reads = any(self._reads_computed_attributes(path) for path in self._run)
+        return self._computed_reads
+
+    def integer_attributes(self, path: str) -> frozenset[str]:
+        """The attributes of classes of other modules of the run that only ever hold an integer
+        tensor (see `analysis.integer_attributes`), spelled as module `path` reaches them:
+        `data.Corpus.train` after `import data`, `Corpus.train` after `from data import Corpus`.
+        Not when a file of the run other than the class's writes an attribute of that name
+        (`corpus.train = ...`) or may write attributes by a computed name (`setattr`, `__dict__`)."""
+        key = os.path.abspath(path)
+        if key not in self._run or b"import" not in self._sources.get(key, b""):
+            return frozenset()
+        found: set[str] = set()
+        for item in self._import_statements(key):
+            if item.star or item.local is None:
+                continue
+            if item.name is None and item.level == 0 and item.local == item.module:
+                module, spelled = self._locate(key, item.module, 0), item.local  # `import data`
+            elif item.name is not None:
+                module, spelled = self._locate(key, item.module, item.level), None  # `from data import Corpus`
+            else:
+                continue
+            if module is None or module == key or module not in self._run:
+                continue
+            for owner, attribute in self._integer_attributes_of(module):
+                if spelled is not None:
+                    name = f"{spelled}.{owner}.{attribute}"
+                elif owner == item.name:
+                    name = f"{item.local}.{attribute}"
+                else:
+                    continue
+                if not self._written_elsewhere(attribute, module):
+                    found.add(name)
+        return frozenset(found)
+
+    def _integer_attributes_of(self, module: str) -> frozenset[tuple[str, str]]:
+        if module not in self._integers:
+            source = self._sources.get(module, b"")
+            candidate = _INTEGER_CONSTRUCTION.search(source) and _PLAIN_CLASS.search(source)
+            tree = self._tree(module) if candidate else None
+            self._integers[module] = integer_attributes(tree, lambda name: self._outside_name(module, name)) if tree else frozenset()
+        return self._integers[module]
+
+    def _written_elsewhere(self, attribute: str, module: str) -> bool:
+        """A file of the run other than `module` may write `<object>.<attribute>`."""
+        if self._files_writing is None:
+            self._files_writing = {}
+            for path in self._run:
+                source = self._sources[path]
+                written = {name.decode() for name in _ATTRIBUTE_WRITE.findall(source)}
+                if _ANY_ATTRIBUTE_WRITERS.search(source):
+                    written.add("*")
+                for name in written:
+                    self._files_writing.setdefault(name, set()).add(path)
+        writers = self._files_writing.get(attribute, set()) | self._files_writing.get("*", set())
+        return bool(writers - {module})
+
+    def _spelling_count(self, word: str) -> int:
+        """How many files of the run spell `word` (as an identifier-like word anywhere)."""
+        if self._files_by_word is None:
+            self._files_by_word = Counter()
+            for path in self._run:
+                self._files_by_word.update(self._words_of(path))
+        return self._files_by_word[word]
+
+    def _subclassing_files(self, name: str) -> set[str]:
+        """The files of the run with a `class` statement whose bases spell `name`."""
+        if self._files_by_base is None:
+            self._files_by_base = {}
+            for path in self._run:
+                for found in _base_words(self._sources[path]):
+                    self._files_by_base.setdefault(found, set()).add(path)
+        return self._files_by_base.get(name, set())
+
+    def _reads_computed_attributes(self, path: str) -> bool:
+        imported = frozenset(item.local for item in self._import_statements(path) if item.local is not None)
+        return reads_computed_attributes(self._sources.get(path, b""), imported)
 
     def passed_arguments(self, path: str) -> dict[str, PassedValue]:
         """What every construction in the run passes to the constructor parameters the classes of

@@ -101,6 +101,8 @@ class TensorEvidence:
         call_sites: Optional[Callable[[cst.FunctionDef], Sequence["CallSite"]]] = None,
         # The module-level functions other files of the run mention (None: unknown, a partial run).
         used_elsewhere: Optional[frozenset[str]] = None,
+        # Every call of a method of the file, when they are all known (`LocalCalls.all_calls_of_method`).
+        method_calls: Optional[Callable[[cst.FunctionDef], Optional[Sequence[tuple[cst.Call, cst.FunctionDef]]]]] = None,
     ) -> None:
         self.imports = imports
         self.scopes = scopes
@@ -117,6 +119,7 @@ class TensorEvidence:
         self._scope_uses = scope_uses
         self._call_sites = call_sites
         self._used_elsewhere = used_elsewhere
+        self._method_calls = method_calls
         # (id(function), parameter or RETURNS) -> answer; and those being followed (recursion).
         self._followed: dict[tuple[int, str], bool] = {}
         self._following: set[tuple[int, str]] = set()
@@ -430,19 +433,26 @@ class TensorEvidence:
     # -- values followed through the file's functions, calls and module-level names ------------
 
     def _receives_tensors(self, function: cst.FunctionDef, name: str, depth: int) -> bool:
-        """`name` is a parameter of the module-level `function`, never rebound in it, and every
-        call of the function in this file passes a tensor for it (see `only_calls`)."""
+        """`name` is a parameter of `function` (a module-level function or a method, not its
+        instance), never rebound in it, and every call of the function in this file passes a
+        tensor for it (see `only_calls`)."""
         bindings = self.scopes.of(function)
         signature = Signature.of(function)
+        method = self._is_method(function)
         if name not in signature or name in bindings.loop_sources or name in bindings.unpacked:
             return False
+        if method and (name == signature.slots[0] or name in signature.defaults):
+            return False  # a method's default is evaluated in its class's body
         sites = self.only_calls(function)
         return bool(sites) and self.follow(
-            (id(function), name), lambda: all(self._passes_tensor(site.call, site.scope, signature, name, depth) for site in sites)
+            (id(function), name), lambda: all(self._passes_tensor(site.call, site.scope, signature, name, depth, method) for site in sites)
         )
 
-    def _passes_tensor(self, call: cst.Call, scope: Optional[Scope], signature: Signature, name: str, depth: int) -> bool:
-        bound = bind(call, signature)
+    def _is_method(self, function: cst.FunctionDef) -> bool:
+        return self._table is not None and self._table.class_of(function) is not None
+
+    def _passes_tensor(self, call: cst.Call, scope: Optional[Scope], signature: Signature, name: str, depth: int, method: bool) -> bool:
+        bound = bind(call, signature, receiver=call.func.value if method else None)
         if bound.starred or not bound.fits:
             return False
         argument, scope = bound.passed(name), scope or self.module
@@ -453,9 +463,12 @@ class TensorEvidence:
     def only_calls(self, function: cst.FunctionDef) -> Sequence["CallSite"]:
         """The calls of the module-level `function` in this file, when they are every mention of its
         name: it is defined once, not decorated, never handed over as a value or rebound, and no
-        other file of the run mentions it (unknown in a partial run: then none)."""
+        other file of the run mentions it (unknown in a partial run: then none). For a method, its
+        calls when `LocalCalls.all_calls_of_method` knows them all."""
         if self._call_sites is None or self._scope_uses is None or self._table is None or self.module is None:
             return ()
+        if self._is_method(function):
+            return self._only_method_calls(function)
         name = function.name.value
         elsewhere = self._used_elsewhere
         if elsewhere is None or name in elsewhere or "*" in elsewhere:
@@ -476,6 +489,15 @@ class TensorEvidence:
         if len(occurrences) != len(callees) or any(id(occurrence) not in callees for occurrence in occurrences):
             return ()
         return sites
+
+    def _only_method_calls(self, method: cst.FunctionDef) -> Sequence["CallSite"]:
+        known = self._method_calls(method) if self._method_calls is not None else None
+        if not known:
+            return ()
+        sites = self._call_sites(method)
+        calls = {id(call) for call, _ in known}
+        # The summaries resolve `self.m(...)` the same way: each known call is one of their sites.
+        return sites if len(sites) == len(calls) and all(id(site.call) in calls for site in sites) else ()
 
     def _is_network_input(self, function: cst.FunctionDef, name: str) -> bool:
         """`x` of `def forward(self, x)` in a module class of this file: a positional parameter

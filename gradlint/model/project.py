@@ -47,14 +47,31 @@ class ProjectFacts:
     # "Trainer.D" -> what every construction of the file's class `Trainer` in the run passes for the
     # parameter `__init__` stores as `self.D`; only for a run that holds every file that may build it.
     passed: dict[str, PassedValue] = field(default_factory=dict)
+    # What may reach the methods of the file's classes from another file of the run: the method names
+    # another file spells, the classes another file's `class` statement names among its bases, and
+    # "*" when a file of the run reads attributes by a computed name; None when not known (as above).
+    reached_elsewhere: Optional[frozenset[str]] = None
+    # "data.Corpus.train": attributes of other modules' classes that only ever hold an integer
+    # tensor, as the file spells them; only for a run that holds every file that may write them.
+    integer_attributes: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.stars or self.reimported or self.called_elsewhere is not None or self.passed)
+        return bool(
+            self.names
+            or self.stars
+            or self.reimported
+            or self.called_elsewhere is not None
+            or self.passed
+            or self.reached_elsewhere is not None
+            or self.integer_attributes
+        )
 
     def key(self) -> str:
         """A stable digest of these facts, for cache keys."""
         parts = [repr(sorted(self.names.items())), repr(sorted(self.reimported))]
         parts.append("?" if self.called_elsewhere is None else repr(sorted(self.called_elsewhere)))
+        parts.append("?" if self.reached_elsewhere is None else repr(sorted(self.reached_elsewhere)))
+        parts.append(repr(sorted(self.integer_attributes)))
         parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
         parts += [f"{name}={value.made_by}:{value.output_shape}" for name, value in sorted(self.passed.items())]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]

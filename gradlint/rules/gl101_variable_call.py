@@ -93,8 +93,16 @@ class VariableCall(Rule):
     or moved it (`self.a = self.a.cuda()`) and nothing between the first write and the rewrapping
     can reach `self.a` otherwise (no method of `self` called, `self` not handed over), is removed:
     the attribute alone holds its tensor, so whether it keeps it or gets a copy sharing its
-    storage cannot be told. A source carrying history (a model output, a parameter) keeps
-    `.detach()`.
+    storage cannot be told. `return Variable(x)` of a parameter `x` becomes `return x` where every
+    call of the function is known (a module-level function no other file of the run mentions, or
+    a method called only as `self.m(...)` in the methods of its own plain class, whose name no
+    other file spells), each passes a history-free object for `x` explicitly (a default is one
+    object for every call), the function binds `x` otherwise only to conversions of itself
+    (`x = x.cuda()`) and neither stores it nor tells it apart, and at each call the object handed
+    over may come back itself by the conditions above (a new object, a local at its last use, or
+    nothing telling the result from it where the argument stays reachable): each caller gets
+    back the object it handed over where it got a new one sharing its storage. A source
+    carrying history (a model output, a parameter) keeps `.detach()`.
     Batches from iterating a data loader (a `DataLoader(...)`, or an iterable named like one:
     `train_loader`, `dataloaders[phase]`, also through `enumerate`, `iter`/`next` and `tqdm`) and
     the values of a batch function (`get_batch(...)`, `digits.batch()`) are treated as carrying no
@@ -125,7 +133,9 @@ class VariableCall(Rule):
     on other paths, is not. History
     and identity are followed within one file: a value that comes from another file (a corpus's
     `torch.LongTensor` read as `corpus.train`, even an integer one), a method of another object,
-    or a parameter of a function other files may call keeps `.detach()`; a function of another
+    or a parameter of a function or method other code may call (a partial run, a name another
+    file spells, an attribute read by a computed name anywhere in the run) keeps `.detach()`; a
+    function of another
     file called with the tensor that sets its flag, or a dict keyed by the tensor object, is not
     seen.
     `x = Variable(x); y = 1` (two statements on a line) becomes `x = x; y = 1`.
@@ -710,19 +720,13 @@ class VariableCall(Rule):
             return True
         if targets is None:
             targets = identity.names_bound_to_result(call, scope) or None
-        # The names that may reach the source object or the result once they are one object.
         sources = set(identity.object_names(data))
         bound = targets or set()
         if len(sources) == 1 and len(bound) == 1 and identity.identity_settled_before_binding(call, *sources, *bound, scope):
             return True  # a preallocated buffer resized and refilled before each binding
-        names = identity.aliases(sources | bound, scope)
-        if identity.identity_observed(names, scope) or (targets is None and identity.result_observed(call, scope)):
-            return False
-        # A source still reachable afterwards (by its name, or held by whatever a call returned
-        # it from): the result must not be stored away where other code could set its flag.
-        source_live = not sources or not sources <= bound
-        escapes = identity.escapes(names, scope) or (targets is None and identity.result_escapes(call, scope))
-        return not (source_live and escapes)
+        if targets is None and identity.hands_back_parameter(call, data, scope):
+            return True  # `return Variable(x)`: every caller may get back the object it handed over
+        return identity.handed_over_exactly(call, data, targets, scope)
 
     def _assignment_of(self, call: cst.Call) -> Optional[cst.Assign]:
         """The statement `y = <call>`, when the call is its whole value."""
