@@ -360,7 +360,13 @@ class RunProject:
         mentioned = index.functions_mentioned_elsewhere(str(path))
         passed = index.passed_arguments(str(path))
         facts = facts or ProjectFacts()
-        return replace(facts, called_elsewhere=mentioned, passed=passed)
+        return replace(
+            facts,
+            called_elsewhere=mentioned,
+            passed=passed,
+            argument_writes=index.argument_writes(str(path)),
+            sealed_attributes=index.sealed_attributes(str(path)),
+        )
 
     def outside(self) -> dict[str, str]:
         """The content digest of every module outside the run that its files import."""

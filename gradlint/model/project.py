@@ -47,9 +47,23 @@ class ProjectFacts:
     # "Trainer.D" -> what every construction of the file's class `Trainer` in the run passes for the
     # parameter `__init__` stores as `self.D`; only for a run that holds every file that may build it.
     passed: dict[str, PassedValue] = field(default_factory=dict)
+    # "RN(0)" -> the attributes the project callable `RN` may write on the command-line namespace
+    # the file hands it in that slot; a callable left out may write any.
+    argument_writes: dict[str, frozenset[str]] = field(default_factory=dict)
+    # "Trainer.batch_size": attributes of the file's classes that only the class's own methods
+    # store in the run; only for a run that holds every file of the project.
+    sealed_attributes: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.stars or self.reimported or self.called_elsewhere is not None or self.passed)
+        return bool(
+            self.names
+            or self.stars
+            or self.reimported
+            or self.called_elsewhere is not None
+            or self.passed
+            or self.argument_writes
+            or self.sealed_attributes
+        )
 
     def key(self) -> str:
         """A stable digest of these facts, for cache keys."""
@@ -57,6 +71,8 @@ class ProjectFacts:
         parts.append("?" if self.called_elsewhere is None else repr(sorted(self.called_elsewhere)))
         parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
         parts += [f"{name}={value.made_by}:{value.output_shape}" for name, value in sorted(self.passed.items())]
+        parts += [f"{callee}>{sorted(written)}" for callee, written in sorted(self.argument_writes.items())]
+        parts += [f"sealed:{name}" for name in sorted(self.sealed_attributes)]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
     def trigger_text(self) -> str:
