@@ -60,6 +60,11 @@ class Trainer:
 RUNNER = """\
 from trainer import Trainer
 
+
+def weights_init(m):
+    return m.__class__.__name__
+
+
 trainer = Trainer(None)
 trainer.train()
 """
@@ -145,7 +150,7 @@ def test_a_run_of_the_script_alone_does_not_know_the_callee(tmp_path):
 
 def test_an_attribute_only_the_class_stores_is_sealed(tmp_path):
     index = index_of(tmp_path, {"trainer.py": TRAINER, "main.py": RUNNER})
-    assert index.sealed_attributes(str(tmp_path / "trainer.py")) == frozenset({"Trainer.G", "Trainer.batch_size"})
+    assert index.sealed_attributes(str(tmp_path / "trainer.py")) == frozenset({"Trainer.batch_size"})
 
 
 @pytest.mark.parametrize(
@@ -156,6 +161,7 @@ def test_an_attribute_only_the_class_stores_is_sealed(tmp_path):
         ("main.py", "trainer.train()", "loader.batch_size = 4"),
         ("main.py", "trainer.train()", "setattr(trainer, name, [1])"),
         ("main.py", "trainer.train()", "trainer.__dict__.update(config)"),
+        ("main.py", "trainer.train()", "trainer.__class__ = Other"),
         # a subclass, an alias, the class reached through its module, a class body binding the name
         ("main.py", "trainer.train()", "class Mine(Trainer):\n    pass"),
         ("main.py", "from trainer import Trainer", "from trainer import Trainer as T\nfrom trainer import Trainer"),

@@ -9,10 +9,12 @@ are all the call can change on the object. Anything else (keeping the object, re
 handing it to outside code, calling one of its methods, a dunder attribute) leaves it unknown.
 
 `self.batch_size = 100` in `Trainer.__init__` is sealed when the class has no base but `object`
-(no outside class can define the attribute as a property), the run uses its name only to
-construct it, every store to a `.batch_size` of anything in the run is a plain assignment to the
-first parameter of one of its undecorated methods, no class body of the run binds the name, and no
-file of the run writes attributes by name (`setattr`, `__dict__`, `vars()`, ...). A read of
+(no outside class can define the attribute as a property), no metaclass, decorator or attribute
+hook of its own, and no method rebinding its first parameter; the run uses its name only to
+construct it; every store to a `.batch_size` of anything in the run is a plain assignment to the
+first parameter of one of its undecorated methods; no class body of the run binds the name; and no
+file of the run writes attributes by name (`setattr`, `__dict__`, `vars()`, ...) or assigns an
+object's `__class__`. Only attributes a method assigns an int literal are looked at. A read of
 `self.batch_size` in one of its methods then sees one of the values its methods assign, or raises
 AttributeError. Code outside the run is taken not to store attributes on objects of a class it
 does not define.
@@ -39,7 +41,9 @@ Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 _PARSES_ARGUMENTS = re.compile(rb"^(\w+)\s*=\s*\w+\.parse_args\(", re.MULTILINE)
 # A class with no base but `object`.
 _BASELESS_CLASS = re.compile(rb"^class\s+\w+\s*(?:\(\s*(?:object)?\s*\))?\s*:", re.MULTILINE)
-# Spellings that write (or reach) an object's attributes by name, or reach its class.
+# `self.batch_size = 100`: an attribute assigned an int literal.
+_INT_STORE = re.compile(rb"^[ \t]+\w+\.\w+[ \t]*=[ \t]*-?\d+[ \t]*(?:#.*)?$", re.MULTILINE)
+# Spellings that write an object's attributes by name, or change its class.
 _WRITES_BY_NAME = re.compile(
     rb"\b(?:setattr|delattr|vars)\s*\(|__dict__|__setattr__|__delattr__|__getattribute__|__class__\s*=(?!=)|__func__|__set__"
 )
@@ -51,11 +55,20 @@ _MAX_DEPTH = 6
 class AttributeWrites:
     """Per run: `argument_writes(path)` and `sealed_attributes(path)`, each file read once."""
 
-    def __init__(self, tree: Tree, definition: Definition, files: Callable[[], Sequence[str]], source: Callable[[str], bytes]) -> None:
+    def __init__(
+        self,
+        tree: Tree,
+        definition: Definition,
+        files: Callable[[], Sequence[str]],
+        source: Callable[[str], bytes],
+        words: Callable[[str], frozenset[str]],
+    ) -> None:
         self._tree = tree
         self._definition = definition
         self._files = files  # every file of the run, and the local modules it reads
         self._source = source
+        self._words = words  # every identifier-like word of a file
+        self._names: dict[str, Optional[_FileNames]] = {}
         self._summaries: dict[tuple[str, int, str], Optional[frozenset[str]]] = {}
         self._writes_by_name: Optional[bool] = None
 
@@ -175,18 +188,21 @@ class AttributeWrites:
     # -- attributes only a class's own methods store -------------------------------------------------
 
     def sealed_attributes(self, path: str) -> frozenset[str]:
-        """`"Trainer.batch_size"` for each attribute of a base-less class of `path` that only the
-        class's methods store on their first parameter, in the whole run (see the module's text)."""
+        """`"Trainer.batch_size"` for each attribute of a base-less class of `path` that a method
+        assigns an int literal and that only the class's methods store on their first parameter,
+        in the whole run (see the module's text). Other attributes are not looked at: an int is
+        the only answer read from them."""
         source = self._source(path)
-        if not _BASELESS_CLASS.search(source) or self._run_writes_by_name():
+        if not _BASELESS_CLASS.search(source) or not _INT_STORE.search(source):
             return frozenset()
         tree = self._tree(path)
         found = set()
         for statement in tree.body if tree is not None else ():
-            if isinstance(statement, ast.ClassDef) and _is_plain_class(statement) and self._only_constructed(statement.name):
-                for attribute in _stored_on_self(statement):
-                    if self._stored_only_by(path, statement, attribute):
-                        found.add(f"{statement.name}.{attribute}")
+            if not isinstance(statement, ast.ClassDef) or not _is_plain_class(statement):
+                continue
+            candidates = {target.attr for target, value in _self_stores(statement) if _is_int_literal(value)}
+            if candidates and not self._run_writes_by_name() and self._only_constructed(statement.name):
+                found |= {f"{statement.name}.{name}" for name in candidates if self._stored_only_by(path, statement, name)}
         return frozenset(found)
 
     def _run_writes_by_name(self) -> bool:
@@ -194,44 +210,68 @@ class AttributeWrites:
             self._writes_by_name = any(_WRITES_BY_NAME.search(self._source(file)) for file in self._files())
         return self._writes_by_name
 
-    def _spelling(self, word: str) -> Iterator[tuple[str, ast.Module]]:
-        """The files of the run whose text spells `word`, with their trees; a file that cannot be
-        read yields no tree (the caller then knows nothing)."""
-        pattern = re.compile(rb"\b" + re.escape(word.encode()) + rb"\b")
+    def _spelling(self, word: str) -> Iterator[tuple[str, Optional[_FileNames]]]:
+        """The files of the run whose text spells `word`, with their names; None for a file that
+        cannot be read (the caller then knows nothing)."""
         for file in self._files():
-            if pattern.search(self._source(file)):
-                yield file, self._tree(file)
+            if word in self._words(file):
+                yield file, self._names_of(file)
+
+    def _names_of(self, file: str) -> Optional[_FileNames]:
+        if file not in self._names:
+            tree = self._tree(file)
+            self._names[file] = _FileNames.of(tree) if tree is not None else None
+        return self._names[file]
 
     def _only_constructed(self, name: str) -> bool:
-        """Every mention of the class's name in the run is a call of it (or its definition or an
-        import of it under its own name)."""
-        for _, tree in self._spelling(name):
-            if tree is None:
+        """Every mention of the class's name in the run is a call of it, or its `super(...)`."""
+        for _, names in self._spelling(name):
+            if names is None or name in names.other_mentions:
                 return False
-            for node, parent in _with_parents(tree):
-                if isinstance(node, ast.Name) and node.id == name:
-                    if not (isinstance(parent, ast.Call) and (parent.func is node or _is_super(parent))):
-                        return False
-                elif isinstance(node, ast.Attribute) and node.attr == name:
-                    return False
-                elif isinstance(node, ast.alias) and node.name.split(".")[-1] == name and node.asname not in (None, name):
-                    return False
         return True
 
     def _stored_only_by(self, path: str, owner: ast.ClassDef, attribute: str) -> bool:
         """Every store to `.attribute` in the run is `self.attribute = value` in a method of
         `owner`, and no class body binds the name."""
-        allowed = {id(target) for target in _self_stores(owner, attribute)}
-        for file, tree in self._spelling(attribute):
-            if tree is None:
+        allowed = {id(target) for target, _ in _self_stores(owner, attribute)}
+        for file, names in self._spelling(attribute):
+            if names is None or attribute in names.class_bound:
                 return False
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load):
-                    if file != path or id(node) not in allowed:
-                        return False
-                elif isinstance(node, ast.ClassDef) and attribute in _class_body_names(node):
-                    return False
+            if any(file != path or id(target) not in allowed for target in names.stores.get(attribute, ())):
+                return False
         return True
+
+
+class _FileNames:
+    """One walk of a file: the attribute stores by name, the names class bodies bind, and the
+    names mentioned other than by calling them."""
+
+    def __init__(self) -> None:
+        self.stores: dict[str, list[ast.Attribute]] = {}
+        self.class_bound: set[str] = set()
+        self.other_mentions: set[str] = set()
+
+    @classmethod
+    def of(cls, tree: ast.Module) -> "_FileNames":
+        names = cls()
+        pending: list[tuple[ast.AST, Optional[ast.AST]]] = [(tree, None)]
+        while pending:
+            node, parent = pending.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                if not (isinstance(parent, ast.Call) and (parent.func is node or _is_super(parent))):
+                    names.other_mentions.add(node.id)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Attribute:
+                names.other_mentions.add(node.attr)  # type: ignore[attr-defined]
+                if not isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                    names.stores.setdefault(node.attr, []).append(node)  # type: ignore[arg-type, attr-defined]
+            elif kind is ast.ClassDef:
+                names.class_bound |= _class_body_names(node)  # type: ignore[arg-type]
+            elif kind is ast.alias and node.asname is not None:  # type: ignore[attr-defined]
+                names.other_mentions.add(node.name.split(".")[-1])  # type: ignore[attr-defined]
+            pending.extend((child, node) for child in ast.iter_child_nodes(node))
+        return names
 
 
 # -- helpers ---------------------------------------------------------------------------------------
@@ -334,14 +374,6 @@ def _is_builtin(tree: Optional[ast.Module], name: str) -> bool:
     return True
 
 
-def _with_parents(tree: ast.AST) -> Iterator[tuple[ast.AST, Optional[ast.AST]]]:
-    pending: list[tuple[ast.AST, Optional[ast.AST]]] = [(tree, None)]
-    while pending:
-        node, parent = pending.pop()
-        yield node, parent
-        pending.extend((child, node) for child in ast.iter_child_nodes(node))
-
-
 def _is_plain_class(node: ast.ClassDef) -> bool:
     """No base but `object`, no metaclass or decorators, no attribute access of its own, and no
     method rebinding its first parameter."""
@@ -378,8 +410,8 @@ def _plain_methods(node: ast.ClassDef) -> Iterator[tuple[ast.FunctionDef, str]]:
                 yield member, parameters[0].arg
 
 
-def _self_stores(node: ast.ClassDef, attribute: Optional[str] = None) -> Iterator[ast.Attribute]:
-    """The targets of `self.<attribute> = value` (one target) in the class's plain methods."""
+def _self_stores(node: ast.ClassDef, attribute: Optional[str] = None) -> Iterator[tuple[ast.Attribute, ast.expr]]:
+    """(target, value) of each `self.<attribute> = value` (one target) in the class's plain methods."""
     for method, receiver in _plain_methods(node):
         for inner in _own_nodes(method):
             if isinstance(inner, ast.Assign) and len(inner.targets) == 1:
@@ -390,7 +422,7 @@ def _self_stores(node: ast.ClassDef, attribute: Optional[str] = None) -> Iterato
                     and target.value.id == receiver
                     and (attribute is None or target.attr == attribute)
                 ):
-                    yield target
+                    yield target, inner.value
 
 
 def _own_nodes(function: Function) -> Iterator[ast.AST]:
@@ -403,5 +435,7 @@ def _own_nodes(function: Function) -> Iterator[ast.AST]:
             pending.extend(ast.iter_child_nodes(node))
 
 
-def _stored_on_self(node: ast.ClassDef) -> set[str]:
-    return {target.attr for target in _self_stores(node)}
+def _is_int_literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int

@@ -192,7 +192,9 @@ class ProjectIndex:
 
     def _attributes(self) -> AttributeWrites:
         if self._attribute_writes is None:
-            self._attribute_writes = AttributeWrites(self._tree, self._definition, lambda: sorted(self._sources), self._source_of)
+            self._attribute_writes = AttributeWrites(
+                self._tree, self._definition, lambda: sorted(self._sources), self._source_of, self._words_of
+            )
         return self._attribute_writes
 
     def _source_of(self, path: str) -> bytes:
