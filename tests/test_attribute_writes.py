@@ -188,6 +188,23 @@ def test_look_alikes_of_a_sealed_attribute(tmp_path, file, old, new):
     assert "Trainer.batch_size" not in index.sealed_attributes(str(tmp_path / "trainer.py"))
 
 
+def test_only_the_files_connected_by_imports_can_reach_the_objects(tmp_path):
+    other = "class Config:\n    def __init__(self):\n        self.batch_size = [1]\n"
+    index = index_of(tmp_path, {"trainer.py": TRAINER, "main.py": RUNNER, "other/train.py": other})
+    assert index.sealed_attributes(str(tmp_path / "trainer.py")) == frozenset({"Trainer.batch_size"})
+    # a module the script imports is connected, whoever imports whom
+    runner = RUNNER.replace("from trainer import Trainer", "from trainer import Trainer\nimport tune")
+    tune = "def tune(t):\n    t.batch_size = [1]\n"
+    index = index_of(tmp_path, {"trainer.py": TRAINER, "main.py": runner, "tune.py": tune})
+    assert index.sealed_attributes(str(tmp_path / "trainer.py")) == frozenset()
+
+
+def test_a_module_imported_by_name_at_run_time_connects_every_file(tmp_path):
+    other = "import importlib\nclass Config:\n    def __init__(self):\n        self.batch_size = [1]\n"
+    index = index_of(tmp_path, {"trainer.py": TRAINER, "main.py": RUNNER, "other/train.py": other})
+    assert index.sealed_attributes(str(tmp_path / "trainer.py")) == frozenset()
+
+
 def test_gl507_reads_a_sealed_attribute_assigned_only_ints(tmp_path):
     assert gl507(tmp_path, {"trainer.py": TRAINER, "main.py": RUNNER}) == [("trainer.py", 10, "safe")]
 

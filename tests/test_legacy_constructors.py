@@ -26,7 +26,7 @@ def evidence(source, constructor, kind="size", name="f"):
     context = context_of(source)
     scope = function(context, name)
     call, value = argument_of(context, scope, constructor)
-    arguments = ArgumentEvidence(context.imports, context.scopes, context.module, context.values.is_python_int)
+    arguments = ArgumentEvidence(context.imports, context.scopes, context.module, context.values.is_python_int, context.values.is_history_free)
     if kind == "size":
         return arguments.size(value, scope)
     line = context.line_of(call)

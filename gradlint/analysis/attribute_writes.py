@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Iterator, Optional, Sequence, Union
+from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -47,6 +47,8 @@ _INT_STORE = re.compile(rb"^[ \t]+\w+\.\w+[ \t]*=[ \t]*-?\d+[ \t]*(?:#.*)?$", re
 _WRITES_BY_NAME = re.compile(
     rb"\b(?:setattr|delattr|vars)\s*\(|__dict__|__setattr__|__delattr__|__getattribute__|__class__\s*=(?!=)|__func__|__set__"
 )
+# Modules imported by a name computed at run time: any file may then reach any other.
+_IMPORTS_BY_NAME = re.compile(rb"\bimportlib\b|\b__import__\b|\bimport_module\b")
 # Builtins a namespace may be given to without being changed.
 _READERS = frozenset({"print", "str", "repr", "format"})
 _MAX_DEPTH = 6
@@ -62,15 +64,18 @@ class AttributeWrites:
         files: Callable[[], Sequence[str]],
         source: Callable[[str], bytes],
         words: Callable[[str], frozenset[str]],
+        imported: Callable[[str], Iterable[str]],
     ) -> None:
         self._tree = tree
         self._definition = definition
         self._files = files  # every file of the run, and the local modules it reads
         self._source = source
         self._words = words  # every identifier-like word of a file
+        self._imported = imported  # the local modules a file's imports name
         self._names: dict[str, Optional[_FileNames]] = {}
+        self._components: Optional[dict[str, frozenset[str]]] = None
         self._summaries: dict[tuple[str, int, str], Optional[frozenset[str]]] = {}
-        self._writes_by_name: Optional[bool] = None
+        self._writes_by_name: dict[frozenset[str], bool] = {}
 
     # -- what a callable writes on an argument ------------------------------------------------------
 
@@ -190,8 +195,8 @@ class AttributeWrites:
     def sealed_attributes(self, path: str) -> frozenset[str]:
         """`"Trainer.batch_size"` for each attribute of a base-less class of `path` that a method
         assigns an int literal and that only the class's methods store on their first parameter,
-        in the whole run (see the module's text). Other attributes are not looked at: an int is
-        the only answer read from them."""
+        in the files of the run its objects can reach (see the module's text). Other attributes
+        are not looked at: an int is the only answer read from them."""
         source = self._source(path)
         if not _BASELESS_CLASS.search(source) or not _INT_STORE.search(source):
             return frozenset()
@@ -201,19 +206,35 @@ class AttributeWrites:
             if not isinstance(statement, ast.ClassDef) or not _is_plain_class(statement):
                 continue
             candidates = {target.attr for target, value in _self_stores(statement) if _is_int_literal(value)}
-            if candidates and not self._run_writes_by_name() and self._only_constructed(statement.name):
-                found |= {f"{statement.name}.{name}" for name in candidates if self._stored_only_by(path, statement, name)}
+            if not candidates:
+                continue
+            files = self._component(path)
+            if not self._writes_by_name_in(files) and self._only_constructed(files, statement.name):
+                found |= {f"{statement.name}.{name}" for name in candidates if self._stored_only_by(files, path, statement, name)}
         return frozenset(found)
 
-    def _run_writes_by_name(self) -> bool:
-        if self._writes_by_name is None:
-            self._writes_by_name = any(_WRITES_BY_NAME.search(self._source(file)) for file in self._files())
-        return self._writes_by_name
+    def _component(self, path: str) -> frozenset[str]:
+        """The files whose code can hold an object of a class of `path`: those connected to it by
+        imports either way (an object is handed on only through calls one module makes of
+        another's code), or every file when one imports modules by name at run time."""
+        if self._components is None:
+            files = list(self._files())
+            if any(_IMPORTS_BY_NAME.search(self._source(file)) for file in files):
+                everything = frozenset(files)
+                self._components = {file: everything for file in files}
+            else:
+                self._components = _components(files, self._imported)
+        return self._components.get(path, frozenset({path}))
 
-    def _spelling(self, word: str) -> Iterator[tuple[str, Optional[_FileNames]]]:
-        """The files of the run whose text spells `word`, with their names; None for a file that
-        cannot be read (the caller then knows nothing)."""
-        for file in self._files():
+    def _writes_by_name_in(self, files: frozenset[str]) -> bool:
+        if files not in self._writes_by_name:
+            self._writes_by_name[files] = any(_WRITES_BY_NAME.search(self._source(file)) for file in files)
+        return self._writes_by_name[files]
+
+    def _spelling(self, files: frozenset[str], word: str) -> Iterator[tuple[str, Optional[_FileNames]]]:
+        """The files among `files` whose text spells `word`, with their names; None for a file
+        that cannot be read (the caller then knows nothing)."""
+        for file in sorted(files):
             if word in self._words(file):
                 yield file, self._names_of(file)
 
@@ -223,18 +244,18 @@ class AttributeWrites:
             self._names[file] = _FileNames.of(tree) if tree is not None else None
         return self._names[file]
 
-    def _only_constructed(self, name: str) -> bool:
-        """Every mention of the class's name in the run is a call of it, or its `super(...)`."""
-        for _, names in self._spelling(name):
+    def _only_constructed(self, files: frozenset[str], name: str) -> bool:
+        """Every mention of the class's name in `files` is a call of it, or its `super(...)`."""
+        for _, names in self._spelling(files, name):
             if names is None or name in names.other_mentions:
                 return False
         return True
 
-    def _stored_only_by(self, path: str, owner: ast.ClassDef, attribute: str) -> bool:
-        """Every store to `.attribute` in the run is `self.attribute = value` in a method of
-        `owner`, and no class body binds the name."""
+    def _stored_only_by(self, files: frozenset[str], path: str, owner: ast.ClassDef, attribute: str) -> bool:
+        """Every store to `.attribute` in `files` is `self.attribute = value` in a method of
+        `owner`, and no class body there binds the name."""
         allowed = {id(target) for target, _ in _self_stores(owner, attribute)}
-        for file, names in self._spelling(attribute):
+        for file, names in self._spelling(files, attribute):
             if names is None or attribute in names.class_bound:
                 return False
             if any(file != path or id(target) not in allowed for target in names.stores.get(attribute, ())):
@@ -275,6 +296,28 @@ class _FileNames:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+
+def _components(files: Sequence[str], imported: Callable[[str], Iterable[str]]) -> dict[str, frozenset[str]]:
+    """File -> the files connected to it by imports, either way."""
+    neighbours: dict[str, set[str]] = {file: set() for file in files}
+    for file in files:
+        for module in imported(file):
+            if module in neighbours and module != file:
+                neighbours[file].add(module)
+                neighbours[module].add(file)
+    components: dict[str, frozenset[str]] = {}
+    for start in files:
+        if start in components:
+            continue
+        found, pending = {start}, [start]
+        while pending:
+            for neighbour in neighbours[pending.pop()] - found:
+                found.add(neighbour)
+                pending.append(neighbour)
+        component = frozenset(found)
+        components.update((file, component) for file in component)
+    return components
 
 
 def _slots(call: ast.Call) -> Iterator[tuple[str, ast.expr]]:

@@ -193,7 +193,7 @@ class ProjectIndex:
     def _attributes(self) -> AttributeWrites:
         if self._attribute_writes is None:
             self._attribute_writes = AttributeWrites(
-                self._tree, self._definition, lambda: sorted(self._sources), self._source_of, self._words_of
+                self._tree, self._definition, lambda: sorted(self._sources), self._source_of, self._words_of, self._imported_modules
             )
         return self._attribute_writes
 

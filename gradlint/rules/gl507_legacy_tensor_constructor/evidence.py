@@ -130,12 +130,18 @@ class ArgumentEvidence:
     """Whether the single argument of a legacy constructor is evidently a size or data."""
 
     def __init__(
-        self, imports: ImportMap, scopes: ScopeTable, module: cst.Module, is_python_int: Callable[[cst.BaseExpression, Scope], bool]
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        module: cst.Module,
+        is_python_int: Callable[[cst.BaseExpression, Scope], bool],
+        is_history_free: Callable[[cst.BaseExpression, Scope], bool],
     ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
         self.is_python_int = is_python_int  # the value model's answer (`opt.batchSize` declared `type=int`)
+        self.is_history_free = is_history_free  # the value model's answer: no element can require grad
 
     def size(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Evidence]:
         """An int: a literal, `len(...)`, `x.size(i)`, `x.shape[i]`, int arithmetic, a value the value
@@ -159,14 +165,22 @@ class ArgumentEvidence:
         return None
 
     def data(self, node: cst.BaseExpression, scope: Scope, reaches: Callable[[cst.BaseExpression], bool]) -> Optional[Evidence]:
-        """A sequence: a list or tuple display of literals (EXACT), any other display or a list
-        comprehension, or a name bound only to those (LIKELY: its elements could be tensors, which
-        the legacy constructor converts with a warning when they require grad). `reaches(value)`
-        tells the bindings of a name that can reach the call."""
+        """A sequence: a list or tuple display of literals, or a display or list comprehension
+        the value model proves history-free (no element is, or holds, a tensor that requires
+        grad: `[r]` of a row of a history-free tensor) (EXACT); any other display or list
+        comprehension, or a name bound only to those (LIKELY: its elements could be tensors,
+        which the legacy constructor converts with a warning when they require grad).
+        `reaches(value)` tells the bindings of a name that can reach the call."""
         if self._exact_leaves(node, scope):
             return Evidence.EXACT
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
-            return Evidence.LIKELY
+            return Evidence.EXACT if self.is_history_free(node, scope) else Evidence.LIKELY
+        repeated = _repeated_display(node)
+        if repeated is not None:
+            # `[c] * n`: the display's elements, n times (a list whatever n is, when n is an int)
+            display, times = repeated
+            count = self.size(times, scope)
+            return _weakest(self.data(display, scope, reaches), count) if count is not None else None
         if isinstance(node, cst.Name):
             plain = self._plain_values(node.value, scope)
             if plain is None:
@@ -262,6 +276,15 @@ def makes_float64_array(call: cst.Call, imports: ImportMap) -> bool:
         position, keyword = _NUMPY_SIZED[qualified]
         return len(positional) > position or keyword in keywords
     return qualified in _NUMPY_DIMENSIONED and bool(positional) and not keywords
+
+
+def _repeated_display(node: cst.BaseExpression) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(the list display, the count) of `[c] * n` or `n * [c]`."""
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Multiply):
+        return None
+    if isinstance(node.left, cst.List):
+        return node.left, node.right
+    return (node.right, node.left) if isinstance(node.right, cst.List) else None
 
 
 def _is_parameter(name: str, scope: Scope) -> bool:

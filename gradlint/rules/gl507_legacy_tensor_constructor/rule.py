@@ -355,7 +355,8 @@ class LegacyTensorConstructor(Rule):
 
     @cached_property
     def _arguments(self) -> ArgumentEvidence:
-        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, self.context.values.is_python_int)
+        values = self.context.values
+        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, values.is_python_int, values.is_history_free)
 
     @cached_property
     def _device_changed(self) -> bool:
