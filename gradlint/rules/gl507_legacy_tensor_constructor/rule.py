@@ -83,7 +83,9 @@ class LegacyTensorConstructor(Rule):
     for every kind of element measured (Python numbers, bools, strings, None, NumPy scalars and
     arrays, tensors with or without history, nested and ragged lists: the same values, the same
     exception, and for an element requiring grad the same warning, which torch gives once per
-    process whichever form converts first). These fixes are safe when the argument is a display
+    process whichever form converts first; tensors on another device, which cannot be run here,
+    are read by the same code of torch, which stores each element into a new CPU tensor in both
+    forms). These fixes are safe when the argument is a display
     of number literals, or of elements the value model proves of those kinds (history-free:
     `[r]` for a row of a history-free tensor, `[loss.item()]`, values computed under no_grad; or
     evidently a tensor: `[w.sum()]`), such a display repeated by an int (`[c] * x.size(0)`), a
