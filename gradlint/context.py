@@ -241,7 +241,8 @@ class FileContext:
     @cached_property
     def command_line(self) -> CommandLineOptions:
         """What the options of the file's argparse namespaces hold (`opt.batchSize` an int)."""
-        return CommandLineOptions(self.module, self.imports, self.scopes, self.scope_uses)
+        argument_writes = self.project.argument_writes if self.project is not None else {}
+        return CommandLineOptions(self.module, self.imports, self.scopes, self.scope_uses, argument_writes)
 
     @cached_property
     def identity(self) -> IdentityEvidence:
@@ -270,6 +271,7 @@ class FileContext:
             ),
             passed=self.project.passed if self.project is not None else {},
             class_of=self.function_table.class_of,
+            sealed=self.project.sealed_attributes if self.project is not None else frozenset(),
         )
 
     def value(self, node: cst.BaseExpression) -> ValueRecord:

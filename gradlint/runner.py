@@ -364,7 +364,15 @@ class RunProject:
         reached = index.methods_reached_elsewhere(str(path))
         integers = index.integer_attributes(str(path))
         facts = facts or ProjectFacts()
-        return replace(facts, called_elsewhere=mentioned, passed=passed, reached_elsewhere=reached, integer_attributes=integers)
+        return replace(
+            facts,
+            called_elsewhere=mentioned,
+            passed=passed,
+            reached_elsewhere=reached,
+            integer_attributes=integers,
+            argument_writes=index.argument_writes(str(path)),
+            sealed_attributes=index.sealed_attributes(str(path)),
+        )
 
     def outside(self) -> dict[str, str]:
         """The content digest of every module outside the run that its files import."""

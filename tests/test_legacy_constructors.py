@@ -26,7 +26,12 @@ def evidence(source, constructor, kind="size", name="f"):
     context = context_of(source)
     scope = function(context, name)
     call, value = argument_of(context, scope, constructor)
-    arguments = ArgumentEvidence(context.imports, context.scopes, context.module, context.values.is_python_int)
+    values = context.values
+
+    def measured(node, scope):
+        return values.is_history_free(node, scope) or values.is_evident_tensor(node, scope)
+
+    arguments = ArgumentEvidence(context.imports, context.scopes, context.module, values.is_python_int, measured)
     if kind == "size":
         return arguments.size(value, scope)
     line = context.line_of(call)
@@ -93,6 +98,47 @@ def test_displays_of_numbers_are_exact_data_other_lists_likely():
     assert evidence(source, "LongTensor", "data") is Evidence.EXACT
     assert evidence(source, "FloatTensor", "data") is Evidence.LIKELY
     assert evidence(source, "DoubleTensor", "data") is Evidence.LIKELY
+
+
+def test_a_display_the_value_model_proves_history_free_is_exact_data():
+    source = """\
+        import torch
+        import torch.nn as nn
+        w = nn.Parameter(torch.ones(2))
+        def f(x, model):
+            rows = torch.randn(3)
+            for r in rows:
+                torch.FloatTensor([r, x.size(0)])
+            torch.DoubleTensor([model(x).sum().item(), 2.0])
+            torch.LongTensor([model(x).sum()])
+            torch.ByteTensor([w[0]])
+            torch.IntTensor([x])
+            g = torch.ones(2, requires_grad=True)
+            torch.HalfTensor([g.sum(), [1.0]][:1])
+            torch.ShortTensor([[g.sum()], (1, 2.0)])
+    """
+    assert evidence(source, "FloatTensor", "data") is Evidence.EXACT  # a row of a history-free tensor, an int
+    assert evidence(source, "DoubleTensor", "data") is Evidence.EXACT  # Python numbers
+    assert evidence(source, "LongTensor", "data") is Evidence.LIKELY  # a model's output: any object
+    assert evidence(source, "ByteTensor", "data") is Evidence.LIKELY  # not evidently a tensor to the value model
+    assert evidence(source, "ShortTensor", "data") is Evidence.EXACT  # a tensor requiring grad, in nested displays
+    assert evidence(source, "HalfTensor", "data") is None  # a slice of a display: not a display
+    assert evidence(source, "IntTensor", "data") is Evidence.LIKELY  # a parameter of unknown callers
+
+
+def test_a_display_repeated_by_an_int_is_data_as_exact_as_its_display_and_count():
+    source = """\
+        import torch
+        def f(x, n, c):
+            torch.FloatTensor([3] * x.size(0))
+            torch.DoubleTensor(x.size(0) * [c])
+            torch.LongTensor([3] * n)
+            torch.IntTensor([3] + [4])
+    """
+    assert evidence(source, "FloatTensor", "data") is Evidence.EXACT
+    assert evidence(source, "DoubleTensor", "data") is Evidence.LIKELY  # `c` may be a tensor requiring grad
+    assert evidence(source, "LongTensor", "data") is None  # `n` may be anything
+    assert evidence(source, "IntTensor", "data") is None
 
 
 def test_a_name_is_data_when_the_bindings_before_the_call_are_lists():

@@ -12,13 +12,16 @@ Only module-level names are read, and only when nothing else can change what the
 parser is used only to declare arguments and parse them (no argument groups, parents,
 `set_defaults`, or being handed to other code), every declaration spells its names and types
 literally, and the namespace is never written through (`opt.batchSize = ...`), handed to other
-code than printing, or rebound. Anything else is unknown.
+code than printing, or rebound. Module-level code may also hand it to a callable of the project
+(`model = RN(args)`) that the project index has read (`argument_writes`, see
+`attribute_writes`): the options the callable may write are then unknown, the others keep their
+declared type. Anything else is unknown.
 """
 
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional
 
 import libcst as cst
 
@@ -42,11 +45,21 @@ _CONVERTERS = {"int": INT, "float": NUMBER}
 class CommandLineOptions:
     """Per file: the options of its module-level argparse namespaces, found when first asked."""
 
-    def __init__(self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, scope_uses: ScopeUsesTable) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        scope_uses: ScopeUsesTable,
+        argument_writes: Mapping[str, frozenset[str]] = {},
+    ) -> None:
+        """`argument_writes`: "RN(0)" -> the attributes the project callable `RN` may write on
+        what the file passes in that slot (the project index's answer, for a whole-project run)."""
         self.module = module
         self.imports = imports
         self.scopes = scopes
         self.scope_uses = scope_uses
+        self.argument_writes = argument_writes
 
     def option_type(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[str]:
         """INT, NUMBER or BOOL for `opt.name` read in `scope`, where `opt` is a namespace of the
@@ -151,8 +164,25 @@ class CommandLineOptions:
             if type(parent) is cst.Arg and type(call) is cst.Call and type(call.func) is cst.Name and call.func.value in _READERS:
                 if self._builtin(call.func.value):
                     continue
-            return None
+            callee_writes = self._callee_writes(parent, call) if type(parent) is cst.Arg and type(call) is cst.Call else None
+            if callee_writes is None:
+                return None
+            written |= callee_writes
         return written
+
+    def _callee_writes(self, argument: cst.Arg, call: cst.Call) -> Optional[frozenset[str]]:
+        """What the project callable a module-level call hands `argument` to may write on it."""
+        func = call.func
+        if type(func) is not cst.Name or argument.star or self._uses.in_nested_function(call):
+            return None
+        if argument.keyword is not None:
+            slot = f"{argument.keyword.value}="
+        else:
+            positional = [arg for arg in call.args if arg.keyword is None]
+            if any(arg.star for arg in positional[: positional.index(argument)]):
+                return None
+            slot = str(positional.index(argument))
+        return self.argument_writes.get(f"{func.value}({slot})")
 
     def _builtin(self, name: str) -> bool:
         """`name` is the builtin of that name anywhere in the file (nothing binds it)."""

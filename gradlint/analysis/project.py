@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
+from gradlint.analysis.attribute_writes import AttributeWrites
 from gradlint.analysis.constructor_arguments import ConstructorArguments, may_pass_stored_arguments
 from gradlint.analysis.imports import CANONICAL
 from gradlint.analysis.integer_attributes import integer_attributes
@@ -203,6 +204,7 @@ class ProjectIndex:
         self._trees: dict[str, Optional[ast.Module]] = {}
         self._passed: dict[str, dict[str, PassedValue]] = {}
         self._constructor_arguments: Optional[ConstructorArguments] = None
+        self._attribute_writes: Optional[AttributeWrites] = None
         self._located: dict[tuple[str, str], Optional[str]] = {}
         self._resolved: dict[tuple[str, str], Optional[str]] = {}
         self._star_exports: dict[str, StarFacts] = {}
@@ -378,6 +380,28 @@ class ProjectIndex:
                     found = {}
             self._passed[key] = found
         return self._passed[key]
+
+    def argument_writes(self, path: str) -> dict[str, frozenset[str]]:
+        """What the project callables module `path` hands a command-line namespace to may write on
+        it (see `analysis.attribute_writes`)."""
+        key = os.path.abspath(path)
+        return self._attributes().argument_writes(key) if key in self._run else {}
+
+    def sealed_attributes(self, path: str) -> frozenset[str]:
+        """The attributes of module `path`'s classes that only the class's methods store in the
+        run (see `analysis.attribute_writes`); meaningful only when the run holds the whole project."""
+        key = os.path.abspath(path)
+        return self._attributes().sealed_attributes(key) if key in self._run else frozenset()
+
+    def _attributes(self) -> AttributeWrites:
+        if self._attribute_writes is None:
+            self._attribute_writes = AttributeWrites(
+                self._tree, self._definition, lambda: sorted(self._sources), self._source_of, self._words_of, self._imported_modules
+            )
+        return self._attribute_writes
+
+    def _source_of(self, path: str) -> bytes:
+        return self._sources.get(path, b"")
 
     def _definition(self, path: str, name: str) -> Optional[tuple[str, ast.stmt]]:
         """The top-level class or function of a project module that `name` means in module `path`:

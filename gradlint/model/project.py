@@ -54,6 +54,12 @@ class ProjectFacts:
     # "data.Corpus.train": attributes of other modules' classes that only ever hold an integer
     # tensor, as the file spells them; only for a run that holds every file that may write them.
     integer_attributes: frozenset[str] = frozenset()
+    # "RN(0)" -> the attributes the project callable `RN` may write on the command-line namespace
+    # the file hands it in that slot; a callable left out may write any.
+    argument_writes: dict[str, frozenset[str]] = field(default_factory=dict)
+    # "Trainer.batch_size": attributes of the file's classes that only the class's own methods
+    # store in the run; only for a run that holds every file of the project.
+    sealed_attributes: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(
@@ -64,6 +70,8 @@ class ProjectFacts:
             or self.passed
             or self.reached_elsewhere is not None
             or self.integer_attributes
+            or self.argument_writes
+            or self.sealed_attributes
         )
 
     def key(self) -> str:
@@ -74,6 +82,8 @@ class ProjectFacts:
         parts.append(repr(sorted(self.integer_attributes)))
         parts += [f"{name}:{sorted(star.names)}:{star.closed}:{star.fallback}" for name, star in sorted(self.stars.items())]
         parts += [f"{name}={value.made_by}:{value.output_shape}" for name, value in sorted(self.passed.items())]
+        parts += [f"{callee}>{sorted(written)}" for callee, written in sorted(self.argument_writes.items())]
+        parts += [f"sealed:{name}" for name in sorted(self.sealed_attributes)]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
     def trigger_text(self) -> str:

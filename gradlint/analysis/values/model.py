@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Optional, TypeV
 import libcst as cst
 
 from gradlint.analysis import torch_api
+from gradlint.analysis.attribute_values import sealed_attribute_values
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.narrowing import PARAMETER, Narrowing
 from gradlint.analysis.scopes import Scope, ScopeTable, self_name
@@ -87,16 +88,19 @@ class ValueModel:
         evaluators: Evaluators,
         passed: Mapping[str, PassedValue] = {},
         class_of: Callable[[cst.FunctionDef], Optional[cst.ClassDef]] = lambda function: None,
+        sealed: frozenset[str] = frozenset(),
     ) -> None:
         """`passed`: what the run's constructions pass to the constructor parameters the file's
         classes keep on `self` ("Trainer.D", see `analysis.constructor_arguments`); `class_of`:
-        the class a method is defined in."""
+        the class a method is defined in; `sealed`: the attributes of the file's classes that
+        only the class's own methods store in the run ("Trainer.batch_size")."""
         self.imports = imports
         self.scopes = scopes
         self.nodes = nodes
         self._evaluators = evaluators
         self._passed = passed
         self._class_of = class_of
+        self._sealed = sealed
         self._evident = EvidentTensors(imports, scopes, self.is_tensor)
         self._narrowing = Narrowing(imports, nodes, evaluators.scope_uses, self._surely_tensor, class_of)
         # question -> (id(node), id(scope)) -> (node, scope, answer); the node and scope are kept
@@ -349,9 +353,18 @@ class ValueModel:
         return self._evaluators.tensors().is_python_number(node, scope) or self._evaluators.options().is_number(node, scope)
 
     def is_python_int(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
-        """`node` evidently evaluates to a Python `int`: an int literal, or a command-line option
-        declared `type=int` that always has a value (see `command_line`)."""
-        return type(node) is cst.Integer or self._evaluators.options().is_int(node, scope)
+        """`node` evidently evaluates to a Python `int`: an int literal, a command-line option
+        declared `type=int` that always has a value (see `command_line`), or `self.batch_size`
+        of a sealed attribute every value of which is one (see `attribute_values`)."""
+        return self._remember("is_python_int", node, scope, lambda: self._python_int(node, scope, 0))
+
+    def _python_int(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int) -> bool:
+        if type(node) is cst.Integer or self._evaluators.options().is_int(node, scope):
+            return True
+        if depth >= _MAX_DEPTH:
+            return False
+        values = sealed_attribute_values(node, scope, self.nodes.root, self.scopes, self._class_of, self._sealed)
+        return values is not None and all(self._python_int(value, method, depth + 1) for value, method in values)
 
     def is_bound_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """A name every binding of which in `scope` makes a tensor, or `self.w` every value the

@@ -130,12 +130,20 @@ class ArgumentEvidence:
     """Whether the single argument of a legacy constructor is evidently a size or data."""
 
     def __init__(
-        self, imports: ImportMap, scopes: ScopeTable, module: cst.Module, is_python_int: Callable[[cst.BaseExpression, Scope], bool]
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        module: cst.Module,
+        is_python_int: Callable[[cst.BaseExpression, Scope], bool],
+        is_measured_element: Callable[[cst.BaseExpression, Scope], bool],
     ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
         self.is_python_int = is_python_int  # the value model's answer (`opt.batchSize` declared `type=int`)
+        # the value model's answer: history-free (numbers, NumPy values, tensors without history)
+        # or evidently a tensor, the kinds of elements measured to build the same tensor both ways
+        self.is_measured_element = is_measured_element
 
     def size(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Evidence]:
         """An int: a literal, `len(...)`, `x.size(i)`, `x.shape[i]`, int arithmetic, a value the value
@@ -159,14 +167,22 @@ class ArgumentEvidence:
         return None
 
     def data(self, node: cst.BaseExpression, scope: Scope, reaches: Callable[[cst.BaseExpression], bool]) -> Optional[Evidence]:
-        """A sequence: a list or tuple display of literals (EXACT), any other display or a list
-        comprehension, or a name bound only to those (LIKELY: its elements could be tensors, which
-        the legacy constructor converts with a warning when they require grad). `reaches(value)`
-        tells the bindings of a name that can reach the call."""
-        if self._exact_leaves(node, scope):
+        """A sequence: a list or tuple display of literals, of elements of measured kinds
+        (`is_measured_element`: `[r]` of a row of a history-free tensor, `[loss.item()]`,
+        `[w.sum()]`), or a list comprehension the value model proves history-free (EXACT); any
+        other display or list comprehension, or a name bound only to those (LIKELY: its elements
+        could be objects of any kind). `reaches(value)` tells the bindings of a name that can
+        reach the call."""
+        if self._exact_leaves(node, scope) or self._measured_elements(node, scope):
             return Evidence.EXACT
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
             return Evidence.LIKELY
+        repeated = _repeated_display(node)
+        if repeated is not None:
+            # `[c] * n`: the display's elements, n times (a list whatever n is, when n is an int)
+            display, times = repeated
+            count = self.size(times, scope)
+            return _weakest(self.data(display, scope, reaches), count) if count is not None else None
         if isinstance(node, cst.Name):
             plain = self._plain_values(node.value, scope)
             if plain is None:
@@ -175,6 +191,20 @@ class ArgumentEvidence:
             if values and all(isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) for value in values):
                 return Evidence.LIKELY
         return None
+
+    def _measured_elements(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """A display whose elements (through nested displays) are each of a measured kind, or a
+        list comprehension the value model proves history-free."""
+        if isinstance(node, cst.ListComp):
+            return self.is_measured_element(node, scope)
+        if not isinstance(node, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return False
+        return all(
+            self._measured_elements(e.value, scope)
+            if isinstance(e.value, (cst.List, cst.Tuple))
+            else self.is_measured_element(e.value, scope)
+            for e in node.elements
+        )
 
     def float64_array(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """A float64 NumPy array: a call that makes one (`makes_float64_array`), or a name every
@@ -262,6 +292,15 @@ def makes_float64_array(call: cst.Call, imports: ImportMap) -> bool:
         position, keyword = _NUMPY_SIZED[qualified]
         return len(positional) > position or keyword in keywords
     return qualified in _NUMPY_DIMENSIONED and bool(positional) and not keywords
+
+
+def _repeated_display(node: cst.BaseExpression) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(the list display, the count) of `[c] * n` or `n * [c]`."""
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Multiply):
+        return None
+    if isinstance(node.left, cst.List):
+        return node.left, node.right
+    return (node.right, node.left) if isinstance(node.right, cst.List) else None
 
 
 def _is_parameter(name: str, scope: Scope) -> bool:

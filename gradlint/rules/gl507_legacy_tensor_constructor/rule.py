@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.legacy_types import LegacyTensorType, legacy_tensor_type
+from gradlint.analysis.scopes import Scope
 from gradlint.analysis.tree import descendants
 from gradlint.fix.builders import enclosing_line, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace
@@ -78,15 +79,28 @@ class LegacyTensorConstructor(Rule):
     a float literal makes `torch.tensor` infer it). Sized, `torch.empty(*sizes, dtype=...)` has the
     same dtype, shape, device and `requires_grad`, and both leave the memory uninitialised (both
     fill it with NaN / the largest integer under `torch.use_deterministic_algorithms`); no
-    arguments become `torch.empty(0)`. These fixes are safe when the argument is a display of
-    number literals, a float64 NumPy array that `np.zeros/ones/empty(shape)` or
+    arguments become `torch.empty(0)`. A list or tuple display builds the same tensor both ways
+    for every kind of element measured (Python numbers, bools, strings, None, NumPy scalars and
+    arrays, tensors with or without history, nested and ragged lists: the same values, the same
+    exception, and for an element requiring grad the same warning, which torch gives once per
+    process whichever form converts first; tensors on another device, which cannot be run here,
+    are read by the same code of torch, which stores each element into a new CPU tensor in both
+    forms). These fixes are safe when the argument is a display
+    of number literals, or of elements the value model proves of those kinds (history-free:
+    `[r]` for a row of a history-free tensor, `[loss.item()]`, values computed under no_grad; or
+    evidently a tensor: `[w.sum()]`), such a display repeated by an int (`[c] * x.size(0)`), a
+    list comprehension the value model proves history-free, a float64 NumPy array that `np.zeros/ones/empty(shape)` or
     `np.random.normal/uniform(..., size)` / `np.random.rand/randn(n)` makes (the legacy
     constructor converts it to float32 or an integer type, which copies it like `torch.tensor`
     does; a fresh array no other name sees is safe whatever the type), or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
-    `x.shape[i]`, a command-line option declared `type=int` (`opt.batchSize`), or a name bound
-    only to those. They are unsafe when the data is any other list
-    display, a comprehension or a name bound only to lists (a tensor element that requires grad
-    makes only the legacy form warn), when a size is a parameter that defaults to an int or is
+    `x.shape[i]`, a command-line option declared `type=int` (`opt.batchSize`; in a run of the
+    whole project also when the namespace is handed to project code that never writes that
+    option, `model = RN(args)`), an attribute of a class's instances that only the class's own
+    methods assign, only ints (`self.batch_size = 100`; in a run of the whole project, where no
+    file the class's module is connected to by imports stores a `.batch_size` or writes
+    attributes by name), or a name bound only to those. They are unsafe when the data is any other list
+    display, a comprehension or a name bound only to lists (its elements could be objects of any
+    kind), when a size is a parameter that defaults to an int or is
     passed to `range()` (a caller may pass a list, or a 0-dim tensor, which the legacy
     constructor returns itself), and in a file that changes the default device
     (`torch.set_default_device`, `set_default_tensor_type`, `with torch.device(...)`): the legacy
@@ -106,7 +120,9 @@ class LegacyTensorConstructor(Rule):
     construction, as meta-device initialisation does) is not seen: there the fixed call builds on
     that device where the legacy class built on the CPU, which is what such a caller asks for.
     Likewise a default dtype of float64 set in another file makes `torch.Tensor(codes)` share a
-    named float64 array's memory, which the fixed call copies.
+    named float64 array's memory, which the fixed call copies. A sealed attribute assumes that
+    code outside the run does not store attributes on objects of a class it does not define, and
+    that no object of the class is unpickled by code not connected to its module by imports.
     A single argument that is not evidently a size or data (`torch.LongTensor(x)`: `x` may be a
     list, an int, a NumPy array of another dtype, whose memory the legacy constructor shares when the dtypes match, or a tensor,
     which it aliases) is reported without a fix, as are calls with keywords or `*args`; an
@@ -243,6 +259,37 @@ class LegacyTensorConstructor(Rule):
             column=12,
             fix_title="Replace with `torch.tensor(np.random.normal(0, 1, (1, n)), dtype=torch.get_default_dtype())`",
         ),
+        # Elements the value model proves history-free or evidently tensors, a display repeated
+        # by a size: safe; a model's output or a parameter of unknown callers: unsafe.
+        Invalid(
+            """
+            import torch
+            def targets(model, x, num_classes):
+                rewards = torch.randn(3)
+                labels = []
+                for r in rewards:
+                    labels.append(torch.Tensor([r]))
+                fake = torch.Tensor([10] * x.size(0)).long()
+                other = torch.Tensor([num_classes] * x.size(0)).long()
+                score = torch.Tensor([model(x).sum()])
+                return labels, fake, other, score
+            """,
+            """
+            import torch
+            def targets(model, x, num_classes):
+                rewards = torch.randn(3)
+                labels = []
+                for r in rewards:
+                    labels.append(torch.tensor([r], dtype=torch.get_default_dtype()))
+                fake = torch.tensor([10] * x.size(0), dtype=torch.get_default_dtype()).long()
+                other = torch.tensor([num_classes] * x.size(0), dtype=torch.get_default_dtype()).long()
+                score = torch.tensor([model(x).sum()], dtype=torch.get_default_dtype())
+                return labels, fake, other, score
+            """,
+            line=6,
+            column=23,
+            fix_title="Replace with `torch.tensor([r], dtype=torch.get_default_dtype())`",
+        ),
         # Named like a tensor, but also one of several sizes: a size.
         Invalid(
             """
@@ -355,7 +402,12 @@ class LegacyTensorConstructor(Rule):
 
     @cached_property
     def _arguments(self) -> ArgumentEvidence:
-        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, self.context.values.is_python_int)
+        values = self.context.values
+
+        def measured(node: cst.BaseExpression, scope: Scope) -> bool:
+            return values.is_history_free(node, scope) or values.is_evident_tensor(node, scope)
+
+        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, values.is_python_int, measured)
 
     @cached_property
     def _device_changed(self) -> bool:
