@@ -669,3 +669,11 @@ class Scorer(object):
         "import torch\nfrom torch.autograd import Variable\n\nflag = True\nx = Variable(t, volatile=flag)\nflag = False\ny = model(x)\n"
     )
     assert _reason_text(rebinds).startswith("`flag` is bound more than once")
+
+
+def test_an_in_place_change_of_an_outside_tensor_with_a_graph_is_a_store():
+    """`total.add_(out.sum())` gives `total`, made before the loop, the graph no_grad would remove."""
+    loop = "import torch\nfrom torch.autograd import Variable\n\ntotal = torch.zeros(1)\nfor x in loader:\n"
+    loop += "    out = model(Variable(x, volatile=True))\n"
+    assert reason(loop + "    total.add_(out.sum())\n") == "it stores a value that may hold a graph in `total`"
+    assert fix_of(loop + "    total.add_(out.sum().item())\n").applicability.value == "safe"

@@ -22,6 +22,7 @@ from gradlint.analysis.regions import (
     continuation,
     derived_names,
     holds_only,
+    in_place_method,
     mentions,
     outer_stores,
     overlap,
@@ -521,7 +522,7 @@ class NoGradPlanner:
                     name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
                     if name in GRAD_STATE_CALLS:
                         return False
-                    if _in_place(name) and isinstance(node.func, cst.Attribute):
+                    if in_place_method(name) and isinstance(node.func, cst.Attribute):
                         receiver = node.func.value
                         if not (self.context.values.is_history_free(receiver, scope) or mentions(receiver, derived, source_ids)):
                             return False  # a leaf that requires grad may be changed in place only without grad
@@ -781,11 +782,6 @@ def _last_values(statement: cst.CSTNode, name: str) -> Optional[list[cst.BaseExp
             return None
         found.extend(values)
     return found
-
-
-def _in_place(method: str) -> bool:
-    """`add_`, `normal_`: a tensor method that changes its receiver (`__iadd__` is not a call here)."""
-    return method.endswith("_") and not method.startswith("_")
 
 
 def _plain_targets(assign: cst.Assign) -> bool:
