@@ -639,6 +639,15 @@ def _reason_text(source: str) -> str:
         ("    out = model(Variable(x, volatile=True))\n    log(out)\n", False),
         # A parameter changed in place: allowed only without grad.
         ("    out = model(Variable(x, volatile=True))\n    model.weight.add_(out.sum().item())\n", False),
+        # `+=` on a leaf that requires grad raises with grad on, and changes it without grad.
+        ("    out = model(Variable(x, volatile=True))\n    model.weight += 0.1\n    log(out.max(1)[1])\n", False),
+        (
+            "    out = model(Variable(x, volatile=True))\n    for p in model.parameters():\n        p -= 0.1\n    log(out.max(1)[1])\n",
+            False,
+        ),
+        ("    out = model(Variable(x, volatile=True))\n    w = model.weight\n    w += 0.1\n    log(out.max(1)[1])\n", False),
+        # On what the code computes it is the same with and without grad.
+        ("    out = model(Variable(x, volatile=True))\n    total = out.sum() * 2\n    total /= 10\n    log(total.item())\n", True),
     ],
 )
 def test_the_fix_is_safe_only_where_no_value_the_program_reads_changes(body, safe):

@@ -545,9 +545,27 @@ class NoGradPlanner:
                             return False  # a leaf that requires grad may be changed in place only without grad
                     if self._hands_out_graph(node, scope):
                         return False
+                elif isinstance(node, cst.AugAssign) and not self._augmented_alike(node.target, scope, computed_here):
+                    return False  # `model.weight += d` raises with grad on, and changes the weight without
                 elif _shown(node) is not None and not self._graph_free(_shown(node), scope, strict=True):
                     return False  # `"%s" % out`, `f"{out}"`: the text shows `grad_fn`
         return True
+
+    def _augmented_alike(self, target: cst.BaseExpression, scope, computed_here: Callable[[cst.BaseExpression], bool]) -> bool:
+        """`target += v` changes a tensor in place: alike with and without grad unless the tensor may
+        be a leaf that requires grad (or a view of one). Such a tensor comes from outside the scope's
+        assignments: an attribute or item (`model.weight`), a parameter, a loop variable (`for p in
+        model.parameters()`), a global, or a name the scope binds to one of those (`w = model.weight`);
+        a name the scope assigns only what it computes holds no leaf."""
+        if self.context.values.is_history_free(target, scope) or computed_here(target):
+            return True
+        if not isinstance(target, cst.Name):
+            return False
+        uses = self.context.scope_uses.of(scope)
+        if target.value in uses.unseen_bindings or target.value in uses.loop_targets:
+            return False
+        values = self.context.scopes.of(scope).plain_values(target.value)
+        return bool(values) and not any(isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)) for value in values)
 
     def _hands_out_graph(self, call: cst.Call, scope) -> bool:
         """A function of another file, or not known to be torch's or a model, gets a value that may

@@ -78,7 +78,8 @@ class VolatileFlag(Rule):
     and keep no graph (nor the batches it holds), so code that backpropagates through them would
     now raise. The fix is safe where that cannot happen: nothing in the wrapped code asks for
     `requires_grad`, `grad_fn`, `.grad` or the grad mode, modifies in place a value that may
-    require grad, shows a tensor as text (`print(out)`, `"%s" % out`: the text names the
+    require grad (`model.weight += d` raises with grad on and changes the weight under no_grad; a
+    name the code assigns only what it computes may be), shows a tensor as text (`print(out)`, `"%s" % out`: the text names the
     `grad_fn`), or hands a value that may hold a graph to a function of another file; and only
     values that provably have no history leave it. A function of the file that the code calls
     (the VAE example's `loss_function`, a recursive `repackage_hidden`) runs under no_grad with it,
