@@ -639,6 +639,15 @@ def _reason_text(source: str) -> str:
         ("    out = model(Variable(x, volatile=True))\n    log(out)\n", False),
         # A parameter changed in place: allowed only without grad.
         ("    out = model(Variable(x, volatile=True))\n    model.weight.add_(out.sum().item())\n", False),
+        # `+=` on a leaf that requires grad raises with grad on, and changes it without grad.
+        ("    out = model(Variable(x, volatile=True))\n    model.weight += 0.1\n    log(out.max(1)[1])\n", False),
+        (
+            "    out = model(Variable(x, volatile=True))\n    for p in model.parameters():\n        p -= 0.1\n    log(out.max(1)[1])\n",
+            False,
+        ),
+        ("    out = model(Variable(x, volatile=True))\n    w = model.weight\n    w += 0.1\n    log(out.max(1)[1])\n", False),
+        # On what the code computes it is the same with and without grad.
+        ("    out = model(Variable(x, volatile=True))\n    total = out.sum() * 2\n    total /= 10\n    log(total.item())\n", True),
     ],
 )
 def test_the_fix_is_safe_only_where_no_value_the_program_reads_changes(body, safe):
@@ -669,3 +678,152 @@ class Scorer(object):
         "import torch\nfrom torch.autograd import Variable\n\nflag = True\nx = Variable(t, volatile=flag)\nflag = False\ny = model(x)\n"
     )
     assert _reason_text(rebinds).startswith("`flag` is bound more than once")
+
+
+_SCORED = "import functools\nimport torch\nimport torch.nn as nn\nfrom torch.autograd import Variable\nfrom metrics import score\n\n\n"
+_EVALUATE = "\n\ndef evaluate(model, x, y, optimizer, scaler):\n    out = model(Variable(x, volatile=True))\n"
+_LOSS = "    return loss_function(out, y).item()\n"
+
+
+@pytest.mark.parametrize(
+    "definitions, body, safe",
+    [
+        # Functions of the file run under no_grad with the region: the same conditions hold in them.
+        (
+            "criterion = nn.CrossEntropyLoss()\n\n\ndef loss_function(out, y):\n    penalty = out.pow(2).mean()\n"
+            "    penalty /= 10\n    return criterion(out, y) + penalty\n",
+            _LOSS,
+            True,
+        ),
+        (
+            "def repackage(h):\n    if isinstance(h, torch.Tensor):\n        return h.detach()\n    return tuple(repackage(v) for v in h)\n",
+            "    state = repackage((out, out))\n    return out.max(1)[1]\n",
+            True,
+        ),
+        ("criterion = nn.CrossEntropyLoss()\n", "    return criterion(out, y).item()\n", True),  # a loss module of the module
+        # What the function does with the value reads differently under no_grad, or is seen outside.
+        ("def loss_function(out, y):\n    print(out)\n    return (out - y).pow(2).mean()\n", _LOSS, False),
+        ("def loss_function(out, y):\n    assert out.requires_grad\n    return (out - y).pow(2).mean()\n", _LOSS, False),
+        ("history = []\n\n\ndef loss_function(out, y):\n    history.append(out)\n    return (out - y).pow(2).mean()\n", _LOSS, False),
+        ("last = None\n\n\ndef keep(out):\n    global last\n    last = out\n", "    keep(out)\n    return out.max(1)[1]\n", False),
+        ("def add(total, out):\n    total += out.sum()\n", "    total = torch.zeros(1)\n    add(total, out)\n    return total\n", False),
+        ("def add(total, out):\n    total.add_(out.sum())\n", "    total = torch.zeros(1)\n    add(total, out)\n    return total\n", False),
+        ("def loss_function(out, y):\n    return score(out, y)\n", _LOSS, False),  # another file's function
+        (
+            "def a(h, n):\n    return b(h, n - 1) if n else h.detach()\n\n\ndef b(h, n):\n    print(h)\n    return a(h, n)\n",
+            "    a(out, 3)\n    return out.max(1)[1]\n",
+            False,
+        ),
+        # The call may run something else than the `def`, or a module that is not one.
+        (
+            "def loss_function(out, y):\n    return (out - y).pow(2).mean()\n\n\nloss_function = functools.partial(loss_function, y=0)\n",
+            _LOSS,
+            False,
+        ),
+        ("@functools.lru_cache()\ndef loss_function(out, y):\n    return (out - y).pow(2).mean()\n", _LOSS, False),
+        ("criterion = nn.CrossEntropyLoss()\ncriterion = make_loss()\n", "    return criterion(out, y).item()\n", False),
+        # What it returns is judged where the call's result goes: here it leaves the function.
+        ("def loss_function(out, y):\n    return (out - y).pow(2).mean()\n", "    return loss_function(out, y)\n", False),
+    ],
+)
+def test_functions_of_the_file_a_region_calls_are_held_to_its_conditions(definitions, body, safe):
+    fix = fix_of(_SCORED + definitions + _EVALUATE + body)
+    assert fix is not None and (fix.applicability.value == "safe") is safe
+
+
+@pytest.mark.parametrize(
+    "definitions, body, why",
+    [
+        (
+            "def loss_function(out, y):\n    loss = (out - y).pow(2).mean()\n    loss.backward()\n    return loss\n",
+            _LOSS,
+            "it calls `.backward()`",
+        ),
+        (
+            "def scaled(scaler, loss):\n    scaler.scale(loss).backward()\n",
+            "    scaled(scaler, (out - y).pow(2).mean())\n",
+            "it calls `.backward()`",
+        ),
+        (
+            "def refine(optimizer, model, x, y):\n    def closure():\n        optimizer.zero_grad()\n"
+            "        loss = (model(x) - y).pow(2).mean()\n        loss.backward()\n        return loss\n    optimizer.step(closure)\n",
+            "    refine(optimizer, model, x, out.detach())\n",
+            "it calls `.backward()`",
+        ),
+        (
+            "def loss_function(out, y):\n    return (out - y).pow(2).mean()\n",
+            "    return loss_function(out, y)\n\n\nevaluate(model, x, y, optimizer, scaler).backward()\n",
+            "a caller backpropagates through what it returns",
+        ),
+    ],
+)
+def test_functions_of_the_file_that_train_or_feed_a_backward_keep_the_region_from_being_wrapped(definitions, body, why):
+    assert reason(_SCORED + definitions + _EVALUATE + body) == why
+
+
+def test_an_in_place_change_of_an_outside_tensor_with_a_graph_is_a_store():
+    """`total.add_(out.sum())` gives `total`, made before the loop, the graph no_grad would remove."""
+    loop = "import torch\nfrom torch.autograd import Variable\n\ntotal = torch.zeros(1)\nfor x in loader:\n"
+    loop += "    out = model(Variable(x, volatile=True))\n"
+    assert reason(loop + "    total.add_(out.sum())\n") == "it stores a value that may hold a graph in `total`"
+    assert fix_of(loop + "    total.add_(out.sum().item())\n").applicability.value == "safe"
+
+
+def test_a_flag_parameter_whose_evaluation_repackages_its_state_is_fixed_safely():
+    """The word language model: `evaluate` asks `get_batch` for volatile batches, scores them with
+    a loss module of the module and repackages the recurrent state with a recursive function of
+    the file; `train` asks for the default batches and backpropagates."""
+    source = """\
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+criterion = nn.CrossEntropyLoss()
+
+
+def repackage_hidden(h):
+    if type(h) == Variable:
+        return Variable(h.data)
+    else:
+        return tuple(repackage_hidden(v) for v in h)
+
+
+def get_batch(source, i, evaluation=False):
+    data = Variable(source[i:i + 2], volatile=evaluation)
+    target = Variable(source[i + 1:i + 3].view(-1))
+    return data, target
+
+
+def evaluate(model, data_source, hidden):
+    total_loss = 0
+    for i in range(0, data_source.size(0) - 1, 2):
+        data, targets = get_batch(data_source, i, evaluation=True)
+        output, hidden = model(data, hidden)
+        total_loss += len(data) * criterion(output.view(-1, 10), targets).data
+        hidden = repackage_hidden(hidden)
+    return total_loss[0] / len(data_source)
+
+
+def train(model, optimizer, data_source, hidden):
+    for i in range(0, data_source.size(0) - 1, 2):
+        data, targets = get_batch(data_source, i)
+        hidden = repackage_hidden(hidden)
+        output, hidden = model(data, hidden)
+        criterion(output.view(-1, 10), targets).backward()
+        optimizer.step()
+"""
+    fix = fix_of(source)
+    assert fix.applicability.value == "safe"
+    assert "@torch.no_grad()\ndef evaluate(model, data_source, hidden):" in fixed(source)
+    assert "    data = Variable(source[i:i + 2])\n" in fixed(source)
+
+
+def test_a_loss_module_of_the_module_is_a_model_in_its_functions_and_methods_but_not_in_nested_functions():
+    module = "import torch\nimport torch.nn as nn\nfrom torch.autograd import Variable\n\ncriterion = nn.CrossEntropyLoss()\n\n\n"
+    scored = "out = model(Variable(x, volatile=True))\n{0}return criterion(out, y).item()\n"
+    function = module + "def evaluate(model, x, y):\n    " + scored.format("    ")
+    method = module + "class Trainer(object):\n    def evaluate(self, model, x, y):\n        " + scored.format("        ")
+    nested = (
+        module + "def outer(criterion):\n    def evaluate(model, x, y):\n        " + scored.format("        ") + "    return evaluate\n"
+    )
+    assert [fix_of(source).applicability.value for source in (function, method, nested)] == ["safe", "safe", "unsafe"]

@@ -195,7 +195,8 @@ def continuation(path: Sequence[Placement], first: int, count: int, scope_depth:
 
 def outer_stores(statements: Sequence[cst.CSTNode], local: set[str]) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
     """(target, value) for each value stored into an object that is not bound in `statements`
-    (named by `local`): `self.x = v`, `d[k] = v`, `results.append(v)`."""
+    (named by `local`): `self.x = v`, `d[k] = v`, `results.append(v)`, and the arguments of an
+    in-place method (`total.add_(v)`: a tensor gains the history of what it is changed with)."""
     found = []
     for statement in statements:
         for current in own_nodes(statement):
@@ -204,7 +205,7 @@ def outer_stores(statements: Sequence[cst.CSTNode], local: set[str]) -> list[tup
             elif isinstance(current, (cst.AugAssign, cst.AnnAssign)) and current.value is not None:
                 if _is_outer_member(current.target, local):
                     found.append((current.target, current.value))
-            elif isinstance(current, cst.Call) and _stores_into(current) and _root_name(current.func.value) not in local:
+            elif isinstance(current, cst.Call) and _writes_into(current) and _root_name(current.func.value) not in local:
                 found.extend((current.func.value, arg.value) for arg in current.args)
     return found
 
@@ -407,6 +408,16 @@ def _element_for(target: cst.CSTNode, value: cst.BaseExpression, name: str) -> O
 def _stores_into(call: cst.Call) -> bool:
     """`receiver.append(...)` and the other storing methods."""
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in STORING_METHODS
+
+
+def _writes_into(call: cst.Call) -> bool:
+    """`receiver.append(...)` and the other storing methods, or an in-place method (`total.add_(v)`)."""
+    return _stores_into(call) or (isinstance(call.func, cst.Attribute) and in_place_method(call.func.attr.value))
+
+
+def in_place_method(method: str) -> bool:
+    """`add_`, `normal_`: a tensor method that changes its receiver (`__iadd__` is not a call here)."""
+    return method.endswith("_") and not method.startswith("_")
 
 
 def _root_name(node: cst.CSTNode) -> Optional[str]:

@@ -7,12 +7,12 @@ import builtins
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
-from gradlint.analysis.functions import CallSite
-from gradlint.analysis.grad_mode import may_enable_grad, runs_without_grad
+from gradlint.analysis.functions import CallSite, only_called
+from gradlint.analysis.grad_mode import disables_grad, may_enable_grad, runs_without_grad
 from gradlint.analysis.legacy import literal_flag, variable_arguments, volatile_argument
 from gradlint.analysis.regions import (
     Placement,
@@ -22,6 +22,7 @@ from gradlint.analysis.regions import (
     continuation,
     derived_names,
     holds_only,
+    in_place_method,
     mentions,
     outer_stores,
     overlap,
@@ -39,9 +40,10 @@ from gradlint.analysis.regions import (
 )
 from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER, is_fresh_state_method
 from gradlint.analysis.scopes import class_methods, self_name
-from gradlint.analysis.syntax import DEFINITIONS, iter_statements, suite_statements
+from gradlint.analysis.syntax import DEFINITIONS, iter_statements, parameter_names, suite_statements
 from gradlint.analysis.tree import iter_children
 from gradlint.analysis.training import Kind
+from gradlint.analysis.values.record import Kind as ValueKind
 from gradlint.fix.builders import call_without_argument, decorate_with_no_grad, indentation, render_at, rewrite_within, wrap_in_no_grad
 from gradlint.fix.plan import Change, Replace, ReplaceLines
 from gradlint.messages import snippet
@@ -107,6 +109,10 @@ class NoGradPlanner:
         # A flag that is not a literal (`volatile=self.test`): the code runs under
         # `torch.set_grad_enabled(not flag)`, which is what the flag asked for wherever grad is on around it.
         self.flag = flag
+        # The file's functions a call in a region runs: whether each computes the same under no_grad.
+        self._alike: dict[int, bool] = {}
+        self._judging: set[int] = set()
+        self._only_called: dict[int, bool] = {}
 
     def plan_calls(self, sites: Sequence[CallSite], name: str) -> tuple[Optional[NoGradPlan], str]:
         """The changes that run each call in `sites` and the code that uses its result under
@@ -430,7 +436,10 @@ class NoGradPlanner:
                 return "it steps an optimizer"
         return None
 
-    def _syntax_blocker(self, statements: Sequence[cst.BaseStatement]) -> Optional[str]:
+    def _syntax_blocker(self, statements: Sequence[cst.BaseStatement], other_flags: bool = True) -> Optional[str]:
+        """What in `statements` computes gradients or sets the grad state; with `other_flags`, also
+        a `Variable` call whose flag the region's grad mode would not follow (under no_grad the
+        flag has no effect: a function the region calls may hold one)."""
         imports = self.context.imports
         for statement in statements:
             for node in own_nodes(statement):
@@ -447,6 +456,7 @@ class NoGradPlanner:
                         and volatile_argument(node) is not None
                         and not _removable(node)
                         and self.flag is None
+                        and other_flags
                     ):
                         return "another `Variable` call there has a flag that is not a literal"
                 elif isinstance(node, cst.Attribute) and node.attr.value == "requires_grad" and _is_assigned(node, statement):
@@ -513,7 +523,15 @@ class NoGradPlanner:
         sources = self._sources(region.statements, region.anchors)
         derived = derived_names(region.statements, sources, region.seed) | region.seed
         source_ids = {id(source) for source in sources}
-        for statement in region.statements:
+        computed_here = lambda receiver: mentions(receiver, derived, source_ids)  # noqa: E731
+        return self._reads_alike(region.statements, scope, computed_here) and self._escape_blocker(region, strict=True) is None
+
+    def _reads_alike(self, statements: Sequence[cst.CSTNode], scope, computed_here: Callable[[cst.BaseExpression], bool]) -> bool:
+        """Nothing `statements` do reads differently under no_grad: no grad state is asked for, no
+        value that may require grad is changed in place (`computed_here`: receivers computed from
+        the volatile value, which never required grad), no tensor is shown as text, and no value
+        that may hold a graph is handed to code that may backpropagate through it."""
+        for statement in statements:
             for node in own_nodes(statement):
                 if isinstance(node, cst.Attribute) and node.attr.value in GRAD_STATE_ATTRIBUTES:
                     return False
@@ -521,15 +539,33 @@ class NoGradPlanner:
                     name = node.func.attr.value if isinstance(node.func, cst.Attribute) else node.func.value
                     if name in GRAD_STATE_CALLS:
                         return False
-                    if _in_place(name) and isinstance(node.func, cst.Attribute):
+                    if in_place_method(name) and isinstance(node.func, cst.Attribute):
                         receiver = node.func.value
-                        if not (self.context.values.is_history_free(receiver, scope) or mentions(receiver, derived, source_ids)):
+                        if not (self.context.values.is_history_free(receiver, scope) or computed_here(receiver)):
                             return False  # a leaf that requires grad may be changed in place only without grad
                     if self._hands_out_graph(node, scope):
                         return False
+                elif isinstance(node, cst.AugAssign) and not self._augmented_alike(node.target, scope, computed_here):
+                    return False  # `model.weight += d` raises with grad on, and changes the weight without
                 elif _shown(node) is not None and not self._graph_free(_shown(node), scope, strict=True):
                     return False  # `"%s" % out`, `f"{out}"`: the text shows `grad_fn`
-        return self._escape_blocker(region, strict=True) is None
+        return True
+
+    def _augmented_alike(self, target: cst.BaseExpression, scope, computed_here: Callable[[cst.BaseExpression], bool]) -> bool:
+        """`target += v` changes a tensor in place: alike with and without grad unless the tensor may
+        be a leaf that requires grad (or a view of one). Such a tensor comes from outside the scope's
+        assignments: an attribute or item (`model.weight`), a parameter, a loop variable (`for p in
+        model.parameters()`), a global, or a name the scope binds to one of those (`w = model.weight`);
+        a name the scope assigns only what it computes holds no leaf."""
+        if self.context.values.is_history_free(target, scope) or computed_here(target):
+            return True
+        if not isinstance(target, cst.Name):
+            return False
+        uses = self.context.scope_uses.of(scope)
+        if target.value in uses.unseen_bindings or target.value in uses.loop_targets:
+            return False
+        values = self.context.scopes.of(scope).plain_values(target.value)
+        return bool(values) and not any(isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)) for value in values)
 
     def _hands_out_graph(self, call: cst.Call, scope) -> bool:
         """A function of another file, or not known to be torch's or a model, gets a value that may
@@ -538,11 +574,86 @@ class NoGradPlanner:
         qualified = self.context.imports.qualified_name(call.func) or ""
         if qualified.split(".")[0] in _NO_AUTOGRAD_PACKAGES or _is_builtin(call.func, self.context):
             return False
-        if qualified.startswith("torch.") or values.is_nn_module(call.func, scope):
+        if qualified.startswith("torch.") or values.is_nn_module(call.func, scope) or self._global_module(call.func, scope):
             return False
         if isinstance(call.func, cst.Attribute) and values.is_tensor(call.func.value, scope):
             return False  # a tensor method
+        function = self._file_function(call)
+        if function is not None:
+            return not self._runs_alike(function)
         return any(not self._free_here(arg.value, call, scope) for arg in call.args)
+
+    def _global_module(self, func: cst.BaseExpression, scope) -> bool:
+        """`criterion(out, y)` in a function, `criterion` a name of the module bound only to modules
+        (`criterion = nn.CrossEntropyLoss()`) and nowhere else: not in the function, nor by `global`.
+        Not in a nested function, where the name may be a variable of the function around it."""
+        if not isinstance(func, cst.Name) or not isinstance(scope, cst.FunctionDef):
+            return False
+        name, module, table = func.value, self.context.module, self.context.function_table
+        if table.module_level.get(scope.name.value) is not scope and table.class_of(scope) not in module.body:
+            return False
+        if name in self.context.scope_uses.of(scope).unseen_bindings or self.context.scopes.of(scope).plain_values(name) != []:
+            return False  # bound in the function: a parameter, a local
+        if name in self.context.scope_uses.of(module).unseen_bindings:
+            return False  # a def, an import, a `global` statement somewhere
+        values = self.context.scopes.of(module).plain_values(name)
+        return bool(values) and all(self.context.values.kind(value, module) is ValueKind.NN_MODULE for value in values)
+
+    def _file_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The module-level `def` of this file that `call` runs for sure: its name is mentioned in
+        the file only where it is defined and called, so nothing rebinds or shadows it."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        function = self.context.function_table.module_level.get(call.func.value)
+        if function is None:
+            return None
+        sites = self.context.functions.of(function).call_sites
+        known = self._only_called.get(id(function))
+        if known is None:
+            known = self._only_called[id(function)] = only_called(self.context.module, function, sites)
+        return function if known and any(site.call is call for site in sites) else None
+
+    def _runs_alike(self, function: cst.FunctionDef) -> bool:
+        """A call of `function` computes the same under no_grad: its body (which then runs without
+        grad too) trains nothing, computes no gradients, reads nothing differently and stores
+        no value that may hold a graph into an object its caller or the module can see (what it
+        returns goes back to the code around the call, which judges it there)."""
+        known = self._alike.get(id(function))
+        if known is not None:
+            return known
+        if id(function) in self._judging:
+            return True  # a recursive call: the rest of the body decides
+        self._judging.add(id(function))
+        try:
+            alike = self._body_runs_alike(function)
+        finally:
+            self._judging.discard(id(function))
+        if not alike or not self._judging:  # a True reached while a caller was being judged may rest on its assumption
+            self._alike[id(function)] = alike
+        return alike
+
+    def _body_runs_alike(self, function: cst.FunctionDef) -> bool:
+        body = body_of(function)
+        if function.asynchronous is not None or yields_or_awaits(body):
+            return False
+        if any(not disables_grad(d.decorator, self.context.imports) for d in function.decorators):
+            return False  # a decorator may run other code around it
+        if self._training_reason(body, function) is not None or self._syntax_blocker(body, other_flags=False) is not None:
+            return False
+        if not self._reads_alike(body, function, lambda receiver: False):
+            return False
+        parameters = set(parameter_names(function.params))
+        local = bound_names(body) - parameters  # a parameter's object is the caller's, even if the name is rebound
+        free = lambda value: self._graph_free(value, function, strict=True)  # noqa: E731
+        for name in _declared_outer(function) & bound_names(body):
+            values = binding_values(body, name)
+            if values is None or not all(map(free, values)):
+                return False
+        for node in (node for statement in body for node in own_nodes(statement)):
+            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name) and node.target.value in parameters:
+                if not free(node.value):
+                    return False  # `x += out` changes the caller's tensor in place
+        return all(free(value) for _, value in outer_stores(body, local))
 
     def _free_here(self, value: cst.BaseExpression, call: cst.Call, scope) -> bool:
         """`value`, read by `call`, has no history: provably for every binding of its name, or for
@@ -781,11 +892,6 @@ def _last_values(statement: cst.CSTNode, name: str) -> Optional[list[cst.BaseExp
             return None
         found.extend(values)
     return found
-
-
-def _in_place(method: str) -> bool:
-    """`add_`, `normal_`: a tensor method that changes its receiver (`__iadd__` is not a call here)."""
-    return method.endswith("_") and not method.startswith("_")
 
 
 def _plain_targets(assign: cst.Assign) -> bool:

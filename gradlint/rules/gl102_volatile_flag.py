@@ -78,9 +78,17 @@ class VolatileFlag(Rule):
     and keep no graph (nor the batches it holds), so code that backpropagates through them would
     now raise. The fix is safe where that cannot happen: nothing in the wrapped code asks for
     `requires_grad`, `grad_fn`, `.grad` or the grad mode, modifies in place a value that may
-    require grad, shows a tensor as text (`print(out)`, `"%s" % out`: the text names the
+    require grad (`model.weight += d` raises with grad on and changes the weight under no_grad; a
+    name the code assigns only what it computes may be), shows a tensor as text (`print(out)`, `"%s" % out`: the text names the
     `grad_fn`), or hands a value that may hold a graph to a function of another file; and only
-    values that provably have no history leave it. Otherwise it is unsafe. The fix runs the code
+    values that provably have no history leave it. A function of the file that the code calls
+    (the VAE example's `loss_function`, a recursive `repackage_hidden`) runs under no_grad with it,
+    so its body is held to the same conditions: it trains nothing, computes no gradients, and
+    stores nothing that may hold a graph into its arguments (`total.add_(out)`, `total += out`),
+    a global or another object from outside; what it returns is judged where the call's result
+    goes. It is followed where its name is mentioned only where it is defined and called, and it
+    has no decorator but a no-grad one. A loss module held by a name of the module and bound
+    nowhere else (`criterion = nn.CrossEntropyLoss()`) is a model. Otherwise it is unsafe. The fix runs the code
     that uses the value under `torch.no_grad()` and removes the `volatile=` argument, leaving the
     `Variable(...)` call to GL101. A statement that builds no graph (`z = Variable(torch.rand(n),
     volatile=True)`, `if gpu: x = x.cuda()`) is never wrapped on its own: no_grad there would
@@ -100,7 +108,7 @@ class VolatileFlag(Rule):
     `.backward()` or `torch.autograd.grad`, steps an optimizer, updates parameters from their
     gradients, sets `requires_grad`, turns grad back on or yields; and when no value that may
     hold a graph leaves it: read after it, stored on `self` or into an object from outside
-    (`results.append(out)`), or returned when it does not come from the volatile value or a
+    (`results.append(out)`, `total.add_(out)`), or returned when it does not come from the volatile value or a
     caller in the file backpropagates through the result (a value computed from the volatile one
     never had a graph in the legacy program; for a run, a name that only ever holds values
     computed from the volatile one may be read after it too: its readers are runs themselves).
@@ -143,7 +151,9 @@ class VolatileFlag(Rule):
     from outside the run (`layer_inputs.append(out)`). Values leaving the code through objects the
     analysis does not follow (an alias of `self`, a closure called later) are not seen. A value
     stored on `self` is followed into the methods of its class only: another object reading it
-    (`gan.sample_z_`) is not seen. A model whose `forward` reads the grad mode computes
+    (`gan.sample_z_`) is not seen. Only module-level functions of the file called by name are
+    followed into: a method or a nested function the code calls is judged like a function of
+    another file. A model whose `forward` reads the grad mode computes
     differently under no_grad, which the safe fix does not see. Reading or assigning
     `x.volatile` (always False, no effect) is not reported. A stand-in for `Variable` is followed
     only where its name has no other binding in the file and it hands `*args, **kwargs` to
@@ -217,6 +227,48 @@ class VolatileFlag(Rule):
             """,
             line=7,
             column=30,
+            message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
+            fix_title="Run `test` under `torch.no_grad()` and drop `volatile=`",
+        ),
+        # Functions of the file and a loss module the evaluation calls run under no_grad with it.
+        Invalid(
+            """
+            import torch
+            from torch import nn
+            from torch.autograd import Variable
+
+            criterion = nn.MSELoss()
+
+            def loss_function(recon, x):
+                return criterion(recon, x) + recon.abs().mean()
+
+            def test(model, loader):
+                total = 0
+                for x in loader:
+                    x = Variable(x, volatile=True)
+                    total += loss_function(model(x), x).item()
+                return total
+            """,
+            """
+            import torch
+            from torch import nn
+            from torch.autograd import Variable
+
+            criterion = nn.MSELoss()
+
+            def loss_function(recon, x):
+                return criterion(recon, x) + recon.abs().mean()
+
+            @torch.no_grad()
+            def test(model, loader):
+                total = 0
+                for x in loader:
+                    x = Variable(x)
+                    total += loss_function(model(x), x).item()
+                return total
+            """,
+            line=13,
+            column=25,
             message="`volatile=True` has had no effect since PyTorch 0.4: the no-grad intent is lost",
             fix_title="Run `test` under `torch.no_grad()` and drop `volatile=`",
         ),
