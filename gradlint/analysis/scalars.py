@@ -74,8 +74,10 @@ class Accumulator:
     only as `total_loss[0]` / `total_loss.data[0]`."""
 
     name: str
-    additions: tuple[cst.Attribute, ...]  # the `.data` nodes added, to become `.item()`
-    reads: tuple[cst.Subscript, ...]  # `name[0]` / `name.data[0]`, to become `name`
+    additions: tuple[cst.Attribute, ...]  # the `.data` nodes added
+    reads: tuple[cst.Subscript, ...]  # `name[0]` / `name.data[0]`
+    # Some `+=` adds a Python number (`loss.item()`, a literal): the sum is not 0.3's float32 tensor.
+    adds_numbers: bool = False
 
 
 @dataclass(frozen=True)
@@ -487,7 +489,7 @@ class ScalarEvidence:
             return None
         additions: list[cst.Attribute] = []
         reads: list[cst.Subscript] = []
-        added = False
+        added = adds_numbers = False
         nodes = self._nodes_of(scope)
         for node in self._uses_of(name, scope):
             if not nodes.contains(_code_of(scope), node):
@@ -501,6 +503,7 @@ class ScalarEvidence:
                     return None
                 additions.extend(data)
                 added = True
+                adds_numbers = adds_numbers or not data
             elif isinstance(parent, cst.AssignTarget) and parent.target is node:
                 if not _is_number_literal(nodes.parent(parent).value):
                     return None
@@ -508,7 +511,7 @@ class ScalarEvidence:
                 reads.append(_zero_index_read(node, nodes))
             else:
                 return None
-        return Accumulator(name, tuple(additions), tuple(reads)) if added and reads else None
+        return Accumulator(name, tuple(additions), tuple(reads), adds_numbers) if added and reads else None
 
     def _may_accumulate(self, name: str, scope: Scope) -> bool:
         """Cheap test on the bindings before the walk over every use: an accumulator is bound to

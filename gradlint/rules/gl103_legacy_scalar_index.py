@@ -16,7 +16,7 @@ _FIRST_ROW = (
     "`{read}` raises IndexError since PyTorch 0.4 where `{expr}` is 1-D (a reduction over a dim no longer keeps it) "
     "and gives a 0-dim tensor elsewhere; use `{expr}[0].item()`"
 )
-_ACCUMULATOR = "`{read}` raises IndexError since PyTorch 0.4: `{name}` sums 0-dim tensors; accumulate `.item()` and use `{name}`"
+_ACCUMULATOR = "`{read}` raises IndexError since PyTorch 0.4: `{name}` sums 0-dim tensors; read `{name}.item()`"
 
 
 class LegacyScalarIndex(Rule):
@@ -51,10 +51,17 @@ class LegacyScalarIndex(Rule):
 
     ## Fix safety
     Safe on 0-dim values (losses, full reductions, accumulated losses): the original raises and
-    `.item()` returns the number 0.3 read. An accumulator is migrated as a whole: every
-    `total_loss += loss.data` becomes `+= loss.item()` and every `total_loss[0]` becomes
-    `total_loss`, so the sum is a Python float (summed in float64, where 0.3 summed in float32: the
-    last digits of a long sum may differ, printed values with a few decimals do not).
+    `.item()` returns the number 0.3 read. An accumulator is migrated as a whole and stays a
+    tensor: every `total_loss += loss.data` becomes `+= loss.detach()` (`+= loss` where the loss
+    provably has no history, as under `torch.no_grad()` over a data loader's batches) and every
+    `total_loss[0]` becomes `total_loss.item()`. 0.3 summed the one-element losses in their dtype
+    (`0 + t` made a new tensor, then `+=` added in place) and read the float at `[0]`; the 0-dim
+    sum today adds the same values in the same dtype and order (`len(x) * loss` stays float32), so
+    every read is bitwise 0.3's, however often the sum is reset to a number and read (measured
+    under torch 2.13 on pytorch/examples' word_language_model `evaluate`: `0x1.06d18a6b29acap+2`
+    both ways, where summing `.item()`s in float64 gives `0x1.06d189d05f418p+2`). Where a `+=` also
+    adds a Python number (`loss.item()`), the fix sums `.item()`s in float64 and reads
+    `total_loss`: unsafe, the last bits of the sum differ.
     `x[0]` of a value 0-dim by construction raises IndexError for every value: `.item()` is safe,
     except inside a `try` with handlers (code that catches the error and goes on with the tensor).
     On one-element values the fix is safe where the result is the same (`int(...)`, `float(...)`,
@@ -88,7 +95,9 @@ class LegacyScalarIndex(Rule):
     `.data[:5]`, `.data[i]`, `dataset.data[0]` and `self.data[0]` are left alone, as is any write
     such as `x.data[0] = 1`. An accumulator is migrated only when it is set to numbers, grows by
     `+=` of losses' `.data` (possibly times a number) and is read only as `total_loss[0]` or
-    `total_loss.data[0]` in the same function. `x[0]` without `.data` is reported only where `x`
+    `total_loss.data[0]` in the same function (`print(total_loss)` of the tensor is left as it is).
+    A loss the history proof does not reach (a model and batches passed in as arguments) is added
+    as `.detach()`, even under `torch.no_grad()`. `x[0]` without `.data` is reported only where `x`
     is 0-dim by construction (a full reduction, a reduction over the one dim of a 1-D shape, a
     criterion module, an element of a list a function of the file fills only with such values),
     never by a name. An action is followed to `env.step` only through a name bound to the
@@ -307,11 +316,55 @@ class LegacyScalarIndex(Rule):
             """
             total_loss = 0
             for x, y in loader:
-                total_loss += criterion(model(x), y).item()
-            print(total_loss / len(loader))
+                total_loss += criterion(model(x), y).detach()
+            print(total_loss.item() / len(loader))
             """,
-            message="accumulate `.item()` and use `total_loss`",
-            fix_title="Accumulate `.item()` and read `total_loss`",
+            message="`total_loss` sums 0-dim tensors; read `total_loss.item()`",
+            fix_title="Keep `total_loss` a tensor and read `total_loss.item()`",
+        ),
+        # Losses without history (autograd off, a data loader's batches): added as they are.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            @torch.no_grad()
+            def evaluate(model, criterion, dataset):
+                total_loss = 0
+                for x, y in DataLoader(dataset):
+                    total_loss += len(x) * criterion(model(x), y).data
+                return total_loss[0] / len(dataset)
+            """,
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            @torch.no_grad()
+            def evaluate(model, criterion, dataset):
+                total_loss = 0
+                for x, y in DataLoader(dataset):
+                    total_loss += len(x) * criterion(model(x), y)
+                return total_loss.item() / len(dataset)
+            """,
+            line=8,
+            column=12,
+            fix_title="Keep `total_loss` a tensor and read `total_loss.item()`",
+        ),
+        # A Python number added too: no float32 sum to keep; the float64 one is unsafe.
+        Invalid(
+            """
+            total = 0
+            for x, y in loader:
+                total += criterion(model(x), y).data
+                total += penalty(x).item()
+            print(total[0])
+            """,
+            """
+            total = 0
+            for x, y in loader:
+                total += criterion(model(x), y).item()
+                total += penalty(x).item()
+            print(total)
+            """,
+            fix_title="Accumulate `.item()` and read `total`",
         ),
         Invalid(
             """
@@ -535,11 +588,25 @@ class LegacyScalarIndex(Rule):
 
     def _report_accumulator(self, node: cst.Subscript, accumulator: Accumulator, shown: str) -> None:
         # Every read and every addition in one fix: the sum is a tensor or a number, never both.
-        changes = [Replace(read, cst.Name(accumulator.name)) for read in accumulator.reads]
-        changes += [Replace(data, method_call_on(data.value, "item")) for data in accumulator.additions]
+        name = accumulator.name
         known = not any(self.context.contradicts_tensor(data.value) for data in accumulator.additions)
-        fix = (self.safe_fix if known else self.unsafe_fix)(f"Accumulate `.item()` and read `{accumulator.name}`", *changes)
-        self.report(node, _ACCUMULATOR.format(read=shown, name=accumulator.name), fix)
+        if accumulator.adds_numbers:
+            # Python numbers are added too (`loss.item()`): no float32 sum to keep, only a float64 one to offer.
+            changes = [Replace(read, cst.Name(name)) for read in accumulator.reads]
+            changes += [Replace(data, method_call_on(data.value, "item")) for data in accumulator.additions]
+            fix = self.unsafe_fix(f"Accumulate `.item()` and read `{name}`", *changes)
+        else:
+            # 0.3 summed one-element tensors in their own dtype: the sum stays a tensor, read once at the end.
+            changes = [Replace(read, method_call_on(cst.Name(name), "item")) for read in accumulator.reads]
+            changes += [Replace(data, self._added_tensor(data)) for data in accumulator.additions]
+            fix = (self.safe_fix if known else self.unsafe_fix)(f"Keep `{name}` a tensor and read `{name}.item()`", *changes)
+        self.report(node, _ACCUMULATOR.format(read=shown, name=name), fix)
+
+    def _added_tensor(self, data: cst.Attribute) -> cst.BaseExpression:
+        """`loss.data` added to the sum: `loss` where it provably has no history, else `loss.detach()`.
+        `0 + loss` makes a new tensor, so the sum never shares the loss's storage either way."""
+        receiver = data.value
+        return receiver if self.context.is_history_free(receiver) else method_call_on(receiver, "detach")
 
     def _handles_index_error(self) -> bool:
         """Inside a `try` with handlers: code written for both versions may catch the IndexError
