@@ -58,8 +58,9 @@ class LegacyScalarIndex(Rule):
     (`0 + t` made a new tensor, then `+=` added in place) and read the float at `[0]`; the 0-dim
     sum today adds the same values in the same dtype and order (`len(x) * loss` stays float32), so
     every read is bitwise 0.3's, however often the sum is reset to a number and read (measured
-    under torch 2.13 on pytorch/examples' word_language_model `evaluate`: `0x1.06d18a6b29acap+2`
-    both ways, where summing `.item()`s in float64 gives `0x1.06d189d05f418p+2`). Where a `+=` also
+    under torch 2.13 on pytorch/examples' word_language_model `evaluate`, a small LSTM on random
+    tokens: `0x1.f0a3c88888889p+1` under 0.3's meaning and after the fix, where summing `.item()`s
+    in float64 gives `0x1.f0a3cd2aaaaabp+1`). Where a `+=` also
     adds a Python number (`loss.item()`), the fix sums `.item()`s in float64 and reads
     `total_loss`: unsafe, the last bits of the sum differ.
     `x[0]` of a value 0-dim by construction raises IndexError for every value: `.item()` is safe,
