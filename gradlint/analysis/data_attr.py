@@ -182,7 +182,8 @@ def data_is_redundant(context: FileContext, stack: Sequence[cst.CSTNode]) -> boo
     (`x.data.numpy()`, `x.data.cpu().numpy()`, `x.data * 2`), so no code sees the object it was
     given: not its identity, its flags, or its version counter (an in-place method would now
     count on `x`). So is the operand of a tensor's comparison method (`pred.eq(label.data)`),
-    whatever `x` carries: it reads values only and its result has no history. Also `y = x.data` where `y` is only read by value with autograd off (see
+    whatever `x` carries: it reads values only and its result has no history. Also `y = x.data`
+    where `y` is only read by value with autograd off (see
     `IdentityEvidence.read_only_by_value_without_grad`)."""
     receiver = data_receiver(stack[-1])
     index = len(stack) - 1
