@@ -81,6 +81,8 @@ def test_keywords_defaults_and_the_instance_bind_as_python_binds_them():
         # a decorated class, or method
         lambda s: s.replace("class Trainer:", "@register\nclass Trainer:"),
         lambda s: s.replace("    def _noise(", "    @cached\n    def _noise("),
+        # another name for it in the class body
+        lambda s: s.replace("    def train(self, loader):", "    noise_again = _noise\n\n    def train(self, loader):"),
         # attributes looked up by `__getattr__`
         lambda s: s + "    def __getattr__(self, name):\n        return name\n",
         # called from a nested function, or a lambda
@@ -101,6 +103,7 @@ def test_keywords_defaults_and_the_instance_bind_as_python_binds_them():
         "a base class",
         "a class decorator",
         "a method decorator",
+        "an alias in the class body",
         "__getattr__",
         "a lambda",
         "*args",

@@ -10,7 +10,7 @@ partial run).
 The calls of a method are all known when every read of its name in the file is a call
 `self.m(...)` in a method of its own class, written in that method's own body (not in a nested
 function, lambda or comprehension); the method is a plain one (not decorated, async, a dunder or
-name-mangled), bound once in its class; the class is a top-level plain class (no base but
+name-mangled), bound once in its class and not read by its name in the class body; the class is a top-level plain class (no base but
 `object`, no decorator, metaclass or `__getattr__`), bound once and subclassed nowhere; no string
 of the file spells the name, and no file of the run spells it elsewhere, subclasses the class or
 reads attributes by a computed name (`reached_elsewhere`, from the project index; unknown in a
@@ -133,7 +133,16 @@ class LocalCalls:
             return False
         if self_name(method) is None:
             return False
-        return sum(name in names_bound_by(statement) for statement in suite_statements(owner.body)) == 1
+        body = suite_statements(owner.body)
+        if sum(name in names_bound_by(statement) for statement in body) != 1:
+            return False
+        # Read by its name in the class body (`alias = m`, `@m` on another method): another name for it.
+        read_in_body = [
+            part
+            for statement in body
+            for part in ([d.decorator for d in statement.decorators] if type(statement) is cst.FunctionDef else [statement])
+        ]
+        return not any(type(node) is cst.Name and node.value == name for part in read_in_body for node in descendants(part))
 
     def _plain_class(self, owner: cst.ClassDef) -> bool:
         """A top-level class bound once, built as written: no base but `object` (a base class may
