@@ -27,15 +27,15 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
+from gradlint.analysis.python_classes import Function, class_body_names, is_plain_class, rebinds
 from gradlint.analysis.semantic.arguments import Signature, bind
 
 Tree = Callable[[str], Optional[ast.Module]]  # a module file -> its tree (None: unreadable)
 Definition = Callable[[str, str], Optional[tuple[str, ast.stmt]]]  # (file, name) -> the project's class or function it means
-Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 # A module-level namespace from the command line (`args = parser.parse_args()`).
 _PARSES_ARGUMENTS = re.compile(rb"^(\w+)\s*=\s*\w+\.parse_args\(", re.MULTILINE)
@@ -155,7 +155,7 @@ class AttributeWrites:
         return found
 
     def _uses_of(self, file: str, function: Function, parameter: str, depth: int) -> Optional[frozenset[str]]:
-        if _rebinds(function, parameter):
+        if rebinds(function, parameter):
             return None
         method_of = self._class_of(file, function)
         written: set[str] = set()
@@ -175,7 +175,7 @@ class AttributeWrites:
                 return None
             if isinstance(call.func, ast.Name) and call.func.id in _READERS and _is_builtin(self._tree(file), call.func.id):
                 continue
-            if isinstance(call.func, ast.Name) and (_rebinds(function, call.func.id) or call.func.id in _parameters(function)):
+            if isinstance(call.func, ast.Name) and (rebinds(function, call.func.id) or call.func.id in _parameters(function)):
                 return None  # a local name, not the module's callable
             inner = self._call_writes(file, call, node, method_of, depth)
             if inner is None:
@@ -203,7 +203,7 @@ class AttributeWrites:
         tree = self._tree(path)
         found = set()
         for statement in tree.body if tree is not None else ():
-            if not isinstance(statement, ast.ClassDef) or not _is_plain_class(statement):
+            if not isinstance(statement, ast.ClassDef) or not is_plain_class(statement):
                 continue
             candidates = {target.attr for target, value in _self_stores(statement) if _is_int_literal(value)}
             if not candidates:
@@ -288,7 +288,7 @@ class _FileNames:
                 if not isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
                     names.stores.setdefault(node.attr, []).append(node)  # type: ignore[arg-type, attr-defined]
             elif kind is ast.ClassDef:
-                names.class_bound |= _class_body_names(node)  # type: ignore[arg-type]
+                names.class_bound |= class_body_names(node)  # type: ignore[arg-type]
             elif kind is ast.alias and node.asname is not None:  # type: ignore[attr-defined]
                 names.other_mentions.add(node.name.split(".")[-1])  # type: ignore[attr-defined]
             pending.extend((child, node) for child in ast.iter_child_nodes(node))
@@ -376,16 +376,6 @@ def _method(node: ast.ClassDef, name: str) -> Optional[ast.FunctionDef]:
     return found[0] if len(found) == 1 else None
 
 
-def _rebinds(function: Function, name: str) -> bool:
-    """The function's own code binds `name` again, deletes it, or declares it global."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            return True
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return True
-    return False
-
-
 def _named(function: Function, name: str) -> Iterator[tuple[Optional[ast.Name], Optional[ast.AST], Optional[ast.AST]]]:
     """Each read of `name` in the function's body with its parent and grandparent; (None, None,
     None) once when a nested function, lambda, class or comprehension spells it."""
@@ -417,39 +407,12 @@ def _is_builtin(tree: Optional[ast.Module], name: str) -> bool:
     return True
 
 
-def _is_plain_class(node: ast.ClassDef) -> bool:
-    """No base but `object`, no metaclass or decorators, no attribute access of its own, and no
-    method rebinding its first parameter."""
-    if node.keywords or node.decorator_list:
-        return False
-    if any(not (isinstance(base, ast.Name) and base.id == "object") for base in node.bases):
-        return False
-    methods = [member for member in node.body if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    if any(_rebinds(method, receiver.arg) for method in methods for receiver in [*method.args.posonlyargs, *method.args.args][:1]):
-        return False  # a method's `self` may be another object
-    return not {"__getattr__", "__getattribute__", "__setattr__", "__slots__"} & _class_body_names(node)
-
-
-def _class_body_names(node: ast.ClassDef) -> set[str]:
-    """The names a class body binds (methods, assignments, nested classes)."""
-    names = set()
-    for statement in node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            names |= {inner.id for target in targets for inner in ast.walk(target) if isinstance(inner, ast.Name)}
-        else:
-            names |= {inner.id for inner in ast.walk(statement) if isinstance(inner, ast.Name) and not isinstance(inner.ctx, ast.Load)}
-    return names
-
-
 def _plain_methods(node: ast.ClassDef) -> Iterator[tuple[ast.FunctionDef, str]]:
     """Each undecorated method with its first parameter, which it never rebinds."""
     for member in node.body:
         if isinstance(member, ast.FunctionDef) and not member.decorator_list:
             parameters = [*member.args.posonlyargs, *member.args.args]
-            if parameters and not _rebinds(member, parameters[0].arg):
+            if parameters and not rebinds(member, parameters[0].arg):
                 yield member, parameters[0].arg
 
 

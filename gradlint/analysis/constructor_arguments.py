@@ -23,6 +23,7 @@ from typing import Callable, Iterator, Optional, Union
 
 import libcst as cst
 
+from gradlint.analysis.python_classes import dotted
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.model.project import PassedValue
 
@@ -157,10 +158,10 @@ class ConstructorArguments:
                     returned = _single_return(statement)
                     return self._describe(where, returned, statement, element, depth + 1) if returned is not None else None
                 return None
-        dotted = _dotted(func)
-        if dotted is None or element is not None:
+        spelled = dotted(func)
+        if spelled is None or element is not None:
             return None
-        first, _, rest = dotted.partition(".")
+        first, _, rest = spelled.partition(".")
         if self._definition(file, first) is not None:
             return None
         outside = self._outside(file, first)
@@ -171,7 +172,7 @@ class ConstructorArguments:
         of `.view(...)` / `.reshape(...)` to literal sizes, or of a name bound once to one."""
         if len(statement.bases) != 1 or _method(statement, "__call__") is not None:
             return None
-        base = _dotted(statement.bases[0])
+        base = dotted(statement.bases[0])
         first, _, rest = (base or "").partition(".")
         outside = self._outside(file, first) if first else None
         if outside is None or (f"{outside}.{rest}" if rest else outside) not in _MODULE_BASES:
@@ -373,12 +374,3 @@ def _integer(node: ast.expr) -> Optional[int]:
 
 def _is_attribute_of(node: ast.expr, receiver: str) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner is not None else None
-    return None

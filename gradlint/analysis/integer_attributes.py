@@ -19,30 +19,22 @@ import ast
 from typing import Callable, Iterator, Optional
 
 from gradlint.analysis import torch_api
+from gradlint.analysis.python_classes import dotted, is_plain_class
 
 # Constructors whose result is an integer tensor whatever their arguments (not `torch.randint`,
 # which takes a `dtype=`).
 INTEGER_CONSTRUCTORS = frozenset(name for name in torch_api.functions("int") if name.rsplit(".", 1)[-1].endswith("Tensor"))
-_ATTRIBUTE_HOOKS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
 
 Outside = Callable[[str], Optional[str]]  # a module-level name of the module -> the outside name it imports
 
 
 def integer_attributes(tree: ast.Module, outside: Outside) -> frozenset[tuple[str, str]]:
     """(class, attribute) for every attribute of a class of `tree` that only holds integer tensors."""
-    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and _plain_class(node)]
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef) and is_plain_class(node)]
     if not classes:
         return frozenset()
     writes = _attribute_writes(tree)
     return frozenset((owner.name, attribute) for owner in classes for attribute in _integer_attributes_of(owner, outside, writes))
-
-
-def _plain_class(node: ast.ClassDef) -> bool:
-    if node.decorator_list or node.keywords:
-        return False
-    if any(not (isinstance(base, ast.Name) and base.id == "object") for base in node.bases):
-        return False
-    return not any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name in _ATTRIBUTE_HOOKS for s in node.body)
 
 
 def _attribute_writes(tree: ast.Module) -> dict[str, int]:
@@ -124,21 +116,12 @@ def _returns_integer_locals(method: ast.FunctionDef, outside: Outside) -> bool:
 def _integer_constructor(value: ast.expr, outside: Outside) -> bool:
     if not isinstance(value, ast.Call):
         return False
-    spelled = _dotted(value.func)
+    spelled = dotted(value.func)
     if spelled is None:
         return False
     root, _, rest = spelled.partition(".")
     imported = outside(root)
     return imported is not None and (f"{imported}.{rest}" if rest else imported) in INTEGER_CONSTRUCTORS
-
-
-def _dotted(node: ast.expr) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner is not None else None
-    return None
 
 
 def _receiver(method: ast.FunctionDef) -> Optional[str]:
