@@ -26,12 +26,7 @@ def evidence(source, constructor, kind="size", name="f"):
     context = context_of(source)
     scope = function(context, name)
     call, value = argument_of(context, scope, constructor)
-    values = context.values
-
-    def measured(node, scope):
-        return values.is_history_free(node, scope) or values.is_evident_tensor(node, scope)
-
-    arguments = ArgumentEvidence(context.imports, context.scopes, context.module, values.is_python_int, measured)
+    arguments = ArgumentEvidence(context.imports, context.scopes, context.module, context.values.is_python_int)
     if kind == "size":
         return arguments.size(value, scope)
     line = context.line_of(call)
@@ -86,7 +81,7 @@ def test_floats_and_unknown_calls_are_not_sizes():
     assert evidence("import torch\ndef f(x):\n    torch.FloatTensor(x.size())\n", "FloatTensor") is None
 
 
-def test_displays_of_numbers_are_exact_data_other_lists_likely():
+def test_displays_and_comprehensions_are_exact_data_whatever_their_elements():
     source = """\
         import torch
         SOS = 0
@@ -96,11 +91,11 @@ def test_displays_of_numbers_are_exact_data_other_lists_likely():
             torch.DoubleTensor([d / 2 for d in digits])
     """
     assert evidence(source, "LongTensor", "data") is Evidence.EXACT
-    assert evidence(source, "FloatTensor", "data") is Evidence.LIKELY
-    assert evidence(source, "DoubleTensor", "data") is Evidence.LIKELY
+    assert evidence(source, "FloatTensor", "data") is Evidence.EXACT
+    assert evidence(source, "DoubleTensor", "data") is Evidence.EXACT
 
 
-def test_a_display_the_value_model_proves_history_free_is_exact_data():
+def test_a_display_of_any_elements_is_exact_data_and_a_slice_of_one_is_not_a_display():
     source = """\
         import torch
         import torch.nn as nn
@@ -119,11 +114,11 @@ def test_a_display_the_value_model_proves_history_free_is_exact_data():
     """
     assert evidence(source, "FloatTensor", "data") is Evidence.EXACT  # a row of a history-free tensor, an int
     assert evidence(source, "DoubleTensor", "data") is Evidence.EXACT  # Python numbers
-    assert evidence(source, "LongTensor", "data") is Evidence.LIKELY  # a model's output: any object
-    assert evidence(source, "ByteTensor", "data") is Evidence.LIKELY  # not evidently a tensor to the value model
+    assert evidence(source, "LongTensor", "data") is Evidence.EXACT  # a model's output: any object
+    assert evidence(source, "ByteTensor", "data") is Evidence.EXACT  # a parameter's element
     assert evidence(source, "ShortTensor", "data") is Evidence.EXACT  # a tensor requiring grad, in nested displays
     assert evidence(source, "HalfTensor", "data") is None  # a slice of a display: not a display
-    assert evidence(source, "IntTensor", "data") is Evidence.LIKELY  # a parameter of unknown callers
+    assert evidence(source, "IntTensor", "data") is Evidence.EXACT  # a parameter of unknown callers
 
 
 def test_a_display_repeated_by_an_int_is_data_as_exact_as_its_display_and_count():
@@ -136,7 +131,7 @@ def test_a_display_repeated_by_an_int_is_data_as_exact_as_its_display_and_count(
             torch.IntTensor([3] + [4])
     """
     assert evidence(source, "FloatTensor", "data") is Evidence.EXACT
-    assert evidence(source, "DoubleTensor", "data") is Evidence.LIKELY  # `c` may be a tensor requiring grad
+    assert evidence(source, "DoubleTensor", "data") is Evidence.EXACT  # `c` may be anything: a list all the same
     assert evidence(source, "LongTensor", "data") is None  # `n` may be anything
     assert evidence(source, "IntTensor", "data") is None
 
@@ -151,9 +146,9 @@ def test_a_name_is_data_when_the_bindings_before_the_call_are_lists():
             rewards = torch.Tensor(rewards)
             rewards = rewards - rewards.mean()
     """
-    assert evidence(rebound_after, "Tensor", "data") is Evidence.LIKELY
+    assert evidence(rebound_after, "Tensor", "data") is Evidence.EXACT
     unpacked = "import torch\ndef f():\n    a, b = [], []\n    torch.LongTensor(b)\n"
-    assert evidence(unpacked, "LongTensor", "data") is Evidence.LIKELY
+    assert evidence(unpacked, "LongTensor", "data") is Evidence.EXACT
     mixed = "import torch\ndef f(t):\n    a = []\n    if t:\n        a = t\n    torch.LongTensor(a)\n"
     assert evidence(mixed, "LongTensor", "data") is None
 

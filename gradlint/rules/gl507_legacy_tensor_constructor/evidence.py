@@ -135,15 +135,11 @@ class ArgumentEvidence:
         scopes: ScopeTable,
         module: cst.Module,
         is_python_int: Callable[[cst.BaseExpression, Scope], bool],
-        is_measured_element: Callable[[cst.BaseExpression, Scope], bool],
     ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
         self.is_python_int = is_python_int  # the value model's answer (`opt.batchSize` declared `type=int`)
-        # the value model's answer: history-free (numbers, NumPy values, tensors without history)
-        # or evidently a tensor, the kinds of elements measured to build the same tensor both ways
-        self.is_measured_element = is_measured_element
 
     def size(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Evidence]:
         """An int: a literal, `len(...)`, `x.size(i)`, `x.shape[i]`, int arithmetic, a value the value
@@ -167,16 +163,12 @@ class ArgumentEvidence:
         return None
 
     def data(self, node: cst.BaseExpression, scope: Scope, reaches: Callable[[cst.BaseExpression], bool]) -> Optional[Evidence]:
-        """A sequence: a list or tuple display of literals, of elements of measured kinds
-        (`is_measured_element`: `[r]` of a row of a history-free tensor, `[loss.item()]`,
-        `[w.sum()]`), or a list comprehension the value model proves history-free (EXACT); any
-        other display or list comprehension, or a name bound only to those (LIKELY: its elements
-        could be objects of any kind). `reaches(value)` tells the bindings of a name that can
-        reach the call."""
-        if self._exact_leaves(node, scope) or self._measured_elements(node, scope):
-            return Evidence.EXACT
+        """A sequence: a list or tuple display, a list comprehension, such a display repeated by an
+        int (`[c] * x.size(0)`), or a name every binding of which that can reach the call is one
+        (`reaches(value)` tells them). Whatever its elements, both constructors hand a list to the
+        same conversion of torch (EXACT)."""
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
-            return Evidence.LIKELY
+            return Evidence.EXACT
         repeated = _repeated_display(node)
         if repeated is not None:
             # `[c] * n`: the display's elements, n times (a list whatever n is, when n is an int)
@@ -189,22 +181,8 @@ class ArgumentEvidence:
                 return None
             values = [value for value in plain if reaches(value)]
             if values and all(isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) for value in values):
-                return Evidence.LIKELY
+                return Evidence.EXACT
         return None
-
-    def _measured_elements(self, node: cst.BaseExpression, scope: Scope) -> bool:
-        """A display whose elements (through nested displays) are each of a measured kind, or a
-        list comprehension the value model proves history-free."""
-        if isinstance(node, cst.ListComp):
-            return self.is_measured_element(node, scope)
-        if not isinstance(node, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in node.elements):
-            return False
-        return all(
-            self._measured_elements(e.value, scope)
-            if isinstance(e.value, (cst.List, cst.Tuple))
-            else self.is_measured_element(e.value, scope)
-            for e in node.elements
-        )
 
     def float64_array(self, node: cst.BaseExpression, scope: Scope) -> bool:
         """A float64 NumPy array: a call that makes one (`makes_float64_array`), or a name every
@@ -218,15 +196,6 @@ class ArgumentEvidence:
         """The values assigned to `name` seen from `scope`, when assignments are its only bindings."""
         found = self._bindings_of(name, scope)
         return found[0].plain_values(name) if found is not None else None
-
-    def _exact_leaves(self, node: cst.BaseExpression, scope: Scope) -> bool:
-        """A (nested) list or tuple display of number literals and evident ints."""
-        if isinstance(node, (cst.List, cst.Tuple)):
-            elements = node.elements
-            return not any(isinstance(e, cst.StarredElement) for e in elements) and all(
-                self._exact_leaves(e.value, scope) for e in elements
-            )
-        return literal_leaves(node) is not None or self.size(node, scope) is Evidence.EXACT
 
     def _int_call(self, call: cst.Call) -> bool:
         func = call.func

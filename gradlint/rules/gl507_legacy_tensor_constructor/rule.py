@@ -6,7 +6,6 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.legacy_types import LegacyTensorType, legacy_tensor_type
-from gradlint.analysis.scopes import Scope
 from gradlint.analysis.tree import descendants
 from gradlint.fix.builders import enclosing_line, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, InsertLineBefore, Replace
@@ -85,11 +84,12 @@ class LegacyTensorConstructor(Rule):
     exception, and for an element requiring grad the same warning, which torch gives once per
     process whichever form converts first; tensors on another device, which cannot be run here,
     are read by the same code of torch, which stores each element into a new CPU tensor in both
-    forms). These fixes are safe when the argument is a display
-    of number literals, or of elements the value model proves of those kinds (history-free:
-    `[r]` for a row of a history-free tensor, `[loss.item()]`, values computed under no_grad; or
-    evidently a tensor: `[w.sum()]`), such a display repeated by an int (`[c] * x.size(0)`), a
-    list comprehension the value model proves history-free, a float64 NumPy array that `np.zeros/ones/empty(shape)` or
+    forms; both hand a list or tuple to the same conversion of torch, which stores each element
+    into a new tensor of the type's dtype, so no kind of element tells them apart). These fixes are
+    safe when the argument is a list or tuple display or a list comprehension, whatever its
+    elements, such a display repeated by an int (`[c] * x.size(0)`), a name every binding of which
+    that can reach the call is one (`rewards = []` filled by `rewards.insert(0, R)`),
+    a float64 NumPy array that `np.zeros/ones/empty(shape)` or
     `np.random.normal/uniform(..., size)` / `np.random.rand/randn(n)` makes (the legacy
     constructor converts it to float32 or an integer type, which copies it like `torch.tensor`
     does; a fresh array no other name sees is safe whatever the type), or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
@@ -98,9 +98,7 @@ class LegacyTensorConstructor(Rule):
     option, `model = RN(args)`), an attribute of a class's instances that only the class's own
     methods assign, only ints (`self.batch_size = 100`; in a run of the whole project, where no
     file the class's module is connected to by imports stores a `.batch_size` or writes
-    attributes by name), or a name bound only to those. They are unsafe when the data is any other list
-    display, a comprehension or a name bound only to lists (its elements could be objects of any
-    kind), when a size is a parameter that defaults to an int or is
+    attributes by name), or a name bound only to those. They are unsafe when a size is a parameter that defaults to an int or is
     passed to `range()` (a caller may pass a list, or a 0-dim tensor, which the legacy
     constructor returns itself), and in a file that changes the default device
     (`torch.set_default_device`, `set_default_tensor_type`, `with torch.device(...)`): the legacy
@@ -402,12 +400,7 @@ class LegacyTensorConstructor(Rule):
 
     @cached_property
     def _arguments(self) -> ArgumentEvidence:
-        values = self.context.values
-
-        def measured(node: cst.BaseExpression, scope: Scope) -> bool:
-            return values.is_history_free(node, scope) or values.is_evident_tensor(node, scope)
-
-        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, values.is_python_int, measured)
+        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, self.context.values.is_python_int)
 
     @cached_property
     def _device_changed(self) -> bool:
