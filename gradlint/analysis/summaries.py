@@ -84,6 +84,62 @@ class FunctionSummary:
         # Every mention accounted for: the bindings, the returns and the appends; no other use can change the list.
         return tuple(items) if occurrences == len(values) + len(self.returns) + len(items) else None
 
+    def unshared_returned_value(self, position: int, is_fresh: Callable[[cst.BaseExpression], bool]) -> Optional[cst.BaseExpression]:
+        """The value bound to the local name at `position` of the tuple the function returns (`return
+        z, idx`), when each call hands its caller a new such value and keeps no other reference to
+        it: a plain function whose last statement is its only `return`, a tuple display; the name
+        bound once, by `name = value` with `is_fresh(value)`, and otherwise read only as an index
+        into a local bound only to values `is_fresh` accepts (`c[range(n), idx] = 1.0`). None otherwise."""
+        name = self._returned_tuple_name(position)
+        uses = self._owner.scope_uses.of(self.function) if self._owner.scope_uses is not None and name is not None else None
+        if uses is None or any(isinstance(node, (cst.Global, cst.Nonlocal)) for node in descendants(self.function.body)):
+            return None
+        values = self._owner.scopes.of(self.function).plain_values(name)
+        if values is None or len(values) != 1 or not is_fresh(values[0]):
+            return None
+        statement = uses.parent(values[0])
+        if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+            return None  # `a = name = value`: `a` holds it too
+        reads = [node for node in descendants(self.function.body) if isinstance(node, cst.Name) and node.value == name]
+        others = [
+            read for read in reads if read is not statement.targets[0].target and read is not self.returns[0].elements[position].value
+        ]
+        return values[0] if all(self._read_as_index_of_fresh(read, uses, is_fresh) for read in others) else None
+
+    def _returned_tuple_name(self, position: int) -> Optional[str]:
+        """The name at `position` of the tuple display returned by the function's last statement,
+        its only `return`, when the function is plain (not decorated, async or a generator)."""
+        function = self.function
+        if (
+            function.decorators
+            or function.asynchronous is not None
+            or any(isinstance(node, (cst.Yield, cst.Await)) for node in descendants(function.body))
+        ):
+            return None
+        if sum(isinstance(statement, cst.Return) for statement in _own_statements(function)) != 1:
+            return None
+        last = suite_statements(function.body)[-1] if suite_statements(function.body) else None
+        if not (isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 and isinstance(last.body[0], cst.Return)):
+            return None
+        value = last.body[0].value
+        if not isinstance(value, cst.Tuple) or len(self.returns) != 1 or position >= len(value.elements):
+            return None
+        if any(isinstance(element, cst.StarredElement) for element in value.elements):
+            return None
+        element = value.elements[position].value
+        return element.value if isinstance(element, cst.Name) else None
+
+    def _read_as_index_of_fresh(self, read: cst.Name, uses: ScopeUses, is_fresh: Callable[[cst.BaseExpression], bool]) -> bool:
+        """`read` is an index of `array[...]`, `array` a local bound only to values `is_fresh` accepts
+        (indexing such an array, or storing into it, keeps no reference to the index)."""
+        index = uses.parent(read)
+        element = uses.parent(index) if isinstance(index, cst.Index) else None
+        subscript = uses.parent(element) if isinstance(element, cst.SubscriptElement) else None
+        if not isinstance(subscript, cst.Subscript) or not isinstance(subscript.value, cst.Name):
+            return False
+        values = self._owner.scopes.of(self.function).plain_values(subscript.value.value)
+        return bool(values) and all(is_fresh(value) for value in values)
+
     def _appends_to(self, name: str) -> list[cst.Call]:
         """The statements `name.append(value)` of its own body."""
         found = []

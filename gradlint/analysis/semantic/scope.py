@@ -188,6 +188,12 @@ class ScopeUses:
         binding the name met walking back from `node` through the statements before it, in its
         block and then in the blocks around it (an `if`'s or `with`'s). None when another kind of
         binding, a loop (which may repeat), a `try`, or the start of the function comes first."""
+        binding = self.reaching_binding(node)
+        return simple_assignment(binding, node.value) if binding is not None else None
+
+    def reaching_binding(self, node: cst.Name) -> Optional[cst.CSTNode]:
+        """The statement binding the name that the read `node` sees, found as `reaching_assignment`
+        finds it, whatever kind of binding it is (`a, name = f(x)`)."""
         name = node.value
         statement = self._statement_of(node)
         while statement is not None:
@@ -195,7 +201,7 @@ class ScopeUses:
             body = list(block.body)
             for sibling in reversed(body[: body.index(statement)]):
                 if self._binds(sibling, name):
-                    return simple_assignment(sibling, name)
+                    return sibling
             statement = self._statement_around(block)
         return None
 

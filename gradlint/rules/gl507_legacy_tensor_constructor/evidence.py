@@ -19,6 +19,9 @@ from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.legacy_types import LegacyTensorType, legacy_tensor_type
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable
+from gradlint.analysis.semantic.arguments import Signature, bind
+from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable
+from gradlint.analysis.summaries import FunctionSummaries
 from gradlint.analysis.tree import descendants
 
 # `torch.Tensor(...)`: the legacy constructor of the default dtype.
@@ -48,6 +51,9 @@ CPU_FACTORIES = torch_api.functions("default-device")
 _NUMPY_SHAPED = {"numpy.zeros": 0, "numpy.ones": 0, "numpy.empty": 0}
 _NUMPY_SIZED = {"numpy.random.normal": (2, "size"), "numpy.random.uniform": (2, "size"), "numpy.random.standard_normal": (0, "size")}
 _NUMPY_DIMENSIONED = frozenset({"numpy.random.rand", "numpy.random.randn"})
+# `np.random.randint(low, high, size)`: an int64 array when given a size (NumPy's default int,
+# measured with NumPy 2.4), a NumPy int without one.
+_NUMPY_INT_SIZED = {"numpy.random.randint": (2, "size")}
 
 
 class Evidence(Enum):
@@ -135,11 +141,15 @@ class ArgumentEvidence:
         scopes: ScopeTable,
         module: cst.Module,
         is_python_int: Callable[[cst.BaseExpression, Scope], bool],
+        uses: Optional[ScopeUsesTable] = None,
+        summaries: Optional[FunctionSummaries] = None,
     ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.module = module
         self.is_python_int = is_python_int  # the value model's answer (`opt.batchSize` declared `type=int`)
+        self.uses = uses
+        self.summaries = summaries  # their `only_calls`: every call of a function, when those are all the ways it runs
 
     def size(self, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Evidence]:
         """An int: a literal, `len(...)`, `x.size(i)`, `x.shape[i]`, int arithmetic, a value the value
@@ -191,6 +201,88 @@ class ArgumentEvidence:
             return makes_float64_array(node, self.imports)
         values = self._plain_values(node.value, scope) if isinstance(node, cst.Name) else None
         return bool(values) and all(isinstance(value, cst.Call) and makes_float64_array(value, self.imports) for value in values)
+
+    def unshared_array(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """A NumPy array no other name sees, whose memory a legacy constructor may share without
+        anyone seeing it: a call that makes a new one (`np.random.randint(10, size=n)`), or the name
+        `idx` read once from `z, idx = self.sample(n)`, the binding that reaches the read, where
+        `sample` (every call of which is known) returns such an array it keeps no reference to."""
+        if isinstance(node, cst.Call):
+            return self.fresh_array(node, scope)
+        if not isinstance(node, cst.Name) or not isinstance(scope, cst.FunctionDef) or self.uses is None:
+            return False
+        uses = self.uses.of(scope)
+        found = _unpacking(uses.reaching_binding(node), node.value)
+        if found is None or not self._only_read(node, found[0], uses) or not self._not_declared(node.value, scope):
+            return False
+        statement, position = found
+        return self._returns_unshared_array(statement.value, position, scope)
+
+    def fresh_array(self, call: cst.Call, scope: Scope) -> bool:
+        """A call that returns a new NumPy array whenever it returns: a float64 one
+        (`makes_float64_array`), or `np.random.randint(..., size=n)` with `n` evidently an int."""
+        if makes_float64_array(call, self.imports):
+            return True
+        qualified = self.imports.qualified_name(call.func)
+        if qualified not in _NUMPY_INT_SIZED or any(arg.star for arg in call.args):
+            return False
+        position, keyword = _NUMPY_INT_SIZED[qualified]
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        if set(keywords) - {"high", keyword} or len(positional) > position + 1:
+            return False  # `dtype=` makes another type
+        size = positional[position] if len(positional) > position else keywords.get(keyword)
+        return size is not None and self._exact_size(size, scope)
+
+    def _exact_size(self, node: cst.BaseExpression, scope: Scope) -> bool:
+        """An int: EXACT size evidence, or a parameter of a function every known call of which
+        passes one (`bs` in `def sample(self, bs)`, called only as `self.sample(x.size(0))`)."""
+        if self.size(node, scope) is Evidence.EXACT:
+            return True
+        if not isinstance(node, cst.Name) or not _is_parameter(node.value, scope) or self.summaries is None:
+            return False
+        bindings = self.scopes.of(scope)
+        if bindings.assigned(node.value) or node.value in bindings.unpacked or node.value in bindings.loop_sources:
+            return False
+        sites = self.summaries.only_calls(scope)
+        signature = Signature.of(scope)
+        for site in sites:
+            receiver = site.call.func.value if isinstance(site.call.func, cst.Attribute) else None
+            bound = bind(site.call, signature, receiver=receiver)
+            passed = bound.passed(node.value) if not bound.starred and bound.fits else None
+            if passed is None or self.size(passed, site.scope or self.module) is not Evidence.EXACT:
+                return False
+        return bool(sites)
+
+    def _only_read(self, node: cst.Name, statement: cst.Assign, uses: ScopeUses) -> bool:
+        """`node` is the only read of its name that sees the binding `statement` (every read of the
+        name must see a known binding: a closure or a loop could see this one)."""
+        for occurrence in uses.occurrences(node.value):
+            if occurrence is node or _bound_by(occurrence, uses):
+                continue
+            binding = uses.reaching_binding(occurrence)
+            if binding is None or _unwrapped(binding) is statement:
+                return False
+        return True
+
+    def _not_declared(self, name: str, function: cst.FunctionDef) -> bool:
+        """No `global name` / `nonlocal name` in the function (the array would be a shared variable)."""
+        return not any(
+            isinstance(found, (cst.Global, cst.Nonlocal)) and any(item.name.value == name for item in found.names)
+            for found in descendants(function.body)
+        )
+
+    def _returns_unshared_array(self, value: cst.BaseExpression, position: int, scope: cst.FunctionDef) -> bool:
+        """`value` calls a function of the file, every call of which is known (so no override runs
+        instead), that returns at `position` a fresh array it keeps no reference to."""
+        if not isinstance(value, cst.Call) or self.summaries is None:
+            return False
+        summary = self.summaries.of_call(value, scope)
+        if summary is None or not any(site.call is value for site in self.summaries.only_calls(summary.function)):
+            return False
+        method = summary.function
+        is_fresh = lambda bound: isinstance(bound, cst.Call) and self.fresh_array(bound, method)  # noqa: E731
+        return summary.unshared_returned_value(position, is_fresh) is not None
 
     def _plain_values(self, name: str, scope: Scope) -> Optional[list[cst.BaseExpression]]:
         """The values assigned to `name` seen from `scope`, when assignments are its only bindings."""
@@ -261,6 +353,34 @@ def makes_float64_array(call: cst.Call, imports: ImportMap) -> bool:
         position, keyword = _NUMPY_SIZED[qualified]
         return len(positional) > position or keyword in keywords
     return qualified in _NUMPY_DIMENSIONED and bool(positional) and not keywords
+
+
+def _unwrapped(statement: cst.CSTNode) -> cst.CSTNode:
+    """The one small statement of a line, or the statement itself."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return statement
+
+
+def _unpacking(statement: Optional[cst.CSTNode], name: str) -> Optional[tuple[cst.Assign, int]]:
+    """(the assignment, the position of `name`) of `a, name = value`, a tuple of names without stars
+    naming `name` once."""
+    assign = _unwrapped(statement) if statement is not None else None
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Tuple):
+        return None
+    elements = assign.targets[0].target.elements
+    if not all(isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in elements):
+        return None
+    names = [element.value.value for element in elements]
+    return (assign, names.index(name)) if names.count(name) == 1 else None
+
+
+def _bound_by(occurrence: cst.Name, uses: ScopeUses) -> bool:
+    """`occurrence` is only written: a name among an assignment's targets or a `for` target."""
+    child, parent = occurrence, uses.parent(occurrence)
+    while isinstance(parent, (cst.Element, cst.Tuple, cst.List)):
+        child, parent = parent, uses.parent(parent)
+    return isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.For) and parent.target is child)
 
 
 def _repeated_display(node: cst.BaseExpression) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression]]:

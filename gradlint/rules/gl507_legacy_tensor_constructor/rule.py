@@ -92,7 +92,12 @@ class LegacyTensorConstructor(Rule):
     a float64 NumPy array that `np.zeros/ones/empty(shape)` or
     `np.random.normal/uniform(..., size)` / `np.random.rand/randn(n)` makes (the legacy
     constructor converts it to float32 or an integer type, which copies it like `torch.tensor`
-    does; a fresh array no other name sees is safe whatever the type), or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
+    does; a fresh array no other name sees is safe whatever the type), an int64 array
+    `np.random.randint(..., size=n)` makes with `n` evidently an int (`torch.LongTensor` shares its
+    memory where `torch.tensor` copies it, which no one can tell apart when no other name sees the
+    array), also when read once as `idx` from `z, idx = self.sample(n)` (the binding the read sees),
+    where `sample`, every call of which is known in a run of the whole project, returns such an array
+    it keeps no reference to (a local read there only as an index of a fresh array), or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
     `x.shape[i]`, a command-line option declared `type=int` (`opt.batchSize`; in a run of the
     whole project also when the namespace is handed to project code that never writes that
     option, `model = RN(args)`), an attribute of a class's instances that only the class's own
@@ -400,7 +405,15 @@ class LegacyTensorConstructor(Rule):
 
     @cached_property
     def _arguments(self) -> ArgumentEvidence:
-        return ArgumentEvidence(self.context.imports, self.context.scopes, self.context.module, self.context.values.is_python_int)
+        context = self.context
+        return ArgumentEvidence(
+            context.imports,
+            context.scopes,
+            context.module,
+            context.values.is_python_int,
+            uses=context.scope_uses,
+            summaries=context.functions,
+        )
 
     @cached_property
     def _device_changed(self) -> bool:
@@ -463,7 +476,7 @@ class LegacyTensorConstructor(Rule):
         size = self._arguments.size(value, scope)
         if size is not None:
             return _call(node, f"{alias}.empty", args, _options(legacy, alias)), size
-        if self._copied_float64_array(value, legacy, scope):
+        if self._copied_float64_array(value, legacy, scope) or self._arguments.unshared_array(value, scope):
             options = _options(legacy, alias) or [("dtype", f"{alias}.get_default_dtype()")]
             return _call(node, f"{alias}.tensor", args, options), Evidence.EXACT
         in_loop = is_in_loop(self.context.stack, scope)
