@@ -95,7 +95,7 @@ class LegacyTensorConstructor(Rule):
     does; a fresh array no other name sees is safe whatever the type), an int64 array
     `np.random.randint(..., size=n)` makes with `n` evidently an int (`torch.LongTensor` shares its
     memory where `torch.tensor` copies it, which no one can tell apart when no other name sees the
-    array), also when read once as `idx` from `z, idx = self.sample(n)` (the binding the read sees),
+    array, but for `resize_` to more elements, which raises on the shared tensor and grows the copy), also when read once as `idx` from `z, idx = self.sample(n)` (the binding the read sees),
     where `sample`, every call of which is known in a run of the whole project, returns such an array
     it keeps no reference to (a local read there only as an index of a fresh array), or sizes: two or more arguments, an int literal, `len(...)`, `x.size(i)`,
     `x.shape[i]`, a command-line option declared `type=int` (`opt.batchSize`; in a run of the
