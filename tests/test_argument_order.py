@@ -113,3 +113,40 @@ def test_a_number_reaching_the_call_is_not_a_tensor_whatever_came_before():
         to_numpy(noise)
         """
     )
+
+
+MOVED = """
+import torch
+
+def to_numpy(x):
+    if torch.cuda.is_available():
+        x = {move}
+    return x.data.numpy()
+
+def sample(net, z):
+    fake = {passed}
+    return to_numpy(fake)
+"""
+
+
+def returned_parameter_is_tensor(move: str, passed: str = "net(z)") -> bool:
+    """Whether `x` in `to_numpy`'s `return` is a tensor, `x` rebound to `move` in a branch."""
+    source = textwrap.dedent(MOVED).format(move=move, passed=passed)
+    context = FileContext("example.py", source, cst.parse_module(source), ALONE)
+    (function,) = [f for f in context.function_table.all if f.name.value == "to_numpy"]
+    *_, read = [n for n in context.nodes.subtree(function.body) if isinstance(n, cst.Name) and n.value == "x"]
+    return context.values.is_tensor(read, function)
+
+
+@pytest.mark.parametrize("move", ["x.cpu()", "x.to(device)"])
+def test_a_parameter_moved_to_another_device_stays_what_its_callers_pass(move):
+    assert returned_parameter_is_tensor(move)
+
+
+@pytest.mark.parametrize(
+    ("move", "passed"),
+    [("x.type()", "net(z)"), ("x.cpu()", "[1.0, 2.0]"), ("x.cpu().numpy()", "net(z)")],
+    ids=["the type's name", "a caller passes a list", "a NumPy array"],
+)
+def test_a_parameter_rebound_to_something_else_or_passed_no_tensor_is_not_one(move, passed):
+    assert not returned_parameter_is_tensor(move, passed)

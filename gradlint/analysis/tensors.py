@@ -313,9 +313,10 @@ class TensorEvidence:
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
             return False
-        if any(self.is_tensor(value, scope, depth + 1) for value in values):
+        # `x = x.cpu()` says only that `x` stays what it was: the other bindings or the callers decide
+        if any(self.is_tensor(value, scope, depth + 1) for value in values if not _moves_itself(value, name)):
             return True
-        if not values and isinstance(scope, cst.FunctionDef):
+        if isinstance(scope, cst.FunctionDef) and all(_moves_itself(value, name) for value in values):
             if name in self._arguments_used_as_tensors(scope) or self._receives_tensors(scope, name, depth):
                 return True
             if self._is_network_input(scope, name):
@@ -827,6 +828,21 @@ def _core(value: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SHARED_METHODS:
         value = value.func.value
     return value
+
+
+def _moves_itself(value: cst.BaseExpression, name: str) -> bool:
+    """`x.cpu()` or `x.to(d)` bound to `x`: a tensor stays a tensor, with its history."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in SELF_MOVES
+        and isinstance(value.func.value, cst.Name)
+        and value.func.value.value == name
+    )
+
+
+# Tensor methods that give the same tensor on another device (or itself), history included.
+SELF_MOVES = frozenset({"cpu", "to"}) & TENSOR_PRESERVING_METHODS
 
 
 def _refers_to(value: cst.BaseExpression, name: Optional[str]) -> bool:
