@@ -5,7 +5,8 @@ Evidence of a tensor: results of torch functions, tensor-only methods, criterion
 loss. Values are followed through the file's bindings: a function's or a method's returns (whole,
 or one member of the tuples it returns), a network's output (a `torch.nn` layer or a module class
 of the file held in a name), the inputs of a module class's `forward`, a parameter that every call
-of the file fills with a tensor (when no other file of the run mentions the function), a
+of the file fills with a tensor (a name passed counts by the assignment that reaches the call
+when the code shows it; when no other file of the run mentions the function), a
 module-level name read in a function, a loop over tensors written out, and a lambda's result. Look-alikes that are not tensors: `self.data`, `dataset.data`, `args.data`, numpy, pandas,
 containers and module paths such as `torch.utils.data`.
 
@@ -312,9 +313,10 @@ class TensorEvidence:
         values = self.scopes.values_of(name, scope)
         if any(_is_non_tensor_value(value) for value in values):
             return False
-        if any(self.is_tensor(value, scope, depth + 1) for value in values):
+        # `x = x.cpu()` says only that `x` stays what it was: the other bindings or the callers decide
+        if any(self.is_tensor(value, scope, depth + 1) for value in values if not _moves_itself(value, name)):
             return True
-        if not values and isinstance(scope, cst.FunctionDef):
+        if isinstance(scope, cst.FunctionDef) and all(_moves_itself(value, name) for value in values):
             if name in self._arguments_used_as_tensors(scope) or self._receives_tensors(scope, name, depth):
                 return True
             if self._is_network_input(scope, name):
@@ -458,7 +460,23 @@ class TensorEvidence:
         argument, scope = bound.passed(name), scope or self.module
         if argument is None:
             argument, scope = signature.defaults.get(name), self.module  # evaluated where the function is defined
+        else:
+            argument = self._reaching_value(argument, scope)
         return argument is not None and self.is_tensor(argument, scope, depth + 1) and not self.is_python_number(argument, scope, depth + 1)
+
+    def _reaching_value(self, argument: cst.BaseExpression, scope: Optional[Scope]) -> cst.BaseExpression:
+        """The value of the one plain assignment a name passed at a call sees
+        (`ScopeUses.reaching_assignment`: before the call in its block or the `if`/`with` blocks
+        around it, no loop, branch or `try` between), else the argument itself, whose every
+        binding counts. A name some binding hides (`nonlocal` in a nested function, `with`, `:=`,
+        `del`) or a comprehension or lambda rebinds keeps all of them."""
+        if not isinstance(argument, cst.Name) or not isinstance(scope, cst.FunctionDef) or self._scope_uses is None:
+            return argument
+        uses = self._scope_uses.of(scope)
+        if argument.value in uses.hidden_bindings or argument.value in self._inner_names(scope):
+            return argument
+        assignment = uses.reaching_assignment(argument)
+        return assignment.value if assignment is not None else argument
 
     def only_calls(self, function: cst.FunctionDef) -> Sequence["CallSite"]:
         """The calls of the module-level `function` in this file, when they are every mention of its
@@ -810,6 +828,21 @@ def _core(value: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_SHARED_METHODS:
         value = value.func.value
     return value
+
+
+def _moves_itself(value: cst.BaseExpression, name: str) -> bool:
+    """`x.cpu()` or `x.to(d)` bound to `x`: a tensor stays a tensor, with its history."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in SELF_MOVES
+        and isinstance(value.func.value, cst.Name)
+        and value.func.value.value == name
+    )
+
+
+# Tensor methods that give the same tensor on another device (or itself), history included.
+SELF_MOVES = frozenset({"cpu", "to"}) & TENSOR_PRESERVING_METHODS
 
 
 def _refers_to(value: cst.BaseExpression, name: Optional[str]) -> bool:
