@@ -163,6 +163,7 @@ def test_names_from_a_star_import_of_a_local_module_are_checked_like_direct_impo
         ("train.py", "GL101", line_of(TRAIN, "x = Variable(")),
         ("train.py", "GL101", line_of(TRAIN, "Variable(target)")),
         ("train.py", "GL104", line_of(TRAIN, "isinstance(h, Variable)")),
+        ("train.py", "GL303", line_of(TRAIN, "return Variable(h.data)")),  # `h` is a tensor in that branch
     ]
 
 
@@ -343,6 +344,7 @@ def test_checking_the_training_script_alone_sees_what_the_star_import_brings(tmp
         ("train.py", "GL101", line_of(TRAIN, "x = Variable(")),
         ("train.py", "GL101", line_of(TRAIN, "Variable(target)")),
         ("train.py", "GL104", line_of(TRAIN, "isinstance(h, Variable)")),
+        ("train.py", "GL303", line_of(TRAIN, "return Variable(h.data)")),
     ]
     assert findings(tmp_path, "proj/train.py") == train
     done = gradlint("check", "--output-format", "json", "-", "--stdin-filename", "proj/train.py", cwd=tmp_path, input=TRAIN.encode())
@@ -386,7 +388,7 @@ def test_the_language_server_sees_and_fixes_what_the_star_import_brings_into_a_b
 
     project = split_project(tmp_path)
     buffer = TRAIN.replace("for epoch in range(3)", "for epoch in range(2)")  # edited, not saved
-    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path)).findings) == ["GL101"] * 3 + ["GL104"]
+    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path)).findings) == ["GL101"] * 3 + ["GL104", "GL303"]
     fixed = _fixed(buffer, str(project / "train.py"), Settings(root=tmp_path))
     assert "Variable" not in fixed and "range(2)" in fixed and (project / "model.py").read_text() == MODEL
 
@@ -403,7 +405,8 @@ def test_the_flake8_plugin_sees_what_the_star_import_brings(tmp_path):
     rows = [
         line_of(TRAIN, fragment) for fragment in ("isinstance(h, Variable)", "return Variable(h.data)", "x = Variable(", "Variable(target)")
     ]
-    assert done.stdout.split() == [f"{rows[0]}:GL104"] + [f"{row}:GL101" for row in rows[1:]]
+    expected = [f"{rows[0]}:GL104", f"{rows[1]}:GL101", f"{rows[1]}:GL303"] + [f"{row}:GL101" for row in rows[2:]]
+    assert done.stdout.split() == expected
 
 
 def test_editing_a_module_outside_the_run_changes_the_cached_findings_of_the_script(tmp_path):
@@ -413,9 +416,9 @@ def test_editing_a_module_outside_the_run_changes_the_cached_findings_of_the_scr
         done = gradlint("check", "--output-format", "json", "proj/train.py", cwd=tmp_path)
         return sorted(f["code"] for f in json.loads(done.stdout))
 
-    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104"]
-    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104"]
+    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104", "GL303"]
+    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104", "GL303"]
     (project / "model.py").write_text(MODEL.replace("import torch\n", "import torch\n\n__all__ = ['RNN']\n", 1))
     assert cached_codes() == []
     (project / "model.py").write_text(MODEL)
-    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104"]
+    assert cached_codes() == ["GL101", "GL101", "GL101", "GL104", "GL303"]
