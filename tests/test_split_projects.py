@@ -388,7 +388,10 @@ def test_the_language_server_sees_and_fixes_what_the_star_import_brings_into_a_b
 
     project = split_project(tmp_path)
     buffer = TRAIN.replace("for epoch in range(3)", "for epoch in range(2)")  # edited, not saved
-    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path)).findings) == ["GL101"] * 3 + ["GL104", "GL303"]
+    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path)).findings) == ["GL101"] * 3 + [
+        "GL104",
+        "GL303",
+    ]
     fixed = _fixed(buffer, str(project / "train.py"), Settings(root=tmp_path))
     assert "Variable" not in fixed and "range(2)" in fixed and (project / "model.py").read_text() == MODEL
 
