@@ -9,13 +9,16 @@ Per-element class targets are a matter of shapes, which the runs check instead.
 
 `legacy_api_constructs` does the same for the APIs removed, renamed or changed since 0.3
 (`clip_grad_norm`, `size_average=`, `torch.FloatTensor(...)`, `F.softmax(x)` without `dim`, ...),
-resolving import aliases and nothing else.
+resolving import aliases and nothing else. `all_constructs` counts every kind, including the
+`async=` keyword arguments that keep Python 3.7+ from parsing a 0.3 file at all.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 
 LEGACY_TENSOR_TYPE = re.compile(r"^torch\.(cuda\.)?(Float|Double|Half|Byte|Char|Short|Int|Long)Tensor$")
@@ -297,3 +300,36 @@ def legacy_data_reads(source: str) -> list[Construct]:
             if is_integer_index(node.slice) and not is_zero(node.slice):
                 found.add(Construct(node.lineno, ".data[i]"))
     return sorted(found)
+
+
+# ---------------------------------------------------------------------------------------------
+# `x.cuda(async=True)`: a syntax error since Python 3.7, so the file is read with `non_blocking=`.
+
+
+def all_constructs(source: str) -> list[Construct]:
+    """Every legacy construct of a file: its `async=` keyword arguments, then what the scans above
+    find in it with those read as `non_blocking=`."""
+    source, found = without_async_keywords(source)
+    return sorted(found + legacy_constructs(source) + legacy_api_constructs(source) + legacy_data_reads(source))
+
+
+def without_async_keywords(source: str) -> tuple[str, list[Construct]]:
+    """`source` with each `async=` keyword argument spelled `non_blocking=`, and where they were."""
+    try:
+        tokens = [token for token in tokenize.generate_tokens(io.StringIO(source).readline) if token.type not in _LAYOUT]
+    except (tokenize.TokenError, SyntaxError):
+        return source, []
+    keywords = [
+        token
+        for before, token, after in zip(tokens, tokens[1:], tokens[2:])
+        if token.string == "async" and after.string == "=" and before.string in ("(", ",")
+    ]
+    lines = source.splitlines(keepends=True)
+    for token in reversed(keywords):
+        row, column = token.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:column] + "non_blocking" + line[column + len("async") :]
+    return "".join(lines), [Construct(token.start[0], "async= argument") for token in keywords]
+
+
+_LAYOUT = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)

@@ -9,6 +9,7 @@ import pytest
 from gradlint.model.project import ProjectFacts
 from gradlint.engine import lint_text
 from gradlint.fix.apply import fix_text
+from gradlint.fix.plan import Applicability
 from gradlint.rules import presets
 from support import lint
 
@@ -827,3 +828,120 @@ def test_a_loss_module_of_the_module_is_a_model_in_its_functions_and_methods_but
         module + "def outer(criterion):\n    def evaluate(model, x, y):\n        " + scored.format("        ") + "    return evaluate\n"
     )
     assert [fix_of(source).applicability.value for source in (function, method, nested)] == ["safe", "safe", "unsafe"]
+
+
+FUNCTION_LOCAL_TORCH = """\
+def evaluate(model, loader):
+    import torch
+    from torch import nn
+
+    class Scaled(nn.Module):
+        def __init__(self, model):
+            super(Scaled, self).__init__()
+            self.model = model
+
+        def forward(self, input):
+            input.data.div_(255.)
+            return self.model(input)
+
+    return Scaled(model)
+"""
+
+
+def test_a_function_local_torch_serves_the_no_grad_block_of_a_class_defined_there():
+    result = fix_text(FUNCTION_LOCAL_TORCH, "example.py", frozenset({"GL301"}))
+    assert result.error is None
+    assert [finding.fix.applicability for finding in lint(FUNCTION_LOCAL_TORCH, "GL301")] == [Applicability.SAFE]
+    assert "            with torch.no_grad():\n                input.div_(255.)\n" in result.text
+    assert result.text.count("import torch") == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # imported after the class: not bound yet where the class is defined
+        (
+            "    import torch\n    from torch import nn\n",
+            "    from torch import nn\n",
+            "    return Scaled(model)\n",
+            "    import torch\n    return Scaled(model)\n",
+        ),
+        # imported on one branch only
+        ("    import torch\n", "    if loader:\n        import torch\n", "", ""),
+        # the method binds the name itself
+        ("            input.data.div_(255.)\n", "            torch = None\n            input.data.div_(255.)\n", "", ""),
+        # a parameter of the function
+        ("def evaluate(model, loader):\n", "def evaluate(model, loader, torch=None):\n", "", ""),
+        # bound to something else as well
+        ("    from torch import nn\n", "    from torch import nn\n    torch = nn\n", "", ""),
+    ],
+)
+def test_a_function_local_torch_that_may_not_be_the_module_gets_no_fix(change):
+    first, first_new, second, second_new = change
+    source = (
+        FUNCTION_LOCAL_TORCH.replace(first, first_new).replace(second, second_new)
+        if second
+        else FUNCTION_LOCAL_TORCH.replace(first, first_new)
+    )
+    assert source != FUNCTION_LOCAL_TORCH
+    assert [finding.fix for finding in lint(source, "GL301")] == [None]
+    result = fix_text(source, "example.py", frozenset({"GL301"}))
+    assert "no_grad" not in result.text
+
+
+EVALUATION = """\
+import time
+
+import torch
+from torch import nn
+
+
+class AverageMeter(object):
+    def __init__(self):
+        self.val = self.sum = self.count = 0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * n
+        self.count += n
+
+
+def validate(val_loader, model, criterion):
+    losses, batch_time = AverageMeter(), AverageMeter()
+    end = time.time()
+    for i, (input, target) in enumerate(val_loader):
+        input_var = torch.autograd.Variable(input, volatile=True)
+        loss = criterion(model(input_var), target)
+        losses.update(loss.data[0], input.size(0))
+        batch_time.update(time.time() - end)
+        end = time.time()
+        print('Test: [{0}/{1}] Loss {loss.val:.4f} Time {time.val:.3f}'.format(i, len(val_loader), loss=losses, time=batch_time))
+    print(' * Loss {loss.sum:.3f}'.format(loss=losses))
+
+
+def main(model, loader):
+    criterion = nn.CrossEntropyLoss().cuda()
+    return validate(loader, model, criterion)
+"""
+
+
+def test_an_evaluation_loop_that_prints_numbers_and_times_itself_runs_under_no_grad_exactly():
+    """The ImageNet example's `validate`: a timing meter fed `time.time()`, a progress line whose
+    fields are numbers, and a criterion every call passes as a module."""
+    (finding,) = lint_text(EVALUATION, "example.py", GL102, project=ProjectFacts(called_elsewhere=frozenset())).findings
+    assert finding.fix is not None and finding.fix.applicability == Applicability.SAFE
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("Loss {loss.val:.4f}", "Loss {loss.val}"),  # the loss's text, `grad_fn` and all
+        ("batch_time.update(time.time() - end)", "batch_time.update(model.elapsed - end)"),
+        ("criterion = nn.CrossEntropyLoss().cuda()", "criterion = make_criterion()"),
+    ],
+)
+def test_an_evaluation_loop_is_left_unsafe_when_a_value_may_show_or_keep_a_graph(change):
+    source = EVALUATION.replace(*change)
+    assert source != EVALUATION
+    (finding,) = lint_text(source, "example.py", GL102, project=ProjectFacts(called_elsewhere=frozenset())).findings
+    assert finding.fix is None or finding.fix.applicability == Applicability.UNSAFE

@@ -197,6 +197,31 @@ TENSORS = {
             feats = embed(torch.randn(5, 4))
             return feats.data
     """,
+    "the input of a module class defined in a function, whose `nn` is imported there": """
+        def evaluate(model):
+            from torch import nn
+
+            class Scaled(nn.Module):
+                def forward(self, input):
+                    input.data.div_(255.)
+                    return model(input)
+
+            return Scaled()
+    """,
+    "a comprehension variable over a model's parameters, the model rebound later": """
+        import densenet as dn
+
+        def main(args):
+            model = dn.DenseNet3(args.layers, 10)
+            print(sum([p.data.nelement() for p in model.parameters()]))
+            model = model.cuda()
+    """,
+    "a batch drawn from an iterator over a loader": """
+        def first(train_loader):
+            batches = iter(train_loader)
+            images, labels = batches.next()
+            return images.data, batches.next()[0].data, next(batches)[1].data, next(iter(train_loader))[0].data
+    """,
     "a module's first parameter": """
         from torch import nn
 
@@ -472,6 +497,44 @@ LOOK_ALIKES = {
             if isinstance(state["args"].data, list):
                 state["args"].data = state["args"].data[0]
             return state
+        """,
+        ALONE,
+    ),
+    "the input of a class defined in a function that is not a module": (
+        """
+        import torch
+        from torch import nn
+
+        def evaluate(model, Base):
+            class Scaled(Base):
+                def forward(self, input):
+                    return input.data
+
+            class Plain:
+                def forward(self, input):
+                    return input.data
+
+            return Scaled(), Plain()
+        """,
+        ALONE,
+    ),
+    "a comprehension variable over names, though the function loops over parameters under the same name": (
+        """
+        def names(model, records):
+            for p in model.parameters():
+                p.requires_grad = False
+            return [p.data for p in records]
+        """,
+        ALONE,
+    ),
+    "a batch drawn from an iterator over something else, or with `next` rebound": (
+        """
+        from itertools import count as next
+
+        def first(records, train_loader):
+            rows = iter(records)
+            batches = iter(train_loader)
+            return rows.next()[0].data, next(batches)[0].data
         """,
         ALONE,
     ),

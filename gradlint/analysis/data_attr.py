@@ -57,8 +57,9 @@ def inplace_data_update(context: FileContext, small: cst.CSTNode) -> Optional[cs
     """The `.data` node written in place by a small statement, or None.
 
     `x.data -= ...`, `x.data.add_(...)` (any in-place method that changes values, also in a chain
-    such as `x.data.mul_(d).add_(y)`), `x.data[i] = v`, `x.data[mask] += v`.
-    `nn.init.normal_(x.data, ...)` is handled separately by `init_on_data`.
+    such as `x.data.mul_(d).add_(y)`), `x.data[i] = v`, `x.data[mask] += v`, and an in-place
+    method on a view of it, `x.data[:, 0].sub_(m)` (literal indices and slices only: an index
+    tensor would give a copy). `nn.init.normal_(x.data, ...)` is handled separately by `init_on_data`.
     """
     if isinstance(small, cst.AugAssign):
         return _written_data(context, small.target)
@@ -70,10 +71,32 @@ def inplace_data_update(context: FileContext, small: cst.CSTNode) -> Optional[cs
             receiver = call.func.value
             if is_tensor_data(context, receiver):
                 return receiver
+            if isinstance(receiver, cst.Subscript):
+                return _viewed_data(context, receiver)
             if not isinstance(receiver, cst.Call):
                 break
             call = receiver
     return None
+
+
+def _viewed_data(context: FileContext, view: cst.Subscript) -> Optional[cst.Attribute]:
+    """`x.data` for `x.data[:, 0]`, `x.data[1][2:]`: views of it by basic indexing."""
+    node: cst.BaseExpression = view
+    while isinstance(node, cst.Subscript):
+        if not all(_is_basic_index(element.slice) for element in node.slice):
+            return None
+        node = node.value
+    return node if is_tensor_data(context, node) else None
+
+
+def _is_basic_index(index: cst.BaseSlice) -> bool:
+    """A slice, or a literal integer, `...` or `None`: indexing that gives a view."""
+    if isinstance(index, cst.Slice):
+        return True
+    value = index.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None")
 
 
 def _written_data(context: FileContext, target: cst.BaseExpression) -> Optional[cst.Attribute]:

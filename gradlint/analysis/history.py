@@ -53,6 +53,7 @@ from gradlint.analysis.legacy import GRAD_FACTORIES, OTHER_FRESH, VARIABLE, vari
 from gradlint.analysis.roles import is_batch_source_name, is_loader_name
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.analysis.tensors import NUMBER_FUNCTIONS
 from gradlint.analysis.semantic.scope import ScopeUses, ScopeUsesTable, is_binding_position, is_write_target, target_paths
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, self_name
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, is_bool_literal, suite_statements
@@ -607,8 +608,8 @@ class _Proof:
             if any(self.evidence.options.option_type(arg.value, self.scope) not in (None, INT) for arg in call.args):
                 return False
             return sizes_only(call) or all(type(arg.value) is cst.List for arg in call.args) or self._arguments(call, depth)
-        if qualified.startswith("numpy."):
-            return True
+        if qualified.startswith(("numpy.", "math.")) or qualified in NUMBER_FUNCTIONS:
+            return True  # arrays and Python numbers (`time.time()`)
         if not qualified.startswith("torch.") or (
             qualified.startswith(_NOT_VALUE_NAMESPACES) and not qualified.startswith("torch.nn.functional.")
         ):

@@ -13,13 +13,13 @@ scope: "is `isinstance` rebound anywhere", "is `np` an imported module".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 import libcst as cst
 
 from gradlint.analysis.scoped_imports import SHADOWED, STAR, UNBOUND, Alias, ImportScopes, Reads, Scope
 from gradlint.analysis.syntax import child_statements, dotted_name, is_docstring
-from gradlint.analysis.tree import descendants
+from gradlint.analysis.tree import descendants, iter_children
 
 if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
@@ -492,3 +492,82 @@ def uses_outside_imports(module: cst.Module, local: str) -> int:
 
 def _occurrences(node: cst.CSTNode, name: str) -> int:
     return sum(1 for current in descendants(node) if type(current) is cst.Name and current.value == name)
+
+
+def imported_in_enclosing_function(outer: Sequence[cst.CSTNode], module: str) -> bool:
+    """`module` (a top-level module name such as `torch`) means that module at a site whose
+    ancestors are `outer`, through a function-local `import module`: the innermost function around
+    the site that mentions the name at all imports it plainly in a statement of its own body,
+    before the statement that holds the site, and uses it nowhere but as `module.attribute`.
+    (A function-local import of torch is common in legacy utility files.)"""
+    for index in range(len(outer) - 1, -1, -1):
+        function = outer[index]
+        if type(function) is not cst.FunctionDef:
+            continue
+        mentions = _mentions(function, module)
+        if mentions is None:
+            return False  # bound or used otherwise: leave it
+        if not mentions:
+            continue  # the name is the enclosing scope's
+        holder = outer[index + 2] if index + 2 < len(outer) else None
+        body = list(function.body.body) if type(function.body) is cst.IndentedBlock else []
+        position = next((number for number, statement in enumerate(body) if statement is holder), 0)
+        before = body[:position]
+        return any(_imports_plainly(statement, module) for statement in before)
+    return False
+
+
+def _mentions(function: cst.FunctionDef, module: str) -> Optional[list[cst.CSTNode]]:
+    """Every occurrence of the name in `function`'s own code (not in nested defs, classes or
+    lambdas): None when one is neither a plain `import module` nor the root of `module.x`."""
+    if any(param.name.value == module for param in _all_params(function.params)):
+        return None
+    found: list[cst.CSTNode] = []
+    pending: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(function.body, function)]
+    while pending:
+        node, parent = pending.pop()
+        if type(node) in (cst.FunctionDef, cst.ClassDef):
+            if node.name.value == module:
+                return None
+            continue  # a nested scope; its decorators and defaults are rare enough to ignore
+        if type(node) is cst.Lambda or isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            continue
+        if type(node) is cst.Import:
+            for alias in node.names:
+                if alias.asname is not None and _bound_name(alias.asname.name) == module:
+                    return None
+                if alias.asname is None and (dotted_name(alias.name) or "").split(".", 1)[0] == module:
+                    found.append(alias)
+            continue
+        if type(node) is cst.ImportFrom:
+            if not isinstance(node.names, cst.ImportStar) and any(
+                _bound_name(alias.asname.name if alias.asname else alias.name) == module for alias in node.names
+            ):
+                return None
+            continue
+        if type(node) is cst.Name and node.value == module:
+            if not (type(parent) is cst.Attribute and parent.value is node):
+                return None
+            found.append(node)
+        pending.extend((child, node) for child in iter_children(node))
+    return found
+
+
+def _imports_plainly(statement: cst.CSTNode, module: str) -> bool:
+    return type(statement) is cst.SimpleStatementLine and any(
+        type(small) is cst.Import
+        and any(alias.asname is None and (dotted_name(alias.name) or "").split(".", 1)[0] == module for alias in small.names)
+        for small in statement.body
+    )
+
+
+def _bound_name(node: cst.CSTNode) -> Optional[str]:
+    while type(node) is cst.Attribute:
+        node = node.value
+    return node.value if type(node) is cst.Name else None
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    kwargs = [params.star_kwarg] if params.star_kwarg is not None else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]

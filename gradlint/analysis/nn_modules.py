@@ -97,13 +97,13 @@ class NnModuleEvidence:
             return False
         if isinstance(node, cst.Name):
             values = self.scopes.values_of(node.value, enclosing_scope(stack))
-            if any(self._constructs_module(value) for value in values):
+            if any(self.constructs_module(value) for value in values):
                 return True
             if values:
                 return False
         else:
             values = self.attribute_values.get(name, [])
-            if any(self._constructs_module(value) for value in values):
+            if any(self.constructs_module(value) for value in values):
                 return True
             if any(self._constructs_tensor(value) for value in values):
                 return False  # `self.embedding = nn.Parameter(...)`

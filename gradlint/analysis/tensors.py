@@ -158,12 +158,44 @@ class TensorEvidence:
                 return not self._is_module_path(node.value)
             return self._instance_attribute_is_tensor(node, scope, depth)
         if isinstance(node, cst.Subscript):
-            return self.is_tensor(node.value, scope, depth + 1) or self._entry_is_tensor(node, scope, depth)
+            return (
+                self.is_tensor(node.value, scope, depth + 1)
+                or self._entry_is_tensor(node, scope, depth)
+                or (_integer_index(node) and self._next_of_loader(node.value, scope))  # `loader_iter.next()[0]`
+            )
         if isinstance(node, cst.BinaryOperation):
             return self.is_tensor(node.left, scope, depth + 1) or self.is_tensor(node.right, scope, depth + 1)
         if isinstance(node, cst.Name):
+            source = self._comprehension_source(node, scope)
+            if source is not None:
+                iterable, position = source
+                return iterable is not None and (iterates_parameters(iterable, position) or (position is not None and _is_loader(iterable)))
             return self._name_is_tensor(node.value, scope, depth)
         return False
+
+    def _comprehension_source(self, node: cst.Name, scope: Optional[Scope]) -> Optional[tuple[Optional[cst.BaseExpression], Optional[int]]]:
+        """What a comprehension that binds the name read at `node` iterates, and where the name
+        sits in its target (`p` of `[p.numel() for p in model.parameters()]`); (None, None) when
+        a comprehension or lambda binds it some other way, None when none binds it."""
+        if scope is None or self._scope_uses is None:
+            return None
+        uses = self._scope_uses.of(scope)
+        child, parent = node, uses.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(parent, cst.Lambda) and node.value in _lambda_parameters(parent):
+                return None, None
+            if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) and child is not parent.for_in.iter:
+                clauses = []
+                clause: Optional[cst.CompFor] = parent.for_in
+                while clause is not None:
+                    clauses.append(clause)
+                    clause = clause.inner_for_in
+                for clause in reversed(clauses):
+                    bound = _target_position(clause.target, node.value)
+                    if bound is not None:
+                        return (clause.iter, bound[0]) if bound[1] else (None, None)
+            child, parent = parent, uses.parent(parent)
+        return None
 
     # -- Python numbers ---------------------------------------------------------------------
 
@@ -197,7 +229,7 @@ class TensorEvidence:
             return True
         qualified = self.imports.qualified_name(func)
         if qualified is not None:
-            return qualified.startswith("math.")
+            return qualified.startswith("math.") or qualified in NUMBER_FUNCTIONS
         if not isinstance(func, cst.Name):
             return self.returns_number(call, scope)  # `self.mean_loss(...)`
         if func.value in NUMBER_BUILTINS:
@@ -297,8 +329,10 @@ class TensorEvidence:
             return True  # `for p in group["params"]` of an optimizer's param groups
         if any(position is not None and _is_loader(source) for source, position in self.scopes.loop_sources_of(name, scope)):
             return True  # `for x, y in loader`: a batch's parts
-        if scope is not None and any(_is_batch_call(value) for value, _ in self.scopes.of(scope).unpacked.get(name, ())):
-            return True  # `x, y = get_batch(...)`
+        if scope is not None and any(
+            _is_batch_call(value) or self._next_of_loader(value, scope) for value, _ in self.scopes.of(scope).unpacked.get(name, ())
+        ):
+            return True  # `x, y = get_batch(...)`, `x, y = loader_iter.next()`
         if scope is not None and any(self._is_model_output(value, scope) for value, _ in self.scopes.of(scope).unpacked.get(name, ())):
             return True  # `out, hidden = model(x)`
         if scope is not None and any(
@@ -368,6 +402,37 @@ class TensorEvidence:
         if isinstance(core, cst.Name):
             return self.is_bound_to_tensor(core.value, scope, depth + 1)
         return self.is_tensor(core, scope, 1)
+
+    def _next_of_loader(self, value: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`batches.next()`, `next(batches)` or `next(iter(loader))`, `batches` bound only to
+        `iter(loader)`: a batch, whose parts count as a loop's over the loader do."""
+        if not isinstance(value, cst.Call) or scope is None:
+            return False
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("next", "__next__") and not value.args:
+            iterator = func.value
+        elif isinstance(func, cst.Name) and func.value == "next" and len(value.args) == 1 and not self._rebinds_builtin("next", scope):
+            iterator = value.args[0].value
+        else:
+            return False
+        if isinstance(iterator, cst.Name):
+            values = self.scopes.of(scope).plain_values(iterator.value)
+            return bool(values) and all(self._iterates_loader(bound, scope) for bound in values)
+        return self._iterates_loader(iterator, scope)
+
+    def _iterates_loader(self, value: cst.BaseExpression, scope: Scope) -> bool:
+        """`iter(loader)`."""
+        return (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value == "iter"
+            and len(value.args) == 1
+            and not self._rebinds_builtin("iter", scope)
+            and _is_loader(value.args[0].value)
+        )
+
+    def _rebinds_builtin(self, name: str, scope: Scope) -> bool:
+        return name in self.imports.bindings or bool(self.scopes.values_of(name, scope)) or name in self.scopes.of(self.module).values
 
     def _entry_is_tensor(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
         """`losses["total"]` where the dict's entry `"total"` is bound to a tensor in this scope
@@ -524,7 +589,7 @@ class TensorEvidence:
         if function.name.value != "forward" or self._table is None or self._packs_sequences:
             return False
         owner = self._table.class_of(function)
-        if owner is None or self._module_classes.get(owner.name.value) is not owner:
+        if owner is None or (self._module_classes.get(owner.name.value) is not owner and id(owner) not in self._nested_module_classes):
             return False
         bindings = self.scopes.of(function)
         if name in bindings.loop_sources or name in bindings.unpacked:
@@ -662,6 +727,20 @@ class TensorEvidence:
             else []
         )
         return methods[0] if len(methods) == 1 else None
+
+    @cached_property
+    def _nested_module_classes(self) -> frozenset[int]:
+        """The classes not at module level (in a function, a branch or another class) that
+        subclass `nn.Module` directly: a wrapper built where it is used, its `nn` often imported
+        there too."""
+        if self._table is None:
+            return frozenset()
+        top_level = {id(statement) for statement in self.module.body} if self.module is not None else set()
+        return frozenset(
+            id(owner)
+            for owner in {id(owner): owner for owner in self._table.owner_class.values()}.values()
+            if id(owner) not in top_level and any(self.imports.qualified_name(base.value) == "torch.nn.Module" for base in owner.bases)
+        )
 
     @cached_property
     def _module_classes(self) -> dict[str, cst.ClassDef]:
@@ -806,8 +885,35 @@ def _is_callee(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
 
 # Builtins whose result is a Python number whatever they are given (`float(loss)`, `len(loader)`).
 NUMBER_BUILTINS = frozenset({"float", "int", "len"})
+# Standard-library functions whose result is a Python number (`end = time.time()` in a timing meter).
+NUMBER_FUNCTIONS = frozenset(
+    {
+        *(f"time.{clock}{unit}" for clock in ("time", "perf_counter", "monotonic", "process_time") for unit in ("", "_ns")),
+        *(f"random.{name}" for name in ("random", "uniform", "randint", "gauss")),
+    }
+)
 # Builtins whose result is a Python number when what they combine is (`sum(losses)` of tensors is a tensor).
 NUMBER_COMBINING_BUILTINS = frozenset({"sum", "abs", "round", "max", "min"})
+
+
+def _target_position(target: cst.BaseExpression, name: str) -> Optional[tuple[Optional[int], bool]]:
+    """Whether a loop target binds `name`: (its position in a flat tuple or None, True), or
+    (None, False) when it binds it deeper (`for i, (a, b) in ...`); None when it does not."""
+    if isinstance(target, cst.Name):
+        return (None, True) if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for position, element in enumerate(target.elements):
+            if isinstance(element.value, cst.Name) and element.value.value == name:
+                return position, True
+            if any(isinstance(inner, cst.Name) and inner.value == name for inner in descendants(element.value)):
+                return None, False
+    return None
+
+
+def _lambda_parameters(node: cst.Lambda) -> set[str]:
+    params = node.params
+    stars = [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
+    return {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params, *stars)}
 
 
 def _counts(iterable: cst.BaseExpression, position: Optional[int]) -> bool:
@@ -854,6 +960,11 @@ def _refers_to(value: cst.BaseExpression, name: Optional[str]) -> bool:
 def _is_loader(iterable: cst.BaseExpression) -> bool:
     dotted = dotted_name(iterable)
     return dotted is not None and is_loader_name(dotted.rsplit(".", 1)[-1])
+
+
+def _integer_index(node: cst.Subscript) -> bool:
+    """`x[0]`: one integer literal."""
+    return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.Integer)
 
 
 def _is_batch_call(value: cst.BaseExpression) -> bool:

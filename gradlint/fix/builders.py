@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from gradlint.analysis.imports import import_anchor, module_level_alias
+from gradlint.analysis.imports import import_anchor, imported_in_enclosing_function, module_level_alias
 from gradlint.analysis.syntax import dotted_name
 from gradlint.analysis.tree import descendants, iter_children
 from gradlint.fix.plan import Change, InsertLineBefore, RemoveLine, Replace, ReplaceLines
@@ -16,11 +16,14 @@ if TYPE_CHECKING:
     from gradlint.context import FileContext
 
 
-def torch_alias(context: FileContext) -> Optional[tuple[str, list[Change]]]:
-    """A top-level name for module `torch`, adding `import torch` when there is none."""
+def torch_alias(context: FileContext, outer: Sequence[cst.CSTNode] = ()) -> Optional[tuple[str, list[Change]]]:
+    """A top-level name for module `torch`, or the `torch` a function around the site (whose
+    ancestors are `outer`) imports, adding `import torch` when there is neither."""
     alias = module_level_alias(context.module, context.imports, "torch")
     if alias is not None:
         return alias, []
+    if imported_in_enclosing_function(outer, "torch"):
+        return "torch", []
     anchor = import_anchor(context.module, near="torch")
     if anchor is None or "torch" in context.imports.bindings:
         return None
@@ -114,7 +117,7 @@ def wrap_in_no_grad(
     inner = indent + context.module.default_indent
     if not consistent_indentation(inner, lines):
         return None
-    found = torch_alias(context)
+    found = torch_alias(context, outer)
     if found is None:
         return None
     alias, changes = found

@@ -39,7 +39,10 @@ from gradlint.analysis.regions import (
     yields_or_awaits,
 )
 from gradlint.analysis.roles import NOT_OPTIMIZER, OPTIMIZER, is_fresh_state_method
+from gradlint.analysis.local_calls import names_bound_by
 from gradlint.analysis.scopes import class_methods, self_name
+from gradlint.analysis.semantic.arguments import Signature, bind
+from gradlint.analysis.string_formats import literal_format_call, shown_arguments
 from gradlint.analysis.syntax import DEFINITIONS, iter_statements, parameter_names, suite_statements
 from gradlint.analysis.tree import iter_children
 from gradlint.analysis.training import Kind
@@ -543,7 +546,11 @@ class NoGradPlanner:
                         receiver = node.func.value
                         if not (self.context.values.is_history_free(receiver, scope) or computed_here(receiver)):
                             return False  # a leaf that requires grad may be changed in place only without grad
-                    if self._hands_out_graph(node, scope):
+                    if literal_format_call(node):
+                        shown = shown_arguments(node)
+                        if shown is None or not all(self._graph_free(value, scope, strict=True) for value in shown):
+                            return False  # `"{}".format(out)`: the text shows `grad_fn`
+                    elif self._hands_out_graph(node, scope):
                         return False
                 elif isinstance(node, cst.AugAssign) and not self._augmented_alike(node.target, scope, computed_here):
                     return False  # `model.weight += d` raises with grad on, and changes the weight without
@@ -574,7 +581,12 @@ class NoGradPlanner:
         qualified = self.context.imports.qualified_name(call.func) or ""
         if qualified.split(".")[0] in _NO_AUTOGRAD_PACKAGES or _is_builtin(call.func, self.context):
             return False
-        if qualified.startswith("torch.") or values.is_nn_module(call.func, scope) or self._global_module(call.func, scope):
+        if (
+            qualified.startswith("torch.")
+            or values.is_nn_module(call.func, scope)
+            or self._global_module(call.func, scope)
+            or self._module_parameter(call.func, scope)
+        ):
             return False
         if isinstance(call.func, cst.Attribute) and values.is_tensor(call.func.value, scope):
             return False  # a tensor method
@@ -582,6 +594,25 @@ class NoGradPlanner:
         if function is not None:
             return not self._runs_alike(function)
         return any(not self._free_here(arg.value, call, scope) for arg in call.args)
+
+    def _module_parameter(self, func: cst.BaseExpression, scope) -> bool:
+        """`criterion(out, y)` in `def validate(loader, model, criterion)`, where every call of the
+        function passes a module for `criterion` and the function never rebinds it."""
+        if not isinstance(func, cst.Name) or not isinstance(scope, cst.FunctionDef) or func.value not in parameter_names(scope.params):
+            return False
+        if any(func.value in names_bound_by(statement) for statement in suite_statements(scope.body)):
+            return False
+        sites = self.context.functions.only_calls(scope)
+        if not sites:
+            return False
+        signature = Signature.of(scope)
+        method = self.context.function_table.class_of(scope) is not None
+        for site in sites:
+            receiver = site.call.func.value if method and isinstance(site.call.func, cst.Attribute) else None
+            argument = bind(site.call, signature, receiver=receiver).passed(func.value)
+            if argument is None or not self.context.values.is_nn_module(argument, site.scope or self.context.module):
+                return False
+        return True
 
     def _global_module(self, func: cst.BaseExpression, scope) -> bool:
         """`criterion(out, y)` in a function, `criterion` a name of the module bound only to modules
@@ -826,11 +857,14 @@ def _is_builtin(func: cst.BaseExpression, context: FileContext) -> bool:
 
 
 def _is_text(value: cst.BaseExpression) -> bool:
-    """A string, or `+` / `%` with a string literal: the result is a string (or it raises)."""
+    """A string, `+` / `%` with a string literal or a literal's `.format(...)`: the result is a
+    string (or it raises)."""
     while isinstance(value, cst.BinaryOperation):
         if _is_text(value.right):
             return True
         value = value.left
+    if isinstance(value, cst.Call):
+        return literal_format_call(value)
     return isinstance(value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
 
 

@@ -80,7 +80,7 @@ class VolatileFlag(Rule):
     `requires_grad`, `grad_fn`, `.grad` or the grad mode, modifies in place a value that may
     require grad (`model.weight += d` raises with grad on and changes the weight under no_grad; a
     name the code assigns only what it computes may be), shows a tensor as text (`print(out)`, `"%s" % out`: the text names the
-    `grad_fn`), or hands a value that may hold a graph to a function of another file; and only
+    `grad_fn`; a field with a numeric format, `"{loss.val:.4f}".format(...)`, writes the value only), or hands a value that may hold a graph to a function of another file; and only
     values that provably have no history leave it. A function of the file that the code calls
     (the VAE example's `loss_function`, a recursive `repackage_hidden`) runs under no_grad with it,
     so its body is held to the same conditions: it trains nothing, computes no gradients, and
@@ -88,7 +88,8 @@ class VolatileFlag(Rule):
     a global or another object from outside; what it returns is judged where the call's result
     goes. It is followed where its name is mentioned only where it is defined and called, and it
     has no decorator but a no-grad one. A loss module held by a name of the module and bound
-    nowhere else (`criterion = nn.CrossEntropyLoss()`) is a model. Otherwise it is unsafe. The fix runs the code
+    nowhere else (`criterion = nn.CrossEntropyLoss()`) is a model, and so is a parameter every call
+    of the function fills with one (`validate(loader, model, criterion)`). Otherwise it is unsafe. The fix runs the code
     that uses the value under `torch.no_grad()` and removes the `volatile=` argument, leaving the
     `Variable(...)` call to GL101. A statement that builds no graph (`z = Variable(torch.rand(n),
     volatile=True)`, `if gpu: x = x.cuda()`) is never wrapped on its own: no_grad there would

@@ -21,7 +21,8 @@ class DataInplaceUpdate(Rule):
     Flags in-place updates made through a tensor's `.data`: augmented assignments
     (`p.data -= lr * p.grad.data`), in-place methods (`w.data.clamp_(-c, c)`, `.zero_()`,
     `.copy_(...)`, `.normal_()`, chains such as `ema.data.mul_(d).add_(p.data)`...), writes
-    through an index (`w.data[w.data < 0] = 0`) and `torch.nn.init.*_(m.weight.data, ...)`.
+    through an index (`w.data[w.data < 0] = 0`), in-place methods on a view of `.data` by
+    slices and literal indices (`x.data[:, 0].sub_(mean)`) and `torch.nn.init.*_(m.weight.data, ...)`.
 
     ## Why is this bad?
     `.data` hides the change from autograd's version counter. In torch 2.13, `y = x.sigmoid();
@@ -91,6 +92,12 @@ class DataInplaceUpdate(Rule):
         loader = torch.utils.data.DataLoader(ds)
         """,
         "y = x.data.clone()\n",
+        # An index tensor selects a copy: the update reaches a temporary (GL303 reports the read).
+        """
+        import torch
+        w = torch.zeros(3, 4)
+        w.data[rows].fill_(1.0)
+        """,
         # Metadata-only in-place ops leave `m.weight` as it was when applied to `.data` (GL303's).
         """
         m = torch.nn.Linear(2, 2)
@@ -133,6 +140,21 @@ class DataInplaceUpdate(Rule):
             column=5,
             message="In-place update through `.data` bypasses autograd's version",
             fix_title="Update under `torch.no_grad()` without `.data`",
+        ),
+        Invalid(
+            """
+            import torch
+            images = torch.rand(4, 3, 8, 8, requires_grad=True)
+            images.data[:, 0].sub_(0.5).div_(0.5)
+            images.data[:, 1:].mul_(2)
+            """,
+            """
+            import torch
+            images = torch.rand(4, 3, 8, 8, requires_grad=True)
+            with torch.no_grad():
+                images[:, 0].sub_(0.5).div_(0.5)
+                images[:, 1:].mul_(2)
+            """,
         ),
         Invalid(
             """
