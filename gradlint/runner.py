@@ -357,6 +357,9 @@ class RunProject:
         integer tensors."""
         index = self._built()
         facts = index.facts_for(str(path))
+        modules = index.module_classes(str(path))
+        if modules:
+            facts = replace(facts or ProjectFacts(), module_classes=modules)
         if not any(_within(os.path.abspath(path), folder) for folder in self._covered):
             return facts
         mentioned = index.functions_mentioned_elsewhere(str(path))

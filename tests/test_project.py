@@ -544,3 +544,81 @@ def test_attributes_of_another_files_class_that_only_hold_integer_tensors(tmp_pa
 def test_an_integer_attribute_another_write_may_change_is_not_one(tmp_path, change, files):
     main = "import data\n\ncorpus = data.Corpus('x')\n"
     assert "data.Corpus.train" not in integer_attributes_of(tmp_path, {"data.py": change(CORPUS), "main.py": main, **files})
+
+
+MODULES = """\
+import torch.nn as nn
+from torch.nn import Module
+from layers import Block
+
+
+class Encoder(nn.Module):
+    pass
+
+
+class Decoder(Encoder):
+    pass
+
+
+class Head(Module):
+    pass
+
+
+class Deep(Block):
+    pass
+
+
+class Plain(object):
+    pass
+
+
+class Mixed(Plain):
+    pass
+"""
+
+
+def module_classes(root: Path, name: str) -> frozenset[str]:
+    sources = [(str(path), path.read_bytes()) for path in sorted(root.rglob("*.py"))]
+    return ProjectIndex(sources, [str(root)]).module_classes(str(root / name))
+
+
+def test_the_module_classes_a_file_imports_from_the_project(tmp_path):
+    project(
+        tmp_path,
+        {
+            "layers.py": "from torch import nn\n\n\nclass Block(nn.Module):\n    pass\n",
+            "nets.py": MODULES,
+            "train.py": "import nets as n\nfrom nets import Encoder, Plain as P, Deep\nimport torchvision\n",
+            "alone.py": "import torch\n",
+        },
+    )
+    found = module_classes(tmp_path, "train.py")
+    assert found == {"nets.Encoder", "nets.Decoder", "nets.Head", "nets.Deep"}
+    assert module_classes(tmp_path, "alone.py") == frozenset()
+
+
+def test_a_method_of_another_file_s_module_held_on_self_returns_a_tensor(tmp_path):
+    """yunjey's `Solver`: `self.g12 = G12()` of `model.py`, and `to_data` is only given its
+    outputs and batches: the `.data` read gets a safe fix."""
+    project(
+        tmp_path,
+        {
+            "model.py": "import torch.nn as nn\n\n\nclass G12(nn.Module):\n    def forward(self, x):\n        return x * 2\n",
+            "solver.py": (
+                "import torch\nfrom model import G12\n\n\nclass Solver(object):\n"
+                "    def __init__(self, loader):\n        self.loader = loader\n        self.g12 = None\n\n"
+                "    def build(self):\n        self.g12 = G12()\n\n"
+                "    def to_data(self, x):\n        return x.data.numpy()\n\n"
+                "    def sample(self):\n        batches = iter(self.loader)\n        fixed = batches.next()[0]\n"
+                "        return self.to_data(fixed), self.to_data(self.g12(fixed))\n"
+            ),
+            "main.py": "from solver import Solver\n\nSolver([]).sample()\n",
+        },
+    )
+    summary = check_paths([tmp_path], Settings(root=tmp_path, select=("GL303",)), use_cache=False, jobs=1)
+    (finding,) = summary.findings
+    assert finding.fix is not None and finding.fix.applicability.value == "safe"
+    # Without the project module class, the output of `self.g12` is of unknown kind.
+    (tmp_path / "model.py").write_text("class G12(object):\n    def __call__(self, x):\n        return x\n")
+    summary = check_paths([tmp_path], Settings(root=tmp_path, select=("GL303",)), use_cache=False, jobs=1)
+    assert all(finding.fix is None or finding.fix.applicability.value == "unsafe" for finding in summary.findings)

@@ -35,7 +35,7 @@ Outside = Callable[[str, str], Optional[str]]  # (file, name) -> the outside qua
 # `self.loader = loader`, and the attribute called (`self.D(x)`) or iterated (`iter(self.loader)`).
 _STORED = re.compile(rb"^[ \t]+self\.(\w+)[ \t]*=[ \t]*\w+[ \t]*(?:#.*)?$", re.MULTILINE)
 _USED = re.compile(rb"\bself\.(\w+)\(|\biter\(\s*self\.(\w+)\s*\)")
-_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 _VIEW_METHODS = frozenset({"view", "reshape"})
 _MAX_DEPTH = 4
 
@@ -175,7 +175,7 @@ class ConstructorArguments:
         base = dotted(statement.bases[0])
         first, _, rest = (base or "").partition(".")
         outside = self._outside(file, first) if first else None
-        if outside is None or (f"{outside}.{rest}" if rest else outside) not in _MODULE_BASES:
+        if outside is None or (f"{outside}.{rest}" if rest else outside) not in MODULE_BASES:
             return None
         forward = _method(statement, "forward")
         if forward is None or not _takes_one_input(forward.args):

@@ -32,7 +32,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.attribute_writes import AttributeWrites
+from gradlint.analysis.constructor_arguments import MODULE_BASES as _MODULE_BASES
 from gradlint.analysis.constructor_arguments import ConstructorArguments, may_pass_stored_arguments
+from gradlint.analysis.python_classes import dotted as _dotted
 from gradlint.analysis.imports import CANONICAL
 from gradlint.analysis.integer_attributes import integer_attributes
 from gradlint.model.project import PassedValue, ProjectFacts, StarFacts
@@ -380,6 +382,49 @@ class ProjectIndex:
                     found = {}
             self._passed[key] = found
         return self._passed[key]
+
+    def module_classes(self, path: str) -> frozenset[str]:
+        """The `nn.Module` subclasses of other project modules that module `path` imports, by the
+        qualified names its imports give them: `model.G12` after `from model import G12`,
+        `densenet.DenseNet3` after `import densenet as dn` (absolute imports only)."""
+        key = os.path.abspath(path)
+        found: set[str] = set()
+        for item in self._import_statements(key) if key in self._run else ():
+            if item.level or item.star:
+                continue
+            target = self._locate(key, item.module, 0)
+            if target is None or target == key:
+                continue
+            if item.name is not None:
+                if self._subclasses_module(target, item.name, set()):
+                    found.add(f"{item.module}.{item.name}")
+                continue
+            tree = self._tree(target)
+            for statement in tree.body if tree is not None else ():
+                if isinstance(statement, ast.ClassDef) and self._subclasses_module(target, statement.name, set()):
+                    found.add(f"{item.module}.{statement.name}")
+        return frozenset(found)
+
+    def _subclasses_module(self, path: str, name: str, seen: set[tuple[str, str]]) -> bool:
+        """`name` in module `path` is a project class deriving from `torch.nn.Module`, directly or
+        through other project classes."""
+        defined = self._definition(path, name)
+        if defined is None or not isinstance(defined[1], ast.ClassDef) or (defined[0], name) in seen:
+            return False
+        where, statement = defined
+        seen.add((where, name))
+        for base in statement.bases:
+            spelled = _dotted(base)
+            if spelled is None:
+                continue
+            first, _, rest = spelled.partition(".")
+            outside = self._outside_name(where, first)
+            if outside is not None:
+                if (f"{outside}.{rest}" if rest else outside) in _MODULE_BASES:
+                    return True
+            elif not rest and self._subclasses_module(where, first, seen):
+                return True
+        return False
 
     def argument_writes(self, path: str) -> dict[str, frozenset[str]]:
         """What the project callables module `path` hands a command-line namespace to may write on

@@ -304,6 +304,8 @@ class TensorEvidence:
                 return True
             if isinstance(func.value, cst.Name) and func.value.value == "self" and MODEL_CALL.match(method):
                 return not self.returns_number(call, scope)  # `self.model(x)`, as `model(x)`
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and self._holds_project_module(func, scope):
+                return not self._packs_sequences  # `self.g12(x)`, `self.g12 = G12()` of another file's module class
             return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
         if isinstance(func, cst.Name):
             if _first_parameter(call) and not self.imports.is_imported(func.value):
@@ -402,6 +404,17 @@ class TensorEvidence:
         if isinstance(core, cst.Name):
             return self.is_bound_to_tensor(core.value, scope, depth + 1)
         return self.is_tensor(core, scope, 1)
+
+    def _holds_project_module(self, attribute: cst.Attribute, scope: Optional[Scope]) -> bool:
+        """`self.g12`, which the class's methods set only to instances of a module class of another
+        file of the project (or to None before it is built)."""
+        project = self.imports.project
+        if project is None or not project.module_classes:
+            return False
+        values = [value for value, _ in self.scopes.instance_attribute_values(attribute, scope) if not is_none_literal(value)]
+        return bool(values) and all(
+            isinstance(value, cst.Call) and self.imports.qualified_name(value.func) in project.module_classes for value in values
+        )
 
     def _next_of_loader(self, value: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`batches.next()`, `next(batches)` or `next(iter(loader))`, `batches` bound only to

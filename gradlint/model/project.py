@@ -60,6 +60,9 @@ class ProjectFacts:
     # "Trainer.batch_size": attributes of the file's classes that only the class's own methods
     # store in the run; only for a run that holds every file of the project.
     sealed_attributes: frozenset[str] = frozenset()
+    # "model.G12", "densenet.DenseNet3": the `nn.Module` subclasses of the project's other
+    # modules that the file imports, by the qualified names its imports give them.
+    module_classes: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(
@@ -72,6 +75,7 @@ class ProjectFacts:
             or self.integer_attributes
             or self.argument_writes
             or self.sealed_attributes
+            or self.module_classes
         )
 
     def key(self) -> str:
@@ -84,6 +88,7 @@ class ProjectFacts:
         parts += [f"{name}={value.made_by}:{value.output_shape}" for name, value in sorted(self.passed.items())]
         parts += [f"{callee}>{sorted(written)}" for callee, written in sorted(self.argument_writes.items())]
         parts += [f"sealed:{name}" for name in sorted(self.sealed_attributes)]
+        parts += [f"module:{name}" for name in sorted(self.module_classes)]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
     def trigger_text(self) -> str:
