@@ -28,6 +28,7 @@ from gradlint.analysis.grad_mode import is_no_grad_with
 from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
+from gradlint.analysis.parameter_flow import parameter_sources
 from gradlint.analysis.roles import GAN_NETWORK, Role, Roles
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.syntax import DEFINITIONS, calls_method, child_statements, dotted_name, is_bool_literal, suite_statements
@@ -433,8 +434,8 @@ class TrainingAnalysis:
         params = _params_argument(optimizer.value)
         if params is None:
             return False
-        names = _read_names(params) - {"list", "chain", "itertools"}
-        return bool(names) and all(_constructed_before(loop, name, step) is not None for name in names)
+        sources = parameter_sources(params)
+        return bool(sources) and all(_constructed_before(loop, name, step) is not None for name in sources)
 
     @cached_property
     def frozen_generator(self) -> bool:
@@ -706,13 +707,6 @@ def _constructed_before(loop: Region, name: Optional[str], before: Event) -> Opt
         if event.kind is Kind.ASSIGN and event.target == name and event.direct and not event.conditional:
             found = event.node if isinstance(event.node.value, cst.Call) else None
     return None
-
-
-def _read_names(node: cst.CSTNode) -> set[str]:
-    """The variables `node` reads (`model` in `model.parameters()`; attribute and keyword names left out)."""
-    skipped = {id(n.attr) for n in descendants(node) if isinstance(n, cst.Attribute)}
-    skipped |= {id(n.keyword) for n in descendants(node) if isinstance(n, cst.Arg) and n.keyword is not None}
-    return {n.value for n in descendants(node) if isinstance(n, cst.Name) and id(n) not in skipped}
 
 
 def _params_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
