@@ -299,6 +299,12 @@ class TrainingAnalysis:
                     yield site
 
     @cached_property
+    def backpropagated_names(self) -> tuple[cst.Name, ...]:
+        """The names the file's backward calls backpropagate: `loss` of `loss.backward()`,
+        `(loss / k).backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
+        return tuple(site.loss for site in self.backward_sites_in(self.module) if isinstance(site.loss, cst.Name))
+
+    @cached_property
     def loops(self) -> list[Region]:
         return [Region(node, self._events(suite_statements(node.body), _Place(scope))) for node, scope in _loops(self.module)]
 
