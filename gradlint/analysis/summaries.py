@@ -403,7 +403,7 @@ class FunctionSummaries:
                     for key in mentioned_keys(target.target):
                         sources.setdefault(self._key_in_scope(statement, key), set()).update(names)
         found: dict[str, list["BackwardSite"]] = {}
-        for site in self.training.backward_sites_in(self.module):
+        for site in self.training.file_backward_sites:
             if site.tensor is None:
                 continue
             feeding = {_called_name(call) for call in _calls_in(site.tensor)}

@@ -299,10 +299,15 @@ class TrainingAnalysis:
                     yield site
 
     @cached_property
+    def file_backward_sites(self) -> tuple[BackwardSite, ...]:
+        """Every backward call of the file, found in one walk."""
+        return tuple(self.backward_sites_in(self.module))
+
+    @cached_property
     def backpropagated_names(self) -> tuple[cst.Name, ...]:
         """The names the file's backward calls backpropagate: `loss` of `loss.backward()`,
         `(loss / k).backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
-        return tuple(site.loss for site in self.backward_sites_in(self.module) if isinstance(site.loss, cst.Name))
+        return tuple(site.loss for site in self.file_backward_sites if isinstance(site.loss, cst.Name))
 
     @cached_property
     def loops(self) -> list[Region]:
