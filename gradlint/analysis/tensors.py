@@ -137,9 +137,9 @@ class TensorEvidence:
     def _tensor_by_name_only(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`train_loss(x)` runs a function of this file whose returns show no tensor: its name
         (`*_loss`, `model`) is then all that says tensor, and its body may well say otherwise. A
-        name counts each value it is bound to."""
+        name bound only to such calls (`l = train_loss(x)`) is one too."""
         values = self.scopes.values_of(node.value, scope) if isinstance(node, cst.Name) else [node]
-        return any(
+        return bool(values) and all(
             isinstance(value, cst.Call) and self._resolve(value, scope) is not None and not self._returns_tensor(value, scope, 0)
             for value in values
         )
