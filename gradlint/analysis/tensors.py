@@ -138,7 +138,10 @@ class TensorEvidence:
         """`train_loss(x)` runs a function of this file whose returns show no tensor: its name
         (`*_loss`, `model`) is then all that says tensor, and its body may well say otherwise. A
         name bound only to such calls (`l = train_loss(x)`) is one too."""
-        values = self.scopes.values_of(node.value, scope) if isinstance(node, cst.Name) else [node]
+        if isinstance(node, cst.Name):
+            values = self.scopes.of(scope).plain_values(node.value) if scope is not None else None
+        else:
+            values = [node]
         return bool(values) and all(
             isinstance(value, cst.Call) and self._resolve(value, scope) is not None and not self._returns_tensor(value, scope, 0)
             for value in values
