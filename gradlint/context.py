@@ -98,6 +98,7 @@ class FileContext:
             self.text,
             self.function_table,
             self._returns_only_numbers,
+            returns_no_tensor=lambda function: self.functions.of(function).returns_no_tensor,
             scope_uses=self.scope_uses,
             call_sites=lambda function: self.functions.of(function).call_sites,
             used_elsewhere=self.project.called_elsewhere if self.project is not None else None,
@@ -180,7 +181,9 @@ class FileContext:
 
     @cached_property
     def grads(self) -> GradEvidence:
-        return GradEvidence(self.imports, self.scopes, self.tensors, self.history)
+        return GradEvidence(
+            self.imports, self.scopes, self.tensors, self.history, backpropagated=lambda: self.training.backpropagated_names
+        )
 
     @cached_property
     def generator_outputs(self) -> GeneratorOutputs:

@@ -250,3 +250,46 @@ def test_only_called_when_every_mention_of_the_name_is_a_call_of_it():
     assert not check("x = map(get_batch, s)\n")
     assert not check("fetch = get_batch\n")
     assert not check("get_batch = other\n")
+
+
+def test_helpers_returning_numbers_or_numpy_values_return_no_tensor():
+    source = """\
+        import numpy as np
+        import torch
+        def weighted(model, x, y):
+            loss = criterion(model(x), y)
+            loss.backward()
+            return loss.item() * x.size(0)
+        def rebound(model, x, y):
+            loss = criterion(model(x), y)
+            loss.backward()
+            loss = loss.item()
+            return loss
+        def averaged(model, batch):
+            return np.mean([criterion(model(x), y).item() for x, y in batch])
+        def graph(model, x, y):
+            return criterion(model(x), y)
+    """
+    assert summary(source, "weighted").returns_number and summary(source, "weighted").returns_no_tensor
+    assert summary(source, "rebound").returns_number
+    assert summary(source, "averaged").returns_no_tensor and not summary(source, "averaged").returns_number
+    assert not summary(source, "graph").returns_no_tensor
+
+
+def test_a_caller_naming_the_result_like_a_backpropagated_local_does_not_make_it_reach_backward():
+    source = """\
+        def train(model, loader):
+            running_loss = 0.0
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                running_loss += loss
+            return running_loss
+        def build(model, x):
+            return criterion(model(x), x)
+        loss = train(model, loader)
+        total = build(model, x)
+        total.backward()
+    """
+    assert not summary(source, "train").result_reaches_backward
+    assert summary(source, "build").result_reaches_backward

@@ -110,6 +110,13 @@ WITH_HISTORY = {
             values = score(x)
             return values.numpy()
     """,
+    "a binding the code backpropagates": """
+        def run(batch):
+            logits, loss = compute(batch)
+            loss = loss / 4
+            loss.backward()
+            return loss.numpy()
+    """,
 }
 
 
@@ -138,6 +145,22 @@ WITHOUT_EVIDENCE = {
 
         def run(model, x):
             return predict(model, x).numpy()
+    """,
+    "a name rebound after its backward": """
+        def run(batch):
+            loss = compute(batch).loss
+            loss.backward()
+            loss = loss.detach()
+            return loss.numpy()
+    """,
+    "a binding another function backpropagates": """
+        def step(batch):
+            loss = compute(batch).loss
+            loss.backward()
+
+        def run(batch):
+            loss = compute(batch).loss
+            return loss.numpy()
     """,
     "a helper with one return that is not evidently a graph": """
         def predict(model, x, cached):

@@ -116,3 +116,24 @@ def test_checkpoints_read_from_a_file_and_edited_ones():
     assert evidence.read_from_file(cst.Name("edited"), scope) is None
     assert evidence.read_from_file(cst.Name("given"), scope) is None
     assert not evidence.checks_load_result(scope)
+
+
+def test_the_sources_of_an_optimizer_s_parameters_see_through_wrappers_and_comprehensions():
+    from gradlint.analysis.parameter_flow import parameter_sources
+
+    def sources(expression: str):
+        return parameter_sources(cst.parse_expression(expression))
+
+    assert sources("{n: p for n, p in m.named_parameters()}.values()") == {"m"}
+    assert sources("list(m.parameters())") == {"m"}
+    assert sources("[p for p in m.parameters() if p.requires_grad]") == {"m"}
+    assert sources("dict(m.named_parameters()).values()") == {"m"}
+    assert sources("filter(lambda p: p.requires_grad, m.parameters())") == {"m"}
+    assert sources("itertools.chain(g.parameters(), self.d.parameters())") == {"g", "self.d"}
+    assert sources('[{"params": m.parameters(), "lr": lr}, {"params": [x]}]') == {"m", "x"}
+    assert sources("[x] + list(m.parameters())") == {"x", "m"}
+    assert sources("[w for layer in layers for w in layer.weights]") == {"layers"}
+    # Anything else is not understood: a call of the file's own, `map`, a keyword argument.
+    assert sources("get_params(m)") is None
+    assert sources("map(f, m.parameters())") is None
+    assert sources("sorted(m.parameters(), key=f)") is None

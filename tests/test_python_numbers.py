@@ -52,6 +52,9 @@ def summary(source: str, name: str):
         "total = 0.0\nfor x in data:\n    total += f(x).item()\nresult = total",
         "total = 0\nfor x in data:\n    total = total + len(x)\nresult = total",
         "for i in range(3):\n    pass\nresult = i",
+        "result = loss.item() * x.size(0)",
+        "result = x.numel() + x.dim()",
+        "result = x.shape[0] * x.shape[-1]",
         "def mean_loss(losses):\n    total = 0.0\n    for l in losses:\n        total += l.item()\n    return total / len(losses)\nresult = mean_loss(ls)",
     ],
 )
@@ -79,6 +82,8 @@ def test_python_numbers(source):
         "import functools\n@functools.wraps(f)\ndef loss_fn(x):\n    return 1.0\nresult = loss_fn(x)",
         "def loss_fn(n):\n    return loss_fn(n - 1)\nresult = loss_fn(3)",
         "a, b = pair\nresult = a",
+        "result = x.size()",
+        "result = x.shape",
     ],
 )
 def test_not_python_numbers(source):

@@ -13,7 +13,8 @@ whose history was cut (`cut_from_graph`), built without grad, or turned back on.
 
 from __future__ import annotations
 
-from typing import Optional
+from functools import cached_property
+from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
@@ -35,11 +36,21 @@ class GradEvidence:
     # What `TensorEvidence.follow` keys a function's result with history by (its own keys differ).
     RETURNS_KEY = " returns with history"
 
-    def __init__(self, imports: ImportMap, scopes: ScopeTable, tensors: TensorEvidence, history: HistoryEvidence) -> None:
+    def __init__(
+        self,
+        imports: ImportMap,
+        scopes: ScopeTable,
+        tensors: TensorEvidence,
+        history: HistoryEvidence,
+        backpropagated: Optional[Callable[[], Iterable[cst.Name]]] = None,
+    ) -> None:
         self.imports = imports
         self.scopes = scopes
         self.tensors = tensors
         self.history = history
+        # The names the file backpropagates (`loss` of `loss.backward()`, `accelerator.backward(loss)`),
+        # asked for lazily: the training analysis finds them.
+        self._backpropagated = backpropagated
 
     def carries_grad(self, node: cst.BaseExpression, scope: Optional[Scope], depth: int = 0) -> bool:
         if depth > 10:
@@ -47,7 +58,7 @@ class GradEvidence:
         if isinstance(node, cst.Call):
             return self._call(node, scope, depth)
         if isinstance(node, cst.Name):
-            return self._name(node.value, scope, depth)
+            return self._name(node.value, scope, depth) or self._backpropagated_binding(node, scope)
         if isinstance(node, cst.Attribute):
             if node.attr.value in ("weight", "bias"):
                 return self._is_parameter_attribute(node)
@@ -83,10 +94,33 @@ class GradEvidence:
             return False
         # A name says "loss" or "model"; the file's own function may say it returns a Python number.
         if self._is_source(call):
-            return not self.tensors.returns_number(call, scope)
+            return not self.tensors.returns_no_tensor(call, scope)
         if isinstance(func, cst.Name) and self._lambda_gives_history(func.value, scope, depth):
             return True
         return self._returns_history(call, scope, depth)
+
+    def _backpropagated_binding(self, node: cst.Name, scope: Optional[Scope]) -> bool:
+        """The read `node` sees the binding a backward call of the same scope backpropagates
+        (`logits, loss = model(x)` ... `loss.backward()` ... `total += loss`): `backward()` raises on
+        a value without history, so the value has one wherever that binding is read."""
+        if not self._backpropagated_bindings or scope is None:
+            return False
+        binding = self.history.scope_uses.of(scope).reaching_binding(node)
+        return binding is not None and (id(binding), node.value) in self._backpropagated_bindings
+
+    @cached_property
+    def _backpropagated_bindings(self) -> frozenset[tuple[int, str]]:
+        """(id of the binding statement, name) for each name a backward call reads, once per file."""
+        if self._backpropagated is None:
+            return frozenset()
+        table = self.history.scope_uses
+        found = set()
+        for read in self._backpropagated():
+            scope = table.nodes.enclosing_function(read) or table.nodes.root
+            binding = table.of(scope).reaching_binding(read)
+            if binding is not None:
+                found.add((id(binding), read.value))
+        return frozenset(found)
 
     # -- where history starts: what `GeneratorOutputs` narrows to a generator's output ------------
 

@@ -121,6 +121,87 @@ def generator_call(value: Optional[cst.BaseExpression]) -> Optional[cst.Call]:
     return None
 
 
+# Module methods whose result hands over the module's parameters (`named_parameters()` with their names).
+_PARAMETER_METHODS = frozenset({"parameters", "named_parameters"})
+
+
+def parameter_sources(params: cst.BaseExpression) -> Optional[frozenset[str]]:
+    """The names (dotted) whose parameters or tensors an optimizer's `params` argument holds: `m`
+    for `m.parameters()`, also through `list(...)`, `filter(predicate, ...)`, `itertools.chain`,
+    a comprehension over them (`[p for p in m.parameters() if p.requires_grad]`), a dict of them
+    and its `.values()` (`{n: p for n, p in m.named_parameters()}.values()`), parameter groups
+    (`[{"params": m.parameters(), "lr": lr}]`), displays (`[x, y]`) and sums; None when some part
+    is none of those. Names a comprehension or lambda binds are not sources."""
+    return _sources(params, frozenset())
+
+
+def _sources(node: cst.BaseExpression, bound: frozenset[str]) -> Optional[frozenset[str]]:
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        name = dotted_name(node)
+        if name is None:
+            return None
+        return frozenset() if name.split(".", 1)[0] in bound else frozenset({name})
+    if isinstance(node, cst.Call):
+        return _call_sources(node, bound)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return _all_sources([element.value for element in node.elements], bound)
+    if isinstance(node, cst.Dict):
+        return _dict_sources(node, bound)
+    if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        return _comprehension_sources(node, bound)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _all_sources([node.left, node.right], bound)
+    return None
+
+
+def _call_sources(call: cst.Call, bound: frozenset[str]) -> Optional[frozenset[str]]:
+    func = call.func
+    if isinstance(func, cst.Attribute) and not call.args and func.attr.value in (*_PARAMETER_METHODS, "values"):
+        return _sources(func.value, bound)  # `m.parameters()`, `groups.values()`
+    called = dotted_name(func)
+    if called not in ITERATING_BUILTINS | LAZY_WRAPPERS | {"chain"} or called == "map":
+        return None
+    if any(arg.keyword is not None or arg.star for arg in call.args):
+        return None
+    iterables = call.args[1:] if called == "filter" else call.args  # a predicate hands over nothing
+    return _all_sources([arg.value for arg in iterables], bound)
+
+
+def _dict_sources(node: cst.Dict, bound: frozenset[str]) -> Optional[frozenset[str]]:
+    """A parameter group's `"params"` entry, or every value of another dict (`{...}.values()`)."""
+    if not all(isinstance(element, cst.DictElement) for element in node.elements):
+        return None
+    for element in node.elements:
+        if isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == "params":
+            return _sources(element.value, bound)
+    return _all_sources([element.value for element in node.elements], bound)
+
+
+def _comprehension_sources(node, bound: frozenset[str]) -> Optional[frozenset[str]]:
+    """What the iterables hand over and what the element reads besides the loop's own names."""
+    found: set[str] = set()
+    clause = node.for_in
+    while clause is not None:
+        iterated = _sources(clause.iter, bound)
+        if iterated is None:
+            return None
+        found |= iterated
+        bound = bound | {target.value for target in descendants(clause.target) if isinstance(target, cst.Name)}
+        clause = clause.inner_for_in
+    element = _sources(node.value if isinstance(node, cst.DictComp) else node.elt, bound)
+    return None if element is None else frozenset(found | element)
+
+
+def _all_sources(expressions: list[cst.BaseExpression], bound: frozenset[str]) -> Optional[frozenset[str]]:
+    found: set[str] = set()
+    for expression in expressions:
+        part = _sources(expression, bound)
+        if part is None:
+            return None
+        found |= part
+    return frozenset(found)
+
+
 # -- generators consumed twice ------------------------------------------------------------
 
 

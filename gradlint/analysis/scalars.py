@@ -288,7 +288,7 @@ class ScalarEvidence:
         if isinstance(func, cst.Attribute) and func.attr.value == "forward":
             return self._is_loss_callee(func.value, scope)  # `criterion.forward(out, y)`: the call spelt out
         if isinstance(func, cst.Name):
-            named = self.by_name and bool(CRITERION.match(func.value)) and not self.tensors.returns_number(call, scope)
+            named = self.by_name and bool(CRITERION.match(func.value)) and not self.tensors.returns_no_tensor(call, scope)
             return named or self._is_reducing_loss_module(func.value, scope) or self._lambda_is_scalar(func.value, scope, depth)
         if (
             isinstance(func, cst.Attribute)

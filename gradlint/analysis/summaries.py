@@ -186,7 +186,13 @@ class FunctionSummary:
     def returns_number(self) -> bool:
         """Every `return` gives a Python number (`.item()`, `float(...)`, a sum of `.item()`s, a
         total of such numbers), so its callers never receive a tensor from it."""
-        return self._owner.all_returns_numbers(self)
+        return self._owner.all_returns(self, "numbers")
+
+    @cached_property
+    def returns_no_tensor(self) -> bool:
+        """Every `return` gives a Python number or another array library's value (`np.mean(losses)`),
+        so its callers never receive a tensor from it."""
+        return self._owner.all_returns(self, "no tensor")
 
     @cached_property
     def returns_graphless(self) -> bool:
@@ -267,7 +273,8 @@ class FunctionSummaries:
         self._only_calls = only_calls
         self._summaries: dict[int, FunctionSummary] = {}
         self._returning: set[int] = set()  # functions whose `returns_grad` is being computed (recursion)
-        self._numbering: set[int] = set()  # functions whose `returns_number` is being computed (recursion)
+        # Per question, the functions whose `returns_number` or `returns_no_tensor` is being computed (recursion).
+        self._judging: dict[str, set[int]] = {"numbers": set(), "no tensor": set()}
 
     def of(self, function: cst.FunctionDef) -> FunctionSummary:
         found = self._summaries.get(id(function))
@@ -289,11 +296,14 @@ class FunctionSummaries:
     def only_calls(self, function: cst.FunctionDef) -> Sequence[CallSite]:
         return self._only_calls(function) if self._only_calls is not None else ()
 
-    def all_returns_numbers(self, summary: FunctionSummary) -> bool:
-        """`summary.returns_number`: a plain function (not a coroutine, a generator, nor wrapped by a
-        decorator that may change its result) whose returns the tensor evidence calls numbers."""
+    def all_returns(self, summary: FunctionSummary, question: str) -> bool:
+        """`summary.returns_number` ("numbers") or `summary.returns_no_tensor` ("no tensor"): a plain
+        function (not a coroutine, a generator, nor wrapped by a decorator that may change its
+        result) whose returns the tensor evidence calls numbers (or values that are no tensor),
+        each read where it is returned (`loss = loss.item()` then `return loss`)."""
         function = summary.function
-        if self.grads is None or not summary.returns or id(function) in self._numbering or function.asynchronous is not None:
+        judging = self._judging[question]
+        if self.grads is None or not summary.returns or id(function) in judging or function.asynchronous is not None:
             return False  # in a recursion: unknown
         plain = ("staticmethod", "classmethod")
         if not all(
@@ -301,12 +311,14 @@ class FunctionSummaries:
             for d in function.decorators
         ):
             return False
-        self._numbering.add(id(function))
+        tensors = self.grads.tensors
+        judge = tensors.is_python_number if question == "numbers" else tensors.is_not_tensor
+        judging.add(id(function))
         try:
-            numbers = all(self.grads.tensors.is_python_number(value, function) for value in summary.returns)
+            found = all(judge(tensors.reaching_value(value, function), function) for value in summary.returns)
         finally:
-            self._numbering.discard(id(function))
-        return numbers and not any(isinstance(node, cst.Yield) for node in descendants(function.body))
+            judging.discard(id(function))
+        return found and not any(isinstance(node, cst.Yield) for node in descendants(function.body))
 
     def carries_grad(self, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
         if isinstance(value, cst.Call):
@@ -373,31 +385,41 @@ class FunctionSummaries:
         its result.
 
         `f(x).backward()`, `(f(x) + g).backward()`, `scaler.scale(f(x)).backward()`,
-        `accelerator.backward(f(x))`, or `l = f(x)` (anywhere in the file) then `l.backward()`.
-        Matched by the called name: `trainer.loss(x)` on a receiver whose class is unknown still
-        names the method `loss`.
+        `accelerator.backward(f(x))`, or `l = f(x)` then `l.backward()` in the same function (an
+        attribute, `self.l = f(x)`, anywhere in the file). Matched by the called name:
+        `trainer.loss(x)` on a receiver whose class is unknown still names the method `loss`. A
+        caller's local `loss = train(...)` says nothing of a `loss.backward()` inside `train`.
         """
         if self.training is None:
             return {}
-        # Key -> the names called in the values assigned to it: names, not calls, so that a file
-        # assigning `loss = ...` in every function does not hand each backward all of those calls.
-        sources: dict[str, set[Optional[str]]] = {}
+        # (scope, key) -> the names called in the values assigned to it: names, not calls, so that
+        # a file assigning `loss = ...` in every function does not hand each backward all of those
+        # calls. An attribute's scope is the file (None).
+        sources: dict[tuple[Optional[int], str], set[Optional[str]]] = {}
         for statement in iter_statements(self.module.body):
             if isinstance(statement, cst.Assign):
                 names = {_called_name(call) for call in _calls_in(statement.value)}
                 for target in statement.targets:
                     for key in mentioned_keys(target.target):
-                        sources.setdefault(key, set()).update(names)
+                        sources.setdefault(self._key_in_scope(statement, key), set()).update(names)
         found: dict[str, list["BackwardSite"]] = {}
-        for site in self.training.backward_sites_in(self.module):
+        for site in self.training.file_backward_sites:
             if site.tensor is None:
                 continue
             feeding = {_called_name(call) for call in _calls_in(site.tensor)}
             for key in mentioned_keys(site.tensor):
-                feeding |= sources.get(key, set())
+                feeding |= sources.get(self._key_in_scope(site.call, key), set())
             for name in feeding - {None}:
                 found.setdefault(name, []).append(site)
         return {name: tuple(sites) for name, sites in found.items()}
+
+    def _key_in_scope(self, node: cst.CSTNode, key: str) -> tuple[Optional[int], str]:
+        """`key` as read or bound at `node`: a plain name belongs to the function around `node` (or
+        the module), an attribute chain (`self.loss`) to the whole file."""
+        if "." in key or self.scope_uses is None:
+            return None, key
+        function = self.scope_uses.nodes.enclosing_function(node)
+        return id(function if function is not None else self.module), key
 
 
 def _receivers_of(call: cst.Call, uses: ScopeUses) -> Optional[list[cst.Call]]:

@@ -96,6 +96,8 @@ class TensorEvidence:
         # Whether a function of the file returns only Python numbers (its summary's answer).
         returns_only_numbers: Optional[Callable[[cst.FunctionDef], bool]] = None,
         *,
+        # Whether it returns only numbers or other libraries' values, never a tensor (ditto).
+        returns_no_tensor: Optional[Callable[[cst.FunctionDef], bool]] = None,
         scope_uses: Optional["ScopeUsesTable"] = None,
         # The calls of a function of the file (the function summaries' answer, asked lazily: the
         # summaries are built after this evidence).
@@ -114,6 +116,7 @@ class TensorEvidence:
         # the table resolves.
         self._table = table
         self._returns_only_numbers = returns_only_numbers
+        self._returns_no_tensor = returns_no_tensor
         self._argument_uses: dict[int, frozenset[str]] = {}
         self._numbers: dict[tuple[int, str], bool] = {}
         self._numbers_pending: set[tuple[int, str]] = set()  # names being followed (`total = total + x`)
@@ -129,7 +132,20 @@ class TensorEvidence:
     def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so and
         nothing contradicts it (see `contradicts_tensor`)."""
-        return self.is_tensor(node, scope) and not self.contradicts_tensor(node, scope)
+        return self.is_tensor(node, scope) and not self.contradicts_tensor(node, scope) and not self._tensor_by_name_only(node, scope)
+
+    def _tensor_by_name_only(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`train_loss(x)` runs a function of this file whose returns show no tensor: its name
+        (`*_loss`, `model`) is then all that says tensor, and its body may well say otherwise. A
+        name bound only to such calls (`l = train_loss(x)`) is one too."""
+        if isinstance(node, cst.Name):
+            values = self.scopes.of(scope).plain_values(node.value) if scope is not None else None
+        else:
+            values = [node]
+        return bool(values) and all(
+            isinstance(value, cst.Call) and self._resolve(value, scope) is not None and not self._returns_tensor(value, scope, 0)
+            for value in values
+        )
 
     def contradicts_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """Evidence against `node` being a tensor, whatever names or other analyses say: it is a
@@ -138,7 +154,14 @@ class TensorEvidence:
         imports another tensor framework). A name that looks like a tensor's (`output_node`,
         `loss`) in a file that never imports torch is more often something else: a template node,
         a sympy or numpy object."""
-        return not self._torch_code or self.is_python_number(node, scope) or self._made_by_other_library(node, scope)
+        return not self._torch_code or self.is_not_tensor(node, scope)
+
+    def is_not_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """`node` evaluates to a Python number or another array library's value (`np.mean(losses)`,
+        or a call of a function of the file returning only such values), never a tensor."""
+        if isinstance(node, cst.Call) and self.returns_no_tensor(node, scope):
+            return True
+        return self.is_python_number(node, scope) or self._made_by_other_library(node, scope)
 
     def _made_by_other_library(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         values = self.scopes.values_of(node.value, scope) if isinstance(node, cst.Name) else [node]
@@ -217,6 +240,8 @@ class TensorEvidence:
             return self.is_python_number(node.body, scope, depth + 1) and self.is_python_number(node.orelse, scope, depth + 1)
         if isinstance(node, cst.Attribute):
             return (self.imports.qualified_name(node) or "").startswith("math.")  # `math.pi`
+        if isinstance(node, cst.Subscript):
+            return _is_shape_entry(node)
         if isinstance(node, cst.Call):
             return self._call_is_number(node, scope, depth)
         if isinstance(node, cst.Name):
@@ -227,6 +252,8 @@ class TensorEvidence:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "item" and not call.args:
             return True
+        if isinstance(func, cst.Attribute) and _counts_elements(call):
+            return True  # `x.size(0)`, `x.numel()`
         qualified = self.imports.qualified_name(func)
         if qualified is not None:
             return qualified.startswith("math.") or qualified in NUMBER_FUNCTIONS
@@ -285,6 +312,14 @@ class TensorEvidence:
         function = self._table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
         return function is not None and self._returns_only_numbers(function)
 
+    def returns_no_tensor(self, call: cst.Call, scope: Optional[Scope]) -> bool:
+        """`call` runs a function of this file whose every `return` gives a Python number or
+        another array library's value (`np.mean(losses)`)."""
+        if self._table is None or self._returns_no_tensor is None:
+            return False
+        function = self._table.resolve(call, scope if isinstance(scope, cst.FunctionDef) else None)
+        return function is not None and self._returns_no_tensor(function)
+
     def _call_is_tensor(self, call: cst.Call, scope: Optional[Scope], depth: int) -> bool:
         qualified = self.imports.qualified_name(call.func)
         if qualified is not None:
@@ -303,14 +338,14 @@ class TensorEvidence:
             if method in TENSOR_PRESERVING_METHODS and self.is_tensor(func.value, scope, depth + 1):
                 return True
             if isinstance(func.value, cst.Name) and func.value.value == "self" and MODEL_CALL.match(method):
-                return not self.returns_number(call, scope)  # `self.model(x)`, as `model(x)`
+                return not self.returns_no_tensor(call, scope)  # `self.model(x)`, as `model(x)`
             if isinstance(func.value, cst.Name) and func.value.value == "self" and self._holds_project_module(func, scope):
                 return not self._packs_sequences  # `self.g12(x)`, `self.g12 = G12()` of another file's module class
             return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
         if isinstance(func, cst.Name):
             if _first_parameter(call) and not self.imports.is_imported(func.value):
                 return True  # `next(model.parameters())`: a parameter
-            if self.returns_number(call, scope):
+            if self.returns_no_tensor(call, scope):
                 return False
             return (
                 bool(CRITERION.match(func.value) or MODEL_CALL.match(func.value))
@@ -539,10 +574,10 @@ class TensorEvidence:
         if argument is None:
             argument, scope = signature.defaults.get(name), self.module  # evaluated where the function is defined
         else:
-            argument = self._reaching_value(argument, scope)
+            argument = self.reaching_value(argument, scope)
         return argument is not None and self.is_tensor(argument, scope, depth + 1) and not self.is_python_number(argument, scope, depth + 1)
 
-    def _reaching_value(self, argument: cst.BaseExpression, scope: Optional[Scope]) -> cst.BaseExpression:
+    def reaching_value(self, argument: cst.BaseExpression, scope: Optional[Scope]) -> cst.BaseExpression:
         """The value of the one plain assignment a name passed at a call sees
         (`ScopeUses.reaching_assignment`: before the call in its block or the `if`/`with` blocks
         around it, no loop, branch or `try` between), else the argument itself, whose every
@@ -907,6 +942,31 @@ NUMBER_FUNCTIONS = frozenset(
 )
 # Builtins whose result is a Python number when what they combine is (`sum(losses)` of tensors is a tensor).
 NUMBER_COMBINING_BUILTINS = frozenset({"sum", "abs", "round", "max", "min"})
+# Methods giving a Python int that counts elements or dimensions (`size` only with a dimension).
+COUNT_METHODS = torch_api.methods("count")
+
+
+def _counts_elements(call: cst.Call) -> bool:
+    """`x.size(0)`, `x.numel()`, `x.dim()`: an int on a tensor (a Python `int`, never a tensor)."""
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    if method not in COUNT_METHODS or any(arg.keyword is not None or arg.star for arg in call.args):
+        return False
+    return len(call.args) == 1 and isinstance(call.args[0].value, cst.Integer) if method == "size" else not call.args
+
+
+def _is_shape_entry(node: cst.Subscript) -> bool:
+    """`x.shape[0]`: one integer of a shape."""
+    index = node.slice[0].slice if len(node.slice) == 1 else None
+    return (
+        isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+        and isinstance(index, cst.Index)
+        and (isinstance(index.value, cst.Integer) or _is_negative_integer(index.value))
+    )
+
+
+def _is_negative_integer(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer)
 
 
 def _target_position(target: cst.BaseExpression, name: str) -> Optional[tuple[Optional[int], bool]]:

@@ -28,6 +28,7 @@ from gradlint.analysis.grad_mode import is_no_grad_with
 from gradlint.analysis.grad_tracking import mentioned_names
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import OptimizerOracle
+from gradlint.analysis.parameter_flow import parameter_sources
 from gradlint.analysis.roles import GAN_NETWORK, Role, Roles
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.syntax import DEFINITIONS, calls_method, child_statements, dotted_name, is_bool_literal, suite_statements
@@ -298,6 +299,17 @@ class TrainingAnalysis:
                     yield site
 
     @cached_property
+    def file_backward_sites(self) -> tuple[BackwardSite, ...]:
+        """Every backward call of the file, found in one walk."""
+        return tuple(self.backward_sites_in(self.module))
+
+    @cached_property
+    def backpropagated_names(self) -> tuple[cst.Name, ...]:
+        """The names the file's backward calls backpropagate: `loss` of `loss.backward()`,
+        `(loss / k).backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
+        return tuple(site.loss for site in self.file_backward_sites if isinstance(site.loss, cst.Name))
+
+    @cached_property
     def loops(self) -> list[Region]:
         return [Region(node, self._events(suite_statements(node.body), _Place(scope))) for node, scope in _loops(self.module)]
 
@@ -433,8 +445,8 @@ class TrainingAnalysis:
         params = _params_argument(optimizer.value)
         if params is None:
             return False
-        names = _read_names(params) - {"list", "chain", "itertools"}
-        return bool(names) and all(_constructed_before(loop, name, step) is not None for name in names)
+        sources = parameter_sources(params)
+        return bool(sources) and all(_constructed_before(loop, name, step) is not None for name in sources)
 
     @cached_property
     def frozen_generator(self) -> bool:
@@ -706,13 +718,6 @@ def _constructed_before(loop: Region, name: Optional[str], before: Event) -> Opt
         if event.kind is Kind.ASSIGN and event.target == name and event.direct and not event.conditional:
             found = event.node if isinstance(event.node.value, cst.Call) else None
     return None
-
-
-def _read_names(node: cst.CSTNode) -> set[str]:
-    """The variables `node` reads (`model` in `model.parameters()`; attribute and keyword names left out)."""
-    skipped = {id(n.attr) for n in descendants(node) if isinstance(n, cst.Attribute)}
-    skipped |= {id(n.keyword) for n in descendants(node) if isinstance(n, cst.Arg) and n.keyword is not None}
-    return {n.value for n in descendants(node) if isinstance(n, cst.Name) and id(n) not in skipped}
 
 
 def _params_argument(call: cst.Call) -> Optional[cst.BaseExpression]:

@@ -53,7 +53,9 @@ class MissingZeroGrad(Rule):
     `x_adv = x_adv + alpha * x_adv.grad.sign()` builds a new tensor each iteration and is not one.
     MXNet's `gluon.Trainer` overwrites gradients and is not an optimizer here. A loop that builds
     its optimizer in each iteration over tensors or a model it also builds there (an input
-    optimised per denoising step) has no earlier gradient to accumulate and is not reported; a
+    optimised per denoising step) has no earlier gradient to accumulate and is not reported (the
+    parameters may pass through `list(...)`, `filter(...)`, a comprehension, a dict of them and its
+    `.values()`, or parameter groups); a
     fresh optimizer over a model kept across iterations still is, since `.grad` lives on the
     parameters (torch 2.13: the bias gradient reads 4, 8, 12 over three such iterations). Silence a deliberate
     accumulation across the whole loop with `# noqa: GL201` on the loop line.
@@ -199,6 +201,48 @@ class MissingZeroGrad(Rule):
             loss.backward()
             optimizer.step()
         """,
+        # A fresh model and optimizer per iteration, the parameters handed over through a dict,
+        # a list, a comprehension or a filter: no earlier gradient to accumulate.
+        """
+        import torch
+        for trial in range(3):
+            m = Net()
+            opt = torch.optim.SGD({n: p for n, p in m.named_parameters()}.values(), lr=0.1)
+            m(x).sum().backward()
+            opt.step()
+        """,
+        """
+        import torch
+        for trial in range(3):
+            m = Net()
+            opt = torch.optim.SGD(list(m.parameters()), lr=0.1)
+            m(x).sum().backward()
+            opt.step()
+        """,
+        """
+        import torch
+        for trial in range(3):
+            m = Net()
+            opt = torch.optim.Adam([p for p in m.parameters() if p.requires_grad])
+            m(x).sum().backward()
+            opt.step()
+        """,
+        """
+        import torch
+        for trial in range(3):
+            m = Net()
+            opt = torch.optim.SGD(dict(m.named_parameters()).values(), lr=0.1)
+            m(x).sum().backward()
+            opt.step()
+        """,
+        """
+        import torch
+        for trial in range(3):
+            m = Net()
+            opt = torch.optim.SGD(filter(lambda p: p.requires_grad, m.parameters()), lr=0.1)
+            m(x).sum().backward()
+            opt.step()
+        """,
         """
         from mxnet import gluon
         optimizer = gluon.Trainer(params, 'sgd')
@@ -209,6 +253,29 @@ class MissingZeroGrad(Rule):
         """,
     )
     INVALID = (
+        Invalid(  # a comprehension over a model kept across iterations: not fresh, whatever wraps it
+            """
+            import torch
+            for _ in range(5):
+                optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.01)
+                loss = model(x).sum()
+                loss.backward()
+                optimizer.step()
+            """,
+            """
+            import torch
+            for _ in range(5):
+                optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.01)
+                loss = model(x).sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+            line=2,
+            column=1,
+            message="Loop runs `loss.backward()` (line 5) and `optimizer.step()`",
+            fix_title="Insert `optimizer.zero_grad()` before the backward call",
+        ),
         Invalid(  # a fresh optimizer over a model kept across iterations: `.grad` still accumulates
             """
             import torch

@@ -54,13 +54,15 @@ class LossAccumulationGraph(Rule):
     Safe where the added value is evidently a tensor in torch code: `.detach()` gives the same
     value, dtype and device, and a tensor stays a tensor; only the graph is dropped. (`.item()`
     would change the type to a Python float.) Unsafe where only the evidence of a graph says so (a
-    method of another file named like a loss, `self.compute_loss(x, y)`, or a file that never
-    imports torch): `.detach()` raises AttributeError on anything but a tensor.
+    method of another file named like a loss, `self.compute_loss(x, y)`, a function of the file
+    named like a loss whose returns show no tensor, or a file that never imports torch):
+    `.detach()` raises AttributeError on anything but a tensor.
 
     ## Known limits
-    Not reported: Python numbers, which keep no graph (a helper of the file that returns
-    `float(...)`, a sum of `.item()`s or a total of them, also when the caller names its result
-    `loss`), accumulation under `torch.no_grad()` (or a decorator named like it, such as
+    Not reported: Python numbers and other libraries' values, which keep no graph (a helper of the
+    file that returns `float(...)`, `loss.item() * x.size(0)`, a sum of `.item()`s or a total of
+    them, a name last set to `loss.item()`, or `np.mean(...)`, also when the caller names its
+    result `loss`), accumulation under `torch.no_grad()` (or a decorator named like it, such as
     `@smart_inference_mode()`), values already `.item()`/`.detach()`/`float(...)`, totals reset
     unconditionally in every iteration (a reset under `if` is still reported), totals (or lists)
     that are backpropagated after the loop, which is an intended multi-term loss, and loops that
@@ -68,7 +70,13 @@ class LossAccumulationGraph(Rule):
     or scales and returned, tiles or chunks concatenated in the same call, U-Net skips, residual
     updates. A loop over batches that combines what it gathers with `cat`/`stack`/`sum` in the same
     function (chunked inference) is not reported either. Without a loop, only an attribute of
-    `self` filled by a method that itself backpropagates or steps is reported.
+    `self` filled by a method that itself backpropagates or steps is reported. A value is known to
+    carry a graph by its source (a model or loss call, a function of the file returning one) or
+    because the code backpropagates that very binding (`logits, loss = model(x, y)` ...
+    `loss.backward()`); a loss read only as an attribute of a model's output and never
+    backpropagated in the same function (`total += model(**batch).loss`) is not reported. Whether a
+    helper's total is a graph-free loss builder is decided by where its result is backpropagated,
+    never by the name a caller gives it.
     """
 
     code = "GL401"
@@ -231,6 +239,64 @@ class LossAccumulationGraph(Rule):
                     self.optimizer.step()
                     self.losses.append(self.loss_fn(x, y))
         """,
+        # More helpers of the file returning numbers: a weighted `.item()`, a name last set to
+        # `.item()`, a NumPy mean. None is a tensor, and `.detach()` would raise on each.
+        """
+        import torch
+        def sample_loss(model, x, y):
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            return loss.item() * x.size(0)
+        total = 0.0
+        for x, y in loader:
+            total += sample_loss(model, x, y)
+        """,
+        """
+        import torch
+        def step_loss(model, x, y):
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            loss = loss.item()
+            return loss
+        total = 0.0
+        for x, y in loader:
+            total += step_loss(model, x, y)
+        """,
+        """
+        import numpy as np
+        import torch
+        def batch_loss(model, batch):
+            losses = []
+            for x, y in batch:
+                loss = criterion(model(x), y)
+                loss.backward()
+                losses.append(loss.item())
+            optimizer.step()
+            return np.mean(losses)
+        total = 0.0
+        for batch in loader:
+            total += batch_loss(model, batch)
+        """,
+        # A loss turned into a Python float before it is added, in the loop itself.
+        """
+        import torch
+        running_loss = 0.0
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            loss = loss.item()
+            running_loss += loss
+        """,
+        """
+        import torch
+        running_loss = 0.0
+        for x, y in loader:
+            loss = criterion(model(x), y).item()
+            running_loss += loss
+        """,
         # The loss is set afresh earlier in the iteration, under the same `if`, before the prior term is added.
         """
         for batch in loader:
@@ -338,6 +404,132 @@ class LossAccumulationGraph(Rule):
                     print(running / 100)
                     running = 0
             """,
+        ),
+        # A loss unpacked from the model's output and scaled for accumulation: backpropagated, so it
+        # carries a graph, and the epoch's total keeps all of them.
+        Invalid(
+            """
+            import torch
+            loss_accum = 0.0
+            for i, (x, y) in enumerate(loader):
+                logits, loss = model(x, y)
+                loss = loss / accum_steps
+                loss.backward()
+                loss_accum += loss
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            """
+            import torch
+            loss_accum = 0.0
+            for i, (x, y) in enumerate(loader):
+                logits, loss = model(x, y)
+                loss = loss / accum_steps
+                loss.backward()
+                loss_accum += loss.detach()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            line=7,
+            column=5,
+            fix_title="Accumulate `loss.detach()`",
+        ),
+        # A model output's `.loss`, backpropagated by accelerate, in a total reset only under `if`.
+        Invalid(
+            """
+            import torch
+            running_loss = 0.0
+            for i, batch in enumerate(train_dataloader):
+                outputs = model(**batch)
+                loss = outputs.loss
+                accelerator.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+                running_loss += loss
+                if i % 100 == 99:
+                    print(running_loss / 100)
+                    running_loss = 0.0
+            """,
+            """
+            import torch
+            running_loss = 0.0
+            for i, batch in enumerate(train_dataloader):
+                outputs = model(**batch)
+                loss = outputs.loss
+                accelerator.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+                running_loss += loss.detach()
+                if i % 100 == 99:
+                    print(running_loss / 100)
+                    running_loss = 0.0
+            """,
+            line=9,
+            column=5,
+        ),
+        # The helper's own facts decide: its caller naming the total `loss` backpropagates nothing.
+        Invalid(
+            """
+            import torch
+            def train(model, loader):
+                running_loss = 0.0
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    running_loss += loss
+                return running_loss
+            for epoch in range(10):
+                loss = train(model, loader)
+                print(loss)
+            """,
+            """
+            import torch
+            def train(model, loader):
+                running_loss = 0.0
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    running_loss += loss.detach()
+                return running_loss
+            for epoch in range(10):
+                loss = train(model, loader)
+                print(loss)
+            """,
+            line=9,
+            column=9,
+        ),
+        # A function of the file named like a loss whose returns show no tensor: only its name says
+        # graph, so `.detach()` is offered as an unsafe fix.
+        Invalid(
+            """
+            import torch
+            def batch_loss(results, i):
+                return results[i]
+            total = 0
+            for i, batch in enumerate(loader):
+                model(batch).sum().backward()
+                optimizer.step()
+                total += batch_loss(results, i)
+            """,
+            """
+            import torch
+            def batch_loss(results, i):
+                return results[i]
+            total = 0
+            for i, batch in enumerate(loader):
+                model(batch).sum().backward()
+                optimizer.step()
+                total += batch_loss(results, i).detach()
+            """,
+            line=8,
+            column=5,
+            fix_title="Accumulate `batch_loss(results, i).detach()`",
         ),
         # `self.scaler.scale(loss).backward()` mentions `self`, not `self.losses`.
         Invalid(

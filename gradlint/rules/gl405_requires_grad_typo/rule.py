@@ -4,8 +4,9 @@ from functools import cached_property
 
 import libcst as cst
 
-from gradlint.analysis.syntax import edit_distance
+from gradlint.analysis.syntax import edit_distance, parameter_names
 from gradlint.analysis.tensors import NON_TENSOR_ROOTS, root_name
+from gradlint.analysis.tree import descendants
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
 from gradlint.rules.gl405_requires_grad_typo.attribute_reads import AttributeReads
@@ -64,7 +65,11 @@ class RequiresGradTypo(Rule):
     is not reported; neither are objects rooted in `self`, `args` or `config` unless `self` is an
     `nn.Module`, nor private names (`self._requires_grad`). A module class that reads its
     `self.requires_grad` back (`requires_grad=self.requires_grad`) keeps its own flag and is not
-    reported. Keywords of private torch APIs are not checked
+    reported, nor is a constructor argument stored on the module in `__init__`
+    (`self.requires_grad = requires_grad`, kept as configuration and acted on elsewhere: by
+    `requires_grad_(requires_grad)`, a loop over `self.parameters()`, or code of another file that
+    reads it). That also leaves unreported a class whose only use of such an argument is this
+    assignment, meant as the freeze. Keywords of private torch APIs are not checked
     (`torch.Tensor._make_subclass` really takes `require_grad=`). `model.requires_grad = ...` is reported only when `model` is evidently a module:
     an instance of an `nn.Module` subclass, `self` inside one, or a name such as `model`, `net`,
     `encoder` or `backbone`.
@@ -136,6 +141,26 @@ class RequiresGradTypo(Rule):
                 self.requires_grad = requires_grad
                 self.origin = nn.Parameter(torch.zeros(3), requires_grad=self.requires_grad)
         """,
+        # A constructor argument kept as the module's configuration; the parameters are frozen beside it.
+        """
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self, dim, requires_grad=False):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.requires_grad = requires_grad
+                for p in self.parameters():
+                    p.requires_grad = requires_grad
+        """,
+        """
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self, dim, cfg):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.requires_grad = cfg.train_encoder
+                self.requires_grad_(self.requires_grad)
+        """,
         # Items of a ParameterList, or of a plain list, are tensors: the flag is theirs.
         """
         import torch
@@ -199,6 +224,46 @@ class RequiresGradTypo(Rule):
             class Net(nn.Module):
                 def freeze(self):
                     self.requires_grad_(False)
+            """,
+        ),
+        # A literal set in `__init__` and never read back: meant as the freeze, it freezes nothing.
+        Invalid(
+            """
+            import torch.nn as nn
+            class FrozenEncoder(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.proj = nn.Linear(dim, dim)
+                    self.requires_grad = False
+            """,
+            """
+            import torch.nn as nn
+            class FrozenEncoder(nn.Module):
+                def __init__(self, dim):
+                    super().__init__()
+                    self.proj = nn.Linear(dim, dim)
+                    self.requires_grad_(False)
+            """,
+        ),
+        # A sub-module given the flag of a constructor argument is not the module's own setting.
+        Invalid(
+            """
+            import torchvision
+            import torch.nn as nn
+            class Classifier(nn.Module):
+                def __init__(self, freeze_backbone):
+                    super().__init__()
+                    self.backbone = torchvision.models.resnet18()
+                    self.backbone.requires_grad = not freeze_backbone
+            """,
+            """
+            import torchvision
+            import torch.nn as nn
+            class Classifier(nn.Module):
+                def __init__(self, freeze_backbone):
+                    super().__init__()
+                    self.backbone = torchvision.models.resnet18()
+                    self.backbone.requires_grad_(not freeze_backbone)
             """,
         ),
         # A module reached through a ModuleList, a Sequential or a torchvision model's `features`.
@@ -279,8 +344,8 @@ class RequiresGradTypo(Rule):
                 return
             message = f"`.{attribute}` is not `requires_grad`: this sets a plain attribute and changes nothing; use `.requires_grad_(...)`"
         elif attribute == REQUIRES_GRAD and self._is_module(owner):
-            if self._reads_own_flag(owner):
-                return  # `self.requires_grad = flag` read back by the class: its own setting
+            if self._reads_own_flag(owner) or self._stores_constructor_argument(node, owner):
+                return  # `self.requires_grad = flag` read back by the class, or a constructor's setting
             message = "Setting `requires_grad` on an `nn.Module` does not freeze its parameters; use `.requires_grad_(...)`"
         else:
             return
@@ -295,6 +360,16 @@ class RequiresGradTypo(Rule):
         attribute back (`assert not model.requires_grad`) only confirms the mistake."""
         name = self.context.code_for(owner).strip()
         return root_name(owner) == "self" and f"{name}.{REQUIRES_GRAD}" in self.read_requires_grad
+
+    def _stores_constructor_argument(self, node: cst.Assign, owner: cst.BaseExpression) -> bool:
+        """`self.requires_grad = requires_grad` in `__init__`: the module keeps a constructor
+        argument as its configuration (acted on by `requires_grad_(requires_grad)` there, by another
+        method, or by code of another file reading `encoder.requires_grad`)."""
+        function = self.context.enclosing_function()
+        if not (isinstance(owner, cst.Name) and owner.value == "self") or function is None or function.name.value != "__init__":
+            return False
+        arguments = set(parameter_names(function.params)) - {"self"}
+        return any(isinstance(name, cst.Name) and name.value in arguments for name in descendants(node.value))
 
     @cached_property
     def attribute_reads(self) -> AttributeReads:

@@ -9,6 +9,7 @@ from gradlint.analysis.training import load_site
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 from gradlint.rules.gl711_load_state_dict_result_ignored.checkpoints import CheckpointEvidence
+from gradlint.rules.gl711_load_state_dict_result_ignored.partial_loads import PartialLoads
 
 _MESSAGE = (
     "`{call}` drops the missing and unexpected keys it returns: a checkpoint whose keys do not match loads nothing, "
@@ -64,7 +65,22 @@ class LoadStateDictResultIgnored(Rule):
     (filtered by a comprehension, `intersect_dicts(...)`, keys renamed, popped or deleted in the
     function, another module's `state_dict()`, as when a ControlNet is initialised from a UNet);
     a state dict handed in by the caller (an EMA copy, a hook's argument); files that import
-    another tensor framework.
+    another tensor framework. Nor the partial loads made on purpose: in a file that builds adapter,
+    LoRA or PEFT layers (any identifier naming them: `lora_r`, `LoraConfig`, `get_peft_model`,
+    `add_adapter`), whose base checkpoint lacks those weights; into a model whose layers the
+    function replaced or deleted before the load (`model.fc = nn.Identity()`); and a load followed
+    in the same function by an assertion about the model or a value taken from it
+    (`assert torch.allclose(model(x), reference)`, `self.assertEqual(...)`).
+
+    What is still reported is a checkpoint read from a file into a model the function did not
+    change, with neither check nor log. On current code most of those restore a model from its own
+    training run (a VQGAN, a StyleGAN generator, a language model for decoding), where
+    `strict=False` hides nothing today but would hide a renamed key tomorrow; a partial load set up
+    another way is reported too: a model built from a config the function edited (fewer layers),
+    or a checkpoint holding only some layers by design (LPIPS's linear heads over a backbone loaded
+    elsewhere). A submodule given its part of a checkpoint
+    (`self.encoder.load_state_dict(ckpt["encoder"], strict=False)`) is reported like a whole model.
+    A check made in another function or file (a test comparing outputs elsewhere) is not seen.
     """
 
     code = "GL711"
@@ -134,6 +150,39 @@ class LoadStateDictResultIgnored(Rule):
         import paddle
         model.load_state_dict(sd, strict=False)
         """,
+        # A base checkpoint loaded into a model with LoRA layers: their weights are missing on purpose.
+        """
+        import torch
+        from peft import LoraConfig, get_peft_model
+        def build(path):
+            model = get_peft_model(Net(), LoraConfig(r=8))
+            model.load_state_dict(torch.load(path), strict=False)
+            return model
+        """,
+        # The head replaced before the load: the checkpoint's head is left out on purpose.
+        """
+        import torch
+        def dino_resnet50(path):
+            model = resnet50()
+            model.fc = torch.nn.Identity()
+            model.load_state_dict(torch.load(path), strict=False)
+            return model
+        """,
+        # Checked right after: the outputs (or what the load left) are asserted.
+        """
+        import torch
+        def test_partial_load(path, x, reference):
+            model = Net()
+            model.load_state_dict(torch.load(path), strict=False)
+            assert torch.allclose(model(x), reference)
+        """,
+        """
+        import torch
+        def test_pruned_checkpoint(path):
+            model.load_state_dict(torch.load(path), strict=False)
+            pruned = hasattr(model.layer, "weight_orig")
+            assert pruned
+        """,
     )
     INVALID = (
         Invalid(
@@ -168,6 +217,31 @@ class LoadStateDictResultIgnored(Rule):
             line=6,
             column=5,
         ),
+        Invalid(  # an assertion about something else checks nothing the load did
+            """
+            import torch
+            def restore(path, tokens, vocab):
+                model = Net()
+                model.load_state_dict(torch.load(path), strict=False)
+                assert vocab.unk() not in tokens
+                return model
+            """,
+            line=4,
+            column=5,
+        ),
+        Invalid(  # a logging adapter is not a model's adapter layer
+            """
+            import logging
+            import torch
+            log = logging.LoggerAdapter(logging.getLogger(), {})
+            def restore(path):
+                model = Net()
+                model.load_state_dict(torch.load(path), strict=False)
+                return model
+            """,
+            line=6,
+            column=5,
+        ),
         Invalid(  # `strict` passed by position
             """
             import torch
@@ -186,6 +260,11 @@ class LoadStateDictResultIgnored(Rule):
         """State dicts read from a checkpoint file, and functions that check what a load matched."""
         return CheckpointEvidence(self.context.imports, self.context.scopes)
 
+    @cached_property
+    def partial_loads(self) -> PartialLoads:
+        """Loads that leave keys out on purpose: adapters, a replaced head, an assertion after."""
+        return PartialLoads(self.context.module, self.context.nodes)
+
     def visit_Expr(self, node: cst.Expr) -> None:
         call = node.value
         load = load_site(call) if type(call) is cst.Call else None
@@ -196,5 +275,7 @@ class LoadStateDictResultIgnored(Rule):
         scope = self.context.scope()
         checkpoints = self.checkpoints
         if load.state is None or checkpoints.read_from_file(load.state, scope) is None or checkpoints.checks_load_result(scope):
+            return
+        if self.partial_loads.intended(load, scope):
             return
         self.report(call, _MESSAGE.format(call=snippet(self.context.code_for(call), 70)))
