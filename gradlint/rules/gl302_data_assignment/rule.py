@@ -72,7 +72,8 @@ class DataAssignment(Rule):
     (`w.data = nn.Linear(a, b).to(dtype).weight.data`), a tensor re-laid out from its own storage
     (`p.data = p.data.view(n, -1)`, `p.data.chunk(world)[rank]`) or handed to a function that is
     not torch's (`p.data = shard(p.data)`, `p.data = to_half(p.data)`: a helper that only updates
-    the values goes unreported too), storage swapped between collections walked side by side
+    the values goes unreported too), a view of part of a flat buffer
+    (`p.data = flat[i : i + n].view_as(p)`), storage swapped between collections walked side by side
     (`for p, b in zip(model.parameters(), backup): p.data = b`, the EMA swap), and storage
     released (`p.data = torch.empty(0)`). A reshape after an optimizer holds state for the tensor
     raises at its next step; a transpose (`.t()`, `.permute(...)`) stays reported.
@@ -152,6 +153,17 @@ class DataAssignment(Rule):
                 p.data = p.data.view(n, -1)
                 p.data = p.data.chunk(world)[rank].clone()
                 p.data = p.data.to(torch.bfloat16)
+        """,
+        # parameters made views of one flat buffer
+        """
+        import torch
+        def flatten(model):
+            flat = torch.cat([p.detach().view(-1) for p in model.parameters()])
+            offset = 0
+            for p in model.parameters():
+                p.data = flat[offset : offset + p.numel()].view_as(p)
+                offset += p.numel()
+            return flat
         """,
         # the EMA swap: storage exchanged between collections walked side by side
         """

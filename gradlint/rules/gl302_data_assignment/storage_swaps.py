@@ -17,7 +17,8 @@ keeps x's storage, dtype, device and strides):
   `w.data = new.weight` where `new = cls(...)`): nothing else holds the new storage;
 - re-laying out a tensor's own storage: a reshape or a shard of itself (`p.data = p.data.view(n, -1)`,
   `p.data.chunk(world)[rank]`), or any function but torch's applied to it (`p.data = shard(p.data)`,
-  `p.data = to_half(p.data)`), as sharded and mixed-precision training set parameters up;
+  `p.data = to_half(p.data)`), as sharded and mixed-precision training set parameters up; or a view
+  of part of a flat buffer the parameters share (`p.data = flat[i : i + n].view_as(p)`);
 - swapping storage between two parallel collections of tensors (`for p, b in zip(model.parameters(),
   backup): p.data = b`), as EMA and weight-averaging code swaps the averaged weights in and out;
 - releasing a tensor's memory: `p.data = torch.empty(0)` keeps the Parameter object and frees its storage.
@@ -64,6 +65,7 @@ def deliberate_storage_swap(context: FileContext, target: cst.Attribute, value: 
     return (
         _converts(value, tensor)
         or _relays_out(value, tensor)
+        or _views_into_buffer(value, tensor)
         or _converted_by_helper(context, value, tensor)
         or _restores(context, value, tensor, scope)
         or _swapped_with_parallel_item(context, value, tensor, scope)
@@ -103,6 +105,22 @@ def _relays_out(value: cst.BaseExpression, tensor: str) -> bool:
             node, reshaped = node.value.func.value, True
         else:
             return reshaped and dotted_name(node) == tensor
+
+
+def _views_into_buffer(value: cst.BaseExpression, tensor: str) -> bool:
+    """`p.data = flat[offset : offset + n].view_as(p)`, `flat.narrow(0, offset, n).view(p.shape)`:
+    the tensor becomes a view of part of another one (a flat buffer its parameters share)."""
+    node, part = value, False
+    while True:
+        if _is_method_call(node, _RESHAPES):
+            node = node.func.value
+        elif _is_method_call(node, frozenset({"narrow"})):
+            node, part = node.func.value, True
+        elif isinstance(node, cst.Subscript) and any(isinstance(element.slice, cst.Slice) for element in node.slice):
+            node, part = node.value, True
+        else:
+            name = dotted_name(node)
+            return part and name is not None and name != tensor and not name.startswith(f"{tensor}.")
 
 
 def _is_method_call(node: cst.BaseExpression, methods: frozenset[str]) -> bool:
