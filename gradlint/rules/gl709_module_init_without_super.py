@@ -67,9 +67,9 @@ class ModuleInitWithoutSuper(Rule):
     Reported when every base is `nn.Module`, a torch.nn module class, or a class of this file that
     is provably a module; or when such bases come first and other classes after them
     (`class Net(nn.Module, Mixin)`: `nn.Module`'s methods come first in its method resolution
-    order, and `Mixin.__init__` never runs either) and `__init__` is undecorated, calls no method
-    of `self` the file's classes lack and passes `self` to no call (code the file does not show
-    could initialise the module there). A base from another file listed first may initialise it:
+    order, and `Mixin.__init__` never runs either) and `__init__` is undecorated, and no method
+    of the class calls a method of `self` the file does not show or passes `self` to a call (code
+    the file does not show could initialise the module there). A base from another file listed first may initialise it:
     not reported. A class written twice is checked once per definition (the later one is the
     class its name means). Any `X.__init__(...)` call in the class's methods silences the rule,
     also in a nested function that is called (not in a class nested in them, which initialises
@@ -134,6 +134,11 @@ class ModuleInitWithoutSuper(Rule):
         class Helper(nn.Module, Mixin):
             def __init__(self):
                 init_module(self)
+        class Deferred(nn.Module, Mixin):
+            def __init__(self):
+                self._build()
+            def _build(self):
+                self.setup_mixin()
         """,
         # the initialiser called from a nested function that runs
         """
@@ -395,19 +400,30 @@ def _is_bare_super(node: cst.BaseExpression) -> bool:
 
 
 def _initialises_nothing_unseen(cls: NnModuleClass) -> bool:
-    """`__init__` is plain (no decorator) and hands `self` to no code the file does not show: it
-    calls no method of `self` the class and its module bases of this file lack (another base may
-    define it and initialise the module there), and passes `self` to no call."""
-    init = cls.init
-    instance = self_name(init)
-    if init.decorators or instance is None:
+    """`__init__` is plain (no decorator), and the methods of the class (and of its module bases
+    of this file) hand `self` to no code the file does not show: they call no method of `self`
+    those classes lack (another base may define it and initialise the module there), and pass
+    `self` to no call."""
+    if cls.init.decorators:
         return False
-    for call in descendants(init.body):
+    assigned = {assignment.attribute for owner in cls.lineage() for assignment in owner.self_assignments}
+    for owner in cls.lineage():
+        for method in owner.methods.values():
+            instance = self_name(method)
+            if instance is not None and not _keeps_instance_to_itself(method, instance, cls, assigned):
+                return False
+    return True
+
+
+def _keeps_instance_to_itself(method: cst.FunctionDef, instance: str, cls: NnModuleClass, assigned: set[str]) -> bool:
+    """No call in `method` of a method of `self` the file does not show (`self.fc(x)`, a
+    sub-module assigned to `self`, is not one), nor any call given `self`."""
+    for call in descendants(method.body):
         if not isinstance(call, cst.Call):
             continue
         func = call.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == instance:
-            if not cls.defines_in_lineage(func.attr.value):
+            if not cls.defines_in_lineage(func.attr.value) and func.attr.value not in assigned:
                 return False
         if any(isinstance(arg.value, cst.Name) and arg.value.value == instance for arg in call.args):
             return False
