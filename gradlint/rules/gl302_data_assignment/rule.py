@@ -72,7 +72,7 @@ class DataAssignment(Rule):
     (`w.data = nn.Linear(a, b).to(dtype).weight.data`), a tensor re-laid out from its own storage
     (`p.data = p.data.view(n, -1)`, `p.data.chunk(world)[rank]`) or handed to a function that is
     not torch's (`p.data = shard(p.data)`, `p.data = to_half(p.data)`: a helper that only updates
-    the values goes unreported too), a view of part of a flat buffer
+    the values goes unreported too, one of the file returning a torch factory's tensor is reported), a view of part of a flat buffer
     (`p.data = flat[i : i + n].view_as(p)`), storage swapped between collections walked side by side
     (`for p, b in zip(model.parameters(), backup): p.data = b`, the EMA swap), and storage
     released (`p.data = torch.empty(0)`). A reshape after an optimizer holds state for the tensor
@@ -339,6 +339,19 @@ class DataAssignment(Rule):
             """,
             line=4,
             column=9,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # a helper of the file that makes a new tensor from a factory: an initialisation, no fix
+            """
+            import torch
+            def initializer(weights, std=1.0):
+                out = torch.randn(weights.size())
+                return out * std
+            def init(layer):
+                layer.weight.data = initializer(layer.weight.data, 0.01)
+            """,
+            line=6,
+            column=5,
             message="Assigning to `.data` swaps the tensor's storage behind",
         ),
         Invalid(  # a tensor of one element (`torch.empty(())` is 0-dim), not a release: no fix

@@ -66,7 +66,7 @@ def deliberate_storage_swap(context: FileContext, target: cst.Attribute, value: 
         _converts(value, tensor)
         or _relays_out(value, tensor)
         or _views_into_buffer(value, tensor)
-        or _converted_by_helper(context, value, tensor)
+        or _converted_by_helper(context, value, tensor, scope)
         or _restores(context, value, tensor, scope)
         or _swapped_with_parallel_item(context, value, tensor, scope)
         or _releases_storage(context, value)
@@ -127,16 +127,24 @@ def _is_method_call(node: cst.BaseExpression, methods: frozenset[str]) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in methods
 
 
-def _converted_by_helper(context: FileContext, value: cst.BaseExpression, tensor: str) -> bool:
+def _converted_by_helper(context: FileContext, value: cst.BaseExpression, tensor: str, scope: Scope) -> bool:
     """`p.data = shard(p.data)`, `p.data = to_half(p.data, ...)`: a function that is not torch's
-    (whose element-wise functions give values, not storage) is given the tensor itself first."""
+    (whose element-wise functions give values, not storage) is given the tensor itself first. A
+    function of the file returning what a torch factory makes (`out = torch.randn(w.size())`;
+    `return out`) initialises the tensor instead, as a factory written in place would."""
     root, _ = _root_through_methods(value, _CONVERSIONS | {"detach", "clone"})
     if not isinstance(root, cst.Call) or not isinstance(root.func, cst.Name) or any(arg.star for arg in root.args):
         return False
     if (context.qualified_name(root.func) or "").startswith("torch"):
         return False
     first = root.args[0] if root.args and root.args[0].keyword is None else None
-    return first is not None and dotted_name(_root_through_methods(first.value, frozenset())[0]) == tensor
+    if first is None or dotted_name(_root_through_methods(first.value, frozenset())[0]) != tensor:
+        return False
+    helper = context.function_table.named(root.func.value, scope)
+    if helper is None:
+        return True
+    returns = context.scope_uses.of(helper).returns
+    return bool(returns) and not any(value is None or _initialises(context, value, helper) for value in returns)
 
 
 def _swapped_with_parallel_item(context: FileContext, value: cst.BaseExpression, tensor: str, scope: Scope) -> bool:
