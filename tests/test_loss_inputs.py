@@ -34,9 +34,9 @@ def stack_to(context: FileContext, code: str, which: int = -1) -> list[cst.CSTNo
     return found[which]
 
 
-def fed(source: str, loss_call: str) -> tuple[Optional[Loss], Optional[Activation]]:
+def fed(source: str, loss_call: str, which: int = -1) -> tuple[Optional[Loss], Optional[Activation]]:
     context = context_of(source)
-    stack = stack_to(context, loss_call)
+    stack = stack_to(context, loss_call, which)
     inputs = ActivationBeforeLogitsLoss(context).loss_inputs
     produced = inputs.produced(inputs.input_of(stack[-1]), stack)
     return inputs.loss_of(stack[-1], stack), produced.activation if produced is not None else None
@@ -96,6 +96,19 @@ def test_a_name_bound_to_two_kinds_of_value_is_unknown():
             return F.cross_entropy(probs, y)
     """
     assert fed(source, "F.cross_entropy(probs, y)") == (Loss.CROSS_ENTROPY, None)
+
+
+def test_a_name_is_read_as_the_assignment_before_it():
+    source = """
+        import torch.nn.functional as F
+        def f(logits, y):
+            logits = F.softmax(logits, dim=-1)
+            a = F.cross_entropy(logits, y)
+            logits = F.log_softmax(logits, dim=-1)
+            return a + F.cross_entropy(logits, y)
+    """
+    assert fed(source, "F.cross_entropy(logits, y)", which=0) == (Loss.CROSS_ENTROPY, Activation.SOFTMAX)
+    assert fed(source, "F.cross_entropy(logits, y)") == (Loss.CROSS_ENTROPY, Activation.LOG_SOFTMAX)
 
 
 def test_model_outputs_through_sequential_forward_and_to():

@@ -54,6 +54,39 @@ def test_module_classes_and_their_bases():
     assert [a.attribute for a in classes.by_name["Base"].self_assignments] == ["fc", "fc"]
 
 
+def test_a_class_written_twice_is_a_class_per_definition():
+    classes, module = _classes(
+        textwrap.dedent(
+            """
+            from torch import nn
+            from mylib import Mixin
+
+            class Net(nn.Module):
+                pass
+
+            class Net(Net):
+                pass
+
+            class Plain:
+                pass
+
+            class Plain(nn.Module, Mixin):
+                pass
+
+            class Later(Mixin, nn.Module):
+                pass
+            """
+        )
+    )
+    first, second, _, plain, later = [s for s in module.body if isinstance(s, cst.ClassDef)]
+    assert classes.by_name["Net"] is classes.of(second) and classes.of(first) is not None
+    assert [c.node for c in classes.of(second).lineage()] == [second, first]
+    assert classes.of(second).provably_module and not classes.of(second).direct_module_only
+    assert classes.by_name["Plain"] is classes.of(plain) and classes.of(plain).module_before_other_bases
+    assert not classes.of(later).module_before_other_bases and not classes.of(first).module_before_other_bases
+    assert len(list(classes)) == 4
+
+
 def test_what_builds_a_module_and_how_torch_nn_is_spelt():
     classes, _ = _classes()
     built = ["nn.Linear(2, 2)", "Head()", "torch.nn.Dropout(0.1)", "nn.ReLU()"]

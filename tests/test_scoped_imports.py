@@ -99,15 +99,27 @@ CASES = {
         """,
         [TORCH, TORCH],
     ),
-    "a read before the function's own import raises UnboundLocalError": (
+    "a read before the function's own import names that local (and raises UnboundLocalError)": (
         """
-        from torch.autograd import Variable
+        from sympy import Variable
         def f(x):
             y = Variable(x)
             from torch.autograd import Variable
             return Variable(y)
         """,
-        [None, TORCH],
+        [TORCH, TORCH],
+    ),
+    "a read before two different bindings of the function's own name": (
+        """
+        def f(x):
+            y = Variable(x)
+            if x:
+                from torch.autograd import Variable
+            else:
+                from sympy import Variable
+            return y
+        """,
+        [None],
     ),
     "a module-level name rebound after use resolves by position": (
         """
@@ -257,6 +269,20 @@ def test_an_alias_in_a_function_follows_the_function_import():
 )
 def test_gl101_reports_the_call_of_a_function_local_import(source, line):
     assert [(f.code, f.location.row) for f in lint(source, "GL101")] == [("GL101", line)]
+
+
+def test_a_read_before_the_binding_is_told_apart():
+    module = cst.parse_module("def f(x):\n    y = Variable(x)\n    from torch.autograd import Variable\n    return Variable(y)\n")
+    collector = _Calls()
+    module.visit(collector)
+    imports = ImportMap.build(module)
+    assert [imports.reads_before_binding(call.func) for call in collector.calls] == [True, False]
+
+
+def test_gl101_reports_a_call_before_the_function_import_without_a_fix():
+    source = "def f(x):\n    y = Variable(x)\n    from torch.autograd import Variable\n    return y\n"
+    findings = lint(source, "GL101")
+    assert [(f.code, f.location.row, f.fix) for f in findings] == [("GL101", 2, None)]
 
 
 def test_gl101_ignores_another_library_imported_in_the_function():

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 import libcst as cst
 
-from gradlint.analysis.scoped_imports import SHADOWED, STAR, UNBOUND, Alias, ImportScopes, Reads, Scope
+from gradlint.analysis.scoped_imports import BEFORE_BINDING, SHADOWED, STAR, UNBOUND, Alias, ImportScopes, Reads, Scope
 from gradlint.analysis.syntax import child_statements, dotted_name, is_docstring
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -305,11 +305,23 @@ class ImportMap:
         self._read_targets[key] = target
         return target
 
+    def reads_before_binding(self, node: cst.BaseExpression) -> bool:
+        """`node` (a name, or the root of an attribute chain) is a function's read of its own local
+        that none of its bindings reaches: it raises UnboundLocalError whenever it runs."""
+        while type(node) is cst.Attribute:
+            node = node.value
+        if type(node) is not cst.Name or node.value not in self._followed:
+            return False
+        if self._reads is None:
+            self._reads = self._scopes.reads(self._bindings_of)
+        found = self._reads.get(id(node))
+        return found is not None and found[0] is node and BEFORE_BINDING in found[1]
+
     def _target_of(self, values: frozenset, local: str) -> Optional[str]:
         """The one qualified name every binding value that can reach a read gives it, or None."""
         targets: set[str] = set()
         for value in values:
-            if value is UNBOUND:
+            if value is UNBOUND or value is BEFORE_BINDING:
                 continue  # that path raises before the read
             if value is SHADOWED:
                 return None

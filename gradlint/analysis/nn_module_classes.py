@@ -70,11 +70,8 @@ class NnModuleClass:
     @cached_property
     def local_bases(self) -> tuple["NnModuleClass", ...]:
         """The bases that are module classes of this file."""
-        return tuple(self._owner.by_name[n] for n in self._base_names if n in self._owner.by_name and n != self.name)
-
-    @cached_property
-    def _base_names(self) -> tuple[str, ...]:
-        return tuple(base.value.value for base in self.node.bases if isinstance(base.value, cst.Name))
+        found = (self._owner.base_class(base.value, self.node) for base in self.node.bases if base.keyword is None and not base.star)
+        return tuple(cls for cls in found if cls is not None)
 
     def base_kinds(self) -> Iterator[str]:
         """For each base: "module" (`nn.Module` itself), "torch" (another torch.nn module class),
@@ -82,7 +79,7 @@ class NnModuleClass:
         for base in self.node.bases:
             if base.keyword is not None or base.star:
                 yield "other"
-            elif isinstance(base.value, cst.Name) and base.value.value in self._owner.by_name and base.value.value != self.name:
+            elif self._owner.base_class(base.value, self.node) is not None:
                 yield "local"
             else:
                 qualified = self._owner.imports.qualified_name(base.value) or ""
@@ -94,13 +91,29 @@ class NnModuleClass:
         provably a module itself; no metaclass or other keyword."""
         return bool(self.node.bases) and not self.node.keywords and self._provable(frozenset())
 
-    def _provable(self, seen: frozenset[str]) -> bool:
-        if self.name in seen or self.node.keywords:
+    def _provable(self, seen: frozenset[int]) -> bool:
+        if id(self.node) in seen or self.node.keywords:
             return False
         kinds = list(self.base_kinds())
         if not kinds or "other" in kinds:
             return False
-        return all(base._provable(seen | {self.name}) for base in self.local_bases)
+        return all(base._provable(seen | {id(self.node)}) for base in self.local_bases)
+
+    @cached_property
+    def module_before_other_bases(self) -> bool:
+        """The class lists module bases (provably modules, as `provably_module` asks) first and
+        other classes after them (`class Net(nn.Module, Mixin)`), with no metaclass or other
+        keyword: `nn.Module`'s methods (`__setattr__`, `__getattr__`, `__call__`) come first in
+        its method resolution order, whatever the other classes define."""
+        kinds = list(self.base_kinds())
+        if self.node.keywords or "other" not in kinds or kinds[0] == "other":
+            return False
+        first_other = kinds.index("other")
+        if any(kind != "other" for kind in kinds[first_other:]):
+            return False
+        if any(base.keyword is not None or base.star for base in self.node.bases):
+            return False
+        return all(base._provable(frozenset({id(self.node)})) for base in self.local_bases)
 
     @cached_property
     def direct_module_only(self) -> bool:
@@ -112,9 +125,9 @@ class NnModuleClass:
         pending, seen = [self], set()
         while pending:
             current = pending.pop()
-            if current.name in seen:
+            if id(current.node) in seen:
                 continue
-            seen.add(current.name)
+            seen.add(id(current.node))
             yield current
             pending.extend(current.local_bases)
 
@@ -144,41 +157,58 @@ class NnModuleClass:
         return [a for a in self.self_assignments if a.attribute == attribute]
 
     def subclasses(self) -> list["NnModuleClass"]:
-        return [cls for cls in self._owner.by_name.values() if cls is not self and self in cls.lineage()]
+        return [cls for cls in self._owner if cls is not self and self in cls.lineage()]
 
 
 class NnModuleClasses:
-    """The module classes of one file."""
+    """The module classes of one file. A name defined more than once (`class Net` written twice,
+    or once per branch) is a class per definition: a base names the definition written before the
+    class that names it, and `by_name` holds the last one, which the name means once the file ran."""
 
     def __init__(self, module: cst.Module, imports: ImportMap) -> None:
         self.module = module
         self.imports = imports
-        self.by_name: dict[str, NnModuleClass] = {}
         classes = [s for s in iter_statements(module.body) if isinstance(s, cst.ClassDef)]
-        names = [c.name.value for c in classes]
+        self._definitions: dict[str, list[cst.ClassDef]] = {}
+        for cls in classes:
+            self._definitions.setdefault(cls.name.value, []).append(cls)
+        self._position = {id(cls): position for position, cls in enumerate(classes)}
+        self._by_node: dict[int, NnModuleClass] = {}
         changed = True
         while changed:
             changed = False
             for cls in classes:
-                if cls.name.value in self.by_name or names.count(cls.name.value) > 1:
-                    continue  # a name defined twice is not followed
-                if any(self._is_module_base(base) for base in cls.bases):
-                    self.by_name[cls.name.value] = NnModuleClass(cls, self)
+                if id(cls) not in self._by_node and any(self._is_module_base(base, cls) for base in cls.bases):
+                    self._by_node[id(cls)] = NnModuleClass(cls, self)
                     changed = True
-        self._by_node = {id(cls.node): cls for cls in self.by_name.values()}
+        self.by_name: dict[str, NnModuleClass] = {
+            name: self._by_node[id(definitions[-1])]
+            for name, definitions in self._definitions.items()
+            if id(definitions[-1]) in self._by_node
+        }
 
-    def _is_module_base(self, base: cst.Arg) -> bool:
+    def _is_module_base(self, base: cst.Arg, cls: cst.ClassDef) -> bool:
         if base.keyword is not None or base.star:
             return False
-        if isinstance(base.value, cst.Name) and base.value.value in self.by_name:
+        if self.base_class(base.value, cls) is not None:
             return True
         return _is_torch_module_class(self.imports.qualified_name(base.value) or "")
+
+    def base_class(self, base: cst.BaseExpression, cls: cst.ClassDef) -> Optional[NnModuleClass]:
+        """The module class of this file the base `base` of `cls` names: the one definition of
+        the name, or, for a name defined several times, the last written before `cls`."""
+        if not isinstance(base, cst.Name):
+            return None
+        definitions = [d for d in self._definitions.get(base.value, []) if d is not cls]
+        if len(definitions) > 1 or base.value == cls.name.value:
+            definitions = [d for d in definitions if self._position[id(d)] < self._position[id(cls)]][-1:]
+        return self._by_node.get(id(definitions[0])) if len(definitions) == 1 else None
 
     def of(self, node: cst.ClassDef) -> Optional[NnModuleClass]:
         return self._by_node.get(id(node))
 
     def __iter__(self) -> Iterator[NnModuleClass]:
-        return iter(self.by_name.values())
+        return iter(self._by_node.values())
 
     def constructs_module(self, node: cst.BaseExpression) -> bool:
         """`node` builds a new module: `nn.Linear(...)`, a module class of this file, a torchvision

@@ -1,8 +1,9 @@
 """Which bindings of a name a read can see: per scope and in source order, as Python resolves it.
 
 A read in a function sees the function's own bindings of the name (an import, an assignment, a
-parameter) wherever they are written in it, since Python makes the name local; a read before any
-of them would raise UnboundLocalError and sees none. A name the function does not bind is looked
+parameter) wherever they are written in it, since Python makes the name local; a read that no
+binding reaches raises UnboundLocalError when it runs, yet names nothing but that local: it
+resolves to every binding of the function, marked `BEFORE_BINDING` (a fix must not make it run). A name the function does not bind is looked
 up in the enclosing functions (class bodies are not enclosing scopes for the code of their
 methods), then at module level. Where a scope's code runs as it is read (the module, a class body,
 a function's own body), the bindings that reach the read in source order count, through branches
@@ -32,6 +33,7 @@ from gradlint.analysis.tree import iter_children
 SHADOWED = object()  # a def, class, parameter, assignment or loop target: not an import
 UNBOUND = object()  # not bound yet on some path through the scope
 STAR = object()  # bound nowhere in the file: what a star import may bring
+BEFORE_BINDING = object()  # a function's read that none of its bindings reaches: it raises UnboundLocalError
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,6 +195,7 @@ class _Frame:
 _UNBOUND_ONLY = frozenset([UNBOUND])
 _SHADOWED_ONLY = frozenset([SHADOWED])
 _STAR_ONLY = frozenset([STAR])
+_BEFORE_BINDING_ONLY = frozenset([BEFORE_BINDING])
 
 
 class _ReadWalk:
@@ -248,6 +251,8 @@ class _ReadWalk:
                 if deferred or name not in frame.state or name in scope.unordered:
                     return found | scope.any_time(name)
                 values = frame.state[name]
+                if scope.kind == _FUNCTION and values == _UNBOUND_ONLY:
+                    return found | scope.any_time(name) | _BEFORE_BINDING_ONLY
                 if scope.kind != _CLASS or UNBOUND not in values:
                     return found | values
                 found = values - _UNBOUND_ONLY  # a class body not binding it yet reads it outside

@@ -22,8 +22,9 @@ class VariableCall(Rule):
     `torch.autograd.Variable`, `torch.autograd.variable.Variable`, star imports) and through
     aliases (`V = autograd.Variable`, then `V(x)`). Names resolve per scope and in source order, as
     Python resolves them: a function's own `from torch.autograd import Variable` counts in that
-    function whatever the module imports under the name, and another library's `Variable`
-    imported in a function is not torch's there.
+    function whatever the module imports under the name (also a call written before the import,
+    which raises UnboundLocalError: reported without a fix, which would make it run), and another
+    library's `Variable` imported in a function is not torch's there.
 
     ## Why is this bad?
     Since PyTorch 0.4 tensors and Variables are the same type. In torch 2.13, `Variable(t)` builds
@@ -633,10 +634,27 @@ class VariableCall(Rule):
             column=5,
             message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
         ),
+        Invalid(  # the function's own import, written after the call: no fix makes the call run
+            """
+            import torch
+            def wrap(x):
+                y = Variable(x)
+                from torch.autograd import Variable
+                return y
+            """,
+            fixed=None,
+            line=3,
+            column=9,
+            message="`Variable(...)` is a no-op wrapper since PyTorch 0.4; use",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
         if not is_variable(node.func, self.context.imports):
+            return
+        if self.context.imports.reads_before_binding(node.func):
+            # It raises UnboundLocalError (the function imports `Variable` later): no fix may make it run.
+            self.report(node, _DETACH, None)
             return
         fix = None
         replacement = self._replacement(node, self._bound_names(node), self._assignment_of(node))

@@ -5,8 +5,9 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.nn_module_classes import NnModuleClass
-from gradlint.analysis.tree import descendants
-from gradlint.analysis.syntax import is_docstring
+from gradlint.analysis.scopes import self_name
+from gradlint.analysis.syntax import is_docstring, parameter_names, suite_statements
+from gradlint.analysis.tree import descendants, iter_children
 from gradlint.fix.plan import Applicability, Availability, InsertLineBefore
 from gradlint.rules.base import Invalid, Rule, Severity
 
@@ -63,10 +64,18 @@ class ModuleInitWithoutSuper(Rule):
     arguments it needs are not known: no fix.
 
     ## Known limits
-    Reported only when every base is `nn.Module`, a torch.nn module class, or a class of this
-    file that is provably a module: with a mixin or a base from another file, the initialisation may
-    happen there. Any `X.__init__(...)` call in the class silences the rule, as do a decorated class,
-    a metaclass, `__new__`, and an `__init__` that raises.
+    Reported when every base is `nn.Module`, a torch.nn module class, or a class of this file that
+    is provably a module; or when such bases come first and other classes after them
+    (`class Net(nn.Module, Mixin)`: `nn.Module`'s methods come first in its method resolution
+    order, and `Mixin.__init__` never runs either) and `__init__` is undecorated, and no method
+    of the class calls a method of `self` the file does not show or passes `self` to a call (code
+    the file does not show could initialise the module there). A base from another file listed first may initialise it:
+    not reported. A class written twice is checked once per definition (the later one is the
+    class its name means). Any `X.__init__(...)` call in the class's methods silences the rule,
+    also in a nested function that is called (not in a class nested in them, which initialises
+    its own instances, nor a bare `super().__init__()` in a nested function without parameters,
+    which raises `RuntimeError: super(): no arguments`), as do a decorated class, a metaclass,
+    `__new__`, and an `__init__` that raises.
     """
 
     code = "GL709"
@@ -107,12 +116,56 @@ class ModuleInitWithoutSuper(Rule):
             def _setup(self):
                 super().__init__()
         """,
+        # another base first, which may initialise the module; a mixin's method, a decorator or
+        # a helper given `self`, any of which may call the base initialiser
         """
         import torch.nn as nn
-        from mylib import Mixin
-        class Net(nn.Module, Mixin):
+        from mylib import Mixin, init_module, register
+        class First(Mixin, nn.Module):
             def __init__(self):
                 self.fc = nn.Linear(2, 2)
+        class Setup(nn.Module, Mixin):
+            def __init__(self):
+                self.setup_mixin()
+        class Decorated(nn.Module, Mixin):
+            @register
+            def __init__(self):
+                self.fc = nn.Linear(2, 2)
+        class Helper(nn.Module, Mixin):
+            def __init__(self):
+                init_module(self)
+        class Deferred(nn.Module, Mixin):
+            def __init__(self):
+                self._build()
+            def _build(self):
+                self.setup_mixin()
+        """,
+        # the initialiser called from a nested function that runs
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                def start():
+                    super(Net, self).__init__()
+                start()
+                self.fc = nn.Linear(2, 2)
+        class Wide(nn.Module):
+            def __init__(self):
+                def start(instance):
+                    super().__init__()
+                start(self)
+        """,
+        # a class written once per branch, each initialised
+        """
+        import torch.nn as nn
+        if compact:
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+        else:
+            class Net(nn.Module):
+                def __init__(self):
+                    nn.Module.__init__(self)
         """,
         """
         from mylib import BaseModel
@@ -196,6 +249,89 @@ class ModuleInitWithoutSuper(Rule):
             """,
             line=6,
         ),
+        # the later of two definitions, the one the name means
+        Invalid(
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+            class Net(nn.Module):
+                def __init__(self):
+                    self.fc = nn.Linear(2, 2)
+            """,
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(2, 2)
+            """,
+            line=6,
+            column=9,
+            message="`Net.__init__` never calls `super().__init__()`",
+        ),
+        # the initialiser of a nested class, and one in a helper nothing calls
+        Invalid(
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    class Block(nn.Module):
+                        def __init__(self):
+                            super().__init__()
+                    self.block = Block()
+            """,
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    class Block(nn.Module):
+                        def __init__(self):
+                            super().__init__()
+                    self.block = Block()
+            """,
+            line=3,
+            column=9,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    def start():
+                        super(Net, self).__init__()
+                    self.fc = nn.Linear(2, 2)
+            """,
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    def start():
+                        super(Net, self).__init__()
+                    self.fc = nn.Linear(2, 2)
+            """,
+            line=3,
+            column=9,
+        ),
+        # another base after nn.Module: nn.Module's methods come first, and neither initialiser runs
+        Invalid(
+            """
+            import torch.nn as nn
+            from mylib import Mixin
+            class Net(nn.Module, Mixin):
+                def __init__(self):
+                    self.fc = nn.Linear(2, 2)
+            """,
+            fixed=None,
+            line=4,
+            column=9,
+        ),
         Invalid(
             """
             import torch
@@ -208,7 +344,9 @@ class ModuleInitWithoutSuper(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         cls = self.context.nn_module_classes.of(node)
-        if cls is None or not cls.provably_module or node.decorators or cls.init is None or "__new__" in cls.methods:
+        if cls is None or node.decorators or cls.init is None or "__new__" in cls.methods:
+            return
+        if not cls.provably_module and not (cls.module_before_other_bases and _initialises_nothing_unseen(cls)):
             return
         if _calls_an_initialiser(node) or _raises_at_top(cls.init):
             return
@@ -222,11 +360,74 @@ class ModuleInitWithoutSuper(Rule):
 
 
 def _calls_an_initialiser(node: cst.ClassDef) -> bool:
-    """Any `<something>.__init__(...)` in the class: `super().__init__()`, `Base.__init__(self)`."""
-    return any(
-        isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "__init__"
-        for call in descendants(node.body)
-    )
+    """Any `<something>.__init__(...)` in the class's own code: `super().__init__()`,
+    `Base.__init__(self)`. Not in a class nested in it (that initialises its own instances), nor a
+    bare `super().__init__()` in a nested function without parameters (called, it raises
+    `RuntimeError: super(): no arguments`)."""
+    pending: list[tuple[cst.CSTNode, bool]] = [(statement, False) for statement in suite_statements(node.body)]
+    while pending:
+        current, argumentless = pending.pop()
+        if isinstance(current, cst.ClassDef):
+            continue
+        if isinstance(current, (cst.FunctionDef, cst.Lambda)) and _is_nested_function(current, node):
+            if isinstance(current, cst.FunctionDef) and not _referenced_outside(current, node):
+                continue  # a helper nothing calls never runs
+            argumentless = not parameter_names(current.params)
+        if _is_initialiser_call(current) and not (argumentless and _is_bare_super(current.func.value)):
+            return True
+        pending.extend((child, argumentless) for child in iter_children(current))
+    return False
+
+
+def _is_nested_function(function: cst.CSTNode, cls: cst.ClassDef) -> bool:
+    """A def or lambda inside a method, not a method of the class itself."""
+    return not any(function is statement for statement in suite_statements(cls.body))
+
+
+def _referenced_outside(function: cst.FunctionDef, cls: cst.ClassDef) -> bool:
+    """The name of a nested def occurs in the class's code other than as the def's own name."""
+    name = function.name.value
+    return any(isinstance(node, cst.Name) and node.value == name and node is not function.name for node in descendants(cls.body))
+
+
+def _is_initialiser_call(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__"
+
+
+def _is_bare_super(node: cst.BaseExpression) -> bool:
+    """`super()` without arguments."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super" and not node.args
+
+
+def _initialises_nothing_unseen(cls: NnModuleClass) -> bool:
+    """`__init__` is plain (no decorator), and the methods of the class (and of its module bases
+    of this file) hand `self` to no code the file does not show: they call no method of `self`
+    those classes lack (another base may define it and initialise the module there), and pass
+    `self` to no call."""
+    if cls.init.decorators:
+        return False
+    assigned = {assignment.attribute for owner in cls.lineage() for assignment in owner.self_assignments}
+    for owner in cls.lineage():
+        for method in owner.methods.values():
+            instance = self_name(method)
+            if instance is not None and not _keeps_instance_to_itself(method, instance, cls, assigned):
+                return False
+    return True
+
+
+def _keeps_instance_to_itself(method: cst.FunctionDef, instance: str, cls: NnModuleClass, assigned: set[str]) -> bool:
+    """No call in `method` of a method of `self` the file does not show (`self.fc(x)`, a
+    sub-module assigned to `self`, is not one), nor any call given `self`."""
+    for call in descendants(method.body):
+        if not isinstance(call, cst.Call):
+            continue
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == instance:
+            if not cls.defines_in_lineage(func.attr.value) and func.attr.value not in assigned:
+                return False
+        if any(isinstance(arg.value, cst.Name) and arg.value.value == instance for arg in call.args):
+            return False
+    return True
 
 
 def _raises_at_top(function: cst.FunctionDef) -> bool:

@@ -65,9 +65,18 @@ class DataAssignment(Rule):
     (`storage_swaps.py` beside the rule): converting a tensor in place of itself
     (`p.data = p.data.to(torch.float32)`, `.half()`, `.contiguous()`), putting back storage saved
     earlier in the function (`saved = w.data` ... `w.data = saved`), every `.data =` of a function
-    that moves storage between devices that way (offloading), and a module built in the same
-    function adopting another tensor (`res = FrozenBatchNorm2d(n)`;
-    `res.weight.data = module.weight.data.clone()`) unless a torch factory creates the value.
+    that moves storage between devices that way (offloading), a module built in the same
+    function adopting another tensor (`res = FrozenBatchNorm2d(n)`, also `Net(n).to(device)` or a
+    class passed in, `cls(n)`; `res.weight.data = module.weight.data.clone()`) unless a torch
+    factory creates the value, a tensor adopting a new module's parameter
+    (`w.data = nn.Linear(a, b).to(dtype).weight.data`), a tensor re-laid out from its own storage
+    (`p.data = p.data.view(n, -1)`, `p.data.chunk(world)[rank]`) or handed to a function that is
+    not torch's (`p.data = shard(p.data)`, `p.data = to_half(p.data)`: a helper that only updates
+    the values goes unreported too, one of the file returning a torch factory's tensor is reported), a view of part of a flat buffer
+    (`p.data = flat[i : i + n].view_as(p)`), storage swapped between collections walked side by side
+    (`for p, b in zip(model.parameters(), backup): p.data = b`, the EMA swap), and storage
+    released (`p.data = torch.empty(0)`). A reshape after an optimizer holds state for the tensor
+    raises at its next step; a transpose (`.t()`, `.permute(...)`) stays reported.
     """
 
     code = "GL302"
@@ -112,6 +121,66 @@ class DataAssignment(Rule):
             res = FrozenBatchNorm2d(module.num_features)
             res.weight.data = module.weight.data.clone().detach()
             return res
+        """,
+        # a module moved as it is built, or built from a class passed in, adopts another tensor
+        """
+        import torch.nn as nn
+        def swap(module, device, layer_cls):
+            new = NewLinear(module.in_features, module.out_features).to(device)
+            new.weight.data = module.weight.data
+            other = layer_cls(module.in_features)
+            other.weight.data = module.weight.data
+            return new, other
+        """,
+        # a tensor adopting a new module's parameter
+        """
+        import torch.nn as nn
+        def reinit(layer, module, a, b, dtype, cls):
+            layer.weight.data = nn.Linear(a, b).to(dtype).weight.data
+            new = cls(module.in_features)
+            for p in module.parameters():
+                p.data = new.weight
+        """,
+        # a conversion behind a helper of the file, a reshape or a shard of the tensor itself
+        """
+        import torch
+        def to_half(t):
+            return t.to(torch.float16)
+        def prepare(model, n, world, rank):
+            for p in model.parameters():
+                p.data = to_half(p.data)
+                p.data = shard(p.data)
+                p.data = p.data.view(n, -1)
+                p.data = p.data.chunk(world)[rank].clone()
+                p.data = p.data.to(torch.bfloat16)
+        """,
+        # parameters made views of one flat buffer
+        """
+        import torch
+        def flatten(model):
+            flat = torch.cat([p.detach().view(-1) for p in model.parameters()])
+            offset = 0
+            for p in model.parameters():
+                p.data = flat[offset : offset + p.numel()].view_as(p)
+                offset += p.numel()
+            return flat
+        """,
+        # the EMA swap: storage exchanged between collections walked side by side
+        """
+        class EMA:
+            def store(self, model):
+                self.backup = [p.data.clone() for p in model.parameters()]
+            def restore(self, model):
+                for p, b in zip(model.parameters(), self.backup):
+                    p.data = b
+        """,
+        # freeing a parameter's memory while the Parameter object stays
+        """
+        import torch
+        def release(model):
+            for p in model.parameters():
+                p.data = torch.empty(0)
+                p.data = torch.zeros((0,), dtype=p.dtype)
         """,
         """
         import torch.nn as nn
@@ -258,6 +327,40 @@ class DataAssignment(Rule):
                 return frozen
             """,
             line=4,
+            column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # an update of the values through a zip: not a swap
+            """
+            import torch
+            def sgd(model, grads, lr):
+                for p, g in zip(model.parameters(), grads):
+                    p.data = p.data - lr * g
+            """,
+            line=4,
+            column=9,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # a helper of the file that makes a new tensor from a factory: an initialisation, no fix
+            """
+            import torch
+            def initializer(weights, std=1.0):
+                out = torch.randn(weights.size())
+                return out * std
+            def init(layer):
+                layer.weight.data = initializer(layer.weight.data, 0.01)
+            """,
+            line=6,
+            column=5,
+            message="Assigning to `.data` swaps the tensor's storage behind",
+        ),
+        Invalid(  # a tensor of one element (`torch.empty(())` is 0-dim), not a release: no fix
+            """
+            import torch
+            for p in model.parameters():
+                p.data = torch.empty(())
+            """,
+            line=3,
             column=5,
             message="Assigning to `.data` swaps the tensor's storage behind",
         ),

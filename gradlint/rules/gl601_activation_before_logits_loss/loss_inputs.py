@@ -3,8 +3,9 @@ is probabilities (softmax, sigmoid), log-probabilities (log-softmax) or raw logi
 code of the file shows it.
 
 A value's activation is known when it is written inline (`F.softmax(out, dim=1)`,
-`out.sigmoid()`, `nn.Softmax(dim=1)(out)`), when every binding of a name in its function is such
-a value, or when it is the output of a module whose last step the file shows: an `nn.Sequential`
+`out.sigmoid()`, `nn.Softmax(dim=1)(out)`), when the assignment a name's read sees is such a value
+(`logits = F.softmax(logits, -1)` just before `return logits`) or every binding of the name in its
+function is, or when it is the output of a module whose last step the file shows: an `nn.Sequential`
 whose last layer is `nn.Softmax` / `nn.LogSoftmax` / `nn.Sigmoid` / `nn.Linear`, an `nn.Linear`,
 or an `nn.Module` subclass of the file whose `forward` returns such a value on every path.
 """
@@ -22,6 +23,7 @@ from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.nn_modules import NnModuleEvidence
 from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
+from gradlint.analysis.semantic.scope import ScopeUsesTable
 from gradlint.analysis.syntax import DEFINITIONS, dotted_name, iter_statements, keyword_arg, positional_args, suite_statements
 from gradlint.analysis.tree import descendants, iter_children
 
@@ -89,10 +91,11 @@ class LossInputs:
     """Classification losses and the activation of what they are fed, asked through
     `FileContext.loss_inputs`."""
 
-    def __init__(self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, modules: NnModuleEvidence) -> None:
+    def __init__(self, module: cst.Module, imports: ImportMap, scopes: ScopeTable, uses: ScopeUsesTable, modules: NnModuleEvidence) -> None:
         self.module = module
         self.imports = imports
         self.scopes = scopes
+        self.uses = uses
         self.modules = modules
 
     def loss_of(self, call: cst.Call, stack: Sequence[cst.CSTNode]) -> Optional[Loss]:
@@ -140,7 +143,7 @@ class LossInputs:
             return None
         inner = _strip_value_preserving(value)
         if isinstance(inner, cst.Name):
-            return self._bound(inner.value, scope, module, depth)
+            return self._bound(inner, scope, module, depth)
         if not isinstance(inner, cst.Call):
             return None
         activation = self._inline_activation(inner)
@@ -160,9 +163,14 @@ class LossInputs:
             return activation if activation is not Activation.LOGITS else None
         return None
 
-    def _bound(self, name: str, scope: Scope, module: cst.CSTNode, depth: int) -> Optional[Produced]:
-        """Every binding of `name` in `scope` produces the same activation."""
-        values = self.scopes.of(scope).plain_values(name)
+    def _bound(self, read: cst.Name, scope: Scope, module: cst.CSTNode, depth: int) -> Optional[Produced]:
+        """The assignment the read sees, when the code before it shows which one
+        (`logits = F.softmax(logits, -1); return logits`); else every binding of the name in
+        `scope` produces the same activation."""
+        reaching = self.uses.of(scope).reaching_assignment(read)
+        if reaching is not None:
+            return self._produced(reaching.value, scope, module, depth - 1)
+        values = self.scopes.of(scope).plain_values(read.value)
         if values is None:
             return None
         found = [self._produced(value, scope, module, depth - 1) for value in values]

@@ -45,8 +45,10 @@ class ActivationBeforeLogitsLoss(Rule):
     `nn.BCEWithLogitsLoss` / `F.binary_cross_entropy_with_logits`, and raw logits (the output of a
     model whose last layer is `nn.Linear`) given to `nn.BCELoss` / `F.binary_cross_entropy`. The
     activation may be written inline (`F.softmax(out, dim=1)`, `out.sigmoid()`), bound to a name
-    in the same function, or be the last layer of the model whose output is fed to the loss (the
-    last item of an `nn.Sequential`, or what every `return` of a module class's `forward` returns).
+    in the same function (the assignment the read sees: `logits = F.softmax(logits, dim=-1)`
+    just before `return logits`, or else every binding of the name), or be the last layer of the
+    model whose output is fed to the loss (the last item of an `nn.Sequential`, or what every
+    `return` of a module class's `forward` returns).
 
     ## Why is this bad?
     Nothing fails: the loss is computed on the wrong quantity and training is silently slower
@@ -261,6 +263,27 @@ class ActivationBeforeLogitsLoss(Rule):
             fixed=None,
             message="(`out` is the output of `net`, which ends in `F.softmax(self.fc(x), dim=1)`)",
         ),
+        # softmax assigned back to the name `forward` then returns
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 3)
+                def forward(self, x):
+                    logits = self.fc(x)
+                    logits = F.softmax(logits, dim=-1)
+                    return logits
+            model = Net()
+            loss = nn.CrossEntropyLoss()(model(x), y)
+            """,
+            fixed=None,
+            line=12,
+            column=30,
+            message="(the output of `model`, which ends in `F.softmax(logits, dim=-1)`)",
+        ),
         Invalid(
             """
             import torch.nn as nn
@@ -294,7 +317,8 @@ class ActivationBeforeLogitsLoss(Rule):
     @cached_property
     def loss_inputs(self) -> LossInputs:
         """Classification losses, and whether what they are fed is probabilities or logits."""
-        return LossInputs(self.context.module, self.context.imports, self.context.scopes, self.context.nn_modules)
+        context = self.context
+        return LossInputs(context.module, context.imports, context.scopes, context.scope_uses, context.nn_modules)
 
     def visit_Call(self, node: cst.Call) -> None:
         inputs = self.loss_inputs
