@@ -51,8 +51,12 @@ KNOWN_KEYS = frozenset(
         "cache-dir",
         "respect-gitignore",
         "force-exclude",
+        "fail-on",
     }
 )
+# `fail-on`: the least severe finding that makes a run fail (exit 1). "warning", the default, is
+# every finding, as ruff's; "error" lets warnings be reported without failing a CI gate.
+FAIL_ON = ("error", "warning")
 
 
 class ConfigError(Exception):
@@ -74,6 +78,7 @@ class Settings:
     cache_dir: Optional[str] = None
     respect_gitignore: bool = True
     force_exclude: bool = False  # also exclude files named on the command line (pre-commit passes names)
+    fail_on: str = "warning"  # one of FAIL_ON
     # How these settings were made, to make those of another configuration the same way: the
     # command-line options, and whether one configuration holds for every file (`--config` named
     # the file, or `--isolated` reads none).
@@ -94,6 +99,10 @@ class Settings:
             return codes
         return frozenset(code for code in codes if not any(code.startswith(prefix) for prefix in ignored))
 
+    def fails(self, severity: str) -> bool:
+        """Whether a finding of `severity` ("error" or "warning") makes the run fail under `fail-on`."""
+        return severity == "error" or self.fail_on == "warning"
+
 
 @dataclass
 class Overrides:
@@ -111,6 +120,7 @@ class Overrides:
     extend_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     respect_gitignore: Optional[bool] = None
     cache_dir: Optional[str] = None
+    fail_on: Optional[str] = None
     isolated: bool = False  # read no configuration file
     table: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -245,7 +255,15 @@ def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(f"`cache-dir` in {origin} must be a string")
         changes["cache_dir"] = table["cache-dir"]
+    if "fail-on" in table:
+        changes["fail_on"] = validate_fail_on(table["fail-on"], f"`fail-on` in {origin}")
     return replace(settings, **changes)
+
+
+def validate_fail_on(value: Any, origin: str) -> str:
+    if value not in FAIL_ON:
+        raise ConfigError(f"{origin} must be one of {', '.join(map(repr, FAIL_ON))}, not {value!r}")
+    return value
 
 
 def _strings(value: Any, key: str, origin: str) -> list[str]:
@@ -279,6 +297,8 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
         changes["respect_gitignore"] = overrides.respect_gitignore
     if overrides.cache_dir is not None:
         changes["cache_dir"] = overrides.cache_dir
+    if overrides.fail_on is not None:
+        changes["fail_on"] = validate_fail_on(overrides.fail_on, "--fail-on")
     if overrides.exclude is not None:
         changes["exclude"] = overrides.exclude
     if overrides.extend_exclude:
