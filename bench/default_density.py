@@ -4,15 +4,19 @@
     python bench/default_density.py CORPUS --save OUT.json # also keep the counts of each repository
     python bench/default_density.py --load OUT.json        # the tables again, from saved counts
 
-Each repository is checked on its own, as a project runs gradlint in its CI, with the default
-selection and no configuration file (the repositories' own are not gradlint's):
+Each repository is checked on its own, as a project runs gradlint in its CI, with no configuration
+file (the repositories' own are not gradlint's):
 
-    gradlint check --isolated --no-cache --exit-zero --statistics --output-format json REPO
+    gradlint check --isolated --no-cache --exit-zero --statistics --output-format json \
+        --extend-select GL301,GL302,GL303,GL507,GL508 REPO
 
-Lines are the physical lines of the files that run checks (`--show-files`): every line of a `.py`
-or `.pyi` file, and the lines of a notebook's code cells. The figures README quotes are the
-findings per 10,000 lines with the defaults, and those `--fail-on error` fails on (the rules of
-severity error).
+that is, the default selection and the legacy-style rules it leaves out (`LEGACY_STYLE_CODES` in
+gradlint/config.py), so that one run tells both what the defaults report and what those rules would
+add: a rule's findings do not depend on which other rules are selected. The default figures count
+the default rules' findings only. Lines are the physical lines of the files the run checks
+(`--show-files`): every line of a `.py` or `.pyi` file, and the lines of a notebook's code cells.
+README quotes the findings per 10,000 lines with the defaults, and those `--fail-on error` fails
+on (the default rules of severity error).
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from gradlint.config import LEGACY_STYLE_CODES, Settings
+
 PER_LINES = 10_000
+DEFAULT_CODES = Settings(root=Path(".")).codes()
 
 
 @dataclass
@@ -36,12 +43,13 @@ class Repository:
     counts: dict[str, int] = field(default_factory=dict)  # rule code -> findings
     severities: dict[str, str] = field(default_factory=dict)  # rule code -> "error" | "warning"
 
-    def by_severity(self, severity: str) -> int:
-        return sum(count for code, count in self.counts.items() if self.severities[code] == severity)
+    def by_severity(self, severity: str, codes: frozenset[str] = DEFAULT_CODES) -> int:
+        return sum(count for code, count in self.counts.items() if self.severities[code] == severity and code in codes)
 
     @property
     def findings(self) -> int:
-        return sum(self.counts.values())
+        """The default rules' findings."""
+        return sum(count for code, count in self.counts.items() if code in DEFAULT_CODES)
 
 
 def _gradlint(*arguments: str, jobs: int) -> str:
@@ -68,7 +76,8 @@ def _line_count(text: str) -> int:
 
 def measure(folder: Path, jobs: int) -> Repository:
     files = [Path(line) for line in _gradlint("--show-files", str(folder), jobs=jobs).splitlines() if line]
-    rows = json.loads(_gradlint("--statistics", "--output-format", "json", str(folder), jobs=jobs))
+    legacy_style = ",".join(sorted(LEGACY_STYLE_CODES))
+    rows = json.loads(_gradlint("--statistics", "--output-format", "json", "--extend-select", legacy_style, str(folder), jobs=jobs))
     return Repository(
         name=folder.name,
         files=len(files),
@@ -87,12 +96,15 @@ def report(repositories: list[Repository]) -> str:
     errors = sum(repository.by_severity("error") for repository in repositories)
     warnings = sum(repository.by_severity("warning") for repository in repositories)
     clean = sum(1 for repository in repositories if repository.by_severity("error") == 0)
+    legacy_style = sum(repository.counts.get(code, 0) for repository in repositories for code in LEGACY_STYLE_CODES)
     out = [
         f"{len(repositories)} repositories, {sum(r.files for r in repositories)} files, {lines} lines",
         f"defaults: {errors + warnings} findings ({errors} error, {warnings} warning), "
         f"{density(errors + warnings, lines):.2f} per {PER_LINES:,} lines",
         f"--fail-on error: {errors} findings, {density(errors, lines):.2f} per {PER_LINES:,} lines; "
         f"{clean} of {len(repositories)} repositories pass",
+        f"the legacy-style rules left out of the defaults ({', '.join(sorted(LEGACY_STYLE_CODES))}) would add "
+        f"{legacy_style} warnings, {density(legacy_style, lines):.2f} per {PER_LINES:,} lines",
         "",
         "| repository | lines | error | warning | per 10,000 lines | errors per 10,000 lines |",
         "|---|---:|---:|---:|---:|---:|",
@@ -108,9 +120,10 @@ def report(repositories: list[Repository]) -> str:
     for repository in repositories:
         totals.update(repository.counts)
         severities.update(repository.severities)
-    out += ["", "| rule | severity | findings | per 10,000 lines |", "|---|---|---:|---:|"]
+    out += ["", "| rule | severity | findings | per 10,000 lines | default |", "|---|---|---:|---:|---|"]
     for code, count in sorted(totals.items(), key=lambda item: (-item[1], item[0])):
-        out.append(f"| {code} | {severities[code]} | {count} | {density(count, lines):.2f} |")
+        default = "yes" if code in DEFAULT_CODES else "no"
+        out.append(f"| {code} | {severities[code]} | {count} | {density(count, lines):.2f} | {default} |")
     return "\n".join(out) + "\n"
 
 

@@ -403,20 +403,30 @@ def describe_settings(path: Path, settings: Settings) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _preset_options(command):
+    """One flag per migration preset the rules declare (`--migrate-variable`, ..., `--migrate`)."""
+    for name, codes in reversed(presets().items()):
+        what = "every migration rule" if name == ALL_MIGRATIONS else f"the {name.split('-', 1)[1]} migration rules"
+        help_text = f"Select {what} ({', '.join(codes)})."
+        command = click.option(f"--{name}", "chosen_presets", flag_value=name, multiple=True, help=help_text)(command)
+    return command
+
+
 @cli.command(short_help="Lint files; --fix also applies the fixes.")
 @_selection_options
+@_preset_options
 @click.option("--fix/--no-fix", "apply_fixes", default=False, help="Apply the fixes, then report what remains (as `gradlint fix`).")
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
 def check(paths, **options):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
 
     With --fix (or --diff), apply the fixes as `gradlint fix` does and report what remains."""
-    run = Invocation({"paths": paths, "chosen_presets": (), "report_file": None, **_renamed(options)})
+    run = Invocation({"paths": paths, "report_file": None, **_renamed(options)})
     if run.apply_fixes or run.diff:
         run.run(lambda: _fix(run))
 
     def body() -> int:
-        settings = run.settings(run.select)
+        settings = run.settings(_chosen_select(run))
         shown = _show(run, settings)
         if shown is not None:
             return shown
@@ -467,15 +477,6 @@ def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
     return EXIT_ERROR if summary.errors else EXIT_OK
 
 
-def _preset_options(command):
-    """One flag per migration preset the rules declare (`--migrate-variable`, ..., `--migrate`)."""
-    for name, codes in reversed(presets().items()):
-        what = "every migration rule" if name == ALL_MIGRATIONS else f"the {name.split('-', 1)[1]} migration rules"
-        help_text = f"Select {what} ({', '.join(codes)})."
-        command = click.option(f"--{name}", "chosen_presets", flag_value=name, multiple=True, help=help_text)(command)
-    return command
-
-
 @cli.command(short_help="Apply the fixes (--diff: show them).")
 @_selection_options
 @_preset_options
@@ -492,10 +493,15 @@ def fix(paths, **options):
     run.run(lambda: _fix(run))
 
 
-def _fix(run: Invocation) -> int:
-    chosen_select = run.select
+def _chosen_select(run: Invocation) -> tuple[str, ...]:
+    """`--select`, or the rules of the `--migrate...` presets given (which replace it)."""
     if run.chosen_presets:
-        chosen_select = tuple(code for preset in run.chosen_presets for code in presets()[preset])
+        return tuple(code for preset in run.chosen_presets for code in presets()[preset])
+    return run.select
+
+
+def _fix(run: Invocation) -> int:
+    chosen_select = _chosen_select(run)
     settings = run.settings(chosen_select)
     shown = _show(run, settings)
     if shown is not None:

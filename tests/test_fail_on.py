@@ -12,7 +12,9 @@ from support import write
 
 WARNING = "from torch.autograd import Variable\nx = Variable(t)\n"  # GL101, severity warning
 ERROR = "import torch\nx = torch.ones(2)\nx.cuda()\n"  # GL610, severity error
-UNFIXABLE_WARNING = "import torch\nw = torch.nn.Parameter(torch.ones(2))\nw.data = torch.zeros(2)\n"  # GL302, no safe fix
+# GL302, a warning with no safe fix (off by default: `LEGACY_STYLE` turns it on).
+UNFIXABLE_WARNING = "import torch\nw = torch.nn.Parameter(torch.ones(2))\nw.data = torch.zeros(2)\n"
+LEGACY_STYLE = ("--extend-select", "GL302")
 
 
 def json_codes(result) -> list[str]:
@@ -103,16 +105,16 @@ def test_a_wrong_value_in_the_configuration_file_names_the_file(run_cli, tmp_pat
 
 def test_fix_exits_by_the_findings_it_leaves(run_cli, tmp_path):
     write(tmp_path / "a.py", UNFIXABLE_WARNING)
-    assert run_cli("fix", "a.py").exit_code == 1
-    assert run_cli("fix", "--fail-on", "error", "a.py").exit_code == 0
-    assert run_cli("check", "--fix", "--fail-on", "error", "a.py").exit_code == 0
+    assert run_cli("fix", *LEGACY_STYLE, "a.py").exit_code == 1
+    assert run_cli("fix", *LEGACY_STYLE, "--fail-on", "error", "a.py").exit_code == 0
+    assert run_cli("check", "--fix", *LEGACY_STYLE, "--fail-on", "error", "a.py").exit_code == 0
     write(tmp_path / "b.py", ERROR)
-    assert run_cli("fix", "--fail-on", "error", "a.py", "b.py").exit_code == 1
+    assert run_cli("fix", *LEGACY_STYLE, "--fail-on", "error", "a.py", "b.py").exit_code == 1
 
 
 def test_fix_of_stdin_exits_by_the_findings_it_leaves(run_cli):
-    assert run_cli("fix", "-", input=UNFIXABLE_WARNING).exit_code == 1
-    result = run_cli("fix", "-", "--fail-on", "error", input=UNFIXABLE_WARNING)
+    assert run_cli("fix", *LEGACY_STYLE, "-", input=UNFIXABLE_WARNING).exit_code == 1
+    result = run_cli("fix", *LEGACY_STYLE, "-", "--fail-on", "error", input=UNFIXABLE_WARNING)
     assert result.exit_code == 0 and "GL302" in result.stderr
 
 
