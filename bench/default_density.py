@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 from collections import Counter
@@ -30,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gradlint.config import LEGACY_STYLE_CODES, Settings
+from gradlint.notebook import NotebookError, is_notebook, read_notebook
 
 PER_LINES = 10_000
 DEFAULT_CODES = Settings(root=Path(".")).codes()
@@ -59,15 +61,14 @@ def _gradlint(*arguments: str, jobs: int) -> str:
 
 def checked_lines(path: Path) -> int:
     """The lines gradlint analyses in one file: a notebook's code cells, every line of the rest."""
-    text = path.read_bytes().decode("utf-8", "replace")
-    if path.suffix.lower() == ".ipynb":
-        from gradlint.notebook import cell_sources
-
+    raw = path.read_bytes()
+    if is_notebook(path.name):
         try:
-            return sum(_line_count(cell) for cell in cell_sources(text).values())
-        except Exception:  # a notebook gradlint cannot read has no lines it analyses
+            notebook = read_notebook(raw)
+        except NotebookError:  # reported as GL001: nothing in it is analysed
             return 0
-    return _line_count(text)
+        return sum(_line_count(cell.text) for cell in notebook.cells) if notebook is not None else 0
+    return _line_count(raw.decode("utf-8", "replace"))
 
 
 def _line_count(text: str) -> int:
@@ -97,12 +98,16 @@ def report(repositories: list[Repository]) -> str:
     warnings = sum(repository.by_severity("warning") for repository in repositories)
     clean = sum(1 for repository in repositories if repository.by_severity("error") == 0)
     legacy_style = sum(repository.counts.get(code, 0) for repository in repositories for code in LEGACY_STYLE_CODES)
+    # The repositories differ in size a hundredfold: the median says what a typical one sees.
+    typical = statistics.median(density(repository.findings, repository.lines) for repository in repositories)
+    typical_errors = statistics.median(density(repository.by_severity("error"), repository.lines) for repository in repositories)
     out = [
         f"{len(repositories)} repositories, {sum(r.files for r in repositories)} files, {lines} lines",
         f"defaults: {errors + warnings} findings ({errors} error, {warnings} warning), "
         f"{density(errors + warnings, lines):.2f} per {PER_LINES:,} lines",
         f"--fail-on error: {errors} findings, {density(errors, lines):.2f} per {PER_LINES:,} lines; "
         f"{clean} of {len(repositories)} repositories pass",
+        f"median repository: {typical:.2f} findings, {typical_errors:.2f} errors per {PER_LINES:,} lines",
         f"the legacy-style rules left out of the defaults ({', '.join(sorted(LEGACY_STYLE_CODES))}) would add "
         f"{legacy_style} warnings, {density(legacy_style, lines):.2f} per {PER_LINES:,} lines",
         "",

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from support import write
+from support import readme_block, write
 
 WARNING = "from torch.autograd import Variable\nx = Variable(t)\n"  # GL101, severity warning
 ERROR = "import torch\nx = torch.ones(2)\nx.cuda()\n"  # GL610, severity error
@@ -122,3 +122,11 @@ def test_check_of_stdin(run_cli):
     assert run_cli("check", "-", input=WARNING).exit_code == 1
     assert run_cli("check", "-", "--fail-on", "error", input=WARNING).exit_code == 0
     assert run_cli("check", "-", "--fail-on", "error", input=ERROR).exit_code == 1
+
+
+def test_the_readme_ci_configuration_fails_on_errors_only(run_cli, tmp_path):
+    write(tmp_path / "pyproject.toml", readme_block("### In CI: severities and the default selection", "toml"))
+    write(tmp_path / "a.py", WARNING)
+    assert run_cli("check", "a.py").exit_code == 0
+    write(tmp_path / "b.py", ERROR)
+    assert run_cli("check", ".").exit_code == 1
