@@ -22,6 +22,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradlint.config import LEGACY_STYLE_CODES
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 REVIEW = ROOT / "tests" / "data" / "modern_precision.json"
@@ -100,6 +102,7 @@ def findings_on(corpus: Path, review: Review, jobs: int = 0) -> set[Key]:
     if missing:
         raise SystemExit(f"not in the corpus: {', '.join(missing)} (run `python bench/precision.py fetch {corpus}`)")
     command = [sys.executable, "-m", "gradlint", "check", "--no-cache", "--exit-zero", "-j", str(jobs), "--output-format", "json"]
+    command += ["--extend-select", ",".join(sorted(LEGACY_STYLE_CODES))]  # reviewed too, though off by default
     completed = subprocess.run([*command, *map(str, folders)], capture_output=True, text=True, check=True)
     by_folder = {folder_of(repository): repository for repository in review.repositories}
     found: set[Key] = set()

@@ -12,6 +12,7 @@ import click
 
 from gradlint import __version__
 from gradlint.config import (
+    FAIL_ON,
     ConfigError,
     Overrides,
     Settings,
@@ -30,7 +31,7 @@ from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, rende
 from gradlint.report.migration import NOT_MIGRATED, migration_report
 from gradlint.report.migration_json import render_migration_json
 from gradlint.report.migration_markdown import render_migration_markdown
-from gradlint.rules import ALL_MIGRATIONS, all_rules, file_rule_codes, presets
+from gradlint.rules import ALL_MIGRATIONS, all_rules, file_rule_codes, presets, severity_of
 from gradlint.source import UndecodableSource, decode_source
 from gradlint.pool import tune_garbage_collector
 from gradlint.runner import (
@@ -135,6 +136,13 @@ def _selection_options(function):
         click.option("--show-fixes", is_flag=True, help="Show each available fix as a diff under its finding (text format)."),
         click.option("--show-settings", is_flag=True, help="Show the settings used for the first file, then exit."),
         click.option("--show-files", is_flag=True, help="List the files that would be checked, then exit."),
+        click.option(
+            "--fail-on",
+            type=click.Choice(FAIL_ON),
+            default=None,
+            help="The least severe finding that makes the exit code 1: `warning` (the default: any finding) or `error` "
+            "(warnings are reported but do not fail the run).",
+        ),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes changed a file, even if no findings remain."),
         click.option("--ignore-noqa", is_flag=True, help="Ignore every `# noqa` comment, line and whole-file."),
@@ -209,6 +217,7 @@ class Invocation:
             extend_per_file_ignores=parse_pattern_codes(self.extend_per_file_ignores, "--extend-per-file-ignores"),
             respect_gitignore=self.respect_gitignore,
             cache_dir=str(Path(self.cache_dir).absolute()) if self.cache_dir else None,  # from here, not the root
+            fail_on=self.fail_on,
             isolated=self.isolated,
             table=table,
         )
@@ -272,7 +281,7 @@ def _print_findings(summary: RunSummary, run: Invocation, settings: Settings, qu
     if run.silent:
         return
     if run.statistics:
-        run.write(render_statistics(summary.findings, run.output_format))
+        run.write(render_statistics(summary.findings, run.output_format, color=run.color, quiet=quiet))
         return
     if run.output_format in HUMAN_FORMATS and not summary.findings and summary.errors:
         return  # the errors are the whole story: "All checks passed!" would contradict them
@@ -318,12 +327,17 @@ def _run_with_progress(function, *args, **kwargs) -> RunSummary:
             bar.close()
 
 
-def _exit_code(summary: RunSummary, exit_zero: bool) -> int:
+def _exit_code(summary: RunSummary, exit_zero: bool, settings: Settings) -> int:
     if summary.errors:
         return EXIT_ERROR
-    if summary.findings and not exit_zero:
+    if not exit_zero and any(_fails(finding, settings) for finding in summary.findings):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _fails(finding, settings: Settings) -> bool:
+    """Whether a finding fails the run under the `fail-on` of its file's configuration."""
+    return settings_for_file(settings, Path(finding.path)).fails(severity_of(finding.code))
 
 
 def _guarded(verbose: bool, action):
@@ -381,6 +395,7 @@ def describe_settings(path: Path, settings: Settings) -> str:
         "cache-dir": str(cache_directory(own)),
         "respect-gitignore": own.respect_gitignore,
         "force-exclude": own.force_exclude,
+        "fail-on": own.fail_on,
         "rules": sorted(own.codes_for(relative_to_root(path, own))),
     }
     lines = [f"Resolved settings for: {path}", f"Settings path: {own.config_path or 'none (defaults)'}", ""]
@@ -388,20 +403,30 @@ def describe_settings(path: Path, settings: Settings) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _preset_options(command):
+    """One flag per migration preset the rules declare (`--migrate-variable`, ..., `--migrate`)."""
+    for name, codes in reversed(presets().items()):
+        what = "every migration rule" if name == ALL_MIGRATIONS else f"the {name.split('-', 1)[1]} migration rules"
+        help_text = f"Select {what} ({', '.join(codes)})."
+        command = click.option(f"--{name}", "chosen_presets", flag_value=name, multiple=True, help=help_text)(command)
+    return command
+
+
 @cli.command(short_help="Lint files; --fix also applies the fixes.")
 @_selection_options
+@_preset_options
 @click.option("--fix/--no-fix", "apply_fixes", default=False, help="Apply the fixes, then report what remains (as `gradlint fix`).")
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
 def check(paths, **options):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
 
     With --fix (or --diff), apply the fixes as `gradlint fix` does and report what remains."""
-    run = Invocation({"paths": paths, "chosen_presets": (), "report_file": None, **_renamed(options)})
+    run = Invocation({"paths": paths, "report_file": None, **_renamed(options)})
     if run.apply_fixes or run.diff:
         run.run(lambda: _fix(run))
 
     def body() -> int:
-        settings = run.settings(run.select)
+        settings = run.settings(_chosen_select(run))
         shown = _show(run, settings)
         if shown is not None:
             return shown
@@ -425,7 +450,7 @@ def check(paths, **options):
             )
         _report_errors(summary, run)
         _print_findings(summary, run, settings, run.quiet, stdin_sources)
-        return _exit_code(summary, run.exit_zero)
+        return _exit_code(summary, run.exit_zero, settings)
 
     run.run(body)
 
@@ -452,15 +477,6 @@ def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
     return EXIT_ERROR if summary.errors else EXIT_OK
 
 
-def _preset_options(command):
-    """One flag per migration preset the rules declare (`--migrate-variable`, ..., `--migrate`)."""
-    for name, codes in reversed(presets().items()):
-        what = "every migration rule" if name == ALL_MIGRATIONS else f"the {name.split('-', 1)[1]} migration rules"
-        help_text = f"Select {what} ({', '.join(codes)})."
-        command = click.option(f"--{name}", "chosen_presets", flag_value=name, multiple=True, help=help_text)(command)
-    return command
-
-
 @cli.command(short_help="Apply the fixes (--diff: show them).")
 @_selection_options
 @_preset_options
@@ -477,10 +493,15 @@ def fix(paths, **options):
     run.run(lambda: _fix(run))
 
 
-def _fix(run: Invocation) -> int:
-    chosen_select = run.select
+def _chosen_select(run: Invocation) -> tuple[str, ...]:
+    """`--select`, or the rules of the `--migrate...` presets given (which replace it)."""
     if run.chosen_presets:
-        chosen_select = tuple(code for preset in run.chosen_presets for code in presets()[preset])
+        return tuple(code for preset in run.chosen_presets for code in presets()[preset])
+    return run.select
+
+
+def _fix(run: Invocation) -> int:
+    chosen_select = _chosen_select(run)
     settings = run.settings(chosen_select)
     shown = _show(run, settings)
     if shown is not None:
@@ -516,7 +537,7 @@ def _fix(run: Invocation) -> int:
         run.write(text + written, err=run.output_format not in HUMAN_FORMATS)
     if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:
         return EXIT_FINDINGS
-    return _exit_code(summary, run.exit_zero)
+    return _exit_code(summary, run.exit_zero, settings)
 
 
 class MigrationReportRequest:
@@ -597,19 +618,19 @@ def _fix_stdin(settings: Settings, run: Invocation, report: Optional["MigrationR
         click.echo(written, nl=False, err=True)
     if run.exit_non_zero_on_fix and fixed != raw and not summary.errors:
         return EXIT_FINDINGS
-    return _exit_code(summary, run.exit_zero)
+    return _exit_code(summary, run.exit_zero, settings)
 
 
-@cli.command(short_help="List every rule and its fixes.")
+@cli.command(short_help="List every rule, its severity and its fixes.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format):
-    """List every rule: code, name, fix availability."""
+    """List every rule: code, name, severity, fix availability."""
     rows = [_rule_row(rule) for rule in all_rules()]
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
     for row in rows:
-        click.echo(f"{row['code']}  {row['name']:<28} fix: {row['fix']:<9} {row['summary']}")
+        click.echo(f"{row['code']}  {row['name']:<28} {row['severity']:<7}  fix: {row['fix']:<9} {row['summary']}")
 
 
 @cli.command(short_help="Show a rule's documentation.")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from gradlint.config import LEGACY_STYLE_CODES
 from gradlint.fix.plan import Applicability, Availability
 from gradlint.rules import all_rules, presets
 from gradlint.rules.base import Rule
@@ -46,6 +47,11 @@ def render_rule(rule: "type[Rule]") -> str:
         header.append(f"Selected by `gradlint fix` {', '.join(flags)}.")
     if rule.opt_in:
         header.append(f"Off by default: enable with `--extend-select {rule.code}`.")
+    elif rule.code in LEGACY_STYLE_CODES:
+        header.append(
+            f"Off by default (the legacy form still runs as meant, and current code writes it on purpose): "
+            f"enable with `--extend-select {rule.code}`."
+        )
     header.append(f"Suppress one finding with `# noqa: {rule.code}`.")
     return "\n".join(header) + "\n\n" + rule.documentation() + "\n"
 

@@ -25,7 +25,7 @@ def test_findings_exit_one_with_text_output(run_cli, tmp_path):
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert lines[0].startswith(f"src{os.sep}train.py:2:5: GL101 [*] ")
-    assert "Found 1 error." in lines
+    assert "Found 1 error (severity: 1 warning)." in lines
     assert "[*] 1 fixable with `gradlint fix`." in lines
 
 
@@ -74,7 +74,8 @@ def test_github_output(run_cli, tmp_path):
 def test_statistics(run_cli, tmp_path):
     write(tmp_path / "a.py", LEGACY + "y = Variable(u)\n")
     result = run_cli("check", "--statistics", "a.py")
-    assert result.output.split() == ["2", "GL101", "[*]", "variable-call"]
+    assert result.output.splitlines() == ["    2\tGL101\twarning\t[*] variable-call", "Found 2 errors (severity: 2 warning)."]
+    assert run_cli("check", "--statistics", "-q", "a.py").output.splitlines() == ["    2\tGL101\twarning\t[*] variable-call"]
 
 
 @pytest.mark.parametrize(

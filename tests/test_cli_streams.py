@@ -59,8 +59,8 @@ def test_statistics_in_json(run_script, tmp_path):
     write(tmp_path / "a.py", FIXABLE + UNFIXABLE)
     rows = json.loads(run_script("check", "--statistics", "--output-format", "json", "a.py").stdout)
     assert rows == [
-        {"code": "GL101", "name": "variable-call", "count": 1, "fixable": True},
-        {"code": "GL610", "name": "discarded-tensor-result", "count": 1, "fixable": False},
+        {"code": "GL101", "name": "variable-call", "severity": "warning", "count": 1, "fixable": True},
+        {"code": "GL610", "name": "discarded-tensor-result", "severity": "error", "count": 1, "fixable": False},
     ]
 
 
@@ -75,4 +75,4 @@ def test_missing_path_beside_findings_still_reports_them(run_script, tmp_path):
     write(tmp_path / "a.py", FIXABLE)
     result = run_script("check", "a.py", "nonexist.py")
     assert result.returncode == 2
-    assert b"GL101" in result.stdout and b"Found 1 error." in result.stdout
+    assert b"GL101" in result.stdout and b"Found 1 error (severity: 1 warning)." in result.stdout

@@ -166,10 +166,11 @@ KEEPS = {
 def test_fix_keeps_encoding_line_endings_and_final_newline(run_cli, tmp_path, name):
     raw, expected = KEEPS[name]
     path = write(tmp_path / "a.py", raw)
-    result = run_cli("fix", "--unsafe-fixes", "a.py")
+    every_migration = ("--unsafe-fixes", "--extend-select", "GL3")  # `.data` is off by default
+    result = run_cli("fix", *every_migration, "a.py")
     assert error_lines(result.output) == [], result.output
     assert path.read_bytes() == expected
-    again = run_cli("fix", "--unsafe-fixes", "a.py")
+    again = run_cli("fix", *every_migration, "a.py")
     assert again.output.startswith("Fixed 0 errors") and path.read_bytes() == expected
 
 

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+from gradlint.config import LEGACY_STYLE_CODES
 from support import ROOT, readme_block, write
 
 # flake8 parses a file before running any plugin: a file Python cannot parse is flake8's E999.
@@ -25,8 +26,10 @@ def flake8(*args: str, cwd=None) -> subprocess.CompletedProcess:
 
 
 def gradlint_json(*paths) -> list[dict]:
+    """`gradlint check` with every rule flake8 runs: the default selection and those it leaves out."""
+    every_rule = ("--extend-select", ",".join(sorted(LEGACY_STYLE_CODES)))
     result = subprocess.run(
-        [sys.executable, "-m", "gradlint", "check", "--output-format", "json", *map(str, paths)],
+        [sys.executable, "-m", "gradlint", "check", *every_rule, "--output-format", "json", *map(str, paths)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -183,6 +183,7 @@ def test_a_prefix_code_is_used_when_it_suppresses_a_finding():
 
 
 def test_check_add_noqa_then_check_passes(run_cli, tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-select = ["GL303"]\n')  # `.data` reads are off by default
     train = write(tmp_path / "src" / "train.py", IMPORT + "x = Variable(t)  # legacy\ny = Variable(t).data\n")
     exempt = write(tmp_path / "src" / "vendored.py", "# gradlint: noqa\n" + IMPORT + "z = Variable(t)\n")
     vendored = exempt.read_bytes()

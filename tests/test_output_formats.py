@@ -249,7 +249,7 @@ def test_fix_keeps_stdout_to_the_structured_output(run_cli, tmp_path, output_for
 def test_statistics_stay_json(run_cli, tmp_path, output_format):
     write(tmp_path / "a.py", "from torch.autograd import Variable\nx = Variable(t)\n")
     rows = json.loads(run_cli("check", "--statistics", "--output-format", output_format, "a.py").stdout)
-    assert rows == [{"code": "GL101", "name": "variable-call", "count": 1, "fixable": True}]
+    assert rows == [{"code": "GL101", "name": "variable-call", "severity": "warning", "count": 1, "fixable": True}]
 
 
 def test_check_writes_rdjson_columns_from_the_files_text(run_cli, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 import gradlint
 import gradlint.cache
+from gradlint.config import LEGACY_STYLE_CODES
 from gradlint.engine import lint_text
 from gradlint.pool import MIN_FILES_PER_WORKER
 from gradlint.rules import all_codes
@@ -69,6 +70,8 @@ def project(tmp_path):
 def cached_project(tmp_path):
     """Enough files for the pool to run, with a finding of every rule."""
     assert len(RULE_MISTAKES) >= 4 * MIN_FILES_PER_WORKER
+    # The legacy-style rules the default selection leaves out are on too: every rule goes through the cache.
+    (tmp_path / "pyproject.toml").write_text(f"[tool.gradlint]\nextend-select = {sorted(LEGACY_STYLE_CODES)}\n", encoding="utf-8")
     return copy_files(RULE_MISTAKES, tmp_path)
 
 

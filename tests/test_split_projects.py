@@ -141,6 +141,7 @@ class Runs:
 
 
 def split_project(root: Path, model: str = MODEL, train: str = TRAIN) -> Path:
+    write(root / "pyproject.toml", '[tool.gradlint]\nextend-select = ["GL303"]\n')  # `.data` reads are off by default
     write(root / "proj" / "model.py", model)
     write(root / "proj" / "train.py", train)
     return root / "proj"
@@ -388,7 +389,9 @@ def test_the_language_server_sees_and_fixes_what_the_star_import_brings_into_a_b
 
     project = split_project(tmp_path)
     buffer = TRAIN.replace("for epoch in range(3)", "for epoch in range(2)")  # edited, not saved
-    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path)).findings) == ["GL101"] * 3 + [
+    assert sorted(f.code for f in _lint(buffer, str(project / "train.py"), Settings(root=tmp_path, extend_select=("GL303",))).findings) == [
+        "GL101"
+    ] * 3 + [
         "GL104",
         "GL303",
     ]

@@ -121,7 +121,33 @@ def test_coloured_text_is_the_plain_text_with_styles(run_cli, tmp_path, monkeypa
 def test_statistics_counts_per_code(run_cli, tmp_path):
     write(tmp_path / "a.py", LEGACY + "y = Variable(t)\nprint(loss.data[0])\n")
     rows = run_cli("check", "--statistics", "a.py").output.splitlines()
-    assert [row.split("\t")[:2] for row in rows] == [["    2", "GL101"], ["    1", "GL103"]]
+    assert [row.split("\t")[:3] for row in rows[:-1]] == [["    2", "GL101", "warning"], ["    1", "GL103", "error  "]]
+    assert rows[-1] == "Found 3 errors (severity: 1 error, 2 warning)."
+
+
+def test_the_summary_counts_the_findings_by_severity(run_cli, tmp_path):
+    write(tmp_path / "a.py", LEGACY + "print(loss.data[0])\n")
+    lines = run_cli("check", "a.py").output.splitlines()
+    message = "`Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)"
+    assert lines[0] == f"a.py:3:5: GL101 [*] {message}"  # the line of conventions.md, unchanged
+    assert "Found 2 errors (severity: 1 error, 1 warning)." in lines
+
+
+def test_codes_are_coloured_by_severity(run_cli, tmp_path, monkeypatch):
+    """An error's code red, a warning's yellow: on the finding's line, under its carets, in the
+    statistics and the summary."""
+    write(tmp_path / "a.py", LEGACY + "print(loss.data[0])\n")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    red, yellow = "\x1b[31m", "\x1b[33m"
+    text = run_cli("check", "a.py").output
+    finding_lines = [line for line in text.splitlines() if ": GL1" in ANSI.sub("", line)]
+    assert yellow + "\x1b[1mGL101" in finding_lines[0] and red + "\x1b[1mGL103" in finding_lines[1]
+    assert re.search(re.escape(yellow) + r"\x1b\[1m\^+ GL101", text) and re.search(re.escape(red) + r"\x1b\[1m\^+ GL103", text)
+    assert f"1 {red}error" in text and f"1 {yellow}warning" in text
+    statistics = run_cli("check", "--statistics", "a.py").output
+    assert yellow + "\x1b[1mGL101" in statistics and red + "\x1b[1mGL103" in statistics
+    concise = run_cli("check", "--output-format", "concise", "a.py").output
+    assert yellow + "\x1b[1mGL101" in concise
 
 
 def test_progress_bar_only_for_a_person_at_a_terminal():

@@ -10,6 +10,7 @@ import click
 
 from gradlint.model import Finding, Fix, Location
 from gradlint.notebook import cell_sources
+from gradlint.rules import severity_of
 from gradlint.source import LineIndex
 
 TAB = "    "
@@ -35,6 +36,14 @@ class Painter:
 
     def __call__(self, text: str, **style) -> str:
         return click.style(text, **style) if self.color else text
+
+
+SEVERITY_COLORS = {"error": "red", "warning": "yellow"}
+
+
+def paint_code(code: str, paint: Painter) -> str:
+    """A rule's code in its severity's colour."""
+    return paint(code, fg=SEVERITY_COLORS[severity_of(code)], bold=True)
 
 
 class Source(NamedTuple):
@@ -87,10 +96,11 @@ def code_frame(finding: Finding, source: Source, paint: Painter) -> list[str]:
     marked = line[start.column - 1 : last_column - 1].replace("\t", TAB)
     width = len(str(start.row))
     carets = "^" * max(1, display_width(marked))
+    color = SEVERITY_COLORS[severity_of(finding.code)]
     return [
         paint(_gutter(width), fg="blue"),
         paint(_gutter(width, start.row), fg="blue") + " " + line.replace("\t", TAB),
-        paint(_gutter(width), fg="blue") + " " + " " * display_width(before) + paint(f"{carets} {finding.code}", fg="red", bold=True),
+        paint(_gutter(width), fg="blue") + " " + " " * display_width(before) + paint(f"{carets} {finding.code}", fg=color, bold=True),
         paint(_gutter(width), fg="blue"),
     ]
 

@@ -7,8 +7,10 @@ from typing import Optional, Sequence
 from gradlint.model import Finding
 from gradlint.report.options import RenderOptions
 from gradlint.report.paths import display_path
-from gradlint.report.snippet import Painter, Source, code_frame, fix_diff, source_key, sources_by_path
-from gradlint.rules import rule_by_code
+from gradlint.report.snippet import SEVERITY_COLORS, Painter, Source, code_frame, fix_diff, paint_code, source_key, sources_by_path
+from gradlint.rules import rule_by_code, severity_of
+
+SEVERITIES = ("error", "warning")  # most severe first, as the summary and the statistics list them
 
 
 def _fixable(finding: Finding, unsafe_fixes: bool) -> bool:
@@ -21,7 +23,7 @@ def finding_line(finding: Finding, paint: Painter = Painter(False), unsafe_fixes
     location = finding.location
     cell = f"cell {finding.cell}:" if finding.cell is not None else ""  # ruff's `notebook.ipynb:cell 3:4:9:`
     where = paint(display_path(finding.path), bold=True) + f":{cell}{location.row}:{location.column}:"
-    return f"{where} {paint(finding.code, fg='red', bold=True)}{marker} {finding.message}"
+    return f"{where} {paint_code(finding.code, paint)}{marker} {finding.message}"
 
 
 def render_concise(findings: Sequence[Finding], options: RenderOptions) -> str:
@@ -39,7 +41,7 @@ def render_text(findings: Sequence[Finding], options: RenderOptions) -> str:
         lines.extend(_details(finding, sources[source_key(finding)], options, paint))
         lines.append("")
     if not options.quiet:
-        lines.extend(summary_lines(findings, options.unsafe_fixes))
+        lines.extend(summary_lines(findings, options.unsafe_fixes, paint))
     return "".join(line + "\n" for line in lines)
 
 
@@ -53,11 +55,10 @@ def _details(finding: Finding, source: Optional[Source], options: RenderOptions,
     return lines
 
 
-def summary_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> list[str]:
+def summary_lines(findings: Sequence[Finding], unsafe_fixes: bool = False, paint: Painter = Painter(False)) -> list[str]:
     if not findings:
         return ["All checks passed!"]
-    count = len(findings)
-    lines = [f"Found {count} error{'s' if count != 1 else ''}."]
+    lines = [found_line(findings, paint)]
     fixable = sum(1 for finding in findings if _fixable(finding, unsafe_fixes))
     if fixable:
         counts_unsafe = any(finding.fix is not None and not finding.has_safe_fix for finding in findings) and unsafe_fixes
@@ -68,19 +69,38 @@ def summary_lines(findings: Sequence[Finding], unsafe_fixes: bool = False) -> li
     return lines
 
 
-def render_statistics(findings: Sequence[Finding], output_format: str = "text") -> str:
-    """Counts per rule, most frequent first: a table to read, or (for the formats tools parse)
-    a JSON list of `{"code", "name", "count", "fixable"}` as ruff writes it."""
+def found_line(findings: Sequence[Finding], paint: Painter = Painter(False)) -> str:
+    """ruff's `Found 3 errors.`, with the findings counted by severity: `Found 3 errors (severity:
+    1 error, 2 warning).` (ruff calls every finding an error; the severity says which matter most)."""
+    count = len(findings)
+    by_severity = Counter(severity_of(finding.code) for finding in findings)
+    split = ", ".join(
+        f"{by_severity[severity]} {paint(severity, fg=SEVERITY_COLORS[severity])}" for severity in SEVERITIES if by_severity[severity]
+    )
+    return f"Found {count} error{'s' if count != 1 else ''} (severity: {split})."
+
+
+def render_statistics(findings: Sequence[Finding], output_format: str = "text", color: bool = False, quiet: bool = False) -> str:
+    """Counts per rule, most frequent first: a table to read, with its severity column and the
+    `Found` line, or (for the formats tools parse) a JSON list of `{"code", "name", "severity",
+    "count", "fixable"}` (ruff's, with the severity)."""
     counts = Counter(finding.code for finding in findings)
     fixable = {finding.code for finding in findings if finding.has_safe_fix}
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     if output_format not in ("text", "concise"):
-        ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        rows_of = [{"code": code, "name": rule_by_code(code).name, "count": count, "fixable": code in fixable} for code, count in ordered]
+        rows_of = [
+            {"code": code, "name": rule_by_code(code).name, "severity": severity_of(code), "count": count, "fixable": code in fixable}
+            for code, count in ordered
+        ]
         return json.dumps(rows_of, indent=2) + "\n"
+    paint = Painter(color)
     rows = []
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+    for code, count in ordered:
         marker = "[*]" if code in fixable else "   "
-        rows.append(f"{count:>5}\t{code}\t{marker} {rule_by_code(code).name}\n")
+        severity = paint(f"{severity_of(code):<7}", fg=SEVERITY_COLORS[severity_of(code)])
+        rows.append(f"{count:>5}\t{paint_code(code, paint)}\t{severity}\t{marker} {rule_by_code(code).name}\n")
+    if findings and not quiet:
+        rows.append(found_line(findings, paint) + "\n")
     return "".join(rows)
 
 
