@@ -213,6 +213,14 @@ TENSORS = {
 
         decay(torch.zeros(3), 0.9)
     """,
+    "a factory's result on a tensor's `.data`, zeroed in place": """
+        import torch
+
+        def fresh(p):
+            return p.data.new().resize_as_(p.data).zero_().data
+
+        fresh(torch.ones(2))
+    """,
     "an entry every method of an optimizer class stores a tensor under": """
         import torch
         from torch.optim import Optimizer

@@ -274,8 +274,10 @@ class TensorEvidence:
             method = func.attr.value
             if method in TENSOR_ONLY_METHODS:
                 return not self._is_module_path(func.value) and not _rooted_in(func.value, NON_TENSOR_ROOTS)
-            if method in TENSOR_PRESERVING_METHODS | RECEIVER_TENSOR_METHODS and self.is_tensor(func.value, scope, depth + 1):
+            if method in TENSOR_PRESERVING_METHODS and self.is_tensor(func.value, scope, depth + 1):
                 return True
+            if method in RECEIVER_TENSOR_METHODS and self.is_tensor(_without_data(func.value), scope, depth + 1):
+                return True  # `p.data.new()`: the `.data` of a tensor is one
             if isinstance(func.value, cst.Name) and func.value.value == "self" and MODEL_CALL.match(method):
                 return not self.returns_number(call, scope)  # `self.model(x)`, as `model(x)`
             return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
@@ -977,6 +979,13 @@ def root_name(node: cst.BaseExpression) -> Optional[str]:
     while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _without_data(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`p` for `p.data` and `p.data.data`."""
+    while isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value
+    return node
 
 
 def _indexes_own_state(node: cst.BaseExpression, method: cst.FunctionDef) -> bool:
