@@ -76,7 +76,9 @@ class LegacyPositionalOverload(Rule):
     is not evidently a tensor. An entry of an optimizer's state counts as a tensor only when the
     class's own methods store it (through `state = self.state[p]`) and every value they store
     there is a tensor: an entry stored only by a base class (`Adagrad`'s `"sum"`), or stored as
-    `self.state[p]["k"] = v`, is not known. `counter.add(1, name)` on an object of unknown type is left alone,
+    `self.state[p]["k"] = v`, is not known. A scale computed from such a tensor (a step counter
+    stored as `torch.zeros(1)`, `step_size = lr / (1 - beta1 ** state["step"][0])`) is a tensor,
+    not evidently a number, so that call is left alone. `counter.add(1, name)` on an object of unknown type is left alone,
     as are calls with `*args`.
     """
 
