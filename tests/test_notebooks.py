@@ -200,6 +200,18 @@ def test_noqa_works_within_a_cell():
     assert places(check(text)) == [("GL101", 2, 2, 5)]
 
 
+def test_the_value_a_cell_ends_with_is_shown_not_dropped():
+    """IPython displays the last expression of a cell: a tensor method's result there is not
+    thrown away, unless a `;` hides it or another statement follows."""
+    text = notebook(
+        code_cell("import torch\nx = torch.ones(2)\nx.abs()"),
+        code_cell("x.softmax(0);"),
+        code_cell("x.float()\ny = x + 1"),
+        code_cell("x.sigmoid()"),
+    )
+    assert [place for place in places(check(text)) if place[0] == "GL610"] == [("GL610", 2, 1, 1), ("GL610", 3, 1, 1)]
+
+
 def test_suppression_warnings_name_the_cell():
     result = check_source(notebook(code_cell(IMPORTS), code_cell("y = 1\nx = Variable(t)  # noqa: all")), "n.ipynb", CODES)
     assert result.warning.startswith("cell 2, line 2: `# noqa: all` names no valid code"), result.warning

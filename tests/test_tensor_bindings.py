@@ -230,6 +230,46 @@ TENSORS = {
                 weight = next(self.parameters()).data
                 return weight.new(2, bsz, 4).zero_(), next(iter(self.parameters())).data
     """,
+    "an in-place method's result, the receiver itself": """
+        import torch
+
+        def decay(avg, beta):
+            return avg.mul_(beta).data
+
+        decay(torch.zeros(3), 0.9)
+    """,
+    "a factory's result on a tensor's `.data`, zeroed in place": """
+        import torch
+
+        def fresh(p):
+            return p.data.new().resize_as_(p.data).zero_().data
+
+        fresh(torch.ones(2))
+    """,
+    "an entry every method of an optimizer class stores a tensor under": """
+        import torch
+        from torch.optim import Optimizer
+
+        class Adam(Optimizer):
+            def __init__(self, params):
+                super().__init__(params, {})
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        state["exp_avg"] = torch.zeros_like(p)
+
+            def step(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        exp_avg = state["exp_avg"]
+                        print(exp_avg.data, self.state[p]["exp_avg"].data)
+    """,
+    "the parts of a loader's batch, enumerated": """
+        def train(train_loader):
+            for index, (inputs, targets) in enumerate(train_loader):
+                print(inputs.data, targets.data)
+    """,
 }
 
 
@@ -545,6 +585,54 @@ LOOK_ALIKES = {
 
         def first(model, records):
             return next(model.buffers()).data, next(records.parameters()).data
+        """,
+        ALONE,
+    ),
+    "an optimizer's state entry also stored as a number, or not stored by the class": (
+        """
+        import torch
+        from torch.optim import Adagrad
+
+        class Clipped(Adagrad):
+            def reset(self, p):
+                state = self.state[p]
+                state["buffer"] = torch.zeros_like(p)
+
+            def clear(self, p):
+                self.state[p]["buffer"] = None
+                state = self.state[p]
+                state["buffer"] = 0.0
+
+            def step(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        print(state["buffer"].data, state["sum"].data)
+        """,
+        ALONE,
+    ),
+    "a state entry of a class that is no optimizer": (
+        """
+        import torch
+
+        class Tracker:
+            def reset(self, p):
+                state = self.state[p]
+                state["buffer"] = torch.zeros_like(p)
+
+            def read(self, p):
+                state = self.state[p]
+                return state["buffer"].data
+        """,
+        ALONE,
+    ),
+    "a batch enumerated whole, and the pairs of named parameters": (
+        """
+        def train(loader, model):
+            for index, batch in enumerate(loader):
+                print(batch.data)
+            for index, pair in enumerate(model.named_parameters()):
+                print(pair.data)
         """,
         ALONE,
     ),

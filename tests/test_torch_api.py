@@ -75,6 +75,15 @@ def _arguments(name: str, x: torch.Tensor) -> tuple:
         "gather": (1, index),
         "scatter": (1, index, 0.0),
         "masked_fill": (x > 0, 0.0),
+        "addcmul": (x, x),
+        "addcdiv": (x, torch.ones_like(x)),
+        "fmod": (0.5,),
+        "remainder": (0.5,),
+        "lerp": (torch.zeros_like(x), 0.5),
+        "index_fill": (1, index[:, 0], 7.0),
+        "index_add": (0, index[:1, 0], torch.ones(1, x.shape[-1])),
+        "index_copy": (0, index[:1, 0], torch.ones(1, x.shape[-1])),
+        "scatter_add": (1, index, torch.ones(2, 1)),
         "softmax": (0,),
         "log_softmax": (0,),
         "multinomial": (1,),
@@ -641,3 +650,21 @@ def test_a_transfer_method_takes_non_blocking(name):
     x = torch.zeros(2)
     arguments = {"to": (torch.float32,), "type": (torch.float32,), "copy_": (torch.ones(2),)}[name]
     getattr(x, name)(*arguments, non_blocking=True)
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.out_of_place_twins()))
+def test_an_out_of_place_twin_leaves_its_receiver_and_the_in_place_one_returns_it(name):
+    x = _receiver(name).detach().abs() + 0.5
+    before = (x.clone(), x.dtype, x.shape, x.stride(), x._version)
+    result = getattr(x, name)(*_arguments(name, x))
+    assert isinstance(result, torch.Tensor) and result is not x, name
+    assert torch.equal(x, before[0]) and (x.dtype, x.shape, x.stride(), x._version) == before[1:], name
+    assert getattr(x, name + "_")(*_arguments(name, x)) is x, name
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.in_place_methods()))
+def test_an_in_place_method_returns_its_receiver(name):
+    x = _receiver(name).detach().abs() + 0.5
+    special = {"fill_": (0.0,), "copy_": (x.clone(),), "resize_": (x.shape,), "resize_as_": (x,), "set_": (x.clone(),)}
+    arguments = special.get(name, _arguments(name[:-1], x))
+    assert getattr(x, name)(*arguments) is x

@@ -135,14 +135,19 @@ class OptimizerOracle:
         return None
 
     def _class_verdict(self, func: cst.BaseExpression) -> Optional[bool]:
-        qualified = self.imports.qualified_name(func)
-        if qualified is None:
-            return None
-        if qualified.startswith(NOT_OPTIMIZER_MODULES) or "lr_scheduler" in qualified:
-            return False
-        if qualified.startswith(OPTIMIZER_MODULES) or qualified in OPTIMIZER_CLASSES:
-            return True
+        return optimizer_class_verdict(self.imports.qualified_name(func))
+
+
+def optimizer_class_verdict(qualified: Optional[str]) -> Optional[bool]:
+    """True: the qualified name of an optimizer class; False: evidently something else (a
+    scheduler, another framework); None: unknown."""
+    if qualified is None:
         return None
+    if qualified.startswith(NOT_OPTIMIZER_MODULES) or "lr_scheduler" in qualified:
+        return False
+    if qualified.startswith(OPTIMIZER_MODULES) or qualified in OPTIMIZER_CLASSES:
+        return True
+    return None
 
 
 def _key(node: cst.CSTNode) -> Optional[str]:

@@ -141,6 +141,9 @@ class Bindings:
             for position, element in enumerate(target.elements):
                 if isinstance(element.value, cst.Name):
                     self.loop_sources[element.value.value].append((iterable, position))
+                elif position == 1 and len(target.elements) == 2 and _enumerated(iterable) is not None:
+                    # `for i, (x, y) in enumerate(loader)`: `x` and `y` as in `for x, y in loader`.
+                    self._loop_targets(element.value, _enumerated(iterable))
 
     def assigned(self, name: str) -> list[cst.BaseExpression]:
         return self.values.get(name, [])
@@ -181,6 +184,14 @@ def _own_statements(body: Sequence[cst.CSTNode], withs: tuple[cst.With, ...]):
         else:
             inner = (*withs, statement) if isinstance(statement, cst.With) else withs
             yield from _own_statements(child_statements(statement), inner)
+
+
+def _enumerated(iterable: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """`loader` for `enumerate(loader)` (with or without a start)."""
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate"):
+        return None
+    first = iterable.args[0] if iterable.args else None
+    return first.value if first is not None and first.keyword is None and not first.star else None
 
 
 def dict_literal_member(literal: cst.BaseExpression, key: str) -> Optional[cst.BaseExpression]:

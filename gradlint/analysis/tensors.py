@@ -26,9 +26,10 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch, is_other_library
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.optimizers import optimizer_class_verdict
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
 from gradlint.analysis.syntax import dotted_name, is_none_literal
-from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, entry_key
+from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, entry_key, self_name
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.tree import descendants
 
@@ -45,6 +46,9 @@ ARGUMENT_TENSOR_METHODS = torch_api.methods("unique")
 PACKED_SEQUENCES = ("pack_padded_sequence", "pack_sequence", "PackedSequence", "utils.rnn")
 # Reductions: a tensor when the receiver is one (numpy has the same names).
 TENSOR_PRESERVING_METHODS = torch_api.methods("passes-tensor")
+# In place methods return their receiver, factories a new tensor: a tensor when the receiver is one
+# (`exp_avg.mul_(beta1)`, `grad.new()`).
+RECEIVER_TENSOR_METHODS = torch_api.in_place_methods() | torch_api.methods("factory")
 TENSOR_ATTRIBUTES = frozenset({"grad", "weight", "bias"})
 NOT_TENSOR_MODULES = (
     "torch.utils",
@@ -128,6 +132,8 @@ class TensorEvidence:
         self._followed: dict[tuple[int, str], bool] = {}
         self._following: set[tuple[int, str]] = set()
         self._comprehension_names: dict[int, frozenset[str]] = {}
+        # id(class) -> what its methods store in the optimizer's state (`_optimizer_state_stores`).
+        self._state_stores: dict[int, dict[str, list[tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
 
     def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so and
@@ -337,6 +343,8 @@ class TensorEvidence:
                 return not self._is_module_path(func.value) and not _rooted_in(func.value, NON_TENSOR_ROOTS)
             if method in TENSOR_PRESERVING_METHODS and self.is_tensor(func.value, scope, depth + 1):
                 return True
+            if method in RECEIVER_TENSOR_METHODS and self.is_tensor(_without_data(func.value), scope, depth + 1):
+                return True  # `p.data.new()`: the `.data` of a tensor is one
             if isinstance(func.value, cst.Name) and func.value.value == "self" and MODEL_CALL.match(method):
                 return not self.returns_no_tensor(call, scope)  # `self.model(x)`, as `model(x)`
             if isinstance(func.value, cst.Name) and func.value.value == "self" and self._holds_project_module(func, scope):
@@ -484,12 +492,63 @@ class TensorEvidence:
 
     def _entry_is_tensor(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
         """`losses["total"]` where the dict's entry `"total"` is bound to a tensor in this scope
-        (`losses = {"total": loss}` or `losses["total"] = loss`)."""
+        (`losses = {"total": loss}` or `losses["total"] = loss`), or an entry of an optimizer's
+        state (see `_optimizer_state_is_tensor`)."""
+        if self._optimizer_state_is_tensor(node, scope, depth):
+            return True
         key = entry_key(node)
         if key is None or scope is None:
             return False
         values = self.scopes.entry_values(key, scope)
         return any(self.is_tensor(value, scope, depth + 1) for value in values)
+
+    def _optimizer_state_is_tensor(self, node: cst.Subscript, scope: Optional[Scope], depth: int) -> bool:
+        """`state["exp_avg"]` (after `state = self.state[p]`) or `self.state[p]["exp_avg"]` in a
+        method of an optimizer class of the file, where the class's methods store a value under
+        `"exp_avg"` through such a name (`state["exp_avg"] = torch.zeros_like(p)`) and every
+        value they store there is a tensor. (A store written `self.state[p]["k"] = v` is not
+        seen: the names are the custom optimizers' way.)"""
+        key = _string_index(node)
+        if key is None or not isinstance(scope, cst.FunctionDef) or self._table is None:
+            return False
+        owner = self._table.class_of(scope)
+        if owner is None or not self._reads_optimizer_state(node.value, scope) or not self._is_optimizer_class(owner, 0):
+            return False
+        stored = self._optimizer_state_stores(owner).get(key, [])
+        return bool(stored) and all(self.is_tensor(value, method, depth + 1) for value, method in stored)
+
+    def _reads_optimizer_state(self, node: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+        """`self.state[p]`, or a name every binding of which in `method` is one."""
+        if isinstance(node, cst.Name):
+            values = self.scopes.of(method).plain_values(node.value)
+            return bool(values) and all(_indexes_own_state(value, method) for value in values)
+        return _indexes_own_state(node, method)
+
+    def _optimizer_state_stores(self, owner: cst.ClassDef) -> dict[str, list[tuple[cst.BaseExpression, cst.FunctionDef]]]:
+        """Entry -> the values the class's methods store under it through a name bound to
+        `self.state[p]`, each with its method; read once per class."""
+        found = self._state_stores.get(id(owner))
+        if found is None:
+            found = self._state_stores[id(owner)] = {}
+            for method in class_methods(owner):
+                bindings = self.scopes.of(method)
+                for (container, entry), values in bindings.entries.items():
+                    if self._reads_optimizer_state(cst.Name(container), method):
+                        found.setdefault(entry, []).extend((value, method) for value in values)
+        return found
+
+    def _is_optimizer_class(self, class_def: cst.ClassDef, depth: int) -> bool:
+        """A subclass of an optimizer class (`torch.optim.Optimizer`, `Adam`...), directly or
+        through classes of the file."""
+        if depth > 4:
+            return False
+        for base in class_def.bases:
+            if optimizer_class_verdict(self.imports.qualified_name(base.value)):
+                return True
+            local = self._classes.get(base.value.value) if isinstance(base.value, cst.Name) else None
+            if local is not None and not self.imports.is_imported(base.value.value) and self._is_optimizer_class(local, depth + 1):
+                return True
+        return False
 
     def _is_model_output(self, value: cst.BaseExpression, scope: Scope) -> bool:
         """`model(x)`, `self.model(x)`: a network's outputs, unless the file packs sequences (an RNN
@@ -1104,6 +1163,21 @@ def root_name(node: cst.BaseExpression) -> Optional[str]:
     while isinstance(node, (cst.Attribute, cst.Call, cst.Subscript)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _without_data(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`p` for `p.data` and `p.data.data`."""
+    while isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value
+    return node
+
+
+def _indexes_own_state(node: cst.BaseExpression, method: cst.FunctionDef) -> bool:
+    """`self.state[p]` in a method whose first parameter is `self`."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "state"):
+        return False
+    receiver = node.value.value
+    return isinstance(receiver, cst.Name) and receiver.value == self_name(method)
 
 
 def _is_param_groups(node: cst.BaseExpression) -> bool:

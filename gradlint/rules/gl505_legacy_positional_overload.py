@@ -30,7 +30,10 @@ class LegacyPositionalOverload(Rule):
     Flags the legacy overloads that take the scaling number first, positionally:
     `p.data.add_(-lr, p.grad.data)` (also `sub_`, `add`, `sub`), `p.addcmul_(value, t1, t2)`
     (also `addcdiv_`, `addcmul`, `addcdiv`), and `torch.add(x, number, y)` (also `torch.sub`,
-    `torch.addcmul(t, value, t1, t2)`, `torch.addcdiv`).
+    `torch.addcmul(t, value, t1, t2)`, `torch.addcdiv`). In custom optimizers this covers the
+    state's tensors too: `exp_avg.mul_(beta1).add_(1 - beta1, grad)` and
+    `exp_avg_sq.mul_(beta2).addcmul_(1 - beta2, grad, grad)` where `exp_avg` is read from
+    `self.state[p]` of an `Optimizer` subclass whose methods store tensors under that entry.
 
     ## Why is this bad?
     Since torch 1.5 the scale is a keyword (`add_(other, *, alpha=1)`,
@@ -70,7 +73,12 @@ class LegacyPositionalOverload(Rule):
     parameter of `model.parameters()`, `.data`, `.grad`, a tensor-valued name), and only when
     the leading argument is evidently a number: a numeric literal, an arithmetic expression of
     literals and names, or a name, attribute or subscript (`lr`, `self.lr`, `group["lr"]`) that
-    is not evidently a tensor. `counter.add(1, name)` on an object of unknown type is left alone,
+    is not evidently a tensor. An entry of an optimizer's state counts as a tensor only when the
+    class's own methods store it (through `state = self.state[p]`) and every value they store
+    there is a tensor: an entry stored only by a base class (`Adagrad`'s `"sum"`), or stored as
+    `self.state[p]["k"] = v`, is not known. A scale computed from such a tensor (a step counter
+    stored as `torch.zeros(1)`, `step_size = lr / (1 - beta1 ** state["step"][0])`) is a tensor,
+    not evidently a number, so that call is left alone. `counter.add(1, name)` on an object of unknown type is left alone,
     as are calls with `*args`.
     """
 
@@ -105,6 +113,21 @@ class LegacyPositionalOverload(Rule):
         """
         for p in model.parameters():
             p.data.add_(p.grad.data, p.grad.data)
+        """,
+        # Entries of an optimizer's state that hold something else than tensors.
+        """
+        import torch
+        from torch.optim import Optimizer
+        class Tracked(Optimizer):
+            def step(self):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        if not state:
+                            state["stats"] = RunningStats()
+                            state["mean"] = torch.zeros_like(p)
+                        state["stats"].add(1 - group["beta"], p.grad)
+                        state["momentum"].add_(1 - group["beta"], p.grad)
         """,
     )
     INVALID = (
@@ -154,6 +177,48 @@ class LegacyPositionalOverload(Rule):
             import torch
             y = torch.add(x, p.grad, alpha=0.5)
             """,
+        ),
+        # The state of a custom optimizer: what its methods store there is a tensor, and an
+        # in-place method returns its receiver.
+        Invalid(
+            """
+            import torch
+            from torch.optim import Optimizer
+            class Adam(Optimizer):
+                def __init__(self, params, lr=1e-3, betas=(0.9, 0.999)):
+                    super().__init__(params, dict(lr=lr, betas=betas))
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            state = self.state[p]
+                            state["exp_avg"] = torch.zeros_like(p)
+                def step(self):
+                    for group in self.param_groups:
+                        beta1, beta2 = group["betas"]
+                        for p in group["params"]:
+                            exp_avg = self.state[p]["exp_avg"]
+                            exp_avg.mul_(beta1).add_(1 - beta1, p.grad)
+            """,
+            """
+            import torch
+            from torch.optim import Optimizer
+            class Adam(Optimizer):
+                def __init__(self, params, lr=1e-3, betas=(0.9, 0.999)):
+                    super().__init__(params, dict(lr=lr, betas=betas))
+                    for group in self.param_groups:
+                        for p in group["params"]:
+                            state = self.state[p]
+                            state["exp_avg"] = torch.zeros_like(p)
+                def step(self):
+                    for group in self.param_groups:
+                        beta1, beta2 = group["betas"]
+                        for p in group["params"]:
+                            exp_avg = self.state[p]["exp_avg"]
+                            exp_avg.mul_(beta1).add_(p.grad, alpha=1 - beta1)
+            """,
+            line=15,
+            column=17,
+            message="legacy overload `add_(Number alpha, Tensor other)` (deprecated in torch 1.5); use `exp_avg.mul_(beta1).add_(p.grad, alpha=1 - beta1)`",
+            fix_title="Replace with `exp_avg.mul_(beta1).add_(p.grad, alpha=1 - beta1)`",
         ),
         # A tensor only by its name in a file that never imports torch (sympy has an `add(scale, q)`
         # of its own): the fix is unsafe.

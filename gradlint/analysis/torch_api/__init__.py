@@ -14,6 +14,7 @@ tests/test_torch_api.py measures each row under torch 2.13.
     methods("view", without=("tuple",))
     functions("factory", "sized")     # `torch.randn`, `torch.zeros`, ...
     method("add_").inplace_of         # "add"
+    out_of_place_twins()              # "add", "abs", "clamp", ... (of `add_`, `abs_`, `clamp_`, ...)
 """
 
 from __future__ import annotations
@@ -77,6 +78,19 @@ def function(qualified: str) -> Optional[Row]:
 def methods(*words: str, without: tuple[str, ...] = ()) -> frozenset[str]:
     """Names of the tensor methods whose rows have every word of `words` and none of `without`."""
     return _select(METHODS, _methods.VOCABULARY, words, without)
+
+
+@lru_cache(maxsize=None)
+def in_place_methods() -> frozenset[str]:
+    """The recorded in-place tensor methods (`add_`, `zero_`): each returns its receiver."""
+    return frozenset(name for name in METHODS if _out_of_place(name) is not None)
+
+
+@lru_cache(maxsize=None)
+def out_of_place_twins() -> frozenset[str]:
+    """The recorded out-of-place twins of the recorded in-place methods (`add` of `add_`): each
+    returns a new tensor and leaves its receiver as it was."""
+    return frozenset(twin for twin in (method(name).inplace_of for name in METHODS) if twin is not None)
 
 
 @lru_cache(maxsize=None)

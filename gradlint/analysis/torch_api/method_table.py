@@ -227,6 +227,24 @@ index_select            keeps distinctive unique
 gather                  keeps distinctive
 scatter                 distinctive
 masked_fill             keeps distinctive unique
+rsqrt
+reciprocal
+sin
+cos
+log1p
+expm1
+square
+trunc
+fmod
+remainder
+lerp
+nan_to_num
+tril
+triu
+index_fill
+index_add
+index_copy
+scatter_add
 
 # in place on the values (the receiver is returned)
 add_                    accumulates legacy-overload=alpha
@@ -234,7 +252,43 @@ sub_                    accumulates legacy-overload=alpha
 mul_                    scales
 div_                    scales
 clamp_
+clamp_min_
+clamp_max_
+clip_
 masked_fill_
+neg_
+abs_
+sign_
+round_
+floor_
+ceil_
+trunc_
+sigmoid_
+tanh_
+relu_
+exp_
+expm1_
+log_
+log1p_
+pow_
+sqrt_
+rsqrt_
+reciprocal_
+square_
+sin_
+cos_
+fmod_
+remainder_
+lerp_
+nan_to_num_
+tril_
+triu_
+cumsum_
+index_fill_
+index_add_
+index_copy_
+scatter_
+scatter_add_
 zero_                   fills
 fill_                   fills
 copy_                   copies-in non-blocking
