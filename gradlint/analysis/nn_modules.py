@@ -54,8 +54,6 @@ class NnModuleEvidence:
             return True
         qualified = self.imports.qualified_name(node) or ""
         last = qualified.rsplit(".", 1)[-1]
-        if self.imports.project is not None and qualified in self.imports.project.module_classes:
-            return True  # a module class of another file of the project
         return qualified.startswith(("torch.nn.", "torchvision.models.")) and last[:1].isupper() and last not in TENSOR_CLASSES
 
     def instance_of_method(self, stack: Sequence[cst.CSTNode]) -> Optional[str]:
