@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 import libcst as cst
 
 from gradlint.analysis.scoped_imports import BEFORE_BINDING, SHADOWED, STAR, UNBOUND, Alias, ImportScopes, Reads, Scope
-from gradlint.analysis.syntax import child_statements, dotted_name, is_docstring
+from gradlint.analysis.syntax import child_statements, dotted_name, is_docstring, parameter_names
 from gradlint.analysis.tree import descendants, iter_children
 
 if TYPE_CHECKING:
@@ -532,7 +532,7 @@ def imported_in_enclosing_function(outer: Sequence[cst.CSTNode], module: str) ->
 def _mentions(function: cst.FunctionDef, module: str) -> Optional[list[cst.CSTNode]]:
     """Every occurrence of the name in `function`'s own code (not in nested defs, classes or
     lambdas): None when one is neither a plain `import module` nor the root of `module.x`."""
-    if any(param.name.value == module for param in _all_params(function.params)):
+    if module in parameter_names(function.params):
         return None
     found: list[cst.CSTNode] = []
     pending: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(function.body, function)]
@@ -577,9 +577,3 @@ def _bound_name(node: cst.CSTNode) -> Optional[str]:
     while type(node) is cst.Attribute:
         node = node.value
     return node.value if type(node) is cst.Name else None
-
-
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
-    kwargs = [params.star_kwarg] if params.star_kwarg is not None else []
-    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]

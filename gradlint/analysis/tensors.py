@@ -28,7 +28,7 @@ from gradlint.analysis.frameworks import imports_other_tensor_framework, imports
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.optimizers import optimizer_class_verdict
 from gradlint.analysis.roles import CRITERION, MODEL_CALL, TENSOR_VALUE, is_batch_source_name, is_loader_name
-from gradlint.analysis.syntax import dotted_name, is_none_literal
+from gradlint.analysis.syntax import dotted_name, is_none_literal, parameter_names
 from gradlint.analysis.scopes import Bindings, Scope, ScopeTable, class_methods, entry_key, self_name
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.tree import descendants
@@ -211,7 +211,7 @@ class TensorEvidence:
         uses = self._scope_uses.of(scope)
         child, parent = node, uses.parent(node)
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
-            if isinstance(parent, cst.Lambda) and node.value in _lambda_parameters(parent):
+            if isinstance(parent, cst.Lambda) and node.value in parameter_names(parent.params):
                 return None, None
             if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) and child is not parent.for_in.iter:
                 clauses = []
@@ -1040,12 +1040,6 @@ def _target_position(target: cst.BaseExpression, name: str) -> Optional[tuple[Op
             if any(isinstance(inner, cst.Name) and inner.value == name for inner in descendants(element.value)):
                 return None, False
     return None
-
-
-def _lambda_parameters(node: cst.Lambda) -> set[str]:
-    params = node.params
-    stars = [star for star in (params.star_arg, params.star_kwarg) if isinstance(star, cst.Param)]
-    return {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params, *stars)}
 
 
 def _counts(iterable: cst.BaseExpression, position: Optional[int]) -> bool:
