@@ -36,7 +36,7 @@ def is_tensor_data(context: FileContext, node: cst.CSTNode) -> bool:
         return False  # `torch.utils.data`, `torchtext.data`: module paths
     if root_name(receiver) in ("self", "cls") and not isinstance(receiver, cst.Attribute):
         return False
-    return context.is_tensor(receiver)
+    return context.is_tensor(receiver) and not context.values.reads_other_library_value(receiver, context.scope())
 
 
 def data_nodes(context: FileContext, node: cst.CSTNode) -> list[cst.Attribute]:

@@ -171,7 +171,19 @@ class TensorEvidence:
 
     def _made_by_other_library(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         values = self.scopes.values_of(node.value, scope) if isinstance(node, cst.Name) else [node]
-        return any(isinstance(value, cst.Call) and is_other_library(self.imports.qualified_name(value.func) or "") for value in values)
+        return any(self.is_other_library_call(value) for value in values)
+
+    def is_other_library_call(self, value: cst.BaseExpression) -> bool:
+        """A call of another library's function, or a method chained on one's result
+        (`sp.load_npz(path).tocsr()`, `np.asarray(x).astype(np.float32)`): their methods give
+        their own objects."""
+        while isinstance(value, cst.Call):
+            if is_other_library(self.imports.qualified_name(value.func) or ""):
+                return True
+            if not isinstance(value.func, cst.Attribute):
+                return False
+            value = value.func.value
+        return False
 
     @cached_property
     def _torch_code(self) -> bool:

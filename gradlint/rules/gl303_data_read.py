@@ -107,7 +107,8 @@ class DataRead(Rule):
     `loss.data.cpu().numpy()[0]`, and `total_loss += loss.data` where `total_loss` is read as
     `total_loss[0]`) become `.item()` there; `model.bias.data[0]` is a read like any other. Only evident tensors
     are flagged: `dataset.data`, `self.data`, `args.data`, numpy arrays and module paths such as
-    `torch.utils.data` are not. Evidence includes the code on the way to the read: the branch of
+    `torch.utils.data` are not, nor a name whose binding the read sees is another library's
+    (`x = sp.load_npz(p).tocsr()`, then `x.data`), whatever the name is bound to later. Evidence includes the code on the way to the read: the branch of
     `isinstance(p, nn.Parameter)`, and a name an earlier `F.nll_loss(output, label)` of the same
     function was given (such losses raise unless given tensors).
     """
@@ -131,6 +132,13 @@ class DataRead(Rule):
         field = data.Field()
         """,
         "x = dataset.data\n",
+        """
+        import scipy.sparse as sp
+        import torch
+        x = sp.load_npz(path).tocsr()
+        if x.shape[-1] > 10000:
+            x = torch.sparse_csr_tensor(x.indptr, x.indices, x.data, size=x.shape)
+        """,
         "x = self.data\n",
         "n = args.data\n",
         "v = loss.data[0]\n",

@@ -339,6 +339,14 @@ class ValueModel:
             and not self.contradicts_tensor(node, scope)
         )
 
+    def reads_other_library_value(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
+        """The read `node` sees a binding made by another array library (`x = sp.load_npz(p).tocsr()`
+        just before `x.data`), whatever the name's other bindings are."""
+        if type(node) is not cst.Name or scope is None:
+            return False
+        assignment = self._reaching_assignment(node, scope)
+        return assignment is not None and self._evaluators.tensors().is_other_library_call(assignment.value)
+
     def narrowed(self, node: cst.BaseExpression, scope: Optional[Scope]) -> Optional[str]:
         """`narrowing.PARAMETER` or `narrowing.TENSOR` where the code on the way to the read `node`
         proves it one (an `isinstance` branch, an earlier torch call that needs a tensor, `self.w`
