@@ -62,7 +62,8 @@ class DataAssignment(Rule):
     `.grad`, a parameter). A chained assignment (`a.data = b.data = w`), a one-line body and a line shared
     with other statements are reported without a fix.
     Not reported: the idioms that give a tensor other storage on purpose, which `copy_` cannot do
-    (`storage_swaps.py` beside the rule): converting a tensor in place of itself
+    (`storage_swaps.py` beside the rule): an in-place initialiser's result, which is the tensor
+    itself (`w.data = nn.init.xavier_uniform_(w.data)`), converting a tensor in place of itself
     (`p.data = p.data.to(torch.float32)`, `.half()`, `.contiguous()`), putting back storage saved
     earlier in the function (`saved = w.data` ... `w.data = saved`), every `.data =` of a function
     that moves storage between devices that way (offloading), a module built in the same
@@ -89,6 +90,21 @@ class DataAssignment(Rule):
     triggers = (".data",)
 
     VALID = (
+        # A module built in the function adopts a new module's tensor, also through a subscript.
+        """
+        def test_transfer(meta, node_types):
+            conv = RGCNConv(16, 32, num_relations=3)
+            model = to_hetero(RGCN(16, 32), meta)
+            for t in node_types:
+                model.lin[t].bias.data = conv.bias.data
+        """,
+        # An in-place initialiser returns the tensor it filled: `w` gets its own storage back.
+        """
+        import torch
+        def init_weights(m):
+            m.weight.data = torch.nn.init.xavier_uniform_(m.weight.data, gain=1.0)
+            m.bias.data = m.bias.data.zero_()
+        """,
         "self.data = load()\n",
         "dataset.data = dataset.data[:100]\n",
         """

@@ -60,10 +60,13 @@ _CREATION_FUNCTIONS = torch_api.short_names(torch_api.functions("factory", witho
 def deliberate_storage_swap(context: FileContext, target: cst.Attribute, value: cst.BaseExpression, scope: Scope) -> bool:
     """`target` is `x.data`; True when the assignment gives x other storage on purpose (see above)."""
     tensor = dotted_name(target.value)
-    if tensor is None:
-        return False
+    if tensor is None:  # `model.lin[key].bias.data = ...`: only what the value alone shows
+        return (
+            _releases_storage(context, value) or _moves_storage_between_devices(scope) or _adopts_new_module_tensor(context, value, scope)
+        )
     return (
-        _converts(value, tensor)
+        _fills_itself(context, value, tensor)
+        or _converts(value, tensor)
         or _relays_out(value, tensor)
         or _views_into_buffer(value, tensor)
         or _converted_by_helper(context, value, tensor, scope)
@@ -74,6 +77,22 @@ def deliberate_storage_swap(context: FileContext, target: cst.Attribute, value: 
         or _adopted_by_new_module(context, tensor, value, scope)
         or _adopts_new_module_tensor(context, value, scope)
     )
+
+
+def _fills_itself(context: FileContext, value: cst.BaseExpression, tensor: str) -> bool:
+    """`w.data = nn.init.xavier_uniform_(w.data)`, `w.data = w.data.normal_(0, 0.02)`: an in-place
+    initialiser returns the tensor it filled, so `w` is handed its own storage back."""
+    if not isinstance(value, cst.Call):
+        return False
+    qualified = context.imports.qualified_name(value.func) or ""
+    if qualified.startswith("torch.nn.init.") and qualified.endswith("_") and value.args:
+        filled = value.args[0].value
+    elif isinstance(value.func, cst.Attribute) and value.func.attr.value.endswith("_") and not value.func.attr.value.startswith("_"):
+        filled = value.func.value
+    else:
+        return False
+    root, _ = _root_through_methods(filled, frozenset())
+    return dotted_name(root) == tensor
 
 
 def _root_through_methods(node: cst.BaseExpression, methods: frozenset[str]) -> tuple[cst.BaseExpression, bool]:
