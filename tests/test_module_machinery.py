@@ -73,6 +73,9 @@ USES = textwrap.dedent(
         def __init__(self): self.config = {}
     class Never(nn.Module):
         def __init__(self): self.a = 1
+    class OwnTrain(nn.Module):
+        def __init__(self): self.steps = 0
+        def train(self): self.steps += 1
 
     class Net(nn.Module):
         def __init__(self):
@@ -91,6 +94,8 @@ USES = textwrap.dedent(
         layers = nn.ModuleList([Listed() for _ in range(2)])
         ts = Sampler().sample()
         config = read_config(Mock())
+        trainer = OwnTrain()
+        trainer.train()
         return Never
     """
 )

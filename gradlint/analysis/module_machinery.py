@@ -54,51 +54,52 @@ def _attaches_call_machinery(call: cst.Call, imports: ImportMap) -> bool:
 
 
 class ModuleInstanceUses:
-    """Which module classes of the file have an instance used as a module in the file. Built on
-    the first question, with one walk over the file's calls."""
+    """Which module classes of the file have an instance used as a module in the file. The
+    constructions of the file's module classes are found with one walk, on the first question;
+    each class's are then followed when it is asked about."""
 
     def __init__(self, module: cst.Module, imports: ImportMap, nodes: NodeIndex, classes: NnModuleClasses) -> None:
         self._module = module
         self._imports = imports
         self._nodes = nodes
         self._classes = classes
-        self._used: Optional[frozenset[str]] = None
+        self._constructions: Optional[dict[str, list[cst.Call]]] = None  # class name -> the calls of that name
+        self._answers: dict[str, bool] = {}
 
     def used_as_module(self, cls: NnModuleClass) -> bool:
         """An instance of `cls` (built by its name in this file) is called (`Net()(x)`, `net(x)`),
         given a method that needs `nn.Module`'s state (`net.to(device)`, `net.parameters()`,
         `net.eval()`...), or registered in another module (`self.block = Block()` in a module
         class, `nn.Sequential(Block())`), directly or through the name it is bound to."""
-        if self._used is None:
-            self._used = self._find_used()
-        return cls.name in self._used
+        if cls.name not in self._answers:
+            if self._constructions is None:
+                self._constructions = {}
+                for node in descendants(self._module):
+                    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in self._classes.by_name:
+                        self._constructions.setdefault(node.func.value, []).append(node)
+            calls = self._constructions.get(cls.name, [])
+            self._answers[cls.name] = any(self._instance_used(call, cls) for call in calls)
+        return self._answers[cls.name]
 
-    def _find_used(self) -> frozenset[str]:
-        names = {cls.name for cls in self._classes}
-        used: set[str] = set()
-        for node in descendants(self._module):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in names - used:
-                if self._instance_used(node):
-                    used.add(node.func.value)
-        return frozenset(used)
-
-    def _instance_used(self, construction: cst.Call) -> bool:
-        if self._used_in_place(construction):
+    def _instance_used(self, construction: cst.Call, cls: NnModuleClass) -> bool:
+        if self._used_in_place(construction, cls):
             return True
         assignment = self._nodes.parent(construction)
         if not isinstance(assignment, cst.Assign) or assignment.value is not construction:
             return False
-        return any(self._bound_instance_used(target.target, construction) for target in assignment.targets)
+        return any(self._bound_instance_used(target.target, construction, cls) for target in assignment.targets)
 
-    def _used_in_place(self, instance: cst.BaseExpression) -> bool:
+    def _used_in_place(self, instance: cst.BaseExpression, cls: NnModuleClass) -> bool:
         """`instance` (a construction, or a read of the name or attribute holding one) is called,
-        given a state method, or handed to a module container where it is written."""
+        given a state method the class does not define itself, or handed to a module container
+        where it is written."""
         parent = self._nodes.parent(instance)
         if isinstance(parent, cst.Call) and parent.func is instance:
             return True
-        if isinstance(parent, cst.Attribute) and parent.value is instance and parent.attr.value in STATE_METHODS:
+        if isinstance(parent, cst.Attribute) and parent.value is instance:
+            method = parent.attr.value
             call = self._nodes.parent(parent)
-            return isinstance(call, cst.Call) and call.func is parent
+            return method in STATE_METHODS and not cls.defines_in_lineage(method) and isinstance(call, cst.Call) and call.func is parent
         return self._in_module_container(instance)
 
     def _in_module_container(self, node: cst.CSTNode) -> bool:
@@ -111,7 +112,7 @@ class ModuleInstanceUses:
         call = self._nodes.parent(current)
         return isinstance(call, cst.Call) and self._imports.qualified_name(call.func) in MODULE_CONTAINERS
 
-    def _bound_instance_used(self, target: cst.BaseExpression, construction: cst.Call) -> bool:
+    def _bound_instance_used(self, target: cst.BaseExpression, construction: cst.Call, cls: NnModuleClass) -> bool:
         """The instance bound to `target` is used as a module: a local name read so in its
         function (or at module level), or an attribute of `self` registered in a module class
         or read so in the class's methods."""
@@ -120,7 +121,7 @@ class ModuleInstanceUses:
             reads = [
                 node for node in descendants(scope) if isinstance(node, cst.Name) and node.value == target.value and node is not target
             ]
-            return any(self._used_in_place(read) for read in reads)
+            return any(self._used_in_place(read, cls) for read in reads)
         owner = self._nodes.enclosing_class(construction)
         method = self._nodes.enclosing_function(construction)
         if not isinstance(target, cst.Attribute) or owner is None or method is None:
@@ -132,6 +133,6 @@ class ModuleInstanceUses:
             return True  # a sub-module of a module class: every use of that module reaches it
         written = dotted_name(target)
         return any(
-            isinstance(node, cst.Attribute) and node is not target and dotted_name(node) == written and self._used_in_place(node)
+            isinstance(node, cst.Attribute) and node is not target and dotted_name(node) == written and self._used_in_place(node, cls)
             for node in descendants(owner)
         )
