@@ -205,7 +205,7 @@ class FileContext:
     def call_machinery(self) -> Optional[cst.Call]:
         """The first call of the file that attaches code only calling a module runs (a hook,
         `weight_norm`, pruning, `fully_shard`, `m.compile()`...), which `m.forward(x)` skips."""
-        return call_machinery(self.nodes, self.text, self.imports)
+        return call_machinery(self.nodes, self.text, self.imports, self.nn_modules)
 
     @cached_property
     def module_instance_uses(self) -> ModuleInstanceUses:

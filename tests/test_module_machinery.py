@@ -9,13 +9,16 @@ import pytest
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.module_machinery import ModuleInstanceUses, call_machinery
 from gradlint.analysis.nn_module_classes import NnModuleClasses
+from gradlint.analysis.nn_modules import NnModuleEvidence
+from gradlint.analysis.scopes import ScopeTable
 from gradlint.analysis.semantic.nodes import NodeIndex
 
 
 def _machinery(source: str):
     text = textwrap.dedent(source)
     module = cst.parse_module(text)
-    found = call_machinery(NodeIndex(module), text, ImportMap.build(module))
+    imports = ImportMap.build(module)
+    found = call_machinery(NodeIndex(module), text, imports, NnModuleEvidence(module, imports, ScopeTable()))
     return None if found is None else cst.Module(body=[]).code_for_node(found.func)
 
 
@@ -46,6 +49,7 @@ def test_the_first_call_attaching_call_only_code_is_found(source, expected):
         "from torch.nn.utils import parametrizations\nparametrizations.weight_norm(fc)\n",
         "from mylib import prepare\nprepare(model)\n",
         "out = model.forward(x)  # register_forward_hook is only mentioned\n",
+        "program = nvrtc_program(source)\nptx = program.compile()\n",
     ],
 )
 def test_look_alikes_attach_nothing(source):

@@ -20,6 +20,7 @@ import libcst as cst
 from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.nn_module_classes import NnModuleClass, NnModuleClasses
+from gradlint.analysis.nn_modules import NnModuleEvidence
 from gradlint.analysis.semantic.nodes import NodeIndex
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name
@@ -30,26 +31,32 @@ CALL_ONLY_METHODS = torch_api.module_methods("call-only")
 # Module methods that raise on an instance whose `nn.Module.__init__` never ran.
 STATE_METHODS = torch_api.module_methods("needs-init")
 MODULE_CONTAINERS = torch_api.functions("module-container")
+# A method name other objects have too (`re.compile`, a CUDA program's `compile()`): only on a module.
+_COMPILE = CALL_ONLY_METHODS - torch_api.module_methods("module-only")
 _CALL_ONLY_WORDS = tuple(sorted(CALL_ONLY_METHODS | torch_api.short_names(CALL_ONLY_FUNCTIONS)))
 
 
-def call_machinery(nodes: NodeIndex, text: str, imports: ImportMap) -> Optional[cst.Call]:
+def call_machinery(nodes: NodeIndex, text: str, imports: ImportMap, modules: NnModuleEvidence) -> Optional[cst.Call]:
     """The first call of the file (in source order) that attaches to a module code only calling
-    it runs: `m.register_forward_hook(...)` and the other hook registrations, `m.compile()`
-    (on anything but an imported module: not `re.compile`), and the table's `call-only`
-    functions (`weight_norm`, `prune.l1_unstructured`, `fully_shard`, `prepare`, the global
-    `register_module_forward_hook`...). None when the file makes no such call."""
+    it runs: `m.register_forward_hook(...)` and the other hook registrations (on anything but an
+    imported name), `m.compile()` on a module (not `re.compile`, nor a CUDA program's), and the
+    table's `call-only` functions (`weight_norm`, `prune.l1_unstructured`, `fully_shard`,
+    `prepare`, the global `register_module_forward_hook`...). None when the file makes none."""
     if not any(word in text for word in _CALL_ONLY_WORDS):
         return None  # the walk is needed only when a file spells one of them
-    return next(
-        (node for node in nodes.subtree(nodes.root) if isinstance(node, cst.Call) and _attaches_call_machinery(node, imports)), None
-    )
+    for node in nodes.subtree(nodes.root):
+        if isinstance(node, cst.Call) and _attaches_call_machinery(node, nodes, imports, modules):
+            return node
+    return None
 
 
-def _attaches_call_machinery(call: cst.Call, imports: ImportMap) -> bool:
+def _attaches_call_machinery(call: cst.Call, nodes: NodeIndex, imports: ImportMap, modules: NnModuleEvidence) -> bool:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value in CALL_ONLY_METHODS and imports.qualified_name(func.value) is None:
-        return True
+        if func.attr.value not in _COMPILE:
+            return True
+        stack = [*reversed(list(nodes.ancestors(call))), call]
+        return modules.is_module(func.value, stack)
     return imports.qualified_name(func) in CALL_ONLY_FUNCTIONS
 
 
