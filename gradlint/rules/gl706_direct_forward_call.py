@@ -63,7 +63,8 @@ class DirectForwardCall(Rule):
 
     ## Known limits
     Reported only in a file that attaches such code to a module: it registers a hook (or a global
-    module hook), compiles a module in place (`m.compile()`), or calls `weight_norm`,
+    module hook), compiles a module in place (`m.compile()` on a name or attribute the file
+    knows as a module: not `re.compile`, nor a CUDA program's `compile()`), or calls `weight_norm`,
     `spectral_norm`, a `torch.nn.utils.prune` function, `fully_shard`, `parallelize_module`,
     `prepare` or `prepare_qat`. Elsewhere `m.forward(x)` computes what `m(x)` does as far as the
     file shows, and on current code such calls (a test's verbatim copy of a reference model, a
