@@ -17,6 +17,7 @@ from gradlint.analysis.grad_tracking import GeneratorOutputs, GradEvidence
 from gradlint.analysis.history import HistoryEvidence
 from gradlint.analysis.identity import IdentityEvidence
 from gradlint.analysis.imports import ImportMap
+from gradlint.analysis.module_machinery import ModuleInstanceUses, call_machinery
 from gradlint.analysis.nn_module_classes import NnModuleClasses
 from gradlint.analysis.nn_modules import NnModuleEvidence
 from gradlint.analysis.parameter_flow import ParameterFlow
@@ -199,6 +200,17 @@ class FileContext:
     def nn_module_classes(self) -> NnModuleClasses:
         """The `nn.Module` subclasses of the file: bases, methods, what they assign to `self`."""
         return NnModuleClasses(self.module, self.imports)
+
+    @cached_property
+    def call_machinery(self) -> Optional[cst.Call]:
+        """The first call of the file that attaches code only calling a module runs (a hook,
+        `weight_norm`, pruning, `fully_shard`, `m.compile()`...), which `m.forward(x)` skips."""
+        return call_machinery(self.nodes, self.text, self.imports, self.nn_modules)
+
+    @cached_property
+    def module_instance_uses(self) -> ModuleInstanceUses:
+        """Which module classes of the file have an instance used as a module in it."""
+        return ModuleInstanceUses(self.module, self.imports, self.nodes, self.nn_module_classes)
 
     @cached_property
     def parameter_flow(self) -> ParameterFlow:

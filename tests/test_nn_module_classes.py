@@ -110,3 +110,43 @@ def test_a_conversion_applied_to_a_new_parameter():
     assert data.value.value == "t"
     assert parameter_conversion(cst.parse_expression("nn.Parameter(t.cuda())"), classes.imports) is None
     assert parameter_conversion(cst.parse_expression("nn.Linear(2, 2).cuda()"), classes.imports) is None
+
+
+def test_an_init_storing_module_state_is_found():
+    classes, _ = _classes(
+        textwrap.dedent(
+            """
+            import torch
+            from torch import nn
+            class Layer(nn.Module):
+                def __init__(self):
+                    self.fc = nn.Linear(2, 2).to("cpu")
+            class Weight(nn.Module):
+                def __init__(self):
+                    self.w = nn.Parameter(torch.zeros(2))
+            class Buffer(nn.Module):
+                def __init__(self):
+                    if True:
+                        self.register_buffer("b", torch.zeros(2))
+            class Initialised(nn.Module):
+                def __init__(self):
+                    self.apply(init_weights)
+            class OwnApply(nn.Module):
+                def __init__(self):
+                    self.apply(1)
+                def apply(self, value):
+                    self.value = value
+            class Plain(nn.Module):
+                def __init__(self):
+                    self.t = torch.zeros(2)
+                    self.layers = [nn.Linear(2, 2)]
+                    def later():
+                        self.fc = nn.Linear(2, 2)
+            class Made(nn.Module):
+                def __init__(self):
+                    self.fc = make_layer()
+            """
+        )
+    )
+    stores = {name for name, cls in classes.by_name.items() if cls.init_needs_module_state}
+    assert stores == {"Layer", "Weight", "Buffer", "Initialised"}

@@ -3,6 +3,7 @@ row states is measured by calling it."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import pytest
@@ -158,13 +159,7 @@ def test_every_method_row_is_a_tensor_method():
 
 
 def test_every_function_row_is_a_torch_callable():
-    def resolve(qualified: str):
-        value = torch
-        for part in qualified.split(".")[1:]:
-            value = getattr(value, part)
-        return value
-
-    assert [name for name in FUNCTIONS if not callable(resolve(name))] == []
+    assert [name for name in FUNCTIONS if not callable(_resolve(name))] == []
 
 
 def test_in_place_twins_are_read_from_the_names():
@@ -289,9 +284,13 @@ def test_a_reshaping_method_is_in_place(name):
 
 
 def _resolve(qualified: str):
+    """The object a qualified name means, importing the submodules on its way that `import torch`
+    leaves out (`torch.nn.utils.prune`, `torch.distributed.fsdp`)."""
+    parts = qualified.split(".")
     value = torch
-    for part in qualified.split(".")[1:]:
-        value = getattr(value, part)
+    for length in range(2, len(parts) + 1):
+        found = getattr(value, parts[length - 1], None)
+        value = found if found is not None else importlib.import_module(".".join(parts[:length]))
     return value
 
 
@@ -668,3 +667,194 @@ def test_an_in_place_method_returns_its_receiver(name):
     special = {"fill_": (0.0,), "copy_": (x.clone(),), "resize_": (x.shape,), "resize_as_": (x,), "set_": (x.clone(),)}
     arguments = special.get(name, _arguments(name[:-1], x))
     assert getattr(x, name)(*arguments) is x
+
+
+# -- what only calling a module runs, and what needs `nn.Module.__init__` -----------------------
+
+
+class _Doubler(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.fc(x) * 2
+
+
+class _Uninitialised(torch.nn.Module):
+    def __init__(self):
+        self.size = 2  # no `nn.Module.__init__`
+
+    def forward(self, x):
+        return x
+
+
+_HOOKS = {
+    "register_forward_hook": (lambda calls: lambda module, args, out: calls.append(1), False),
+    "register_forward_pre_hook": (lambda calls: lambda module, args: calls.append(1), False),
+    "register_full_backward_hook": (lambda calls: lambda module, grad_in, grad_out: calls.append(1), True),
+    "register_full_backward_pre_hook": (lambda calls: lambda module, grad_out: calls.append(1), True),
+    "register_backward_hook": (lambda calls: lambda module, grad_in, grad_out: calls.append(1), True),
+}
+
+
+def _hook_calls(attach, backward: bool, direct: bool) -> int:
+    """How often a counting hook runs for one prediction (and its backward) of a fresh module."""
+    module, calls = torch.nn.Linear(3, 2), []
+    handle = attach(module, calls)
+    x = torch.randn(4, 3, requires_grad=True)
+    out = module.forward(x) if direct else module(x)
+    if backward:
+        out.sum().backward()
+    handle.remove()
+    return len(calls)
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.module_methods("call-only") - {"compile"}))
+def test_a_call_only_hook_method_runs_for_a_call_not_for_forward(name):
+    make, backward = _HOOKS[name]
+
+    def attach(module, calls):
+        return getattr(module, name)(make(calls))
+
+    assert (_hook_calls(attach, backward, direct=True), _hook_calls(attach, backward, direct=False)) == (0, 1)
+
+
+def test_compiling_in_place_compiles_the_call_not_forward():
+    from torch._dynamo.testing import CompileCounter
+
+    assert torch_api.module_methods("call-only") >= {"compile"}
+    counter, module = CompileCounter(), _Doubler()
+    module.compile(backend=counter)
+    x = torch.randn(4, 3)
+    module.forward(x)
+    assert counter.frame_count == 0
+    module(x)
+    assert counter.frame_count == 1
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.module_methods("needs-init")))
+def test_a_needs_init_module_method_raises_before_the_initialiser(name):
+    arguments = {
+        "to": ("cpu",),
+        "type": (torch.float32,),
+        "apply": (lambda m: None,),
+        "load_state_dict": ({},),
+        "register_buffer": ("b", torch.zeros(1)),
+        "add_module": ("fc", torch.nn.Linear(2, 2)),
+        "register_module": ("fc", torch.nn.Linear(2, 2)),
+    }.get(name, ())
+    if name.startswith("register_") and name.endswith("hook"):
+        arguments = (lambda *a: None,)
+    keywords = {"device": "cpu"} if name == "to_empty" else {}
+    with pytest.raises(AttributeError):
+        result = getattr(_Uninitialised(), name)(*arguments, **keywords)
+        if torch_api.MODULE_METHODS[name].has("generator"):
+            list(result)
+
+
+def test_compile_and_forward_need_no_initialiser():
+    assert not {"compile", "forward"} & torch_api.module_methods("needs-init")
+    module = _Uninitialised()
+    module.compile()
+    assert torch.equal(module.forward(torch.ones(2)), torch.ones(2))
+
+
+def _global_hook(qualified: str, calls: list):
+    backward = "backward" in qualified
+    if qualified.endswith("full_backward_pre_hook"):
+        return (lambda module, grad_out: calls.append(1)), backward
+    if backward:
+        return (lambda module, grad_in, grad_out: calls.append(1)), backward
+    if qualified.endswith("pre_hook"):
+        return (lambda module, args: calls.append(1)), backward
+    return (lambda module, args, out: calls.append(1)), backward
+
+
+_PRUNING = {
+    "identity": lambda prune, m: prune.identity(m, "weight"),
+    "random_unstructured": lambda prune, m: prune.random_unstructured(m, "weight", amount=0.5),
+    "l1_unstructured": lambda prune, m: prune.l1_unstructured(m, "weight", amount=0.5),
+    "random_structured": lambda prune, m: prune.random_structured(m, "weight", amount=0.5, dim=0),
+    "ln_structured": lambda prune, m: prune.ln_structured(m, "weight", amount=0.5, n=2, dim=0),
+    "global_unstructured": lambda prune, m: prune.global_unstructured([(m, "weight")], pruning_method=prune.L1Unstructured, amount=0.5),
+    "custom_from_mask": lambda prune, m: prune.custom_from_mask(m, "weight", mask=torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])),
+}
+
+
+def _call_only_functions(prefix: str) -> list[str]:
+    return sorted(name for name in torch_api.functions("call-only") if name.startswith(prefix))
+
+
+@pytest.mark.parametrize("qualified", _call_only_functions("torch.nn.modules.module."))
+def test_a_global_module_hook_runs_for_a_call_not_for_forward(qualified):
+    def attach(module, calls):
+        hook, _ = _global_hook(qualified, calls)
+        return _resolve(qualified)(hook)
+
+    backward = _global_hook(qualified, [])[1]
+    module_module = importlib.import_module("torch.nn.modules.module")
+    module_module._global_is_full_backward_hook = None  # which kind of global backward hook came first: torch remembers it
+    try:
+        assert (_hook_calls(attach, backward, direct=True), _hook_calls(attach, backward, direct=False)) == (0, 1)
+    finally:
+        module_module._global_is_full_backward_hook = None
+
+
+@pytest.mark.parametrize("qualified", _call_only_functions("torch.nn.utils."))
+def test_a_reparametrisation_by_a_pre_hook_leaves_forward_stale(qualified):
+    """After the original weight changes, `m.forward(x)` still uses the weight the pre-hook
+    computed last; `m(x)` recomputes it."""
+    torch.manual_seed(0)
+    module = torch.nn.Linear(3, 2)
+    name = qualified.rsplit(".", 1)[-1]
+    if ".prune." in qualified:
+        _PRUNING[name](importlib.import_module("torch.nn.utils.prune"), module)
+    else:
+        _resolve(qualified)(module)
+    original = next(p for n, p in module.named_parameters() if n in ("weight_orig", "weight_g"))
+    with torch.no_grad():
+        original.mul_(3)
+    x = torch.randn(4, 3)
+    assert module._forward_pre_hooks
+    assert not torch.equal(module.forward(x), module(x))
+
+
+@pytest.mark.parametrize("qualified", _call_only_functions("torch.ao.") + _call_only_functions("torch.quantization."))
+def test_quantization_prepare_observes_a_call_not_forward(qualified):
+    quantization = importlib.import_module("torch.ao.quantization")
+    model = torch.nn.Sequential(quantization.QuantStub(), torch.nn.Linear(3, 2), quantization.DeQuantStub())
+    if qualified.endswith("_qat"):
+        model.train()
+        model.qconfig = quantization.get_default_qat_qconfig("x86")
+    else:
+        model.qconfig = quantization.get_default_qconfig("x86")
+    layer = _resolve(qualified)(model)[1]
+    observer = layer.activation_post_process
+    before = [buffer.clone() for buffer in observer.buffers()]
+    layer.forward(torch.randn(4, 3))
+    assert all(torch.equal(a, b) for a, b in zip(before, observer.buffers()))
+    layer(torch.randn(4, 3))
+    assert not all(torch.equal(a, b) for a, b in zip(before, observer.buffers()))
+
+
+@pytest.mark.parametrize("qualified", _call_only_functions("torch.distributed."))
+def test_sharding_makes_forward_raise_and_the_call_work(qualified):
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        mesh = init_device_mesh("cpu", (1,))
+        module = torch.nn.Linear(3, 2)
+        if qualified.endswith("parallelize_module"):
+            parallel = importlib.import_module("torch.distributed.tensor.parallel")
+            _resolve(qualified)(module, mesh, parallel.ColwiseParallel())
+        else:
+            _resolve(qualified)(module, mesh=mesh)
+        x = torch.randn(4, 3)
+        with pytest.raises(RuntimeError, match="mixed torch.Tensor and DTensor"):
+            module.forward(x)
+        assert module(x).shape == (4, 2)
+    finally:
+        dist.destroy_process_group()

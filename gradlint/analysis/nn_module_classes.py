@@ -13,7 +13,7 @@ from gradlint.analysis import torch_api
 from gradlint.analysis.imports import ImportMap
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import dotted_name, iter_statements
-from gradlint.analysis.tree import descendants
+from gradlint.analysis.tree import descendants, iter_children
 
 TORCH_MODULE = "torch.nn.Module"
 # Capitalised names of torch.nn that are not module classes.
@@ -23,6 +23,10 @@ _NOT_MODULES = torch_api.short_names(
 # Factories whose result is a model.
 _MODEL_FACTORIES = frozenset({"timm.create_model"})
 _NO_INSTANCE_DECORATORS = frozenset({"staticmethod", "classmethod"})
+# Module methods that raise before `nn.Module.__init__`, and those returning the module itself.
+_STATE_METHODS = torch_api.module_methods("needs-init")
+_RETURNS_SELF = torch_api.module_methods("returns-self")
+_STATE_CLASSES = torch_api.functions("parameter") | torch_api.functions("buffer")
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,28 @@ class NnModuleClass:
                         found.append(SelfAssignment(method, target.attr.value, value, statement))
         return tuple(found)
 
+    @cached_property
+    def init_needs_module_state(self) -> bool:
+        """`__init__` itself (not a function or class nested in it) assigns to `self` a module,
+        a parameter or a buffer it builds (`self.fc = nn.Linear(2, 2)`, `self.w =
+        nn.Parameter(...)`, also through `.to(device)`), or calls on `self` a method of
+        `nn.Module` that needs its state and that the class does not define itself
+        (`self.register_buffer(...)`, `self.apply(init)`, `self.to(device)`): without
+        `nn.Module.__init__` each raises AttributeError while the instance is built."""
+        init = self.init
+        instance = self_name(init) if init is not None else None
+        if instance is None:
+            return False
+        for node in _own_code(init.body):
+            if isinstance(node, (cst.Assign, cst.AnnAssign)):
+                if any(_is_attribute_of(target, instance) and self._owner.builds_module_state(value) for target, value in _assigned(node)):
+                    return True
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and _is_attribute_of(node.func, instance):
+                method = node.func.attr.value
+                if method in _STATE_METHODS and not self.defines_in_lineage(method):
+                    return True
+        return False
+
     def assignments_to(self, attribute: str) -> list[SelfAssignment]:
         return [a for a in self.self_assignments if a.attribute == attribute]
 
@@ -220,6 +246,16 @@ class NnModuleClasses:
         qualified = self.imports.qualified_name(node.func) or ""
         return _is_torch_module_class(qualified) or qualified.startswith("torchvision.models.") or qualified in _MODEL_FACTORIES
 
+    def builds_module_state(self, node: cst.BaseExpression) -> bool:
+        """`node` builds what `nn.Module.__setattr__` keeps in the module's own dictionaries: a
+        module (`constructs_module`), a parameter or a buffer, also through the methods that
+        return it (`nn.Linear(2, 2).to(device)`, `nn.Parameter(t).cuda()`)."""
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _RETURNS_SELF:
+            node = node.func.value
+        if self.constructs_module(node):
+            return True
+        return isinstance(node, cst.Call) and self.imports.qualified_name(node.func) in _STATE_CLASSES
+
     def builds_stateful_module(self, node: cst.BaseExpression) -> bool:
         """`node` builds a module with parameters, buffers or a training mode (not `nn.ReLU()`)."""
         if not self.constructs_module(node):
@@ -256,6 +292,20 @@ def _is_torch_module_class(qualified: str) -> bool:
     if qualified.startswith("torch.nn.") and parts[2] in ("functional", "init", "utils", "parameter"):
         return False
     return last[:1].isupper() and last not in _NOT_MODULES and not last.isupper()
+
+
+def _is_attribute_of(node: cst.BaseExpression, instance: str) -> bool:
+    """`<instance>.<name>`."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == instance
+
+
+def _own_code(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes of a function body, without the functions, lambdas and classes nested in it."""
+    pending = [body]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(child for child in iter_children(current) if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)))
 
 
 def _class_body(node: cst.ClassDef) -> list[cst.CSTNode]:

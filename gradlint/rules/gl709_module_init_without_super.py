@@ -22,7 +22,11 @@ class ModuleInitWithoutSuper(Rule):
     ## What it does
     Flags an `nn.Module` subclass whose `__init__` never calls the base initialiser: no
     `super().__init__()`, `super(Net, self).__init__()`, `nn.Module.__init__(self)` or
-    `Base.__init__(self, ...)` anywhere in the class.
+    `Base.__init__(self, ...)` anywhere in the class, when that breaks something: `__init__`
+    assigns a sub-module, parameter or buffer to `self` (or registers one, or calls a method
+    such as `self.apply(...)` that needs the module's state), which raises while the instance is
+    built, or the file uses an instance as a module (calls it, moves it, asks for its
+    parameters or state, registers it in another module), which raises there.
 
     ## Why is this bad?
     `nn.Module.__init__` creates the dictionaries that hold parameters, buffers, sub-modules and
@@ -33,7 +37,9 @@ class ModuleInitWithoutSuper(Rule):
     that only stores plain values is constructed, then breaks at first use: calling it raises
     `AttributeError: 'Net' object has no attribute '_backward_hooks'`, and `.parameters()`,
     `.to()`, `.train()` and `repr()` raise `AttributeError: 'Net' object has no attribute
-    '_parameters'` (or `'_modules'`).
+    '_parameters'` (or `'_modules'`), and so do `.parameters()` and `.to()` of a module it was
+    registered in. What needs none of that state works: its own methods (`sampler.sample(t)`),
+    plain attributes, `m.forward(x)`, `isinstance`, pickling.
 
     ## Example
     ```python
@@ -64,6 +70,16 @@ class ModuleInitWithoutSuper(Rule):
     arguments it needs are not known: no fix.
 
     ## Known limits
+    A class whose `__init__` stores only plain values is reported only when the file uses an
+    instance as a module (`Net()(x)`, `net = Net(); net.to(device)`, `net.parameters()`,
+    `self.block = Net()` in a module class, `nn.Sequential(Net())`): on current code such classes
+    were used only through a helper method or a plain attribute (a sampler's `.sample()`, a test
+    mock read for its `.config`) or never built, and worked. An instance used as a module by
+    another file, or after being handed to a function, is not seen. Sub-modules, parameters
+    and buffers count when `__init__` builds them where it assigns them (`nn.Linear(...)`, a
+    module class of the file, `nn.Parameter(...)`, `nn.Buffer(...)`); a module made by a
+    helper (`self.fc = make_layer()`) is not known to be one.
+
     Reported when every base is `nn.Module`, a torch.nn module class, or a class of this file that
     is provably a module; or when such bases come first and other classes after them
     (`class Net(nn.Module, Mixin)`: `nn.Module`'s methods come first in its method resolution
@@ -187,6 +203,28 @@ class ModuleInitWithoutSuper(Rule):
             def __init__(self):
                 raise NotImplementedError
         """,
+        # plain values only, and no instance used as a module: a sampler used through its own
+        # method, a test mock read for its config, a class never built
+        """
+        import torch
+        import torch.nn as nn
+        class StratifiedSampler(nn.Module):
+            def __init__(self, depth_mode="linear"):
+                self.depth_mode = depth_mode
+            def sample(self, t0, t1, n):
+                return torch.linspace(0, 1, n) * (t1 - t0) + t0
+        class ModelWithConfig(nn.Module):
+            def __init__(self):
+                self.config = {"hidden": 4}
+        class Extractor(nn.Module):
+            def __init__(self, args):
+                self.reader = FeatureReader(args.path)
+            def forward(self, sample):
+                return self.reader(sample)
+        sampler = StratifiedSampler()
+        ts = sampler.sample(t0, t1, 8)
+        config = get_model_config(ModelWithConfig())
+        """,
         """
         import torch.nn as nn
         from dataclasses import dataclass
@@ -225,6 +263,7 @@ class ModuleInitWithoutSuper(Rule):
                     self.factor = factor
                 def forward(self, x):
                     return x * self.factor
+            doubled = Scale(2.0)(x)
             """,
             """
             from torch import nn
@@ -235,7 +274,89 @@ class ModuleInitWithoutSuper(Rule):
                     self.factor = factor
                 def forward(self, x):
                     return x * self.factor
+            doubled = Scale(2.0)(x)
             """,
+        ),
+        # plain values, and an instance moved, registered in a container, or held by a module
+        Invalid(
+            """
+            import torch.nn as nn
+            class Flatten(nn.Module):
+                def __init__(self):
+                    pass
+                def forward(self, x):
+                    return x.flatten(1)
+            class Shift(nn.Module):
+                def __init__(self, by):
+                    self.by = by
+                def forward(self, x):
+                    return x + self.by
+            class Gate(nn.Module):
+                def __init__(self):
+                    self.open = True
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = Gate()
+            head = nn.Sequential(Flatten(), nn.Linear(4, 2))
+            shift = Shift(1.0)
+            shift.to("cpu")
+            """,
+            """
+            import torch.nn as nn
+            class Flatten(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    pass
+                def forward(self, x):
+                    return x.flatten(1)
+            class Shift(nn.Module):
+                def __init__(self, by):
+                    super().__init__()
+                    self.by = by
+                def forward(self, x):
+                    return x + self.by
+            class Gate(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.open = True
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gate = Gate()
+            head = nn.Sequential(Flatten(), nn.Linear(4, 2))
+            shift = Shift(1.0)
+            shift.to("cpu")
+            """,
+            line=3,
+            column=9,
+        ),
+        # a buffer registered, and the weights initialised through `self.apply`
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Norm(nn.Module):
+                def __init__(self):
+                    self.register_buffer("mean", torch.zeros(4))
+            class Init(nn.Module):
+                def __init__(self):
+                    self.apply(init_weights)
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            class Norm(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("mean", torch.zeros(4))
+            class Init(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.apply(init_weights)
+            """,
+            line=4,
+            column=9,
         ),
         Invalid(
             """
@@ -338,6 +459,8 @@ class ModuleInitWithoutSuper(Rule):
             class Wide(torch.nn.Linear):
                 def __init__(self, n):
                     self.n = n
+            wide = Wide(3)
+            params = list(wide.parameters())
             """,
         ),
     )
@@ -350,6 +473,8 @@ class ModuleInitWithoutSuper(Rule):
             return
         if _calls_an_initialiser(node) or _raises_at_top(cls.init):
             return
+        if not (cls.init_needs_module_state or self.context.module_instance_uses.used_as_module(cls)):
+            return  # nothing the file shows needs the module's state: it works as built
         self.report(cls.init.name, _MESSAGE.format(name=cls.name), self._fix(cls))
 
     def _fix(self, cls: NnModuleClass):

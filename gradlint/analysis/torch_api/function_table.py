@@ -32,6 +32,10 @@ VOCABULARY = {
     "dropout-layer": "a `torch.nn` dropout layer: no parameters, and it drops only in training mode",
     "submodules": "a `torch.nn` layer with sub-modules of its own",
     "parallel-wrapper": "a data-parallel wrapper whose own `forward` does its work (scatter, gradient synchronisation)",
+    "call-only": (
+        "it attaches to a module (or, a global registration, to every module) a hook that calling the module "
+        "(`module(x)`) runs and `module.forward(x)` skips"
+    ),
     "returns-object": "it returns whatever object it loads or wraps (a module, a dict, a tensor...)",
     "tensor-class": "`isinstance(x, it)` holds for tensors only (for the `parameter` rows, parameters only)",
     "demands-tensor": (
@@ -167,6 +171,29 @@ torch.nn.DataParallel                     parallel-wrapper
 torch.nn.parallel.DataParallel            parallel-wrapper
 torch.nn.parallel.DistributedDataParallel parallel-wrapper
 torch.nn.parallel.distributed.DistributedDataParallel parallel-wrapper
+
+# what attaches hooks to a module: `module.forward(x)` skips them
+torch.nn.utils.weight_norm                            call-only
+torch.nn.utils.spectral_norm                          call-only
+torch.nn.utils.prune.identity                         call-only
+torch.nn.utils.prune.random_unstructured              call-only
+torch.nn.utils.prune.l1_unstructured                  call-only
+torch.nn.utils.prune.random_structured                call-only
+torch.nn.utils.prune.ln_structured                    call-only
+torch.nn.utils.prune.global_unstructured              call-only
+torch.nn.utils.prune.custom_from_mask                 call-only
+torch.nn.modules.module.register_module_forward_pre_hook       call-only
+torch.nn.modules.module.register_module_forward_hook           call-only
+torch.nn.modules.module.register_module_full_backward_pre_hook call-only
+torch.nn.modules.module.register_module_full_backward_hook     call-only
+torch.nn.modules.module.register_module_backward_hook          call-only
+torch.distributed.fsdp.fully_shard                    call-only
+torch.distributed._composable.fsdp.fully_shard        call-only
+torch.distributed.tensor.parallel.parallelize_module  call-only
+torch.ao.quantization.prepare                         call-only
+torch.ao.quantization.prepare_qat                     call-only
+torch.quantization.prepare                            call-only
+torch.quantization.prepare_qat                        call-only
 
 # layers without parameters
 torch.nn.AdaptiveAvgPool1d                parameterless stateless

@@ -9,36 +9,43 @@ VOCABULARY = {
     "submodules": "it iterates the module's submodules",
     "module-only": "no tensor, dict, list or number has a method of this name",
     "adds": "it adds a submodule after construction",
+    "call-only": "it attaches code that calling the module (`module(x)`) runs and `module.forward(x)` skips",
+    "needs-init": "it raises AttributeError (a generator: once iterated) on a module whose `nn.Module.__init__` never ran",
 }
 
 ROWS = """
-to                          returns-self converts
-cuda                        returns-self converts
-cpu                         returns-self converts
-float                       returns-self converts
-double                      returns-self converts
-half                        returns-self converts
-bfloat16                    returns-self converts
-type                        returns-self
-train                       returns-self module-only
-eval                        returns-self module-only
-requires_grad_              returns-self
-to_empty                    returns-self
-apply                       returns-self
+to                          returns-self converts needs-init
+cuda                        returns-self converts needs-init
+cpu                         returns-self converts needs-init
+float                       returns-self converts needs-init
+double                      returns-self converts needs-init
+half                        returns-self converts needs-init
+bfloat16                    returns-self converts needs-init
+type                        returns-self needs-init
+train                       returns-self module-only needs-init
+eval                        returns-self module-only needs-init
+requires_grad_              returns-self needs-init
+to_empty                    returns-self needs-init
+apply                       returns-self needs-init
 forward                     module-only
-parameters                  generator module-only
-named_parameters            generator module-only
-buffers                     generator module-only
-named_buffers               generator module-only
-children                    generator submodules module-only
-named_children              generator submodules module-only
-modules                     generator submodules module-only
-named_modules               generator submodules module-only
-state_dict                  module-only
-load_state_dict             module-only
-zero_grad                   module-only
-register_forward_hook       module-only
-register_forward_pre_hook   module-only
-add_module                  adds
-register_module             adds
+parameters                  generator module-only needs-init
+named_parameters            generator module-only needs-init
+buffers                     generator module-only needs-init
+named_buffers               generator module-only needs-init
+children                    generator submodules module-only needs-init
+named_children              generator submodules module-only needs-init
+modules                     generator submodules module-only needs-init
+named_modules               generator submodules module-only needs-init
+state_dict                  module-only needs-init
+load_state_dict             module-only needs-init
+zero_grad                   module-only needs-init
+register_forward_hook       module-only call-only needs-init
+register_forward_pre_hook   module-only call-only needs-init
+register_full_backward_hook       module-only call-only needs-init
+register_full_backward_pre_hook   module-only call-only needs-init
+register_backward_hook      module-only call-only needs-init
+compile                     call-only
+register_buffer             needs-init
+add_module                  adds needs-init
+register_module             adds needs-init
 """
