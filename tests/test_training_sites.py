@@ -173,6 +173,35 @@ def test_step_sites_name_the_optimizer_and_the_scaler():
     assert code(other.site.optimizer) == "scheduler"
 
 
+def test_a_step_given_a_loss_is_a_wrappers_own_training_step_not_torchs():
+    """torch's `Optimizer.step` takes only a closure: `opt.step(actor_loss)` is a framework's
+    wrapper that backpropagates the loss itself (tianshou); a lambda or a function of the file
+    passed to `step` is a closure."""
+    region = loop_region(
+        """
+        import torch
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        def closure():
+            return model(x).sum()
+        for x in loader:
+            actor_loss = model(x).sum()
+            policy_optim.step(actor_loss)
+            optimizer.step(torch.ones(3).sum())
+            optimizer.step(closure)
+            optimizer.step(lambda: model(x).sum())
+            optimizer.step(closure=closure)
+        """
+    )
+    assert [code(event.node) for event in region.of(Kind.LOSS_STEP)] == [
+        "policy_optim.step(actor_loss)",
+        "optimizer.step(torch.ones(3).sum())",
+    ]
+    assert [code(event.site.closure) for event in region.of(Kind.STEP)] == ["closure", "lambda: model(x).sum()", "closure"]
+    assert all(event.calls_step for event in region.of(Kind.LOSS_STEP))
+    wrapped = context("for x in loader:\n    policy_optim.step(model(x).sum())\n").training
+    assert wrapped.optimises(wrapped.loops[0].owner)  # each iteration trains, through the wrapper
+
+
 def test_reset_sites_say_how_and_what_they_clear():
     region = loop_region(
         """

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
-from typing import Iterator, Optional, Sequence, Union
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -180,14 +180,17 @@ class Kind(Enum):
     # What the analysed body's own statements say; never carried out of a helper to its callers.
     OTHER_BACKWARD = "other-backward"  # `x.backward()` on a receiver that is not evidently a tensor
     OTHER_STEP = "other-step"  # `x.step()` of an object the file gives no evidence is an optimizer
+    # `opt.step(loss)`: a framework's optimizer wrapper that backpropagates the loss it is given and
+    # steps (tianshou's); torch's `Optimizer.step` takes only a closure, so no torch step either.
+    LOSS_STEP = "loss-step"
     FORWARD = "forward"  # a GAN's generator or discriminator is called: `D(x)`, `self.netG(z)`
     ASSIGN = "assign"  # `name = value`
 
 
 # What running a statement does to gradients and parameters: what a helper does where it is called.
-EFFECTS = frozenset({Kind.BACKWARD, Kind.STEP, Kind.RESET, Kind.UPDATE})
+EFFECTS = frozenset({Kind.BACKWARD, Kind.STEP, Kind.RESET, Kind.UPDATE, Kind.LOSS_STEP})
 # Events that make a loop an optimisation loop: each iteration backpropagates or updates parameters.
-OPTIMISING = frozenset({Kind.BACKWARD, Kind.OTHER_BACKWARD, Kind.STEP, Kind.UPDATE})
+OPTIMISING = frozenset({Kind.BACKWARD, Kind.OTHER_BACKWARD, Kind.STEP, Kind.UPDATE, Kind.LOSS_STEP})
 
 
 @dataclass(frozen=True)
@@ -219,8 +222,9 @@ class Event:
 
     @property
     def calls_step(self) -> bool:
-        """Any `step()` (`optimizer` names what it steps): an optimizer's, or one the file cannot confirm."""
-        return self.kind is Kind.STEP or self.kind is Kind.OTHER_STEP
+        """Any `step()` (`optimizer` names what it steps): an optimizer's, a wrapper's `step(loss)`, or
+        one the file cannot confirm."""
+        return self.kind is Kind.STEP or self.kind is Kind.OTHER_STEP or self.kind is Kind.LOSS_STEP
 
 
 @dataclass
@@ -267,10 +271,19 @@ class _Place:
 
 
 class TrainingAnalysis:
-    def __init__(self, module: cst.Module, imports: ImportMap, tensors: TensorEvidence, functions: Optional[FunctionTable] = None) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        imports: ImportMap,
+        tensors: TensorEvidence,
+        functions: Optional[FunctionTable] = None,
+        is_tensor: Optional[Callable[[cst.BaseExpression, Optional[cst.CSTNode]], bool]] = None,
+    ) -> None:
+        """`is_tensor(node, scope)`: the value model's answer (the tensor evidence's when not given)."""
         self.module = module
         self.imports = imports
         self.tensors = tensors
+        self.is_tensor = is_tensor if is_tensor is not None else tensors.is_tensor
         self.roles = Roles()
         self._functions = functions if functions is not None else FunctionTable.build(module)
         self._summaries: dict[int, list[Event]] = {}
@@ -581,12 +594,24 @@ class TrainingAnalysis:
             return []
         if not self.optimizers.is_optimizer(receiver):
             return [make(Kind.OTHER_STEP, optimizer=dotted_name(receiver), site=StepSite(call, receiver))]
+        if self._steps_a_loss(call, place.scope):
+            return [make(Kind.LOSS_STEP, optimizer=dotted_name(receiver), site=StepSite(call, receiver))]
         events = []
         for arg in call.args:  # a closure runs inside the step
             events.extend(self._closure_events(arg.value, call, statement, place))
         site = StepSite(call, receiver, closure=bind(call, _OPTIMIZER_STEP).passed("closure"))
         events.append(make(Kind.STEP, optimizer=dotted_name(receiver), site=site))
         return events
+
+    def _steps_a_loss(self, call: cst.Call, scope: Optional[cst.FunctionDef]) -> bool:
+        """`opt.step(actor_loss)`: what `step` is given is evidently a tensor (never a lambda or a
+        function of the file), which torch's `Optimizer.step(closure)` would call and fail on."""
+        given = bind(call, _OPTIMIZER_STEP).passed("closure")
+        if given is None or isinstance(given, cst.Lambda):
+            return False
+        if isinstance(given, cst.Name) and self._functions.named(given.value, scope) is not None:
+            return False
+        return self.is_tensor(given, scope)
 
     def _closure_events(self, value, call, statement, place: _Place) -> list[Event]:
         if isinstance(value, cst.Lambda):
