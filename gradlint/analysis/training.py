@@ -45,6 +45,9 @@ ZERO_NAME = re.compile(r"^(?:zero_?grads?|zero_gradients|reset_?grads?|clear_?gr
 _GRAD_RESETS = torch_api.methods("fills") | {"mul_"}
 _DETACH_IN_PLACE = torch_api.methods("identity", "clears") - torch_api.methods("reshapes")
 _GRAD_UPDATES = torch_api.methods("accumulates") | torch_api.methods("copies-in")
+_RANDOM_FACTORIES = torch_api.functions("random")
+# Reductions of a whole tensor that keep its history: `output.sum()`, `output.mean()`.
+_WHOLE_REDUCTIONS = torch_api.methods("reduction", "keeps")
 
 
 class Wrapper(Enum):
@@ -461,6 +464,36 @@ class TrainingAnalysis:
         sources = parameter_sources(params)
         return bool(sources) and all(_constructed_before(loop, name, step) is not None for name in sources)
 
+    def trains_on_noise(self, loop: Region) -> bool:
+        """Every backward the loop runs itself backpropagates a whole reduction (`.sum()`,
+        `.mean()`) of one forward call whose inputs are all drawn by torch's random factories in
+        the same iteration (`output = model(torch.rand(20, 10)); output.sum().backward()`): the
+        loop reads no data and its loss measures nothing, a demonstration or a test of the
+        training machinery. A GAN's generator loss (`D(G(z))`) takes a model's output as input,
+        and a loss with a target or a criterion is no bare reduction: neither is noise."""
+        backwards = loop.of(Kind.BACKWARD)
+        return bool(backwards) and all(self._backpropagates_noise(loop, event) for event in backwards)
+
+    def _backpropagates_noise(self, loop: Region, backward: Event) -> bool:
+        if not backward.direct or not isinstance(backward.site, BackwardSite) or backward.site.factor is not None:
+            return False
+        reduced = _whole_reduction(self._made_in(loop, backward.site.loss, backward))
+        forward = self._made_in(loop, reduced, backward)
+        if not isinstance(forward, cst.Call) or self.imports.qualified_name(forward.func) is not None or not forward.args:
+            return False
+        return all(_is_literal(arg.value) or self._is_random_draw(self._made_in(loop, arg.value, backward)) for arg in forward.args)
+
+    def _made_in(self, loop: Region, node: Optional[cst.BaseExpression], before: Event) -> Optional[cst.BaseExpression]:
+        """What a name stands for when the loop body binds it, unconditionally, before `before`
+        (`output` of `output = model(x)`); any other expression as it is."""
+        if isinstance(node, cst.Name):
+            assigned = _constructed_before(loop, node.value, before)
+            return assigned.value if assigned is not None else None
+        return node
+
+    def _is_random_draw(self, node: Optional[cst.BaseExpression]) -> bool:
+        return isinstance(node, cst.Call) and self.imports.qualified_name(node.func) in _RANDOM_FACTORIES
+
     @cached_property
     def frozen_generator(self) -> bool:
         """The file freezes a GAN's generator somewhere: `G.requires_grad_(False)`, or
@@ -743,6 +776,17 @@ def _constructed_before(loop: Region, name: Optional[str], before: Event) -> Opt
         if event.kind is Kind.ASSIGN and event.target == name and event.direct and not event.conditional:
             found = event.node if isinstance(event.node.value, cst.Call) else None
     return None
+
+
+def _whole_reduction(node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """`output` of `output.sum()` / `output.mean()` (no dim, no other argument); None otherwise."""
+    if type(node) is not cst.Call or node.args or type(node.func) is not cst.Attribute:
+        return None
+    return node.func.value if node.func.attr.value in _WHOLE_REDUCTIONS else None
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or is_bool_literal(node, True) or is_bool_literal(node, False)
 
 
 def _params_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
