@@ -46,8 +46,8 @@ _GRAD_RESETS = torch_api.methods("fills") | {"mul_"}
 _DETACH_IN_PLACE = torch_api.methods("identity", "clears") - torch_api.methods("reshapes")
 _GRAD_UPDATES = torch_api.methods("accumulates") | torch_api.methods("copies-in")
 _RANDOM_FACTORIES = torch_api.functions("random")
-# Reductions of a whole tensor that keep its history: `output.sum()`, `output.mean()`.
-_WHOLE_REDUCTIONS = torch_api.methods("reduction", "keeps")
+# Reductions of a whole tensor to a number one can backpropagate: `output.sum()`, `output.mean()`.
+_WHOLE_REDUCTIONS = torch_api.methods("reduction", without=("int",))
 
 
 class Wrapper(Enum):
