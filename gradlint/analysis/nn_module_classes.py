@@ -244,7 +244,8 @@ class NnModuleClasses:
         if not isinstance(node, cst.Call):
             return False
         if isinstance(node.func, cst.Name) and node.func.value in self.by_name:
-            return self._parameter_free(self.by_name[node.func.value], seen)
+            cls = self.by_name[node.func.value]
+            return self._parameter_free(cls, seen) if seen else cls.parameter_free  # judged once per class
         qualified = self.imports.qualified_name(node.func) or ""
         if qualified.startswith("torch.nn."):
             return qualified.rsplit(".", 1)[-1] in STATELESS_LAYERS
