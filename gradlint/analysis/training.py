@@ -3,7 +3,8 @@ manual updates, in source order, for every loop and function body of a file.
 
 Built once per file and shared by the training-step rules. Calls to functions and methods
 defined in the same file are followed (transitively), and closures passed to `opt.step(closure)`
-count where the step runs them.
+count where the step runs them; a step given a loss (`opt.step(loss)`) is a framework wrapper's
+own training step (LOSS_STEP), not torch's `step(closure)`.
 
 Each backward, step and reset event carries its typed site: which loss a backward call
 backpropagates and through what (`BackwardSite`), which optimizer a step steps (`StepSite`), what
@@ -180,12 +181,12 @@ class Kind(Enum):
     STEP = "step"
     RESET = "reset"
     UPDATE = "update"
-    # What the analysed body's own statements say; never carried out of a helper to its callers.
-    OTHER_BACKWARD = "other-backward"  # `x.backward()` on a receiver that is not evidently a tensor
-    OTHER_STEP = "other-step"  # `x.step()` of an object the file gives no evidence is an optimizer
     # `opt.step(loss)`: a framework's optimizer wrapper that backpropagates the loss it is given and
     # steps (tianshou's); torch's `Optimizer.step` takes only a closure, so no torch step either.
     LOSS_STEP = "loss-step"
+    # What the analysed body's own statements say; never carried out of a helper to its callers.
+    OTHER_BACKWARD = "other-backward"  # `x.backward()` on a receiver that is not evidently a tensor
+    OTHER_STEP = "other-step"  # `x.step()` of an object the file gives no evidence is an optimizer
     FORWARD = "forward"  # a GAN's generator or discriminator is called: `D(x)`, `self.netG(z)`
     ASSIGN = "assign"  # `name = value`
 
