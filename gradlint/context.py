@@ -122,7 +122,9 @@ class FileContext:
 
     @cached_property
     def training(self) -> TrainingAnalysis:
-        return TrainingAnalysis(self.module, self.imports, self.tensors, self.function_table)
+        return TrainingAnalysis(
+            self.module, self.imports, self.tensors, self.function_table, is_tensor=lambda node, scope: self.values.is_tensor(node, scope)
+        )
 
     @cached_property
     def evaluation(self) -> EvaluationLoops:

@@ -4,13 +4,14 @@ The code cells are analysed together, as the notebook's kernel runs them: one mo
 followed by a line of its own that marks the boundary. IPython syntax that is not Python (line
 magics `%time`, shell escapes `!pip` and `x = !ls`, help `obj?`) is masked by a `pass` placeholder
 line; a cell magic (`%%bash`) takes the whole cell out, except those whose body is Python
-(`%%time`), where only the magic line is masked. Markdown and raw cells are not code.
+(`%%time`), where only the magic line is masked. A cell indented as a whole is dedented, as
+IPython's `leading_indent` does before it runs the cell. Markdown and raw cells are not code.
 
 Findings are reported in the cell's own coordinates (`cell` is the cell's 1-based position among
 all cells of the notebook, as ruff counts). A fix is applied only when it touches neither a
 boundary nor a masked line; the fixed cells are written back into the notebook's JSON text in
-place, so everything else (indentation, key order, outputs, metadata, the final newline) stays
-byte for byte as it was.
+place (a dedented cell with its indentation restored), so everything else (indentation, key order,
+outputs, metadata, the final newline) stays byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ class _CodeCell:
     masked: str  # the same, with IPython syntax replaced by placeholders
     restore: dict[str, str]  # placeholder line -> the original line
     rows: int  # lines the cell shows (an empty cell, or one ending in a newline, shows one more)
+    indent: str = ""  # the indentation IPython removes from a cell indented as a whole
+    shifted: frozenset[int] = frozenset()  # the rows (1-based) that lost `indent`: every line but blank ones
+
+    def column(self, row: int, column: int) -> int:
+        """The column in the cell as written of a column of its analysed (dedented) `row`."""
+        return column + len(self.indent) if row in self.shifted else column
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,7 @@ class Notebook:
     cells: tuple[_CodeCell, ...]
     code: str  # the module analysed: every code cell, with boundary lines between them
     starts: tuple[int, ...]  # 1-based row of `code` where each cell starts
+    ends: tuple[int, ...] = ()  # offset in `code` of the newline that ends each cell (the cell does not have it)
 
     # -- from `code` back to the cells ---------------------------------------------------------
 
@@ -77,7 +85,7 @@ class Notebook:
         row = location.row - self.starts[index] + 1
         if row > cell.rows:  # past the cell's last line (its boundary line, the end of the code): the end of the cell
             return cell.number, Location(cell.rows, len(cell.text) - max(cell.text.rfind("\n"), cell.text.rfind("\r")))
-        return cell.number, Location(row, location.column)
+        return cell.number, Location(row, cell.column(row, location.column))
 
     def described(self, warning: Optional[str]) -> Optional[str]:
         """A warning about lines of `code` (`line 7: ...`) about the cells' lines instead."""
@@ -103,14 +111,38 @@ class Notebook:
         if fix is not None and not guard(self.code, fix):
             fix = None
         if fix is not None:
-            fix = Fix(fix.applicability, fix.message, tuple(self._edit(edit) for edit in fix.edits))
+            edits = [self._edit(edit) for edit in fix.edits]
+            fix = Fix(fix.applicability, fix.message, tuple(edits)) if None not in edits else None
         noqa_row = self.locate(Location(finding.noqa_row, 1))[1].row if finding.noqa_row else 0
         return dataclasses.replace(
             finding, location=start, end_location=self.locate(finding.end_location)[1], fix=fix, noqa_row=noqa_row, cell=cell
         )
 
-    def _edit(self, edit: Edit) -> Edit:
+    def _edit(self, edit: Edit) -> Optional[Edit]:
+        index = max(bisect_right(self.starts, edit.location.row) - 1, 0)
+        if self.cells[index].indent:
+            return self._reindented_edit(edit, index)
         return dataclasses.replace(edit, location=self.locate(edit.location)[1], end_location=self.locate(edit.end_location)[1])
+
+    def _reindented_edit(self, edit: Edit, index: int) -> Optional[Edit]:
+        """An edit of a dedented cell, in the cell as written: the whole lines it touches,
+        replaced by what the edit makes of them with the cell's indentation restored (a column
+        shift alone would leave the lines an inserted line break starts without it). None for
+        an edit that reaches past the cell's last line."""
+        code, cell, content, edit_end = self.code, self.cells[index], edit.content, edit.end
+        if edit_end == self.ends[index] + 1 and content.endswith("\n"):  # it rewrites the newline `code` adds to the cell
+            content, edit_end = content[:-1], edit_end - 1
+        if edit_end > self.ends[index]:
+            return None
+        start = code.rfind("\n", 0, edit.start) + 1
+        end = _NEWLINE.search(code, edit_end)
+        end = end.start() if end is not None else len(code)
+        dedented = code[start : edit.start] + content + code[edit_end:end]
+        content = "".join(_indented(_restore(line, cell.restore), cell.indent) for line in _LINES.findall(dedented))
+        first, last = self.locate(edit.location)[1].row, self.locate(edit.end_location)[1].row
+        written = _LINES.findall(cell.text)
+        end_column = len(written[last - 1].rstrip("\r\n")) + 1 if last <= len(written) else 1
+        return dataclasses.replace(edit, content=content, location=Location(first, 1), end_location=Location(last, end_column))
 
     # -- writing fixed code back ---------------------------------------------------------------
 
@@ -126,7 +158,7 @@ class Notebook:
             raise NotebookError("a fix moved a cell boundary; notebook left unchanged")
         texts = []
         for cell, lines in zip(self.cells, segments):
-            restored = [_restore(line, cell.restore) for line in lines]
+            restored = [_indented(_restore(line, cell.restore), cell.indent) for line in lines]
             if sum(1 for line in lines if MARK in line) != len(cell.restore):
                 raise NotebookError(f"a fix removed an IPython line of cell {cell.number}; notebook left unchanged")
             text = "".join(restored)
@@ -230,7 +262,9 @@ def _code_cell(number: int, raw: dict) -> Optional[_CodeCell]:
     if raw["cell_type"] != "code":
         return None
     text = _joined(raw["source"])
-    lines = _LINES.findall(text)
+    dedent = _leading_indent(_LINES.findall(text))
+    lines = [line[len(dedent) :] if line.strip() else line for line in _LINES.findall(text)]
+    shifted = frozenset(row for row, line in enumerate(lines, start=1) if dedent and line.strip())
     first = lines[0].strip() if lines else ""
     magic_lines: set[int] = set()
     if first.startswith("%%"):
@@ -250,7 +284,26 @@ def _code_cell(number: int, raw: dict) -> Optional[_CodeCell]:
         placeholder = f"{indent}{_names_read(line)}  # {MARK} {number}:{row}"
         restore[placeholder] = line.rstrip("\r\n")
         masked.append(placeholder + line[len(line.rstrip("\r\n")) :])
-    return _CodeCell(number, text, "".join(masked), restore, len(_NEWLINE.findall(text)) + 1)
+    return _CodeCell(number, text, "".join(masked), restore, len(_NEWLINE.findall(text)) + 1, dedent, shifted)
+
+
+def _leading_indent(lines: list[str]) -> str:
+    """The indentation IPython removes before it runs a cell (`leading_indent` of
+    `IPython.core.inputtransformer2`): that of the first line that is not blank, when every line
+    that is not blank starts with it. IPython 8 removes the first line's indentation from each
+    line that starts with it, IPython 9 the indentation all lines share; where a line is
+    indented less than the first, they differ, and the cell is left as it is."""
+    written = [line for line in lines if line.strip()]
+    if not written:
+        return ""
+    first = written[0]
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    return indent if indent and all(line.startswith(indent) for line in written) else ""
+
+
+def _indented(line: str, indent: str) -> str:
+    """A line of a dedented cell as the cell writes it: blank lines were left as they were."""
+    return indent + line if indent and line.strip() else line
 
 
 def _ipython_lines(lines: list[str], skip: set[int]) -> set[int]:
@@ -332,15 +385,18 @@ def _restore(line: str, restore: dict[str, str]) -> str:
 
 
 def _assembled(text: str, cells: list[_CodeCell]) -> Notebook:
-    parts, starts, row = [], [], 1
+    parts, starts, ends, row, offset = [], [], [], 1, 0
     for index, cell in enumerate(cells):
         if index:
             parts.append(BOUNDARY + "\n")
             row += 1
+            offset += len(BOUNDARY) + 1
         starts.append(row)
         parts.append(cell.masked + "\n")
         row += cell.rows
-    return Notebook(text, tuple(cells), "".join(parts), tuple(starts))
+        offset += len(cell.masked) + 1
+        ends.append(offset - 1)
+    return Notebook(text, tuple(cells), "".join(parts), tuple(starts), tuple(ends))
 
 
 # -- the JSON text, in place ----------------------------------------------------------------------

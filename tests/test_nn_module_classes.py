@@ -150,3 +150,62 @@ def test_an_init_storing_module_state_is_found():
     )
     stores = {name for name, cls in classes.by_name.items() if cls.init_needs_module_state}
     assert stores == {"Layer", "Weight", "Buffer", "Initialised"}
+
+
+PARAMETER_FREE = textwrap.dedent(
+    """
+    import torch
+    import torchaudio
+    from torch import nn
+
+    class Resample(nn.Module):
+        def __init__(self, orig_freq=16000, new_freq: int = 8000):
+            super().__init__()
+            self.ratio = orig_freq / new_freq
+            self.resampler = torchaudio.transforms.Resample(orig_freq, new_freq)
+            self.window = torch.ones(3)
+
+    class Chain(Resample):
+        def __init__(self):
+            super().__init__()
+            self.inner = Resample()
+            self.act = nn.ReLU()
+
+    class Passed(nn.Module):
+        def __init__(self, inner, scale=None):
+            super().__init__()
+            self.inner = inner
+
+    class Unpacked(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act, self.fc = nn.ReLU(), nn.Linear(2, 2)
+
+    class Recursive(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.child = Recursive()
+
+    class Linear(nn.Linear):
+        pass
+
+    class Stateful(Resample):
+        def build(self):
+            self.fc = nn.Linear(2, 2)
+
+    class Pitch(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.shift = torchaudio.transforms.PitchShift(16000, 2)
+    """
+)
+
+
+def test_a_module_class_is_parameter_free_only_when_all_it_stores_is_plain_or_parameter_free():
+    classes, _ = _classes(PARAMETER_FREE)
+    free = {cls.name for cls in classes if cls.parameter_free}
+    assert free == {"Resample", "Chain"}
+    assert not classes.builds_stateful_module(cst.parse_expression("Chain()"))
+    assert classes.builds_stateful_module(cst.parse_expression("Passed(nn.Linear(2, 2))"))
+    assert classes.builds_parameter_free_module(cst.parse_expression("torchaudio.transforms.MelSpectrogram()"))
+    assert not classes.builds_parameter_free_module(cst.parse_expression("torchaudio.transforms.MVDR()"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import textwrap
 import os
 import re
 from pathlib import Path
@@ -383,3 +385,69 @@ def test_add_noqa_writes_into_the_cells_and_silences_the_notebook(run_cli, tmp_p
     assert [cell.get("outputs") for cell in changed["cells"]] == [cell.get("outputs") for cell in before["cells"]]
     assert any("# noqa: GL101" in line for cell in changed["cells"] for line in cell["source"])
     assert run_cli("check", "legacy.ipynb").exit_code == 0
+
+
+# -- a cell indented as a whole -------------------------------------------------------------------
+
+INDENTED = "    import torch\n    from torch.autograd import Variable\n    \n    x = Variable(t)\n    print(loss.data[0])"
+
+
+def _as_ipython_runs(cell: str) -> str:
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(cell)
+
+
+def _applied(text: str, edits) -> str:
+    """A cell's text with edits in its own coordinates applied (as an editor applies them)."""
+    lines = re.findall(r"[^\n]*\n|[^\n]+$", text) or [""]
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    for edit in sorted(edits, key=lambda edit: (edit.location.row, edit.location.column), reverse=True):
+        start = offsets[edit.location.row - 1] + edit.location.column - 1
+        end = offsets[edit.end_location.row - 1] + edit.end_location.column - 1
+        text = text[:start] + edit.content + text[end:]
+    return text
+
+
+def test_a_cell_indented_as_a_whole_is_analysed_as_ipython_runs_it():
+    """IPython dedents a cell whose lines all share the first line's indentation: Jupyter runs it,
+    so it is no syntax error, and its findings sit at the cell's own columns."""
+    decorated = '    @sb.utils.data_pipeline.takes("wrd")\n    def text_pipeline(wrd):\n        yield wrd\n'
+    compile(_as_ipython_runs(decorated), "<cell>", "exec")  # the fact: IPython runs it
+    assert [finding.code for finding in check(notebook(code_cell(decorated)))] == []
+    findings = check(notebook(code_cell(INDENTED)))
+    assert places(findings) == [("GL101", 1, 4, 9), ("GL103", 1, 5, 11)]
+    analysed = read_notebook(notebook(code_cell(INDENTED))).code  # blank lines keep their spaces: nothing else differs
+    assert ast.dump(ast.parse(analysed)) == ast.dump(ast.parse(_as_ipython_runs(INDENTED)))
+
+
+def test_a_cell_indented_less_after_its_first_line_stays_a_syntax_error():
+    """IPython 9 removes only the indentation every line shares: none here, and the cell raises."""
+    cell = "    x = 1\ny = 2\n"
+    with pytest.raises(IndentationError):
+        compile(_as_ipython_runs(cell), "<cell>", "exec")
+    assert [finding.code for finding in check(notebook(code_cell(cell)))] == ["GL001"]
+
+
+def _dedented(cell: str) -> str:
+    return "".join(line[4:] if line.strip() else line for line in re.findall(r"[^\n]*\n|[^\n]+$", cell))
+
+
+def test_fixes_of_an_indented_cell_keep_its_indentation():
+    """Written back with the indentation restored (blank lines byte for byte), and the fix each
+    finding reports gives, applied to the cell as written, what fixing that rule alone writes."""
+    volatile = "    e = Variable(t, volatile=True)\n    \n    print(model(e))"
+    for cell in (INDENTED, volatile, "    %time y = Variable(t)\n    z = Variable(t)\n"):
+        text = notebook(code_cell(IMPORTS), code_cell(cell))
+        fixed, _ = fix(text, unsafe=True)
+        written = "".join(json.loads(fixed)["cells"][1]["source"])
+        plain, _ = fix(notebook(code_cell(IMPORTS), code_cell(_dedented(cell))), unsafe=True)
+        assert written == textwrap.indent("".join(json.loads(plain)["cells"][1]["source"]), "    ", lambda line: line.strip() != "")
+        assert written != cell and written.startswith("    ")
+        reported = [finding for finding in check(text) if finding.fix is not None and finding.cell == 2]
+        assert reported
+        for finding in reported if "import" not in cell else ():  # the fix loop's import clean-up is no finding's edit
+            alone = fix_source(text.encode("utf-8"), "train.ipynb", frozenset({finding.code}), unsafe=True).fixed.decode("utf-8")
+            assert _applied(cell, finding.fix.edits) == "".join(json.loads(alone)["cells"][1]["source"]), finding

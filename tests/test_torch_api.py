@@ -333,6 +333,31 @@ def test_a_sized_factory_takes_sizes(qualified):
     assert _resolve(qualified)((4, 3)).shape == (4, 3)
 
 
+def _random_arguments(qualified):
+    return {"torch.randint": (1000, (64,)), "torch.randperm": (64,)}.get(qualified) or (
+        (torch.zeros(64),) if qualified.endswith("_like") else (64,)
+    )
+
+
+@pytest.mark.parametrize("qualified", sorted(torch_api.functions("random")))
+def test_a_random_factory_draws_what_the_seed_decides(qualified):
+    factory, arguments = _resolve(qualified), _random_arguments(qualified)
+    draws = []
+    for seed in (0, 0, 1):
+        torch.manual_seed(seed)
+        draws.append(factory(*arguments))
+    assert torch.equal(draws[0], draws[1]) and not torch.equal(draws[0], draws[2])
+
+
+def test_the_other_factories_draw_nothing():
+    for qualified in sorted(torch_api.functions("factory", "sized", without=("random",))):
+        torch.manual_seed(0)
+        first = _resolve(qualified)(64)
+        torch.manual_seed(1)
+        second = _resolve(qualified)(64)
+        assert qualified == "torch.empty" or torch.equal(first, second), qualified
+
+
 @pytest.mark.parametrize("qualified", sorted(torch_api.functions("ends") - {"torch.no_grad", "torch.from_numpy"}))
 def test_a_function_ending_history_ends_it(qualified):
     result = _resolve(qualified)(*_function_arguments(qualified))

@@ -173,6 +173,62 @@ def test_step_sites_name_the_optimizer_and_the_scaler():
     assert code(other.site.optimizer) == "scheduler"
 
 
+def test_a_step_given_a_loss_is_a_wrappers_own_training_step_not_torchs():
+    """torch's `Optimizer.step` takes only a closure: `opt.step(actor_loss)` is a framework's
+    wrapper that backpropagates the loss itself (tianshou); a lambda or a function of the file
+    passed to `step` is a closure."""
+    region = loop_region(
+        """
+        import torch
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        def closure():
+            return model(x).sum()
+        for x in loader:
+            actor_loss = model(x).sum()
+            policy_optim.step(actor_loss)
+            optimizer.step(torch.ones(3).sum())
+            optimizer.step(closure)
+            optimizer.step(lambda: model(x).sum())
+            optimizer.step(closure=closure)
+        """
+    )
+    assert [code(event.node) for event in region.of(Kind.LOSS_STEP)] == [
+        "policy_optim.step(actor_loss)",
+        "optimizer.step(torch.ones(3).sum())",
+    ]
+    assert [code(event.site.closure) for event in region.of(Kind.STEP)] == ["closure", "lambda: model(x).sum()", "closure"]
+    assert all(event.calls_step for event in region.of(Kind.LOSS_STEP))
+    wrapped = context("for x in loader:\n    policy_optim.step(model(x).sum())\n").training
+    assert wrapped.optimises(wrapped.loops[0].owner)  # each iteration trains, through the wrapper
+
+
+@pytest.mark.parametrize(
+    ("body", "noise"),
+    [
+        ("inp = torch.rand(20, 10, device=d)\n    output = model(inp)\n    output.sum().backward()", True),
+        ("loss = model(torch.randn(10, 5), True).mean()\n    loss.backward()", True),
+        ("output = model(x)\n    output.sum().backward()", False),  # x read from outside the iteration: data
+        ("output = model(torch.randn(3), y)\n    output.sum().backward()", False),
+        ("loss = criterion(model(torch.randn(3)), torch.randn(3))\n    loss.backward()", False),  # a loss with a target
+        ("z = torch.randn(3)\n    g_loss = -D(G(z)).mean()\n    g_loss.backward()", False),  # a generator through a discriminator
+        ("z = torch.zeros(3)\n    model(z).sum().backward()", False),  # no draw: the same input every time
+        ("output = model(torch.randn(3))\n    output.sum(0).backward()", False),  # not a whole reduction
+        ("if i:\n        inp = torch.rand(3)\n    model(inp).sum().backward()", False),
+        ("helper(model)", False),  # the backward runs in a helper of the file
+    ],
+)
+def test_a_loop_trains_on_noise_when_each_backward_reduces_a_forward_of_random_draws(body, noise):
+    ctx = context(
+        "import torch\n"
+        "model = torch.nn.Linear(3, 1)\n"
+        "def helper(model):\n    model(torch.rand(3)).sum().backward()\n"
+        f"for i in range(10):\n    {body}\n    optimizer.step()\n"
+    )
+    loop = ctx.training.loops[0]
+    assert loop.of(Kind.BACKWARD)  # a backward of a tensor, in the loop or through the helper
+    assert ctx.training.trains_on_noise(loop) is noise
+
+
 def test_reset_sites_say_how_and_what_they_clear():
     region = loop_region(
         """

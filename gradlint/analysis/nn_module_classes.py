@@ -185,6 +185,15 @@ class NnModuleClass:
     def subclasses(self) -> list["NnModuleClass"]:
         return [cls for cls in self._owner if cls is not self and self in cls.lineage()]
 
+    @cached_property
+    def parameter_free(self) -> bool:
+        """An instance holds nothing whose registration matters: no parameter, no training mode, no
+        buffer of its own, and only sub-modules that are parameter-free themselves (`nn.ReLU()`,
+        torchaudio's `Resample`, another such class of the file). Its ancestors outside the file
+        are `nn.Module` itself, and everything its methods store on `self` is a plain value (a
+        literal, an argument whose default is one, a torch factory's tensor) or such a module."""
+        return self._owner.parameter_free(self)
+
 
 class NnModuleClasses:
     """The module classes of one file. A name defined more than once (`class Net` written twice,
@@ -257,11 +266,51 @@ class NnModuleClasses:
         return isinstance(node, cst.Call) and self.imports.qualified_name(node.func) in _STATE_CLASSES
 
     def builds_stateful_module(self, node: cst.BaseExpression) -> bool:
-        """`node` builds a module with parameters, buffers or a training mode (not `nn.ReLU()`)."""
-        if not self.constructs_module(node):
+        """`node` builds a module with parameters, buffers or a training mode (not `nn.ReLU()`, nor
+        a module class of this file that is `parameter_free`)."""
+        return self.constructs_module(node) and not self.builds_parameter_free_module(node)
+
+    def builds_parameter_free_module(self, node: cst.BaseExpression) -> bool:
+        """`node` builds a module without parameters, state of its own or a training mode: a
+        stateless `torch.nn` layer, a parameter-free torchaudio transform, a `parameter_free`
+        module class of this file."""
+        return self._builds_parameter_free(node, frozenset())
+
+    def _builds_parameter_free(self, node: cst.BaseExpression, seen: frozenset[int]) -> bool:
+        if not isinstance(node, cst.Call):
             return False
+        if isinstance(node.func, cst.Name) and node.func.value in self.by_name:
+            cls = self.by_name[node.func.value]
+            return self._parameter_free(cls, seen) if seen else cls.parameter_free  # judged once per class
         qualified = self.imports.qualified_name(node.func) or ""
-        return not (qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1] in STATELESS_LAYERS)
+        if qualified.startswith("torch.nn."):
+            return qualified.rsplit(".", 1)[-1] in STATELESS_LAYERS
+        return qualified in TORCHAUDIO_PARAMETER_FREE
+
+    def parameter_free(self, cls: NnModuleClass) -> bool:
+        return self._parameter_free(cls, frozenset())
+
+    def _parameter_free(self, cls: NnModuleClass, seen: frozenset[int]) -> bool:
+        if id(cls.node) in seen or not cls.only_plain_module_ancestry():
+            return False
+        seen = seen | {id(cls.node)}
+        return all(self._holds_nothing(member, seen) for member in cls.lineage())
+
+    def _holds_nothing(self, cls: NnModuleClass, seen: frozenset[int]) -> bool:
+        """No method of `cls` registers state by hand, reads the training mode, or stores on
+        `self` anything but plain values and parameter-free modules."""
+        if any(_registers_state(node, self.imports) for node in descendants(cls.node)):
+            return False
+        if any(
+            _stores_out_of_sight(statement, self_name(method))
+            for method in cls.methods.values()
+            for statement in iter_statements(method.body.body)
+        ):
+            return False
+        return all(
+            self._builds_parameter_free(assignment.value, seen) or _plain_value(assignment.value, assignment.method, self.imports)
+            for assignment in cls.self_assignments
+        )
 
     def spelling(self, qualified: str) -> Optional[str]:
         """How the file names `torch.nn.<X>` (`nn.ModuleList` or `torch.nn.ModuleList`), if it can."""
@@ -350,6 +399,114 @@ def _is_conversion(node: cst.BaseExpression) -> bool:
 # torch.nn modules without parameters, buffers or a training mode: losing them from a container
 # changes nothing.
 STATELESS_LAYERS = torch_api.short_names(torch_api.functions("stateless"))
+# torchaudio's transforms without parameters or a training mode, measured with torchaudio 2.11 under
+# torch 2.13 (torchaudio is not installed with gradlint's tests): their buffers, where they have any,
+# are computed from the constructor's arguments (a window, a mel filterbank, a resampling kernel),
+# so a checkpoint loses nothing without them. Not `MVDR` (running estimates) nor `PitchShift` (a
+# lazy parameter).
+TORCHAUDIO_PARAMETER_FREE = frozenset(
+    f"torchaudio.transforms.{name}"
+    for name in (
+        "AddNoise", "AmplitudeToDB", "ComputeDeltas", "Convolve", "Deemphasis", "FFTConvolve", "Fade", "FrequencyMasking",
+        "GriffinLim", "InverseMelScale", "InverseSpectrogram", "LFCC", "Loudness", "MFCC", "MelScale", "MelSpectrogram",
+        "MuLawDecoding", "MuLawEncoding", "PSD", "Preemphasis", "RNNTLoss", "RTFMVDR", "Resample", "SlidingWindowCmn",
+        "SoudenMVDR", "SpecAugment", "SpectralCentroid", "Spectrogram", "Speed", "SpeedPerturbation", "TimeMasking",
+        "TimeStretch", "Vad", "Vol",
+    )
+)  # fmt: skip
+# Calls that register state on a module by hand.
+_REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+# Builtins whose result is a plain number or string.
+_PLAIN_BUILTINS = frozenset({"int", "float", "round", "str", "bool", "len", "abs", "min", "max"})
+_SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool"})
+_TENSOR_FACTORIES = torch_api.functions("factory")
+
+
+def _registers_state(node: cst.CSTNode, imports: ImportMap) -> bool:
+    """`self.register_buffer(...)`, `setattr(self, ...)`, `nn.Parameter(...)`, a read of `.training`."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "training":
+        return True
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _REGISTERING_METHODS:
+        return True
+    if isinstance(func, cst.Name) and func.value == "setattr":
+        return True
+    return imports.qualified_name(func) in PARAMETER_CLASSES
+
+
+def _stores_out_of_sight(statement: cst.CSTNode, instance: Optional[str]) -> bool:
+    """An attribute of `self` stored where `self_assignments` does not look: an unpacking, an
+    augmented assignment, a loop or `with` target."""
+    if instance is None:
+        return False
+    if isinstance(statement, cst.Assign):
+        targets = [t.target for t in statement.targets if not isinstance(t.target, (cst.Attribute, cst.Name))]
+    elif isinstance(statement, cst.AugAssign):
+        targets = [statement.target]
+    elif isinstance(statement, cst.For):
+        targets = [statement.target]
+    elif isinstance(statement, cst.With):
+        targets = [item.asname.name for item in statement.items if item.asname is not None]
+    else:
+        return False
+    return any(
+        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == instance
+        for target in targets
+        for node in descendants(target)
+    )
+
+
+def _plain_value(value: cst.BaseExpression, method: cst.FunctionDef, imports: ImportMap) -> bool:
+    """A value stored on `self` that is evidently no module and no parameter: a literal, an
+    argument of `method` whose default is a literal (not None) or whose annotation is a scalar
+    type, an attribute of `self`, arithmetic on such values, a builtin's number or a torch
+    factory's tensor (a plain tensor attribute is not registered)."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False") or _plain_argument(value.value, method)
+    if isinstance(value, cst.Attribute):
+        return isinstance(value.value, cst.Name) and value.value.value == self_name(method)
+    if isinstance(value, cst.UnaryOperation):
+        return _plain_value(value.expression, method, imports)
+    if isinstance(value, (cst.BinaryOperation, cst.BooleanOperation)):
+        return _plain_value(value.left, method, imports) and _plain_value(value.right, method, imports)
+    if isinstance(value, cst.Comparison):
+        return True
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _plain_value(e.value, method, imports) for e in value.elements)
+    if isinstance(value, cst.Call):
+        if isinstance(value.func, cst.Name) and value.func.value in _PLAIN_BUILTINS:
+            return True
+        return imports.qualified_name(value.func) in _TENSOR_FACTORIES
+    return False
+
+
+def _plain_argument(name: str, method: cst.FunctionDef) -> bool:
+    params = method.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value != name:
+            continue
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if isinstance(annotation, cst.Name) and annotation.value in _SCALAR_ANNOTATIONS:
+            return True
+        default = param.default
+        return default is not None and _literal(default)
+    return False
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False")
+    if isinstance(node, cst.UnaryOperation):
+        return _literal(node.expression)
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _literal(e.value) for e in node.elements)
+    return False
 
 
 def container_items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:

@@ -3,7 +3,8 @@ manual updates, in source order, for every loop and function body of a file.
 
 Built once per file and shared by the training-step rules. Calls to functions and methods
 defined in the same file are followed (transitively), and closures passed to `opt.step(closure)`
-count where the step runs them.
+count where the step runs them; a step given a loss (`opt.step(loss)`) is a framework wrapper's
+own training step (LOSS_STEP), not torch's `step(closure)`.
 
 Each backward, step and reset event carries its typed site: which loss a backward call
 backpropagates and through what (`BackwardSite`), which optimizer a step steps (`StepSite`), what
@@ -18,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
-from typing import Iterator, Optional, Sequence, Union
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -45,6 +46,9 @@ ZERO_NAME = re.compile(r"^(?:zero_?grads?|zero_gradients|reset_?grads?|clear_?gr
 _GRAD_RESETS = torch_api.methods("fills") | {"mul_"}
 _DETACH_IN_PLACE = torch_api.methods("identity", "clears") - torch_api.methods("reshapes")
 _GRAD_UPDATES = torch_api.methods("accumulates") | torch_api.methods("copies-in")
+_RANDOM_FACTORIES = torch_api.functions("random")
+# Reductions of a whole tensor to a number one can backpropagate: `output.sum()`, `output.mean()`.
+_WHOLE_REDUCTIONS = torch_api.methods("reduction", without=("int",))
 
 
 class Wrapper(Enum):
@@ -177,6 +181,9 @@ class Kind(Enum):
     STEP = "step"
     RESET = "reset"
     UPDATE = "update"
+    # `opt.step(loss)`: a framework's optimizer wrapper that backpropagates the loss it is given and
+    # steps (tianshou's); torch's `Optimizer.step` takes only a closure, so no torch step either.
+    LOSS_STEP = "loss-step"
     # What the analysed body's own statements say; never carried out of a helper to its callers.
     OTHER_BACKWARD = "other-backward"  # `x.backward()` on a receiver that is not evidently a tensor
     OTHER_STEP = "other-step"  # `x.step()` of an object the file gives no evidence is an optimizer
@@ -185,9 +192,9 @@ class Kind(Enum):
 
 
 # What running a statement does to gradients and parameters: what a helper does where it is called.
-EFFECTS = frozenset({Kind.BACKWARD, Kind.STEP, Kind.RESET, Kind.UPDATE})
+EFFECTS = frozenset({Kind.BACKWARD, Kind.STEP, Kind.RESET, Kind.UPDATE, Kind.LOSS_STEP})
 # Events that make a loop an optimisation loop: each iteration backpropagates or updates parameters.
-OPTIMISING = frozenset({Kind.BACKWARD, Kind.OTHER_BACKWARD, Kind.STEP, Kind.UPDATE})
+OPTIMISING = frozenset({Kind.BACKWARD, Kind.OTHER_BACKWARD, Kind.STEP, Kind.UPDATE, Kind.LOSS_STEP})
 
 
 @dataclass(frozen=True)
@@ -219,8 +226,9 @@ class Event:
 
     @property
     def calls_step(self) -> bool:
-        """Any `step()` (`optimizer` names what it steps): an optimizer's, or one the file cannot confirm."""
-        return self.kind is Kind.STEP or self.kind is Kind.OTHER_STEP
+        """Any `step()` (`optimizer` names what it steps): an optimizer's, a wrapper's `step(loss)`, or
+        one the file cannot confirm."""
+        return self.kind is Kind.STEP or self.kind is Kind.OTHER_STEP or self.kind is Kind.LOSS_STEP
 
 
 @dataclass
@@ -267,10 +275,19 @@ class _Place:
 
 
 class TrainingAnalysis:
-    def __init__(self, module: cst.Module, imports: ImportMap, tensors: TensorEvidence, functions: Optional[FunctionTable] = None) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        imports: ImportMap,
+        tensors: TensorEvidence,
+        functions: Optional[FunctionTable] = None,
+        is_tensor: Optional[Callable[[cst.BaseExpression, Optional[cst.CSTNode]], bool]] = None,
+    ) -> None:
+        """`is_tensor(node, scope)`: the value model's answer (the tensor evidence's when not given)."""
         self.module = module
         self.imports = imports
         self.tensors = tensors
+        self.is_tensor = is_tensor if is_tensor is not None else tensors.is_tensor
         self.roles = Roles()
         self._functions = functions if functions is not None else FunctionTable.build(module)
         self._summaries: dict[int, list[Event]] = {}
@@ -448,6 +465,36 @@ class TrainingAnalysis:
         sources = parameter_sources(params)
         return bool(sources) and all(_constructed_before(loop, name, step) is not None for name in sources)
 
+    def trains_on_noise(self, loop: Region) -> bool:
+        """Every backward the loop runs itself backpropagates a whole reduction (`.sum()`,
+        `.mean()`) of one forward call whose inputs are all drawn by torch's random factories in
+        the same iteration (`output = model(torch.rand(20, 10)); output.sum().backward()`): the
+        loop reads no data and its loss measures nothing, a demonstration or a test of the
+        training machinery. A GAN's generator loss (`D(G(z))`) takes a model's output as input,
+        and a loss with a target or a criterion is no bare reduction: neither is noise."""
+        backwards = loop.of(Kind.BACKWARD)
+        return bool(backwards) and all(self._backpropagates_noise(loop, event) for event in backwards)
+
+    def _backpropagates_noise(self, loop: Region, backward: Event) -> bool:
+        if not backward.direct or not isinstance(backward.site, BackwardSite) or backward.site.factor is not None:
+            return False
+        reduced = _whole_reduction(self._made_in(loop, backward.site.loss, backward))
+        forward = self._made_in(loop, reduced, backward)
+        if not isinstance(forward, cst.Call) or self.imports.qualified_name(forward.func) is not None or not forward.args:
+            return False
+        return all(_is_literal(arg.value) or self._is_random_draw(self._made_in(loop, arg.value, backward)) for arg in forward.args)
+
+    def _made_in(self, loop: Region, node: Optional[cst.BaseExpression], before: Event) -> Optional[cst.BaseExpression]:
+        """What a name stands for when the loop body binds it, unconditionally, before `before`
+        (`output` of `output = model(x)`); any other expression as it is."""
+        if isinstance(node, cst.Name):
+            assigned = _constructed_before(loop, node.value, before)
+            return assigned.value if assigned is not None else None
+        return node
+
+    def _is_random_draw(self, node: Optional[cst.BaseExpression]) -> bool:
+        return isinstance(node, cst.Call) and self.imports.qualified_name(node.func) in _RANDOM_FACTORIES
+
     @cached_property
     def frozen_generator(self) -> bool:
         """The file freezes a GAN's generator somewhere: `G.requires_grad_(False)`, or
@@ -581,12 +628,24 @@ class TrainingAnalysis:
             return []
         if not self.optimizers.is_optimizer(receiver):
             return [make(Kind.OTHER_STEP, optimizer=dotted_name(receiver), site=StepSite(call, receiver))]
+        if self._steps_a_loss(call, place.scope):
+            return [make(Kind.LOSS_STEP, optimizer=dotted_name(receiver), site=StepSite(call, receiver))]
         events = []
         for arg in call.args:  # a closure runs inside the step
             events.extend(self._closure_events(arg.value, call, statement, place))
         site = StepSite(call, receiver, closure=bind(call, _OPTIMIZER_STEP).passed("closure"))
         events.append(make(Kind.STEP, optimizer=dotted_name(receiver), site=site))
         return events
+
+    def _steps_a_loss(self, call: cst.Call, scope: Optional[cst.FunctionDef]) -> bool:
+        """`opt.step(actor_loss)`: what `step` is given is evidently a tensor (never a lambda or a
+        function of the file), which torch's `Optimizer.step(closure)` would call and fail on."""
+        given = bind(call, _OPTIMIZER_STEP).passed("closure")
+        if given is None or isinstance(given, cst.Lambda):
+            return False
+        if isinstance(given, cst.Name) and self._functions.named(given.value, scope) is not None:
+            return False
+        return self.is_tensor(given, scope)
 
     def _closure_events(self, value, call, statement, place: _Place) -> list[Event]:
         if isinstance(value, cst.Lambda):
@@ -718,6 +777,17 @@ def _constructed_before(loop: Region, name: Optional[str], before: Event) -> Opt
         if event.kind is Kind.ASSIGN and event.target == name and event.direct and not event.conditional:
             found = event.node if isinstance(event.node.value, cst.Call) else None
     return None
+
+
+def _whole_reduction(node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """`output` of `output.sum()` / `output.mean()` (no dim, no other argument); None otherwise."""
+    if type(node) is not cst.Call or node.args or type(node.func) is not cst.Attribute:
+        return None
+    return node.func.value if node.func.attr.value in _WHOLE_REDUCTIONS else None
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or is_bool_literal(node, True) or is_bool_literal(node, False)
 
 
 def _params_argument(call: cst.Call) -> Optional[cst.BaseExpression]:

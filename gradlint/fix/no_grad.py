@@ -69,6 +69,7 @@ _BLOCKING_EVENTS = {
     Kind.BACKWARD: "it calls `.backward()`",
     Kind.OTHER_BACKWARD: "it calls `.backward()`",
     Kind.STEP: "it steps an optimizer",
+    Kind.LOSS_STEP: "it steps an optimizer",
     Kind.UPDATE: "it updates parameters from their gradients",
 }
 

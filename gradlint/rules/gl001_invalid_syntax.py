@@ -33,8 +33,11 @@ class InvalidSyntax(FileRule):
     No fix.
 
     ## Known limits
-    Only the first syntax error of a file is reported, at the position CPython gives it. Suppress
-    with `--ignore GL001`.
+    Only the first syntax error of a file is reported, at the position CPython gives it. A
+    notebook's code cells are read as the kernel runs them: IPython syntax (magics, shell escapes,
+    help) is masked, and a cell indented as a whole is dedented first, as IPython does; a cell
+    whose later lines are indented less than its first is reported (IPython 9 raises on it).
+    Suppress with `--ignore GL001`.
     """
 
     code = "GL001"

@@ -57,7 +57,15 @@ class MissingZeroGrad(Rule):
     parameters may pass through `list(...)`, `filter(...)`, a comprehension, a dict of them and its
     `.values()`, or parameter groups); a
     fresh optimizer over a model kept across iterations still is, since `.grad` lives on the
-    parameters (torch 2.13: the bias gradient reads 4, 8, 12 over three such iterations). Silence a deliberate
+    parameters (torch 2.13: the bias gradient reads 4, 8, 12 over three such iterations). A loop
+    that trains on noise is not reported either: every backward it runs itself backpropagates a
+    whole reduction (`.sum()`, `.mean()`) of one forward call on inputs drawn by torch's random
+    factories in the same iteration (`output = tp_model(torch.rand(20, 10)); output.sum().backward()`).
+    It reads no data and its loss measures nothing: the accumulated gradients are technically
+    there, but such loops demonstrate or test the training machinery (pytorch/examples' tensor
+    parallel demos, peft's mock training). A copy that reads real data (`for x in loader`), a
+    loss with a target, or a generator trained from noise through a discriminator (`D(G(z))`)
+    stays reported; so does a mock loop whose backward runs in a helper (fairseq's BMUF test). Silence a deliberate
     accumulation across the whole loop with `# noqa: GL201` on the loop line.
     """
 
@@ -251,6 +259,23 @@ class MissingZeroGrad(Rule):
             loss.backward()
             optimizer.step(32)
         """,
+        """
+        import torch
+        tp_model = torch.nn.Linear(10, 1)
+        optimizer = torch.optim.SGD(tp_model.parameters(), lr=0.1)
+        for i in range(10):
+            torch.manual_seed(i)
+            inp = torch.rand(20, 10, device="cpu")
+            output = tp_model(inp)
+            output.sum().backward()
+            optimizer.step()
+        def mock_training(model):
+            for _ in range(5):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                loss = model(torch.randn(10, 5)).mean()
+                loss.backward()
+                optimizer.step()
+        """,
     )
     INVALID = (
         Invalid(  # a comprehension over a model kept across iterations: not fresh, whatever wraps it
@@ -366,6 +391,14 @@ class MissingZeroGrad(Rule):
             column=1,
             message="Loop runs `loss.backward()` (line 3) and `params[i] -= lr *",
         ),
+        Invalid(  # real data, or a generator trained from noise through a discriminator: not a mock loop
+            "\n            import torch\n            for x in loader:\n                output = model(x)\n                output.sum().backward()\n                optimizer.step()\n            for _ in range(n):\n                z = torch.randn(64, 100)\n                g_loss = -D(G(z)).mean()\n                g_loss.backward()\n                opt_g.step()\n            ",
+            "\n            import torch\n            for x in loader:\n                output = model(x)\n                optimizer.zero_grad()\n                output.sum().backward()\n                optimizer.step()\n            for _ in range(n):\n                z = torch.randn(64, 100)\n                g_loss = -D(G(z)).mean()\n                opt_g.zero_grad()\n                g_loss.backward()\n                opt_g.step()\n            ",
+            line=2,
+            column=1,
+            message="Loop runs `output.sum().backward()` (line 4) and",
+            fix_title="Insert `optimizer.zero_grad()` before the backward call",
+        ),
     )
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -381,6 +414,8 @@ class MissingZeroGrad(Rule):
             return  # the inner loop is the one to report
         if not region.of(Kind.UPDATE) and self.context.training.steps_fresh_parameters(region):
             return  # each iteration builds the model (or tensors) and the optimizer anew
+        if self.context.training.trains_on_noise(region):
+            return  # a mock loop: no data read, a loss that measures nothing
         backward, update = backwards[0], updates[0]
         message = (
             f"Loop runs `{self._text(backward)}` (line {self.context.line_of(backward.node)}) and "

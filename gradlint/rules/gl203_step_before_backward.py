@@ -45,7 +45,9 @@ class StepBeforeBackward(Rule):
 
     ## Known limits
     Learning-rate schedulers (`scheduler.step()`), environments (`env.step(action)`) and other
-    objects with a `step()` method are not optimizers and are never reported. A backward done
+    objects with a `step()` method are not optimizers and are never reported, nor is a step given
+    a loss (`self.policy_optim.step(actor_loss)`): torch's `Optimizer.step` takes only a closure,
+    so that is a framework's wrapper that backpropagates the loss itself (tianshou's). A backward done
     in another file is not seen. A conditional step (`if (i + 1) % k == 0: optimizer.step()` at the
     top of an accumulation loop) is not reported, nor is a loop primed by a backward just before it
     (`loss.backward()` then `for ...: optimizer.step(); optimizer.zero_grad(); ...; loss.backward()`),
@@ -117,6 +119,16 @@ class StepBeforeBackward(Rule):
                 loss = f(x)
                 loss.backward()
             opt.step()
+        """,
+        """
+        class Algorithm:
+            def update(self, obs):
+                actor_loss, log_pi = self.policy_loss(obs)
+                self.policy_optim.step(actor_loss)
+                self.alpha_optim.zero_grad()
+                alpha_loss = -(self.log_alpha * log_pi.detach()).mean()
+                alpha_loss.backward()
+                self.alpha_optim.step()
         """,
     )
     INVALID = (

@@ -77,7 +77,14 @@ class ModuleContainerNotRegistered(Rule):
     Only modules built in the container are reported (`nn.X(...)`, a module class of this file, a
     torchvision or timm model), never modules passed in: `self._frozen = [teacher]` is a way to hide
     a module from `parameters()` and `state_dict()` on purpose. A container of parameter-free
-    layers (`nn.ReLU()`, pooling) is not reported. The rule is silent when the attribute is
+    layers is not reported: `nn.ReLU()`, pooling, torchaudio's transforms without parameters, and
+    module classes of this file that build only such layers and store only plain values (numbers,
+    arguments with a number as default). torchaudio's `Resample`, `Spectrogram` or
+    `MelSpectrogram` keep buffers computed from their arguments (a kernel, a window, a
+    filterbank), so a checkpoint loses nothing, but `.to()` does not move those buffers: the first
+    call on another device raises, unless the module moves itself (speechbrain's `Resample` does).
+    Which torchaudio transforms hold no parameter was measured with torchaudio 2.11; a later
+    release that gives one of them parameters is not known here. The rule is silent when the attribute is
     assigned again anywhere in the class (`self.layers = nn.ModuleList(self.layers)`), when it is
     passed to a module (`nn.Sequential(*self.layers)`), or when the class registers modules by hand
     (`add_module`, `register_module`, `setattr`). A tensor attribute is not reported when the file
@@ -182,6 +189,30 @@ class ModuleContainerNotRegistered(Rule):
                 names = [n for n in names]
                 self.names = names
         """,
+        """
+        import torch
+        import torchaudio
+        class Resample(torch.nn.Module):
+            def __init__(self, orig_freq=16000, new_freq=16000):
+                super().__init__()
+                self.orig_freq = orig_freq
+                self.resampler = torchaudio.transforms.Resample(orig_freq=orig_freq, new_freq=new_freq)
+            def forward(self, x):
+                self.resampler.to(x.device)
+                return self.resampler(x)
+        class Activation(torch.nn.Module):
+            def __init__(self, slope: float):
+                super().__init__()
+                self.act = torch.nn.LeakyReLU(slope)
+                self.slope = round(slope * 100) / 100
+        class SpeedPerturb(torch.nn.Module):
+            def __init__(self, speeds=(90, 100, 110)):
+                super().__init__()
+                self.resamplers = []
+                for speed in speeds:
+                    self.resamplers.append(Resample(16000, 16000 * 100 // speed))
+                self.acts = [Activation(0.1), Activation(0.2)]
+        """,
     )
     INVALID = (
         Invalid(
@@ -283,6 +314,54 @@ class ModuleContainerNotRegistered(Rule):
                     self.parts = [Block(), act]
                     self.by_index = {0: nn.Linear(2, 2)}
                     self.by_path = {"head.cls": nn.Linear(2, 2)}
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Wrapper(nn.Module):
+                def __init__(self, inner, scale=None):
+                    super().__init__()
+                    self.inner = inner
+                    self.scale = scale
+            class Running(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("mean", torch.zeros(3))
+            class Dropping(nn.Module):
+                def forward(self, x):
+                    return F.dropout(x, training=self.training)
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.wrapped = [Wrapper(nn.Linear(3, 3))]
+                    self.running = [Running()]
+                    self.dropping = [Dropping()]
+            """,
+            """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Wrapper(nn.Module):
+                def __init__(self, inner, scale=None):
+                    super().__init__()
+                    self.inner = inner
+                    self.scale = scale
+            class Running(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("mean", torch.zeros(3))
+            class Dropping(nn.Module):
+                def forward(self, x):
+                    return F.dropout(x, training=self.training)
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.wrapped = nn.ModuleList([Wrapper(nn.Linear(3, 3))])
+                    self.running = nn.ModuleList([Running()])
+                    self.dropping = nn.ModuleList([Dropping()])
             """,
         ),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 VOCABULARY = {
     # new tensors
     "factory": "it makes a new tensor (a leaf)",
+    "random": "it draws its values at random (from torch's generator, `torch.manual_seed` decides them)",
     "sized": "it takes sizes, as `torch.randn(4, 3)` or `torch.zeros((4, 3))`",
     "like": "it takes the shape, dtype, device and layout of its tensor argument (`zeros_like`)",
     "data": "it makes a tensor from data: a list, a number, an array or a tensor",
@@ -65,8 +66,8 @@ VOCABULARY = {
 
 ROWS = """
 # factories taking sizes
-torch.randn                factory sized grad-flag default-device ends
-torch.rand                 factory sized grad-flag default-device ends
+torch.randn                factory random sized grad-flag default-device ends
+torch.rand                 factory random sized grad-flag default-device ends
 torch.zeros                factory sized grad-flag default-device ends
 torch.ones                 factory sized grad-flag default-device ends
 torch.empty                factory sized grad-flag default-device ends
@@ -75,16 +76,16 @@ torch.arange               factory grad-flag default-device ends
 torch.linspace             factory grad-flag default-device ends
 torch.logspace             factory grad-flag default-device ends
 torch.eye                  factory grad-flag default-device ends
-torch.randint              factory int default-device ends
-torch.randperm             factory int default-device ends
+torch.randint              factory random int default-device ends
+torch.randperm             factory random int default-device ends
 
 # factories taking the layout of a tensor
 torch.zeros_like           factory like grad-flag ends
 torch.ones_like            factory like grad-flag ends
 torch.empty_like           factory like grad-flag ends
 torch.full_like            factory like grad-flag ends
-torch.rand_like            factory like grad-flag ends
-torch.randn_like           factory like grad-flag ends
+torch.rand_like            factory random like grad-flag ends
+torch.randn_like           factory random like grad-flag ends
 
 # tensors from data
 torch.tensor               factory data copies grad-flag default-device ends list
