@@ -158,3 +158,17 @@ def test_mode_switches_are_followed_into_the_functions_a_loop_calls():
     fit = ctx.function_table.methods["fit"][0]
     assert [ctx.code_for(c) for c in ctx.training_modes.switches_mode(loop.body, fit, "train")] == ["self.model.train()"]
     assert [ctx.code_for(c) for c in ctx.training_modes.switches_mode(loop.body, fit, "eval")] == ["self.model.eval()"]
+
+
+def test_a_test_module_is_named_as_pytest_collects_it():
+    from gradlint.analysis.evaluation import is_test_module
+
+    assert is_test_module("tests/distributed/test_bmuf.py") and is_test_module("pkg/model_test.py")
+    assert not is_test_module("tests/data/legacy_scripts/train.py") and not is_test_module("latest_model.py")
+
+
+@pytest.mark.parametrize("code", ["GL201", "GL401"])
+def test_training_loops_of_a_test_module_are_left_alone(code):
+    loop = "import torch\nlosses = []\nfor x, y in loader:\n    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()\n    losses.append(loss)\n"
+    assert code in {finding.code for finding in lint(loop, code, path="train.py")}
+    assert not lint(loop, code, path="tests/test_training.py")

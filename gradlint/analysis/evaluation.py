@@ -227,6 +227,16 @@ def is_test_file(path: str) -> bool:
     return bool(_TEST_FILE.search(path))
 
 
+# The modules pytest collects by default: a few steps of training there exercise the machinery.
+_TEST_MODULE = re.compile(r"(^|[\\/])(test_[^\\/]*|[^\\/]*_test)\.py$")
+
+
+def is_test_module(path: str) -> bool:
+    """A module of tests by pytest's default names (`test_*.py`, `*_test.py`), wherever it lies:
+    unlike `is_test_file`, a script kept under a `tests/` folder as data is not one."""
+    return bool(_TEST_MODULE.search(path))
+
+
 def evaluation_name(name: str) -> bool:
     """`evaluate`, `validate_epoch`, `run_test`, `evalModel`; not a test case (`test_forward`) nor
     a name that also trains (`train_and_evaluate`)."""

@@ -5,6 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.analysis.batch_loops import combined_in, iterates_batches
+from gradlint.analysis.evaluation import is_test_module
 from gradlint.analysis.functions import mentioned_keys
 from gradlint.analysis.grad_mode import decorated_like_no_grad
 from gradlint.analysis.scopes import self_name
@@ -85,7 +86,9 @@ class LossAccumulationGraph(Rule):
     that is backpropagated): the backward frees the graph's saved tensors, and what the total
     keeps until the reset is a few autograd nodes per micro-batch of one window (measured in
     torch 2.13: 0 of 20 inputs kept alive). A total reset only where it is logged, or never, is
-    still reported: its chain of nodes grows with every iteration in between.
+    still reported: its chain of nodes grows with every iteration in between. Test modules
+    (`test_*.py`, `*_test.py`, as pytest collects them) are not checked: a test keeps a few steps'
+    losses to assert on them, and frees them when it ends.
     """
 
     code = "GL401"
@@ -727,6 +730,8 @@ class LossAccumulationGraph(Rule):
         key, root = self._key(target), _root(target)
         if key is None or root is None or self.context.without_grad() or self._in_no_grad_like_function():
             return
+        if is_test_module(self.context.path):
+            return  # a test's few steps: what it keeps is freed with the test
         if self._is_leaf(value) or not self.context.carries_grad(value):
             return
         loops = _enclosing_loops(self.context.stack)
