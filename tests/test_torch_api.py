@@ -766,6 +766,7 @@ def test_a_needs_init_module_method_raises_before_the_initialiser(name):
         "apply": (lambda m: None,),
         "load_state_dict": ({},),
         "register_buffer": ("b", torch.zeros(1)),
+        "register_parameter": ("w", torch.nn.Parameter(torch.zeros(1))),
         "add_module": ("fc", torch.nn.Linear(2, 2)),
         "register_module": ("fc", torch.nn.Linear(2, 2)),
     }.get(name, ())
@@ -776,6 +777,16 @@ def test_a_needs_init_module_method_raises_before_the_initialiser(name):
         result = getattr(_Uninitialised(), name)(*arguments, **keywords)
         if torch_api.MODULE_METHODS[name].has("generator"):
             list(result)
+
+
+@pytest.mark.parametrize("name", sorted(torch_api.module_methods("registers")))
+def test_a_registering_module_method_adds_to_the_module_state(name):
+    module = torch.nn.Module()
+    value = torch.nn.Linear(2, 2) if torch_api.MODULE_METHODS[name].has("adds") else torch.zeros(1)
+    if name == "register_parameter":
+        value = torch.nn.Parameter(value)
+    getattr(module, name)("state", value)
+    assert "state" in dict(module.named_parameters()) | dict(module.named_buffers()) | dict(module.named_children())
 
 
 def test_compile_and_forward_need_no_initialiser():

@@ -415,7 +415,7 @@ TORCHAUDIO_PARAMETER_FREE = frozenset(
     )
 )  # fmt: skip
 # Calls that register state on a module by hand.
-_REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+_REGISTERING_METHODS = torch_api.module_methods("registers")
 # Builtins whose result is a plain number or string.
 _PLAIN_BUILTINS = frozenset({"int", "float", "round", "str", "bool", "len", "abs", "min", "max"})
 _SCALAR_ANNOTATIONS = frozenset({"int", "float", "str", "bool"})

@@ -4,6 +4,8 @@ from typing import Optional
 
 import libcst as cst
 
+from gradlint.analysis import torch_api
+
 from gradlint.analysis.nn_module_classes import NnModuleClass, SelfAssignment, appended_items, calls_in, container_items, sole_list_binding
 from gradlint.analysis.scopes import self_name
 from gradlint.analysis.syntax import keyword_arg
@@ -21,7 +23,7 @@ _TENSOR = (
     "`parameters()` and `state_dict()`, not moved by `.to()`; wrap it in `nn.Parameter`"
 )
 # Calls that register what they are given under another name.
-_REGISTERING = frozenset({"add_module", "register_module", "register_parameter", "setattr"})
+_REGISTERING = torch_api.module_methods("registers") | {"setattr"}
 
 
 class ModuleContainerNotRegistered(Rule):

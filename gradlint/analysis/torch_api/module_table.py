@@ -10,6 +10,7 @@ VOCABULARY = {
     "module-only": "no tensor, dict, list or number has a method of this name",
     "adds": "it adds a submodule after construction",
     "call-only": "it attaches code that calling the module (`module(x)`) runs and `module.forward(x)` skips",
+    "registers": "it registers a buffer, a parameter or a submodule on the module by hand",
     "needs-init": "it raises AttributeError (a generator: once iterated) on a module whose `nn.Module.__init__` never ran",
 }
 
@@ -45,7 +46,8 @@ register_full_backward_hook       module-only call-only needs-init
 register_full_backward_pre_hook   module-only call-only needs-init
 register_backward_hook      module-only call-only needs-init
 compile                     call-only
-register_buffer             needs-init
-add_module                  adds needs-init
-register_module             adds needs-init
+register_buffer             registers needs-init
+register_parameter          registers needs-init
+add_module                  adds registers needs-init
+register_module             adds registers needs-init
 """
