@@ -69,6 +69,10 @@ class AccumulationWithoutLossScaling(Rule):
     large batch's loss), when the stepping branch also backpropagates (a GAN's `n_critic`
     schedule), rescales or clips the gradients, when the gradients are reset every iteration,
     and under Accelerate's `accelerator.accumulate`.
+
+    With an Adam-family optimizer a k-times larger gradient barely changes the update (the
+    moment estimates normalise it, up to `eps`), so the effect is the loss's scale rather than k
+    times the learning rate; it stays reported, since the optimizer or the accumulation may change.
     """
 
     code = "GL608"

@@ -68,6 +68,9 @@ class TensorFromTensor(Rule):
     numpy array, a list of tensors, the result of a private or helper function, even inside the
     `torch` package, an attribute) are not reported. Calls with other arguments
     (`pin_memory=`, a `*args`) are not reported.
+
+    `torch.tensor(t)` of a 0-dim tensor copies one number and warns once: true, cheap, and
+    reported all the same.
     """
 
     code = "GL705"

@@ -73,6 +73,10 @@ class RequiresGradTypo(Rule):
     (`torch.Tensor._make_subclass` really takes `require_grad=`). `model.requires_grad = ...` is reported only when `model` is evidently a module:
     an instance of an `nn.Module` subclass, `self` inside one, or a name such as `model`, `net`,
     `encoder` or `backbone`.
+
+    On current code (bench/PRECISION.md) one finding set `requiresGrad = True` on a fresh
+    `nn.Parameter`, which already requires grad: true, and harmless today; it stays reported,
+    since the same typo with `False` silently trains what was meant to be frozen.
     """
 
     code = "GL405"

@@ -90,6 +90,9 @@ class ActivationBeforeLogitsLoss(Rule):
     layers after it is built (`model.append(nn.Sigmoid())`), or a class whose `forward` returns
     different things on different paths is not. Softmax into `BCELoss`, and
     logits into `NLLLoss`, are not reported.
+
+    A softmax before `cross_entropy` in a one-step smoke test is reported like any other
+    (one such finding on current code, in a test that checks the step runs, not the loss).
     """
 
     code = "GL601"
