@@ -738,7 +738,7 @@ class LossAccumulationGraph(Rule):
         if not loops:
             if not self._kept_by_training_step(root):
                 return
-        elif not self._kept_across_steps(loops, key, root, node):
+        elif not self._kept_across_steps(loops, key, root, node, value):
             return
         if self._backpropagated(root) or self._returned(root):
             return
@@ -776,7 +776,7 @@ class LossAccumulationGraph(Rule):
         scope = self.context.scope()
         return iterates_batches(loop, self.context.scopes, scope) and not combined_in(scope, root)
 
-    def _kept_across_steps(self, loops: list[cst.CSTNode], key: str, root: str, node: cst.CSTNode) -> bool:
+    def _kept_across_steps(self, loops: list[cst.CSTNode], key: str, root: str, node: cst.CSTNode, value: cst.BaseExpression) -> bool:
         """The innermost of `loops` (innermost first) that outlives a step keeps the total: it
         exists, and neither it nor a loop inside it resets the total. An inner loop over the
         step's own values (`for term in terms:`) adds each of them to a total that lives on."""
@@ -784,15 +784,15 @@ class LossAccumulationGraph(Rule):
             if self._reset_inside(loop, key, root) or self._reset_before(node, loop, key):
                 return False
             if self._outlives_step(loop, root):
-                return not self._bounded_by_accumulation_window(loop, key, root, node)
+                return not self._bounded_by_accumulation_window(loop, key, root, value)
         return False
 
-    def _bounded_by_accumulation_window(self, loop: cst.CSTNode, key: str, root: str, node: cst.CSTNode) -> bool:
+    def _bounded_by_accumulation_window(self, loop: cst.CSTNode, key: str, root: str, value: cst.BaseExpression) -> bool:
         """The total is reset in the branch that steps the optimizer, and the term added is part of
         a graph the same iteration backpropagates: that backward frees the graph's saved tensors,
         so the total keeps a few autograd nodes per micro-batch of one accumulation window."""
         statements = list(iter_statements(loop.body.body)) if isinstance(loop.body, cst.IndentedBlock) else []
-        return self._reset_where_optimizer_steps(statements, key, root) and self._term_backpropagated(statements, node)
+        return self._reset_where_optimizer_steps(statements, key, root) and self._term_backpropagated(statements, value)
 
     def _reset_where_optimizer_steps(self, statements: list[cst.CSTNode], key: str, root: str) -> bool:
         scope = self.context.enclosing_function()
@@ -820,14 +820,14 @@ class LossAccumulationGraph(Rule):
             for target in statement.targets
         )
 
-    def _term_backpropagated(self, statements: list[cst.CSTNode], node: cst.CSTNode) -> bool:
+    def _term_backpropagated(self, statements: list[cst.CSTNode], term: cst.BaseExpression) -> bool:
         """A backward call of the iteration, without `retain_graph`, on the term or on a value the
         iteration computes from it (`current = a * class_loss + b * kd_loss`)."""
-        terms = mentioned_keys(node.value if isinstance(node, (cst.AugAssign, cst.Assign)) else node.args[0].value)
+        terms = mentioned_keys(term)
         for statement in statements:
-            if isinstance(statement, (cst.For, cst.While, cst.FunctionDef)):
+            if not isinstance(statement, cst.SimpleStatementLine):
                 continue
-            for site in self.context.training.backward_sites_in(statement) if isinstance(statement, cst.SimpleStatementLine) else ():
+            for site in self.context.training.backward_sites_in(statement):
                 if site.tensor is None or site.retains_graph is not False:
                     continue
                 backed = mentioned_keys(site.tensor)
