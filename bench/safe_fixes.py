@@ -9,7 +9,7 @@ the safe fixes applied:
     gradlint fix --isolated --no-cache --exit-zero --select GL COPY
 
 Then every file the fixes changed is checked against its original:
-- it still compiles (a notebook: each code cell, IPython magics and shell lines left out);
+- it still compiles (a notebook: its code cells as gradlint reads them, IPython lines masked);
 - it imports as well as it did: each changed module is imported, under its package name from
   the nearest folder without `__init__.py`, once from the original tree and once from the fixed
   one, in a fresh interpreter per tree (a module's own `if __name__ == "__main__":` block does
@@ -30,6 +30,8 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from gradlint.notebook import NotebookError, read_notebook
 
 MODULE_TIMEOUT = 30  # seconds to import one module (a script that trains at import time is stopped)
 
@@ -103,23 +105,17 @@ def changed_files(original: Path, fixed: Path) -> list[str]:
 
 
 def compiles(path: Path) -> bool:
+    """The file compiles; a notebook, as gradlint reads its code cells (IPython lines masked)."""
     try:
-        for source in _code_of(path):
-            compile(source, str(path), "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, UnicodeDecodeError, json.JSONDecodeError):
+        if path.suffix != ".ipynb":
+            source = path.read_bytes().decode("utf-8-sig")
+        else:
+            notebook = read_notebook(path.read_bytes())
+            source = notebook.code if notebook is not None else ""
+        compile(source, str(path), "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, UnicodeDecodeError, NotebookError):
         return False
     return True
-
-
-def _code_of(path: Path) -> list[str]:
-    """The Python source of a file; of a notebook, each code cell without magics and shell lines."""
-    if path.suffix != ".ipynb":
-        return [path.read_bytes().decode("utf-8-sig")]
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    sources = (
-        "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"] for cell in cells if cell["cell_type"] == "code"
-    )
-    return ["\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))) for source in sources]
 
 
 def module_name(tree: Path, relative: str) -> tuple[Path, str] | None:

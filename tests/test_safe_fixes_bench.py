@@ -53,8 +53,9 @@ def test_a_module_that_imported_before_and_not_after_is_broken(tmp_path):
 def test_a_notebook_compiles_cell_by_cell_without_its_magics(tmp_path):
     notebook = tmp_path / "n.ipynb"
     cells = [{"cell_type": "code", "source": ["%matplotlib inline\n", "x = 1\n"]}, {"cell_type": "markdown", "source": "# not code ("}]
-    notebook.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    document = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+    notebook.write_text(json.dumps(document), encoding="utf-8")
     assert safe_fixes.compiles(notebook)
     cells.append({"cell_type": "code", "source": "def f(:\n"})
-    notebook.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    notebook.write_text(json.dumps(document), encoding="utf-8")
     assert not safe_fixes.compiles(notebook)
