@@ -22,7 +22,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from gradlint.config import LEGACY_STYLE_CODES, Settings, left_out_by_default
+from gradlint.config import Settings, left_out_by_default
+from gradlint.rules import opt_in_codes
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -33,7 +34,7 @@ STRICT_TARGET = 0.9  # for bug rules with at least STRICT_MINIMUM findings repor
 STRICT_MINIMUM = 5
 BUG_FAMILIES = ("GL2", "GL4", "GL6", "GL7")
 DEFAULT_CODES = Settings(root=Path(".")).codes()
-OPT_IN = left_out_by_default() - LEGACY_STYLE_CODES
+OPT_IN = opt_in_codes()
 
 Key = tuple[str, str, int, str]  # repository, path inside it, line, rule code
 
