@@ -180,7 +180,7 @@ class _AsWritten:
     def finding(self, finding: Finding) -> Finding:
         fix = finding.fix
         if fix is not None:
-            fix = Fix(fix.applicability, fix.message, tuple(self._edit(edit) for edit in fix.edits))
+            fix = Fix(fix.applicability, fix.message, tuple(self._edit(edit) for edit in fix.edits), fix.needs_torch)
         return dataclasses.replace(
             finding, location=self.location(finding.location), end_location=self.location(finding.end_location), fix=fix
         )

@@ -65,7 +65,7 @@ class EditBuilder:
         edits.sort(key=lambda e: (e.start, e.end))
         if any(a.end > b.start for a, b in zip(edits, edits[1:])):
             return None
-        return Fix(plan.applicability, plan.message, tuple(edits))
+        return Fix(plan.applicability, plan.message, tuple(edits), plan.needs_torch)
 
     def _edit(self, change) -> Optional[Edit]:
         if isinstance(change, Replace):

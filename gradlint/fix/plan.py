@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Union
+from typing import Optional, Union
 
 import libcst as cst
 
@@ -71,6 +71,8 @@ class FixPlan:
     applicability: Applicability
     message: str
     changes: tuple[Change, ...]
+    # The oldest torch release that has what the fixed code calls ("2.3"); None when any has.
+    needs_torch: Optional[str] = None
 
 
 def describe_fix(availability: Availability, applicabilities: tuple[Applicability, ...]) -> str:

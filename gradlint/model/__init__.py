@@ -48,6 +48,7 @@ class Fix:
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...]
+    needs_torch: Optional[str] = None  # as FixPlan.needs_torch
 
 
 @dataclass(frozen=True)

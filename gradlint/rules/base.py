@@ -110,11 +110,11 @@ class Rule:
     def report(self, node: cst.CSTNode, message: str, fix: Optional[FixPlan] = None) -> None:
         self.context.reports.append(Report(self.code, node, message, fix, self.context.top_statement()))
 
-    def safe_fix(self, message: str, *changes: Change) -> FixPlan:
-        return FixPlan(Applicability.SAFE, message, changes)
+    def safe_fix(self, message: str, *changes: Change, needs_torch: Optional[str] = None) -> FixPlan:
+        return FixPlan(Applicability.SAFE, message, changes, needs_torch)
 
-    def unsafe_fix(self, message: str, *changes: Change) -> FixPlan:
-        return FixPlan(Applicability.UNSAFE, message, changes)
+    def unsafe_fix(self, message: str, *changes: Change, needs_torch: Optional[str] = None) -> FixPlan:
+        return FixPlan(Applicability.UNSAFE, message, changes, needs_torch)
 
     @classmethod
     def fix_summary(cls) -> str:
