@@ -182,6 +182,25 @@ class DeprecatedApi(Rule):
         if type(func) is cst.Attribute and func.attr.value in METHODS:
             self._check_method(node, func)
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """`torch.has_cuda`, `torch.FloatStorage`: an API read without a call (calls, decorators and
+        imports are reported where they are visited)."""
+        parent = self.context.parent()
+        if isinstance(parent, (cst.Call, cst.Decorator)) and node in (getattr(parent, "func", None), getattr(parent, "decorator", None)):
+            return
+        qualified = self.context.imports.qualified_name(node)
+        entry = CALLABLES.get(qualified) if qualified is not None else None
+        if entry is not None and not self._in_import() and not self._in_version_fallback():
+            self.report(node, self._message(self.context.code_for(node), entry))
+
+    def _in_import(self) -> bool:
+        for ancestor in reversed(self.context.stack):
+            if isinstance(ancestor, (cst.Import, cst.ImportFrom)):
+                return True
+            if isinstance(ancestor, cst.BaseStatement):
+                return False
+        return False
+
     def visit_Decorator(self, node: cst.Decorator) -> None:
         """`@torch.cuda.amp.custom_fwd` without a call: the reference itself is the use."""
         reference = node.decorator
