@@ -68,13 +68,22 @@ def test_flake8_noqa_is_honoured_the_flake8_way(tmp_path):
 
 def test_readme_flake8_command(tmp_path):
     command = readme_block("### flake8", "sh").split()
-    assert command[:3] == ["flake8", "--select", "GL"]
+    assert command[:3] == ["flake8", "--select", "GL,E999"]
     write(
         tmp_path / "src" / "train.py",
         "from torch.autograd import Variable\nx = Variable(t)\nx = 1  # a long line is fine under --select GL" + " " * 80 + "\n",
     )
     result = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert re.findall(r"(GL\d+|E\d+)", result.stdout) == ["GL101"] and result.returncode == 1
+
+
+def test_readme_flake8_command_fails_on_a_file_flake8_cannot_parse(tmp_path):
+    """flake8 runs no plugin on `.cuda(async=True)` (a syntax error since Python 3.7): the gate
+    must not pass it silently."""
+    command = readme_block("### flake8", "sh").split()
+    write(tmp_path / "src" / "train.py", "import torch\nx = torch.zeros(2).cuda(async=True)\n")
+    result = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert re.findall(r"(GL\d+|E\d+)", result.stdout) == ["E999"] and result.returncode == 1
 
 
 def test_readme_flake8_config_and_which_settings_win(tmp_path):
