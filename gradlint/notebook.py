@@ -115,8 +115,24 @@ class Notebook:
             fix = Fix(fix.applicability, fix.message, tuple(edits)) if None not in edits else None
         noqa_row = self.locate(Location(finding.noqa_row, 1))[1].row if finding.noqa_row else 0
         return dataclasses.replace(
-            finding, location=start, end_location=self.locate(finding.end_location)[1], fix=fix, noqa_row=noqa_row, cell=cell
+            finding,
+            message=self._cell_lines(finding.message, cell),
+            location=start,
+            end_location=self.locate(finding.end_location)[1],
+            fix=fix,
+            noqa_row=noqa_row,
+            cell=cell,
         )
+
+    def _cell_lines(self, message: str, cell: int) -> str:
+        """A message naming a line of `code` (`... backward() (line 6)`) names it within its cell,
+        and the cell too when it is another one."""
+
+        def in_cell(match: re.Match) -> str:
+            other, location = self.locate(Location(int(match.group(1)), 1))
+            return f"(line {location.row})" if other == cell else f"(cell {other}, line {location.row})"
+
+        return re.sub(r"\(line (\d+)\)", in_cell, message)
 
     def _edit(self, edit: Edit) -> Optional[Edit]:
         index = max(bisect_right(self.starts, edit.location.row) - 1, 0)
