@@ -449,6 +449,30 @@ def source_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def json_location(text: str, cell: int, location: Location) -> Location:
+    """Where a position in a cell (1-based cell among all cells, row and column within it) lies in
+    the notebook's JSON text: for a host that knows only the file's rows (flake8). The column is
+    exact for a line held as its own string without escapes before it; otherwise it is the line's
+    opening quote."""
+    start, _ = source_spans(text)[cell - 1]
+    index = _skip(text, start)
+    if text[index] == "[":
+        index = _skip(text, index + 1)
+        decoder = json.JSONDecoder()
+        for _ in range(location.row - 1):
+            if text[index] != '"':
+                break
+            following = _skip(text, decoder.raw_decode(text, index)[1])
+            if text[following] != ",":
+                break
+            index = _skip(text, following + 1)
+    offset = index
+    if text[index] == '"' and "\\" not in text[index + 1 : index + location.column]:
+        offset = index + location.column
+    line_start = text.rfind("\n", 0, offset) + 1
+    return Location(text.count("\n", 0, offset) + 1, offset - line_start + 1)
+
+
 def _object(text: str, index: int, member: Callable[[str, int], int]) -> int:
     """Walk the JSON object at `index`, `member(key, value_index) -> value_end` for each member;
     the index past the object (and the whitespace after it)."""

@@ -106,3 +106,26 @@ def test_readme_flake8_config_and_which_settings_win(tmp_path):
         timeout=120,
     )
     assert "GL101" not in gradlint.stdout and "GL201" in gradlint.stdout  # gradlint reads [tool.gradlint]
+
+
+def test_a_named_notebook_is_reported_at_the_rows_of_its_json(tmp_path):
+    """flake8 knows only the file's rows: each finding points at the line of the JSON that holds
+    the cell's line, at its column (there are no escapes before it here)."""
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Training\n"]},
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": ["import torch\n", "from torch.autograd import Variable\n"],
+        },
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ["x = 1\n", "y = Variable(t)\n"]},
+    ]
+    data = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(data, indent=1) + "\n"
+    write(tmp_path / "train.ipynb", text)
+    result = flake8("--format", "%(row)d|%(col)d|%(code)s", "train.ipynb", cwd=tmp_path)
+    row = next(number for number, line in enumerate(text.splitlines(), 1) if "y = Variable(t)" in line)
+    column = text.splitlines()[row - 1].index('"y = ') + 1 + len("y = ") + 1
+    assert result.stdout.split() == [f"{row}|{column}|GL101"]
