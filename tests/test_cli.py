@@ -219,6 +219,26 @@ def test_each_file_follows_its_nearest_configuration(run_cli, tmp_path):
     assert given == [("app/c.py", "GL101"), ("ml/b.py", "GL101")]
 
 
+def test_a_sub_projects_excludes_hold_when_the_run_starts_above_it(run_cli, tmp_path):
+    """ruff's rule: each path is judged by its own nearest configuration, whatever directory the run
+    starts from, for a walk and for the files pre-commit names with `--force-exclude`."""
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["scratch/"]\n')
+    write(tmp_path / "ml" / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["generated/", "legacy_*.py"]\n')
+    for name in ("ml/generated/model.py", "ml/legacy_net.py", "ml/train.py", "ml/scratch/t.py", "app/legacy_net.py", "scratch/t.py"):
+        write(tmp_path / name, LEGACY)
+
+    def checked(*args, cwd=tmp_path):
+        os.chdir(cwd)
+        findings = json.loads(run_cli("check", "--output-format", "json", *args).output)
+        return sorted({os.path.relpath(os.path.join(cwd, f["filename"]), tmp_path).replace(os.sep, "/") for f in findings})
+
+    expected = ["app/legacy_net.py", "ml/scratch/t.py", "ml/train.py"]  # `scratch/` is the root's pattern, not ml's
+    assert checked() == expected
+    assert checked(".", cwd=tmp_path / "ml") == ["ml/scratch/t.py", "ml/train.py"]
+    named = ["ml/generated/model.py", "ml/legacy_net.py", "ml/train.py", "app/legacy_net.py", "scratch/t.py"]
+    assert checked("--force-exclude", *named) == ["app/legacy_net.py", "ml/train.py"]
+
+
 def test_a_directory_named_explicitly_is_checked_even_when_excluded_or_ignored(run_cli, tmp_path):
     write(tmp_path / ".gitignore", "generated/\n*_pb2.py\n")
     write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["vendored/"]\n')
