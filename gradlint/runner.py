@@ -36,6 +36,7 @@ class RunSummary:
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
     changes: list[AppliedChange] = field(default_factory=list)  # with `record_changes`: each change made, file by file
+    files: int = 0  # how many files the paths held (what was discovered to check or fix)
     # (path, whether and how it was checked): every path the run considered, with `explain`
     explained: list[tuple[str, str]] = field(default_factory=list)
 
@@ -85,6 +86,7 @@ def relative_to_root(path: Path, settings: Settings) -> str:
 
 def _targets(paths: list[Path], settings: Settings, summary: RunSummary, explain: bool = False) -> list[Path]:
     found = discover(paths, settings, explain=explain)
+    summary.files += len(found.files)
     summary.errors.extend(found.errors)
     summary.explained.extend((path, f"skipped: {reason}") for path, reason in found.skipped)
     return found.files

@@ -248,7 +248,7 @@ def test_a_directory_named_explicitly_is_checked_even_when_excluded_or_ignored(r
     write(tmp_path / "build" / ".venv" / "x.py", LEGACY)  # still excluded below the named directory
 
     def checked(*args):
-        findings = json.loads(run_cli("check", "--output-format", "json", *args).output)
+        findings = json.loads(run_cli("check", "--output-format", "json", *args).stdout)
         return sorted(os.path.relpath(f["filename"], tmp_path) for f in findings)
 
     assert checked() == []
