@@ -509,6 +509,9 @@ def fix(paths, **options):
 def _chosen_select(run: Invocation) -> tuple[str, ...]:
     """`--select`, or the rules of the `--migrate...` presets given (which replace it)."""
     if run.chosen_presets:
+        if run.select and not run.silent:
+            given = " ".join(f"--{preset}" for preset in run.chosen_presets)
+            click.echo(f"gradlint: warning: {given} selects its own rules; --select is not used (--extend-select adds rules)", err=True)
         return tuple(code for preset in run.chosen_presets for code in presets()[preset])
     return run.select
 
@@ -547,7 +550,7 @@ def _fix(run: Invocation) -> int:
     if summary.findings or run.output_format not in HUMAN_FORMATS:
         _print_findings(summary, run, settings, True)  # tools parse `[]` too
     if not run.quiet:
-        text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
+        text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files, table=not run.statistics)
         run.write(text + written, err=run.output_format not in HUMAN_FORMATS)
     if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:
         return EXIT_FINDINGS
@@ -643,8 +646,10 @@ def rules(output_format):
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
+    widths = {key: max(len(row[key]) for row in rows) for key in ("name", "severity", "fix")}
     for row in rows:
-        click.echo(f"{row['code']}  {row['name']:<28} {row['severity']:<7}  fix: {row['fix']:<9} {row['summary']}")
+        columns = (row["code"], f"{row['name']:<{widths['name']}}", f"{row['severity']:<{widths['severity']}}")
+        click.echo("  ".join(columns) + f"  fix: {row['fix']:<{widths['fix']}}  {row['summary']}")
 
 
 @cli.command(short_help="Show a rule's documentation.")

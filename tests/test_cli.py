@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import pytest
 
@@ -363,6 +364,9 @@ def test_fix_stdin_prints_fixed_source(run_cli):
 def test_rules_listing(run_cli):
     text = run_cli("rules").output
     assert "GL101  variable-call" in text
+    lines = text.splitlines()
+    assert len({line.index(" fix: ") for line in lines}) == 1  # the columns line up, however long a name
+    assert len({re.search(r" fix: \S+(?: \S+)*  +(\S)", line).start(1) for line in lines}) == 1
     rows = json.loads(run_cli("rules", "--output-format", "json").output)
     assert {
         "code": "GL103",
@@ -464,5 +468,5 @@ def test_fix_summary_names_the_fix_a_finding_waits_for(run_cli, tmp_path):
         "from torch.autograd import Variable\n\n\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
     )
     result = run_cli("fix", "--select", "GL101,GL102", "a.py")
-    assert "GL101  variable-call                  1 fixed after GL102's fix" in result.output
+    assert "GL101  variable-call                  1 fixable once GL102's finding is fixed" in result.output
     assert "GL102  volatile-flag                  1 fixable with `--unsafe-fixes` (review them)" in result.output

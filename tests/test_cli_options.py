@@ -388,3 +388,18 @@ def test_an_empty_selection_warns(run_cli, tmp_path, how):
     result = run_cli("check", *(["--select", ""] if how == "option" else []), "a.py")
     assert "gradlint: warning: no rules are selected (`select` is empty): nothing is checked" in result.output
     assert "no rules are selected" not in run_cli("check", "--select", "GL101", "a.py").output
+
+
+def test_fix_statistics_lists_what_is_left_once(run_cli, tmp_path):
+    write(tmp_path / "a.py", "import torch\nfrom torch.autograd import Variable\nx = Variable(t)\ny = Variable(t, volatile=True)\n")
+    result = run_cli("fix", "--statistics", "--isolated", "a.py")
+    assert [line.split()[1] for line in result.output.splitlines() if re.match(r"\s*\d+\s+GL\d+", line)] == ["GL101", "GL102"]
+    assert "Fixed 1 error, 2 remaining.\n" in result.output
+
+
+def test_a_migration_preset_says_it_replaces_select(run_cli, tmp_path):
+    write(tmp_path / "a.py", FIXABLE)
+    result = run_cli("fix", "--diff", "--migrate", "--select", "GL103", "a.py")
+    assert "gradlint: warning: --migrate selects its own rules; --select is not used (--extend-select adds rules)" in result.output
+    assert "+x = t.detach()" in result.output
+    assert "selects its own rules" not in run_cli("fix", "--diff", "--migrate", "a.py").output
