@@ -7,23 +7,11 @@ whose title says why; the finding itself is reported as before. The findings a f
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Iterable, Optional
 
-from gradlint.fix.plan import Applicability
+from gradlint.fix.plan import Applicability, torch_release
 from gradlint.model import Finding, Fix
-
-_RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
-
-
-def torch_release(text: str) -> Optional[tuple[int, int, int]]:
-    """`"2.1"` -> (2, 1, 0), `"0.4.1"` -> (0, 4, 1); None when `text` is not "X.Y" or "X.Y.Z"."""
-    match = _RELEASE.fullmatch(text)
-    if match is None:
-        return None
-    major, minor, patch = match.groups()
-    return int(major), int(minor), int(patch or 0)
 
 
 def newer_than(needs: str, target: str) -> bool:

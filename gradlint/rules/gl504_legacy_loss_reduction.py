@@ -5,7 +5,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from gradlint.analysis.semantic.arguments import Signature, bind
-from gradlint.analysis.torch_api.legacy_losses import LEGACY_FLAGS, legacy_reduction, loss_parameters
+from gradlint.analysis.torch_api.legacy_losses import LEGACY_FLAGS, REDUCTION_SINCE, legacy_reduction, loss_parameters
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
@@ -227,7 +227,9 @@ class LegacyLossReduction(Rule):
         fix = None
         if _rewritable(node):
             fix = self.safe_fix(
-                f'Replace with `reduction="{reduction}"`', self._replace(node, _rewritten(node, parameters, named, reduction))
+                f'Replace with `reduction="{reduction}"`',
+                self._replace(node, _rewritten(node, parameters, named, reduction)),
+                needs_torch=REDUCTION_SINCE,
             )
         self.report(node, f'{legacy}; use `reduction="{reduction}"`', fix)
 

@@ -18,8 +18,7 @@ from gradlint.analysis.torch_api.amp import (
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import indentation, render_at, torch_alias
-from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
-from gradlint.fix.target import torch_release
+from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace, torch_release
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 

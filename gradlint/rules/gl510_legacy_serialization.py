@@ -13,6 +13,7 @@ from gradlint.rules.base import Invalid, Rule, Severity
 _LOAD = frozenset({"torch.load", "torch.serialization.load"})
 # Inside `with torch.serialization.safe_globals([...]):` the weights-only load accepts the listed classes.
 _SAFE_GLOBALS = "torch.serialization.safe_globals"
+_WEIGHTS_ONLY_SINCE = "1.13"  # `torch.load(..., weights_only=)`; older releases raise for the keyword
 # safetensors writes a dict of tensors only: a value also given to it is a state dict.
 _SAFETENSORS_SAVE = frozenset({"safetensors.torch.save_file", "safetensors.torch.save"})
 _SAVE = frozenset({"torch.save", "torch.serialization.save"})
@@ -341,7 +342,9 @@ class LegacySerialization(Rule):
             if use is None:
                 return
             message = _NUMPY_ARRAY_LOAD.format(call=self.context.code_for(node), use=use)
-        fix = self.unsafe_fix("Pass `weights_only=False` (for a file you trust)", *self._weights_only_false(node))
+        fix = self.unsafe_fix(
+            "Pass `weights_only=False` (for a file you trust)", *self._weights_only_false(node), needs_torch=_WEIGHTS_ONLY_SINCE
+        )
         self.report(node, message, fix)
 
     def _under_safe_globals(self) -> bool:
