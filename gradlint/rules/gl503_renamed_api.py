@@ -129,6 +129,8 @@ class RenamedApi(Rule):
     fixture cases also under a float64 default and past 2**24); an explicit `dtype=` is kept. With other
     bounds and a step of 1 or -1 (or none), the fix writes `b + 1` (`b - 1`; `n - 1` becomes `n`):
     unsafe, exact only when the bounds are integers. Float literals or other steps get no fix.
+    Newer torch needed (`target-torch`): `torch.cuda.memory_reserved` 1.4, `torch.outer` 1.7,
+    `torch.func` 2.0, `correction=` 2.0 (and 0.4 / 0.4.1 for the initialisers and `interpolate`).
 
     ## Known limits
     A legacy name in the fallback an older torch takes (an `except ImportError:` /

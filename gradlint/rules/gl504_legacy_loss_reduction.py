@@ -65,6 +65,7 @@ class LegacyLossReduction(Rule):
     legacy path and are simply dropped (positional None placeholders are not reported). No fix when a flag is not a literal (the message says which
     `reduction=` each value means), when `reduction=` is passed as well (the flags override it:
     the message says which one they select), or when `*args` / `**kwargs` are passed.
+    Newer torch needed (`target-torch`): `reduction=` 0.4.1.
 
     ## Known limits
     Only torch's loss classes and functions are recognised (`torch.nn`, `torch.nn.modules.loss`,

@@ -90,6 +90,8 @@ class LegacyAmpApi(Rule):
     `[FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH, CUDNN_ATTENTION]` from the flags that are true
     and enters `sdpa_kernel` with it, so the rewrite writes that list (the backend flags inside
     the region were compared). The only difference is the `FutureWarning` no longer emitted.
+    Newer torch needed (`target-torch`): `torch.amp.autocast` 1.12, `sdpa_kernel` 2.2
+    (`CUDNN_ATTENTION` 2.3), `torch.amp.GradScaler` 2.3, `torch.amp.custom_fwd` / `custom_bwd` 2.4.
 
     ## Known limits
     A call in the fallback an older torch takes (an `except AttributeError:` / `TypeError:` /

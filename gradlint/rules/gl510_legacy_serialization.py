@@ -92,6 +92,7 @@ class LegacySerialization(Rule):
     whole module, so the file and what loading it returns change (the loader then needs
     `load_state_dict`). `torch.save(model, ...)` has no fix: switching to a state dict changes the
     file format and every place that loads it.
+    Newer torch needed (`target-torch`): `weights_only=` 1.13.
 
     ## Known limits
     A `torch.load` without `weights_only=` is not reported when nothing shows that it loads a

@@ -97,6 +97,8 @@ class UnpinnedDefault(Rule):
     (`align_corners=True` for code written before torch 1.3, `use_reentrant=False`), which the
     fix does not write. No fix for `kl_div`'s reduction: `reduction="batchmean"` computes a
     different value (the mathematically correct one).
+    Newer torch needed (`target-torch`): `align_corners=` 1.3, `indexing=` 1.10,
+    `checkpoint(use_reentrant=)` 1.11, `checkpoint_sequential(use_reentrant=)` 2.0.
 
     ## Known limits
     A call in the fallback an older torch takes (an `except TypeError:` / `AttributeError:` /

@@ -79,7 +79,7 @@ class LegacySchedulerHookApi(Rule):
     (the legacy pattern called it at the start of the epoch). `register_backward_hook` has no
     fix: a hook written for the last operation's gradients must be reviewed for
     `register_full_backward_hook`, which also refuses in-place changes of the module's inputs and
-    outputs.
+    outputs. Newer torch needed (`target-torch`): `get_last_lr()` 1.4.
 
     ## Known limits
     The scheduler is recognised by its construction from `torch.optim.lr_scheduler` (or `SWALR`)

@@ -123,6 +123,7 @@ class RemovedApi(Rule):
     are bitwise those of the 0.3 lookup. Any other padding argument, and the other backend
     functions, are reported without a fix. The removed linear algebra, FFT and packages have no exact replacement (argument
     order, defaults, normalisation or return types differ): the message names what to use.
+    Newer torch needed (`target-torch`): `.bool()` 1.2, `stft(..., return_complex=True)` 1.7.
 
     ## Known limits
     A mask is known to be uint8 only from its own expression (`.byte()`, `.to(torch.uint8)`,

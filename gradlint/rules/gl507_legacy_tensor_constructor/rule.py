@@ -123,6 +123,7 @@ class LegacyTensorConstructor(Rule):
     `set_default_device("cuda")`, unsafe: they could not be run here, the legacy CUDA classes
     keep a CUDA tensor's device index where `"cuda"` means the current device, and
     `set_default_device` does not move what the legacy classes build.
+    Newer torch needed (`target-torch`): `set_default_device` 2.0.
 
     ## Known limits
     A default device set by a caller in another file (`with torch.device("meta"):` around a model's

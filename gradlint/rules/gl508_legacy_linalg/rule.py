@@ -96,6 +96,9 @@ class LegacyLinalgApi(Rule):
     and XPU, but keeps its legacy kernel for sparse and MPS tensors (a sparse tensor makes
     `vector_norm` raise), which gradlint cannot see. Arguments that change places are moved only
     when their evaluation has no effects (names, attributes, subscripts, literals).
+    Newer torch needed (`target-torch`): `torch.linalg` 1.8 (`multi_dot`, `lstsq`, `vector_norm`
+    1.9), `cholesky(upper=)` 1.10, `solve_triangular`, `lu_factor_ex`, `.mT` / `.mH` 1.11,
+    `lu_solve` 1.13.
 
     ## Known limits
     No fix where the mapping is not exact: `eig` (complex results); a result whose arity changes
