@@ -275,3 +275,18 @@ def test_the_language_server_offers_the_gated_fix_as_unsafe(tmp_path):
         assert apply_lsp_edits(SCALER.source, edits_of(fix_all, new.as_uri())) == SCALER.fixed
     finally:
         session.stop()
+
+
+def test_the_server_analysis_and_fix_all_follow_the_configuration(tmp_path):
+    from gradlint.server import analyse, fix_all
+
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\ntarget-torch = "2.2"\n')
+    path = tmp_path / "train.py"
+    analysis, problems = analyse(path.as_uri(), SCALER.source, "python", (tmp_path,))
+    assert problems == [] and analysis.settings.target_torch == "2.2"
+    (finding,) = analysis.findings
+    assert (finding.fix.applicability, finding.fix.message) == (
+        "unsafe",
+        f'Replace with `torch.amp.GradScaler("cuda")` {reason(SCALER, "2.2")}',
+    )
+    assert fix_all(SCALER.source, analysis.name, analysis.settings)[0] == SCALER.source  # the safe fixes only: nothing
