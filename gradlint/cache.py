@@ -22,7 +22,7 @@ from gradlint.fix.plan import Applicability
 from gradlint.model import Edit, FileResult, Finding, Fix, Location
 
 CACHE_DIR_NAME = ".gradlint_cache"
-FORMAT = 1
+FORMAT = 2  # 2: a fix keeps the torch release it needs
 # The first line of the .gitignore that marks a directory as a cache gradlint made.
 MARKER = "# Automatically created by gradlint."
 
@@ -172,6 +172,8 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
             "applicability": fix.applicability,
             "message": fix.message,
             "edits": [[e.start, e.end, e.content, _location_to_json(e.location), _location_to_json(e.end_location)] for e in fix.edits],
+            # kept so that a cached result serves every `target-torch`: the runner applies it after the cache
+            "needs_torch": fix.needs_torch,
         },
     }
 
@@ -194,6 +196,7 @@ def _finding_from_json(path: str, data: dict[str, Any]) -> Finding:
             Applicability(fix["applicability"]),
             str(fix["message"]),
             tuple(Edit(int(s), int(e), str(c), _location(a), _location(b)) for s, e, c, a, b in fix["edits"]),
+            None if fix.get("needs_torch") is None else str(fix["needs_torch"]),
         ),
         noqa_row=int(data["noqa_row"]),
         cell=None if data.get("cell") is None else int(data["cell"]),

@@ -143,6 +143,13 @@ def _selection_options(function):
             help="The least severe finding that makes the exit code 1: `warning` (the default: any finding) or `error` "
             "(warnings are reported but do not fail the run).",
         ),
+        click.option(
+            "--target-torch",
+            default=None,
+            metavar="X.Y",
+            help="The oldest torch release the code must run on: fixes whose replacement needs a newer one become unsafe "
+            "(default: the configuration's, or the oldest release that has every replacement).",
+        ),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain."),
         click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes changed a file, even if no findings remain."),
         click.option("--ignore-noqa", is_flag=True, help="Ignore every `# noqa` comment, line and whole-file."),
@@ -218,6 +225,7 @@ class Invocation:
             respect_gitignore=self.respect_gitignore,
             cache_dir=str(Path(self.cache_dir).absolute()) if self.cache_dir else None,  # from here, not the root
             fail_on=self.fail_on,
+            target_torch=self.target_torch,
             isolated=self.isolated,
             table=table,
         )
@@ -406,6 +414,7 @@ def describe_settings(path: Path, settings: Settings) -> str:
         "respect-gitignore": own.respect_gitignore,
         "force-exclude": own.force_exclude,
         "fail-on": own.fail_on,
+        "target-torch": own.target_torch,
         "rules": sorted(own.codes_for(relative_to_root(path, own))),
     }
     lines = [f"Resolved settings for: {path}", f"Settings path: {own.config_path or 'none (defaults)'}", ""]

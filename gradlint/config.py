@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from gradlint.fix.plan import torch_release
 from gradlint.rules import all_codes, opt_in_codes
 
 if sys.version_info >= (3, 11):
@@ -52,11 +53,17 @@ KNOWN_KEYS = frozenset(
         "respect-gitignore",
         "force-exclude",
         "fail-on",
+        "target-torch",
     }
 )
 # `fail-on`: the least severe finding that makes a run fail (exit 1). "warning", the default, is
 # every finding, as ruff's; "error" lets warnings be reported without failing a CI gate.
 FAIL_ON = ("error", "warning")
+# `target-torch`: the oldest torch release the checked code must still run on. A fix whose
+# replacement needs a newer one is offered as unsafe, its title saying why. The default is the
+# oldest release that has every replacement of the API tables (`newest_replacement()`): every fix
+# is offered as the rule declares it (tests/test_target_torch.py keeps the two equal).
+DEFAULT_TARGET_TORCH = "2.4"
 
 
 DEFAULT_SELECT = ("GL",)
@@ -94,6 +101,7 @@ class Settings:
     respect_gitignore: bool = True
     force_exclude: bool = False  # also exclude files named on the command line (pre-commit passes names)
     fail_on: str = "warning"  # one of FAIL_ON
+    target_torch: str = DEFAULT_TARGET_TORCH  # "X.Y" or "X.Y.Z"
     # How these settings were made, to make those of another configuration the same way: the
     # command-line options, and whether one configuration holds for every file (`--config` named
     # the file, or `--isolated` reads none).
@@ -136,6 +144,7 @@ class Overrides:
     respect_gitignore: Optional[bool] = None
     cache_dir: Optional[str] = None
     fail_on: Optional[str] = None
+    target_torch: Optional[str] = None
     isolated: bool = False  # read no configuration file
     table: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -287,6 +296,8 @@ def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
         changes["cache_dir"] = table["cache-dir"]
     if "fail-on" in table:
         changes["fail_on"] = validate_fail_on(table["fail-on"], f"`fail-on` in {origin}")
+    if "target-torch" in table:
+        changes["target_torch"] = validate_target_torch(table["target-torch"], f"`target-torch` in {origin}")
     return replace(settings, **changes)
 
 
@@ -294,6 +305,13 @@ def validate_fail_on(value: Any, origin: str) -> str:
     if value not in FAIL_ON:
         raise ConfigError(f"{origin} must be one of {', '.join(map(repr, FAIL_ON))}, not {value!r}")
     return value
+
+
+def validate_target_torch(value: Any, origin: str) -> str:
+    """A torch release written "X.Y" or "X.Y.Z" (a string: TOML would read 2.10 as the float 2.1)."""
+    if not isinstance(value, str) or torch_release(value.strip()) is None:
+        raise ConfigError(f'{origin} must be a torch release as a string, "X.Y" or "X.Y.Z" (e.g. "2.1"), not {value!r}')
+    return value.strip()
 
 
 def _strings(value: Any, key: str, origin: str) -> list[str]:
@@ -329,6 +347,8 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
         changes["cache_dir"] = overrides.cache_dir
     if overrides.fail_on is not None:
         changes["fail_on"] = validate_fail_on(overrides.fail_on, "--fail-on")
+    if overrides.target_torch is not None:
+        changes["target_torch"] = validate_target_torch(overrides.target_torch, "--target-torch")
     if overrides.exclude is not None:
         changes["exclude"] = overrides.exclude
     if overrides.extend_exclude:

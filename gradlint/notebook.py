@@ -112,7 +112,7 @@ class Notebook:
             fix = None
         if fix is not None:
             edits = [self._edit(edit) for edit in fix.edits]
-            fix = Fix(fix.applicability, fix.message, tuple(edits)) if None not in edits else None
+            fix = dataclasses.replace(fix, edits=tuple(edits)) if None not in edits else None
         noqa_row = self.locate(Location(finding.noqa_row, 1))[1].row if finding.noqa_row else 0
         return dataclasses.replace(
             finding,

@@ -109,31 +109,39 @@ def fix_source(
     respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
     record_changes: bool = False,
+    target_torch: Optional[str] = None,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
     what remains in `findings`. A notebook's fixes are written into its cells. Never raises:
     failures are one-line errors, the file unchanged. `record_changes`: list each change made in
-    `changes` (for a migration report)."""
+    `changes` (for a migration report); `target_torch`: the oldest torch the code must run on."""
+    options = _FixOptions(unsafe, respect_noqa, record_changes, target_torch)
     if is_notebook(name):
-        fix = lambda code: _fix_python(code, name, codes, unsafe, max_bytes, respect_noqa, project, record_changes, EditGuard())  # noqa: E731
+        fix = lambda code: _fix_python(code, name, codes, options, max_bytes, project, EditGuard())  # noqa: E731
         return _in_notebook(source, name, fix, fixing=True)
-    return _fix_python(source, name, codes, unsafe, max_bytes, respect_noqa, project, record_changes)
+    return _fix_python(source, name, codes, options, max_bytes, project)
+
+
+@dataclass(frozen=True)
+class _FixOptions:
+    unsafe: bool
+    respect_noqa: bool
+    record_changes: bool
+    target_torch: Optional[str]
 
 
 def _fix_python(
     source: Source,
     name: str,
     codes: frozenset[str],
-    unsafe: bool,
+    options: _FixOptions,
     max_bytes: int,
-    respect_noqa: bool,
     project: Optional["ProjectFacts"],
-    record_changes: bool = False,
     guard: Optional[FixGuard] = None,
 ) -> SourceResult:
     try:
-        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
+        decoded, early = _guards(source, name, codes, max_bytes, options.respect_noqa)
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if early is not None:
@@ -144,7 +152,15 @@ def _fix_python(
     try:
         result = run_deep(
             lambda: fix_text(
-                text, name, selected, unsafe=unsafe, respect_noqa=respect_noqa, project=project, guard=guard, record=record_changes
+                text,
+                name,
+                selected,
+                unsafe=options.unsafe,
+                respect_noqa=options.respect_noqa,
+                project=project,
+                guard=guard,
+                record=options.record_changes,
+                target_torch=options.target_torch,
             )
         )
     except Exception as error:

@@ -16,6 +16,7 @@ from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_di
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.fix.target import within_target as fixes_within_target
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
 from gradlint.model.migration import AppliedChange
@@ -62,13 +63,14 @@ class WorkItem:
     project: Optional[ProjectFacts] = None  # what the file uses from (and, for fix, gives to) the other files of the run
     respect_noqa: bool = True  # False: `--ignore-noqa`
     record_changes: bool = False  # fix only: list each change made (a migration report)
+    target_torch: Optional[str] = None  # the oldest torch the file must run on (`target-torch`)
 
 
 def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int, respect_noqa: bool = True) -> WorkItem:
     """The work for one file of `check_paths` or `fix_paths`."""
     own = settings_for_file(settings, path)
     codes = own.codes_for(relative_to_root(path, own))
-    return WorkItem(str(path), raw, codes, max_bytes, own.unsafe_fixes, respect_noqa=respect_noqa)
+    return WorkItem(str(path), raw, codes, max_bytes, own.unsafe_fixes, respect_noqa=respect_noqa, target_torch=own.target_torch)
 
 
 def within_size_limit(item: WorkItem) -> bool:
@@ -153,8 +155,9 @@ def check_paths(
         results[index] = result
         if digest is not None and result.cacheable:
             cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
+    targets = {index: item.target_torch for index, _, item in readable}
     for index in sorted(results):
-        summary.add(results[index])
+        summary.add(within_target(results[index], targets.get(index)))
     if explain:
         cached = set(results) - {entry[0] for entry in pending}
         summary.explained.extend((item.name, _how_checked(item, index in cached)) for index, _, item in readable)
@@ -172,6 +175,13 @@ def _size(item: WorkItem) -> int:
     return len(item.raw)
 
 
+def within_target(result: SourceResult, target_torch: Optional[str]) -> SourceResult:
+    """A file's result (analysed or cached: the same for every target) as `target-torch` sees it:
+    the fixes that need a newer torch are unsafe. The fix loop applies the target to each round
+    of its own (`fix_text`)."""
+    return replace(result, findings=fixes_within_target(result.findings, target_torch))
+
+
 def _check_item(item: WorkItem) -> SourceResult:
     return check_source(item.raw, item.name, item.codes, max_bytes=item.max_bytes, respect_noqa=item.respect_noqa, project=item.project)
 
@@ -186,6 +196,7 @@ def _fix_item(item: WorkItem) -> SourceResult:
         respect_noqa=item.respect_noqa,
         project=item.project,
         record_changes=item.record_changes,
+        target_torch=item.target_torch,
     )
 
 
@@ -206,13 +217,19 @@ def stdin_codes(name: str, settings: Settings) -> frozenset[str]:
     return own.codes_for(relative_to_root(Path(name), own))
 
 
+def stdin_target_torch(name: str, settings: Settings) -> str:
+    """The `target-torch` for source read from stdin: that of its `--stdin-filename`'s configuration."""
+    return (settings if name == "-" else settings_for_file(settings, Path(name))).target_torch
+
+
 def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES, respect_noqa: bool = True) -> RunSummary:
     """Check source that is not read from a file (stdin, an editor's buffer) as if it were `name`."""
     summary = RunSummary()
     if not stdin_is_excluded(name, settings):
         facts = facts_beside(source, name, [str(settings.root)])
         codes = stdin_codes(name, settings)
-        summary.add(check_source(source, name, codes, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts))
+        result = check_source(source, name, codes, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts)
+        summary.add(within_target(result, stdin_target_torch(name, settings)))
     return summary
 
 
@@ -232,9 +249,18 @@ def fix_stdin(
     if stdin_is_excluded(name, settings):
         return SourceResult(name)
     codes = stdin_codes(name, settings)
+    target_torch = stdin_target_torch(name, settings)
     facts = facts_beside(source, name, [str(settings.root)])
     result = fix_source(
-        source, name, codes, unsafe=unsafe, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts, record_changes=record_changes
+        source,
+        name,
+        codes,
+        unsafe=unsafe,
+        max_bytes=max_bytes,
+        respect_noqa=respect_noqa,
+        project=facts,
+        record_changes=record_changes,
+        target_torch=target_torch,
     )
     if name == "-" or not result.removed_imports:
         return result
@@ -251,6 +277,7 @@ def fix_stdin(
                 respect_noqa=respect_noqa,
                 project=keeping(facts, names),
                 record_changes=record_changes,
+                target_torch=target_torch,
             )
             for _, names in wanted
         ]

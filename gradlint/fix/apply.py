@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
-from gradlint.engine import lint_text
+import libcst as cst
+
+from gradlint.engine import LintOutcome, lint_text
 from gradlint.fix.cleanup import codes_to_clean_up, parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
 from gradlint.fix.plan import Applicability
 from gradlint.fix.record import ChangeLog
+from gradlint.fix.target import within_target
 from gradlint.model import Edit, Finding, Fix
 from gradlint.model.migration import AppliedChange
 from gradlint.rules import codes_fixed_first, migration_codes
@@ -45,17 +48,24 @@ def fix_text(
     project: Optional["ProjectFacts"] = None,
     guard: Optional[FixGuard] = None,
     record: bool = False,
+    target_torch: Optional[str] = None,
 ) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
     the file uses from, and gives to, the other files of its run; `guard`: which fixes may be
-    applied (all when None); `record`: list each change made (for a migration report)."""
+    applied (all when None); `record`: list each change made (for a migration report);
+    `target_torch`: the oldest torch the code must run on (a fix needing a newer one is unsafe)."""
     log = ChangeLog(path, text) if record else None
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
-    for _ in range(MAX_ROUNDS):
+
+    def lint(current: str, module: Optional[cst.Module]) -> LintOutcome:
         outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
+        return replace(outcome, findings=within_target(outcome.findings, target_torch))
+
+    for _ in range(MAX_ROUNDS):
+        outcome = lint(current, module)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
         module = outcome.module  # the tree of `current` (None after a repair): the clean-up need not parse again
@@ -74,7 +84,7 @@ def fix_text(
         applied += len(chosen)
         fixed_codes.update(finding.code for finding in chosen)
     else:
-        outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
+        outcome = lint(current, module)
     cleaned = remove_unused_imports(current, module, codes_to_clean_up(current, fixed_codes, migration_codes(codes), project), project)
     changes = log.changes if log is not None else []
     if cleaned is None:
@@ -82,7 +92,7 @@ def fix_text(
     if log is not None:
         log.record_import_removal(current, cleaned.text, cleaned.removed)
     current, module = cleaned.text, cleaned.module
-    outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
+    outcome = lint(current, module)
     return FixResult(current, applied, outcome.findings, removed_imports=cleaned.removed, changes=changes)
 
 

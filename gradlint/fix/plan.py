@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Optional, Union
@@ -73,6 +74,19 @@ class FixPlan:
     changes: tuple[Change, ...]
     # The oldest torch release that has what the fixed code calls ("2.3"); None when any has.
     needs_torch: Optional[str] = None
+
+
+_RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def torch_release(text: str) -> Optional[tuple[int, int, int]]:
+    """`"2.1"` -> (2, 1, 0), `"0.4.1"` -> (0, 4, 1): a torch release as `needs_torch` and
+    `target-torch` write it, comparable; None when `text` is not "X.Y" or "X.Y.Z"."""
+    match = _RELEASE.fullmatch(text)
+    if match is None:
+        return None
+    major, minor, patch = match.groups()
+    return int(major), int(minor), int(patch or 0)
 
 
 def describe_fix(availability: Availability, applicabilities: tuple[Applicability, ...]) -> str:

@@ -7,11 +7,14 @@ import libcst as cst
 from gradlint.analysis.imports import uses_outside_imports
 from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.analysis.torch_api.renamed import (
+    ARANGE_DTYPE_SINCE,
+    CORRECTION_SINCE,
     FUNCTORCH_TRANSFORMS,
     LEGACY_PARAMETERS_KEYWORD,
     PARAMETERS_KEYWORD,
     RENAMED,
     STATELESS_FUNCTIONAL_CALL,
+    TORCH_FUNC_SINCE,
     Renamed,
     range_end,
 )
@@ -126,6 +129,8 @@ class RenamedApi(Rule):
     fixture cases also under a float64 default and past 2**24); an explicit `dtype=` is kept. With other
     bounds and a step of 1 or -1 (or none), the fix writes `b + 1` (`b - 1`; `n - 1` becomes `n`):
     unsafe, exact only when the bounds are integers. Float literals or other steps get no fix.
+    Newer torch needed (`target-torch`): `torch.cuda.memory_reserved` 1.4, `torch.outer` 1.7,
+    `torch.func` 2.0, `correction=` 2.0 (and 0.4 / 0.4.1 for the initialisers and `interpolate`).
 
     ## Known limits
     A legacy name in the fallback an older torch takes (an `except ImportError:` /
@@ -454,7 +459,7 @@ class RenamedApi(Rule):
             return None  # `correction=int(flag)` is exact only for a bool: the message says what to write
         # The keyword and the value on their own: an argument's position leaves out its comma.
         changes = (Replace(unbiased.keyword, cst.Name("correction")), Replace(value, cst.Integer(correction)))
-        return self.safe_fix(f"Replace with `correction={correction}`", *changes)
+        return self.safe_fix(f"Replace with `correction={correction}`", *changes, needs_torch=CORRECTION_SINCE)
 
     # -- torch.range -> torch.arange -------------------------------------------------------------
 
@@ -494,7 +499,7 @@ class RenamedApi(Rule):
             call = with_keywords(call, [("dtype", default)])
         title = f"Replace with `{alias}.arange` ending one step after the end, in the default dtype"
         make = self.safe_fix if safety == "safe" else self.unsafe_fix
-        return make(title, *changes, self._replace(node, call))
+        return make(title, *changes, self._replace(node, call), needs_torch=ARANGE_DTYPE_SINCE)
 
     # -- torch.nn.utils.stateless.functional_call -> torch.func.functional_call ------------------
 
@@ -519,7 +524,7 @@ class RenamedApi(Rule):
         title = f"Replace with `{alias}.func.functional_call`"
         # A dict is used as is by both; another mapping is accepted only by the legacy function.
         make = self.safe_fix if self._is_dict(value) else self.unsafe_fix
-        return make(title, *changes, self._replace(node, call))
+        return make(title, *changes, self._replace(node, call), needs_torch=TORCH_FUNC_SINCE)
 
     def _is_dict(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, (cst.Dict, cst.DictComp)):
@@ -552,7 +557,8 @@ class RenamedApi(Rule):
         message = f"{listed} moved from `functorch` to `torch.func` (deprecated in torch 2.0)"
         fix = None
         if len(transforms) == len(names) == len(node.names):
-            fix = self.safe_fix("Import from `torch.func`", Replace(node.module, cst.parse_expression("torch.func")))
+            change = Replace(node.module, cst.parse_expression("torch.func"))
+            fix = self.safe_fix("Import from `torch.func`", change, needs_torch=TORCH_FUNC_SINCE)
         self.report(node, message, fix)
 
     # -- renamed callables ---------------------------------------------------------------------
@@ -594,9 +600,9 @@ class RenamedApi(Rule):
         if renamed.to_torch:
             return self._torch_fix(node, renamed)
         if not renamed.keywords:
-            return self.safe_fix(f"Rename to `{renamed.new}`", Replace(node.attr, cst.Name(renamed.new)))
+            return self.safe_fix(f"Rename to `{renamed.new}`", Replace(node.attr, cst.Name(renamed.new)), needs_torch=renamed.needs_torch)
         renamed_call = call.with_changes(func=node.with_changes(attr=cst.Name(renamed.new)))
-        return self.safe_fix(self._title(renamed), self._with_keywords(call, renamed_call, renamed))
+        return self.safe_fix(self._title(renamed), self._with_keywords(call, renamed_call, renamed), needs_torch=renamed.needs_torch)
 
     def _torch_fix(self, node: cst.BaseExpression, renamed: Renamed) -> Optional[FixPlan]:
         found = torch_alias(self.context)
@@ -604,7 +610,7 @@ class RenamedApi(Rule):
             return None
         alias, changes = found
         replacement = cst.parse_expression(f"{alias}.{renamed.new}")
-        return self.safe_fix(f"Replace with `{alias}.{renamed.new}`", *changes, Replace(node, replacement))
+        return self.safe_fix(f"Replace with `{alias}.{renamed.new}`", *changes, Replace(node, replacement), needs_torch=renamed.needs_torch)
 
     def _name_fix(self, call: cst.Call, node: cst.Name, renamed: Renamed) -> Optional[FixPlan]:
         if not self._fits(call, renamed):
@@ -616,10 +622,14 @@ class RenamedApi(Rule):
             return None
         rename_import = Replace(imported.alias.name, cst.Name(renamed.new))
         if not renamed.keywords:
-            return self.safe_fix(f"Rename to `{renamed.new}` (also in its import)", rename_import, Replace(node, cst.Name(renamed.new)))
+            title = f"Rename to `{renamed.new}` (also in its import)"
+            return self.safe_fix(title, rename_import, Replace(node, cst.Name(renamed.new)), needs_torch=renamed.needs_torch)
         renamed_call = call.with_changes(func=cst.Name(renamed.new))
         return self.safe_fix(
-            self._title(renamed) + " (also in its import)", rename_import, self._with_keywords(call, renamed_call, renamed)
+            self._title(renamed) + " (also in its import)",
+            rename_import,
+            self._with_keywords(call, renamed_call, renamed),
+            needs_torch=renamed.needs_torch,
         )
 
     def _title(self, renamed: Renamed) -> str:

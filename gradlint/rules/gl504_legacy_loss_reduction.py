@@ -5,7 +5,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from gradlint.analysis.semantic.arguments import Signature, bind
-from gradlint.analysis.torch_api.legacy_losses import LEGACY_FLAGS, legacy_reduction, loss_parameters
+from gradlint.analysis.torch_api.legacy_losses import LEGACY_FLAGS, REDUCTION_SINCE, legacy_reduction, loss_parameters
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
@@ -65,6 +65,7 @@ class LegacyLossReduction(Rule):
     legacy path and are simply dropped (positional None placeholders are not reported). No fix when a flag is not a literal (the message says which
     `reduction=` each value means), when `reduction=` is passed as well (the flags override it:
     the message says which one they select), or when `*args` / `**kwargs` are passed.
+    Newer torch needed (`target-torch`): `reduction=` 0.4.1.
 
     ## Known limits
     Only torch's loss classes and functions are recognised (`torch.nn`, `torch.nn.modules.loss`,
@@ -227,7 +228,9 @@ class LegacyLossReduction(Rule):
         fix = None
         if _rewritable(node):
             fix = self.safe_fix(
-                f'Replace with `reduction="{reduction}"`', self._replace(node, _rewritten(node, parameters, named, reduction))
+                f'Replace with `reduction="{reduction}"`',
+                self._replace(node, _rewritten(node, parameters, named, reduction)),
+                needs_torch=REDUCTION_SINCE,
             )
         self.report(node, f'{legacy}; use `reduction="{reduction}"`', fix)
 

@@ -7,16 +7,18 @@ import libcst as cst
 from gradlint.analysis.torch_api.amp import (
     AMP_DEPRECATED_SINCE,
     LEGACY_AMP,
+    SDP_BACKEND_SINCE,
     SDP_BACKENDS,
     SDP_FLAGS,
     SDP_KERNEL,
     SDP_KERNEL_DEPRECATED_SINCE,
+    SDPA_KERNEL_SINCE,
     LegacyAmp,
 )
 from gradlint.analysis.semantic.arguments import Signature, bind
 from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import indentation, render_at, torch_alias
-from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
+from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace, torch_release
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 
@@ -88,6 +90,8 @@ class LegacyAmpApi(Rule):
     `[FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH, CUDNN_ATTENTION]` from the flags that are true
     and enters `sdpa_kernel` with it, so the rewrite writes that list (the backend flags inside
     the region were compared). The only difference is the `FutureWarning` no longer emitted.
+    Newer torch needed (`target-torch`): `torch.amp.autocast` 1.12, `sdpa_kernel` 2.2
+    (`CUDNN_ATTENTION` 2.3), `torch.amp.GradScaler` 2.3, `torch.amp.custom_fwd` / `custom_bwd` 2.4.
 
     ## Known limits
     A call in the fallback an older torch takes (an `except AttributeError:` / `TypeError:` /
@@ -337,7 +341,7 @@ class LegacyAmpApi(Rule):
         replacement = call.with_changes(func=func, args=_with_commas(args, call))
         rendered = render_at(self.context, replacement, indentation(self.context, self.context.stack))
         title = f"Replace with `{snippet(self.context.code_for(replacement), 100)}`"
-        return self.safe_fix(title, *changes, Replace(replaced, rendered))
+        return self.safe_fix(title, *changes, Replace(replaced, rendered), needs_torch=legacy.needs_torch)
 
     # -- torch.backends.cuda.sdp_kernel ------------------------------------------------------------
 
@@ -354,11 +358,14 @@ class LegacyAmpApi(Rule):
         if found is None:
             return None
         alias, changes = found
-        backends = [f"{alias}.nn.attention.SDPBackend.{backend}" for flag, backend in SDP_BACKENDS if flags[flag]]
+        enabled = [backend for flag, backend in SDP_BACKENDS if flags[flag]]
+        backends = [f"{alias}.nn.attention.SDPBackend.{backend}" for backend in enabled]
         replacement = node.with_changes(
             func=cst.parse_expression(f"{alias}.nn.attention.sdpa_kernel"), args=[cst.Arg(cst.parse_expression(f"[{', '.join(backends)}]"))]
         )
-        return self.safe_fix(f"Replace with `{snippet(self.context.code_for(replacement), 100)}`", *changes, Replace(node, replacement))
+        needs = max((SDPA_KERNEL_SINCE, *(SDP_BACKEND_SINCE.get(backend, SDPA_KERNEL_SINCE) for backend in enabled)), key=torch_release)
+        title = f"Replace with `{snippet(self.context.code_for(replacement), 100)}`"
+        return self.safe_fix(title, *changes, Replace(node, replacement), needs_torch=needs)
 
 
 def _by_keyword(call: cst.Call, parameters: tuple[str, ...]) -> Optional[list[cst.Arg]]:

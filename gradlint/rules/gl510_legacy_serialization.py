@@ -13,6 +13,7 @@ from gradlint.rules.base import Invalid, Rule, Severity
 _LOAD = frozenset({"torch.load", "torch.serialization.load"})
 # Inside `with torch.serialization.safe_globals([...]):` the weights-only load accepts the listed classes.
 _SAFE_GLOBALS = "torch.serialization.safe_globals"
+_WEIGHTS_ONLY_SINCE = "1.13"  # `torch.load(..., weights_only=)`; older releases raise for the keyword
 # safetensors writes a dict of tensors only: a value also given to it is a state dict.
 _SAFETENSORS_SAVE = frozenset({"safetensors.torch.save_file", "safetensors.torch.save"})
 _SAVE = frozenset({"torch.save", "torch.serialization.save"})
@@ -91,6 +92,7 @@ class LegacySerialization(Rule):
     whole module, so the file and what loading it returns change (the loader then needs
     `load_state_dict`). `torch.save(model, ...)` has no fix: switching to a state dict changes the
     file format and every place that loads it.
+    Newer torch needed (`target-torch`): `weights_only=` 1.13.
 
     ## Known limits
     A `torch.load` without `weights_only=` is not reported when nothing shows that it loads a
@@ -341,7 +343,9 @@ class LegacySerialization(Rule):
             if use is None:
                 return
             message = _NUMPY_ARRAY_LOAD.format(call=self.context.code_for(node), use=use)
-        fix = self.unsafe_fix("Pass `weights_only=False` (for a file you trust)", *self._weights_only_false(node))
+        fix = self.unsafe_fix(
+            "Pass `weights_only=False` (for a file you trust)", *self._weights_only_false(node), needs_torch=_WEIGHTS_ONLY_SINCE
+        )
         self.report(node, message, fix)
 
     def _under_safe_globals(self) -> bool:

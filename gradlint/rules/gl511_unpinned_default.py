@@ -21,18 +21,20 @@ class _Pin:
     slot: Optional[int]  # its positional index (None: it cannot be passed positionally)
     deprecated: str
     advice: str  # what the message adds after "pass `keyword=` explicitly"
+    needs_torch: str  # the oldest torch release that takes the keyword (older ones raise for it)
 
 
-_MESHGRID = _Pin("indexing", '"ij"', None, "1.10", '`"ij"` is what it does now; `indexing="xy"` is NumPy\'s order')
+_MESHGRID = _Pin("indexing", '"ij"', None, "1.10", '`"ij"` is what it does now; `indexing="xy"` is NumPy\'s order', needs_torch="1.10")
 _ALIGN = "`False` is what it does now; `align_corners=True` was the meaning before torch 1.3"
 _REENTRANT = "`True` is what it does now; `use_reentrant=False` is the recommended one (a different implementation)"
 _PINS = {
     "torch.meshgrid": _MESHGRID,
     "torch.functional.meshgrid": _MESHGRID,
-    "torch.nn.functional.grid_sample": _Pin("align_corners", "False", 4, "1.3", _ALIGN),
-    "torch.nn.functional.affine_grid": _Pin("align_corners", "False", 2, "1.3", _ALIGN),
-    "torch.utils.checkpoint.checkpoint": _Pin("use_reentrant", "True", None, "2.1", _REENTRANT),
-    "torch.utils.checkpoint.checkpoint_sequential": _Pin("use_reentrant", "True", 3, "2.1", _REENTRANT),
+    "torch.nn.functional.grid_sample": _Pin("align_corners", "False", 4, "1.3", _ALIGN, needs_torch="1.3"),
+    "torch.nn.functional.affine_grid": _Pin("align_corners", "False", 2, "1.3", _ALIGN, needs_torch="1.3"),
+    # `checkpoint` took `use_reentrant=` from 1.11, `checkpoint_sequential` from 2.0.
+    "torch.utils.checkpoint.checkpoint": _Pin("use_reentrant", "True", None, "2.1", _REENTRANT, needs_torch="1.11"),
+    "torch.utils.checkpoint.checkpoint_sequential": _Pin("use_reentrant", "True", 3, "2.1", _REENTRANT, needs_torch="2.0"),
 }
 _CROSS = "torch.cross"
 _CROSS_DEPRECATED = "(deprecated in torch 2.2)"
@@ -95,6 +97,8 @@ class UnpinnedDefault(Rule):
     (`align_corners=True` for code written before torch 1.3, `use_reentrant=False`), which the
     fix does not write. No fix for `kl_div`'s reduction: `reduction="batchmean"` computes a
     different value (the mathematically correct one).
+    Newer torch needed (`target-torch`): `align_corners=` 1.3, `indexing=` 1.10,
+    `checkpoint(use_reentrant=)` 1.11, `checkpoint_sequential(use_reentrant=)` 2.0.
 
     ## Known limits
     A call in the fallback an older torch takes (an `except TypeError:` / `AttributeError:` /
@@ -292,7 +296,11 @@ class UnpinnedDefault(Rule):
         self.report(
             node,
             message,
-            self.safe_fix(f"Add `{written}`", Replace(node, with_keywords(node, [(pin.keyword, cst.parse_expression(pin.current))]))),
+            self.safe_fix(
+                f"Add `{written}`",
+                Replace(node, with_keywords(node, [(pin.keyword, cst.parse_expression(pin.current))])),
+                needs_torch=pin.needs_torch,
+            ),
         )
 
     def _check_cross(self, node: cst.Call) -> None:

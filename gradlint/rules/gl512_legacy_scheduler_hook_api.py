@@ -26,6 +26,8 @@ _BACKWARD_HOOK = (
 # `for name, m in model.named_modules()`.
 _SUBMODULE_ITERATORS = {name: 1 if name.startswith("named_") else None for name in torch_api.module_methods("generator", "submodules")}
 
+_GET_LAST_LR_SINCE = "1.4"  # `scheduler.get_last_lr()`
+
 
 class LegacySchedulerHookApi(Rule):
     """
@@ -77,7 +79,7 @@ class LegacySchedulerHookApi(Rule):
     (the legacy pattern called it at the start of the epoch). `register_backward_hook` has no
     fix: a hook written for the last operation's gradients must be reviewed for
     `register_full_backward_hook`, which also refuses in-place changes of the module's inputs and
-    outputs.
+    outputs. Newer torch needed (`target-torch`): `get_last_lr()` 1.4.
 
     ## Known limits
     The scheduler is recognised by its construction from `torch.optim.lr_scheduler` (or `SWALR`)
@@ -212,7 +214,9 @@ class LegacySchedulerHookApi(Rule):
             return
         receiver = self.context.code_for(func.value)
         if method == "get_lr" and not node.args:
-            fix = self.unsafe_fix(f"Replace with `{receiver}.get_last_lr()`", Replace(func.attr, cst.Name("get_last_lr")))
+            fix = self.unsafe_fix(
+                f"Replace with `{receiver}.get_last_lr()`", Replace(func.attr, cst.Name("get_last_lr")), needs_torch="1.4"
+            )
             self.report(node, _GET_LR.format(receiver=receiver), fix)
         elif method == "step" and _passes_epoch(node, plateau=PLATEAU in schedulers):
             self.report(node, _STEP_EPOCH.format(call=self.context.code_for(node), receiver=receiver))

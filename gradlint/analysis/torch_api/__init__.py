@@ -29,6 +29,7 @@ from gradlint.analysis.torch_api import function_table as _functions
 from gradlint.analysis.torch_api import method_table as _methods
 from gradlint.analysis.torch_api import module_table as _module_methods
 from gradlint.analysis.torch_api.records import Row, read_rows
+from gradlint.fix.plan import torch_release
 
 METHODS: Mapping[str, Row] = read_rows(_methods.ROWS, _methods.VOCABULARY, "methods")
 FUNCTIONS: Mapping[str, Row] = read_rows(_functions.ROWS, _functions.VOCABULARY, "functions")
@@ -144,6 +145,48 @@ def recorded_names() -> frozenset[str]:
         *(f"torch.nn.functional.{name}" for name in legacy_losses.LOSS_FUNCTION_PARAMETERS),
     }
     return frozenset({*METHODS, *deprecations.METHODS, *ATTRIBUTES, *MODULE_METHODS, *qualified, *short_names(qualified)})
+
+
+def replacement_versions() -> dict[str, str]:
+    """What each migration table's replacements need: the API (or the table's name for what a
+    replacement adds, `"legacy_linalg.MATRIX_TRANSPOSE_SINCE"`) -> the oldest torch release that
+    has its replacement, for every row that names one."""
+    found: dict[str, str] = {}
+    for name, entry in renamed.RENAMED.items():
+        _note(found, name, entry.needs_torch)
+    for name, api in legacy_linalg.LEGACY_LINALG.items():
+        _note(found, f"torch.{name}", api.replacement_since)
+    for name, legacy in amp.LEGACY_AMP.items():
+        _note(found, name, legacy.needs_torch)
+    for module, names in (
+        (renamed, ("CORRECTION_SINCE", "ARANGE_DTYPE_SINCE", "TORCH_FUNC_SINCE")),
+        (legacy_linalg, ("MATRIX_TRANSPOSE_SINCE", "CHOLESKY_UPPER_SINCE")),
+        (amp, ("SDPA_KERNEL_SINCE",)),
+        (legacy_losses, ("REDUCTION_SINCE",)),
+    ):
+        for constant in names:
+            _note(found, f"{module.__name__.rsplit('.', 1)[1]}.{constant}", getattr(module, constant))
+    for backend, release in amp.SDP_BACKEND_SINCE.items():
+        _note(found, f"torch.nn.attention.SDPBackend.{backend}", release)
+    for table in (deprecations.CALLABLES, deprecations.METHODS):
+        for name, row in table.items():
+            _note(found, name, row.needs_torch)
+    for (callable_name, keyword), row in deprecations.KEYWORDS.items():
+        _note(found, f"{callable_name}({keyword}=)", row.needs_torch)
+    return found
+
+
+def newest_replacement() -> str:
+    """The oldest torch release that has every replacement of the migration tables."""
+    return max(replacement_versions().values(), key=torch_release)
+
+
+def _note(found: dict[str, str], name: str, release: Optional[str]) -> None:
+    if release is None:
+        return
+    if torch_release(release) is None:
+        raise ValueError(f"{name}: {release!r} is not a torch release (X.Y or X.Y.Z)")
+    found[name] = release
 
 
 def _select(table: Mapping[str, Row], vocabulary: Mapping[str, str], words, without) -> frozenset[str]:

@@ -22,14 +22,25 @@ class LegacyAmp:
     # autocast state (keyword -> value; `{torch}` is the torch alias).
     pinned: tuple[tuple[str, str], ...] = ()
     device_keyword: Optional[str] = None  # the device is passed as this keyword, else first and positional
+    # The oldest torch release whose `torch.amp.<modern>` takes the device (and `pinned`) as the fix writes them.
+    needs_torch: Optional[str] = None
 
 
 _AUTOCAST = ("enabled", "dtype", "cache_enabled")
 _SCALER = ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled")
 
 
+# `torch.autocast(device_type, ...)` came with 1.10, under the `torch.amp` path the fix writes with
+# 1.12; `torch.amp.GradScaler` with 2.3, the `device_type=` of `torch.amp.custom_fwd` / `custom_bwd`
+# with 2.4.
+AUTOCAST_SINCE = "1.12"
+GRAD_SCALER_SINCE = "2.3"
+CUSTOM_FUNCTION_SINCE = "2.4"
+
+
 def _autocast(device: str, dtype: str) -> LegacyAmp:
-    return LegacyAmp("autocast", device, _AUTOCAST, pinned=(("dtype", f"{{torch}}.{dtype}"), ("cache_enabled", "True")))
+    pinned = (("dtype", f"{{torch}}.{dtype}"), ("cache_enabled", "True"))
+    return LegacyAmp("autocast", device, _AUTOCAST, pinned=pinned, needs_torch=AUTOCAST_SINCE)
 
 
 def _family(device: str, entries: dict[str, LegacyAmp], submodules: dict[str, str]) -> dict[str, LegacyAmp]:
@@ -48,13 +59,17 @@ LEGACY_AMP: dict[str, LegacyAmp] = {
         "cuda",
         {
             "autocast": _autocast("cuda", "float16"),
-            "GradScaler": LegacyAmp("GradScaler", "cuda", _SCALER),
-            "custom_fwd": LegacyAmp("custom_fwd", "cuda", ("fwd",), device_keyword="device_type"),
-            "custom_bwd": LegacyAmp("custom_bwd", "cuda", ("bwd",), device_keyword="device_type"),
+            "GradScaler": LegacyAmp("GradScaler", "cuda", _SCALER, needs_torch=GRAD_SCALER_SINCE),
+            "custom_fwd": LegacyAmp("custom_fwd", "cuda", ("fwd",), device_keyword="device_type", needs_torch=CUSTOM_FUNCTION_SINCE),
+            "custom_bwd": LegacyAmp("custom_bwd", "cuda", ("bwd",), device_keyword="device_type", needs_torch=CUSTOM_FUNCTION_SINCE),
         },
         _SUBMODULES,
     ),
-    **_family("cpu", {"autocast": _autocast("cpu", "bfloat16"), "GradScaler": LegacyAmp("GradScaler", "cpu", _SCALER)}, _SUBMODULES),
+    **_family(
+        "cpu",
+        {"autocast": _autocast("cpu", "bfloat16"), "GradScaler": LegacyAmp("GradScaler", "cpu", _SCALER, needs_torch=GRAD_SCALER_SINCE)},
+        _SUBMODULES,
+    ),
 }
 
 
@@ -62,6 +77,10 @@ LEGACY_AMP: dict[str, LegacyAmp] = {
 # torch builds the backend list in this order from the flags that are set.
 SDP_KERNEL = "torch.backends.cuda.sdp_kernel"
 SDP_FLAGS = ("enable_flash", "enable_math", "enable_mem_efficient", "enable_cudnn")
+# `torch.nn.attention.sdpa_kernel` came with 2.2 (when `sdp_kernel` was deprecated), its
+# `SDPBackend.CUDNN_ATTENTION` with 2.3.
+SDPA_KERNEL_SINCE = "2.2"
+SDP_BACKEND_SINCE = {"CUDNN_ATTENTION": "2.3"}
 SDP_BACKENDS = (
     ("enable_flash", "FLASH_ATTENTION"),
     ("enable_mem_efficient", "EFFICIENT_ATTENTION"),

@@ -48,6 +48,7 @@ LOSS_FUNCTION_PARAMETERS = {
 }
 
 LEGACY_FLAGS = ("size_average", "reduce")
+REDUCTION_SINCE = "0.4.1"  # the `reduction=` string that replaces them
 
 
 def loss_parameters(qualified_name: Optional[str]) -> Optional[tuple[str, ...]]:

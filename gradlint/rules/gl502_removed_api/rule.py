@@ -35,6 +35,9 @@ _MASKED_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_select", "ma
 _MASKED_FUNCTIONS = frozenset({"torch.masked_fill", "torch.masked_select", "torch.masked_scatter"})
 # `torch.stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex)`
 _STFT_RETURN_COMPLEX_POSITION = 9
+# What the fixes write needs: `stft(..., return_complex=)` 1.7 (`view_as_real` 1.6), the bool dtype 1.2.
+_RETURN_COMPLEX_SINCE = "1.7"
+_BOOL_SINCE = "1.2"
 _STATIC_DECORATORS = frozenset({"staticmethod"})
 _FFT_MODULE = "torch.fft"
 _FUNCTIONAL = "torch.nn.functional"
@@ -120,6 +123,7 @@ class RemovedApi(Rule):
     are bitwise those of the 0.3 lookup. Any other padding argument, and the other backend
     functions, are reported without a fix. The removed linear algebra, FFT and packages have no exact replacement (argument
     order, defaults, normalisation or return types differ): the message names what to use.
+    Newer torch needed (`target-torch`): `.bool()` 1.2, `stft(..., return_complex=True)` 1.7.
 
     ## Known limits
     A mask is known to be uint8 only from its own expression (`.byte()`, `.to(torch.uint8)`,
@@ -519,6 +523,7 @@ class RemovedApi(Rule):
             "Pass `return_complex=True` and keep the old layout with `torch.view_as_real`",
             *changes,
             Replace(node, f"{alias}.view_as_real({call})"),
+            needs_torch=_RETURN_COMPLEX_SINCE,
         )
 
     # -- uint8 masks --------------------------------------------------------------------------------
@@ -571,8 +576,10 @@ class RemovedApi(Rule):
             and _is_comparison(mask.func.value)
         ):
             # `(a > b).byte()` holds 0/1: its bool twin is the comparison's own result.
-            return self.safe_fix("Replace `.byte()` with `.bool()`", Replace(mask.func.attr, cst.Name("bool")))
-        return self.safe_fix(f"Pass `{self.context.code_for(mask)}.bool()`", Replace(mask, method_call_on(mask, "bool")))
+            return self.safe_fix("Replace `.byte()` with `.bool()`", Replace(mask.func.attr, cst.Name("bool")), needs_torch=_BOOL_SINCE)
+        return self.safe_fix(
+            f"Pass `{self.context.code_for(mask)}.bool()`", Replace(mask, method_call_on(mask, "bool")), needs_torch=_BOOL_SINCE
+        )
 
     # -- names --------------------------------------------------------------------------------------
 

@@ -31,6 +31,12 @@ _AMBIGUOUS = (
 _CONVERSION = "`{call}` converts to a legacy tensor type (deprecated in torch 0.4); use `{fixed}`"
 _DEFAULT_TYPE = "`{call}` sets a legacy tensor type as the default (deprecated in torch 2.1); use `{fixed}`"
 
+# What the fixes write needs: the `dtype=` / `device=` of factories (0.4), `torch.set_default_dtype`
+# (0.4.1), `torch.set_default_device` (2.0).
+_FACTORY_OPTIONS_SINCE = "0.4"
+_DEFAULT_DTYPE_SINCE = "0.4.1"
+_DEFAULT_DEVICE_SINCE = "2.0"
+
 
 class LegacyTensorConstructor(Rule):
     """
@@ -117,6 +123,7 @@ class LegacyTensorConstructor(Rule):
     `set_default_device("cuda")`, unsafe: they could not be run here, the legacy CUDA classes
     keep a CUDA tensor's device index where `"cuda"` means the current device, and
     `set_default_device` does not move what the legacy classes build.
+    Newer torch needed (`target-torch`): `set_default_device` 2.0.
 
     ## Known limits
     A default device set by a caller in another file (`with torch.device("meta"):` around a model's
@@ -616,7 +623,7 @@ class LegacyTensorConstructor(Rule):
             self.report(
                 node,
                 _DEFAULT_TYPE.format(call=call, fixed=dtype_call),
-                self.safe_fix(f"Replace with `{dtype_call}`", *imports, Replace(node, dtype_call)),
+                self.safe_fix(f"Replace with `{dtype_call}`", *imports, Replace(node, dtype_call), needs_torch=_DEFAULT_DTYPE_SINCE),
             )
             return
         device_call = f'{setter}.set_default_device("cuda")'
@@ -630,14 +637,21 @@ class LegacyTensorConstructor(Rule):
             and statement.body[0].value is node
         )
         plan = (
-            self.unsafe_fix(f"Replace with `{fixed}`", *imports, InsertLineBefore(statement, dtype_call), Replace(node, device_call))
+            self.unsafe_fix(
+                f"Replace with `{fixed}`",
+                *imports,
+                InsertLineBefore(statement, dtype_call),
+                Replace(node, device_call),
+                needs_torch=_DEFAULT_DEVICE_SINCE,
+            )
             if alone
             else None
         )
         self.report(node, _DEFAULT_TYPE.format(call=call, fixed=fixed), plan)
 
     def _plan(self, exact: bool, title: str, *changes: Change) -> FixPlan:
-        return self.safe_fix(title, *changes) if exact else self.unsafe_fix(title, *changes)
+        make = self.safe_fix if exact else self.unsafe_fix
+        return make(title, *changes, needs_torch=_FACTORY_OPTIONS_SINCE)
 
 
 def _options(legacy: Optional[LegacyTensorType], alias: str) -> list[tuple[str, str]]:

@@ -5,10 +5,11 @@ from typing import Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.torch_api.legacy_linalg import LEGACY_LINALG, LegacyLinalg
+from gradlint.analysis.torch_api.legacy_linalg import CHOLESKY_UPPER_SINCE, LEGACY_LINALG, MATRIX_TRANSPOSE_SINCE, LegacyLinalg
 from gradlint.analysis.syntax import is_bool_literal, parenthesized
 from gradlint.fix.builders import enclosing_line, indentation, torch_alias
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, Replace, ReplaceLines
+from gradlint.fix.target import newer_than
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
 from gradlint.rules.gl508_legacy_linalg.name_reads import is_never_read
@@ -95,6 +96,9 @@ class LegacyLinalgApi(Rule):
     and XPU, but keeps its legacy kernel for sparse and MPS tensors (a sparse tensor makes
     `vector_norm` raise), which gradlint cannot see. Arguments that change places are moved only
     when their evaluation has no effects (names, attributes, subscripts, literals).
+    Newer torch needed (`target-torch`): `torch.linalg` 1.8 (`multi_dot`, `lstsq`, `vector_norm`
+    1.9), `cholesky(upper=)` 1.10, `solve_triangular`, `lu_factor_ex`, `.mT` / `.mH` 1.11,
+    `lu_solve` 1.13.
 
     ## Known limits
     No fix where the mapping is not exact: `eig` (complex results); a result whose arity changes
@@ -338,6 +342,7 @@ class LegacyLinalgApi(Rule):
         if found is None:
             return None
         self._torch, imports = found
+        self._needs = api.replacement_since
         if api.name == "chain_matmul":
             built = self._chain_matmul(node)
         elif bound is None or "input" not in bound and "A" not in bound:
@@ -349,7 +354,12 @@ class LegacyLinalgApi(Rule):
         target, text, applicability, others = built
         changes: tuple[Change, ...] = (*imports, self._change(target, text), *others)
         title = f"Replace with `{snippet(text.strip().splitlines()[0], 70)}`"
-        return FixPlan(applicability, title, changes)
+        return FixPlan(applicability, title, changes, self._needs)
+
+    def _also_needs(self, release: str) -> None:
+        """The fix writes something newer than the `torch.linalg` function (`.mH`, a keyword)."""
+        if self._needs is None or newer_than(release, self._needs):
+            self._needs = release
 
     def _change(self, target: cst.CSTNode, text: str) -> Change:
         if isinstance(target, cst.SimpleStatementLine):
@@ -440,6 +450,8 @@ class LegacyLinalgApi(Rule):
     def _cholesky(self, node: cst.Call, bound: dict) -> Built:
         upper = _flag(self, bound.get("upper"), False)
         keyword = "" if upper is False else f", upper={upper}"
+        if keyword:
+            self._also_needs(CHOLESKY_UPPER_SINCE)
         return node, f"{self._torch}.linalg.cholesky({self._code(bound['input'])}{keyword})", Applicability.SAFE, ()
 
     def _chain_matmul(self, node: cst.Call) -> Built:
@@ -447,6 +459,7 @@ class LegacyLinalgApi(Rule):
             return None
         matrices = [self._code(arg.value) for arg in node.args]
         if len(matrices) == 1:
+            self._needs = None  # a copy, in any torch
             return node, self._code(parenthesized(node.args[0].value)) + ".clone()", Applicability.SAFE, ()
         return node, f"{self._torch}.linalg.multi_dot([{', '.join(matrices)}])", Applicability.SAFE, ()
 
@@ -460,6 +473,7 @@ class LegacyLinalgApi(Rule):
         if transpose is True:
             # Solving with Aᵀ: the transposed matrix has its nonzeros in the other triangle.
             matrix = self._code(parenthesized(bound["A"])) + ".mT"
+            self._also_needs(MATRIX_TRANSPOSE_SINCE)
             upper = (not upper) if isinstance(upper, bool) else f"not {upper}"
         unit = bound.get("unitriangular")
         unitriangular = "" if unit is None or is_bool_literal(unit, False) else f", unitriangular={self._code(unit)}"
@@ -492,6 +506,8 @@ class LegacyLinalgApi(Rule):
         if use is None:
             return None
         fields = ("U", "S", "Vh.mH")
+        if use.index == 2 or use.field == "V" or (len(use.targets) == 3 and use.targets[2] != "_"):
+            self._also_needs(MATRIX_TRANSPOSE_SINCE)
         if use.index is not None and 0 <= use.index < 3:
             return use.node, f"{call}.{fields[use.index]}", Applicability.SAFE, ()
         if use.field in ("U", "S", "V"):
