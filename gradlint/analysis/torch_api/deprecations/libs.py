@@ -77,6 +77,8 @@ CALLABLES: dict[str, Deprecated] = {
     # torch.jit: TorchScript as a whole
     **_jit("script", "trace", "trace_module", "save", "load", "freeze", "optimize_for_inference", "fork", "wait"),
     **_jit("set_fusion_strategy", "interface", "script_method"),
+    # documented as deprecated (2.5) without a warning
+    **_jit("annotate", "script_if_tracing", "isinstance", "strict_fusion", "enable_onednn_fusion", "onednn_fusion_enabled"),
     "torch.jit.get_trace_graph": Deprecated(
         "1.3", "torch.jit.trace(model, args).graph", removed="1.4", why_no_fix="renamed to the private `torch.jit._get_trace_graph`"
     ),
@@ -84,6 +86,17 @@ CALLABLES: dict[str, Deprecated] = {
     "torch.onnx.dynamo_export": Deprecated(
         "2.6", "torch.onnx.export(..., dynamo=True)", removed="2.9", why_no_fix="`export` takes the arguments as one tuple"
     ),
+    # helpers of the legacy TorchScript exporter, public in torch.onnx.utils
+    **{
+        f"torch.onnx.utils.{name}": Deprecated("2.7", why_no_fix="remove the call: nothing replaces it")
+        for name in (
+            "select_model_mode_for_export",
+            "disable_apex_o2_state_dict_hook",
+            "setup_onnx_logging",
+            "exporter_context",
+            "unconvertible_ops",
+        )
+    },
     # torch.distributed: the renamed collectives forward every argument unchanged.
     "torch.distributed.all_gather_into_tensor": _forwarded(_SINGLE, "torch.distributed.all_gather_single", _SINGLE),
     "torch.distributed.reduce_scatter_tensor": _forwarded(_SINGLE, "torch.distributed.reduce_scatter_single", _SINGLE),
@@ -200,6 +213,9 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     ("torch.utils.data.DataLoader", "pin_memory_device"): Deprecated("2.9", why_no_fix="ignored: the current accelerator is used"),
     ("torch.distributed.checkpoint.state_dict.get_model_state_dict", "submodules"): Deprecated(
         "2.4", why_no_fix="filter the returned state dict by key prefix"
+    ),
+    ("torch.distributed.checkpoint.DefaultSavePlanner", "dedup_replicated_tensors"): Deprecated(
+        "2.3", why_no_fix="it has no effect: drop it"
     ),
     ("torch.distributed.elastic.agent.server.WorkerSpec", "fn"): Deprecated(
         "1.9", "entrypoint", why_no_fix="a `fn` spec keeps `entrypoint` None and the agent calls it differently"
