@@ -158,6 +158,11 @@ def record_key(record: Deprecation) -> str:
     return f"{record.api}:{record.keyword}" if record.keyword else record.api
 
 
+def identity(entry: dict) -> tuple:
+    """What tells two records apart in the verdicts file (an API can have a keyword and a default record)."""
+    return (entry["api"], entry["kind"], entry.get("keyword"))
+
+
 def names_in(code: str) -> set[str]:
     try:
         tree = ast.parse(code)
@@ -203,7 +208,8 @@ def verdict(record: Deprecation) -> dict:
     legacy = run(program(record.call, examples))
     entry = asdict(record)
     warning = deprecation_warning(legacy["warnings"]) or (legacy["warnings"][0] if legacy["warnings"] else None)
-    if legacy["error"]:
+    entry["error"] = f"{legacy['error']['type']}: {legacy['error']['message']}" if legacy["error"] else ""
+    if legacy["error"] and not deprecation_warning(legacy["warnings"]):
         entry.update(status="raises", category=legacy["error"]["type"], message=legacy["error"]["message"])
     elif warning:
         entry.update(status="warns", category=warning["category"], message=warning["message"])
@@ -236,9 +242,9 @@ def write_verdicts(fresh: list[dict], everything: list[Deprecation]) -> None:
     """Replace the entries of the probed records, keep the others, in catalog order."""
     known = {}
     if VERDICTS.exists():
-        known = {(entry["api"], entry.get("keyword")): entry for entry in json.loads(VERDICTS.read_text(encoding="utf-8"))}
-    known.update({(entry["api"], entry.get("keyword")): entry for entry in fresh})
-    ordered = [known[(record.api, record.keyword)] for record in everything if (record.api, record.keyword) in known]
+        known = {identity(entry): entry for entry in json.loads(VERDICTS.read_text(encoding="utf-8"))}
+    known.update({identity(entry): entry for entry in fresh})
+    ordered = [known[identity(asdict(record))] for record in everything if identity(asdict(record)) in known]
     VERDICTS.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
 
 
@@ -282,13 +288,55 @@ def generate_probe_all(records: list[Deprecation]) -> str:
     return "\n".join([header, IMPORTS, "", SUMMARY, "", "\n\n\n".join(cases), "", "", table, "", MAIN])
 
 
+def case_lines(source: str) -> dict[str, range]:
+    """The lines of each `case_NNN` function of probe_all.py (its comment line included)."""
+    tree = ast.parse(source)
+    return {
+        node.name: range(node.lineno - 1, (node.end_lineno or node.lineno) + 1)
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("case_")
+    }
+
+
+def coverage(select: str) -> int:
+    """Which records a rule reports on probe_all.py, and with a safe fix."""
+    done = subprocess.run(
+        ["gradlint", "check", "--select", select, "--no-cache", "--isolated", "--exit-zero", "--output-format", "json", str(PROBE_ALL)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    findings = json.loads(done.stdout or "[]")
+    lines = case_lines(PROBE_ALL.read_text(encoding="utf-8"))
+    reported: dict[str, set[str]] = {}
+    fixed: set[str] = set()
+    for finding in findings:
+        row = finding["location"]["row"]
+        case = next((name for name, span in lines.items() if row in span), None)
+        if case is None:
+            continue
+        reported.setdefault(case, set()).add(finding["code"])
+        if finding.get("fix") and finding["fix"]["applicability"] == "safe":
+            fixed.add(case)
+    records = all_records()
+    for number, record in enumerate(records, start=1):
+        case = f"case_{number:03d}"
+        codes = ",".join(sorted(reported.get(case, ()))) or "-"
+        print(f"{case} {'fix ' if case in fixed else '    '}{codes:14} {record_key(record)} [{record.kind}]")
+    print(f"{len(records)} records, {len(reported)} reported, {len(fixed)} with a safe fix", file=sys.stderr)
+    return 0
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--area", choices=CATALOGS, action="append", help="probe this catalog only (repeatable)")
     parser.add_argument("--api", action="append", help="probe the records of this API only (repeatable)")
     parser.add_argument("--generate-only", action="store_true", help="only regenerate probe_all.py")
     parser.add_argument("--print", action="store_true", help="print the verdicts instead of writing the JSON")
+    parser.add_argument("--coverage", metavar="SELECT", help="list which records gradlint reports on probe_all.py (rules: GL1,GL5)")
     options = parser.parse_args(argv)
+    if options.coverage:
+        return coverage(options.coverage)
     everything = all_records()
     PROBE_ALL.parent.mkdir(parents=True, exist_ok=True)
     PROBE_ALL.write_text(generate_probe_all(everything), encoding="utf-8")
