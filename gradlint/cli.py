@@ -222,6 +222,9 @@ class Invocation:
             table=table,
         )
         settings = load_settings(paths[0] if paths else None, overrides)
+        if note and not settings.codes() and not self.silent:
+            # `--select ""` or `select = []`: a gate that checks nothing must not pass in silence.
+            click.echo("gradlint: warning: no rules are selected (`select` is empty): nothing is checked", err=True)
         if self.verbose and note:
             origin = settings.config_path or ("none (--isolated)" if self.isolated else "none, the defaults")
             self.note(f"configuration: {origin}")
@@ -358,8 +361,15 @@ def _paths_or_here(paths) -> list[Path]:
     return list(paths) or [Path(".")]
 
 
-def _reads_stdin(paths) -> bool:
-    return any(str(path) == "-" for path in paths)
+def _reads_stdin(paths, stdin_filename: Optional[str] = None) -> bool:
+    """`-` among the paths, or no paths but `--stdin-filename` (as ruff reads it)."""
+    return any(str(path) == "-" for path in paths) or (not paths and stdin_filename is not None)
+
+
+def _warn_if_nothing_found(summary: RunSummary, run: Invocation) -> None:
+    """A run over paths that hold no Python file passes: say so, as ruff does."""
+    if summary.files == 0 and not summary.errors and not run.silent:
+        click.echo("gradlint: warning: no Python files found under the given paths", err=True)
 
 
 def _show(run: Invocation, settings: Settings) -> Optional[int]:
@@ -422,6 +432,8 @@ def check(paths, **options):
 
     With --fix (or --diff), apply the fixes as `gradlint fix` does and report what remains."""
     run = Invocation({"paths": paths, "report_file": None, **_renamed(options)})
+    if run.add_noqa and (run.apply_fixes or run.diff):
+        _fail(f"--add-noqa cannot be used with {'--fix' if run.apply_fixes else '--diff'}")
     if run.apply_fixes or run.diff:
         run.run(lambda: _fix(run))
 
@@ -433,7 +445,7 @@ def check(paths, **options):
         if run.add_noqa:
             return _add_noqa(_paths_or_here(paths), settings, run)
         stdin_sources = {}
-        if _reads_stdin(paths):
+        if _reads_stdin(paths, run.stdin_filename):
             raw, name = sys.stdin.buffer.read(), run.stdin_filename or "-"
             summary = check_stdin(raw, name, settings, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
             stdin_sources[name] = _decoded_or_none(raw)
@@ -448,6 +460,7 @@ def check(paths, **options):
                 respect_noqa=not run.ignore_noqa,
                 explain=run.verbose,
             )
+            _warn_if_nothing_found(summary, run)
         _report_errors(summary, run)
         _print_findings(summary, run, settings, run.quiet, stdin_sources)
         return _exit_code(summary, run.exit_zero, settings)
@@ -464,7 +477,7 @@ def _renamed(options: dict) -> dict:
 
 def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
     """`check --add-noqa`: suppress every remaining finding where it is, as ruff does."""
-    if _reads_stdin(paths):
+    if _reads_stdin(paths, run.stdin_filename):
         _fail("--add-noqa writes files and cannot be used with stdin (`-`)")
     if run.ignore_noqa:
         _fail("--add-noqa cannot be combined with --ignore-noqa")
@@ -496,6 +509,9 @@ def fix(paths, **options):
 def _chosen_select(run: Invocation) -> tuple[str, ...]:
     """`--select`, or the rules of the `--migrate...` presets given (which replace it)."""
     if run.chosen_presets:
+        if run.select and not run.silent:
+            given = " ".join(f"--{preset}" for preset in run.chosen_presets)
+            click.echo(f"gradlint: warning: {given} selects its own rules; --select is not used (--extend-select adds rules)", err=True)
         return tuple(code for preset in run.chosen_presets for code in presets()[preset])
     return run.select
 
@@ -510,7 +526,7 @@ def _fix(run: Invocation) -> int:
     if run.report_file is not None:
         report = MigrationReportRequest(run, settings)
         settings = run.settings(chosen_select, also=tuple(sorted(report.hidden)), note=False)
-    if _reads_stdin(run.paths):
+    if _reads_stdin(run.paths, run.stdin_filename):
         return _fix_stdin(settings, run, report)
     summary = _run_with_progress(
         fix_paths,
@@ -523,17 +539,18 @@ def _fix(run: Invocation) -> int:
         explain=run.verbose,
         record_changes=report is not None,
     )
+    _warn_if_nothing_found(summary, run)
     _report_errors(summary, run)
     written = report.write(summary) if report is not None else ""
     if run.diff:
         run.write("".join(summary.diffs))
         if not run.quiet:
             click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.\n{written}", nl=False, err=True)
-        return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files else EXIT_OK)
+        return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files and not run.exit_zero else EXIT_OK)
     if summary.findings or run.output_format not in HUMAN_FORMATS:
         _print_findings(summary, run, settings, True)  # tools parse `[]` too
     if not run.quiet:
-        text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files)
+        text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files, table=not run.statistics)
         run.write(text + written, err=run.output_format not in HUMAN_FORMATS)
     if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:
         return EXIT_FINDINGS
@@ -604,7 +621,7 @@ def _fix_stdin(settings: Settings, run: Invocation, report: Optional["MigrationR
         _report_errors(summary, run)
         if written and not run.quiet:
             click.echo(written, nl=False, err=True)
-        return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if fixed != raw else EXIT_OK)
+        return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if fixed != raw and not run.exit_zero else EXIT_OK)
     if run.stdout is None:
         sys.stdout.buffer.write(fixed)
         sys.stdout.flush()
@@ -629,8 +646,10 @@ def rules(output_format):
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
+    widths = {key: max(len(row[key]) for row in rows) for key in ("name", "severity", "fix")}
     for row in rows:
-        click.echo(f"{row['code']}  {row['name']:<28} {row['severity']:<7}  fix: {row['fix']:<9} {row['summary']}")
+        columns = (row["code"], f"{row['name']:<{widths['name']}}", f"{row['severity']:<{widths['severity']}}")
+        click.echo("  ".join(columns) + f"  fix: {row['fix']:<{widths['fix']}}  {row['summary']}")
 
 
 @cli.command(short_help="Show a rule's documentation.")

@@ -221,9 +221,24 @@ def settings_for_file(settings: Settings, path: Path) -> Settings:
     return _settings_of(nearest, settings.overrides)
 
 
+def settings_for_directory(settings: Settings, directory: Path) -> Settings:
+    """The settings that hold for the files of `directory` (see `settings_for_file`)."""
+    if settings.same_for_every_file or settings.overrides is None:
+        return settings
+    nearest = _nearest_config(directory.resolve())
+    if nearest is None or nearest == settings.config_path:
+        return settings
+    return _settings_of(nearest, settings.overrides)
+
+
 def _nearest_config(directory: Path) -> Optional[Path]:
+    """`find_config(directory)`, each directory read once per run (a walk asks for every one)."""
     if directory not in _NEAREST:
-        _NEAREST[directory] = find_config(directory)
+        own = directory / "pyproject.toml"
+        if own.is_file() and "gradlint" in _read_toml(own).get("tool", {}):
+            _NEAREST[directory] = own
+        else:
+            _NEAREST[directory] = None if directory.parent == directory else _nearest_config(directory.parent)
     return _NEAREST[directory]
 
 

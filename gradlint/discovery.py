@@ -11,7 +11,7 @@ from typing import Iterator, NamedTuple, Optional
 
 import pathspec
 
-from gradlint.config import Settings
+from gradlint.config import Settings, settings_for_directory, settings_for_file
 from gradlint.files import describe_file_type, describe_os_error
 
 SOURCE_SUFFIXES = (".py", ".pyi")
@@ -45,14 +45,30 @@ def discover(paths: list[Path], settings: Settings, *, explain: bool = False) ->
             walker = _Walker(settings, excluded, errors, skipped)
             files.extend(walker.walk(path))
         elif kind == "file":
-            pattern = _excluding_pattern(path, settings.root, excluded) if settings.force_exclude else None
+            own = settings_for_file(settings, path) if settings.force_exclude else settings
+            pattern = _excluding_pattern(path, own.root, _exclusion_spec(own, settings, excluded)) if settings.force_exclude else None
             if pattern is None:
                 files.append(path)  # named explicitly: checked even when excluded, unless forced
             elif skipped is not None:
-                skipped.append((str(path), _excluded_by(pattern, settings)))
+                skipped.append((str(path), _excluded_by(pattern, own)))
         else:
             errors.append((str(path), reason))
     return Discovered(_unique(files), errors, skipped or [])
+
+
+def _exclusion_spec(own: Settings, settings: Settings, excluded: pathspec.PathSpec) -> pathspec.PathSpec:
+    """The exclude patterns of `own` (another configuration's settings), or the run's already compiled."""
+    if own is settings:
+        return excluded
+    return pathspec.GitIgnoreSpec.from_lines(own.exclude + own.extend_exclude)
+
+
+class _Scope(NamedTuple):
+    """The configuration a walk judges paths by: the nearest one above them, as ruff does."""
+
+    settings: Settings
+    excluded: pathspec.PathSpec
+    base: Path  # where its exclude patterns are anchored
 
 
 def is_excluded(path: Path, settings: Settings, excluded: Optional[pathspec.PathSpec] = None) -> bool:
@@ -167,9 +183,17 @@ class _Walker:
         elif ignores and (ignored := _ignoring(top, True, ignores)):
             self._skip(top, ignored)
             return
-        yield from self._walk(top, ignores)
+        yield from self._walk(top, ignores, _Scope(self.settings, self.excluded, self.exclusion_base))
 
-    def _walk(self, directory: Path, ignores: list[_Ignore]) -> Iterator[Path]:
+    def _scope_of(self, directory: Path, scope: _Scope) -> _Scope:
+        """A directory under another configuration (a project of a monorepo) is judged by its own."""
+        own = settings_for_directory(self.settings, directory)
+        if own.config_path == scope.settings.config_path:
+            return scope
+        return _Scope(own, _exclusion_spec(own, self.settings, self.excluded), own.root)
+
+    def _walk(self, directory: Path, ignores: list[_Ignore], scope: _Scope) -> Iterator[Path]:
+        scope = self._scope_of(directory, scope)
         if self.respect_gitignore:
             own = _gitignore_of(directory)
             if own is not None:
@@ -185,16 +209,16 @@ class _Walker:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
-            excluding = self._excluding(path, is_dir)
+            excluding = self._excluding(path, is_dir, scope)
             if excluding is not None:
-                self._skip(path, _excluded_by(excluding, self.settings))
+                self._skip(path, _excluded_by(excluding, scope.settings))
                 continue
             ignored = _ignoring(path, is_dir, ignores)
             if ignored:
                 self._skip(path, ignored)
                 continue
             if is_dir:
-                yield from self._walk(path, ignores)
+                yield from self._walk(path, ignores, scope)
             elif entry.name.endswith(CHECKED_SUFFIXES):
                 if _is_regular(entry):
                     yield path
@@ -215,9 +239,9 @@ class _Walker:
         if self.skipped is not None:
             self.skipped.append((str(path), reason))
 
-    def _excluding(self, path: Path, is_dir: bool) -> Optional[int]:
-        relative = _relative(path, self.exclusion_base)
-        return _matching(self.excluded, relative if relative is not None else path.name, path.name, is_dir=is_dir)
+    def _excluding(self, path: Path, is_dir: bool, scope: _Scope) -> Optional[int]:
+        relative = _relative(path, scope.base)
+        return _matching(scope.excluded, relative if relative is not None else path.name, path.name, is_dir=is_dir)
 
 
 def _ignores_above(top: Path) -> list[_Ignore]:

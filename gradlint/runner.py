@@ -15,7 +15,7 @@ from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
-from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.files import ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
 from gradlint.model.migration import AppliedChange
@@ -36,6 +36,7 @@ class RunSummary:
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
     changes: list[AppliedChange] = field(default_factory=list)  # with `record_changes`: each change made, file by file
+    files: int = 0  # how many files the paths held (what was discovered to check or fix)
     # (path, whether and how it was checked): every path the run considered, with `explain`
     explained: list[tuple[str, str]] = field(default_factory=list)
 
@@ -85,6 +86,7 @@ def relative_to_root(path: Path, settings: Settings) -> str:
 
 def _targets(paths: list[Path], settings: Settings, summary: RunSummary, explain: bool = False) -> list[Path]:
     found = discover(paths, settings, explain=explain)
+    summary.files += len(found.files)
     summary.errors.extend(found.errors)
     summary.explained.extend((path, f"skipped: {reason}") for path, reason in found.skipped)
     return found.files
@@ -461,7 +463,7 @@ def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, d
         return
     try:
         write_atomic(path, fixed, raw)
-    except ChangedOnDisk as error:
+    except (ChangedOnDisk, ReadOnlyFile) as error:
         summary.errors.append((str(path), str(error)))
     except SourceReadError as error:
         summary.errors.append((str(path), f"not overwritten: {error}"))

@@ -20,13 +20,16 @@ def is_terminal(stream: IO[str]) -> bool:
 
 
 def use_color(stream: Optional[IO[str]] = None, environ: Optional[dict] = None) -> bool:
-    """Colour on a terminal; `NO_COLOR` (any value) turns it off, `FORCE_COLOR` on (https://no-color.org)."""
+    """Colour on a terminal that is not `TERM=dumb`; `NO_COLOR` (any value) turns it off, `FORCE_COLOR`
+    on (https://no-color.org)."""
     stream = sys.stdout if stream is None else stream
     environ = os.environ if environ is None else environ
     if environ.get("NO_COLOR"):
         return False
     if environ.get("FORCE_COLOR"):
         return True
+    if environ.get("TERM") == "dumb":
+        return False  # a terminal that shows escape codes as text (Emacs shells, some CI logs)
     return is_terminal(stream)
 
 

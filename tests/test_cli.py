@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import pytest
 
@@ -219,6 +220,26 @@ def test_each_file_follows_its_nearest_configuration(run_cli, tmp_path):
     assert given == [("app/c.py", "GL101"), ("ml/b.py", "GL101")]
 
 
+def test_a_sub_projects_excludes_hold_when_the_run_starts_above_it(run_cli, tmp_path):
+    """ruff's rule: each path is judged by its own nearest configuration, whatever directory the run
+    starts from, for a walk and for the files pre-commit names with `--force-exclude`."""
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["scratch/"]\n')
+    write(tmp_path / "ml" / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["generated/", "legacy_*.py"]\n')
+    for name in ("ml/generated/model.py", "ml/legacy_net.py", "ml/train.py", "ml/scratch/t.py", "app/legacy_net.py", "scratch/t.py"):
+        write(tmp_path / name, LEGACY)
+
+    def checked(*args, cwd=tmp_path):
+        os.chdir(cwd)
+        findings = json.loads(run_cli("check", "--output-format", "json", *args).output)
+        return sorted({os.path.relpath(os.path.join(cwd, f["filename"]), tmp_path).replace(os.sep, "/") for f in findings})
+
+    expected = ["app/legacy_net.py", "ml/scratch/t.py", "ml/train.py"]  # `scratch/` is the root's pattern, not ml's
+    assert checked() == expected
+    assert checked(".", cwd=tmp_path / "ml") == ["ml/scratch/t.py", "ml/train.py"]
+    named = ["ml/generated/model.py", "ml/legacy_net.py", "ml/train.py", "app/legacy_net.py", "scratch/t.py"]
+    assert checked("--force-exclude", *named) == ["app/legacy_net.py", "ml/train.py"]
+
+
 def test_a_directory_named_explicitly_is_checked_even_when_excluded_or_ignored(run_cli, tmp_path):
     write(tmp_path / ".gitignore", "generated/\n*_pb2.py\n")
     write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["vendored/"]\n')
@@ -228,7 +249,7 @@ def test_a_directory_named_explicitly_is_checked_even_when_excluded_or_ignored(r
     write(tmp_path / "build" / ".venv" / "x.py", LEGACY)  # still excluded below the named directory
 
     def checked(*args):
-        findings = json.loads(run_cli("check", "--output-format", "json", *args).output)
+        findings = json.loads(run_cli("check", "--output-format", "json", *args).stdout)
         return sorted(os.path.relpath(f["filename"], tmp_path) for f in findings)
 
     assert checked() == []
@@ -343,6 +364,9 @@ def test_fix_stdin_prints_fixed_source(run_cli):
 def test_rules_listing(run_cli):
     text = run_cli("rules").output
     assert "GL101  variable-call" in text
+    lines = text.splitlines()
+    assert len({line.index(" fix: ") for line in lines}) == 1  # the columns line up, however long a name
+    assert len({re.search(r" fix: \S+(?: \S+)*  +(\S)", line).start(1) for line in lines}) == 1
     rows = json.loads(run_cli("rules", "--output-format", "json").output)
     assert {
         "code": "GL103",
@@ -444,5 +468,5 @@ def test_fix_summary_names_the_fix_a_finding_waits_for(run_cli, tmp_path):
         "from torch.autograd import Variable\n\n\ndef evaluate(model, x):\n    return model(Variable(x, volatile=True))\n",
     )
     result = run_cli("fix", "--select", "GL101,GL102", "a.py")
-    assert "GL101  variable-call                  1 fixed after GL102's fix" in result.output
+    assert "GL101  variable-call                  1 fixable once GL102's finding is fixed" in result.output
     assert "GL102  volatile-flag                  1 fixable with `--unsafe-fixes` (review them)" in result.output

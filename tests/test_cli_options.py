@@ -334,3 +334,72 @@ def test_clean_removes_the_configured_cache_directory(run_cli, tmp_path):
     assert (tmp_path.parent / "elsewhere" / "cache").is_dir()
     assert run_cli("clean", "-q").output == ""
     assert not (tmp_path.parent / "elsewhere" / "cache").exists()
+
+
+# -- what ruff users expect of the flags they combine -------------------------------------------------
+
+
+def test_stdin_filename_without_a_dash_reads_stdin(run_cli, tmp_path):
+    """As ruff: no paths but `--stdin-filename` reads stdin (it checked the current directory)."""
+    write(tmp_path / "other.py", FIXABLE)
+    checked = run_cli(
+        "check", "--output-format", "json", "--stdin-filename", "mine.py", input="import torch\nx = torch.ones(2)\nx.cuda()\n"
+    )
+    assert [(Path(f["filename"]).name, f["code"]) for f in json.loads(checked.output)] == [("mine.py", "GL610")]
+    fixed = run_cli("fix", "--stdin-filename", "mine.py", input=FIXABLE)
+    assert fixed.output.startswith("x = t.detach()\n") and (tmp_path / "other.py").read_text() == FIXABLE
+
+
+@pytest.mark.parametrize("combined", ["--fix", "--diff"])
+def test_add_noqa_refuses_fix_and_diff(run_cli, tmp_path, combined):
+    path = write(tmp_path / "a.py", FIXABLE)
+    result = run_cli("check", "--add-noqa", combined, "a.py")
+    assert result.exit_code == 2
+    assert f"--add-noqa cannot be used with {combined}" in result.output
+    assert path.read_text() == FIXABLE
+
+
+@pytest.mark.parametrize("command", [("check", "--diff"), ("fix", "--diff")])
+def test_diff_with_exit_zero_exits_0(run_cli, tmp_path, command):
+    path = write(tmp_path / "a.py", FIXABLE)
+    assert run_cli(*command, "a.py").exit_code == 1
+    result = run_cli(*command, "--exit-zero", "a.py")
+    assert result.exit_code == 0 and "+x = t.detach()" in result.output and path.read_text() == FIXABLE
+    assert run_cli(*command, "--exit-zero", "--stdin-filename", "a.py", "-", input=FIXABLE).exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_paths_without_python_files_warn(run_cli, tmp_path, command):
+    (tmp_path / "empty").mkdir()
+    write(tmp_path / "excluded" / "a.py", FIXABLE)
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nextend-exclude = ["excluded/"]\n')
+    for paths in (["empty"], [".", "--force-exclude", "excluded"]):
+        result = run_cli(command, *paths)
+        assert "gradlint: warning: no Python files found under the given paths" in result.output
+        assert result.exit_code == 0
+    assert "no Python files found" not in run_cli(command, "excluded").output  # a directory named is walked
+
+
+@pytest.mark.parametrize("how", ["option", "configuration"])
+def test_an_empty_selection_warns(run_cli, tmp_path, how):
+    write(tmp_path / "a.py", FIXABLE)
+    if how == "configuration":
+        write(tmp_path / "pyproject.toml", "[tool.gradlint]\nselect = []\n")
+    result = run_cli("check", *(["--select", ""] if how == "option" else []), "a.py")
+    assert "gradlint: warning: no rules are selected (`select` is empty): nothing is checked" in result.output
+    assert "no rules are selected" not in run_cli("check", "--select", "GL101", "a.py").output
+
+
+def test_fix_statistics_lists_what_is_left_once(run_cli, tmp_path):
+    write(tmp_path / "a.py", "import torch\nfrom torch.autograd import Variable\nx = Variable(t)\ny = Variable(t, volatile=True)\n")
+    result = run_cli("fix", "--statistics", "--isolated", "a.py")
+    assert [line.split()[1] for line in result.output.splitlines() if re.match(r"\s*\d+\s+GL\d+", line)] == ["GL101", "GL102"]
+    assert "Fixed 1 error, 2 remaining.\n" in result.output
+
+
+def test_a_migration_preset_says_it_replaces_select(run_cli, tmp_path):
+    write(tmp_path / "a.py", FIXABLE)
+    result = run_cli("fix", "--diff", "--migrate", "--select", "GL103", "a.py")
+    assert "gradlint: warning: --migrate selects its own rules; --select is not used (--extend-select adds rules)" in result.output
+    assert "+x = t.detach()" in result.output
+    assert "selects its own rules" not in run_cli("fix", "--diff", "--migrate", "a.py").output

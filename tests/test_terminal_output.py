@@ -107,6 +107,8 @@ def test_color_decision():
     assert use_color(Terminal(), {"NO_COLOR": "1"}) is False
     assert use_color(io.StringIO(), {}) is False
     assert use_color(io.StringIO(), {"FORCE_COLOR": "1"}) is True
+    assert use_color(Terminal(), {"TERM": "dumb"}) is False
+    assert use_color(Terminal(), {"TERM": "dumb", "FORCE_COLOR": "1"}) is True
     assert use_color(io.StringIO(), {"FORCE_COLOR": "1", "NO_COLOR": "1"}) is False
 
 

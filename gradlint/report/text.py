@@ -104,19 +104,21 @@ def render_statistics(findings: Sequence[Finding], output_format: str = "text", 
     return "".join(rows)
 
 
-def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled: bool, changed_files: int = 0) -> str:
-    """What `gradlint fix` did and, rule by rule, what is left and what it takes to finish it."""
+def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled: bool, changed_files: int = 0, table: bool = True) -> str:
+    """What `gradlint fix` did and, rule by rule, what is left and what it takes to finish it
+    (`table` False: the first line only, when `--statistics` has listed what is left)."""
     head = f"Fixed {fixed} error{'s' if fixed != 1 else ''}, {len(remaining)} remaining"
     if changed_files and not fixed:
         # Nothing to fix, yet files changed: legacy imports that fixes of an earlier run left unused.
         head += f" ({changed_files} file{'s' if changed_files != 1 else ''} rewritten to remove imports earlier fixes left unused)"
-    if not remaining:
+    if not remaining or not table:
         return head + ".\n"
     counts = Counter(finding.code for finding in remaining)
+    width = max(30, *(len(rule_by_code(code).name) for code in counts))
     rows = [head + ":"]
     for code, count in sorted(counts.items()):
         of_rule = [finding for finding in remaining if finding.code == code]
-        rows.append(f"{count:>5}  {code}  {rule_by_code(code).name:<30} {_what_it_takes(of_rule, remaining, unsafe_enabled)}")
+        rows.append(f"{count:>5}  {code}  {rule_by_code(code).name:<{width}} {_what_it_takes(of_rule, remaining, unsafe_enabled)}")
     return "".join(row + "\n" for row in rows)
 
 
@@ -133,7 +135,7 @@ def _what_it_takes(findings: Sequence[Finding], remaining: Sequence[Finding], un
     if unsafe and not unsafe_enabled:
         steps.append(f"{unsafe} fixable with `--unsafe-fixes` (review them)")
     for code, count in sorted(waiting.items()):
-        steps.append(f"{count} fixed after {code}'s fix")
+        steps.append(f"{count} fixable once {code}'s finding is fixed")
     if manual:
         steps.append(f"{manual} need{'s' if manual == 1 else ''} a person (no automatic fix)")
     return "; ".join(steps)

@@ -218,6 +218,18 @@ class LegacyScalarIndex(Rule):
         """,
     )
     INVALID = (
+        # a read too long for the message: its value is elided, never replaced by another name
+        Invalid(
+            """
+            import torch
+            total = criterion(model(inputs_of_the_batch), targets_of_the_batch).data[0]
+            """,
+            """
+            import torch
+            total = criterion(model(inputs_of_the_batch), targets_of_the_batch).item()
+            """,
+            message="`(...).data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.4; use `(...).item()`",
+        ),
         Invalid("total += loss.data[0]\n", "total += loss.item()\n"),
         Invalid(
             """
@@ -570,7 +582,8 @@ class LegacyScalarIndex(Rule):
         read = scalar_read(self.context, self.context.stack)
         if read is None:
             return
-        shown = snippet(self.context.code_for(node), 40, "x.data[0]")
+        value = self.context.code_for(read.value)
+        shown = self._shown(self.context.code_for(node), value)
         if read.accumulator is not None:
             self._report_accumulator(node, read.accumulator, shown)
             return
@@ -585,7 +598,13 @@ class LegacyScalarIndex(Rule):
             template = _FIRST_ROW
         else:
             template = _NUMPY_SCALAR if read.data is not node.value else _ZERO_DIM_RESULT
-        self.report(node, template.format(read=shown, expr=snippet(self.context.code_for(read.value), 40, "x")), fix)
+        self.report(node, template.format(read=shown, expr=snippet(value, 40, "(...)")), fix)
+
+    @staticmethod
+    def _shown(read: str, value: str) -> str:
+        """The read as written, or, when too long for a message, its value elided: `(...).data[0]`."""
+        tail = read[len(value) :] if read.startswith(value) else ".data[0]"
+        return snippet(read, 40, "(...)" + snippet(tail, 35))
 
     def _report_accumulator(self, node: cst.Subscript, accumulator: Accumulator, shown: str) -> None:
         # Every read and every addition in one fix: the sum is a tensor or a number, never both.
