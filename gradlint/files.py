@@ -19,6 +19,10 @@ class ChangedOnDisk(Exception):
     """The file changed between reading and writing; it was not overwritten."""
 
 
+class ReadOnlyFile(Exception):
+    """The file is read-only; it was not overwritten."""
+
+
 # Opening never blocks: O_NONBLOCK makes opening a FIFO (or a device) return at once, and the
 # descriptor is then checked with fstat, so a file swapped for a FIFO after discovery is refused
 # instead of hanging the run.
@@ -88,6 +92,11 @@ def write_atomic(path: Path, data: bytes, expected_original: bytes) -> None:
         raise ChangedOnDisk("changed on disk since it was read; not overwritten")
     target = Path(os.path.realpath(path))
     info = os.stat(target)
+    if _read_only(target, info):
+        raise ReadOnlyFile("read-only; not overwritten")
+    if info.st_nlink > 1:
+        _overwrite_in_place(target, data, expected_original)
+        return
 
     def keep_mode_owner_and_check(temporary: str) -> None:
         os.chmod(temporary, stat.S_IMODE(info.st_mode))
@@ -96,6 +105,34 @@ def write_atomic(path: Path, data: bytes, expected_original: bytes) -> None:
             raise ChangedOnDisk("changed on disk since it was read; not overwritten")
 
     _replace_through_temporary(target, data, keep_mode_owner_and_check)
+
+
+def _read_only(target: Path, info: os.stat_result) -> bool:
+    """Nobody may write the file (even root, who `os.access` lets write anything), or we may not."""
+    writable_bits = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+    return not info.st_mode & writable_bits or not os.access(target, os.W_OK)
+
+
+def _overwrite_in_place(target: Path, data: bytes, original: bytes) -> None:
+    """Write `data` into the file itself: a file with several hard links is one inode under several
+    names, and a rename would give only this name the new content. Not atomic, so the original is
+    written back if the write fails (it fits: it is what the file held)."""
+    with open(target, "r+b") as out:
+        if digest(out.read()) != digest(original):
+            raise ChangedOnDisk("changed on disk since it was read; not overwritten")
+        try:
+            _write_whole(out, data)
+        except BaseException:
+            _write_whole(out, original)
+            raise
+
+
+def _write_whole(out, data: bytes) -> None:
+    out.seek(0)
+    out.write(data)
+    out.truncate()
+    out.flush()
+    os.fsync(out.fileno())
 
 
 def _replace_through_temporary(target: Path, data: bytes, before_rename: Callable[[str], None]) -> None:

@@ -13,6 +13,7 @@ from typing import Iterator, Sequence
 
 from gradlint import __version__
 from gradlint.local_modules import facts_beside
+from gradlint.notebook import json_location
 from gradlint.pipeline import check_source
 from gradlint.rules import all_codes
 
@@ -33,5 +34,7 @@ class GradlintPlugin:
         project = facts_beside(source, self.filename, ()) if self.filename not in _NAMELESS else None
         result = check_source(source, self.filename, frozenset(all_codes()), own_noqa=False, project=project)
         for finding in result.findings:
+            # A notebook's rows count within its cells; flake8 prints rows of the file (its JSON).
+            where = json_location(source, finding.cell, finding.location) if finding.cell is not None else finding.location
             # flake8 columns are 0-based offsets; it adds 1 when printing.
-            yield finding.location.row, finding.location.column - 1, f"{finding.code} {finding.message}", type(self)
+            yield where.row, where.column - 1, f"{finding.code} {finding.message}", type(self)

@@ -115,8 +115,24 @@ class Notebook:
             fix = Fix(fix.applicability, fix.message, tuple(edits)) if None not in edits else None
         noqa_row = self.locate(Location(finding.noqa_row, 1))[1].row if finding.noqa_row else 0
         return dataclasses.replace(
-            finding, location=start, end_location=self.locate(finding.end_location)[1], fix=fix, noqa_row=noqa_row, cell=cell
+            finding,
+            message=self._cell_lines(finding.message, cell),
+            location=start,
+            end_location=self.locate(finding.end_location)[1],
+            fix=fix,
+            noqa_row=noqa_row,
+            cell=cell,
         )
+
+    def _cell_lines(self, message: str, cell: int) -> str:
+        """A message naming a line of `code` (`... backward() (line 6)`) names it within its cell,
+        and the cell too when it is another one."""
+
+        def in_cell(match: re.Match) -> str:
+            other, location = self.locate(Location(int(match.group(1)), 1))
+            return f"(line {location.row})" if other == cell else f"(cell {other}, line {location.row})"
+
+        return re.sub(r"\(line (\d+)\)", in_cell, message)
 
     def _edit(self, edit: Edit) -> Optional[Edit]:
         index = max(bisect_right(self.starts, edit.location.row) - 1, 0)
@@ -431,6 +447,30 @@ def source_spans(text: str) -> list[tuple[int, int]]:
     except (IndexError, ValueError) as error:
         raise NotebookError(f"not a valid notebook: {error}") from None
     return spans
+
+
+def json_location(text: str, cell: int, location: Location) -> Location:
+    """Where a position in a cell (1-based cell among all cells, row and column within it) lies in
+    the notebook's JSON text: for a host that knows only the file's rows (flake8). The column is
+    exact for a line held as its own string without escapes before it; otherwise it is the line's
+    opening quote."""
+    start, _ = source_spans(text)[cell - 1]
+    index = _skip(text, start)
+    if text[index] == "[":
+        index = _skip(text, index + 1)
+        decoder = json.JSONDecoder()
+        for _ in range(location.row - 1):
+            if text[index] != '"':
+                break
+            following = _skip(text, decoder.raw_decode(text, index)[1])
+            if text[following] != ",":
+                break
+            index = _skip(text, following + 1)
+    offset = index
+    if text[index] == '"' and "\\" not in text[index + 1 : index + location.column]:
+        offset = index + location.column
+    line_start = text.rfind("\n", 0, offset) + 1
+    return Location(text.count("\n", 0, offset) + 1, offset - line_start + 1)
 
 
 def _object(text: str, index: int, member: Callable[[str, int], int]) -> int:

@@ -12,6 +12,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
 from gradlint.fix.apply import FixGuard, fix_text
@@ -287,6 +288,9 @@ def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: 
     warning says so when any selected rule could have found something in it."""
     result = SourceResult(name, cacheable=False)
     failure = _python_compile_failure(decoded.text)
+    repair = repair_async_keywords(decoded.text) if failure is not None else None
+    if repair is not None and _python_compile_failure(repair.text) is None:
+        failure = None  # GL501's `async=`: the analysis reads the text with it renamed
     if failure is not None:
         reason, location = failure
         result.findings = invalid_syntax_findings(reason, location, name, codes)

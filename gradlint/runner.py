@@ -15,7 +15,7 @@ from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
-from gradlint.files import ChangedOnDisk, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.files import ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
 from gradlint.model.migration import AppliedChange
@@ -461,7 +461,7 @@ def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, d
         return
     try:
         write_atomic(path, fixed, raw)
-    except ChangedOnDisk as error:
+    except (ChangedOnDisk, ReadOnlyFile) as error:
         summary.errors.append((str(path), str(error)))
     except SourceReadError as error:
         summary.errors.append((str(path), f"not overwritten: {error}"))

@@ -194,6 +194,50 @@ def test_fix_keeps_mode_and_owner(run_cli, tmp_path):
     assert (info.st_uid, info.st_gid) == owner
 
 
+@pytest.mark.parametrize("mode", [0o444, 0o400])
+def test_a_read_only_file_is_reported_and_left_alone(run_cli, tmp_path, mode):
+    """Read-only for everyone, even for root, whom the permission bits do not stop."""
+    path = write(tmp_path / "a.py", LEGACY)
+    other = write(tmp_path / "b.py", LEGACY)
+    path.chmod(mode)
+    result = run_cli("fix", ".")
+    assert error_lines(result.output) == ["gradlint: error: a.py: read-only; not overwritten"]
+    assert path.read_text() == LEGACY and stat.S_IMODE(path.stat().st_mode) == mode
+    assert other.read_text() == MIGRATED
+    assert result.exit_code == 2
+
+
+def test_a_hard_linked_file_is_rewritten_in_place_for_every_name(run_cli, tmp_path):
+    path = write(tmp_path / "a.py", LEGACY)
+    twin = tmp_path / "elsewhere" / "same.txt"
+    twin.parent.mkdir()
+    os.link(path, twin)
+    inode = path.stat().st_ino
+    assert run_cli("fix", "a.py").exit_code == 0
+    assert path.read_text() == twin.read_text() == MIGRATED
+    assert path.stat().st_ino == twin.stat().st_ino == inode and path.stat().st_nlink == 2
+    assert leftovers(tmp_path) == []
+
+
+def test_a_failed_write_of_a_hard_linked_file_puts_the_original_back(run_cli, tmp_path, monkeypatch):
+    path = write(tmp_path / "a.py", LEGACY)
+    os.link(path, tmp_path / "twin.py.orig")
+    real = os.fsync
+    calls = []
+
+    def full_disk(descriptor):
+        calls.append(descriptor)
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(descriptor)
+
+    monkeypatch.setattr(files.os, "fsync", full_disk)
+    result = run_cli("fix", "a.py")
+    assert error_lines(result.output) == ["gradlint: error: a.py: could not write: no space left on device"]
+    assert path.read_text() == (tmp_path / "twin.py.orig").read_text() == LEGACY
+    assert result.exit_code == 2
+
+
 # ---------------------------------------------------------------------------------------------
 # A file that changes on disk while it is being fixed is left alone and reported.
 

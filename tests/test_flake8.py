@@ -68,13 +68,22 @@ def test_flake8_noqa_is_honoured_the_flake8_way(tmp_path):
 
 def test_readme_flake8_command(tmp_path):
     command = readme_block("### flake8", "sh").split()
-    assert command[:3] == ["flake8", "--select", "GL"]
+    assert command[:3] == ["flake8", "--select", "GL,E999"]
     write(
         tmp_path / "src" / "train.py",
         "from torch.autograd import Variable\nx = Variable(t)\nx = 1  # a long line is fine under --select GL" + " " * 80 + "\n",
     )
     result = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert re.findall(r"(GL\d+|E\d+)", result.stdout) == ["GL101"] and result.returncode == 1
+
+
+def test_readme_flake8_command_fails_on_a_file_flake8_cannot_parse(tmp_path):
+    """flake8 runs no plugin on `.cuda(async=True)` (a syntax error since Python 3.7): the gate
+    must not pass it silently."""
+    command = readme_block("### flake8", "sh").split()
+    write(tmp_path / "src" / "train.py", "import torch\nx = torch.zeros(2).cuda(async=True)\n")
+    result = subprocess.run([sys.executable, "-m", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert re.findall(r"(GL\d+|E\d+)", result.stdout) == ["E999"] and result.returncode == 1
 
 
 def test_readme_flake8_config_and_which_settings_win(tmp_path):
@@ -97,3 +106,26 @@ def test_readme_flake8_config_and_which_settings_win(tmp_path):
         timeout=120,
     )
     assert "GL101" not in gradlint.stdout and "GL201" in gradlint.stdout  # gradlint reads [tool.gradlint]
+
+
+def test_a_named_notebook_is_reported_at_the_rows_of_its_json(tmp_path):
+    """flake8 knows only the file's rows: each finding points at the line of the JSON that holds
+    the cell's line, at its column (there are no escapes before it here)."""
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Training\n"]},
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": ["import torch\n", "from torch.autograd import Variable\n"],
+        },
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": ["x = 1\n", "y = Variable(t)\n"]},
+    ]
+    data = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    text = json.dumps(data, indent=1) + "\n"
+    write(tmp_path / "train.ipynb", text)
+    result = flake8("--format", "%(row)d|%(col)d|%(code)s", "train.ipynb", cwd=tmp_path)
+    row = next(number for number, line in enumerate(text.splitlines(), 1) if "y = Variable(t)" in line)
+    column = text.splitlines()[row - 1].index('"y = ') + 1 + len("y = ") + 1
+    assert result.stdout.split() == [f"{row}|{column}|GL101"]

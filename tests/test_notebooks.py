@@ -451,3 +451,22 @@ def test_fixes_of_an_indented_cell_keep_its_indentation():
         for finding in reported if "import" not in cell else ():  # the fix loop's import clean-up is no finding's edit
             alone = fix_source(text.encode("utf-8"), "train.ipynb", frozenset({finding.code}), unsafe=True).fixed.decode("utf-8")
             assert _applied(cell, finding.fix.edits) == "".join(json.loads(alone)["cells"][1]["source"]), finding
+
+
+# -- messages -----------------------------------------------------------------------------------
+
+
+def test_a_message_names_lines_within_the_notebooks_cells():
+    """A line a message names is counted within its cell, and the cell is named when it is another."""
+    setup = code_cell("import torch\nimport torch.nn as nn\nmodel = nn.Sequential(nn.Linear(2, 2))\n")
+    build = code_cell("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n")
+    replace = code_cell("model.head = nn.Linear(2, 1)\n")
+    loop = code_cell(
+        "for epoch in range(10):\n    for x, y in loader:\n        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n        optimizer.step()\n"
+    )
+    findings = {f.code: f for f in check(notebook(setup, build, replace, loop))}
+    assert (findings["GL201"].cell, findings["GL201"].location.row) == (4, 2)
+    assert "`loss.backward()` (line 4)" in findings["GL201"].message
+    assert (findings["GL702"].cell, findings["GL702"].location.row) == (3, 1)
+    assert "built from its parameters (cell 2, line 1)" in findings["GL702"].message

@@ -91,6 +91,17 @@ def test_an_oversized_file_gives_the_same_outcome_as_a_file_and_on_stdin(run_cli
     assert fixed.exit_code == 0 and fixed.output.startswith(source) and warning in fixed.output
 
 
+def test_an_oversized_file_with_async_keywords_gets_the_size_warning_not_a_syntax_error(run_cli, tmp_path):
+    """`.cuda(async=True)` does not compile, but the analysis reads it (GL501): too large is the
+    reason it is not analysed. A large file with a real syntax error too is GL001, where a small one is."""
+    write(tmp_path / "a.py", "import torch\nx = torch.zeros(2).cuda(async=True)\n" + "y = 1\n" * 400)
+    write(tmp_path / "b.py", "import torch\nx = torch.zeros(2).cuda(async=True)\ndef f(:\n" + "y = 1\n" * 400)
+    result = run_cli("check", "--no-cache", "--output-format", "concise", "--max-file-size", "1K", "a.py", "b.py")
+    assert "gradlint: warning: a.py: not analysed: " in result.output and "a.py:" not in result.output.replace("warning: a.py:", "")
+    small = run_cli("check", "--no-cache", "--output-format", "concise", "b.py")
+    assert re.findall(r"^b\.py:\d+:\d+: GL001.*$", result.output, re.M) == re.findall(r"^b\.py:\d+:\d+: GL001.*$", small.output, re.M) != []
+
+
 def test_an_over_nested_file_gives_the_same_outcome_as_a_file_and_on_stdin(run_cli, tmp_path):
     write(tmp_path / "nested.py", OVER_NESTED)
     as_file = run_cli("check", "--no-cache", "--output-format", "concise", "nested.py")

@@ -5,7 +5,7 @@ One place for what the analyses and rules know of torch's API (which calls make 
 keep autograd history, which return a view, a number, the receiver, a module...). The tables are
 data: one row per API in `method_table`, `attribute_table`, `module_table` and `function_table`,
 read through the queries below; the migration tables (`removed`, `renamed`, `legacy_linalg`,
-`legacy_losses`, `amp`, `context_managers`) are records with the version that deprecated or
+`legacy_losses`, `amp`, `context_managers`, `deprecations`) are records with the version that deprecated or
 removed each API and what replaces it; `environments` names the gym environments whose `step`
 rejects a tensor action. A fact about an API is written once, and
 tests/test_torch_api.py measures each row under torch 2.13.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Mapping, Optional
 
-from gradlint.analysis.torch_api import amp, context_managers, environments, legacy_linalg, legacy_losses, removed, renamed
+from gradlint.analysis.torch_api import amp, context_managers, deprecations, environments, legacy_linalg, legacy_losses, removed, renamed
 from gradlint.analysis.torch_api import attribute_table as _attributes
 from gradlint.analysis.torch_api import function_table as _functions
 from gradlint.analysis.torch_api import method_table as _methods
@@ -137,12 +137,13 @@ def recorded_names() -> frozenset[str]:
         *removed.REMOVED_MODULES,
         *renamed.RENAMED,
         *amp.LEGACY_AMP,
+        *deprecations.CALLABLES,
         *context_managers.CONTEXT_MANAGER_CLASSES,
         *(f"torch.{name}" for name in legacy_linalg.LEGACY_LINALG),
         *(f"torch.nn.{name}" for name in legacy_losses.LOSS_MODULE_PARAMETERS),
         *(f"torch.nn.functional.{name}" for name in legacy_losses.LOSS_FUNCTION_PARAMETERS),
     }
-    return frozenset({*METHODS, *ATTRIBUTES, *MODULE_METHODS, *qualified, *short_names(qualified)})
+    return frozenset({*METHODS, *deprecations.METHODS, *ATTRIBUTES, *MODULE_METHODS, *qualified, *short_names(qualified)})
 
 
 def _select(table: Mapping[str, Row], vocabulary: Mapping[str, str], words, without) -> frozenset[str]:

@@ -19,5 +19,6 @@ class Deprecated:
     leading: tuple[str, ...] = ()
     keywords: tuple[tuple[str, str], ...] = ()
     positional: Optional[int] = None  # fixed only with at most this many positional arguments
+    without: tuple[str, ...] = ()  # keywords only the deprecated API takes: a call passing one gets no fix
     needs_torch: Optional[str] = None  # the oldest torch release that has `new`
     why_no_fix: str = ""  # when `replacement` is not exact: how it differs (shown in the docs)

@@ -1,0 +1,294 @@
+from __future__ import annotations
+
+from typing import Optional, Union
+
+import libcst as cst
+
+from gradlint.analysis.syntax import keyword_arg, positional_args
+from gradlint.analysis.torch_api.deprecations import CALLABLES, KEYWORDS, METHODS, Deprecated
+from gradlint.analysis.version_fallbacks import in_version_fallback
+from gradlint.fix.builders import indentation, render_at, torch_alias, with_keywords
+from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
+from gradlint.rules.base import Invalid, Rule, Severity
+
+_Reference = Union[cst.Name, cst.Attribute]
+
+
+class DeprecatedApi(Rule):
+    """
+    ## What it does
+    Flags the public torch APIs that torch 2.13 deprecates, or that torch removed and old code still
+    calls, beyond those the other GL5xx rules cover: a function, class or module under any import
+    spelling (`torch.testing.assert_allclose`, `from torch.nn.utils import weight_norm`), a
+    deprecated keyword argument of a call (`nn.Hardtanh(min_value=...)`), and a deprecated method
+    of a value known to be a tensor (`x.resize(2, 2)`). Every API of the table was called under
+    torch 2.13 and seen to warn (or raise, once removed); rules/deprecations.md lists them all with
+    the rule that reports each.
+
+    ## Why is this bad?
+    A deprecated API warns on every call (a `FutureWarning` or `UserWarning` in a training log,
+    or an error under `-W error`) and is removed in a later release: the code stops running on
+    the torch a project upgrades to. Some replacements also compute something else, which is
+    better known before the removal forces the change.
+
+    ## Example
+    ```python
+    import torch
+
+    torch.testing.assert_allclose(actual, expected)
+    torch.utils._pytree._register_pytree_node(Point, flatten, unflatten)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    torch.testing.assert_close(actual, expected)
+    torch.utils._pytree.register_pytree_node(Point, flatten, unflatten)
+    ```
+
+    ## Fix safety
+    Safe where the replacement is the same function under a new name, or computes the same for
+    every input (the table records why, and bench/deprecations/probe.py compares both calls
+    bitwise under torch 2.13): the name is replaced, the arguments the replacement needs first
+    (a device type) are added, and a call that passes what only the legacy API takes gets no fix.
+    A replacement that computes something else (`assert_close` also compares dtypes and treats
+    NaN as unequal; the parametrized `weight_norm` stores different state-dict keys) is named in
+    the message without a fix. A fix whose replacement needs a newer torch than `target-torch`
+    is offered as unsafe.
+
+    ## Known limits
+    A deprecated API in the fallback an older torch takes (an `except ImportError:` handler, a
+    branch of an `if` on the torch version) is not reported. A method is reported only on a value
+    the analysis knows is a tensor; a keyword only in a call of the callable itself (not through
+    `functools.partial` or `**kwargs`). An API used as an object without a call is reported but
+    not rewritten.
+    """
+
+    code = "GL517"
+    name = "deprecated-api"
+    summary = "A public torch API that torch deprecates or removed (`assert_allclose`, `weight_norm`, ...)"
+    severity = Severity.WARNING
+    migration = "api"
+    fix_availability = Availability.SOMETIMES
+    fix_applicabilities = (Applicability.SAFE,)
+    triggers = tuple(sorted({name.rsplit(".", 1)[-1] for name in CALLABLES} | {keyword for _, keyword in KEYWORDS} | set(METHODS)))
+    cleanup_imports = tuple(sorted(name for name, entry in CALLABLES.items() if entry.new is not None))
+
+    VALID = (
+        """
+        import torch
+        torch.testing.assert_close(actual, expected)
+        torch.nn.utils.parametrizations.weight_norm(layer)
+        """,
+        # not torch's
+        """
+        import numpy as np
+        from mylib.testing import assert_allclose
+        np.testing.assert_allclose(a, b)
+        assert_allclose(a, b)
+        """,
+        # an older torch's fallback
+        """
+        try:
+            from torch.utils._pytree import register_pytree_node
+        except ImportError:
+            from torch.utils._pytree import _register_pytree_node as register_pytree_node
+        """,
+        # not known to be a tensor
+        """
+        image = Image.open(path)
+        small = image.resize((32, 32))
+        """,
+        """
+        import torch.nn as nn
+        act = nn.Hardtanh(min_val=-2.0, max_val=2.0)
+        """,
+    )
+    INVALID = (
+        Invalid(
+            """
+            import torch
+            torch.testing.assert_allclose(actual, expected)
+            """,
+            fixed=None,
+            line=2,
+            column=1,
+            message="`torch.testing.assert_allclose` is deprecated: use `torch.testing.assert_close` (deprecated in torch 1.12)",
+        ),
+        Invalid(
+            """
+            from torch.nn.utils import weight_norm
+            layer = weight_norm(nn.Linear(4, 4))
+            """,
+            fixed=None,
+            line=2,
+            column=9,
+        ),
+        Invalid(
+            """
+            import torch
+            torch.utils._pytree._register_pytree_node(Point, flatten, unflatten)
+            """,
+            """
+            import torch
+            torch.utils._pytree.register_pytree_node(Point, flatten, unflatten)
+            """,
+            fix_title="Replace with `torch.utils._pytree.register_pytree_node`",
+        ),
+        # the legacy string functions have no counterpart in the replacement
+        Invalid(
+            """
+            import torch.utils._pytree as pytree
+            pytree._register_pytree_node(Point, flatten, unflatten, to_str_fn=str)
+            """,
+            fixed=None,
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            act = nn.Hardtanh(min_value=-2.0, max_value=2.0)
+            """,
+            """
+            import torch.nn as nn
+            act = nn.Hardtanh(min_val=-2.0, max_val=2.0)
+            """,
+            line=2,
+            column=19,
+            message="`min_value=` of `nn.Hardtanh` is deprecated: use `min_val=` (deprecated in torch 0.4)",
+            fix_title="Rename to `min_val=`",
+        ),
+        Invalid(
+            """
+            import torch
+            x = torch.randn(4)
+            y = x.resize(2, 2)
+            """,
+            fixed=None,
+            line=3,
+            column=5,
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) in (cst.Name, cst.Attribute):
+            qualified = self.context.imports.qualified_name(func)
+            entry = CALLABLES.get(qualified) if qualified is not None else None
+            if entry is not None and not self._in_version_fallback():
+                self.report(func, self._message(self.context.code_for(func), entry), self._call_fix(node, func, entry))
+            if qualified is not None:
+                self._check_keywords(node, qualified)
+        if type(func) is cst.Attribute and func.attr.value in METHODS:
+            self._check_method(node, func)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """`torch.has_cuda`, `torch.FloatStorage`: an API read without a call (calls, decorators and
+        imports are reported where they are visited)."""
+        parent = self.context.parent()
+        if isinstance(parent, (cst.Call, cst.Decorator)) and node in (getattr(parent, "func", None), getattr(parent, "decorator", None)):
+            return
+        qualified = self.context.imports.qualified_name(node)
+        entry = CALLABLES.get(qualified) if qualified is not None else None
+        if entry is not None and not self._in_import() and not self._in_version_fallback():
+            self.report(node, self._message(self.context.code_for(node), entry))
+
+    def _in_import(self) -> bool:
+        for ancestor in reversed(self.context.stack):
+            if isinstance(ancestor, (cst.Import, cst.ImportFrom)):
+                return True
+            if isinstance(ancestor, cst.BaseStatement):
+                return False
+        return False
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        """`@torch.cuda.amp.custom_fwd` without a call: the reference itself is the use."""
+        reference = node.decorator
+        if type(reference) not in (cst.Name, cst.Attribute):
+            return
+        qualified = self.context.imports.qualified_name(reference)
+        entry = CALLABLES.get(qualified) if qualified is not None else None
+        if entry is not None and not self._in_version_fallback():
+            self.report(reference, self._message(self.context.code_for(reference), entry))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        """`import torch.x.deprecated_module`: a module is reported where it is imported."""
+        for alias in node.names:
+            self._check_module(alias.name)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if not node.relative and node.module is not None:
+            self._check_module(node.module)
+
+    def _check_module(self, module: _Reference) -> None:
+        written = self.context.code_for(module)
+        entry = CALLABLES.get(written)
+        if entry is not None and not self._in_version_fallback():
+            self.report(module, self._message(written, entry))
+
+    def _check_keywords(self, node: cst.Call, qualified: str) -> None:
+        for arg in node.args:
+            if arg.keyword is None:
+                continue
+            entry = KEYWORDS.get((qualified, arg.keyword.value))
+            if entry is not None and not self._in_version_fallback():
+                written = f"`{arg.keyword.value}=` of `{self.context.code_for(node.func)}`"
+                self.report(arg, self._message(written, entry, keyword=True), self._keyword_fix(node, arg, entry))
+
+    def _check_method(self, node: cst.Call, func: cst.Attribute) -> None:
+        entry = METHODS[func.attr.value]
+        if not self.context.is_tensor(func.value) or self._in_version_fallback():
+            return
+        fix = None
+        if entry.new is not None and self._fits(node, entry):
+            fix = self.safe_fix(f"Replace with `.{entry.new}()`", Replace(func.attr, cst.Name(entry.new)), needs_torch=entry.needs_torch)
+        self.report(node, self._message(f".{func.attr.value}()", entry), fix)
+
+    def _message(self, written: str, entry: Deprecated, keyword: bool = False) -> str:
+        """`keyword`: `written` names a keyword argument, already quoted; so does the replacement."""
+        name = written if keyword else f"`{written}`"
+        if entry.removed is not None:
+            state, version = "was removed", f"removed in torch {entry.removed}"
+        else:
+            state, version = "is deprecated", f"deprecated in torch {entry.since}"
+        advice = f"use `{entry.replacement}{'=' if keyword else ''}`" if entry.replacement else "nothing replaces it"
+        return f"{name} {state}: {advice} ({version})"
+
+    def _in_version_fallback(self) -> bool:
+        return in_version_fallback(self.context.stack, self.context.code_for)
+
+    # -- fixes ---------------------------------------------------------------------------------
+
+    def _fits(self, call: cst.Call, entry: Deprecated) -> bool:
+        """The call passes only what the replacement takes with the same meaning."""
+        if entry.positional is not None and (any(arg.star for arg in call.args) or len(positional_args(call)) > entry.positional):
+            return False
+        added = [name for name, _ in entry.keywords]
+        return all(keyword_arg(call, name) is None for name in (*entry.without, *added))
+
+    def _call_fix(self, call: cst.Call, func: _Reference, entry: Deprecated) -> Optional[FixPlan]:
+        if entry.new is None or not entry.new.startswith("torch.") or not self._fits(call, entry):
+            return None
+        if (entry.leading or entry.keywords) and any(arg.star for arg in call.args):
+            return None
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        reference = cst.parse_expression(alias + entry.new[len("torch") :])
+        title = f"Replace with `{alias}{entry.new[len('torch') :]}`"
+        if not entry.leading and not entry.keywords:
+            return self.safe_fix(title, *changes, Replace(func, reference), needs_torch=entry.needs_torch)
+        leading = [cst.Arg(cst.parse_expression(text)) for text in entry.leading]
+        rewritten = call.with_changes(func=reference, args=[*leading, *call.args])
+        rewritten = with_keywords(rewritten, [(name, cst.parse_expression(text)) for name, text in entry.keywords])
+        shown = ", ".join([*entry.leading, "..."])
+        replaced = Replace(call, render_at(self.context, rewritten, indentation(self.context, self.context.stack)))
+        return self.safe_fix(
+            f"Replace with `{alias}{entry.new[len('torch') :]}({shown})`", *changes, replaced, needs_torch=entry.needs_torch
+        )
+
+    def _keyword_fix(self, call: cst.Call, arg: cst.Arg, entry: Deprecated) -> Optional[FixPlan]:
+        if entry.new is None or keyword_arg(call, entry.new) is not None:
+            return None  # both given: the call raises either way
+        return self.safe_fix(f"Rename to `{entry.new}=`", Replace(arg.keyword, cst.Name(entry.new)), needs_torch=entry.needs_torch)

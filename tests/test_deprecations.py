@@ -1,0 +1,127 @@
+"""The deprecation harvest against gradlint: every harvested deprecation is reported (95 % at least),
+every exact replacement has a safe fix that the probe confirmed, `fix --migrate` of the script
+calling them all keeps its output and silences the fixed ones, GL517's table holds no API another
+GL5xx table holds, and rules/deprecations.md lists them as they are."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradlint.analysis.torch_api import amp, deprecations, legacy_linalg, legacy_losses, removed, renamed
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"deprecation_{name}", ROOT / "bench" / "deprecations" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+COVERAGE = _load("coverage")
+
+
+@pytest.fixture(scope="module")
+def covered():
+    return COVERAGE.coverage()
+
+
+def test_at_least_95_percent_of_the_harvest_is_reported(covered):
+    counts = COVERAGE.summary(covered)
+    assert counts["records"] >= 150
+    missed = [COVERAGE.record_key(c.record) for c in covered if not c.codes]
+    assert counts["reported"] / counts["records"] >= 0.95, missed
+
+
+def test_every_exact_replacement_the_probe_confirmed_gets_a_safe_fix(covered):
+    """An exact replacement that `probe.py` ran (same result, no warning) but gradlint does not fix is a miss."""
+    confirmed = [
+        c for c in covered if c.record.get("exact") and c.record.get("same_result") and c.record.get("replacement_status") == "clean"
+    ]
+    unfixed = [COVERAGE.record_key(c.record) for c in confirmed if c.fix != "safe"]
+    assert len(unfixed) <= 0.05 * len(confirmed), unfixed
+
+
+def test_a_safe_fix_is_offered_only_for_an_exact_replacement(covered):
+    inexact = [COVERAGE.record_key(c.record) for c in covered if c.fix == "safe" and c.record.get("exact") is False]
+    assert inexact == []
+
+
+def test_the_page_is_in_sync(covered):
+    assert COVERAGE.PAGE.read_text(encoding="utf-8") == COVERAGE.page(covered), "run `python bench/deprecations/coverage.py`"
+
+
+def test_each_gl517_row_is_a_harvested_record():
+    harvested = {COVERAGE.record_key(record) for record in COVERAGE.records()}
+    rows = {*deprecations.CALLABLES, *(f"{api}:{keyword}" for api, keyword in deprecations.KEYWORDS)}
+    rows |= {f"torch.Tensor.{name}" for name in deprecations.METHODS}
+    assert sorted(rows - harvested) == []
+
+
+def test_the_deprecation_table_repeats_no_older_table():
+    older = {
+        *renamed.RENAMED,
+        *amp.LEGACY_AMP,
+        amp.SDP_KERNEL,
+        *removed.REMOVED_FUNCTIONS,
+        *removed.REMOVED_FFT_FUNCTIONS,
+        *removed.REMOVED_MODULES,
+        *(f"torch.{name}" for name in legacy_linalg.LEGACY_LINALG),
+        *(f"torch.nn.{name}" for name in legacy_losses.LOSS_MODULE_PARAMETERS),
+        *(f"torch.nn.functional.{name}" for name in legacy_losses.LOSS_FUNCTION_PARAMETERS),
+    }
+    assert sorted(set(deprecations.CALLABLES) & older) == []
+
+
+def test_a_fix_names_the_torch_that_has_its_replacement():
+    rows = [*deprecations.CALLABLES.values(), *deprecations.KEYWORDS.values(), *deprecations.METHODS.values()]
+    assert [row for row in rows if row.new is not None and row.needs_torch is None and row.new.startswith("torch.")] == []
+
+
+def _run(script: Path) -> list[str]:
+    env = {**os.environ, "PYTHONWARNINGS": "always"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=script.parent, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.splitlines()
+
+
+def _by_case(lines: list[str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for line in lines:
+        name, _, rest = line.partition(": ")
+        grouped.setdefault(name, []).append(rest)
+    return grouped
+
+
+def test_migrating_the_probe_keeps_its_output_and_silences_what_it_fixes(tmp_path, covered):
+    script = tmp_path / "probe_all.py"
+    shutil.copyfile(COVERAGE.PROBE_ALL, script)
+    before = _by_case(_run(script))
+    fixed = subprocess.run(
+        [sys.executable, "-m", "gradlint", "fix", "--migrate", "--no-cache", "--isolated", str(script)], capture_output=True, text=True
+    )
+    assert fixed.returncode in (0, 1), fixed.stderr
+    after = _by_case(_run(script))
+    changed, still_warns, still_raises = [], [], []
+    for item in covered:
+        name = item.case.name
+        results = [line for line in before.get(name, []) if not line.startswith("warns ")]
+        results_after = [line for line in after.get(name, []) if not line.startswith("warns ")]
+        if item.record.get("status") != "raises" and results != results_after:
+            changed.append((name, results, results_after))
+        if item.fix == "safe" and any(line.startswith("warns ") for line in after.get(name, [])):
+            still_warns.append((name, COVERAGE.record_key(item.record), after[name]))
+        if item.record.get("status") == "raises" and item.fix == "safe" and any(line.startswith("raises ") for line in results_after):
+            still_raises.append((name, COVERAGE.record_key(item.record), results_after))
+    assert changed == []
+    assert still_warns == []
+    assert still_raises == []
