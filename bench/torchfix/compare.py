@@ -193,11 +193,11 @@ def difference(before: Any, after: Any, path: str = "") -> str:
     if isinstance(before, dict) and isinstance(after, dict):
         if "raises" in before or "raises" in after:
             return f"{path}{_outcome(before)} -> {_outcome(after)}".strip()
-        for key in ("dtype", "shape", "requires_grad"):
+        for key in ("dtype", "shape", "requires_grad", "bytes", "strides"):
             if key in before and before.get(key) != after.get(key):
+                if key == "bytes":
+                    return f"{path}values differ"
                 return f"{path}{key} {before.get(key)} -> {after.get(key)}"
-        if "bytes" in before:
-            return f"{path}values differ"
         for key in before.keys() | after.keys():
             found = difference(before.get(key), after.get(key), f"{path}{key}: ")
             if found:
@@ -308,6 +308,22 @@ def codemod_cases(root: Path, path: Path, found: dict, known: list[str], scratch
         base = statement_at(runs["original"], line)
         torchfix_same, torchfix_difference = compared(base, statement_at(runs["torchfix"], torchfix_map.get(line, line)))
         safe_line, unsafe_line = safe[safe_map[line] - 1], unsafe[unsafe_map[line] - 1]
+        if _is_import(before) and not _is_import(safe_line):
+            # The import goes with its last use: what changes is measured at the rewritten calls.
+            rewrites.append(
+                Rewrite(
+                    case,
+                    before.strip(),
+                    after.strip(),
+                    torchfix_same,
+                    torchfix_difference,
+                    "safe",
+                    "(import removed, its calls rewritten)",
+                    None,
+                    "",
+                )
+            )
+            continue
         if safe_line != before:
             kind, run, rewritten = "safe", "safe", safe_line
         elif unsafe_line != before:
@@ -332,6 +348,10 @@ def codemod_cases(root: Path, path: Path, found: dict, known: list[str], scratch
     return rewrites
 
 
+def _is_import(line: str) -> bool:
+    return line.lstrip().startswith(("from ", "import "))
+
+
 # ---- the page ------------------------------------------------------------------------------------
 
 
@@ -341,14 +361,14 @@ def _cell(text: str) -> str:
 
 def _verdict(same: Optional[bool], difference_text: str, api: str) -> str:
     if same is None:
-        return "not run"
+        return "see its calls"
     if same:
         return "yes (bitwise)"
     intended = next((why for name, why in INTENDED.items() if name in api), None)
     return f"no: {difference_text}" + (f" ({intended})" if intended else "")
 
 
-def page(checks: list[Case], rewrites: list[Rewrite], excluded: dict[str, str], torch_version: str) -> str:
+def page(checks: list[Case], rewrites: list[Rewrite], excluded: dict[str, str], torch_version: str, cuda: bool) -> str:
     lines = [
         "# gradlint and TorchFix's fixtures",
         "",
@@ -357,6 +377,8 @@ def page(checks: list[Case], rewrites: list[Rewrite], excluded: dict[str, str], 
         "`codemod/*.out.py`; gradlint's are `fix --migrate` (safe) and `fix --migrate --unsafe-fixes`.",
         "",
     ]
+    if not cuda:
+        lines += ["No GPU here: a CUDA autocast region is compared by the dtype it would compute in (`fast_dtype`).", ""]
     changing = [r for r in rewrites if r.torchfix_same is False]
     kept = [r for r in changing if r.gradlint_same]
     kept_by_rewrite = [r for r in kept if r.gradlint_kind != "none"]
@@ -418,7 +440,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         source.mkdir()
         root = fixtures_root(args.torchfix.resolve(), source)
         checks, rewrites, excluded = compare(root, scratch_path / "runs")
-    text = page(checks, rewrites, excluded, torch.__version__)
+    text = page(checks, rewrites, excluded, torch.__version__, torch.cuda.is_available())
     if args.save:
         args.save.write_text(text)
     else:
