@@ -36,7 +36,7 @@ _RANGE = (
 )
 _RANGE_BOUNDS = ("start", "end", "step")
 _RANGE_KEYWORDS = frozenset({*_RANGE_BOUNDS, "out", "dtype", "layout", "device", "requires_grad", "pin_memory"})
-# The largest integer bfloat16, the least precise dtype an `out=` tensor can have, holds exactly
+# bfloat16, the least precise dtype an `out=` tensor can have, holds every integer up to 256 exactly
 # (measured: range and arange with out= agree bitwise in every dtype up to 256, not beyond).
 _EXACT_IN_EVERY_DTYPE = 256
 
@@ -494,7 +494,7 @@ class RenamedApi(Rule):
             exclusive = range_end(*numbers)
             if exclusive is None:
                 return None  # torch.range raises for these bounds
-            # The out tensor's dtype decides the values; every dtype holds integers up to 256 exactly.
+            # The out tensor's dtype, unknown here, decides the values and the element count.
             exact = not written_out or all(abs(number) <= _EXACT_IN_EVERY_DTYPE for number in (*numbers, exclusive))
             return self._arange_fix(node, bounds["end"], _integer_node(exclusive), "safe" if exact else "unsafe")
         if _integer(step or cst.Integer("1")) not in (1, -1) or any(isinstance(value, cst.Float) for value in (start, end)):
