@@ -37,7 +37,11 @@ _RANGE = (
     "one step further and `dtype=torch.get_default_dtype()`, checking the element count for "
     "non-integer bounds (deprecated in torch 0.4)"
 )
-_RANGE_KEYWORDS = frozenset({"dtype", "layout", "device", "requires_grad", "pin_memory"})
+_RANGE_BOUNDS = ("start", "end", "step")
+_RANGE_KEYWORDS = frozenset({*_RANGE_BOUNDS, "out", "dtype", "layout", "device", "requires_grad", "pin_memory"})
+# bfloat16, the least precise dtype an `out=` tensor can have, holds every integer up to 256 exactly
+# (measured: range and arange with out= agree bitwise in every dtype up to 256, not beyond).
+_EXACT_IN_EVERY_DTYPE = 256
 
 
 class RenamedApi(Rule):
@@ -129,6 +133,11 @@ class RenamedApi(Rule):
     fixture cases also under a float64 default and past 2**24); an explicit `dtype=` is kept. With other
     bounds and a step of 1 or -1 (or none), the fix writes `b + 1` (`b - 1`; `n - 1` becomes `n`):
     unsafe, exact only when the bounds are integers. Float literals or other steps get no fix.
+    Bounds passed by keyword (`start=`, `end=`, `step=`) stay where they are. With `out=` the out
+    tensor's dtype is the result's for both functions, so no `dtype=` is added: safe for integer
+    literals within 256 (measured bitwise for every out dtype, bfloat16 and int8 included, over
+    [-256, 256]; beyond, bfloat16 counts the elements differently), unsafe past it. `arange` warns
+    when it resizes an out tensor that held another number of elements, which `range` did silently.
     Newer torch needed (`target-torch`): `torch.cuda.memory_reserved` 1.4, `torch.outer` 1.7,
     `torch.func` 2.0, `correction=` 2.0 (and 0.4 / 0.4.1 for the initialisers and `interpolate`).
 
@@ -406,6 +415,19 @@ class RenamedApi(Rule):
             up = torch.arange(1, len(x) + 1, dtype=torch.float64)
             """,
         ),
+        # Bounds by keyword stay in place; `out=` decides the dtype.
+        Invalid(
+            """
+            import torch
+            ramp = torch.range(start=0, end=5, step=1)
+            torch.range(1, 9, out=buffer)
+            """,
+            """
+            import torch
+            ramp = torch.arange(start=0, end=6, step=1, dtype=torch.get_default_dtype())
+            torch.arange(1, 10, out=buffer)
+            """,
+        ),
         # Float steps: arange's element count differs.
         Invalid(
             """
@@ -467,37 +489,38 @@ class RenamedApi(Rule):
         self.report(node.func, _RANGE.format(old=self.context.code_for(node.func)), self._range_fix(node))
 
     def _range_fix(self, node: cst.Call) -> Optional[FixPlan]:
-        bounds = positional_args(node)
-        if not 2 <= len(bounds) <= 3 or any(arg.star for arg in node.args):
+        bounds = _range_bounds(node)
+        if bounds is None:
             return None
-        keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
-        if not keywords <= _RANGE_KEYWORDS:
-            return None  # `out=` or bounds by keyword: rare enough to be migrated by hand
-        start, end = bounds[0].value, bounds[1].value
-        step = bounds[2].value if len(bounds) == 3 else None
+        start, end, step = (bounds[name].value if name in bounds else None for name in ("start", "end", "step"))
+        written_out = keyword_arg(node, "out") is not None
         numbers = [_integer(value) for value in (start, end, step or cst.Integer("1"))]
         if None not in numbers:
             exclusive = range_end(*numbers)
             if exclusive is None:
                 return None  # torch.range raises for these bounds
-            return self._arange_fix(node, bounds, _integer_node(exclusive), "safe")
+            # The out tensor's dtype, unknown here, decides the values and the element count.
+            exact = not written_out or all(abs(number) <= _EXACT_IN_EVERY_DTYPE for number in (*numbers, exclusive))
+            return self._arange_fix(node, bounds["end"], _integer_node(exclusive), "safe" if exact else "unsafe")
         if _integer(step or cst.Integer("1")) not in (1, -1) or any(isinstance(value, cst.Float) for value in (start, end)):
             return None  # arange's element count differs from range's unless the step divides end - start
         # Exact for integer bounds, which the code does not show.
         exclusive = _one_step_further(end, _integer(step or cst.Integer("1")))
-        return self._arange_fix(node, bounds, exclusive, "unsafe")
+        return self._arange_fix(node, bounds["end"], exclusive, "unsafe")
 
-    def _arange_fix(self, node: cst.Call, bounds: list[cst.Arg], end: cst.BaseExpression, safety: str) -> Optional[FixPlan]:
+    def _arange_fix(self, node: cst.Call, end_arg: cst.Arg, end: cst.BaseExpression, safety: str) -> Optional[FixPlan]:
         found = torch_alias(self.context)
         if found is None:
             return None
         alias, changes = found
-        args = [bounds[0], bounds[1].with_changes(value=end), *node.args[2:]]
+        args = [arg.with_changes(value=end) if arg is end_arg else arg for arg in node.args]
         call = node.with_changes(func=cst.Attribute(value=cst.Name(alias), attr=cst.Name("arange")), args=args)
-        if keyword_arg(node, "dtype") is None:
+        title = f"Replace with `{alias}.arange` ending one step after the end"
+        # With `out=` the out tensor's dtype is the result's, for range and arange alike.
+        if keyword_arg(node, "dtype") is None and keyword_arg(node, "out") is None:
             default = cst.parse_expression(f"{alias}.get_default_dtype()")
             call = with_keywords(call, [("dtype", default)])
-        title = f"Replace with `{alias}.arange` ending one step after the end, in the default dtype"
+            title += ", in the default dtype"
         make = self.safe_fix if safety == "safe" else self.unsafe_fix
         return make(title, *changes, self._replace(node, call), needs_torch=ARANGE_DTYPE_SINCE)
 
@@ -646,6 +669,28 @@ class RenamedApi(Rule):
 
 def _keywords_text(renamed: Renamed) -> str:
     return ", ".join(f"{name}={value}" for name, value in renamed.keywords)
+
+
+def _range_bounds(node: cst.Call) -> Optional[dict[str, cst.Arg]]:
+    """The `start`, `end` and optional `step` arguments of a `torch.range` call, positional or by
+    keyword; None when the call passes what the fix cannot carry over (`*args`, an unknown keyword)
+    or raises (a bound missing or given twice)."""
+    if any(arg.star for arg in node.args):
+        return None
+    keywords = [arg.keyword.value for arg in node.args if arg.keyword is not None]
+    if not set(keywords) <= _RANGE_KEYWORDS or len(set(keywords)) != len(keywords):
+        return None
+    positional = positional_args(node)
+    if len(positional) > len(_RANGE_BOUNDS):
+        return None
+    bounds = dict(zip(_RANGE_BOUNDS, positional))
+    for name in _RANGE_BOUNDS:
+        given = keyword_arg(node, name)
+        if given is not None:
+            if name in bounds:
+                return None
+            bounds[name] = given
+    return bounds if "start" in bounds and "end" in bounds else None
 
 
 def _integer(node: Optional[cst.BaseExpression]) -> Optional[int]:

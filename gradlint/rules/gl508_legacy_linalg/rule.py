@@ -81,8 +81,9 @@ class LegacyLinalgApi(Rule):
     `mode="reduced" if some else "complete"`, exact for a `bool`, the only type `torch.qr`
     accepts), `cholesky` (`upper` becomes `upper=`, also for a flag known at run time only;
     `.mH` gives the same values as a transposed view, a different layout, so it is not used),
-    `chain_matmul` of two or more matrices (`multi_dot([...])`) and of one (`m.clone()`, which
-    is what it returns; `multi_dot([m])` raises), `triangular_solve(...).solution` / `[0]`
+    `chain_matmul` of two or more matrices (`multi_dot([...])`, also with `out=`: chain_matmul
+    then calls multi_dot's out variant, which resizes, type-checks and returns the same tensor)
+    and of one (`m.clone()`, which is what it returns; `multi_dot([m])` raises), `triangular_solve(...).solution` / `[0]`
     (`transpose=True` becomes `A.mT` with the other triangle), `lu` (`lu_factor_ex(A)[:2]`, a
     plain pair as before, and `lu_factor_ex(A)` for `get_infos=True`; not `lu_factor`, which
     raises for a singular matrix where `torch.lu` returned its factors), `lu_solve`, and `svd`
@@ -106,7 +107,8 @@ class LegacyLinalgApi(Rule):
     `triangular_solve` returned is column-major, which `A.clone()` does not reproduce), while
     `X, _ = ...` becomes `X = ...` when nothing in the module reads `_`; `symeig` without
     eigenvectors unpacked into two names; `chain_matmul(*matrices)`; `norm` with `'nuc'` or a
-    `p` that is not a literal; `svd(compute_uv=False)`; `matrix_rank(tol=)`; `out=`. `A.svd()`
+    `p` that is not a literal; `svd(compute_uv=False)`; `matrix_rank(tol=)`; `out=` (except for `chain_matmul` of two or more
+    matrices; `chain_matmul(m, out=o)` copies `m` into `o`, where `multi_dot([m], out=o)` raises). `A.svd()`
     and `A.norm()` (methods, very common, deprecated in the documentation only) are not
     reported; the other methods only on an evident tensor. A method that passes `self` to the
     legacy function of its own name (`def norm(self, ...): return torch.norm(self, ...)`,
@@ -216,11 +218,13 @@ class LegacyLinalgApi(Rule):
             import torch as th
             y = th.chain_matmul(a)
             z = th.chain_matmul(a, b, c)
+            th.chain_matmul(a, b, out=product)
             """,
             """
             import torch as th
             y = a.clone()
             z = th.linalg.multi_dot([a, b, c])
+            th.linalg.multi_dot([a, b], out=product)
             """,
         ),
         Invalid(
@@ -455,13 +459,18 @@ class LegacyLinalgApi(Rule):
         return node, f"{self._torch}.linalg.cholesky({self._code(bound['input'])}{keyword})", Applicability.SAFE, ()
 
     def _chain_matmul(self, node: cst.Call) -> Built:
-        if not node.args or any(arg.star or arg.keyword is not None for arg in node.args):
+        keywords = [arg for arg in node.args if arg.keyword is not None]
+        if any(arg.star for arg in node.args) or any(arg.keyword.value != "out" for arg in keywords) or len(keywords) > 1:
             return None
-        matrices = [self._code(arg.value) for arg in node.args]
+        matrices = [self._code(arg.value) for arg in node.args if arg.keyword is None]
+        if not matrices or len(matrices) == 1 and keywords:
+            return None  # chain_matmul(m, out=o) copies m into o; multi_dot([m], out=o) raises
         if len(matrices) == 1:
             self._needs = None  # a copy, in any torch
             return node, self._code(parenthesized(node.args[0].value)) + ".clone()", Applicability.SAFE, ()
-        return node, f"{self._torch}.linalg.multi_dot([{', '.join(matrices)}])", Applicability.SAFE, ()
+        # chain_matmul with two or more matrices calls multi_dot, into `out` as well (measured bitwise).
+        out = f", out={self._code(keywords[0].value)}" if keywords else ""
+        return node, f"{self._torch}.linalg.multi_dot([{', '.join(matrices)}]{out})", Applicability.SAFE, ()
 
     def _triangular_solve(self, node: cst.Call, bound: dict) -> Built:
         first = self._first(node, "solution")
