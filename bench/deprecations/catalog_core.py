@@ -100,7 +100,7 @@ def _linalg() -> list[Deprecation]:
             replacement_call="result = torch.outer(v, w)",
             replacement_since="1.5",
             exact=True,
-            note="ger is an alias of outer in native_functions.yaml; since: release notes",
+            note="documented as deprecated (torch.ger docs: use torch.outer), the C++ warning no longer fires; ger is an alias of outer in native_functions.yaml",
             source=f"{CPU}: torch.ger is deprecated",
         ),
         Deprecation(
@@ -112,7 +112,7 @@ def _linalg() -> list[Deprecation]:
             replacement_call="result = v.outer(w)",
             replacement_since="1.5",
             exact=True,
-            note="alias of outer",
+            note="documented as deprecated (Tensor.ger docs), does not warn; alias of outer",
             source=f"{CPU}: torch.ger is deprecated",
         ),
         Deprecation(
@@ -160,8 +160,8 @@ def _linalg() -> list[Deprecation]:
             replacement="torch.arange(start, end + step, step, dtype=torch.get_default_dtype())",
             replacement_call="result = torch.arange(1, 5, dtype=torch.get_default_dtype())",
             replacement_since="0.4",
-            exact=False,
-            note="exact with the computed end and the default float dtype (a plain arange gives int64)",
+            exact=True,
+            note="exact with the computed end (start + count * step) and the default float dtype; a plain arange(a, b + 1) gives int64",
             source=f"{PYTHON}: torch.range is deprecated",
         ),
     ]
@@ -251,7 +251,7 @@ def _removed_linalg() -> list[Deprecation]:
             replacement=replacement,
             replacement_call=replacement_call,
             replacement_since="1.13" if "lu_" in (replacement or "") else "1.9",
-            exact=False,
+            exact=api == "torch.matrix_rank",  # linalg.matrix_rank is the same function (api-migration-facts M40)
             note=REMOVED_LINALG
             if removed == "1.13"
             else "removed in the 1.2/1.3 linear-algebra renames (release notes); old code still calls it",
@@ -305,8 +305,18 @@ def _removed() -> list[Deprecation]:
             ("torch.legacy", "the torch.nn modules"),
             ("torch.utils.trainer", "a plain training loop"),
             ("torch.utils.ffi", "torch.utils.cpp_extension"),
-            ("torch.utils.serialization", "the torchfile package for Lua .t7 files"),
         ]
+    ]
+    lua = [
+        Deprecation(
+            api="torch.utils.serialization.load_lua",
+            kind="function",
+            call="from torch.utils.serialization import load_lua\nresult = load_lua",
+            since="0.4",
+            removed="1.0",
+            replacement="the torchfile package for Lua .t7 files",
+            note="removed by 1.0 (release notes); torch.utils.serialization exists again as another module, without load_lua",
+        ),
     ]
     six = [
         Deprecation(
@@ -378,12 +388,12 @@ def _removed() -> list[Deprecation]:
                 "result = Double.apply(x)"
             ),
             replacement_since="0.4",
-            exact=False,
-            note="a legacy (non-static) Function instance warns DeprecationWarning when built and raises RuntimeError when called",
+            exact=True,
+            note="a legacy (non-static) Function instance warns DeprecationWarning when built and raises RuntimeError when called; static methods and apply are its meaning when the instance holds no state",
             source="torch/autograd/function.py:549",
         ),
     ]
-    return fft + modules + six + others
+    return fft + modules + lua + six + others
 
 
 def _overload(api: str, call: str, modern: str, since: str = "1.5") -> Deprecation:
@@ -472,10 +482,10 @@ def _tensors() -> list[Deprecation]:
         Deprecation(
             api="torch.Tensor.storage",
             kind="method",
-            call="result = x.storage().tolist()",
+            call="result = v.storage().tolist()",
             since="2.0",
             replacement="x.untyped_storage()",
-            replacement_call="result = list(x.untyped_storage())",
+            replacement_call="result = list(v.untyped_storage())",
             replacement_since="2.0",
             exact=False,
             note=storage,
@@ -484,10 +494,10 @@ def _tensors() -> list[Deprecation]:
         Deprecation(
             api="torch.Tensor.storage_type",
             kind="method",
-            call="result = x.storage_type()",
+            call="result = v.storage_type()",
             since="2.0",
             replacement="x.dtype (storages are untyped)",
-            replacement_call="result = x.dtype",
+            replacement_call="result = v.dtype",
             replacement_since="2.0",
             exact=False,
             note=storage,
@@ -496,10 +506,10 @@ def _tensors() -> list[Deprecation]:
         Deprecation(
             api="torch.Tensor.resize",
             kind="method",
-            call="result = x.resize(4, 3)",
+            call="result = v.resize(3, 1)",
             since="0.4",
             replacement="x.reshape(4, 3) (same number of elements) or x.resize_(...)",
-            replacement_call="result = x.reshape(4, 3)",
+            replacement_call="result = v.reshape(3, 1)",
             replacement_since="0.4",
             exact=False,
             note="non-inplace resize warns; reshape only matches when the element count is unchanged",
@@ -508,10 +518,10 @@ def _tensors() -> list[Deprecation]:
         Deprecation(
             api="torch.Tensor.resize_as",
             kind="method",
-            call="result = x.resize_as(y)",
+            call="result = v.resize_as(w)",
             since="0.4",
             replacement="x.reshape(y.shape) / x.resize_as_(y)",
-            replacement_call="result = x.reshape(y.shape)",
+            replacement_call="result = v.reshape(w.shape)",
             replacement_since="0.4",
             exact=False,
             note="non-inplace resize_as warns",
@@ -525,8 +535,8 @@ def _tensors() -> list[Deprecation]:
             replacement="x.permute(*reversed(range(x.ndim))) (or x.mT for the last two dimensions)",
             replacement_call="result = seq.permute(2, 1, 0)",
             replacement_since="1.0",
-            exact=False,
-            note="deprecated on tensors that are not 2-D; exact with the permutation, which needs the rank",
+            exact=True,
+            note="deprecated on tensors that are not 2-D; x.T reverses the dimensions, so the permutation for the input's rank is exact (a fix needs the rank)",
             source=f"{CPU}: The use of `x.T` on tensors of dimension other than 2",
         ),
         Deprecation(
@@ -561,11 +571,12 @@ def _tensors() -> list[Deprecation]:
             keyword="uint8 mask",
             call="result = v.clone().masked_scatter_(mask.to(torch.uint8), w)",
             since="1.2",
+            removed="2.0",
             replacement="a bool mask",
             replacement_call="result = v.clone().masked_scatter_(mask.to(torch.uint8).bool(), w)",
             replacement_since="1.2",
             exact=True,
-            note="the uint8 mask is converted to bool",
+            note="warns, then raises RuntimeError (only boolean masks); the bool mask is the meaning the uint8 mask had",
             source=f"{CPU}: masked_scatter_ received a mask with dtype torch.uint8",
         ),
         Deprecation(
@@ -578,8 +589,8 @@ def _tensors() -> list[Deprecation]:
             replacement="a bool mask",
             replacement_call="result = v.masked_fill(mask.to(torch.uint8).bool(), 0.0)",
             replacement_since="1.2",
-            exact=False,
-            note="a uint8 mask warned from 1.2 and raises now (api-migration-facts M33)",
+            exact=True,
+            note="a uint8 mask warned from 1.2 and raises now (api-migration-facts M33); the bool mask is the meaning it had",
         ),
         Deprecation(
             api="torch.Tensor.scatter",
@@ -641,8 +652,8 @@ def _tensors() -> list[Deprecation]:
             replacement="torch.set_default_dtype(...) and torch.set_default_device(...)",
             replacement_call="torch.set_default_dtype(torch.float64)\nresult = torch.zeros(2)\ntorch.set_default_dtype(torch.float32)",
             replacement_since="2.0",
-            exact=False,
-            note="a tensor type sets dtype and device together",
+            exact=True,
+            note="for a CPU tensor type the dtype is all it sets (a CUDA type also sets the device: then not exact)",
             source="torch/__init__.py:1305",
         ),
         Deprecation(
@@ -925,13 +936,13 @@ def _nn() -> list[Deprecation]:
             api="torch.nn.functional.gumbel_softmax",
             kind="keyword",
             keyword="eps",
-            call="result = F.gumbel_softmax(x, eps=1e-10)",
+            call="result = F.gumbel_softmax(x, eps=1e-5)",
             since="1.2",
             replacement="drop eps (it has no effect)",
             replacement_call="result = F.gumbel_softmax(x)",
             replacement_since="1.0",
             exact=True,
-            note="eps is ignored (torch/nn/functional.py gumbel_softmax)",
+            note="eps is ignored (torch/nn/functional.py gumbel_softmax); it warns when eps differs from its default 1e-10",
             source="torch/nn/functional.py:2264",
         ),
         Deprecation(
@@ -1018,8 +1029,8 @@ def _softmax() -> list[Deprecation]:
             replacement="an explicit dim (legacy: 0 for 0-, 1- and 3-D input, else 1)",
             replacement_call=f"result = F.{name}(x, dim=1)",
             replacement_since="0.3",
-            exact=False,
-            note="exact only with the legacy choice for the input's rank",
+            exact=True,
+            note="the legacy choice (dim 1 for 2-D input) written out is exact; a fix needs the input's rank",
             source="torch/nn/functional.py:2125",
         )
         for name in ("softmax", "log_softmax", "softmin")
@@ -1192,8 +1203,10 @@ def _autograd() -> list[Deprecation]:
             replacement=new,
             replacement_call=profiled.format(name=new),
             replacement_since="2.4",
-            exact=True,
-            note=f"{old} returns {new} (torch/autograd/profiler_util.py)",
+            exact=old != "metadata_json",
+            note=f"{old} returns {new} (torch/autograd/profiler_util.py)"
+            if old != "metadata_json"
+            else "metadata_json is a JSON string, event_metadata a dict",
             source=f"torch/autograd/profiler_util.py:{line}",
         )
         for old, new, line in [
@@ -1253,13 +1266,13 @@ def _autograd() -> list[Deprecation]:
             api="torch.autograd.grad",
             kind="keyword",
             keyword="only_inputs",
-            call="leaf = x.clone().requires_grad_()\nresult = torch.autograd.grad((leaf * 2).sum(), leaf, only_inputs=True)",
+            call="leaf = x.clone().requires_grad_()\nresult = torch.autograd.grad((leaf * 2).sum(), leaf, only_inputs=False)",
             since="0.4",
             replacement="drop only_inputs (ignored, always True)",
             replacement_call="leaf = x.clone().requires_grad_()\nresult = torch.autograd.grad((leaf * 2).sum(), leaf)",
             replacement_since="0.4",
             exact=True,
-            note="only_inputs is ignored",
+            note="only_inputs is ignored; it warns when given False",
             source="torch/autograd/__init__.py:558",
         ),
         Deprecation(
@@ -1283,8 +1296,8 @@ def _autograd() -> list[Deprecation]:
             replacement="with torch.no_grad():",
             replacement_call="with torch.no_grad():\n    result = x.detach()",
             replacement_since="0.4",
-            exact=False,
-            note="volatile has no effect any more: the no-grad meaning is lost",
+            exact=True,
+            note="volatile has no effect in 2.13, so dropping it keeps today's behaviour; the no-grad meaning it had needs torch.no_grad()",
             source=f"{PYTHON}: volatile was removed",
         ),
         Deprecation(
@@ -1302,7 +1315,7 @@ def _autograd() -> list[Deprecation]:
         Deprecation(
             api="torch.autograd.gradcheck.get_numerical_jacobian",
             kind="function",
-            call="result = torch.autograd.gradcheck.get_numerical_jacobian(torch.sin, (v.double(),))",
+            call="from torch.autograd.gradcheck import get_numerical_jacobian\nresult = get_numerical_jacobian(torch.sin, (v.double(),))",
             since="1.9",
             replacement="torch.autograd.functional.jacobian",
             replacement_call="result = torch.autograd.functional.jacobian(torch.sin, (v.double(),))",
@@ -1314,7 +1327,7 @@ def _autograd() -> list[Deprecation]:
         Deprecation(
             api="torch.autograd.gradcheck.get_analytical_jacobian",
             kind="function",
-            call="leaf = v.double().requires_grad_()\nresult = torch.autograd.gradcheck.get_analytical_jacobian((leaf,), torch.sin(leaf))",
+            call="from torch.autograd.gradcheck import get_analytical_jacobian\nleaf = v.double().requires_grad_()\nresult = get_analytical_jacobian((leaf,), torch.sin(leaf))",
             since="1.9",
             replacement="torch.autograd.functional.jacobian",
             replacement_call="result = torch.autograd.functional.jacobian(torch.sin, (v.double(),))",
@@ -1327,13 +1340,13 @@ def _autograd() -> list[Deprecation]:
             api="torch.autograd.profiler.profile",
             kind="keyword",
             keyword="use_cuda",
-            call="with torch.autograd.profiler.profile(use_cuda=False) as prof:\n    torch.mm(A, A)\nresult = len(prof.function_events) > 0",
+            call="with torch.autograd.profiler.profile(use_cuda=True) as prof:\n    torch.mm(A, A)\nresult = len(prof.function_events) > 0",
             since="2.4",
             replacement="use_device='cuda'",
             replacement_call="with torch.autograd.profiler.profile() as prof:\n    torch.mm(A, A)\nresult = len(prof.function_events) > 0",
             replacement_since="2.1",
             exact=False,
-            note="use_cuda=True means use_device='cuda'",
+            note="use_cuda=True means use_device='cuda' (it warns when True; without CUDA the profile then fails)",
             source="torch/autograd/profiler.py:237",
         ),
         Deprecation(
@@ -1345,7 +1358,7 @@ def _autograd() -> list[Deprecation]:
             replacement_call="with torch.profiler.profile() as prof:\n    torch.mm(A, A)\nresult = len(prof.events()) > 0",
             replacement_since="1.8",
             exact=False,
-            note="the legacy (non-Kineto) profiler",
+            note="marked @deprecated(category=None) in torch/autograd/profiler_legacy.py: type checkers report it, no runtime warning",
             source="torch/autograd/profiler_legacy.py:28",
         ),
     ]
@@ -1398,11 +1411,12 @@ def _optim() -> list[Deprecation]:
             keyword="verbose",
             call="scheduler = torch.optim.lr_scheduler.StepLR(opt, 1, verbose=False)\nresult = scheduler.get_last_lr()",
             since="2.2",
+            removed="2.7",
             replacement="drop verbose (print get_last_lr() yourself)",
             replacement_call="scheduler = torch.optim.lr_scheduler.StepLR(opt, 1)\nresult = scheduler.get_last_lr()",
             replacement_since="1.4",
             exact=True,
-            note="verbose=False is the default",
+            note="deprecated in 2.2 (release notes), raises TypeError under 2.13; the removal release (2.7) is from the release notes, not checked here",
             source="torch/optim/lr_scheduler.py: verbose",
         ),
     ]

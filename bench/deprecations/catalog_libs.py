@@ -694,7 +694,7 @@ RECORDS: list[Deprecation] = [
         ),
         since="2.5",
         replacement="`typing.Protocol` with `torch.compile`",
-        note=_JIT_SINCE,
+        note=f"TorchScript reads the source of what it compiles: code run without a source file (exec of a string, as probe.py runs a record) raises before or after the warning, a script file (probe_all.py) warns and runs; {_JIT_SINCE}",
         source="torch/jit/_script.py:1640, torch/jit/_script.py:1590",
     ),
     Deprecation(
@@ -709,7 +709,7 @@ RECORDS: list[Deprecation] = [
         ),
         since="2.5",
         replacement="a plain `nn.Module` with `torch.compile`",
-        note=_JIT_SINCE,
+        note=f"TorchScript reads the source of what it compiles: code run without a source file (exec of a string, as probe.py runs a record) raises before or after the warning, a script file (probe_all.py) warns and runs; {_JIT_SINCE}",
         source="torch/jit/_script.py:365",
     ),
     Deprecation(

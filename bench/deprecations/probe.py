@@ -185,9 +185,12 @@ def program(code: str, examples: list[str]) -> str:
 
 
 def run(code: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD], input=code, capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT, check=False
-    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD], input=code, capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return {"warnings": [], "error": {"type": "ProbeTimeout", "message": f"no answer within {TIMEOUT} s"}, "summary": None}
     for line in reversed(done.stdout.splitlines()):
         if line.startswith("@@PROBE@@"):
             return json.loads(line[len("@@PROBE@@") :])
@@ -209,7 +212,8 @@ def verdict(record: Deprecation) -> dict:
     entry = asdict(record)
     warning = deprecation_warning(legacy["warnings"]) or (legacy["warnings"][0] if legacy["warnings"] else None)
     entry["error"] = f"{legacy['error']['type']}: {legacy['error']['message']}" if legacy["error"] else ""
-    if legacy["error"] and not deprecation_warning(legacy["warnings"]):
+    # A removed API that still warns before raising (a legacy autograd Function) counts as raising.
+    if legacy["error"] and (record.removed or not deprecation_warning(legacy["warnings"])):
         entry.update(status="raises", category=legacy["error"]["type"], message=legacy["error"]["message"])
     elif warning:
         entry.update(status="warns", category=warning["category"], message=warning["message"])
@@ -234,8 +238,13 @@ def verdict(record: Deprecation) -> dict:
 
 
 def probe(records: list[Deprecation]) -> list[dict]:
+    def announced(record: Deprecation) -> dict:
+        entry = verdict(record)
+        print(f"{entry['status']:7} {record_key(record)}", file=sys.stderr, flush=True)
+        return entry
+
     with ThreadPoolExecutor(PARALLEL) as pool:
-        return list(pool.map(verdict, records))
+        return list(pool.map(announced, records))
 
 
 def write_verdicts(fresh: list[dict], everything: list[Deprecation]) -> None:
@@ -288,6 +297,27 @@ def generate_probe_all(records: list[Deprecation]) -> str:
     return "\n".join([header, IMPORTS, "", SUMMARY, "", "\n\n\n".join(cases), "", "", table, "", MAIN])
 
 
+def refresh() -> int:
+    """Copy each record's fields (exact, note, since, ...) into its verdict when its code is the
+    one probed; list the records whose code changed, which need probing again."""
+    entries = {identity(entry): entry for entry in json.loads(VERDICTS.read_text(encoding="utf-8"))}
+    stale = []
+    for record in all_records():
+        fields = asdict(record)
+        entry = entries.get(identity(fields))
+        if entry is None or (entry["call"], entry["replacement_call"]) != (record.call, record.replacement_call):
+            stale.append(record_key(record))
+            continue
+        entry.update(fields)
+        if record.removed and entry.get("error") and entry["status"] == "warns":
+            kind, _, message = entry["error"].partition(": ")
+            entry.update(status="raises", category=kind, message=message)
+    VERDICTS.write_text(json.dumps(list(entries.values()), indent=1) + "\n", encoding="utf-8")
+    for key in stale:
+        print(f"probe again: {key}")
+    return 1 if stale else 0
+
+
 def case_lines(source: str) -> dict[str, range]:
     """The lines of each `case_NNN` function of probe_all.py (its comment line included)."""
     tree = ast.parse(source)
@@ -333,10 +363,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--api", action="append", help="probe the records of this API only (repeatable)")
     parser.add_argument("--generate-only", action="store_true", help="only regenerate probe_all.py")
     parser.add_argument("--print", action="store_true", help="print the verdicts instead of writing the JSON")
+    parser.add_argument("--refresh", action="store_true", help="rewrite the record fields of the verdicts whose code is unchanged")
     parser.add_argument("--coverage", metavar="SELECT", help="list which records gradlint reports on probe_all.py (rules: GL1,GL5)")
     options = parser.parse_args(argv)
     if options.coverage:
         return coverage(options.coverage)
+    if options.refresh:
+        return refresh()
     everything = all_records()
     PROBE_ALL.parent.mkdir(parents=True, exist_ok=True)
     PROBE_ALL.write_text(generate_probe_all(everything), encoding="utf-8")

@@ -47,8 +47,142 @@ def case_001():
     return result
 
 
-# torch.gesv
+# torch.cholesky
 def case_002():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.cholesky(A)
+    return result
+
+
+# torch.lu
+def case_003():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.lu(A)
+    return result
+
+
+# torch.lu_solve
+def case_004():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    LU, pivots = torch.linalg.lu_factor(A)
+    result = torch.lu_solve(B, LU, pivots)
+    return result
+
+
+# torch.triangular_solve
+def case_005():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    result = torch.triangular_solve(B, A.triu())
+    return result
+
+
+# torch.chain_matmul
+def case_006():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.chain_matmul(A, A, A)
+    return result
+
+
+# torch.ger
+def case_007():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    result = torch.ger(v, w)
+    return result
+
+
+# torch.Tensor.ger
+def case_008():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    result = v.ger(w)
+    return result
+
+
+# torch.cross:dim
+def case_009():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.cross(A, A.flip(0))
+    return result
+
+
+# torch.norm
+def case_010():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.norm(x)
+    return result
+
+
+# torch.svd
+def case_011():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.svd(A)
+    return result
+
+
+# torch.range
+def case_012():
+    torch.manual_seed(0)
+    result = torch.range(1, 4)
+    return result
+
+
+# torch.solve
+def case_013():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    result = torch.solve(B, A)
+    return result
+
+
+# torch.symeig
+def case_014():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.symeig(A, eigenvectors=True)
+    return result
+
+
+# torch.eig
+def case_015():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.eig(A)
+    return result
+
+
+# torch.lstsq
+def case_016():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    result = torch.lstsq(B, A)
+    return result
+
+
+# torch.matrix_rank
+def case_017():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.matrix_rank(A)
+    return result
+
+
+# torch.gesv
+def case_018():
     torch.manual_seed(0)
     A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
     B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
@@ -56,9 +190,1684 @@ def case_002():
     return result
 
 
+# torch.potrf
+def case_019():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.potrf(A)
+    return result
+
+
+# torch.potrs
+def case_020():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    result = torch.potrs(B, torch.linalg.cholesky(A).mH)
+    return result
+
+
+# torch.potri
+def case_021():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.potri(torch.linalg.cholesky(A).mH)
+    return result
+
+
+# torch.trtrs
+def case_022():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    result = torch.trtrs(B, A.triu())
+    return result
+
+
+# torch.gels
+def case_023():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    result = torch.gels(B, A)
+    return result
+
+
+# torch.btrifact
+def case_024():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.btrifact(A.unsqueeze(0))
+    return result
+
+
+# torch.btrisolve
+def case_025():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    B = torch.tensor([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]])
+    LU, pivots = torch.linalg.lu_factor(A.unsqueeze(0))
+    result = torch.btrisolve(B.unsqueeze(0), LU, pivots)
+    return result
+
+
+# torch.btriunpack
+def case_026():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    LU, pivots = torch.linalg.lu_factor(A.unsqueeze(0))
+    result = torch.btriunpack(LU, pivots)
+    return result
+
+
+# torch.pstrf
+def case_027():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.pstrf(A)
+    return result
+
+
+# torch.fft
+def case_028():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = torch.fft(torch.stack([x, y], -1), 1)
+    return result
+
+
+# torch.ifft
+def case_029():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = torch.ifft(torch.stack([x, y], -1), 1)
+    return result
+
+
+# torch.rfft
+def case_030():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.rfft(x, 1)
+    return result
+
+
+# torch.irfft
+def case_031():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = torch.irfft(torch.stack([x, y], -1), 1)
+    return result
+
+
+# torch.legacy
+def case_032():
+    torch.manual_seed(0)
+    import torch.legacy
+    result = torch.legacy
+    return result
+
+
+# torch.utils.trainer
+def case_033():
+    torch.manual_seed(0)
+    import torch.utils.trainer
+    result = torch.utils.trainer
+    return result
+
+
+# torch.utils.ffi
+def case_034():
+    torch.manual_seed(0)
+    import torch.utils.ffi
+    result = torch.utils.ffi
+    return result
+
+
+# torch.utils.serialization.load_lua
+def case_035():
+    torch.manual_seed(0)
+    from torch.utils.serialization import load_lua
+    result = load_lua
+    return result
+
+
+# torch._six
+def case_036():
+    torch.manual_seed(0)
+    from torch._six import string_classes
+    result = string_classes
+    return result
+
+
+# torch.set_deterministic
+def case_037():
+    torch.manual_seed(0)
+    torch.set_deterministic(False)
+    result = None
+    return result
+
+
+# torch.is_deterministic
+def case_038():
+    torch.manual_seed(0)
+    result = torch.is_deterministic()
+    return result
+
+
+# torch.Tensor.backward:retain_variables
+def case_039():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    leaf = x.clone().requires_grad_()
+    (leaf * 2).sum().backward(retain_variables=True)
+    result = leaf.grad
+    return result
+
+
+# torch.autograd.Function
+def case_040():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    class Double(torch.autograd.Function):
+        def forward(self, t):
+            return t * 2
+    result = Double()(x)
+    return result
+
+
+# torch.Tensor.add
+def case_041():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.add(2, y)
+    return result
+
+
+# torch.Tensor.add_
+def case_042():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.clone().add_(2, y)
+    return result
+
+
+# torch.Tensor.sub
+def case_043():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.sub(2, y)
+    return result
+
+
+# torch.Tensor.sub_
+def case_044():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.clone().sub_(2, y)
+    return result
+
+
+# torch.add
+def case_045():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = torch.add(x, 2, y)
+    return result
+
+
+# torch.sub
+def case_046():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = torch.sub(x, 2, y)
+    return result
+
+
+# torch.Tensor.addcmul
+def case_047():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.addcmul(0.5, y, y)
+    return result
+
+
+# torch.Tensor.addcmul_
+def case_048():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.clone().addcmul_(0.5, y, y)
+    return result
+
+
+# torch.addcmul
+def case_049():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = torch.addcmul(x, 0.5, y, y)
+    return result
+
+
+# torch.Tensor.addcdiv
+def case_050():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.addcdiv(0.5, y, y)
+    return result
+
+
+# torch.Tensor.addcdiv_
+def case_051():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = x.clone().addcdiv_(0.5, y, y)
+    return result
+
+
+# torch.addcdiv
+def case_052():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = torch.addcdiv(x, 0.5, y, y)
+    return result
+
+
+# torch.Tensor.addmm
+def case_053():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = x.addmm(0.5, A, y)
+    return result
+
+
+# torch.Tensor.addmm_
+def case_054():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = x.clone().addmm_(0.5, A, y)
+    return result
+
+
+# torch.addmm
+def case_055():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.addmm(0.5, x, A, y)
+    return result
+
+
+# torch.Tensor.addmv
+def case_056():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = v.addmv(0.5, A, w)
+    return result
+
+
+# torch.addmv
+def case_057():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.addmv(0.5, v, A, w)
+    return result
+
+
+# torch.Tensor.addr
+def case_058():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = A.addr(0.5, v, w)
+    return result
+
+
+# torch.addr
+def case_059():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    result = torch.addr(0.5, A, v, w)
+    return result
+
+
+# torch.Tensor.baddbmm
+def case_060():
+    torch.manual_seed(0)
+    seq = torch.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    result = seq.baddbmm(0.5, seq, torch.ones(2, 4, 4))
+    return result
+
+
+# torch.baddbmm
+def case_061():
+    torch.manual_seed(0)
+    seq = torch.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    result = torch.baddbmm(0.5, seq, seq, torch.ones(2, 4, 4))
+    return result
+
+
+# torch.Tensor.addbmm
+def case_062():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    seq = torch.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    result = x.addbmm(0.5, seq, torch.ones(2, 4, 4))
+    return result
+
+
+# torch.addbmm
+def case_063():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    seq = torch.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    result = torch.addbmm(0.5, x, seq, torch.ones(2, 4, 4))
+    return result
+
+
+# torch.FloatStorage
+def case_064():
+    torch.manual_seed(0)
+    result = torch.FloatStorage(3).fill_(1).tolist()
+    return result
+
+
+# torch.DoubleStorage
+def case_065():
+    torch.manual_seed(0)
+    result = torch.DoubleStorage(3).fill_(1).tolist()
+    return result
+
+
+# torch.LongStorage
+def case_066():
+    torch.manual_seed(0)
+    result = torch.LongStorage(3).fill_(1).tolist()
+    return result
+
+
+# torch.IntStorage
+def case_067():
+    torch.manual_seed(0)
+    result = torch.IntStorage(3).fill_(1).tolist()
+    return result
+
+
+# torch.ByteStorage
+def case_068():
+    torch.manual_seed(0)
+    result = torch.ByteStorage(3).fill_(1).tolist()
+    return result
+
+
+# torch.HalfStorage
+def case_069():
+    torch.manual_seed(0)
+    result = torch.HalfStorage(3).fill_(1).tolist()
+    return result
+
+
+# torch.BoolStorage
+def case_070():
+    torch.manual_seed(0)
+    result = torch.BoolStorage(3).fill_(1).tolist()
+    return result
+
+
+# torch.TypedStorage
+def case_071():
+    torch.manual_seed(0)
+    result = torch.TypedStorage(3, dtype=torch.float32).fill_(1).tolist()
+    return result
+
+
+# torch.Tensor.storage
+def case_072():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    result = v.storage().tolist()
+    return result
+
+
+# torch.Tensor.storage_type
+def case_073():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    result = v.storage_type()
+    return result
+
+
+# torch.Tensor.resize
+def case_074():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    result = v.resize(3, 1)
+    return result
+
+
+# torch.Tensor.resize_as
+def case_075():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    result = v.resize_as(w)
+    return result
+
+
+# torch.Tensor.T
+def case_076():
+    torch.manual_seed(0)
+    seq = torch.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    result = seq.T
+    return result
+
+
+# torch.Tensor.__getitem__:uint8 index
+def case_077():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    mask = torch.tensor([True, False, True])
+    result = v[mask.to(torch.uint8)]
+    return result
+
+
+# torch.where:uint8 condition
+def case_078():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    mask = torch.tensor([True, False, True])
+    result = torch.where(mask.to(torch.uint8), v, w)
+    return result
+
+
+# torch.Tensor.masked_scatter_:uint8 mask
+def case_079():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    mask = torch.tensor([True, False, True])
+    result = v.clone().masked_scatter_(mask.to(torch.uint8), w)
+    return result
+
+
+# torch.Tensor.masked_fill:uint8 mask
+def case_080():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    mask = torch.tensor([True, False, True])
+    result = v.masked_fill(mask.to(torch.uint8), 0.0)
+    return result
+
+
+# torch.Tensor.scatter:reduce
+def case_081():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    i = torch.tensor([2, 0, 1])
+    result = v.scatter(0, i, w, reduce="add")
+    return result
+
+
+# torch.stft:return_complex
+def case_082():
+    torch.manual_seed(0)
+    signal = torch.linspace(-1.0, 1.0, 64)
+    result = torch.stft(signal, 16, window=torch.hann_window(16), return_complex=False)
+    return result
+
+
+# torch.stft:return_complex
+def case_083():
+    torch.manual_seed(0)
+    signal = torch.linspace(-1.0, 1.0, 64)
+    result = torch.stft(signal, 16, window=torch.hann_window(16))
+    return result
+
+
+# torch.meshgrid:indexing
+def case_084():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    w = torch.tensor([0.5, 1.5, -1.0])
+    result = torch.meshgrid(v, w)
+    return result
+
+
+# torch.set_default_tensor_type
+def case_085():
+    torch.manual_seed(0)
+    torch.set_default_tensor_type(torch.DoubleTensor)
+    result = torch.zeros(2)
+    torch.set_default_tensor_type(torch.FloatTensor)
+    return result
+
+
+# torch.sparse.FloatTensor
+def case_086():
+    torch.manual_seed(0)
+    result = torch.sparse.FloatTensor(torch.tensor([[0, 2]]), torch.tensor([1.0, 2.0]), torch.Size([3])).to_dense()
+    return result
+
+
+# torch.is_autocast_cpu_enabled
+def case_087():
+    torch.manual_seed(0)
+    result = torch.is_autocast_cpu_enabled()
+    return result
+
+
+# torch.get_autocast_cpu_dtype
+def case_088():
+    torch.manual_seed(0)
+    result = torch.get_autocast_cpu_dtype()
+    return result
+
+
+# torch.set_autocast_cpu_enabled
+def case_089():
+    torch.manual_seed(0)
+    result = torch.set_autocast_cpu_enabled(False)
+    return result
+
+
+# torch.set_autocast_cpu_dtype
+def case_090():
+    torch.manual_seed(0)
+    result = torch.set_autocast_cpu_dtype(torch.bfloat16)
+    return result
+
+
+# torch.get_autocast_gpu_dtype
+def case_091():
+    torch.manual_seed(0)
+    result = torch.get_autocast_gpu_dtype()
+    return result
+
+
+# torch.set_autocast_gpu_dtype
+def case_092():
+    torch.manual_seed(0)
+    result = torch.set_autocast_gpu_dtype(torch.float16)
+    return result
+
+
+# torch.is_autocast_ipu_enabled
+def case_093():
+    torch.manual_seed(0)
+    result = torch.is_autocast_ipu_enabled()
+    return result
+
+
+# torch.get_autocast_ipu_dtype
+def case_094():
+    torch.manual_seed(0)
+    result = torch.get_autocast_ipu_dtype()
+    return result
+
+
+# torch.set_autocast_ipu_enabled
+def case_095():
+    torch.manual_seed(0)
+    result = torch.set_autocast_ipu_enabled(False)
+    return result
+
+
+# torch.set_autocast_ipu_dtype
+def case_096():
+    torch.manual_seed(0)
+    result = torch.set_autocast_ipu_dtype(torch.bfloat16)
+    return result
+
+
+# torch.is_autocast_xla_enabled
+def case_097():
+    torch.manual_seed(0)
+    result = torch.is_autocast_xla_enabled()
+    return result
+
+
+# torch.get_autocast_xla_dtype
+def case_098():
+    torch.manual_seed(0)
+    result = torch.get_autocast_xla_dtype()
+    return result
+
+
+# torch.set_autocast_xla_enabled
+def case_099():
+    torch.manual_seed(0)
+    result = torch.set_autocast_xla_enabled(False)
+    return result
+
+
+# torch.set_autocast_xla_dtype
+def case_100():
+    torch.manual_seed(0)
+    result = torch.set_autocast_xla_dtype(torch.bfloat16)
+    return result
+
+
+# torch.has_cuda
+def case_101():
+    torch.manual_seed(0)
+    result = torch.has_cuda
+    return result
+
+
+# torch.has_cudnn
+def case_102():
+    torch.manual_seed(0)
+    result = torch.has_cudnn
+    return result
+
+
+# torch.has_mkldnn
+def case_103():
+    torch.manual_seed(0)
+    result = torch.has_mkldnn
+    return result
+
+
+# torch.has_mps
+def case_104():
+    torch.manual_seed(0)
+    result = torch.has_mps
+    return result
+
+
+# torch.set_vital
+def case_105():
+    torch.manual_seed(0)
+    result = torch.set_vital("Dataloader", "enabled", "True")
+    return result
+
+
+# torch.nn.init.uniform
+def case_106():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.uniform(t)
+    return result
+
+
+# torch.nn.init.normal
+def case_107():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.normal(t)
+    return result
+
+
+# torch.nn.init.constant
+def case_108():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.constant(t, 0.3)
+    return result
+
+
+# torch.nn.init.xavier_uniform
+def case_109():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.xavier_uniform(t)
+    return result
+
+
+# torch.nn.init.xavier_normal
+def case_110():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.xavier_normal(t)
+    return result
+
+
+# torch.nn.init.kaiming_uniform
+def case_111():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.kaiming_uniform(t)
+    return result
+
+
+# torch.nn.init.kaiming_normal
+def case_112():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.kaiming_normal(t)
+    return result
+
+
+# torch.nn.init.orthogonal
+def case_113():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.orthogonal(t)
+    return result
+
+
+# torch.nn.init.sparse
+def case_114():
+    torch.manual_seed(0)
+    t = torch.empty(4, 3)
+    result = nn.init.sparse(t, 0.5)
+    return result
+
+
+# torch.nn.init.eye
+def case_115():
+    torch.manual_seed(0)
+    t = torch.empty(3, 4)
+    result = nn.init.eye(t)
+    return result
+
+
+# torch.nn.init.dirac
+def case_116():
+    torch.manual_seed(0)
+    t = torch.empty(2, 2, 3)
+    result = nn.init.dirac(t)
+    return result
+
+
+# torch.nn.utils.clip_grad_norm
+def case_117():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    model(x).sum().backward()
+    result = nn.utils.clip_grad_norm(model.parameters(), 0.5)
+    return result
+
+
+# torch.nn.NLLLoss2d
+def case_118():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    target = (img[:, 0] * 2.9).long()
+    result = nn.NLLLoss2d()(F.log_softmax(img, 1), target)
+    return result
+
+
+# torch.nn.functional.upsample
+def case_119():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    result = F.upsample(img, scale_factor=2)
+    return result
+
+
+# torch.nn.functional.upsample_nearest
+def case_120():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    result = F.upsample_nearest(img, scale_factor=2)
+    return result
+
+
+# torch.nn.functional.upsample_bilinear
+def case_121():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    result = F.upsample_bilinear(img, scale_factor=2)
+    return result
+
+
+# torch.nn.UpsamplingNearest2d
+def case_122():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    result = nn.UpsamplingNearest2d(scale_factor=2)(img)
+    return result
+
+
+# torch.nn.UpsamplingBilinear2d
+def case_123():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    result = nn.UpsamplingBilinear2d(scale_factor=2)(img)
+    return result
+
+
+# torch.nn.Container
+def case_124():
+    torch.manual_seed(0)
+    result = nn.Container(linear=nn.Linear(2, 2))
+    return result
+
+
+# torch.nn.utils.weight_norm
+def case_125():
+    torch.manual_seed(0)
+    result = nn.utils.weight_norm(nn.Linear(4, 2))
+    return result
+
+
+# torch.nn.utils.stateless.functional_call
+def case_126():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    result = torch.nn.utils.stateless.functional_call(model, dict(model.named_parameters()), (x,))
+    return result
+
+
+# torch.nn.Module.register_backward_hook
+def case_127():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    model.register_backward_hook(lambda module, grad_input, grad_output: None)
+    result = model(x).sum()
+    result.backward()
+    return result
+
+
+# torch.nn.Module.state_dict
+def case_128():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    result = list(model.state_dict(None, "net."))
+    return result
+
+
+# torch.nn.Hardtanh:min_value
+def case_129():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = nn.Hardtanh(min_value=-0.5)(x)
+    return result
+
+
+# torch.nn.Hardtanh:max_value
+def case_130():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = nn.Hardtanh(max_value=0.5)(x)
+    return result
+
+
+# torch.nn.functional.gumbel_softmax:eps
+def case_131():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = F.gumbel_softmax(x, eps=1e-5)
+    return result
+
+
+# torch.nn.functional.embedding_bag:argument order
+def case_132():
+    torch.manual_seed(0)
+    table = torch.linspace(0.0, 1.0, 20).reshape(5, 4)
+    result = F.embedding_bag(table, torch.tensor([0, 2, 4, 1]), torch.tensor([0, 2]))
+    return result
+
+
+# torch.nn.functional.grid_sample:align_corners
+def case_133():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    grid = torch.zeros(2, 3, 3, 2)
+    result = F.grid_sample(img, grid)
+    return result
+
+
+# torch.nn.functional.affine_grid:align_corners
+def case_134():
+    torch.manual_seed(0)
+    theta = torch.eye(2, 3).expand(2, 2, 3)
+    result = F.affine_grid(theta, [2, 3, 4, 4])
+    return result
+
+
+# torch.nn.MultiheadAttention:mismatched masks
+def case_135():
+    torch.manual_seed(0)
+    seq = torch.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    attention = nn.MultiheadAttention(4, 1, batch_first=True).eval()
+    padding = torch.tensor([[False, False, True], [False, False, False]])
+    result = attention(seq, seq, seq, key_padding_mask=padding, attn_mask=torch.zeros(3, 3))[0]
+    return result
+
+
+# torch.nn.parallel.DistributedDataParallelCPU
+def case_136():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    result = torch.nn.parallel.DistributedDataParallelCPU(model)
+    return result
+
+
+# torch.nn.functional.softmax:dim
+def case_137():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = F.softmax(x)
+    return result
+
+
+# torch.nn.functional.log_softmax:dim
+def case_138():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = F.log_softmax(x)
+    return result
+
+
+# torch.nn.functional.softmin:dim
+def case_139():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = F.softmin(x)
+    return result
+
+
+# torch.nn.Softmax:dim
+def case_140():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = nn.Softmax()(x)
+    return result
+
+
+# torch.nn.LogSoftmax:dim
+def case_141():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = nn.LogSoftmax()(x)
+    return result
+
+
+# torch.nn.Softmin:dim
+def case_142():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = nn.Softmin()(x)
+    return result
+
+
+# torch.nn.MSELoss:size_average
+def case_143():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = nn.MSELoss(size_average=False)(x, y)
+    return result
+
+
+# torch.nn.MSELoss:reduce
+def case_144():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = nn.MSELoss(reduce=False)(x, y)
+    return result
+
+
+# torch.nn.L1Loss:size_average
+def case_145():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = nn.L1Loss(size_average=False)(x, y)
+    return result
+
+
+# torch.nn.CrossEntropyLoss:size_average
+def case_146():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    i = torch.tensor([2, 0, 1])
+    result = nn.CrossEntropyLoss(size_average=False)(x, i)
+    return result
+
+
+# torch.nn.CrossEntropyLoss:reduce
+def case_147():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    i = torch.tensor([2, 0, 1])
+    result = nn.CrossEntropyLoss(reduce=False)(x, i)
+    return result
+
+
+# torch.nn.NLLLoss:size_average
+def case_148():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    i = torch.tensor([2, 0, 1])
+    result = nn.NLLLoss(size_average=False)(x, i)
+    return result
+
+
+# torch.nn.BCELoss:reduce
+def case_149():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = nn.BCELoss(reduce=False)(torch.sigmoid(x), (x > 0).float())
+    return result
+
+
+# torch.nn.BCEWithLogitsLoss:size_average
+def case_150():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = nn.BCEWithLogitsLoss(size_average=False)(x, (x > 0).float())
+    return result
+
+
+# torch.nn.SmoothL1Loss:size_average
+def case_151():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = nn.SmoothL1Loss(size_average=False)(x, y)
+    return result
+
+
+# torch.nn.KLDivLoss:size_average
+def case_152():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = nn.KLDivLoss(size_average=False)(F.log_softmax(x, 1), F.softmax(y, 1))
+    return result
+
+
+# torch.nn.functional.mse_loss:size_average
+def case_153():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = F.mse_loss(x, y, size_average=False)
+    return result
+
+
+# torch.nn.functional.mse_loss:reduce
+def case_154():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = F.mse_loss(x, y, reduce=False)
+    return result
+
+
+# torch.nn.functional.l1_loss:size_average
+def case_155():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = F.l1_loss(x, y, size_average=False)
+    return result
+
+
+# torch.nn.functional.cross_entropy:size_average
+def case_156():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    i = torch.tensor([2, 0, 1])
+    result = F.cross_entropy(x, i, size_average=False)
+    return result
+
+
+# torch.nn.functional.cross_entropy:reduce
+def case_157():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    i = torch.tensor([2, 0, 1])
+    result = F.cross_entropy(x, i, reduce=False)
+    return result
+
+
+# torch.nn.functional.nll_loss:size_average
+def case_158():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    i = torch.tensor([2, 0, 1])
+    result = F.nll_loss(x, i, size_average=False)
+    return result
+
+
+# torch.nn.functional.binary_cross_entropy:size_average
+def case_159():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = F.binary_cross_entropy(torch.sigmoid(x), (x > 0).float(), size_average=False)
+    return result
+
+
+# torch.nn.functional.binary_cross_entropy_with_logits:reduce
+def case_160():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = F.binary_cross_entropy_with_logits(x, (x > 0).float(), reduce=False)
+    return result
+
+
+# torch.nn.functional.smooth_l1_loss:size_average
+def case_161():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = F.smooth_l1_loss(x, y, size_average=False)
+    return result
+
+
+# torch.nn.functional.kl_div:size_average
+def case_162():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1), size_average=False)
+    return result
+
+
+# torch.nn.functional.kl_div:reduction
+def case_163():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1))
+    return result
+
+
+# torch.nn.functional.mse_loss:reduction='elementwise_mean'
+def case_164():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    y = torch.linspace(0.5, 3.0, 12).reshape(3, 4)
+    result = F.mse_loss(x, y, reduction="elementwise_mean")
+    return result
+
+
+# torch.autograd.profiler_util.FunctionEvent.cuda_time_total
+def case_165():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    with torch.autograd.profiler.profile() as prof:
+        torch.mm(A, A)
+    event = prof.function_events[0]
+    result = event.cuda_time_total
+    return result
+
+
+# torch.autograd.profiler_util.FunctionEvent.self_cuda_time_total
+def case_166():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    with torch.autograd.profiler.profile() as prof:
+        torch.mm(A, A)
+    event = prof.function_events[0]
+    result = event.self_cuda_time_total
+    return result
+
+
+# torch.autograd.profiler_util.FunctionEvent.self_cuda_memory_usage
+def case_167():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    with torch.autograd.profiler.profile() as prof:
+        torch.mm(A, A)
+    event = prof.function_events[0]
+    result = event.self_cuda_memory_usage
+    return result
+
+
+# torch.autograd.profiler_util.FunctionEvent.cuda_time
+def case_168():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    with torch.autograd.profiler.profile() as prof:
+        torch.mm(A, A)
+    event = prof.function_events[0]
+    result = event.cuda_time
+    return result
+
+
+# torch.autograd.profiler_util.FunctionEvent.metadata_json
+def case_169():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    with torch.autograd.profiler.profile() as prof:
+        torch.mm(A, A)
+    event = prof.function_events[0]
+    result = event.metadata_json
+    return result
+
+
+# torch.autograd.function.FunctionCtx.saved_variables
+def case_170():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+        @staticmethod
+        def backward(ctx, grad):
+            (t,) = ctx.saved_variables
+            return 2 * t * grad
+    leaf = x.clone().requires_grad_()
+    Square.apply(leaf).sum().backward()
+    result = leaf.grad
+    return result
+
+
+# torch.autograd.function.FunctionCtx.mark_shared_storage
+def case_171():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    class Same(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.mark_shared_storage((t, t))
+            return t * 1
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+    result = Same.apply(x)
+    return result
+
+
+# torch.autograd.backward:grad_variables
+def case_172():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    leaf = x.clone().requires_grad_()
+    out = leaf * 2
+    torch.autograd.backward([out], grad_variables=[torch.ones_like(out)])
+    result = leaf.grad
+    return result
+
+
+# torch.autograd.grad:only_inputs
+def case_173():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    leaf = x.clone().requires_grad_()
+    result = torch.autograd.grad((leaf * 2).sum(), leaf, only_inputs=False)
+    return result
+
+
+# torch.autograd.Variable
+def case_174():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.autograd.Variable(x)
+    return result
+
+
+# torch.autograd.Variable:volatile
+def case_175():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.autograd.Variable(x, volatile=True)
+    return result
+
+
+# torch.Tensor.volatile
+def case_176():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = x.volatile
+    return result
+
+
+# torch.autograd.gradcheck.get_numerical_jacobian
+def case_177():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    from torch.autograd.gradcheck import get_numerical_jacobian
+    result = get_numerical_jacobian(torch.sin, (v.double(),))
+    return result
+
+
+# torch.autograd.gradcheck.get_analytical_jacobian
+def case_178():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    from torch.autograd.gradcheck import get_analytical_jacobian
+    leaf = v.double().requires_grad_()
+    result = get_analytical_jacobian((leaf,), torch.sin(leaf))
+    return result
+
+
+# torch.autograd.profiler.profile:use_cuda
+def case_179():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    with torch.autograd.profiler.profile(use_cuda=True) as prof:
+        torch.mm(A, A)
+    result = len(prof.function_events) > 0
+    return result
+
+
+# torch.autograd.profiler_legacy.profile
+def case_180():
+    torch.manual_seed(0)
+    A = torch.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    with torch.autograd.profiler_legacy.profile() as prof:
+        torch.mm(A, A)
+    result = len(prof.function_events) > 0
+    return result
+
+
+# torch.optim.lr_scheduler.LRScheduler.step:epoch
+def case_181():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+    opt.step()
+    scheduler.step(1)
+    result = scheduler.get_last_lr()
+    return result
+
+
+# torch.optim.lr_scheduler.ReduceLROnPlateau.step:epoch
+def case_182():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(opt)
+    scheduler.step(1.0, 1)
+    result = scheduler.get_last_lr()
+    return result
+
+
+# torch.optim.lr_scheduler.LRScheduler.get_lr
+def case_183():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+    opt.step()
+    scheduler.step()
+    result = scheduler.get_lr()
+    return result
+
+
+# torch.optim.lr_scheduler.StepLR:verbose
+def case_184():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(opt, 1, verbose=False)
+    result = scheduler.get_last_lr()
+    return result
+
+
+# torch.testing.assert_allclose
+def case_185():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.testing.assert_allclose(x, x)
+    return result
+
+
+# torch.testing.make_tensor:low==high
+def case_186():
+    torch.manual_seed(0)
+    result = torch.testing.make_tensor((2,), dtype=torch.float32, device="cpu", low=1.0, high=1.0)
+    return result
+
+
+# torch.load:weights_only
+def case_187():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    import io
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    result = torch.load(buffer)
+    return result
+
+
+# torch.distributions.Distribution.sample_n
+def case_188():
+    torch.manual_seed(0)
+    result = torch.distributions.Normal(0.0, 1.0).sample_n(3)
+    return result
+
+
+# torch.overrides.TorchFunctionMode.push
+def case_189():
+    torch.manual_seed(0)
+    result = torch.overrides.TorchFunctionMode.push()
+    return result
+
+
+# torch.Tensor.__torch_function__
+def case_190():
+    torch.manual_seed(0)
+    class Wrapper:
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return 1
+    result = torch.add(Wrapper(), 1)
+    return result
+
+
 CASES = [
     ("case_001", case_001),
     ("case_002", case_002),
+    ("case_003", case_003),
+    ("case_004", case_004),
+    ("case_005", case_005),
+    ("case_006", case_006),
+    ("case_007", case_007),
+    ("case_008", case_008),
+    ("case_009", case_009),
+    ("case_010", case_010),
+    ("case_011", case_011),
+    ("case_012", case_012),
+    ("case_013", case_013),
+    ("case_014", case_014),
+    ("case_015", case_015),
+    ("case_016", case_016),
+    ("case_017", case_017),
+    ("case_018", case_018),
+    ("case_019", case_019),
+    ("case_020", case_020),
+    ("case_021", case_021),
+    ("case_022", case_022),
+    ("case_023", case_023),
+    ("case_024", case_024),
+    ("case_025", case_025),
+    ("case_026", case_026),
+    ("case_027", case_027),
+    ("case_028", case_028),
+    ("case_029", case_029),
+    ("case_030", case_030),
+    ("case_031", case_031),
+    ("case_032", case_032),
+    ("case_033", case_033),
+    ("case_034", case_034),
+    ("case_035", case_035),
+    ("case_036", case_036),
+    ("case_037", case_037),
+    ("case_038", case_038),
+    ("case_039", case_039),
+    ("case_040", case_040),
+    ("case_041", case_041),
+    ("case_042", case_042),
+    ("case_043", case_043),
+    ("case_044", case_044),
+    ("case_045", case_045),
+    ("case_046", case_046),
+    ("case_047", case_047),
+    ("case_048", case_048),
+    ("case_049", case_049),
+    ("case_050", case_050),
+    ("case_051", case_051),
+    ("case_052", case_052),
+    ("case_053", case_053),
+    ("case_054", case_054),
+    ("case_055", case_055),
+    ("case_056", case_056),
+    ("case_057", case_057),
+    ("case_058", case_058),
+    ("case_059", case_059),
+    ("case_060", case_060),
+    ("case_061", case_061),
+    ("case_062", case_062),
+    ("case_063", case_063),
+    ("case_064", case_064),
+    ("case_065", case_065),
+    ("case_066", case_066),
+    ("case_067", case_067),
+    ("case_068", case_068),
+    ("case_069", case_069),
+    ("case_070", case_070),
+    ("case_071", case_071),
+    ("case_072", case_072),
+    ("case_073", case_073),
+    ("case_074", case_074),
+    ("case_075", case_075),
+    ("case_076", case_076),
+    ("case_077", case_077),
+    ("case_078", case_078),
+    ("case_079", case_079),
+    ("case_080", case_080),
+    ("case_081", case_081),
+    ("case_082", case_082),
+    ("case_083", case_083),
+    ("case_084", case_084),
+    ("case_085", case_085),
+    ("case_086", case_086),
+    ("case_087", case_087),
+    ("case_088", case_088),
+    ("case_089", case_089),
+    ("case_090", case_090),
+    ("case_091", case_091),
+    ("case_092", case_092),
+    ("case_093", case_093),
+    ("case_094", case_094),
+    ("case_095", case_095),
+    ("case_096", case_096),
+    ("case_097", case_097),
+    ("case_098", case_098),
+    ("case_099", case_099),
+    ("case_100", case_100),
+    ("case_101", case_101),
+    ("case_102", case_102),
+    ("case_103", case_103),
+    ("case_104", case_104),
+    ("case_105", case_105),
+    ("case_106", case_106),
+    ("case_107", case_107),
+    ("case_108", case_108),
+    ("case_109", case_109),
+    ("case_110", case_110),
+    ("case_111", case_111),
+    ("case_112", case_112),
+    ("case_113", case_113),
+    ("case_114", case_114),
+    ("case_115", case_115),
+    ("case_116", case_116),
+    ("case_117", case_117),
+    ("case_118", case_118),
+    ("case_119", case_119),
+    ("case_120", case_120),
+    ("case_121", case_121),
+    ("case_122", case_122),
+    ("case_123", case_123),
+    ("case_124", case_124),
+    ("case_125", case_125),
+    ("case_126", case_126),
+    ("case_127", case_127),
+    ("case_128", case_128),
+    ("case_129", case_129),
+    ("case_130", case_130),
+    ("case_131", case_131),
+    ("case_132", case_132),
+    ("case_133", case_133),
+    ("case_134", case_134),
+    ("case_135", case_135),
+    ("case_136", case_136),
+    ("case_137", case_137),
+    ("case_138", case_138),
+    ("case_139", case_139),
+    ("case_140", case_140),
+    ("case_141", case_141),
+    ("case_142", case_142),
+    ("case_143", case_143),
+    ("case_144", case_144),
+    ("case_145", case_145),
+    ("case_146", case_146),
+    ("case_147", case_147),
+    ("case_148", case_148),
+    ("case_149", case_149),
+    ("case_150", case_150),
+    ("case_151", case_151),
+    ("case_152", case_152),
+    ("case_153", case_153),
+    ("case_154", case_154),
+    ("case_155", case_155),
+    ("case_156", case_156),
+    ("case_157", case_157),
+    ("case_158", case_158),
+    ("case_159", case_159),
+    ("case_160", case_160),
+    ("case_161", case_161),
+    ("case_162", case_162),
+    ("case_163", case_163),
+    ("case_164", case_164),
+    ("case_165", case_165),
+    ("case_166", case_166),
+    ("case_167", case_167),
+    ("case_168", case_168),
+    ("case_169", case_169),
+    ("case_170", case_170),
+    ("case_171", case_171),
+    ("case_172", case_172),
+    ("case_173", case_173),
+    ("case_174", case_174),
+    ("case_175", case_175),
+    ("case_176", case_176),
+    ("case_177", case_177),
+    ("case_178", case_178),
+    ("case_179", case_179),
+    ("case_180", case_180),
+    ("case_181", case_181),
+    ("case_182", case_182),
+    ("case_183", case_183),
+    ("case_184", case_184),
+    ("case_185", case_185),
+    ("case_186", case_186),
+    ("case_187", case_187),
+    ("case_188", case_188),
+    ("case_189", case_189),
+    ("case_190", case_190),
 ]
 
 

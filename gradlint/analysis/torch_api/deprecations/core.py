@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gradlint.analysis.torch_api.deprecations.record import Deprecated
 
-_TYPED_STORAGE = "`torch.UntypedStorage` (bytes) or a tensor"
+_TYPED_STORAGE = "torch.UntypedStorage"
 _NOT_THE_SAME_STORAGE = "an untyped storage holds bytes: indexing, length and `tolist()` read bytes, not elements"
 _PROFILER_RESULTS = "the profiler's results are read through other objects"
 
@@ -13,7 +13,7 @@ _PROFILER_RESULTS = "the profiler's results are read through other objects"
 def _autocast_state(device: str, new: str, leading: str) -> Deprecated:
     # The device-specific bindings read and write the same state as the generic ones given the
     # device (torch/csrc/autograd/init.cpp); the probe compares both under torch 2.13.
-    return Deprecated("2.4", f"`torch.{new}({leading}, ...)`", new=f"torch.{new}", leading=(leading,), needs_torch="2.4")
+    return Deprecated("2.4", f"torch.{new}({leading}, ...)", new=f"torch.{new}", leading=(leading,), needs_torch="2.4")
 
 
 _AUTOCAST_STATE = {
@@ -35,80 +35,72 @@ _STORAGES = ("Float", "Double", "Long", "Int", "Byte", "Half", "Bool")
 # Dotted names of functions, classes, attributes and modules: "torch.cuda.amp.GradScaler".
 CALLABLES: dict[str, Deprecated] = {
     **_AUTOCAST_STATE,
-    **{name: Deprecated("2.1", f"`{call}`", why_no_fix="an attribute becomes a call") for name, call in _BACKEND_FLAGS.items()},
+    **{name: Deprecated("2.1", call, why_no_fix="an attribute becomes a call") for name, call in _BACKEND_FLAGS.items()},
     "torch.set_vital": Deprecated("2.1", why_no_fix="it does nothing: remove the call"),
     "torch.potri": Deprecated(
-        "1.0", "`torch.cholesky_inverse(U, upper=True)`", removed="1.2", why_no_fix="renamed with a new default (`upper`)"
+        "1.0", "torch.cholesky_inverse(U, upper=True)", removed="1.2", why_no_fix="renamed with a new default (`upper`)"
     ),
     "torch.btriunpack": Deprecated(
-        "1.0", "`torch.lu_unpack(LU, pivots)`", removed="1.3", why_no_fix="removed: check the unpacked factors' layout"
+        "1.0", "torch.lu_unpack(LU, pivots)", removed="1.3", why_no_fix="removed: check the unpacked factors' layout"
     ),
-    "torch.pstrf": Deprecated("1.0", "`torch.linalg.cholesky` (no pivoted Cholesky)", removed="1.2", why_no_fix="no pivoted replacement"),
-    "torch.utils.serialization": Deprecated(
-        "0.4", "the `torchfile` package for Lua `.t7` files", removed="1.0", why_no_fix="removed module"
-    ),
+    "torch.pstrf": Deprecated("1.0", "torch.linalg.cholesky", removed="1.2", why_no_fix="no pivoted replacement"),
     "torch.set_deterministic": Deprecated(
         "1.8",
-        "`torch.use_deterministic_algorithms(mode)`",
+        "torch.use_deterministic_algorithms(mode)",
         removed="1.10",
         why_no_fix="the replacement also raises on nondeterministic ops it did not cover",
     ),
     "torch.is_deterministic": Deprecated(
-        "1.8", "`torch.are_deterministic_algorithms_enabled()`", removed="1.10", why_no_fix="renamed together with `set_deterministic`"
+        "1.8", "torch.are_deterministic_algorithms_enabled()", removed="1.10", why_no_fix="renamed together with `set_deterministic`"
     ),
     **{f"torch.{kind}Storage": Deprecated("2.0", _TYPED_STORAGE, why_no_fix=_NOT_THE_SAME_STORAGE) for kind in _STORAGES},
     "torch.TypedStorage": Deprecated("2.0", _TYPED_STORAGE, why_no_fix=_NOT_THE_SAME_STORAGE),
     "torch.sparse.FloatTensor": Deprecated(
         "1.0",
-        "`torch.sparse_coo_tensor(indices, values, size)`",
+        "torch.sparse_coo_tensor(indices, values, size)",
         why_no_fix="the legacy constructor fixes the dtype; `sparse_coo_tensor` takes the values'",
     ),
     "torch.nn.Container": Deprecated(
-        "0.4", "a subclass of `nn.Module`", why_no_fix="`Container(**modules)` registers its keyword arguments as children"
+        "0.4", "torch.nn.Module", why_no_fix="`Container(**modules)` registers its keyword arguments as children"
     ),
     "torch.nn.utils.weight_norm": Deprecated(
         "2.1",
-        "`torch.nn.utils.parametrizations.weight_norm`",
+        "torch.nn.utils.parametrizations.weight_norm",
         why_no_fix="the state-dict keys change (`weight_g`/`weight_v` become `parametrizations.weight.original0/1`)",
     ),
     "torch.nn.parallel.DistributedDataParallelCPU": Deprecated(
-        "1.5", "`torch.nn.parallel.DistributedDataParallel`", why_no_fix="check the process group and device placement"
+        "1.5", "torch.nn.parallel.DistributedDataParallel", why_no_fix="check the process group and device placement"
     ),
     "torch.autograd.gradcheck.get_numerical_jacobian": Deprecated(
-        "1.9", "`torch.autograd.functional.jacobian`", why_no_fix="a private helper with another signature and result"
+        "1.9", "torch.autograd.functional.jacobian", why_no_fix="a private helper with another signature and result"
     ),
     "torch.autograd.gradcheck.get_analytical_jacobian": Deprecated(
-        "1.9", "`torch.autograd.functional.jacobian`", why_no_fix="a private helper with another signature and result"
+        "1.9", "torch.autograd.functional.jacobian", why_no_fix="a private helper with another signature and result"
     ),
-    "torch.autograd.profiler_legacy.profile": Deprecated("2.0", "`torch.profiler.profile`", why_no_fix=_PROFILER_RESULTS),
+    "torch.autograd.profiler_legacy.profile": Deprecated("2.0", "torch.profiler.profile", why_no_fix=_PROFILER_RESULTS),
     "torch.testing.assert_allclose": Deprecated(
-        "1.12", "`torch.testing.assert_close`", why_no_fix="`assert_close` checks dtypes and treats NaN as unequal by default"
+        "1.12", "torch.testing.assert_close", why_no_fix="`assert_close` checks dtypes and treats NaN as unequal by default"
     ),
-    "torch.overrides.TorchFunctionMode.push": Deprecated("1.13", "`with Mode():`", why_no_fix="a context manager replaces the call"),
+    "torch.overrides.TorchFunctionMode.push": Deprecated("1.13", "with Mode():", why_no_fix="a context manager replaces the call"),
 }
 # (dotted callable, keyword): a keyword argument that is deprecated, "new" names its replacement keyword.
 KEYWORDS: dict[tuple[str, str], Deprecated] = {
-    ("torch.nn.Hardtanh", "min_value"): Deprecated("0.4", "`min_val`", new="min_val", needs_torch="0.4"),
-    ("torch.nn.Hardtanh", "max_value"): Deprecated("0.4", "`max_val`", new="max_val", needs_torch="0.4"),
-    ("torch.autograd.backward", "grad_variables"): Deprecated("0.4", "`grad_tensors`", new="grad_tensors", needs_torch="0.4"),
-    ("torch.autograd.grad", "only_inputs"): Deprecated("0.4", "nothing: it is ignored", why_no_fix="the argument is dropped, not renamed"),
-    ("torch.nn.functional.gumbel_softmax", "eps"): Deprecated(
-        "1.2", "nothing: it has no effect", why_no_fix="the argument is dropped, not renamed"
-    ),
+    ("torch.nn.Hardtanh", "min_value"): Deprecated("0.4", "min_val", new="min_val", needs_torch="0.4"),
+    ("torch.nn.Hardtanh", "max_value"): Deprecated("0.4", "max_val", new="max_val", needs_torch="0.4"),
+    ("torch.autograd.backward", "grad_variables"): Deprecated("0.4", "grad_tensors", new="grad_tensors", needs_torch="0.4"),
+    ("torch.autograd.grad", "only_inputs"): Deprecated("0.4", "", why_no_fix="the argument is dropped, not renamed"),
+    ("torch.nn.functional.gumbel_softmax", "eps"): Deprecated("1.2", "", why_no_fix="the argument is dropped, not renamed"),
+    ("torch.optim.lr_scheduler.StepLR", "verbose"): Deprecated("2.2", "", removed="2.7", why_no_fix="the argument is dropped, not renamed"),
     ("torch.autograd.profiler.profile", "use_cuda"): Deprecated(
-        "2.4", '`use_device="cuda"`', why_no_fix="a boolean becomes a device name (`use_cuda=False` means no device)"
+        "2.4", "use_device", why_no_fix="a boolean becomes a device name (`use_cuda=False` means no device)"
     ),
 }
 # Tensor methods (the receiver must be a tensor): "resize" -> "new" names the replacement method.
 METHODS: dict[str, Deprecated] = {
     # `ger` is an alias of `outer` (native_functions.yaml).
-    "ger": Deprecated("1.7", "`.outer(...)`", new="outer", needs_torch="1.5"),
-    "storage": Deprecated("2.0", "`.untyped_storage()`", why_no_fix=_NOT_THE_SAME_STORAGE),
-    "storage_type": Deprecated("2.0", "`.dtype` (storages are untyped)", why_no_fix="a storage class becomes a dtype"),
-    "resize": Deprecated(
-        "0.4", "`.reshape(...)` or `.resize_(...)`", why_no_fix="`reshape` matches only when the element count is unchanged"
-    ),
-    "resize_as": Deprecated(
-        "0.4", "`.reshape(other.shape)` or `.resize_as_(other)`", why_no_fix="`reshape` matches only when the element count is unchanged"
-    ),
+    "ger": Deprecated("1.7", ".outer(...)", new="outer", needs_torch="1.5"),
+    "storage": Deprecated("2.0", ".untyped_storage()", why_no_fix=_NOT_THE_SAME_STORAGE),
+    "storage_type": Deprecated("2.0", ".dtype", why_no_fix="a storage class becomes a dtype"),
+    "resize": Deprecated("0.4", ".reshape(...)", why_no_fix="`reshape` matches only when the element count is unchanged"),
+    "resize_as": Deprecated("0.4", ".reshape(other.shape)", why_no_fix="`reshape` matches only when the element count is unchanged"),
 }

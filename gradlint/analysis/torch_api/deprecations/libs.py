@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gradlint.analysis.torch_api.deprecations.record import Deprecated
 
-_JIT = "2.11"
+_JIT = "2.5"
 _JIT_REPLACEMENT = "torch.compile` or `torch.export"
 _JIT_WHY = "TorchScript has no drop-in successor: `torch.compile` and `torch.export` trace Python differently"
 _AO = "2.8"
