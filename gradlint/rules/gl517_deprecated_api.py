@@ -5,13 +5,19 @@ from typing import Optional, Union
 import libcst as cst
 
 from gradlint.analysis.syntax import keyword_arg, positional_args
-from gradlint.analysis.torch_api.deprecations import CALLABLES, KEYWORDS, METHODS, Deprecated
+from gradlint.analysis.torch_api.deprecations import Deprecated, of_subsystems
 from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import indentation, render_at, torch_alias, with_keywords
 from gradlint.fix.plan import Applicability, Availability, FixPlan, Replace
 from gradlint.rules.base import Invalid, Rule, Severity
 
 _Reference = Union[cst.Name, cst.Attribute]
+
+CALLABLES, KEYWORDS, METHODS = of_subsystems(False)
+
+
+def triggers_of(callables: dict, keywords: dict, methods: dict) -> tuple[str, ...]:
+    return tuple(sorted({name.rsplit(".", 1)[-1] for name in callables} | {keyword for _, keyword in keywords} | set(methods)))
 
 
 class DeprecatedApi(Rule):
@@ -72,7 +78,9 @@ class DeprecatedApi(Rule):
     migration = "api"
     fix_availability = Availability.SOMETIMES
     fix_applicabilities = (Applicability.SAFE,)
-    triggers = tuple(sorted({name.rsplit(".", 1)[-1] for name in CALLABLES} | {keyword for _, keyword in KEYWORDS} | set(METHODS)))
+    # The rows this rule reports (GL518 reports the deprecated subsystems' rows with the same policy).
+    callables, keywords, methods = CALLABLES, KEYWORDS, METHODS
+    triggers = triggers_of(CALLABLES, KEYWORDS, METHODS)
     cleanup_imports = tuple(sorted(name for name, entry in CALLABLES.items() if entry.new is not None))
 
     VALID = (
@@ -174,12 +182,12 @@ class DeprecatedApi(Rule):
         func = node.func
         if type(func) in (cst.Name, cst.Attribute):
             qualified = self.context.imports.qualified_name(func)
-            entry = CALLABLES.get(qualified) if qualified is not None else None
+            entry = self.callables.get(qualified) if qualified is not None else None
             if entry is not None and not self._in_version_fallback():
                 self.report(func, self._message(self.context.code_for(func), entry), self._call_fix(node, func, entry))
             if qualified is not None:
                 self._check_keywords(node, qualified)
-        if type(func) is cst.Attribute and func.attr.value in METHODS:
+        if type(func) is cst.Attribute and func.attr.value in self.methods:
             self._check_method(node, func)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -189,7 +197,7 @@ class DeprecatedApi(Rule):
         if isinstance(parent, (cst.Call, cst.Decorator)) and node in (getattr(parent, "func", None), getattr(parent, "decorator", None)):
             return
         qualified = self.context.imports.qualified_name(node)
-        entry = CALLABLES.get(qualified) if qualified is not None else None
+        entry = self.callables.get(qualified) if qualified is not None else None
         if entry is not None and not self._in_import() and not self._in_version_fallback():
             self.report(node, self._message(self.context.code_for(node), entry))
 
@@ -207,7 +215,7 @@ class DeprecatedApi(Rule):
         if type(reference) not in (cst.Name, cst.Attribute):
             return
         qualified = self.context.imports.qualified_name(reference)
-        entry = CALLABLES.get(qualified) if qualified is not None else None
+        entry = self.callables.get(qualified) if qualified is not None else None
         if entry is not None and not self._in_version_fallback():
             self.report(reference, self._message(self.context.code_for(reference), entry))
 
@@ -222,7 +230,7 @@ class DeprecatedApi(Rule):
 
     def _check_module(self, module: _Reference) -> None:
         written = self.context.code_for(module)
-        entry = CALLABLES.get(written)
+        entry = self.callables.get(written)
         if entry is not None and not self._in_version_fallback():
             self.report(module, self._message(written, entry))
 
@@ -230,13 +238,13 @@ class DeprecatedApi(Rule):
         for arg in node.args:
             if arg.keyword is None:
                 continue
-            entry = KEYWORDS.get((qualified, arg.keyword.value))
+            entry = self.keywords.get((qualified, arg.keyword.value))
             if entry is not None and not self._in_version_fallback():
                 written = f"`{arg.keyword.value}=` of `{self.context.code_for(node.func)}`"
                 self.report(arg, self._message(written, entry, keyword=True), self._keyword_fix(node, arg, entry))
 
     def _check_method(self, node: cst.Call, func: cst.Attribute) -> None:
-        entry = METHODS[func.attr.value]
+        entry = self.methods[func.attr.value]
         if not self.context.is_tensor(func.value) or self._in_version_fallback():
             return
         fix = None

@@ -11,4 +11,14 @@ CALLABLES: dict[str, Deprecated] = {**core.CALLABLES, **libs.CALLABLES}
 KEYWORDS: dict[tuple[str, str], Deprecated] = {**core.KEYWORDS, **libs.KEYWORDS}
 METHODS: dict[str, Deprecated] = {**core.METHODS, **libs.METHODS}
 
-__all__ = ["CALLABLES", "KEYWORDS", "METHODS", "Deprecated"]
+
+def of_subsystems(subsystems: bool) -> tuple[dict[str, Deprecated], dict[tuple[str, str], Deprecated], dict[str, Deprecated]]:
+    """The rows of the deprecated subsystems (`subsystems`: GL518's), or every other row (GL517's)."""
+
+    def kept(table: dict) -> dict:
+        return {key: entry for key, entry in table.items() if bool(entry.subsystem) == subsystems}
+
+    return kept(CALLABLES), kept(KEYWORDS), kept(METHODS)
+
+
+__all__ = ["CALLABLES", "KEYWORDS", "METHODS", "Deprecated", "of_subsystems"]

@@ -30,11 +30,11 @@ def _forwarded(since: str, new: str, needs_torch: str, **fields) -> Deprecated:
 
 
 def _ao(*names: str) -> dict[str, Deprecated]:
-    return {name: Deprecated(_AO, _AO_REPLACEMENT, why_no_fix=_AO_WHY) for name in names}
+    return {name: Deprecated(_AO, _AO_REPLACEMENT, why_no_fix=_AO_WHY, subsystem="quantization") for name in names}
 
 
 def _jit(*names: str) -> dict[str, Deprecated]:
-    return {f"torch.jit.{name}": Deprecated(_JIT, _JIT_REPLACEMENT, why_no_fix=_JIT_WHY) for name in names}
+    return {f"torch.jit.{name}": Deprecated(_JIT, _JIT_REPLACEMENT, why_no_fix=_JIT_WHY, subsystem="TorchScript") for name in names}
 
 
 # Dotted names of functions, classes, attributes and modules: "torch.cuda.amp.GradScaler".

@@ -22,3 +22,6 @@ class Deprecated:
     without: tuple[str, ...] = ()  # keywords only the deprecated API takes: a call passing one gets no fix
     needs_torch: Optional[str] = None  # the oldest torch release that has `new`
     why_no_fix: str = ""  # when `replacement` is not exact: how it differs (shown in the docs)
+    # A whole subsystem torch deprecates for a successor that is no drop-in replacement
+    # ("TorchScript", "quantization"): reported by GL518, which is opt-in, not by GL517.
+    subsystem: str = ""
