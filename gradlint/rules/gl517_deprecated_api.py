@@ -27,7 +27,7 @@ class DeprecatedApi(Rule):
     calls, beyond those the other GL5xx rules cover: a function, class or module under any import
     spelling (`torch.testing.assert_allclose`, `from torch.nn.utils import weight_norm`), a
     deprecated keyword argument of a call (`nn.Hardtanh(min_value=...)`), and a deprecated method
-    of a value known to be a tensor (`x.resize(2, 2)`). Every API of the table was called under
+    of a value known to be a tensor (`x.resize_as(y)`). Every API of the table was called under
     torch 2.13 and seen to warn (or raise, once removed); rules/deprecations.md lists them all with
     the rule that reports each.
 
@@ -68,7 +68,8 @@ class DeprecatedApi(Rule):
     branch of an `if` on the torch version) is not reported. A method is reported only on a value
     the analysis knows is a tensor; a keyword only in a call of the callable itself (not through
     `functools.partial` or `**kwargs`). An API used as an object without a call is reported but
-    not rewritten.
+    not rewritten; one assigned to (a monkey-patch) is not reported. The non-in-place
+    `Tensor.resize` is not reported: PIL images have a `resize` the analysis cannot tell apart.
     """
 
     code = "GL517"
@@ -170,7 +171,7 @@ class DeprecatedApi(Rule):
             """
             import torch
             x = torch.randn(4)
-            y = x.resize(2, 2)
+            y = x.resize_as(torch.empty(2, 2))
             """,
             fixed=None,
             line=3,
@@ -196,6 +197,8 @@ class DeprecatedApi(Rule):
         parent = self.context.parent()
         if isinstance(parent, (cst.Call, cst.Decorator)) and node in (getattr(parent, "func", None), getattr(parent, "decorator", None)):
             return
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AugAssign) and parent.target is node):
+            return  # `torch.get_autocast_gpu_dtype = patched`: a monkey-patch replaces the API, it does not use it
         qualified = self.context.imports.qualified_name(node)
         entry = self.callables.get(qualified) if qualified is not None else None
         if entry is not None and not self._in_import() and not self._in_version_fallback():
@@ -245,7 +248,9 @@ class DeprecatedApi(Rule):
 
     def _check_method(self, node: cst.Call, func: cst.Attribute) -> None:
         entry = self.methods[func.attr.value]
-        if not self.context.is_tensor(func.value) or self._in_version_fallback():
+        # Other libraries share these names (a PIL image's `resize`): the receiver must be a tensor
+        # with nothing against it, not one only by its name.
+        if not self.context.is_known_tensor(func.value) or self._in_version_fallback():
             return
         fix = None
         if entry.new is not None and self._fits(node, entry):

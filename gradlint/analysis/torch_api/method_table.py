@@ -107,13 +107,13 @@ to_sparse               converts
 # views
 view                    keeps view distinctive same-values
 view_as                 keeps view distinctive unique same-values
-reshape                 keeps view same-values
+reshape                 keeps view passes-tensor same-values
 squeeze                 keeps view distinctive same-values
 unsqueeze               keeps view distinctive unique same-values
 t                       keeps view distinctive same-values transposes
 permute                 keeps view distinctive unique same-values transposes
-transpose               keeps view same-values transposes
-flatten                 keeps view same-values
+transpose               keeps view passes-tensor same-values transposes
+flatten                 keeps view passes-tensor same-values
 unflatten               view same-values
 expand                  keeps view
 expand_as               keeps view distinctive unique

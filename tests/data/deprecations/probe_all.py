@@ -1677,6 +1677,1402 @@ def case_190():
     return result
 
 
+# torch.cuda.amp.autocast
+def case_191():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    with torch.cuda.amp.autocast(enabled=False):
+        result = x @ x.T
+    return result
+
+
+# torch.cuda.amp.GradScaler
+def case_192():
+    torch.manual_seed(0)
+    result = torch.cuda.amp.GradScaler(enabled=False).get_scale()
+    return result
+
+
+# torch.cuda.amp.custom_fwd
+def case_193():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.cuda.amp.custom_fwd(torch.sin)(x)
+    return result
+
+
+# torch.cuda.amp.custom_bwd
+def case_194():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    class Square(torch.autograd.Function):
+        @staticmethod
+        @torch.amp.custom_fwd(device_type='cuda')
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+        @staticmethod
+        @torch.cuda.amp.custom_bwd
+        def backward(ctx, grad):
+            (t,) = ctx.saved_tensors
+            return 2 * t * grad
+    leaf = x.clone().requires_grad_()
+    Square.apply(leaf).sum().backward()
+    result = leaf.grad
+    return result
+
+
+# torch.cpu.amp.autocast
+def case_195():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    with torch.cpu.amp.autocast():
+        result = x @ x.T
+    return result
+
+
+# torch.cpu.amp.GradScaler
+def case_196():
+    torch.manual_seed(0)
+    result = torch.cpu.amp.GradScaler().get_scale()
+    return result
+
+
+# torch.cuda.memory_cached
+def case_197():
+    torch.manual_seed(0)
+    result = torch.cuda.memory_cached()
+    return result
+
+
+# torch.cuda.max_memory_cached
+def case_198():
+    torch.manual_seed(0)
+    result = torch.cuda.max_memory_cached()
+    return result
+
+
+# torch.cuda.reset_max_memory_allocated
+def case_199():
+    torch.manual_seed(0)
+    try:
+        torch.cuda.reset_max_memory_allocated()
+    except (AttributeError, RuntimeError):  # no CUDA on this machine: the warning comes first
+        pass
+    result = None
+    return result
+
+
+# torch.cuda.reset_max_memory_cached
+def case_200():
+    torch.manual_seed(0)
+    try:
+        torch.cuda.reset_max_memory_cached()
+    except (AttributeError, RuntimeError):  # no CUDA on this machine: the warning comes first
+        pass
+    result = None
+    return result
+
+
+# torch.backends.cuda.sdp_kernel
+def case_201():
+    torch.manual_seed(0)
+    seq = torch.linspace(-1.0, 1.0, 24).reshape(2, 3, 4)
+    with torch.backends.cuda.sdp_kernel(enable_flash=False):
+        result = F.scaled_dot_product_attention(seq, seq, seq)
+    return result
+
+
+# torch.utils.checkpoint.checkpoint:use_reentrant
+def case_202():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.utils.checkpoint as checkpoint_utils
+    x.requires_grad_()
+    result = checkpoint_utils.checkpoint(torch.sin, x)
+    return result
+
+
+# torch.utils.checkpoint.checkpoint_sequential:use_reentrant
+def case_203():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.utils.checkpoint as checkpoint_utils
+    x.requires_grad_()
+    result = checkpoint_utils.checkpoint_sequential(nn.Sequential(nn.Tanh(), nn.ReLU()), 1, x)
+    return result
+
+
+# torch.utils._pytree._register_pytree_node
+def case_204():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import collections
+    import torch.utils._pytree as pytree
+    Pair = collections.namedtuple('PairA', 'a b')
+    class Box:
+        def __init__(self, value):
+            self.value = value
+    pytree._register_pytree_node(Box, lambda box: ([box.value], None), lambda values, context: Box(values[0]))
+    result = pytree.tree_flatten(Box(x))[0]
+    return result
+
+
+# torch.utils._pytree._register_pytree_node:to_str_fn
+def case_205():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.utils._pytree as pytree
+    class Crate:
+        def __init__(self, value):
+            self.value = value
+    pytree._register_pytree_node(Crate, lambda box: ([box.value], None), lambda values, context: Crate(values[0]), to_str_fn=str, maybe_from_str_fn=lambda s: None)
+    result = pytree.tree_flatten(Crate(x))[0]
+    return result
+
+
+# torch.utils._pytree._is_leaf
+def case_206():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.utils._pytree as pytree
+    result = pytree._is_leaf(x)
+    return result
+
+
+# torch.utils._pytree._is_namedtuple_instance
+def case_207():
+    torch.manual_seed(0)
+    import collections
+    import torch.utils._pytree as pytree
+    result = pytree._is_namedtuple_instance(collections.namedtuple('P', 'a')(1))
+    return result
+
+
+# torch.utils._pytree.pytree_to_str
+def case_208():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.utils._pytree as pytree
+    spec = pytree.tree_flatten([x, (x, x)])[1]
+    result = pytree.pytree_to_str(spec)
+    return result
+
+
+# torch.utils._pytree.str_to_pytree
+def case_209():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.utils._pytree as pytree
+    text = pytree.treespec_dumps(pytree.tree_flatten([x, (x, x)])[1])
+    result = str(pytree.str_to_pytree(text))
+    return result
+
+
+# torch.utils._pytree.LeafSpec
+def case_210():
+    torch.manual_seed(0)
+    import torch.utils._pytree as pytree
+    result = pytree.LeafSpec().is_leaf()
+    return result
+
+
+# torch.utils._pytree.TreeSpec.children_specs
+def case_211():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.utils._pytree as pytree
+    result = len(pytree.tree_flatten([x, x])[1].children_specs)
+    return result
+
+
+# torch.utils.data.ConcatDataset.cummulative_sizes
+def case_212():
+    torch.manual_seed(0)
+    result = torch.utils.data.ConcatDataset([[1, 2], [3]]).cummulative_sizes
+    return result
+
+
+# torch.utils.data.backward_compatibility.worker_init_fn
+def case_213():
+    torch.manual_seed(0)
+    import torch.utils.data.backward_compatibility as backward_compatibility
+    result = backward_compatibility.worker_init_fn(0)
+    return result
+
+
+# torch.utils.data.graph_settings.apply_shuffle_seed
+def case_214():
+    torch.manual_seed(0)
+    import torch.utils.data.graph_settings as graph_settings
+    from torch.utils.data.datapipes.iter import IterableWrapper
+    result = list(graph_settings.apply_shuffle_seed(IterableWrapper([1, 2, 3]), torch.Generator().manual_seed(0)))
+    return result
+
+
+# torch.utils.data.graph.traverse
+def case_215():
+    torch.manual_seed(0)
+    import torch.utils.data.graph as graph
+    from torch.utils.data.datapipes.iter import IterableWrapper
+    result = len(graph.traverse(IterableWrapper([1, 2]), only_datapipe=True))
+    return result
+
+
+# torch.utils.data.DataLoader:pin_memory_device
+def case_216():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    loader = torch.utils.data.DataLoader([x[0], x[1]], pin_memory=True, pin_memory_device='cpu')
+    result = next(iter(loader))
+    return result
+
+
+# torch.utils.data.Sampler:data_source
+def case_217():
+    torch.manual_seed(0)
+    class IndexSampler(torch.utils.data.Sampler):
+        def __init__(self, data_source):
+            super().__init__(data_source)
+            self.data_source = data_source
+    result = IndexSampler([1, 2]).data_source
+    return result
+
+
+# torch.utils.data.dataloader.numpy_type_map
+def case_218():
+    torch.manual_seed(0)
+    import torch.utils.data.dataloader as dataloader
+    result = dataloader.numpy_type_map['float64']
+    return result
+
+
+# torch.utils.data.dataloader.DataLoaderIter
+def case_219():
+    torch.manual_seed(0)
+    import torch.utils.data.dataloader as dataloader
+    result = dataloader.DataLoaderIter
+    return result
+
+
+# torch.utils.hipify.constants
+def case_220():
+    torch.manual_seed(0)
+    import torch.utils.hipify.constants as hipify_constants
+    result = None
+    return result
+
+
+# torch.utils.hipify.hipify_python.is_pytorch_file
+def case_221():
+    torch.manual_seed(0)
+    import torch.utils.hipify.hipify_python as hipify_python
+    result = hipify_python.is_pytorch_file('torch/x.cu')
+    return result
+
+
+# torch.utils.trainer
+def case_222():
+    torch.manual_seed(0)
+    import torch.utils.trainer as trainer
+    result = None
+    return result
+
+
+# torch.jit.script
+def case_223():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.script(nn.Linear(4, 2))(x)
+    return result
+
+
+# torch.jit.trace
+def case_224():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.trace(nn.Linear(4, 2), x)(x)
+    return result
+
+
+# torch.jit.trace_module
+def case_225():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.trace_module(nn.Linear(4, 2), {'forward': x})(x)
+    return result
+
+
+# torch.jit.trace:optimize
+def case_226():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.trace(nn.Linear(4, 2), x, optimize=True)(x)
+    return result
+
+
+# torch.jit.script:optimize
+def case_227():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.script(nn.Linear(4, 2), optimize=True)(x)
+    return result
+
+
+# torch.jit.save
+def case_228():
+    torch.manual_seed(0)
+    import io
+    buffer = io.BytesIO()
+    torch.jit.save(torch.jit.script(nn.Linear(4, 2)), buffer)
+    result = buffer.tell() > 0
+    return result
+
+
+# torch.jit.load
+def case_229():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    buffer = io.BytesIO()
+    torch.jit.save(torch.jit.script(nn.Linear(4, 2)), buffer)
+    buffer.seek(0)
+    result = torch.jit.load(buffer)(x).shape
+    return result
+
+
+# torch.jit.freeze
+def case_230():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.freeze(torch.jit.script(nn.Linear(4, 2)).eval())(x)
+    return result
+
+
+# torch.jit.optimize_for_inference
+def case_231():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.optimize_for_inference(torch.jit.script(nn.Linear(4, 2)).eval())(x)
+    return result
+
+
+# torch.jit.fork
+def case_232():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    future = torch.jit.fork(torch.sin, x)
+    result = future.wait()
+    return result
+
+
+# torch.jit.wait
+def case_233():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    future = torch.futures.Future()
+    future.set_result(x)
+    result = torch.jit.wait(future)
+    return result
+
+
+# torch.jit.set_fusion_strategy
+def case_234():
+    torch.manual_seed(0)
+    result = torch.jit.set_fusion_strategy([('STATIC', 2)])
+    return result
+
+
+# torch.jit.interface
+def case_235():
+    torch.manual_seed(0)
+    @torch.jit.interface
+    class Scaler(nn.Module):
+        def forward(self, value: torch.Tensor) -> torch.Tensor:
+            pass
+    result = Scaler.__name__
+    return result
+
+
+# torch.jit.script_method
+def case_236():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    class Doubler(torch.jit.ScriptModule):
+        @torch.jit.script_method
+        def forward(self, value):
+            return value * 2
+    result = Doubler()(x)
+    return result
+
+
+# torch.jit.ScriptModule._save_for_lite_interpreter
+def case_237():
+    torch.manual_seed(0)
+    import os
+    import tempfile
+    torch.jit.script(nn.Linear(4, 2))._save_for_lite_interpreter(os.path.join(tempfile.mkdtemp(), 'model.ptl'))
+    result = None
+    return result
+
+
+# torch.jit.annotate
+def case_238():
+    torch.manual_seed(0)
+    result = torch.jit.annotate(list[int], [])
+    return result
+
+
+# torch.jit.script_if_tracing
+def case_239():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.script_if_tracing(torch.sin)(x)
+    return result
+
+
+# torch.jit.isinstance
+def case_240():
+    torch.manual_seed(0)
+    result = torch.jit.isinstance([1], list[int])
+    return result
+
+
+# torch.jit.strict_fusion
+def case_241():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    with torch.jit.strict_fusion():
+        result = torch.sin(x)
+    return result
+
+
+# torch.jit.enable_onednn_fusion
+def case_242():
+    torch.manual_seed(0)
+    torch.jit.enable_onednn_fusion(False)
+    result = None
+    return result
+
+
+# torch.jit.onednn_fusion_enabled
+def case_243():
+    torch.manual_seed(0)
+    result = torch.jit.onednn_fusion_enabled()
+    return result
+
+
+# torch.jit.get_trace_graph
+def case_244():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.jit.get_trace_graph(nn.Linear(4, 2), (x,))
+    return result
+
+
+# torch.onnx.export:dynamo
+def case_245():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    try:
+        torch.onnx.export(nn.Linear(4, 2), (x,), io.BytesIO(), dynamo=False)
+    except torch.onnx.OnnxExporterError:  # the onnx package is not installed here; the warning comes first
+        pass
+    result = None
+    return result
+
+
+# torch.onnx.export:training
+def case_246():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    try:
+        torch.onnx.export(nn.Linear(4, 2), (x,), io.BytesIO(), dynamo=False, training=torch.onnx.TrainingMode.TRAINING)
+    except torch.onnx.OnnxExporterError:  # the onnx package is not installed here; the warnings come first
+        pass
+    result = None
+    return result
+
+
+# torch.onnx.export:operator_export_type
+def case_247():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    try:
+        torch.onnx.export(nn.Linear(4, 2), (x,), io.BytesIO(), dynamo=False, operator_export_type=torch.onnx.OperatorExportTypes.ONNX_ATEN_FALLBACK)
+    except torch.onnx.OnnxExporterError:  # the onnx package is not installed here; the warnings come first
+        pass
+    result = None
+    return result
+
+
+# torch.onnx.export:example_outputs
+def case_248():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    torch.onnx.export(nn.Linear(4, 2), (x,), io.BytesIO(), example_outputs=x)
+    result = None
+    return result
+
+
+# torch.onnx.export:enable_onnx_checker
+def case_249():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    torch.onnx.export(nn.Linear(4, 2), (x,), io.BytesIO(), enable_onnx_checker=False)
+    result = None
+    return result
+
+
+# torch.onnx.export:strip_doc_string
+def case_250():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    torch.onnx.export(nn.Linear(4, 2), (x,), io.BytesIO(), strip_doc_string=True)
+    result = None
+    return result
+
+
+# torch.onnx.export:use_external_data_format
+def case_251():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import io
+    torch.onnx.export(nn.Linear(4, 2), (x,), io.BytesIO(), use_external_data_format=False)
+    result = None
+    return result
+
+
+# torch.onnx.utils.select_model_mode_for_export
+def case_252():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    with torch.onnx.utils.select_model_mode_for_export(model, torch.onnx.TrainingMode.EVAL):
+        result = model.training
+    return result
+
+
+# torch.onnx.utils.disable_apex_o2_state_dict_hook
+def case_253():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    with torch.onnx.utils.disable_apex_o2_state_dict_hook(model):
+        result = sorted(model.state_dict())
+    return result
+
+
+# torch.onnx.utils.setup_onnx_logging
+def case_254():
+    torch.manual_seed(0)
+    with torch.onnx.utils.setup_onnx_logging(False):
+        result = None
+    return result
+
+
+# torch.onnx.utils.exporter_context
+def case_255():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    with torch.onnx.utils.exporter_context(model, torch.onnx.TrainingMode.EVAL, False):
+        result = model.training
+    return result
+
+
+# torch.onnx.utils.unconvertible_ops
+def case_256():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    result = torch.onnx.utils.unconvertible_ops(model, (x,))[1]
+    return result
+
+
+# torch.onnx.dynamo_export
+def case_257():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch.onnx.dynamo_export(nn.Linear(4, 2), x)
+    return result
+
+
+# torch.distributed.all_gather_into_tensor
+def case_258():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    output = torch.empty(3)
+    torch.distributed.all_gather_into_tensor(output, v)
+    result = output
+    return result
+
+
+# torch.distributed._all_gather_base
+def case_259():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    output = torch.empty(3)
+    torch.distributed._all_gather_base(output, v)
+    result = output
+    return result
+
+
+# torch.distributed.reduce_scatter_tensor
+def case_260():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    output = torch.empty(3)
+    torch.distributed.reduce_scatter_tensor(output, v)
+    result = output
+    return result
+
+
+# torch.distributed._reduce_scatter_base
+def case_261():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    output = torch.empty(3)
+    torch.distributed._reduce_scatter_base(output, v)
+    result = output
+    return result
+
+
+# torch.distributed.all_reduce_coalesced
+def case_262():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    tensors = [v.clone()]
+    torch.distributed.all_reduce_coalesced(tensors)
+    result = tensors
+    return result
+
+
+# torch.distributed.all_gather_coalesced
+def case_263():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    outputs = [[torch.empty(3)]]
+    torch.distributed.all_gather_coalesced(outputs, [v])
+    result = outputs
+    return result
+
+
+# torch.distributed.reduce_op
+def case_264():
+    torch.manual_seed(0)
+    result = torch.distributed.reduce_op.SUM
+    return result
+
+
+# torch.distributed.distributed_c10d._get_global_rank
+def case_265():
+    torch.manual_seed(0)
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    result = torch.distributed.distributed_c10d._get_global_rank(torch.distributed.group.WORLD, 0)
+    return result
+
+
+# torch.distributed._functional_collectives.all_gather_tensor
+def case_266():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed._functional_collectives as funcol
+    result = funcol.all_gather_tensor(v, 0, dist.group.WORLD).wait()
+    return result
+
+
+# torch.distributed._functional_collectives.all_gather_tensor_autograd
+def case_267():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed._functional_collectives as funcol
+    result = funcol.all_gather_tensor_autograd(v, 0, dist.group.WORLD).wait()
+    return result
+
+
+# torch.distributed._functional_collectives.reduce_scatter_tensor
+def case_268():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed._functional_collectives as funcol
+    result = funcol.reduce_scatter_tensor(v, 'sum', 0, dist.group.WORLD).wait()
+    return result
+
+
+# torch.distributed._functional_collectives.reduce_scatter_tensor_autograd
+def case_269():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed._functional_collectives as funcol
+    result = funcol.reduce_scatter_tensor_autograd(v, 'sum', 0, dist.group.WORLD).wait()
+    return result
+
+
+# torch.distributed._functional_collectives.all_gather_into_tensor_coalesced
+def case_270():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed._functional_collectives as funcol
+    result = [t.wait() for t in funcol.all_gather_into_tensor_coalesced([v], dist.group.WORLD)]
+    return result
+
+
+# torch.distributed._functional_collectives.reduce_scatter_tensor_coalesced
+def case_271():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed._functional_collectives as funcol
+    result = [t.wait() for t in funcol.reduce_scatter_tensor_coalesced([v], 'sum', [0], dist.group.WORLD)]
+    return result
+
+
+# torch.distributed.nn.functional.all_reduce
+def case_272():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed.nn.functional as dist_fn
+    result = dist_fn.all_reduce(v)
+    return result
+
+
+# torch.distributed.nn.functional.all_gather
+def case_273():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed.nn.functional as dist_fn
+    result = dist_fn.all_gather(v)
+    return result
+
+
+# torch.distributed.nn.functional.broadcast
+def case_274():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed.nn.functional as dist_fn
+    result = dist_fn.broadcast(v, 0)
+    return result
+
+
+# torch.distributed.nn.functional.reduce_scatter
+def case_275():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed.nn.functional as dist_fn
+    output = torch.empty(3)
+    result = dist_fn.reduce_scatter(output, [v])
+    return result
+
+
+# torch.distributed.nn.functional.all_to_all_single
+def case_276():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import tempfile
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(), rank=0, world_size=1)
+    import torch.distributed.nn.functional as dist_fn
+    output = torch.empty(3)
+    result = dist_fn.all_to_all_single(output, v)
+    return result
+
+
+# torch.distributed._shard.checkpoint
+def case_277():
+    torch.manual_seed(0)
+    import torch.distributed._shard.checkpoint as shard_checkpoint
+    result = None
+    return result
+
+
+# torch.distributed._sharding_spec
+def case_278():
+    torch.manual_seed(0)
+    import torch.distributed._sharding_spec as sharding_spec
+    result = None
+    return result
+
+
+# torch.distributed._sharded_tensor
+def case_279():
+    torch.manual_seed(0)
+    import torch.distributed._sharded_tensor as sharded_tensor
+    result = None
+    return result
+
+
+# torch.distributed.checkpoint.save_state_dict
+def case_280():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import tempfile
+    import torch.distributed.checkpoint as dcp
+    path = tempfile.mkdtemp()
+    result = dcp.save_state_dict({'w': x}, dcp.FileSystemWriter(path), no_dist=True).state_dict_metadata['w'].size
+    return result
+
+
+# torch.distributed.checkpoint.load_state_dict
+def case_281():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import tempfile
+    import torch.distributed.checkpoint as dcp
+    path = tempfile.mkdtemp()
+    dcp.save({'w': x}, storage_writer=dcp.FileSystemWriter(path), no_dist=True)
+    state = {'w': torch.zeros(3, 4)}
+    dcp.load_state_dict(state, dcp.FileSystemReader(path), no_dist=True)
+    result = state['w']
+    return result
+
+
+# torch.distributed.checkpoint.save:storage_writer
+def case_282():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import tempfile
+    import torch.distributed.checkpoint as dcp
+    path = tempfile.mkdtemp()
+    result = dcp.save({'w': x}, dcp.FileSystemWriter(path), no_dist=True).state_dict_metadata['w'].size
+    return result
+
+
+# torch.distributed.checkpoint.DefaultSavePlanner:dedup_replicated_tensors
+def case_283():
+    torch.manual_seed(0)
+    import torch.distributed.checkpoint as dcp
+    result = type(dcp.DefaultSavePlanner(dedup_replicated_tensors=True)).__name__
+    return result
+
+
+# torch.distributed.checkpoint.state_dict.get_model_state_dict:submodules
+def case_284():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    import torch.distributed.checkpoint.state_dict as dcp_state_dict
+    model = nn.Sequential(nn.Linear(4, 2), nn.Linear(2, 1))
+    result = dcp_state_dict.get_model_state_dict(model, submodules={model[0]})
+    return result
+
+
+# torch.distributed.launch
+def case_285():
+    torch.manual_seed(0)
+    import torch.distributed.launch as launch
+    try:
+        launch.main(['--help'])
+    except SystemExit:  # argparse exits after printing the help; the warning comes first
+        pass
+    result = None
+    return result
+
+
+# torch.distributed.elastic.metrics.profile
+def case_286():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.distributed.elastic.metrics as metrics
+    result = metrics.profile('group')(torch.sin)(x)
+    return result
+
+
+# torch.distributed.elastic.metrics.publish_metric
+def case_287():
+    torch.manual_seed(0)
+    import torch.distributed.elastic.metrics as metrics
+    result = metrics.publish_metric('group', 'name', 1)
+    return result
+
+
+# torch.distributed.elastic.agent.server.WorkerSpec:fn
+def case_288():
+    torch.manual_seed(0)
+    from torch.distributed.elastic.agent.server import WorkerSpec
+    result = WorkerSpec(role='trainer', local_world_size=1, fn=print, rdzv_handler=None).entrypoint is None
+    return result
+
+
+# torch.library.impl_abstract
+def case_289():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    if not hasattr(torch.ops, "gradlint_probe") or not hasattr(torch.ops.gradlint_probe, "twice"):
+        torch.library.define("gradlint_probe::twice", "(Tensor x) -> Tensor")
+        torch.library.impl("gradlint_probe::twice", "CPU", lambda t: t * 2)
+    torch.library.impl_abstract('gradlint_probe::twice')(lambda t: torch.empty_like(t))
+    result = torch.ops.gradlint_probe.twice(x)
+    return result
+
+
+# torch._dynamo.explain
+def case_290():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    result = torch._dynamo.explain(torch.sin, x).graph_count
+    return result
+
+
+# torch._dynamo.config.inline_inbuilt_nn_modules
+def case_291():
+    torch.manual_seed(0)
+    torch._dynamo.config.inline_inbuilt_nn_modules = True
+    result = None
+    return result
+
+
+# torch._dynamo.config.skip_code_recursive_on_cache_limit_hit
+def case_292():
+    torch.manual_seed(0)
+    torch._dynamo.config.skip_code_recursive_on_cache_limit_hit = True
+    result = None
+    return result
+
+
+# torch.fx.experimental.symbolic_shapes.guard_size_oblivious
+def case_293():
+    torch.manual_seed(0)
+    import torch.fx.experimental.symbolic_shapes as symbolic_shapes
+    result = symbolic_shapes.guard_size_oblivious(True)
+    return result
+
+
+# torch.profiler.profile:use_cuda
+def case_294():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    with torch.profiler.profile(use_cuda=False) as prof:
+        torch.sin(x)
+    result = None
+    return result
+
+
+# torch.profiler.profile.export_memory_timeline
+def case_295():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import os
+    import tempfile
+    with torch.profiler.profile(profile_memory=True, record_shapes=True, with_stack=True) as prof:
+        torch.sin(x)
+    try:
+        prof.export_memory_timeline(os.path.join(tempfile.mkdtemp(), 'memory.json'))
+    except Exception:  # the timeline needs CUDA memory events; the warning comes first
+        pass
+    result = None
+    return result
+
+
+# torch.multiprocessing.SpawnContext
+def case_296():
+    torch.manual_seed(0)
+    import torch.multiprocessing as mp
+    result = type(mp.SpawnContext([], [])).__name__
+    return result
+
+
+# torch.multiprocessing.spawn:start_method
+def case_297():
+    torch.manual_seed(0)
+    import torch.multiprocessing as mp
+    torch.multiprocessing.spawn(abs, nprocs=1, start_method='fork')
+    result = None
+    return result
+
+
+# torch.ao.quantization.quantize_dynamic
+def case_298():
+    torch.manual_seed(0)
+    result = torch.ao.quantization.quantize_dynamic(nn.Sequential(nn.Linear(4, 2)), {nn.Linear}, dtype=torch.qint8)
+    return result
+
+
+# torch.quantization.quantize_dynamic
+def case_299():
+    torch.manual_seed(0)
+    result = torch.quantization.quantize_dynamic(nn.Sequential(nn.Linear(4, 2)), {nn.Linear}, dtype=torch.qint8)
+    return result
+
+
+# torch.ao.quantization.prepare
+def case_300():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    result = torch.ao.quantization.prepare(model)
+    return result
+
+
+# torch.quantization.prepare
+def case_301():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    result = torch.quantization.prepare(model)
+    return result
+
+
+# torch.ao.quantization.convert
+def case_302():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    prepared = torch.ao.quantization.prepare(model)
+    prepared(x)
+    result = torch.ao.quantization.convert(prepared)
+    return result
+
+
+# torch.quantization.convert
+def case_303():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    prepared = torch.ao.quantization.prepare(model)
+    prepared(x)
+    result = torch.quantization.convert(prepared)
+    return result
+
+
+# torch.ao.quantization.quantize
+def case_304():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    result = torch.ao.quantization.quantize(model, lambda m, data: m(data), (x,))
+    return result
+
+
+# torch.quantization.quantize
+def case_305():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig("x86")
+    result = torch.quantization.quantize(model, lambda m, data: m(data), (x,))
+    return result
+
+
+# torch.ao.quantization.prepare_qat
+def case_306():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).train()
+    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86")
+    result = torch.ao.quantization.prepare_qat(model)
+    return result
+
+
+# torch.quantization.prepare_qat
+def case_307():
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).train()
+    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86")
+    result = torch.quantization.prepare_qat(model)
+    return result
+
+
+# torch.ao.quantization.quantize_qat
+def case_308():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).train()
+    model.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86")
+    result = torch.ao.quantization.quantize_qat(model, lambda m, data: m(data), (x,))
+    return result
+
+
+# torch.ao.quantization.quantize_fx.prepare_fx
+def case_309():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.ao.quantization.quantize_fx as quantize_fx
+    mapping = torch.ao.quantization.get_default_qconfig_mapping("x86")
+    result = quantize_fx.prepare_fx(nn.Sequential(nn.Linear(4, 2)).eval(), mapping, (x,))
+    return result
+
+
+# torch.ao.quantization.quantize_fx.prepare_qat_fx
+def case_310():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.ao.quantization.quantize_fx as quantize_fx
+    mapping = torch.ao.quantization.get_default_qat_qconfig_mapping("x86")
+    result = quantize_fx.prepare_qat_fx(nn.Sequential(nn.Linear(4, 2)).train(), mapping, (x,))
+    return result
+
+
+# torch.ao.quantization.quantize_fx.convert_fx
+def case_311():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import torch.ao.quantization.quantize_fx as quantize_fx
+    mapping = torch.ao.quantization.get_default_qconfig_mapping("x86")
+    prepared = quantize_fx.prepare_fx(nn.Sequential(nn.Linear(4, 2)).eval(), mapping, (x,))
+    prepared(x)
+    result = quantize_fx.convert_fx(prepared)
+    return result
+
+
+# torch.ao.quantization.QConfigDynamic
+def case_312():
+    torch.manual_seed(0)
+    result = torch.ao.quantization.QConfigDynamic().weight
+    return result
+
+
+# torch.ao.quantization.get_default_qconfig_dict
+def case_313():
+    torch.manual_seed(0)
+    result = sorted(torch.ao.quantization.get_default_qconfig_dict('x86'))
+    return result
+
+
+# torch.ao.quantization.get_default_qat_qconfig_dict
+def case_314():
+    torch.manual_seed(0)
+    result = sorted(torch.ao.quantization.get_default_qat_qconfig_dict('x86'))
+    return result
+
+
+# torch.ao.nn.quantized.functional.upsample
+def case_315():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    with warnings.catch_warnings():  # quint8 tensors are deprecated themselves (torch.quantize_per_tensor warns)
+        warnings.simplefilter('ignore')
+        q = torch.quantize_per_tensor(img, 0.1, 0, torch.quint8)
+    result = torch.ao.nn.quantized.functional.upsample(q, scale_factor=2)
+    return result
+
+
+# torch.ao.nn.quantized.functional.upsample_nearest
+def case_316():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    with warnings.catch_warnings():  # quint8 tensors are deprecated themselves (torch.quantize_per_tensor warns)
+        warnings.simplefilter('ignore')
+        q = torch.quantize_per_tensor(img, 0.1, 0, torch.quint8)
+    result = torch.ao.nn.quantized.functional.upsample_nearest(q, scale_factor=2)
+    return result
+
+
+# torch.ao.nn.quantized.functional.upsample_bilinear
+def case_317():
+    torch.manual_seed(0)
+    img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
+    with warnings.catch_warnings():  # quint8 tensors are deprecated themselves (torch.quantize_per_tensor warns)
+        warnings.simplefilter('ignore')
+        q = torch.quantize_per_tensor(img, 0.1, 0, torch.quint8)
+    result = torch.ao.nn.quantized.functional.upsample_bilinear(q, scale_factor=2)
+    return result
+
+
+# torch.ao.quantization.observer.MinMaxObserver:reduce_range
+def case_318():
+    torch.manual_seed(0)
+    result = torch.ao.quantization.observer.MinMaxObserver(reduce_range=True).quant_max
+    return result
+
+
+# functorch.vmap
+def case_319():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    import functorch
+    result = functorch.vmap(torch.sum)(x)
+    return result
+
+
+# functorch.grad
+def case_320():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    result = functorch.grad(lambda t: (t ** 2).sum())(v)
+    return result
+
+
+# functorch.grad_and_value
+def case_321():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    result = functorch.grad_and_value(lambda t: (t ** 2).sum())(v)
+    return result
+
+
+# functorch.vjp
+def case_322():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    out, pullback = functorch.vjp(torch.sin, v)
+    result = pullback(torch.ones(3))
+    return result
+
+
+# functorch.jvp
+def case_323():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        with torch.autograd.forward_ad.dual_level():
+            torch.autograd.forward_ad.make_dual(v, v)
+    result = functorch.jvp(torch.sin, (v,), (torch.ones(3),))
+    return result
+
+
+# functorch.jacrev
+def case_324():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    result = functorch.jacrev(torch.sin)(v)
+    return result
+
+
+# functorch.jacfwd
+def case_325():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    result = functorch.jacfwd(torch.sin)(v)
+    return result
+
+
+# functorch.hessian
+def case_326():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    result = functorch.hessian(lambda t: (t ** 3).sum())(v)
+    return result
+
+
+# functorch.functionalize
+def case_327():
+    torch.manual_seed(0)
+    v = torch.tensor([1.0, -2.0, 3.0])
+    import functorch
+    result = functorch.functionalize(lambda t: t.add_(1))(v.clone())
+    return result
+
+
+# functorch.make_functional
+def case_328():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    import functorch
+    function, params = functorch.make_functional(model)
+    result = function(params, x)
+    return result
+
+
+# functorch.make_functional_with_buffers
+def case_329():
+    torch.manual_seed(0)
+    x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
+    model = nn.Linear(4, 2)
+    import functorch
+    function, params, buffers = functorch.make_functional_with_buffers(model)
+    result = function(params, buffers, x)
+    return result
+
+
+# functorch.combine_state_for_ensemble
+def case_330():
+    torch.manual_seed(0)
+    import functorch
+    function, params, buffers = functorch.combine_state_for_ensemble([nn.Linear(4, 2), nn.Linear(4, 2)])
+    result = [p.shape for p in params]
+    return result
+
+
 CASES = [
     ("case_001", case_001),
     ("case_002", case_002),
@@ -1868,6 +3264,146 @@ CASES = [
     ("case_188", case_188),
     ("case_189", case_189),
     ("case_190", case_190),
+    ("case_191", case_191),
+    ("case_192", case_192),
+    ("case_193", case_193),
+    ("case_194", case_194),
+    ("case_195", case_195),
+    ("case_196", case_196),
+    ("case_197", case_197),
+    ("case_198", case_198),
+    ("case_199", case_199),
+    ("case_200", case_200),
+    ("case_201", case_201),
+    ("case_202", case_202),
+    ("case_203", case_203),
+    ("case_204", case_204),
+    ("case_205", case_205),
+    ("case_206", case_206),
+    ("case_207", case_207),
+    ("case_208", case_208),
+    ("case_209", case_209),
+    ("case_210", case_210),
+    ("case_211", case_211),
+    ("case_212", case_212),
+    ("case_213", case_213),
+    ("case_214", case_214),
+    ("case_215", case_215),
+    ("case_216", case_216),
+    ("case_217", case_217),
+    ("case_218", case_218),
+    ("case_219", case_219),
+    ("case_220", case_220),
+    ("case_221", case_221),
+    ("case_222", case_222),
+    ("case_223", case_223),
+    ("case_224", case_224),
+    ("case_225", case_225),
+    ("case_226", case_226),
+    ("case_227", case_227),
+    ("case_228", case_228),
+    ("case_229", case_229),
+    ("case_230", case_230),
+    ("case_231", case_231),
+    ("case_232", case_232),
+    ("case_233", case_233),
+    ("case_234", case_234),
+    ("case_235", case_235),
+    ("case_236", case_236),
+    ("case_237", case_237),
+    ("case_238", case_238),
+    ("case_239", case_239),
+    ("case_240", case_240),
+    ("case_241", case_241),
+    ("case_242", case_242),
+    ("case_243", case_243),
+    ("case_244", case_244),
+    ("case_245", case_245),
+    ("case_246", case_246),
+    ("case_247", case_247),
+    ("case_248", case_248),
+    ("case_249", case_249),
+    ("case_250", case_250),
+    ("case_251", case_251),
+    ("case_252", case_252),
+    ("case_253", case_253),
+    ("case_254", case_254),
+    ("case_255", case_255),
+    ("case_256", case_256),
+    ("case_257", case_257),
+    ("case_258", case_258),
+    ("case_259", case_259),
+    ("case_260", case_260),
+    ("case_261", case_261),
+    ("case_262", case_262),
+    ("case_263", case_263),
+    ("case_264", case_264),
+    ("case_265", case_265),
+    ("case_266", case_266),
+    ("case_267", case_267),
+    ("case_268", case_268),
+    ("case_269", case_269),
+    ("case_270", case_270),
+    ("case_271", case_271),
+    ("case_272", case_272),
+    ("case_273", case_273),
+    ("case_274", case_274),
+    ("case_275", case_275),
+    ("case_276", case_276),
+    ("case_277", case_277),
+    ("case_278", case_278),
+    ("case_279", case_279),
+    ("case_280", case_280),
+    ("case_281", case_281),
+    ("case_282", case_282),
+    ("case_283", case_283),
+    ("case_284", case_284),
+    ("case_285", case_285),
+    ("case_286", case_286),
+    ("case_287", case_287),
+    ("case_288", case_288),
+    ("case_289", case_289),
+    ("case_290", case_290),
+    ("case_291", case_291),
+    ("case_292", case_292),
+    ("case_293", case_293),
+    ("case_294", case_294),
+    ("case_295", case_295),
+    ("case_296", case_296),
+    ("case_297", case_297),
+    ("case_298", case_298),
+    ("case_299", case_299),
+    ("case_300", case_300),
+    ("case_301", case_301),
+    ("case_302", case_302),
+    ("case_303", case_303),
+    ("case_304", case_304),
+    ("case_305", case_305),
+    ("case_306", case_306),
+    ("case_307", case_307),
+    ("case_308", case_308),
+    ("case_309", case_309),
+    ("case_310", case_310),
+    ("case_311", case_311),
+    ("case_312", case_312),
+    ("case_313", case_313),
+    ("case_314", case_314),
+    ("case_315", case_315),
+    ("case_316", case_316),
+    ("case_317", case_317),
+    ("case_318", case_318),
+    ("case_319", case_319),
+    ("case_320", case_320),
+    ("case_321", case_321),
+    ("case_322", case_322),
+    ("case_323", case_323),
+    ("case_324", case_324),
+    ("case_325", case_325),
+    ("case_326", case_326),
+    ("case_327", case_327),
+    ("case_328", case_328),
+    ("case_329", case_329),
+    ("case_330", case_330),
 ]
 
 

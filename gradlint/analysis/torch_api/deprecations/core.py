@@ -101,6 +101,6 @@ METHODS: dict[str, Deprecated] = {
     "ger": Deprecated("1.7", ".outer(...)", new="outer", needs_torch="1.5"),
     "storage": Deprecated("2.0", ".untyped_storage()", why_no_fix=_NOT_THE_SAME_STORAGE),
     "storage_type": Deprecated("2.0", ".dtype", why_no_fix="a storage class becomes a dtype"),
-    "resize": Deprecated("0.4", ".reshape(...)", why_no_fix="`reshape` matches only when the element count is unchanged"),
+    # `resize` is not listed: a PIL image's `resize` reads like a tensor's to the analysis.
     "resize_as": Deprecated("0.4", ".reshape(other.shape)", why_no_fix="`reshape` matches only when the element count is unchanged"),
 }
