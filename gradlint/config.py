@@ -63,7 +63,7 @@ FAIL_ON = ("error", "warning")
 # replacement needs a newer one is offered as unsafe, its title saying why. The default is the
 # oldest release that has every replacement of the API tables (`newest_replacement()`): every fix
 # is offered as the rule declares it (tests/test_target_torch.py keeps the two equal).
-DEFAULT_TARGET_TORCH = "2.4"
+DEFAULT_TARGET_TORCH = "2.13"
 
 
 DEFAULT_SELECT = ("GL",)
