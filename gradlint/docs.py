@@ -61,6 +61,8 @@ def render_index() -> str:
         "# gradlint rules",
         "",
         "Generated from the rule classes by `python -m gradlint.docs rules`; do not edit by hand.",
+        "[deprecations.md](deprecations.md) lists every torch deprecation harvested from torch's sources",
+        "with the rule that reports it.",
         "",
         "| code | name | severity | fix | what it finds |",
         "|---|---|---|---|---|",
@@ -107,11 +109,16 @@ def rendered_catalog() -> dict[str, str]:
     return catalog
 
 
+# Pages of the catalog directory that another generator writes (and another test keeps in sync):
+# bench/deprecations/coverage.py lists the harvested torch deprecations with the rules that report them.
+OTHER_PAGES = frozenset({"deprecations.md"})
+
+
 def stale_files(directory: Path) -> list[str]:
     """Catalog files that are missing, different, or no longer generated."""
     expected = rendered_catalog()
     stale = [name for name, text in expected.items() if _read(directory / name) != text]
-    stale += sorted(p.name for p in directory.glob("*.md") if p.name not in expected)
+    stale += sorted(p.name for p in directory.glob("*.md") if p.name not in expected and p.name not in OTHER_PAGES)
     readme = _readme_of(directory)
     if readme.exists() and with_readme_table(_read(readme)) != _read(readme):
         stale.append(f"../{readme.name}")
@@ -124,7 +131,7 @@ def write_catalog(directory: Path) -> None:
     for name, text in expected.items():
         (directory / name).write_text(text, encoding="utf-8", newline="\n")
     for path in directory.glob("*.md"):
-        if path.name not in expected:
+        if path.name not in expected and path.name not in OTHER_PAGES:
             path.unlink()
     readme = _readme_of(directory)
     if readme.exists():
