@@ -50,7 +50,7 @@ def _functorch(name: str, call: str, new: str) -> Deprecation:
 
 
 def _ao(
-    api: str, call: str, source: str, replacement: str = "torchao (`torchao.quantization.quantize_`, pt2e `prepare_pt2e`/`convert_pt2e`)"
+    api: str, call: str, source: str, replacement: str = "torchao.quantization.quantize_` or torchao's pt2e `prepare_pt2e`/`convert_pt2e"
 ) -> Deprecation:
     return Deprecation(
         api=api,
@@ -550,15 +550,6 @@ RECORDS: list[Deprecation] = [
         since="2.0",
         replacement="nothing: hipify 2.0 no longer classifies files this way",
         source="torch/utils/hipify/hipify_python.py:633",
-    ),
-    Deprecation(
-        api="torch.utils.trainer",
-        kind="module",
-        call="import torch.utils.trainer as trainer\nresult = None",
-        since="0.4",
-        removed="1.0",
-        replacement="a plain training loop",
-        note="the 0.x Trainer/plugins module; 2017 code imported it",
     ),
     # ---------------------------------------------------------------- torch.jit
     Deprecation(

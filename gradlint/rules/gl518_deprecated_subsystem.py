@@ -3,12 +3,12 @@ from __future__ import annotations
 from gradlint.analysis.torch_api.deprecations import of_subsystems
 from gradlint.fix.plan import Availability
 from gradlint.rules.base import Invalid, Severity
-from gradlint.rules.gl517_deprecated_api import DeprecatedApi, triggers_of
+from gradlint.rules.deprecation_rule import DeprecationTableRule, triggers_of
 
 CALLABLES, KEYWORDS, METHODS = of_subsystems(True)
 
 
-class DeprecatedSubsystem(DeprecatedApi):
+class DeprecatedSubsystem(DeprecationTableRule):
     """
     ## What it does
     Flags the entry points of the torch subsystems that torch 2.13 deprecates as a whole for a

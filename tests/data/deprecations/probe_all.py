@@ -1971,16 +1971,8 @@ def case_221():
     return result
 
 
-# torch.utils.trainer
-def case_222():
-    torch.manual_seed(0)
-    import torch.utils.trainer as trainer
-    result = None
-    return result
-
-
 # torch.jit.script
-def case_223():
+def case_222():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.script(nn.Linear(4, 2))(x)
@@ -1988,7 +1980,7 @@ def case_223():
 
 
 # torch.jit.trace
-def case_224():
+def case_223():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.trace(nn.Linear(4, 2), x)(x)
@@ -1996,7 +1988,7 @@ def case_224():
 
 
 # torch.jit.trace_module
-def case_225():
+def case_224():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.trace_module(nn.Linear(4, 2), {'forward': x})(x)
@@ -2004,7 +1996,7 @@ def case_225():
 
 
 # torch.jit.trace:optimize
-def case_226():
+def case_225():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.trace(nn.Linear(4, 2), x, optimize=True)(x)
@@ -2012,7 +2004,7 @@ def case_226():
 
 
 # torch.jit.script:optimize
-def case_227():
+def case_226():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.script(nn.Linear(4, 2), optimize=True)(x)
@@ -2020,7 +2012,7 @@ def case_227():
 
 
 # torch.jit.save
-def case_228():
+def case_227():
     torch.manual_seed(0)
     import io
     buffer = io.BytesIO()
@@ -2030,7 +2022,7 @@ def case_228():
 
 
 # torch.jit.load
-def case_229():
+def case_228():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2042,7 +2034,7 @@ def case_229():
 
 
 # torch.jit.freeze
-def case_230():
+def case_229():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.freeze(torch.jit.script(nn.Linear(4, 2)).eval())(x)
@@ -2050,7 +2042,7 @@ def case_230():
 
 
 # torch.jit.optimize_for_inference
-def case_231():
+def case_230():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.optimize_for_inference(torch.jit.script(nn.Linear(4, 2)).eval())(x)
@@ -2058,7 +2050,7 @@ def case_231():
 
 
 # torch.jit.fork
-def case_232():
+def case_231():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     future = torch.jit.fork(torch.sin, x)
@@ -2067,7 +2059,7 @@ def case_232():
 
 
 # torch.jit.wait
-def case_233():
+def case_232():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     future = torch.futures.Future()
@@ -2077,14 +2069,14 @@ def case_233():
 
 
 # torch.jit.set_fusion_strategy
-def case_234():
+def case_233():
     torch.manual_seed(0)
     result = torch.jit.set_fusion_strategy([('STATIC', 2)])
     return result
 
 
 # torch.jit.interface
-def case_235():
+def case_234():
     torch.manual_seed(0)
     @torch.jit.interface
     class Scaler(nn.Module):
@@ -2095,7 +2087,7 @@ def case_235():
 
 
 # torch.jit.script_method
-def case_236():
+def case_235():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     class Doubler(torch.jit.ScriptModule):
@@ -2107,7 +2099,7 @@ def case_236():
 
 
 # torch.jit.ScriptModule._save_for_lite_interpreter
-def case_237():
+def case_236():
     torch.manual_seed(0)
     import os
     import tempfile
@@ -2117,14 +2109,14 @@ def case_237():
 
 
 # torch.jit.annotate
-def case_238():
+def case_237():
     torch.manual_seed(0)
     result = torch.jit.annotate(list[int], [])
     return result
 
 
 # torch.jit.script_if_tracing
-def case_239():
+def case_238():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.script_if_tracing(torch.sin)(x)
@@ -2132,14 +2124,14 @@ def case_239():
 
 
 # torch.jit.isinstance
-def case_240():
+def case_239():
     torch.manual_seed(0)
     result = torch.jit.isinstance([1], list[int])
     return result
 
 
 # torch.jit.strict_fusion
-def case_241():
+def case_240():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     with torch.jit.strict_fusion():
@@ -2148,7 +2140,7 @@ def case_241():
 
 
 # torch.jit.enable_onednn_fusion
-def case_242():
+def case_241():
     torch.manual_seed(0)
     torch.jit.enable_onednn_fusion(False)
     result = None
@@ -2156,14 +2148,14 @@ def case_242():
 
 
 # torch.jit.onednn_fusion_enabled
-def case_243():
+def case_242():
     torch.manual_seed(0)
     result = torch.jit.onednn_fusion_enabled()
     return result
 
 
 # torch.jit.get_trace_graph
-def case_244():
+def case_243():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.jit.get_trace_graph(nn.Linear(4, 2), (x,))
@@ -2171,7 +2163,7 @@ def case_244():
 
 
 # torch.onnx.export:dynamo
-def case_245():
+def case_244():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2184,7 +2176,7 @@ def case_245():
 
 
 # torch.onnx.export:training
-def case_246():
+def case_245():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2197,7 +2189,7 @@ def case_246():
 
 
 # torch.onnx.export:operator_export_type
-def case_247():
+def case_246():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2210,7 +2202,7 @@ def case_247():
 
 
 # torch.onnx.export:example_outputs
-def case_248():
+def case_247():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2220,7 +2212,7 @@ def case_248():
 
 
 # torch.onnx.export:enable_onnx_checker
-def case_249():
+def case_248():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2230,7 +2222,7 @@ def case_249():
 
 
 # torch.onnx.export:strip_doc_string
-def case_250():
+def case_249():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2240,7 +2232,7 @@ def case_250():
 
 
 # torch.onnx.export:use_external_data_format
-def case_251():
+def case_250():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import io
@@ -2250,7 +2242,7 @@ def case_251():
 
 
 # torch.onnx.utils.select_model_mode_for_export
-def case_252():
+def case_251():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     with torch.onnx.utils.select_model_mode_for_export(model, torch.onnx.TrainingMode.EVAL):
@@ -2259,7 +2251,7 @@ def case_252():
 
 
 # torch.onnx.utils.disable_apex_o2_state_dict_hook
-def case_253():
+def case_252():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     with torch.onnx.utils.disable_apex_o2_state_dict_hook(model):
@@ -2268,7 +2260,7 @@ def case_253():
 
 
 # torch.onnx.utils.setup_onnx_logging
-def case_254():
+def case_253():
     torch.manual_seed(0)
     with torch.onnx.utils.setup_onnx_logging(False):
         result = None
@@ -2276,7 +2268,7 @@ def case_254():
 
 
 # torch.onnx.utils.exporter_context
-def case_255():
+def case_254():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     with torch.onnx.utils.exporter_context(model, torch.onnx.TrainingMode.EVAL, False):
@@ -2285,7 +2277,7 @@ def case_255():
 
 
 # torch.onnx.utils.unconvertible_ops
-def case_256():
+def case_255():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -2294,7 +2286,7 @@ def case_256():
 
 
 # torch.onnx.dynamo_export
-def case_257():
+def case_256():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch.onnx.dynamo_export(nn.Linear(4, 2), x)
@@ -2302,7 +2294,7 @@ def case_257():
 
 
 # torch.distributed.all_gather_into_tensor
-def case_258():
+def case_257():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2316,7 +2308,7 @@ def case_258():
 
 
 # torch.distributed._all_gather_base
-def case_259():
+def case_258():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2330,7 +2322,7 @@ def case_259():
 
 
 # torch.distributed.reduce_scatter_tensor
-def case_260():
+def case_259():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2344,7 +2336,7 @@ def case_260():
 
 
 # torch.distributed._reduce_scatter_base
-def case_261():
+def case_260():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2358,7 +2350,7 @@ def case_261():
 
 
 # torch.distributed.all_reduce_coalesced
-def case_262():
+def case_261():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2372,7 +2364,7 @@ def case_262():
 
 
 # torch.distributed.all_gather_coalesced
-def case_263():
+def case_262():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2386,14 +2378,14 @@ def case_263():
 
 
 # torch.distributed.reduce_op
-def case_264():
+def case_263():
     torch.manual_seed(0)
     result = torch.distributed.reduce_op.SUM
     return result
 
 
 # torch.distributed.distributed_c10d._get_global_rank
-def case_265():
+def case_264():
     torch.manual_seed(0)
     import tempfile
     import torch.distributed as dist
@@ -2404,7 +2396,7 @@ def case_265():
 
 
 # torch.distributed._functional_collectives.all_gather_tensor
-def case_266():
+def case_265():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2417,7 +2409,7 @@ def case_266():
 
 
 # torch.distributed._functional_collectives.all_gather_tensor_autograd
-def case_267():
+def case_266():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2430,7 +2422,7 @@ def case_267():
 
 
 # torch.distributed._functional_collectives.reduce_scatter_tensor
-def case_268():
+def case_267():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2443,7 +2435,7 @@ def case_268():
 
 
 # torch.distributed._functional_collectives.reduce_scatter_tensor_autograd
-def case_269():
+def case_268():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2456,7 +2448,7 @@ def case_269():
 
 
 # torch.distributed._functional_collectives.all_gather_into_tensor_coalesced
-def case_270():
+def case_269():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2469,7 +2461,7 @@ def case_270():
 
 
 # torch.distributed._functional_collectives.reduce_scatter_tensor_coalesced
-def case_271():
+def case_270():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2482,7 +2474,7 @@ def case_271():
 
 
 # torch.distributed.nn.functional.all_reduce
-def case_272():
+def case_271():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2495,7 +2487,7 @@ def case_272():
 
 
 # torch.distributed.nn.functional.all_gather
-def case_273():
+def case_272():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2508,7 +2500,7 @@ def case_273():
 
 
 # torch.distributed.nn.functional.broadcast
-def case_274():
+def case_273():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2521,7 +2513,7 @@ def case_274():
 
 
 # torch.distributed.nn.functional.reduce_scatter
-def case_275():
+def case_274():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2535,7 +2527,7 @@ def case_275():
 
 
 # torch.distributed.nn.functional.all_to_all_single
-def case_276():
+def case_275():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import tempfile
@@ -2549,7 +2541,7 @@ def case_276():
 
 
 # torch.distributed._shard.checkpoint
-def case_277():
+def case_276():
     torch.manual_seed(0)
     import torch.distributed._shard.checkpoint as shard_checkpoint
     result = None
@@ -2557,7 +2549,7 @@ def case_277():
 
 
 # torch.distributed._sharding_spec
-def case_278():
+def case_277():
     torch.manual_seed(0)
     import torch.distributed._sharding_spec as sharding_spec
     result = None
@@ -2565,7 +2557,7 @@ def case_278():
 
 
 # torch.distributed._sharded_tensor
-def case_279():
+def case_278():
     torch.manual_seed(0)
     import torch.distributed._sharded_tensor as sharded_tensor
     result = None
@@ -2573,7 +2565,7 @@ def case_279():
 
 
 # torch.distributed.checkpoint.save_state_dict
-def case_280():
+def case_279():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import tempfile
@@ -2584,7 +2576,7 @@ def case_280():
 
 
 # torch.distributed.checkpoint.load_state_dict
-def case_281():
+def case_280():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import tempfile
@@ -2598,7 +2590,7 @@ def case_281():
 
 
 # torch.distributed.checkpoint.save:storage_writer
-def case_282():
+def case_281():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import tempfile
@@ -2609,7 +2601,7 @@ def case_282():
 
 
 # torch.distributed.checkpoint.DefaultSavePlanner:dedup_replicated_tensors
-def case_283():
+def case_282():
     torch.manual_seed(0)
     import torch.distributed.checkpoint as dcp
     result = type(dcp.DefaultSavePlanner(dedup_replicated_tensors=True)).__name__
@@ -2617,7 +2609,7 @@ def case_283():
 
 
 # torch.distributed.checkpoint.state_dict.get_model_state_dict:submodules
-def case_284():
+def case_283():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     import torch.distributed.checkpoint.state_dict as dcp_state_dict
@@ -2627,7 +2619,7 @@ def case_284():
 
 
 # torch.distributed.launch
-def case_285():
+def case_284():
     torch.manual_seed(0)
     import torch.distributed.launch as launch
     try:
@@ -2639,7 +2631,7 @@ def case_285():
 
 
 # torch.distributed.elastic.metrics.profile
-def case_286():
+def case_285():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import torch.distributed.elastic.metrics as metrics
@@ -2648,7 +2640,7 @@ def case_286():
 
 
 # torch.distributed.elastic.metrics.publish_metric
-def case_287():
+def case_286():
     torch.manual_seed(0)
     import torch.distributed.elastic.metrics as metrics
     result = metrics.publish_metric('group', 'name', 1)
@@ -2656,7 +2648,7 @@ def case_287():
 
 
 # torch.distributed.elastic.agent.server.WorkerSpec:fn
-def case_288():
+def case_287():
     torch.manual_seed(0)
     from torch.distributed.elastic.agent.server import WorkerSpec
     result = WorkerSpec(role='trainer', local_world_size=1, fn=print, rdzv_handler=None).entrypoint is None
@@ -2664,7 +2656,7 @@ def case_288():
 
 
 # torch.library.impl_abstract
-def case_289():
+def case_288():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     if not hasattr(torch.ops, "gradlint_probe") or not hasattr(torch.ops.gradlint_probe, "twice"):
@@ -2676,7 +2668,7 @@ def case_289():
 
 
 # torch._dynamo.explain
-def case_290():
+def case_289():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     result = torch._dynamo.explain(torch.sin, x).graph_count
@@ -2684,7 +2676,7 @@ def case_290():
 
 
 # torch._dynamo.config.inline_inbuilt_nn_modules
-def case_291():
+def case_290():
     torch.manual_seed(0)
     torch._dynamo.config.inline_inbuilt_nn_modules = True
     result = None
@@ -2692,7 +2684,7 @@ def case_291():
 
 
 # torch._dynamo.config.skip_code_recursive_on_cache_limit_hit
-def case_292():
+def case_291():
     torch.manual_seed(0)
     torch._dynamo.config.skip_code_recursive_on_cache_limit_hit = True
     result = None
@@ -2700,7 +2692,7 @@ def case_292():
 
 
 # torch.fx.experimental.symbolic_shapes.guard_size_oblivious
-def case_293():
+def case_292():
     torch.manual_seed(0)
     import torch.fx.experimental.symbolic_shapes as symbolic_shapes
     result = symbolic_shapes.guard_size_oblivious(True)
@@ -2708,7 +2700,7 @@ def case_293():
 
 
 # torch.profiler.profile:use_cuda
-def case_294():
+def case_293():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     with torch.profiler.profile(use_cuda=False) as prof:
@@ -2718,7 +2710,7 @@ def case_294():
 
 
 # torch.profiler.profile.export_memory_timeline
-def case_295():
+def case_294():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import os
@@ -2734,7 +2726,7 @@ def case_295():
 
 
 # torch.multiprocessing.SpawnContext
-def case_296():
+def case_295():
     torch.manual_seed(0)
     import torch.multiprocessing as mp
     result = type(mp.SpawnContext([], [])).__name__
@@ -2742,7 +2734,7 @@ def case_296():
 
 
 # torch.multiprocessing.spawn:start_method
-def case_297():
+def case_296():
     torch.manual_seed(0)
     import torch.multiprocessing as mp
     torch.multiprocessing.spawn(abs, nprocs=1, start_method='fork')
@@ -2751,21 +2743,21 @@ def case_297():
 
 
 # torch.ao.quantization.quantize_dynamic
-def case_298():
+def case_297():
     torch.manual_seed(0)
     result = torch.ao.quantization.quantize_dynamic(nn.Sequential(nn.Linear(4, 2)), {nn.Linear}, dtype=torch.qint8)
     return result
 
 
 # torch.quantization.quantize_dynamic
-def case_299():
+def case_298():
     torch.manual_seed(0)
     result = torch.quantization.quantize_dynamic(nn.Sequential(nn.Linear(4, 2)), {nn.Linear}, dtype=torch.qint8)
     return result
 
 
 # torch.ao.quantization.prepare
-def case_300():
+def case_299():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
@@ -2775,7 +2767,7 @@ def case_300():
 
 
 # torch.quantization.prepare
-def case_301():
+def case_300():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).eval()
@@ -2785,7 +2777,7 @@ def case_301():
 
 
 # torch.ao.quantization.convert
-def case_302():
+def case_301():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -2798,7 +2790,7 @@ def case_302():
 
 
 # torch.quantization.convert
-def case_303():
+def case_302():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -2811,7 +2803,7 @@ def case_303():
 
 
 # torch.ao.quantization.quantize
-def case_304():
+def case_303():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -2822,7 +2814,7 @@ def case_304():
 
 
 # torch.quantization.quantize
-def case_305():
+def case_304():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -2833,7 +2825,7 @@ def case_305():
 
 
 # torch.ao.quantization.prepare_qat
-def case_306():
+def case_305():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).train()
@@ -2843,7 +2835,7 @@ def case_306():
 
 
 # torch.quantization.prepare_qat
-def case_307():
+def case_306():
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     model = nn.Sequential(torch.ao.quantization.QuantStub(), nn.Linear(4, 2), torch.ao.quantization.DeQuantStub()).train()
@@ -2853,7 +2845,7 @@ def case_307():
 
 
 # torch.ao.quantization.quantize_qat
-def case_308():
+def case_307():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -2864,7 +2856,7 @@ def case_308():
 
 
 # torch.ao.quantization.quantize_fx.prepare_fx
-def case_309():
+def case_308():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import torch.ao.quantization.quantize_fx as quantize_fx
@@ -2874,7 +2866,7 @@ def case_309():
 
 
 # torch.ao.quantization.quantize_fx.prepare_qat_fx
-def case_310():
+def case_309():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import torch.ao.quantization.quantize_fx as quantize_fx
@@ -2884,7 +2876,7 @@ def case_310():
 
 
 # torch.ao.quantization.quantize_fx.convert_fx
-def case_311():
+def case_310():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import torch.ao.quantization.quantize_fx as quantize_fx
@@ -2896,28 +2888,28 @@ def case_311():
 
 
 # torch.ao.quantization.QConfigDynamic
-def case_312():
+def case_311():
     torch.manual_seed(0)
     result = torch.ao.quantization.QConfigDynamic().weight
     return result
 
 
 # torch.ao.quantization.get_default_qconfig_dict
-def case_313():
+def case_312():
     torch.manual_seed(0)
     result = sorted(torch.ao.quantization.get_default_qconfig_dict('x86'))
     return result
 
 
 # torch.ao.quantization.get_default_qat_qconfig_dict
-def case_314():
+def case_313():
     torch.manual_seed(0)
     result = sorted(torch.ao.quantization.get_default_qat_qconfig_dict('x86'))
     return result
 
 
 # torch.ao.nn.quantized.functional.upsample
-def case_315():
+def case_314():
     torch.manual_seed(0)
     img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
     with warnings.catch_warnings():  # quint8 tensors are deprecated themselves (torch.quantize_per_tensor warns)
@@ -2928,7 +2920,7 @@ def case_315():
 
 
 # torch.ao.nn.quantized.functional.upsample_nearest
-def case_316():
+def case_315():
     torch.manual_seed(0)
     img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
     with warnings.catch_warnings():  # quint8 tensors are deprecated themselves (torch.quantize_per_tensor warns)
@@ -2939,7 +2931,7 @@ def case_316():
 
 
 # torch.ao.nn.quantized.functional.upsample_bilinear
-def case_317():
+def case_316():
     torch.manual_seed(0)
     img = torch.linspace(0.0, 1.0, 96).reshape(2, 3, 4, 4)
     with warnings.catch_warnings():  # quint8 tensors are deprecated themselves (torch.quantize_per_tensor warns)
@@ -2950,14 +2942,14 @@ def case_317():
 
 
 # torch.ao.quantization.observer.MinMaxObserver:reduce_range
-def case_318():
+def case_317():
     torch.manual_seed(0)
     result = torch.ao.quantization.observer.MinMaxObserver(reduce_range=True).quant_max
     return result
 
 
 # functorch.vmap
-def case_319():
+def case_318():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     import functorch
@@ -2966,7 +2958,7 @@ def case_319():
 
 
 # functorch.grad
-def case_320():
+def case_319():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -2975,7 +2967,7 @@ def case_320():
 
 
 # functorch.grad_and_value
-def case_321():
+def case_320():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -2984,7 +2976,7 @@ def case_321():
 
 
 # functorch.vjp
-def case_322():
+def case_321():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -2994,7 +2986,7 @@ def case_322():
 
 
 # functorch.jvp
-def case_323():
+def case_322():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -3007,7 +2999,7 @@ def case_323():
 
 
 # functorch.jacrev
-def case_324():
+def case_323():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -3016,7 +3008,7 @@ def case_324():
 
 
 # functorch.jacfwd
-def case_325():
+def case_324():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -3025,7 +3017,7 @@ def case_325():
 
 
 # functorch.hessian
-def case_326():
+def case_325():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -3034,7 +3026,7 @@ def case_326():
 
 
 # functorch.functionalize
-def case_327():
+def case_326():
     torch.manual_seed(0)
     v = torch.tensor([1.0, -2.0, 3.0])
     import functorch
@@ -3043,7 +3035,7 @@ def case_327():
 
 
 # functorch.make_functional
-def case_328():
+def case_327():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -3054,7 +3046,7 @@ def case_328():
 
 
 # functorch.make_functional_with_buffers
-def case_329():
+def case_328():
     torch.manual_seed(0)
     x = torch.linspace(-1.5, 2.0, 12).reshape(3, 4)
     model = nn.Linear(4, 2)
@@ -3065,7 +3057,7 @@ def case_329():
 
 
 # functorch.combine_state_for_ensemble
-def case_330():
+def case_329():
     torch.manual_seed(0)
     import functorch
     function, params, buffers = functorch.combine_state_for_ensemble([nn.Linear(4, 2), nn.Linear(4, 2)])
@@ -3403,7 +3395,6 @@ CASES = [
     ("case_327", case_327),
     ("case_328", case_328),
     ("case_329", case_329),
-    ("case_330", case_330),
 ]
 
 

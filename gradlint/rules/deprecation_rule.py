@@ -1,0 +1,159 @@
+"""Rules over a table of deprecated torch APIs (GL517, GL518): one policy, two tables. A use is a
+dotted name resolved through the imports (called, read, imported as a module, used as a
+decorator), a keyword argument given in a call of the named callable, or a method called on a
+value known to be a tensor; the fix replaces the name where the replacement is exact."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Optional, Union
+
+import libcst as cst
+
+from gradlint.analysis.syntax import keyword_arg, positional_args
+from gradlint.analysis.torch_api.deprecations import Deprecated
+from gradlint.analysis.version_fallbacks import in_version_fallback
+from gradlint.fix.builders import indentation, render_at, torch_alias, with_keywords
+from gradlint.fix.plan import FixPlan, Replace
+from gradlint.rules.base import Rule
+
+_Reference = Union[cst.Name, cst.Attribute]
+
+
+def triggers_of(callables: dict, keywords: dict, methods: dict) -> tuple[str, ...]:
+    """The prefilter's words for a table: the last part of each name, each keyword, each method."""
+    return tuple(sorted({name.rsplit(".", 1)[-1] for name in callables} | {keyword for _, keyword in keywords} | set(methods)))
+
+
+class DeprecationTableRule(Rule):
+    """Reports the uses of the rows of `callables`, `keywords` and `methods` (set by each rule)."""
+
+    callables: ClassVar[dict[str, Deprecated]] = {}
+    keywords: ClassVar[dict[tuple[str, str], Deprecated]] = {}
+    methods: ClassVar[dict[str, Deprecated]] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) in (cst.Name, cst.Attribute):
+            qualified = self.context.imports.qualified_name(func)
+            entry = self.callables.get(qualified) if qualified is not None else None
+            if entry is not None and not self._in_version_fallback():
+                self.report(func, self._message(self.context.code_for(func), entry), self._call_fix(node, func, entry))
+            if qualified is not None:
+                self._check_keywords(node, qualified)
+        if type(func) is cst.Attribute and func.attr.value in self.methods:
+            self._check_method(node, func)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """`torch.has_cuda`, `torch.FloatStorage`: an API read without a call (calls, decorators and
+        imports are reported where they are visited)."""
+        parent = self.context.parent()
+        if isinstance(parent, (cst.Call, cst.Decorator)) and node in (getattr(parent, "func", None), getattr(parent, "decorator", None)):
+            return
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AugAssign) and parent.target is node):
+            return  # `torch.get_autocast_gpu_dtype = patched`: a monkey-patch replaces the API, it does not use it
+        qualified = self.context.imports.qualified_name(node)
+        entry = self.callables.get(qualified) if qualified is not None else None
+        if entry is not None and not self._in_import() and not self._in_version_fallback():
+            self.report(node, self._message(self.context.code_for(node), entry))
+
+    def _in_import(self) -> bool:
+        for ancestor in reversed(self.context.stack):
+            if isinstance(ancestor, (cst.Import, cst.ImportFrom)):
+                return True
+            if isinstance(ancestor, cst.BaseStatement):
+                return False
+        return False
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        """`@torch.cuda.amp.custom_fwd` without a call: the reference itself is the use."""
+        reference = node.decorator
+        if type(reference) not in (cst.Name, cst.Attribute):
+            return
+        qualified = self.context.imports.qualified_name(reference)
+        entry = self.callables.get(qualified) if qualified is not None else None
+        if entry is not None and not self._in_version_fallback():
+            self.report(reference, self._message(self.context.code_for(reference), entry))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        """`import torch.x.deprecated_module`: a module is reported where it is imported."""
+        for alias in node.names:
+            self._check_module(alias.name)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if not node.relative and node.module is not None:
+            self._check_module(node.module)
+
+    def _check_module(self, module: _Reference) -> None:
+        written = self.context.code_for(module)
+        entry = self.callables.get(written)
+        if entry is not None and not self._in_version_fallback():
+            self.report(module, self._message(written, entry))
+
+    def _check_keywords(self, node: cst.Call, qualified: str) -> None:
+        for arg in node.args:
+            if arg.keyword is None:
+                continue
+            entry = self.keywords.get((qualified, arg.keyword.value))
+            if entry is not None and not self._in_version_fallback():
+                written = f"`{arg.keyword.value}=` of `{self.context.code_for(node.func)}`"
+                self.report(arg, self._message(written, entry, keyword=True), self._keyword_fix(node, arg, entry))
+
+    def _check_method(self, node: cst.Call, func: cst.Attribute) -> None:
+        entry = self.methods[func.attr.value]
+        # Other libraries share these names (a PIL image's `resize`): the receiver must be a tensor
+        # with nothing against it, not one only by its name.
+        if not self.context.is_known_tensor(func.value) or self._in_version_fallback():
+            return
+        fix = None
+        if entry.new is not None and self._fits(node, entry):
+            fix = self.safe_fix(f"Replace with `.{entry.new}()`", Replace(func.attr, cst.Name(entry.new)), needs_torch=entry.needs_torch)
+        self.report(node, self._message(f".{func.attr.value}()", entry), fix)
+
+    def _message(self, written: str, entry: Deprecated, keyword: bool = False) -> str:
+        """`keyword`: `written` names a keyword argument, already quoted; so does the replacement."""
+        name = written if keyword else f"`{written}`"
+        if entry.removed is not None:
+            state, version = "was removed", f"removed in torch {entry.removed}"
+        else:
+            state, version = "is deprecated", f"deprecated in torch {entry.since}"
+        advice = f"use `{entry.replacement}{'=' if keyword else ''}`" if entry.replacement else "nothing replaces it"
+        return f"{name} {state}: {advice} ({version})"
+
+    def _in_version_fallback(self) -> bool:
+        return in_version_fallback(self.context.stack, self.context.code_for)
+
+    # -- fixes ---------------------------------------------------------------------------------
+
+    def _fits(self, call: cst.Call, entry: Deprecated) -> bool:
+        """The call passes only what the replacement takes with the same meaning."""
+        if entry.positional is not None and (any(arg.star for arg in call.args) or len(positional_args(call)) > entry.positional):
+            return False
+        added = [name for name, _ in entry.keywords]
+        return all(keyword_arg(call, name) is None for name in (*entry.without, *added))
+
+    def _call_fix(self, call: cst.Call, func: _Reference, entry: Deprecated) -> Optional[FixPlan]:
+        if entry.new is None or not entry.new.startswith("torch.") or not self._fits(call, entry):
+            return None
+        if (entry.leading or entry.keywords) and any(arg.star for arg in call.args):
+            return None
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        reference = cst.parse_expression(alias + entry.new[len("torch") :])
+        title = f"Replace with `{alias}{entry.new[len('torch') :]}`"
+        if not entry.leading and not entry.keywords:
+            return self.safe_fix(title, *changes, Replace(func, reference), needs_torch=entry.needs_torch)
+        leading = [cst.Arg(cst.parse_expression(text)) for text in entry.leading]
+        rewritten = call.with_changes(func=reference, args=[*leading, *call.args])
+        rewritten = with_keywords(rewritten, [(name, cst.parse_expression(text)) for name, text in entry.keywords])
+        shown = ", ".join([*entry.leading, "..."])
+        replaced = Replace(call, render_at(self.context, rewritten, indentation(self.context, self.context.stack)))
+        return self.safe_fix(
+            f"Replace with `{alias}{entry.new[len('torch') :]}({shown})`", *changes, replaced, needs_torch=entry.needs_torch
+        )
+
+    def _keyword_fix(self, call: cst.Call, arg: cst.Arg, entry: Deprecated) -> Optional[FixPlan]:
+        if entry.new is None or keyword_arg(call, entry.new) is not None:
+            return None  # both given: the call raises either way
+        return self.safe_fix(f"Rename to `{entry.new}=`", Replace(arg.keyword, cst.Name(entry.new)), needs_torch=entry.needs_torch)
