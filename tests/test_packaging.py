@@ -4,9 +4,12 @@ an sdist without an incomplete test tree, and README install lines that work tod
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+
+from gradlint import __version__
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,9 +42,15 @@ def test_the_sdist_leaves_out_the_tests_rather_than_shipping_them_incomplete():
     assert {"tests", "fixtures", "examples", "bench"} <= pruned
 
 
-def test_readme_install_lines_name_no_release_that_does_not_exist():
+def test_readme_install_lines_pin_the_release_of_this_version():
+    """The snippets users copy name the tag of this version, which the repository holds, and the
+    changelog says what the version brings."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     refs = re.findall(r"gradlint/gradlint@([\w.-]+)", readme) + re.findall(r"^\s+rev: (\S+)", readme, re.MULTILINE)
-    assert refs and set(refs) == {"main"}
+    tag = f"v{__version__}"
+    assert refs and set(refs) == {tag}
     assert "pip install gradlint" not in readme
-    assert re.search(r'pip install "torch-gradlint @ git\+https://github\.com/gradlint/gradlint@main"', readme)
+    assert re.search(rf'pip install "torch-gradlint @ git\+https://github\.com/gradlint/gradlint@{re.escape(tag)}"', readme)
+    tags = subprocess.run(["git", "tag", "--list", tag], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert tags == [tag]
+    assert f"## {__version__} (" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
