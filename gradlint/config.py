@@ -244,7 +244,7 @@ def _nearest_config(directory: Path) -> Optional[Path]:
     """`find_config(directory)`, each directory read once per run (a walk asks for every one)."""
     if directory not in _NEAREST:
         own = directory / "pyproject.toml"
-        if own.is_file() and "gradlint" in _read_toml(own).get("tool", {}):
+        if _is_file(own) and "gradlint" in _read_toml(own).get("tool", {}):
             _NEAREST[directory] = own
         else:
             _NEAREST[directory] = None if directory.parent == directory else _nearest_config(directory.parent)
@@ -258,6 +258,14 @@ def _settings_of(config: Path, overrides: Overrides) -> Settings:
         settings = _apply_table(Settings(root=config.resolve().parent, config_path=config), table, str(config))
         _LOADED[key] = replace(_apply_overrides(settings, overrides), overrides=overrides)
     return _LOADED[key]
+
+
+def _is_file(path: Path) -> bool:
+    """A file there; False for a directory that cannot be searched (the walk reports it)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 # Per run: the nearest configuration of each directory, and each configuration's settings.
