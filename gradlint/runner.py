@@ -8,6 +8,7 @@ import difflib
 import hashlib
 import os
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -213,13 +214,17 @@ def stdin_codes(name: str, settings: Settings) -> frozenset[str]:
     """The rules for source read from stdin: per-file-ignores apply to its `--stdin-filename`."""
     if name == "-":
         return settings.codes()
-    own = settings_for_file(settings, Path(name))
+    own = _stdin_settings(name, settings)
     return own.codes_for(relative_to_root(Path(name), own))
 
 
 def stdin_target_torch(name: str, settings: Settings) -> str:
     """The `target-torch` for source read from stdin: that of its `--stdin-filename`'s configuration."""
-    return (settings if name == "-" else settings_for_file(settings, Path(name))).target_torch
+    return _stdin_settings(name, settings).target_torch
+
+
+def _stdin_settings(name: str, settings: Settings) -> Settings:
+    return settings if name == "-" else settings_for_file(settings, Path(name))
 
 
 def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES, respect_noqa: bool = True) -> RunSummary:
@@ -251,36 +256,25 @@ def fix_stdin(
     codes = stdin_codes(name, settings)
     target_torch = stdin_target_torch(name, settings)
     facts = facts_beside(source, name, [str(settings.root)])
-    result = fix_source(
+    # The same fix each time, with what the project keeps importing from this source.
+    fix_with = partial(
+        fix_source,
         source,
         name,
         codes,
         unsafe=unsafe,
         max_bytes=max_bytes,
         respect_noqa=respect_noqa,
-        project=facts,
         record_changes=record_changes,
         target_torch=target_torch,
     )
+    result = fix_with(project=facts)
     if name == "-" or not result.removed_imports:
         return result
     path = Path(name)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
-        return [
-            fix_source(
-                source,
-                name,
-                codes,
-                unsafe=unsafe,
-                max_bytes=max_bytes,
-                respect_noqa=respect_noqa,
-                project=keeping(facts, names),
-                record_changes=record_changes,
-                target_torch=target_torch,
-            )
-            for _, names in wanted
-        ]
+        return [fix_with(project=keeping(facts, names)) for _, names in wanted]
 
     raw = source if isinstance(source, bytes) else source.encode("utf-8", "surrogatepass")
     roots = [str(path.parent), str(settings.root)]
