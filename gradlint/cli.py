@@ -27,7 +27,7 @@ from gradlint.discovery import CHECKED_SUFFIXES, discover
 from gradlint.docs import render_rule
 from gradlint.files import SourceReadError, describe_os_error, read_source, write_output_atomic
 from gradlint.terminal import ProgressBar, use_color, wants_progress
-from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_statistics
+from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_fixed_only, render_statistics
 from gradlint.report.migration import NOT_MIGRATED, migration_report
 from gradlint.report.migration_json import render_migration_json
 from gradlint.report.migration_markdown import render_migration_markdown
@@ -106,6 +106,14 @@ def _selection_options(function):
         click.option("--select", multiple=True, help="Rule codes or prefixes to enable (replaces the configured set)."),
         click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition."),
         click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable."),
+        click.option(
+            "--fixable",
+            multiple=True,
+            metavar="CODES",
+            help="Rule codes or prefixes whose fixes may be applied (replaces the configured `fixable` and `unfixable`).",
+        ),
+        click.option("--extend-fixable", multiple=True, metavar="CODES", help="Rule codes or prefixes to make fixable in addition."),
+        click.option("--unfixable", multiple=True, metavar="CODES", help="Rule codes or prefixes whose fixes are never applied."),
         click.option(
             "--config",
             "config_options",
@@ -226,6 +234,9 @@ class Invocation:
             cache_dir=str(Path(self.cache_dir).absolute()) if self.cache_dir else None,  # from here, not the root
             fail_on=self.fail_on,
             target_torch=self.target_torch,
+            fixable=split_codes(self.fixable) if self.fixable else None,
+            extend_fixable=split_codes(self.extend_fixable),
+            unfixable=split_codes(self.unfixable),
             isolated=self.isolated,
             table=table,
         )
@@ -292,7 +303,7 @@ def _print_findings(summary: RunSummary, run: Invocation, settings: Settings, qu
     if run.silent:
         return
     if run.statistics:
-        run.write(render_statistics(summary.findings, run.output_format, color=run.color, quiet=quiet))
+        run.write(render_statistics(summary.findings, run.output_format, color=run.color, quiet=quiet, unsafe_fixes=settings.unsafe_fixes))
         return
     if run.output_format in HUMAN_FORMATS and not summary.findings and summary.errors:
         return  # the errors are the whole story: "All checks passed!" would contradict them
@@ -401,6 +412,7 @@ def _show(run: Invocation, settings: Settings) -> Optional[int]:
 def describe_settings(path: Path, settings: Settings) -> str:
     """The settings that hold for `path`, as `--show-settings` prints them (JSON values)."""
     own = settings_for_file(settings, path)
+    rules = own.codes_for(relative_to_root(path, own))
     values = {
         "root": str(own.root),
         "select": list(own.select),
@@ -415,7 +427,8 @@ def describe_settings(path: Path, settings: Settings) -> str:
         "force-exclude": own.force_exclude,
         "fail-on": own.fail_on,
         "target-torch": own.target_torch,
-        "rules": sorted(own.codes_for(relative_to_root(path, own))),
+        "rules": sorted(rules),
+        "unfixable-rules": sorted(rules - own.fixable_codes()),
     }
     lines = [f"Resolved settings for: {path}", f"Settings path: {own.config_path or 'none (defaults)'}", ""]
     lines.extend(f"{key} = {json.dumps(value)}" for key, value in values.items())
@@ -435,14 +448,19 @@ def _preset_options(command):
 @_selection_options
 @_preset_options
 @click.option("--fix/--no-fix", "apply_fixes", default=False, help="Apply the fixes, then report what remains (as `gradlint fix`).")
+@click.option(
+    "--fix-only/--no-fix-only",
+    default=False,
+    help="Apply the fixes and report nothing of what remains: exit 0 unless --exit-non-zero-on-fix and a file changed (implies --fix).",
+)
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
 def check(paths, **options):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
 
     With --fix (or --diff), apply the fixes as `gradlint fix` does and report what remains."""
     run = Invocation({"paths": paths, "report_file": None, **_renamed(options)})
-    if run.add_noqa and (run.apply_fixes or run.diff):
-        _fail(f"--add-noqa cannot be used with {'--fix' if run.apply_fixes else '--diff'}")
+    run.apply_fixes = run.apply_fixes or run.fix_only
+    _refuse_conflicts(run)
     if run.apply_fixes or run.diff:
         run.run(lambda: _fix(run))
 
@@ -453,28 +471,39 @@ def check(paths, **options):
             return shown
         if run.add_noqa:
             return _add_noqa(_paths_or_here(paths), settings, run)
-        stdin_sources = {}
-        if _reads_stdin(paths, run.stdin_filename):
-            raw, name = sys.stdin.buffer.read(), run.stdin_filename or "-"
-            summary = check_stdin(raw, name, settings, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
-            stdin_sources[name] = _decoded_or_none(raw)
-        else:
-            summary = _run_with_progress(
-                check_paths,
-                _paths_or_here(paths),
-                settings,
-                jobs=run.jobs,
-                use_cache=not run.no_cache,
-                max_bytes=run.max_file_size,
-                respect_noqa=not run.ignore_noqa,
-                explain=run.verbose,
-            )
-            _warn_if_nothing_found(summary, run)
-        _report_errors(summary, run)
-        _print_findings(summary, run, settings, run.quiet, stdin_sources)
-        return _exit_code(summary, run.exit_zero, settings)
+        return _check_once(run, settings)
 
     run.run(body)
+
+
+def _refuse_conflicts(run: "Invocation") -> None:
+    fixing = "--fix-only" if run.fix_only else "--fix" if run.apply_fixes else "--diff" if run.diff else None
+    if run.add_noqa and fixing:
+        _fail(f"--add-noqa cannot be used with {fixing}")
+
+
+def _check_once(run: "Invocation", settings: Settings) -> int:
+    """One `check` run without fixes: the findings reported, the exit code."""
+    stdin_sources = {}
+    if _reads_stdin(run.paths, run.stdin_filename):
+        raw, name = sys.stdin.buffer.read(), run.stdin_filename or "-"
+        summary = check_stdin(raw, name, settings, max_bytes=run.max_file_size, respect_noqa=not run.ignore_noqa)
+        stdin_sources[name] = _decoded_or_none(raw)
+    else:
+        summary = _run_with_progress(
+            check_paths,
+            _paths_or_here(run.paths),
+            settings,
+            jobs=run.jobs,
+            use_cache=not run.no_cache,
+            max_bytes=run.max_file_size,
+            respect_noqa=not run.ignore_noqa,
+            explain=run.verbose,
+        )
+        _warn_if_nothing_found(summary, run)
+    _report_errors(summary, run)
+    _print_findings(summary, run, settings, run.quiet, stdin_sources)
+    return _exit_code(summary, run.exit_zero, settings)
 
 
 def _renamed(options: dict) -> dict:
@@ -511,7 +540,7 @@ def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
 )
 def fix(paths, **options):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
-    run = Invocation({"paths": paths, **_renamed(options)})
+    run = Invocation({"paths": paths, "fix_only": False, **_renamed(options)})
     run.run(lambda: _fix(run))
 
 
@@ -556,14 +585,36 @@ def _fix(run: Invocation) -> int:
         if not run.quiet:
             click.echo(f"Would fix {summary.fixed} error{'s' if summary.fixed != 1 else ''}.\n{written}", nl=False, err=True)
         return EXIT_ERROR if summary.errors else (EXIT_FINDINGS if summary.changed_files and not run.exit_zero else EXIT_OK)
+    if run.fix_only:
+        if not run.quiet:
+            run.write(
+                render_fixed_only(summary.fixed, summary.findings, settings.unsafe_fixes) + written,
+                err=run.output_format not in HUMAN_FORMATS,
+            )
+        return _fix_only_exit_code(summary, run, bool(summary.changed_files))
     if summary.findings or run.output_format not in HUMAN_FORMATS:
         _print_findings(summary, run, settings, True)  # tools parse `[]` too
     if not run.quiet:
-        text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files, table=not run.statistics)
+        text = render_fix_summary(
+            summary.fixed,
+            summary.findings,
+            settings.unsafe_fixes,
+            summary.changed_files,
+            table=not run.statistics,
+            unfixable=settings.codes() - settings.fixable_codes(),
+        )
         run.write(text + written, err=run.output_format not in HUMAN_FORMATS)
     if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:
         return EXIT_FINDINGS
     return _exit_code(summary, run.exit_zero, settings)
+
+
+def _fix_only_exit_code(summary: RunSummary, run: Invocation, changed: bool) -> int:
+    """`check --fix-only` exits as ruff's: what remains never fails the run; a change does with
+    --exit-non-zero-on-fix (not with --exit-zero); a file that could not be read or written does."""
+    if summary.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if run.exit_non_zero_on_fix and changed and not run.exit_zero else EXIT_OK
 
 
 class MigrationReportRequest:
@@ -637,8 +688,12 @@ def _fix_stdin(settings: Settings, run: Invocation, report: Optional["MigrationR
     else:
         run.stdout.write(_decoded_or_none(fixed) or fixed.decode("utf-8", "replace"))
     _report_errors(summary, run)
+    if run.fix_only:
+        if written and not run.quiet:
+            click.echo(written, nl=False, err=True)
+        return _fix_only_exit_code(summary, run, fixed != raw)
     if summary.findings and not run.silent:
-        options = RenderOptions(color=False, source_of=_source_reader({name: _decoded_or_none(fixed)}))
+        options = RenderOptions(quiet=True, color=False, source_of=_source_reader({name: _decoded_or_none(fixed)}))
         click.echo(render(summary.findings, "concise", options), nl=False, err=True)
     if written and not run.quiet:
         click.echo(written, nl=False, err=True)

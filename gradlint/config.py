@@ -54,6 +54,10 @@ KNOWN_KEYS = frozenset(
         "force-exclude",
         "fail-on",
         "target-torch",
+        "fixable",
+        "extend-fixable",
+        "unfixable",
+        "extend-unfixable",
     }
 )
 # `fail-on`: the least severe finding that makes a run fail (exit 1). "warning", the default, is
@@ -102,6 +106,13 @@ class Settings:
     force_exclude: bool = False  # also exclude files named on the command line (pre-commit passes names)
     fail_on: str = "warning"  # one of FAIL_ON
     target_torch: str = DEFAULT_TARGET_TORCH  # "X.Y" or "X.Y.Z"
+    # Which rules' fixes may be applied, as ruff's `fixable`/`unfixable`: the configuration's
+    # selection, then the command line's (`--fixable` starts afresh, as `--select` does in ruff).
+    fixable: Optional[tuple[str, ...]] = None  # None: every rule
+    extend_fixable: tuple[str, ...] = ()
+    unfixable: tuple[str, ...] = ()
+    extend_unfixable: tuple[str, ...] = ()
+    command_line_fixability: "FixSelection" = field(default_factory=lambda: FixSelection())
     # How these settings were made, to make those of another configuration the same way: the
     # command-line options, and whether one configuration holds for every file (`--config` named
     # the file, or `--isolated` reads none).
@@ -122,9 +133,37 @@ class Settings:
             return codes
         return frozenset(code for code in codes if not any(code.startswith(prefix) for prefix in ignored))
 
+    def fixable_codes(self) -> frozenset[str]:
+        """The rules whose fixes `fix`, `check --fix` and the fixable counts may use."""
+        configured = FixSelection(self.fixable, self.extend_fixable, self.unfixable + self.extend_unfixable)
+        return self.command_line_fixability.applied_to(configured.applied_to(all_codes()))
+
     def fails(self, severity: str) -> bool:
         """Whether a finding of `severity` ("error" or "warning") makes the run fail under `fail-on`."""
         return severity == "error" or self.fail_on == "warning"
+
+
+@dataclass(frozen=True)
+class FixSelection:
+    """One layer of `fixable`/`extend-fixable`/`unfixable`, resolved as ruff resolves each of its
+    rule selections: within the layer the most specific prefix wins (unfixable on a tie); a layer
+    with `fixable` replaces what came before, one without it only adds and removes."""
+
+    fixable: Optional[tuple[str, ...]] = None
+    extend_fixable: tuple[str, ...] = ()
+    unfixable: tuple[str, ...] = ()
+
+    def applied_to(self, codes: Iterable[str]) -> frozenset[str]:
+        result = set() if self.fixable is not None else set(codes)
+        chosen = (self.fixable or ()) + self.extend_fixable
+        for code in all_codes():
+            on = max((len(prefix) for prefix in chosen if code.startswith(prefix)), default=-1)
+            off = max((len(prefix) for prefix in self.unfixable if code.startswith(prefix)), default=-1)
+            if on > off:
+                result.add(code)
+            elif off >= 0:
+                result.discard(code)
+        return frozenset(result)
 
 
 @dataclass
@@ -145,6 +184,9 @@ class Overrides:
     cache_dir: Optional[str] = None
     fail_on: Optional[str] = None
     target_torch: Optional[str] = None
+    fixable: Optional[tuple[str, ...]] = None
+    extend_fixable: tuple[str, ...] = ()
+    unfixable: tuple[str, ...] = ()
     isolated: bool = False  # read no configuration file
     table: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -278,7 +320,7 @@ def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
     if unknown:
         raise ConfigError(f"unknown key `{unknown[0]}` in [tool.gradlint] of {origin}")
     changes: dict[str, Any] = {}
-    for key in ("select", "extend-select", "ignore"):
+    for key in ("select", "extend-select", "ignore", "fixable", "extend-fixable", "unfixable", "extend-unfixable"):
         if key in table:
             changes[key.replace("-", "_")] = validate_codes(_strings(table[key], key, origin), origin)
     if "select" in table:
@@ -357,6 +399,12 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
         changes["fail_on"] = validate_fail_on(overrides.fail_on, "--fail-on")
     if overrides.target_torch is not None:
         changes["target_torch"] = validate_target_torch(overrides.target_torch, "--target-torch")
+    if overrides.fixable is not None or overrides.extend_fixable or overrides.unfixable:
+        changes["command_line_fixability"] = FixSelection(
+            validate_codes(overrides.fixable, "--fixable") if overrides.fixable is not None else None,
+            validate_codes(overrides.extend_fixable, "--extend-fixable"),
+            validate_codes(overrides.unfixable, "--unfixable"),
+        )
     if overrides.exclude is not None:
         changes["exclude"] = overrides.exclude
     if overrides.extend_exclude:

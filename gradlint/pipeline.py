@@ -110,13 +110,15 @@ def fix_source(
     project: Optional["ProjectFacts"] = None,
     record_changes: bool = False,
     target_torch: Optional[str] = None,
+    fixable: Optional[frozenset[str]] = None,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
     what remains in `findings`. A notebook's fixes are written into its cells. Never raises:
     failures are one-line errors, the file unchanged. `record_changes`: list each change made in
-    `changes` (for a migration report); `target_torch`: the oldest torch the code must run on."""
-    options = _FixOptions(unsafe, respect_noqa, record_changes, target_torch)
+    `changes` (for a migration report); `target_torch`: the oldest torch the code must run on;
+    `fixable`: the rules whose fixes may be applied (all when None)."""
+    options = _FixOptions(unsafe, respect_noqa, record_changes, target_torch, fixable)
     if is_notebook(name):
         fix = lambda code: _fix_python(code, name, codes, options, max_bytes, project, EditGuard())  # noqa: E731
         return _in_notebook(source, name, fix, fixing=True)
@@ -129,6 +131,7 @@ class _FixOptions:
     respect_noqa: bool
     record_changes: bool
     target_torch: Optional[str]
+    fixable: Optional[frozenset[str]]
 
 
 def _fix_python(
@@ -161,6 +164,7 @@ def _fix_python(
                 guard=guard,
                 record=options.record_changes,
                 target_torch=options.target_torch,
+                fixable=options.fixable,
             )
         )
     except Exception as error:

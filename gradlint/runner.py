@@ -17,6 +17,7 @@ from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_di
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
 from gradlint.files import ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.fix.fixable import only_fixable
 from gradlint.fix.target import within_target as fixes_within_target
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
@@ -65,13 +66,23 @@ class WorkItem:
     respect_noqa: bool = True  # False: `--ignore-noqa`
     record_changes: bool = False  # fix only: list each change made (a migration report)
     target_torch: Optional[str] = None  # the oldest torch the file must run on (`target-torch`)
+    fixable: Optional[frozenset[str]] = None  # the rules whose fixes may be used (`fixable`/`unfixable`); None: all
 
 
 def work_item(path: Path, raw: bytes, settings: Settings, max_bytes: int, respect_noqa: bool = True) -> WorkItem:
     """The work for one file of `check_paths` or `fix_paths`."""
     own = settings_for_file(settings, path)
     codes = own.codes_for(relative_to_root(path, own))
-    return WorkItem(str(path), raw, codes, max_bytes, own.unsafe_fixes, respect_noqa=respect_noqa, target_torch=own.target_torch)
+    return WorkItem(
+        str(path),
+        raw,
+        codes,
+        max_bytes,
+        own.unsafe_fixes,
+        respect_noqa=respect_noqa,
+        target_torch=own.target_torch,
+        fixable=own.fixable_codes(),
+    )
 
 
 def within_size_limit(item: WorkItem) -> bool:
@@ -156,9 +167,10 @@ def check_paths(
         results[index] = result
         if digest is not None and result.cacheable:
             cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
-    targets = {index: item.target_torch for index, _, item in readable}
+    items = {index: item for index, _, item in readable}
     for index in sorted(results):
-        summary.add(within_target(results[index], targets.get(index)))
+        item = items.get(index)
+        summary.add(as_configured(results[index], item.target_torch if item else None, item.fixable if item else None))
     if explain:
         cached = set(results) - {entry[0] for entry in pending}
         summary.explained.extend((item.name, _how_checked(item, index in cached)) for index, _, item in readable)
@@ -176,11 +188,11 @@ def _size(item: WorkItem) -> int:
     return len(item.raw)
 
 
-def within_target(result: SourceResult, target_torch: Optional[str]) -> SourceResult:
-    """A file's result (analysed or cached: the same for every target) as `target-torch` sees it:
-    the fixes that need a newer torch are unsafe. The fix loop applies the target to each round
-    of its own (`fix_text`)."""
-    return replace(result, findings=fixes_within_target(result.findings, target_torch))
+def as_configured(result: SourceResult, target_torch: Optional[str], fixable: Optional[frozenset[str]]) -> SourceResult:
+    """A file's result (analysed or cached: the same for every setting) as `target-torch` and
+    `fixable` see it: the fixes that need a newer torch are unsafe, those of rules that are not
+    fixable are dropped. The fix loop applies both to each round of its own (`fix_text`)."""
+    return replace(result, findings=only_fixable(fixes_within_target(result.findings, target_torch), fixable))
 
 
 def _check_item(item: WorkItem) -> SourceResult:
@@ -198,6 +210,7 @@ def _fix_item(item: WorkItem) -> SourceResult:
         project=item.project,
         record_changes=item.record_changes,
         target_torch=item.target_torch,
+        fixable=item.fixable,
     )
 
 
@@ -218,6 +231,11 @@ def stdin_codes(name: str, settings: Settings) -> frozenset[str]:
     return own.codes_for(relative_to_root(Path(name), own))
 
 
+def stdin_fixable(name: str, settings: Settings) -> frozenset[str]:
+    """The fixable rules for source read from stdin: those of its `--stdin-filename`'s configuration."""
+    return _stdin_settings(name, settings).fixable_codes()
+
+
 def stdin_target_torch(name: str, settings: Settings) -> str:
     """The `target-torch` for source read from stdin: that of its `--stdin-filename`'s configuration."""
     return _stdin_settings(name, settings).target_torch
@@ -234,7 +252,7 @@ def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int
         facts = facts_beside(source, name, [str(settings.root)])
         codes = stdin_codes(name, settings)
         result = check_source(source, name, codes, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts)
-        summary.add(within_target(result, stdin_target_torch(name, settings)))
+        summary.add(as_configured(result, stdin_target_torch(name, settings), stdin_fixable(name, settings)))
     return summary
 
 
@@ -267,6 +285,7 @@ def fix_stdin(
         respect_noqa=respect_noqa,
         record_changes=record_changes,
         target_torch=target_torch,
+        fixable=stdin_fixable(name, settings),
     )
     result = fix_with(project=facts)
     if name == "-" or not result.removed_imports:

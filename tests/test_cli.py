@@ -38,7 +38,9 @@ def test_exit_zero_forces_success(run_cli, tmp_path):
 def test_concise_and_quiet(run_cli, tmp_path):
     write(tmp_path / "a.py", LEGACY)
     concise = run_cli("check", "--output-format", "concise", "a.py")
-    assert concise.output.splitlines() == [concise.output.splitlines()[0]]
+    assert concise.stdout.splitlines()[1:] == ["Found 1 error (severity: 1 warning).", "[*] 1 fixable with `gradlint fix`."]
+    assert concise.stdout.splitlines()[0].startswith("a.py:2:5: GL101 [*] ")
+    assert run_cli("check", "-q", "--output-format", "concise", "a.py").stdout.splitlines() == concise.stdout.splitlines()[:1]
     quiet = run_cli("check", "-q", "a.py")
     assert "Found" not in quiet.output and "GL101" in quiet.output
 
@@ -75,7 +77,11 @@ def test_github_output(run_cli, tmp_path):
 def test_statistics(run_cli, tmp_path):
     write(tmp_path / "a.py", LEGACY + "y = Variable(u)\n")
     result = run_cli("check", "--statistics", "a.py")
-    assert result.output.splitlines() == ["    2\tGL101\twarning\t[*] variable-call", "Found 2 errors (severity: 2 warning)."]
+    assert result.output.splitlines() == [
+        "    2\tGL101\twarning\t[*] variable-call",
+        "Found 2 errors (severity: 2 warning).",
+        "[*] 2 fixable with `gradlint fix`.",
+    ]
     assert run_cli("check", "--statistics", "-q", "a.py").output.splitlines() == ["    2\tGL101\twarning\t[*] variable-call"]
 
 
@@ -435,7 +441,7 @@ def test_force_exclude_applies_exclude_to_named_files(run_cli, tmp_path):
     named = [str(path.relative_to(tmp_path)) for path in [*excluded, kept]]
     plain = run_cli("check", "--output-format", "concise", *named).output
     assert all(name in plain for name in named)  # named explicitly: checked by default
-    forced = run_cli("check", "--output-format", "concise", "--force-exclude", *named)
+    forced = run_cli("check", "--output-format", "concise", "-q", "--force-exclude", *named)
     assert forced.exit_code == 1
     assert [line.split(":")[0] for line in forced.output.splitlines()] == [named[2]]
     fixed = run_cli("fix", "--force-exclude", *named)

@@ -59,8 +59,8 @@ def test_statistics_in_json(run_script, tmp_path):
     write(tmp_path / "a.py", FIXABLE + UNFIXABLE)
     rows = json.loads(run_script("check", "--statistics", "--output-format", "json", "a.py").stdout)
     assert rows == [
-        {"code": "GL101", "name": "variable-call", "severity": "warning", "count": 1, "fixable": True},
-        {"code": "GL610", "name": "discarded-tensor-result", "severity": "error", "count": 1, "fixable": False},
+        {"code": "GL101", "name": "variable-call", "severity": "warning", "count": 1, "fixable": True, "fixable_count": 1},
+        {"code": "GL610", "name": "discarded-tensor-result", "severity": "error", "count": 1, "fixable": False, "fixable_count": 0},
     ]
 
 

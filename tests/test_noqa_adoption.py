@@ -208,7 +208,7 @@ def test_ignore_noqa_reports_and_fixes_what_comments_suppress(run_cli, tmp_path)
     write(tmp_path / "a.py", IMPORT + "x = Variable(t)  # noqa: GL101\n")
     write(tmp_path / "b.py", "# gradlint: noqa\n" + IMPORT + "y = Variable(t)\n")
     assert run_cli("check", ".").exit_code == 0
-    shown = run_cli("check", "--ignore-noqa", "--output-format", "concise", ".")
+    shown = run_cli("check", "--ignore-noqa", "--output-format", "concise", "-q", ".")
     assert shown.exit_code == 1
     assert [line.split(":")[0] for line in shown.stdout.splitlines()] == ["a.py", "b.py"]
     assert run_cli("check", ".").exit_code == 0  # the cache keeps the two kinds of result apart
@@ -221,7 +221,7 @@ def test_ignore_noqa_reports_and_fixes_what_comments_suppress(run_cli, tmp_path)
 def test_gl900_end_to_end(run_cli, tmp_path):
     path = write(tmp_path / "train.py", IMPORT + "x = t.detach()  # noqa: GL101, E501\ny = Variable(t)  # noqa: GL101, GL999\n")
     assert run_cli("check", "train.py").exit_code == 0  # off by default
-    found = run_cli("check", "--extend-select", "GL900", "--output-format", "concise", "train.py")
+    found = run_cli("check", "--extend-select", "GL900", "--output-format", "concise", "-q", "train.py")
     assert found.exit_code == 1
     assert [line.split(": ", 1)[1] for line in found.stdout.splitlines()] == [
         "GL900 [*] Unused `noqa` directive (unused: `GL101`)",

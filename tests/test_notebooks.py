@@ -172,7 +172,7 @@ def test_sarif_and_github_point_into_the_notebook_file(run_cli, located):
     assert "::GL101 cell 3, line 2: " in github
 
 
-@pytest.mark.parametrize("output_format", ["gitlab", "rdjson", "pylint", "junit", "json-lines"])
+@pytest.mark.parametrize("output_format", ["gitlab", "rdjson", "pylint", "junit", "json-lines", "azure"])
 def test_every_other_format_places_notebook_findings(run_cli, located, output_format):
     output = run_cli("check", "--no-cache", "--output-format", output_format, "eval.ipynb").output
     row = next(number for number, line in enumerate(LOCATED.splitlines(), start=1) if "Variable(t)" in line)
@@ -180,12 +180,28 @@ def test_every_other_format_places_notebook_findings(run_cli, located, output_fo
         "gitlab": lambda: json.loads(output)[0]["location"]["positions"]["begin"] == {"line": row, "column": 23},
         "rdjson": lambda: json.loads(output)["diagnostics"][0]["location"]["range"]["start"] == {"line": row, "column": 23},
         "pylint": lambda: output.startswith(f"eval.ipynb:{row}: [GL101] cell 3, line 2: "),
+        "azure": lambda: output.startswith(
+            f"##vso[task.logissue type=warning;sourcepath=eval.ipynb;linenumber={row};columnnumber=23;code=GL101;]cell 3, line 2: "
+        ),
         "junit": lambda: f'line="{row}" column="23"' in output and "cell 3, line 2: " in output,
         "json-lines": lambda: (
             (json.loads(output.splitlines()[0])["cell"], json.loads(output.splitlines()[0])["location"]) == (3, {"row": 2, "column": 18})
         ),
     }
     assert expected[output_format](), output
+
+
+def test_grouped_and_full_name_the_cell_and_show_its_lines(run_cli, located):
+    grouped = run_cli("check", "--no-cache", "--output-format", "grouped", "eval.ipynb").stdout.splitlines()
+    assert grouped[0] == "eval.ipynb:"
+    assert grouped[1].startswith("  cell 3:2:18 GL101 [*] ") and grouped[2].startswith("  cell 3:3:12 GL103 [*] ")
+    full = run_cli("check", "--no-cache", "--output-format", "full", "eval.ipynb").stdout
+    assert "eval.ipynb:cell 3:2:18: GL101 [*]" in full
+    # The context is the cell's own lines, not the notebook's JSON.
+    assert (
+        "1 | def f(model, t):\n2 |     loss = model(Variable(t))\n  |                  ^^^^^^^^^^^ GL101\n3 |     return loss.data[0]\n"
+        in full
+    )
 
 
 def test_string_sources_are_placed_in_the_file_too(run_cli, tmp_path):

@@ -126,7 +126,7 @@ def test_every_structured_format_is_valid_with_no_findings(output_format):
     text = render([], output_format, RenderOptions())
     if output_format in ("json", "gitlab"):
         assert json.loads(text) == []
-    elif output_format in ("json-lines", "github", "pylint"):
+    elif output_format in ("json-lines", "github", "pylint", "azure"):
         assert text == ""
     elif output_format == "junit":
         (suite,) = ET.fromstring(text)
@@ -233,8 +233,8 @@ def test_the_schema_check_of_rdjson_is_live(findings):
 def test_the_command_line_offers_every_registered_format():
     for command in ("check", "fix"):
         (option,) = [param for param in cli.commands[command].params if param.name == "output_format"]
-        assert sorted(option.type.choices) == sorted(FORMATS) == sorted(["text", "concise", *STRUCTURED])
-    assert set(STRUCTURED) == {"json", "json-lines", "junit", "github", "gitlab", "pylint", "rdjson", "sarif"}
+        assert sorted(option.type.choices) == sorted(FORMATS) == sorted(["text", "full", "concise", "grouped", *STRUCTURED])
+    assert set(STRUCTURED) == {"json", "json-lines", "junit", "github", "gitlab", "pylint", "rdjson", "sarif", "azure"}
 
 
 @pytest.mark.parametrize("output_format", STRUCTURED)
@@ -249,7 +249,7 @@ def test_fix_keeps_stdout_to_the_structured_output(run_cli, tmp_path, output_for
 def test_statistics_stay_json(run_cli, tmp_path, output_format):
     write(tmp_path / "a.py", "from torch.autograd import Variable\nx = Variable(t)\n")
     rows = json.loads(run_cli("check", "--statistics", "--output-format", output_format, "a.py").stdout)
-    assert rows == [{"code": "GL101", "name": "variable-call", "severity": "warning", "count": 1, "fixable": True}]
+    assert rows == [{"code": "GL101", "name": "variable-call", "severity": "warning", "count": 1, "fixable": True, "fixable_count": 1}]
 
 
 def test_check_writes_rdjson_columns_from_the_files_text(run_cli, tmp_path):
@@ -267,3 +267,143 @@ def test_check_writes_gitlab_paths_from_the_project_root(run_cli, tmp_path, monk
     monkeypatch.chdir(tmp_path / "ml")
     paths = {entry["location"]["path"] for entry in json.loads(run_cli("check", "--output-format", "gitlab", ".").stdout)}
     assert paths == {"ml/train.py"}
+
+
+# -- ruff's `full`, `grouped` and `azure` ---------------------------------------------------------
+
+
+def test_full_shows_two_lines_of_source_around_each_finding(findings):
+    text = render(findings, "full", _options())
+    first = text.split("\n\n")[0].splitlines()
+    assert first == [
+        "train.py:3:5: GL101 [*] `Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)",
+        "  |",
+        "1 | import torch",
+        "2 | from torch.autograd import Variable",
+        "3 | x = Variable(t)",
+        "  |     ^^^^^^^^^^^ GL101",
+        "4 | for a, b in loader:",
+        "5 |     loss = crit(model(a), b)",
+        "  |",
+        "  = safe fix: Replace with `t.detach()`",
+    ]
+    last = text.split("\n\n")[2].splitlines()
+    assert last[1:6] == [
+        "  |",
+        "6 |     loss.backward()",
+        "7 |     opt.step()",
+        '8 |     print("größe", loss.data[0])',
+        "  |" + " " * 20 + "^" * 12 + " GL103",
+    ]
+    assert text.endswith(
+        "Found 3 errors (severity: 2 error, 1 warning).\n[*] 2 fixable with `gradlint fix`.\n1 more fixable with `gradlint fix --unsafe-fixes`.\n"
+    )
+
+
+def test_full_leaves_out_blank_lines_at_the_edges_of_the_context():
+    source = "import torch\n\n\nfrom torch.autograd import Variable\nx = Variable(t)\n\n\n"
+    (finding,) = lint(source, "GL101", path="a.py")
+    frame = render([finding], "full", RenderOptions(quiet=True, source_of=lambda path: source)).splitlines()[1:-2]
+    assert frame == ["  |", "4 | from torch.autograd import Variable", "5 | x = Variable(t)", "  |     ^^^^^^^^^^^ GL101", "  |"]
+
+
+def test_text_keeps_the_finding_line_alone(findings):
+    assert "1 | import torch" not in render(findings, "text", _options())
+    assert render(findings, "text", _options()) != render(findings, "full", _options())
+
+
+def test_grouped_lists_the_findings_under_their_file_aligned(findings, tmp_path):
+    other = Finding("GL303", "a `.data` read", str(tmp_path / "b.py"), Location(12, 3), Location(12, 9))
+    text = render([*findings, other], "grouped", _options())
+    assert text.splitlines() == [
+        "train.py:",
+        f"  3:5  GL101 [*] {findings[0].message}",
+        f"  4:1  GL201 {findings[1].message}",
+        f"  8:20 GL103 [*] {findings[2].message}",
+        "",
+        "b.py:",
+        "  12:3 GL303 a `.data` read",
+        "",
+        "Found 4 errors (severity: 2 error, 2 warning).",
+        "[*] 2 fixable with `gradlint fix`.",
+        "1 more fixable with `gradlint fix --unsafe-fixes`.",
+    ]
+    assert render([], "grouped") == "All checks passed!\n"
+    assert render(findings, "grouped", RenderOptions(quiet=True)).splitlines()[-1] == ""  # no summary
+
+
+def test_grouped_aligns_rows_of_different_widths(tmp_path):
+    path = str(tmp_path / "a.py")
+    found = [
+        Finding("GL303", "near", path, Location(9, 12), Location(9, 13)),
+        Finding("GL303", "far", path, Location(120, 1), Location(120, 2)),
+    ]
+    assert render(found, "grouped", RenderOptions(quiet=True)).splitlines()[1:3] == ["    9:12 GL303 near", "  120:1  GL303 far"]
+
+
+def test_azure_logging_commands(findings):
+    lines = render(findings, "azure").splitlines()
+    assert lines[0] == f"##vso[task.logissue type=warning;sourcepath=train.py;linenumber=3;columnnumber=5;code=GL101;]{findings[0].message}"
+    assert [line[len("##vso[task.logissue type=") :].split(";")[0] for line in lines] == ["warning", "error", "error"]
+    assert lines[2].startswith("##vso[task.logissue type=error;sourcepath=train.py;linenumber=8;columnnumber=20;code=GL103;]")
+
+
+def test_azure_escapes_what_would_end_a_property_or_the_message(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    odd = Finding("GL303", "100% of it\nsecond line", str(tmp_path / "a;b].py"), Location(1, 1), Location(1, 2))
+    (line,) = render([odd], "azure").splitlines()
+    assert (
+        line
+        == "##vso[task.logissue type=warning;sourcepath=a%3Bb%5D.py;linenumber=1;columnnumber=1;code=GL303;]100%AZP25 of it%0Asecond line"
+    )
+
+
+@pytest.mark.parametrize("output_format", ["full", "grouped", "concise"])
+def test_the_summary_of_every_text_format_counts_what_is_fixable(run_cli, tmp_path, output_format):
+    write(tmp_path / "train.py", SOURCE)
+    lines = run_cli("check", "--output-format", output_format, "train.py").stdout.splitlines()
+    assert lines[-3:] == [
+        "Found 3 errors (severity: 2 error, 1 warning).",
+        "[*] 2 fixable with `gradlint fix`.",
+        "1 more fixable with `gradlint fix --unsafe-fixes`.",
+    ]
+    unsafe = run_cli("check", "--unsafe-fixes", "--output-format", output_format, "train.py").stdout.splitlines()
+    assert unsafe[-1] == "[*] 3 fixable with `gradlint fix --unsafe-fixes`."
+    assert run_cli("check", "-q", "--output-format", output_format, "train.py").stdout.count("Found") == 0
+
+
+# -- --statistics: what is fixable ---------------------------------------------------------------
+
+
+def test_statistics_mark_each_rule_fixable_partly_or_not(run_cli, tmp_path):
+    write(tmp_path / "train.py", SOURCE + "y = Variable(u, volatile=True, requires_grad=True)\n")
+    rows = run_cli("check", "--statistics", "train.py").stdout.splitlines()
+    assert [row.split("\t")[1] + " " + row.split("\t")[3] for row in rows[:-3]] == [
+        "GL101 [~] variable-call",  # one of its two findings has a fix
+        "GL102 [ ] volatile-flag",
+        "GL103 [*] legacy-scalar-index",
+        "GL201 [ ] missing-zero-grad",  # an unsafe fix: fixable only with --unsafe-fixes
+    ]
+    assert rows[-3:] == [
+        "Found 5 errors (severity: 2 error, 3 warning).",
+        "[*] 2 fixable with `gradlint fix`.",
+        "1 more fixable with `gradlint fix --unsafe-fixes`.",
+    ]
+    unsafe = run_cli("check", "--statistics", "--unsafe-fixes", "train.py").stdout.splitlines()
+    assert unsafe[3].split("\t")[3] == "[*] missing-zero-grad"
+
+
+def test_statistics_have_no_marker_column_when_nothing_is_fixable(run_cli, tmp_path):
+    write(tmp_path / "train.py", SOURCE)
+    rows = run_cli("check", "--statistics", "--unfixable", "GL", "train.py").stdout.splitlines()
+    assert rows[0].split("\t")[3] == "variable-call"
+    assert rows[-1] == "Found 3 errors (severity: 2 error, 1 warning)."
+
+
+@pytest.mark.parametrize("options, counts", [((), [1, 1, 0]), (("--unsafe-fixes",), [1, 1, 1]), (("--unfixable", "GL103"), [1, 0, 0])])
+def test_statistics_json_counts_what_is_fixable(run_cli, tmp_path, options, counts):
+    write(tmp_path / "train.py", SOURCE)
+    rows = json.loads(run_cli("check", "--statistics", "--output-format", "json", *options, "train.py").stdout)
+    assert [(row["code"], row["count"]) for row in rows] == [("GL101", 1), ("GL103", 1), ("GL201", 1)]
+    assert [row["fixable_count"] for row in rows] == counts
+    assert [row["fixable"] for row in rows] == [count > 0 for count in counts]

@@ -151,5 +151,5 @@ def test_a_rule_needing_two_strings_finds_one_of_them_through_another_file(run_c
         "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    for x in data:\n        opt.zero_grad()\n        loss = model(x).sum()\n        opt.step()\n        bw(loss)\n",
     )
-    result = run_cli("check", "--no-cache", "--select", "GL203", "--output-format", "concise", ".")
+    result = run_cli("check", "--no-cache", "--select", "GL203", "--output-format", "concise", "-q", ".")
     assert [line.split(" ", 2)[:2] for line in result.output.splitlines()] == [["train.py:10:9:", "GL203"]]

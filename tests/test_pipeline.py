@@ -57,7 +57,7 @@ def test_flake8_plugin_analyses_deep_code_on_the_deep_stack():
 
 def test_flake8_reports_cpython_nesting_limits_as_gradlint_check_does(tmp_path, run_cli):
     write(tmp_path / "nested.py", OVER_NESTED)
-    checked = run_cli("check", "--no-cache", "--output-format", "concise", "nested.py").output.splitlines()
+    checked = run_cli("check", "--no-cache", "--output-format", "concise", "-q", "nested.py").output.splitlines()
     assert checked == ["nested.py:2:205: GL001 could not parse: too many nested parentheses"]
     # flake8 itself reports such a file as E999 and runs no plugin on it; the plugin alone agrees
     # (its columns are 0-based, printed 1-based by flake8).
@@ -82,8 +82,8 @@ def test_flake8_plugin_honours_the_whole_file_exemption_but_not_line_noqa():
 def test_an_oversized_file_gives_the_same_outcome_as_a_file_and_on_stdin(run_cli, tmp_path):
     source = LEGACY * 40
     write(tmp_path / "a.py", source)
-    as_file = run_cli("check", "--no-cache", "--output-format", "concise", "--max-file-size", "1K", "a.py")
-    on_stdin = run_cli("check", "--output-format", "concise", "--max-file-size", "1K", "--stdin-filename", "a.py", "-", input=source)
+    as_file = run_cli("check", "--no-cache", "--output-format", "concise", "-q", "--max-file-size", "1K", "a.py")
+    on_stdin = run_cli("check", "--output-format", "concise", "-q", "--max-file-size", "1K", "--stdin-filename", "a.py", "-", input=source)
     warning = "gradlint: warning: a.py: not analysed: 2.0 KiB is over the 1.0 KiB size limit (raise it with --max-file-size)"
     assert as_file.output == on_stdin.output == warning + "\n"
     assert as_file.exit_code == on_stdin.exit_code == 0

@@ -29,7 +29,7 @@ GOOD_LINE = "good.py:2:5: GL101"
 
 
 def concise(run_cli, *args: str):
-    result = run_cli("check", "--no-cache", "--output-format", "concise", *args)
+    result = run_cli("check", "--no-cache", "--output-format", "concise", "-q", *args)
     assert "Traceback" not in result.output
     return result
 
@@ -294,7 +294,7 @@ def unreadable_tree(tmp_path: Path) -> Path:
 
 def test_unreadable_entries_found_by_walking(run_script, tmp_path):
     unreadable_tree(tmp_path)
-    result = run_script("check", "--no-cache", "--output-format", "concise", "tree")  # a subprocess: a blocked FIFO would time out
+    result = run_script("check", "--no-cache", "--output-format", "concise", "-q", "tree")  # a subprocess: a blocked FIFO would time out
     stdout, stderr = result.stdout.decode(), result.stderr.decode()
     assert "Traceback" not in stdout + stderr
     assert sorted(error_lines(stderr)) == [
@@ -310,7 +310,7 @@ def test_unreadable_entries_found_by_walking(run_script, tmp_path):
 def test_unreadable_paths_named_explicitly(run_script, tmp_path):
     tree = unreadable_tree(tmp_path)
     names = ["dangling.py", "loop_a.py", "pipe.py", "nothing_here.py", "x.py", "good.py"]
-    result = run_script("check", "--no-cache", "--output-format", "concise", *names, cwd=tree)
+    result = run_script("check", "--no-cache", "--output-format", "concise", "-q", *names, cwd=tree)
     stdout, stderr = result.stdout.decode(), result.stderr.decode()
     assert "Traceback" not in stdout + stderr
     assert error_lines(stderr) == [
@@ -367,7 +367,7 @@ def test_permission_denied_for_real(tmp_path, monkeypatch, explicit):
     (tmp_path / "secret.py").chmod(0)
     (tmp_path / "locked").chmod(0)
     paths = ["secret.py", "locked", "good.py"] if explicit else ["."]
-    args = ["check", "--no-cache", "--output-format", "concise", *paths]
+    args = ["check", "--no-cache", "--output-format", "concise", "-q", *paths]
     try:
         result = _run_without_permission_bypass(args, tmp_path, tmp_path / "secret.py")
         if result is None:

@@ -123,8 +123,8 @@ def test_coloured_text_is_the_plain_text_with_styles(run_cli, tmp_path, monkeypa
 def test_statistics_counts_per_code(run_cli, tmp_path):
     write(tmp_path / "a.py", LEGACY + "y = Variable(t)\nprint(loss.data[0])\n")
     rows = run_cli("check", "--statistics", "a.py").output.splitlines()
-    assert [row.split("\t")[:3] for row in rows[:-1]] == [["    2", "GL101", "warning"], ["    1", "GL103", "error  "]]
-    assert rows[-1] == "Found 3 errors (severity: 1 error, 2 warning)."
+    assert [row.split("\t")[:3] for row in rows[:-2]] == [["    2", "GL101", "warning"], ["    1", "GL103", "error  "]]
+    assert rows[-2:] == ["Found 3 errors (severity: 1 error, 2 warning).", "[*] 3 fixable with `gradlint fix`."]
 
 
 def test_the_summary_counts_the_findings_by_severity(run_cli, tmp_path):

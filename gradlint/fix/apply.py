@@ -11,6 +11,7 @@ import libcst as cst
 from gradlint.engine import LintOutcome, lint_text
 from gradlint.fix.cleanup import codes_to_clean_up, parsed, remove_unused_imports
 from gradlint.fix.edits import apply_edits
+from gradlint.fix.fixable import only_fixable
 from gradlint.fix.plan import Applicability
 from gradlint.fix.record import ChangeLog
 from gradlint.fix.target import within_target
@@ -49,12 +50,14 @@ def fix_text(
     guard: Optional[FixGuard] = None,
     record: bool = False,
     target_torch: Optional[str] = None,
+    fixable: Optional[frozenset[str]] = None,
 ) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
     the file uses from, and gives to, the other files of its run; `guard`: which fixes may be
     applied (all when None); `record`: list each change made (for a migration report);
-    `target_torch`: the oldest torch the code must run on (a fix needing a newer one is unsafe)."""
+    `target_torch`: the oldest torch the code must run on (a fix needing a newer one is unsafe);
+    `fixable`: the rules whose fixes may be applied (all when None)."""
     log = ChangeLog(path, text) if record else None
     current, module = text, None
     applied = 0
@@ -62,7 +65,7 @@ def fix_text(
 
     def lint(current: str, module: Optional[cst.Module]) -> LintOutcome:
         outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
-        return replace(outcome, findings=within_target(outcome.findings, target_torch))
+        return replace(outcome, findings=only_fixable(within_target(outcome.findings, target_torch), fixable))
 
     for _ in range(MAX_ROUNDS):
         outcome = lint(current, module)

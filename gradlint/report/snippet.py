@@ -85,24 +85,46 @@ def _gutter(width: int, number: Optional[int] = None) -> str:
     return f"{number if number is not None else '':>{width}} |"
 
 
-def code_frame(finding: Finding, source: Source, paint: Painter) -> list[str]:
-    """The finding's first line with carets under its span (to the line's end when it spans lines)."""
+def code_frame(finding: Finding, source: Source, paint: Painter, context: int = 0) -> list[str]:
+    """The finding's first line with carets under its span (to the line's end when it spans
+    lines), with up to `context` lines before it and after its last line (ruff's `full` format:
+    two, blank lines at the edges left out)."""
     start, end = finding.location, finding.end_location
-    if not 1 <= start.row <= len(source.index.starts):
+    line_count = len(source.index.starts)
+    if not 1 <= start.row <= line_count:
         return []
     line = source.line(start.row)
     last_column = end.column if end.row == start.row else len(line) + 1
     before = line[: start.column - 1].replace("\t", TAB)
     marked = line[start.column - 1 : last_column - 1].replace("\t", TAB)
-    width = len(str(start.row))
+    first_row, last_row = _context_rows(source, start.row, min(max(end.row, start.row), line_count), context)
+    width = len(str(last_row))
     carets = "^" * max(1, display_width(marked))
     color = SEVERITY_COLORS[severity_of(finding.code)]
+
+    def numbered(row: int) -> str:
+        return paint(_gutter(width, row), fg="blue") + " " + source.line(row).replace("\t", TAB)
+
+    underline = (
+        paint(_gutter(width), fg="blue") + " " + " " * display_width(before) + paint(f"{carets} {finding.code}", fg=color, bold=True)
+    )
     return [
         paint(_gutter(width), fg="blue"),
-        paint(_gutter(width, start.row), fg="blue") + " " + line.replace("\t", TAB),
-        paint(_gutter(width), fg="blue") + " " + " " * display_width(before) + paint(f"{carets} {finding.code}", fg=color, bold=True),
+        *(numbered(row) for row in range(first_row, start.row + 1)),
+        underline,
+        *(numbered(row) for row in range(start.row + 1, last_row + 1)),
         paint(_gutter(width), fg="blue"),
     ]
+
+
+def _context_rows(source: Source, first: int, last: int, context: int) -> tuple[int, int]:
+    """The rows shown around `first`..`last`: `context` more each side, without blank edges."""
+    before, after = max(1, first - context), min(len(source.index.starts), last + context)
+    while before < first and not source.line(before).strip():
+        before += 1
+    while after > last and not source.line(after).strip():
+        after -= 1
+    return before, after
 
 
 def _affected_rows(fix: Fix) -> tuple[int, int]:
