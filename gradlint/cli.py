@@ -27,6 +27,7 @@ from gradlint.discovery import CHECKED_SUFFIXES, discover
 from gradlint.docs import render_rule
 from gradlint.files import SourceReadError, describe_os_error, read_source, write_output_atomic
 from gradlint.terminal import ProgressBar, use_color, wants_progress
+from gradlint.watch import watch
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_fixed_only, render_statistics
 from gradlint.report.migration import NOT_MIGRATED, migration_report
 from gradlint.report.migration_json import render_migration_json
@@ -453,6 +454,7 @@ def _preset_options(command):
     default=False,
     help="Apply the fixes and report nothing of what remains: exit 0 unless --exit-non-zero-on-fix and a file changed (implies --fix).",
 )
+@click.option("--watch", is_flag=True, help="Check again whenever a checked file changes (Ctrl-C stops).")
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding, and report nothing.")
 def check(paths, **options):
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
@@ -471,6 +473,8 @@ def check(paths, **options):
             return shown
         if run.add_noqa:
             return _add_noqa(_paths_or_here(paths), settings, run)
+        if run.watch:
+            return _watch(run)
         return _check_once(run, settings)
 
     run.run(body)
@@ -480,6 +484,10 @@ def _refuse_conflicts(run: "Invocation") -> None:
     fixing = "--fix-only" if run.fix_only else "--fix" if run.apply_fixes else "--diff" if run.diff else None
     if run.add_noqa and fixing:
         _fail(f"--add-noqa cannot be used with {fixing}")
+    if run.watch and (fixing or run.add_noqa):
+        _fail(f"--watch cannot be used with {fixing or '--add-noqa'}")
+    if run.watch and _reads_stdin(run.paths, run.stdin_filename):
+        _fail("--watch checks files and cannot be used with stdin (`-`)")
 
 
 def _check_once(run: "Invocation", settings: Settings) -> int:
@@ -504,6 +512,40 @@ def _check_once(run: "Invocation", settings: Settings) -> int:
     _report_errors(summary, run)
     _print_findings(summary, run, settings, run.quiet, stdin_sources)
     return _exit_code(summary, run.exit_zero, settings)
+
+
+def _watch(run: "Invocation") -> int:
+    """`check --watch`: each run reads the configuration afresh; an error in it is shown and the
+    watch goes on (the next change may repair it)."""
+
+    def check_again() -> int:
+        try:
+            return _check_once(run, run.settings(_chosen_select(run), note=False))
+        except ConfigError as error:
+            click.echo(f"gradlint: error: {error}", err=True)
+            return EXIT_ERROR
+
+    watched = _paths_or_here(run.paths)
+
+    def files() -> list[Path]:
+        nonlocal watched
+        try:
+            watched = _watched_files(run)
+        except ConfigError:
+            pass  # the run reports it; the files watched before, the configuration among them, tell when it is repaired
+        return watched
+
+    return watch(check_again, files, clear=run.output_file is None and sys.stdout.isatty())
+
+
+def _watched_files(run: "Invocation") -> list[Path]:
+    """What `--watch` polls: the files a run checks, the folders that hold them (a file added or
+    removed changes its folder) and the configuration files that hold for them."""
+    settings = run.settings(_chosen_select(run), note=False)
+    files = discover(_paths_or_here(run.paths), settings).files
+    configurations = {settings_for_file(settings, path).config_path for path in files} | {settings.config_path}
+    folders = {path.parent for path in files} | {path for path in _paths_or_here(run.paths) if path.is_dir()}
+    return [*files, *sorted(folders), *sorted(path for path in configurations if path is not None)]
 
 
 def _renamed(options: dict) -> dict:
@@ -540,7 +582,7 @@ def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
 )
 def fix(paths, **options):
     """Apply fixes to PATHS (default: the current directory; `-` fixes stdin to stdout)."""
-    run = Invocation({"paths": paths, "fix_only": False, **_renamed(options)})
+    run = Invocation({"paths": paths, "fix_only": False, "watch": False, **_renamed(options)})
     run.run(lambda: _fix(run))
 
 

@@ -188,5 +188,5 @@ def test_fix_only_refuses_add_noqa_and_no_fix_only_checks(run_cli, tmp_path):
 
 def test_check_help_lists_the_new_options(run_cli):
     text = run_cli("check", "--help").stdout
-    for option in ("--fix-only", "--fixable", "--unfixable", "--extend-fixable"):
+    for option in ("--watch", "--fix-only", "--fixable", "--unfixable", "--extend-fixable"):
         assert option in text, option
