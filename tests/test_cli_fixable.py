@@ -190,3 +190,14 @@ def test_check_help_lists_the_new_options(run_cli):
     text = run_cli("check", "--help").stdout
     for option in ("--watch", "--fix-only", "--fixable", "--unfixable", "--extend-fixable"):
         assert option in text, option
+
+
+def test_the_result_cache_serves_every_choice(run_cli, tmp_path):
+    write(tmp_path / "a.py", TWO_FIXES)
+    assert fixes_by_code(run_cli) == {"GL101": True, "GL103": True}
+    cached = run_cli("check", "--output-format", "json", "a.py")  # fills the cache
+    assert {finding["code"] for finding in json.loads(cached.stdout)} == {"GL101", "GL103"}
+    for options, fixable in (((), {"GL101": True, "GL103": True}), (("--unfixable", "GL101"), {"GL101": False, "GL103": True})):
+        result = run_cli("check", "--output-format", "json", *options, "a.py")
+        assert {finding["code"]: finding["fix"] is not None for finding in json.loads(result.stdout)} == fixable
+    assert list((tmp_path / ".gradlint_cache").glob("results-*.json"))  # the runs above read it

@@ -307,6 +307,22 @@ def test_full_leaves_out_blank_lines_at_the_edges_of_the_context():
     assert frame == ["  |", "4 | from torch.autograd import Variable", "5 | x = Variable(t)", "  |     ^^^^^^^^^^^ GL101", "  |"]
 
 
+def test_full_shows_a_blank_line_within_the_context_without_trailing_space():
+    source = "import torch\nfrom torch.autograd import Variable\n\nx = Variable(t)\n\ny = 1\n"
+    (finding,) = lint(source, "GL101", path="a.py")
+    frame = render([finding], "full", RenderOptions(quiet=True, source_of=lambda path: source)).splitlines()[1:-2]
+    assert frame == [
+        "  |",
+        "2 | from torch.autograd import Variable",
+        "3 |",
+        "4 | x = Variable(t)",
+        "  |     ^^^^^^^^^^^ GL101",
+        "5 |",
+        "6 | y = 1",
+        "  |",
+    ]
+
+
 def test_text_keeps_the_finding_line_alone(findings):
     assert "1 | import torch" not in render(findings, "text", _options())
     assert render(findings, "text", _options()) != render(findings, "full", _options())

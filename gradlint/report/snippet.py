@@ -103,7 +103,8 @@ def code_frame(finding: Finding, source: Source, paint: Painter, context: int = 
     color = SEVERITY_COLORS[severity_of(finding.code)]
 
     def numbered(row: int) -> str:
-        return paint(_gutter(width, row), fg="blue") + " " + source.line(row).replace("\t", TAB)
+        text = source.line(row).replace("\t", TAB)
+        return paint(_gutter(width, row), fg="blue") + (" " + text if text else "")  # a blank line: no trailing space
 
     underline = (
         paint(_gutter(width), fg="blue") + " " + " " * display_width(before) + paint(f"{carets} {finding.code}", fg=color, bold=True)
