@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from gradlint.fix.plan import torch_release
+from gradlint.fix.kinds import torch_release
 from gradlint.rules import all_codes, opt_in_codes
 
 if sys.version_info >= (3, 11):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import gc
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Optional, TypeVar
 
 MIN_FILES_PER_WORKER = 8
@@ -37,6 +35,10 @@ def map_in_pool(
     workers = min(worker_count(jobs), len(work) // MIN_FILES_PER_WORKER)
     if workers <= 1:
         return _collect((function(item) for item in work), len(work), progress)
+    # Imported here: a run of one process, and a command that checks nothing, need no pool.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     order = sorted(range(len(work)), key=lambda i: weight(work[i]), reverse=True) if weight is not None else list(range(len(work)))
     chunk = max(1, len(work) // (workers * (64 if weight is not None else 8)))
     try:

@@ -16,14 +16,14 @@ from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
-from gradlint.files import ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.files import MAX_FILE_BYTES, ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.fix.target import within_target as fixes_within_target
 from gradlint.local_modules import facts_beside, read_module
 from gradlint.model import Finding
 from gradlint.model.migration import AppliedChange
 from gradlint.model.project import ProjectFacts
 from gradlint.notebook import cell_diff, is_notebook, python_source
-from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
+from gradlint.pipeline import Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
 from gradlint.shared_imports import restore_used_imports
 from gradlint.source import UndecodableSource, decode_source
