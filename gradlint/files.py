@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -82,6 +80,8 @@ def describe_file_type(mode: int) -> str:
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # here, as tempfile below: the commands that read or write no file start without them
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -144,6 +144,8 @@ def _write_whole(out, data: bytes) -> None:
 def _replace_through_temporary(target: Path, data: bytes, before_rename: Callable[[str], None]) -> None:
     """Write `data` to a temporary file beside `target`, run `before_rename` on it, and rename it
     over `target`; the temporary file is removed if anything fails."""
+    import tempfile
+
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradlint-tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as out:
