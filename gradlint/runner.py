@@ -25,6 +25,7 @@ from gradlint.model.project import ProjectFacts
 from gradlint.notebook import cell_diff, is_notebook, python_source
 from gradlint.pipeline import Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
+from gradlint.rules import rule_by_code
 from gradlint.shared_imports import restore_used_imports
 from gradlint.source import UndecodableSource, decode_source
 
@@ -152,7 +153,9 @@ def check_paths(
             facts = project.facts_for(path) if stored is not None and key else facts
             pending.append((index, replace(item, project=facts), digest, key, outside))
     work = [entry[1] for entry in pending]
-    for (index, item, digest, key, outside), result in zip(pending, map_in_pool(_check_item, work, jobs, progress, weight=_size)):
+    for (index, item, digest, key, outside), result in zip(
+        pending, map_in_pool(_check_item, work, jobs, progress, weight=_size, prepare=load_rules)
+    ):
         results[index] = result
         if digest is not None and result.cacheable:
             cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
@@ -181,6 +184,13 @@ def within_target(result: SourceResult, target_torch: Optional[str]) -> SourceRe
     the fixes that need a newer torch are unsafe. The fix loop applies the target to each round
     of its own (`fix_text`)."""
     return replace(result, findings=fixes_within_target(result.findings, target_torch))
+
+
+def load_rules(work: Sequence[WorkItem]) -> None:
+    """Import the modules of the rules selected for `work` (the engine imports a rule's module when a
+    file first gets past its prefilter): done before a pool starts, once, for every worker."""
+    for code in sorted(frozenset().union(*(item.codes for item in work))):
+        rule_by_code(code)
 
 
 def _check_item(item: WorkItem) -> SourceResult:
@@ -319,11 +329,11 @@ def fix_paths(
     if explain:
         summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item
-    results = map_in_pool(worker, work, jobs, progress, weight=_size)
+    results = map_in_pool(worker, work, jobs, progress, weight=_size, prepare=load_rules)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
         again = [replace(work[index], project=keeping(work[index].project, names)) for index, names in wanted]
-        return map_in_pool(worker, again, jobs)
+        return map_in_pool(worker, again, jobs, prepare=load_rules)
 
     results = restore_used_imports(
         [str(path) for path in targets],

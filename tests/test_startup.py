@@ -14,6 +14,7 @@ import pytest
 
 from gradlint.config import Overrides, load_settings
 from gradlint.docs import CATALOG_MODULE, catalog_source
+from gradlint.pool import MIN_FILES_PER_WORKER, map_in_pool
 from gradlint.rules import all_rules, describe, rule_infos
 
 HEAVY = ("libcst", "gradlint.engine", "gradlint.runner", "gradlint.analysis.torch_api")
@@ -105,3 +106,22 @@ def test_the_language_server_answers_initialize_without_rules_or_libcst(tmp_path
     modules = set(json.loads(completed.stderr.decode("utf-8").splitlines()[-1]))
     assert "gradlint.server" in modules
     assert heavy_modules(modules) == set()
+
+
+def test_a_pool_is_prepared_here_before_its_workers_start():
+    prepared = []
+    many, few = list(range(4 * MIN_FILES_PER_WORKER)), list(range(MIN_FILES_PER_WORKER))
+    assert map_in_pool(abs, few, jobs=2, prepare=prepared.append) == few and prepared == []  # no pool: nothing to prepare
+    assert map_in_pool(abs, many, jobs=2, prepare=prepared.append) == many and prepared == [many]
+
+
+def test_the_selected_rules_are_loaded_for_the_workers_to_inherit(tmp_path):
+    script = (
+        "import json, sys\nfrom types import SimpleNamespace\nfrom gradlint.runner import load_rules\n"
+        "load_rules([SimpleNamespace(codes=frozenset({'GL101'})), SimpleNamespace(codes=frozenset({'GL604'}))])\n"
+        "print(json.dumps(sorted(name for name in sys.modules if name.startswith('gradlint.rules.gl'))))\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    loaded = set(json.loads(completed.stdout))
+    assert {"gradlint.rules.gl101_variable_call", "gradlint.rules.gl604_amp_step_order.rule"} <= loaded, completed.stderr
+    assert "gradlint.rules.gl201_missing_zero_grad" not in loaded
