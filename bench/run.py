@@ -13,6 +13,8 @@ Sections (`--sections`, default all):
   bigfile  one generated file of --big-file-mb MB: parse against check, peak RSS
   scaling  bench/scaling.py: the cost exponent per axis, for check, fix and every output format
   lsp      bench/lsp_latency.py, when present: the language server's latencies
+  startup  bench/startup.py: the CPU of `--version`, `rule GL101`, `rules`, a small check and the
+           language server's `initialize`, each in a fresh process
 
 Subprocess rows are the best of --repeat runs (default 1, to keep the full run near 25 minutes;
 the scaling section repeats as often) of a fresh process, timed with os.wait4 (wall, CPU of the
@@ -41,7 +43,7 @@ from typing import Iterator, Optional
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CACHE = HERE / ".cache"
-SECTIONS = ("corpus", "typical", "project", "bigfile", "scaling", "lsp")
+SECTIONS = ("corpus", "typical", "project", "bigfile", "scaling", "lsp", "startup")
 PARSE_ONLY = """
 import sys, pathlib, libcst
 for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.py")):
@@ -539,6 +541,23 @@ def lsp_section() -> Section:
     return Section("Language server", lsp_latency.markdown(result), [latency_target(result, *target) for target in targets])
 
 
+def startup_section(repeat: int) -> Section:
+    """bench/startup.py: each command's CPU in a fresh process, best of `repeat`."""
+    sys.path.insert(0, str(HERE))
+    import startup
+
+    results = startup.measure(repeat=repeat)
+    targets = []
+    for name, limit in startup.TARGETS.items():
+        seconds = results.get(name)
+        if seconds is None:
+            targets.append(Target(f"start-up: `{name}` ≤ {limit} CPU s", "", None, "no /proc to read the server's CPU from"))
+            continue
+        reason = f"{seconds:.3f} s; a bare `python -c pass` takes {results['python -c pass']:.3f} s"
+        targets.append(Target(f"start-up: `{name}` ≤ {limit} CPU s", f"{seconds:.3f} s", seconds <= limit, reason))
+    return Section("Start-up", startup.markdown(results), targets)
+
+
 def latency_target(result: dict, name: str, key: str, limit_ms: float) -> Target:
     """Met when even the slowest answer of the session is within `limit_ms`."""
     median, slowest = result.get(f"{key}_median"), result.get(f"{key}_max")
@@ -609,6 +628,8 @@ def run_section(name: str, args: argparse.Namespace, bench: Bench, corpus: Optio
         return big_file_section(bench, args.big_file_mb)
     if name == "scaling":
         return scaling_section(args.scale, args.repeat)
+    if name == "startup":
+        return startup_section(max(args.repeat, 3))  # a start-up is short: one run is at the mercy of other load
     return lsp_section()
 
 

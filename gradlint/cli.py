@@ -6,7 +6,7 @@ import json
 import sys
 import traceback
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import TYPE_CHECKING, NoReturn, Optional
 
 import click
 
@@ -22,30 +22,18 @@ from gradlint.config import (
     settings_for_file,
     split_codes,
 )
-from gradlint.cache import remove_caches
-from gradlint.discovery import CHECKED_SUFFIXES, discover
 from gradlint.docs import render_rule
-from gradlint.files import SourceReadError, describe_os_error, read_source, write_output_atomic
+from gradlint.files import MAX_FILE_BYTES, SourceReadError, describe_os_error, read_source, write_output_atomic
 from gradlint.terminal import ProgressBar, use_color, wants_progress
-from gradlint.watch import watch
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_fixed_only, render_statistics
-from gradlint.report.migration import NOT_MIGRATED, migration_report
-from gradlint.report.migration_json import render_migration_json
-from gradlint.report.migration_markdown import render_migration_markdown
-from gradlint.rules import ALL_MIGRATIONS, all_rules, file_rule_codes, presets, severity_of
+from gradlint.rules import ALL_MIGRATIONS, file_rule_codes, presets, rule_infos, severity_of
 from gradlint.source import UndecodableSource, decode_source
 from gradlint.pool import tune_garbage_collector
-from gradlint.runner import (
-    MAX_FILE_BYTES,
-    RunSummary,
-    cache_directory,
-    check_paths,
-    check_stdin,
-    fix_paths,
-    fix_stdin,
-    relative_to_root,
-    unified_diff,
-)
+
+# LibCST, the rules, the engine and the runner are imported by the commands that use them (in
+# their bodies): `--version`, `rules` and `rule` start without them (tests/test_startup.py).
+if TYPE_CHECKING:
+    from gradlint.runner import RunSummary
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -396,6 +384,8 @@ def _show(run: Invocation, settings: Settings) -> Optional[int]:
     """`--show-files` and `--show-settings`: what a run would use, without running it."""
     if not (run.show_files or run.show_settings):
         return None
+    from gradlint.discovery import discover
+
     found = discover(_paths_or_here(run.paths), settings)
     files = sorted(str(path.absolute()) for path in found.files)
     for path, reason in found.errors:
@@ -412,6 +402,8 @@ def _show(run: Invocation, settings: Settings) -> Optional[int]:
 
 def describe_settings(path: Path, settings: Settings) -> str:
     """The settings that hold for `path`, as `--show-settings` prints them (JSON values)."""
+    from gradlint.runner import cache_directory, relative_to_root
+
     own = settings_for_file(settings, path)
     rules = own.codes_for(relative_to_root(path, own))
     values = {
@@ -492,6 +484,8 @@ def _refuse_conflicts(run: "Invocation") -> None:
 
 def _check_once(run: "Invocation", settings: Settings) -> int:
     """One `check` run without fixes: the findings reported, the exit code."""
+    from gradlint.runner import check_paths, check_stdin
+
     stdin_sources = {}
     if _reads_stdin(run.paths, run.stdin_filename):
         raw, name = sys.stdin.buffer.read(), run.stdin_filename or "-"
@@ -535,12 +529,16 @@ def _watch(run: "Invocation") -> int:
             pass  # the run reports it; the files watched before, the configuration among them, tell when it is repaired
         return watched
 
+    from gradlint.watch import watch
+
     return watch(check_again, files, clear=run.output_file is None and sys.stdout.isatty())
 
 
 def _watched_files(run: "Invocation") -> list[Path]:
     """What `--watch` polls: the files a run checks, the folders that hold them (a file added or
     removed changes its folder) and the configuration files that hold for them."""
+    from gradlint.discovery import discover
+
     settings = run.settings(_chosen_select(run), note=False)
     files = discover(_paths_or_here(run.paths), settings).files
     configurations = {settings_for_file(settings, path).config_path for path in files} | {settings.config_path}
@@ -557,6 +555,8 @@ def _renamed(options: dict) -> dict:
 
 def _add_noqa(paths: list[Path], settings: Settings, run: Invocation) -> int:
     """`check --add-noqa`: suppress every remaining finding where it is, as ruff does."""
+    from gradlint.runner import fix_paths
+
     if _reads_stdin(paths, run.stdin_filename):
         _fail("--add-noqa writes files and cannot be used with stdin (`-`)")
     if run.ignore_noqa:
@@ -597,6 +597,8 @@ def _chosen_select(run: Invocation) -> tuple[str, ...]:
 
 
 def _fix(run: Invocation) -> int:
+    from gradlint.runner import fix_paths
+
     chosen_select = _chosen_select(run)
     settings = run.settings(chosen_select)
     shown = _show(run, settings)
@@ -664,6 +666,8 @@ class MigrationReportRequest:
     so that the report lists them as not migrated, but shown only there unless selected."""
 
     def __init__(self, run: Invocation, settings: Settings) -> None:
+        from gradlint.discovery import CHECKED_SUFFIXES
+
         self.path: Path = run.report_file
         if self.path.name.endswith(CHECKED_SUFFIXES):
             raise ConfigError(f"--report {self.path}: a report cannot be written to a file gradlint checks")
@@ -676,6 +680,10 @@ class MigrationReportRequest:
     def write(self, summary: RunSummary) -> str:
         """Write the report of `summary` (then drop the findings asked for the report alone from
         it); the line that ends the fix summary on the terminal."""
+        from gradlint.report.migration import NOT_MIGRATED, migration_report
+        from gradlint.report.migration_json import render_migration_json
+        from gradlint.report.migration_markdown import render_migration_markdown
+
         report = migration_report(
             summary.changes, summary.findings, summary.errors, rules=self.rules, unsafe_fixes=self.unsafe_fixes, written=self.written
         )
@@ -701,6 +709,8 @@ def _decoded_or_none(raw: bytes):
 
 def _fix_stdin(settings: Settings, run: Invocation, report: Optional["MigrationReportRequest"] = None) -> int:
     """Fixed source on stdout (or, with `--diff`, the diff only), what remains on stderr."""
+    from gradlint.runner import RunSummary, fix_stdin, unified_diff
+
     name = run.stdin_filename or "-"
     raw = sys.stdin.buffer.read()
     result = fix_stdin(
@@ -748,7 +758,7 @@ def _fix_stdin(settings: Settings, run: Invocation, report: Optional["MigrationR
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rules(output_format):
     """List every rule: code, name, severity, fix availability."""
-    rows = [_rule_row(rule) for rule in all_rules()]
+    rows = [_rule_row(rule) for rule in rule_infos()]
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
@@ -768,7 +778,7 @@ def rule(rule_name, every_rule, output_format):
     if every_rule == (rule_name is not None):  # both, or neither
         raise click.UsageError("give either a rule's code or name, or --all")
     if every_rule:
-        chosen = list(all_rules())
+        chosen = list(rule_infos())
     else:
         found = _rule_named(rule_name)
         if found is None:
@@ -788,7 +798,7 @@ def _rule_row(rule) -> dict:
 
 def _rule_named(code_or_name: str):
     wanted = code_or_name.strip()
-    return next((one for one in all_rules() if one.code == wanted.upper() or one.name == wanted.lower()), None)
+    return next((one for one in rule_infos() if one.code == wanted.upper() or one.name == wanted.lower()), None)
 
 
 @cli.command(short_help="Remove the result caches.")
@@ -798,6 +808,9 @@ def clean(quiet):
     `.gradlint_cache` directory below the current directory."""
 
     def run() -> int:
+        from gradlint.cache import remove_caches
+        from gradlint.runner import cache_directory
+
         settings = load_settings(None, Overrides())
         try:
             removed = remove_caches(Path("."), cache_directory(settings))

@@ -7,13 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from gradlint.fix.plan import torch_release
+from gradlint.fix.kinds import torch_release
 from gradlint.rules import all_codes, opt_in_codes
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 DEFAULT_EXCLUDE = (
     ".bzr",
@@ -231,7 +226,17 @@ def find_config(start: Path) -> Optional[Path]:
     return None
 
 
+def _toml():
+    """The TOML reader, imported when a configuration is first read (`--version` reads none)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
 def _read_toml(path: Path) -> dict:
+    tomllib = _toml()
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -418,6 +423,7 @@ def _apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
 def parse_config_override(text: str) -> dict[str, Any]:
     """One `--config KEY=VALUE` (`"per-file-ignores = {'tests/*' = ['GL201']}"`) as a table;
     ruff's `lint.` prefix is accepted. Raises ConfigError when it is not a TOML key and value."""
+    tomllib = _toml()
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -1,6 +1,8 @@
-"""Render the rule catalog (`rules/*.md`) and README's rule table from the rule classes.
+"""Render the rule catalog (`rules/*.md`), README's rule table and the registry's catalog module
+(`gradlint/rules/_catalog.py`, what the rules declare, read without importing them) from the rule
+classes.
 
-`python -m gradlint.docs rules` rewrites both; `--check` exits 1 when either is out of date.
+`python -m gradlint.docs rules` rewrites them all; `--check` exits 1 when any is out of date.
 """
 
 from __future__ import annotations
@@ -8,10 +10,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING, Union
+
 from gradlint.config import LEGACY_STYLE_CODES
-from gradlint.fix.plan import Applicability, Availability
-from gradlint.rules import all_rules, presets
-from gradlint.rules.base import Rule
+from gradlint.fix.kinds import Applicability, Availability
+from gradlint.rules import ALL_MIGRATIONS, all_rules, describe
+from gradlint.rules.info import RuleInfo
+from gradlint.rules.severity import Severity
+
+if TYPE_CHECKING:
+    from gradlint.rules.base import Rule
+
+# A rule as its class declares it, or as the catalog module records it: both answer alike.
+AnyRule = Union["type[Rule]", RuleInfo]
 
 # What each family of rules finds (README's table has one row per family).
 FAMILIES = {
@@ -30,7 +41,7 @@ README_TABLE_END = "<!-- end of rule table -->"
 _KIND_TEXT = {Applicability.SAFE: "safe", Applicability.UNSAFE: "unsafe (`--unsafe-fixes`)"}
 
 
-def fix_text(rule: "type[Rule]") -> str:
+def fix_text(rule: AnyRule) -> str:
     """The declared fix in words: which kinds, and whether every finding has one."""
     if rule.fix_availability is Availability.NONE:
         return "none"
@@ -39,8 +50,10 @@ def fix_text(rule: "type[Rule]") -> str:
     return text if rule.fix_availability is Availability.ALWAYS else f"{text}, for some forms only"
 
 
-def render_rule(rule: "type[Rule]") -> str:
-    flags = [f"`--{name}`" for name, codes in presets().items() if rule.code in codes]
+def render_rule(rule: AnyRule) -> str:
+    # The presets that select it (see `gradlint.rules.presets`), from the rule alone: a rule just
+    # added is rendered before the catalog knows it.
+    flags = [f"`--{ALL_MIGRATIONS}-{rule.migration}`", f"`--{ALL_MIGRATIONS}`"] if rule.migration is not None else []
     header = [f"# {rule.code} {rule.name}", "", f"{rule.summary}.", "", f"Severity: {rule.severity} ({rule.severity.meaning})."]
     header.append(f"Fix: {fix_text(rule)}.")
     if flags:
@@ -85,7 +98,7 @@ def render_readme_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _family_fixes(members: "list[type[Rule]]") -> str:
+def _family_fixes(members: list[AnyRule]) -> str:
     """The kinds of fix a family's rules offer: `safe / unsafe / none`."""
     kinds = {kind.value for rule in members for kind in rule.fix_applicabilities}
     if any(rule.fix_availability is Availability.NONE for rule in members):
@@ -107,6 +120,45 @@ def rendered_catalog() -> dict[str, str]:
     catalog = {f"{rule.code}.md": render_rule(rule) for rule in all_rules()}
     catalog["README.md"] = render_index()
     return catalog
+
+
+CATALOG_MODULE = Path(__file__).resolve().parent / "rules" / "_catalog.py"
+
+
+def catalog_source() -> str:
+    """The text of the registry's catalog module, from the rule classes."""
+    lines = [
+        '"""What every rule declares, for the registry to answer without importing the rules.',
+        "",
+        "Generated from the rule classes by `python -m gradlint.docs rules`; do not edit by hand.",
+        '"""',
+        "",
+        "from gradlint.rules.info import RuleInfo",
+        "",
+        "RULES = (",
+    ]
+    for rule in all_rules():
+        lines.append("    RuleInfo(")
+        for name, value in vars(describe(rule)).items():
+            if name == "doc":
+                lines.append("        doc=(")
+                lines.extend(f"            {line!r}" for line in value.splitlines(keepends=True))
+                lines.append("        ),")
+            else:
+                lines.append(f"        {name}={_literal(value)},")
+        lines.append("    ),")
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+def _literal(value: object) -> str:
+    """A catalog value as Python source: enums by their plain value (`RuleInfo` makes them again)."""
+    if isinstance(value, tuple):
+        items = [_literal(item) for item in value]
+        return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+    if isinstance(value, (Applicability, Availability, Severity)):
+        return repr(value.value)
+    return repr(value)
 
 
 # Pages of the catalog directory that another generator writes (and another test keeps in sync):
@@ -154,12 +206,19 @@ def main(argv: list[str]) -> int:
     check = "--check" in argv
     directory = Path(next((arg for arg in argv if not arg.startswith("--")), "rules"))
     if check:
-        stale = stale_files(directory)
+        stale = [str(directory / name) for name in stale_files(directory)]
+        if _read(CATALOG_MODULE) != catalog_source():
+            stale.append(str(CATALOG_MODULE))
         for name in stale:
-            print(f"out of date: {directory / name}")
+            print(f"out of date: {name}")
         return 1 if stale else 0
     write_catalog(directory)
+    write_catalog_module()
     return 0
+
+
+def write_catalog_module(path: Path = CATALOG_MODULE) -> None:
+    path.write_text(catalog_source(), encoding="utf-8", newline="\n")
 
 
 if __name__ == "__main__":

@@ -20,9 +20,9 @@ from gradlint.fix.edits import EditBuilder
 from gradlint.messages import snippet
 from gradlint.model import Edit, FileResult, Finding, Fix, Location, Report
 from gradlint.noqa import NoqaLines, file_is_exempt, file_noqa_codes, suppresses, without_suppressed
-from gradlint.rules import all_codes, all_rules, noqa_rules, rule_for_failure
-from gradlint.rules.base import Rule
+from gradlint.rules import all_codes, noqa_rule_infos, noqa_rules, rule_by_code, rule_for_failure, rule_infos
 from gradlint.rules.file_rule import FileFailure
+from gradlint.rules.info import RuleInfo
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 from gradlint.walker import walk
 
@@ -37,15 +37,17 @@ class LintOutcome:
     error: Optional[str] = None
 
 
-def rules_for(codes: Iterable[str]) -> list[type[Rule]]:
-    """The selected rules that visit nodes (file rules that only report a failure visit nothing)."""
+def rules_for(codes: Iterable[str]) -> list[RuleInfo]:
+    """The selected rules that visit nodes (file rules that only report a failure visit nothing),
+    as the catalog describes them: a rule's module is imported only for a file that gets past its
+    prefilter."""
     wanted = set(codes)
     return [rule for rule in _visiting_rules() if rule.code in wanted]
 
 
 @lru_cache(maxsize=None)
-def _visiting_rules() -> tuple[type[Rule], ...]:
-    return tuple(rule for rule in all_rules() if rule.visits_nodes())
+def _visiting_rules() -> tuple[RuleInfo, ...]:
+    return tuple(rule for rule in rule_infos() if rule.visits)
 
 
 def lint_bytes(raw: bytes, path: str, codes: frozenset[str], project: Optional["ProjectFacts"] = None) -> FileResult:
@@ -122,7 +124,7 @@ def analyse_text(
     context = FileContext(path, text, module, project)
     noqa_lines = NoqaLines(text)
     try:
-        walk(context, [rule(context) for rule in rules])
+        walk(context, [rule_by_code(rule.code)(context) for rule in rules])
         findings = _findings(context, context.reports, noqa_lines) if context.reports else []
     except RecursionError:
         return LintOutcome(module=module, error="internal error: nesting too deep to analyse")
@@ -137,7 +139,7 @@ def analyse_text(
     return LintOutcome(sorted(findings, key=Finding.sort_key), module if repair is None else None)
 
 
-def past_prefilter(selected: list[type[Rule]], source: str, project: Optional["ProjectFacts"] = None) -> list[type[Rule]]:
+def past_prefilter(selected: list[RuleInfo], source: str, project: Optional["ProjectFacts"] = None) -> list[RuleInfo]:
     """The rules of `selected` that could match `source`: their triggers appear in it or, since the
     prefilter also sees the names a file uses through other files (`V` from a module that does
     `from torch.autograd import Variable as V`), in those names."""
@@ -147,7 +149,7 @@ def past_prefilter(selected: list[type[Rule]], source: str, project: Optional["P
 
 
 def _judges_noqa(text: str, codes: frozenset[str]) -> bool:
-    return any(rule.code in codes and rule.applies_to(text) for rule in noqa_rules())
+    return any(rule.code in codes and rule.applies_to(text) for rule in noqa_rule_infos())
 
 
 def _after_noqa(findings: list[Finding], lines: NoqaLines, path: str, codes: frozenset[str]) -> list[Finding]:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from gradlint.analysis.project import ProjectIndex
-from gradlint.files import SourceReadError, read_source
+from gradlint.files import MAX_FILE_BYTES, SourceReadError, read_source
 from gradlint.model.project import ProjectFacts
 from gradlint.notebook import python_source
-from gradlint.pipeline import MAX_FILE_BYTES, Source, over_size_limit
+from gradlint.pipeline import Source, over_size_limit
 
 
 def read_module(path: str, max_bytes: int = MAX_FILE_BYTES) -> Optional[bytes]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
+from gradlint.files import MAX_FILE_BYTES
 from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.model.migration import AppliedChange, ChangedLines
@@ -29,11 +30,6 @@ if TYPE_CHECKING:
 
 Source = Union[bytes, str]  # a file's bytes, or text already decoded (an editor buffer, flake8's lines)
 
-# Files larger than this are not parsed with LibCST (a generated 5 MB file of legacy training code
-# took 11 minutes and 3.3 GB to check); they are still decoded (GL002) and compiled by CPython
-# (GL001), and skipped with a warning only when some selected rule could have found something in
-# them. `--max-file-size` changes it (0: no limit). Never cached, so a raised limit takes effect.
-MAX_FILE_BYTES = 2 * 1024 * 1024
 PYTHON_RECURSION_LIMIT = 1_000  # CPython's default: what `python file.py` compiles with
 # CPython's own nesting limits: a file over them does not compile, so it is reported as GL001
 # without handing it to LibCST, which can take seconds and gigabytes on such input.

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import gc
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Optional, TypeVar
 
 MIN_FILES_PER_WORKER = 8
@@ -28,15 +26,27 @@ def worker_count(jobs: int) -> int:
 
 
 def map_in_pool(
-    function: Callable[[T], R], work: list[T], jobs: int, progress: Optional[Progress] = None, weight: Optional[Callable[[T], int]] = None
+    function: Callable[[T], R],
+    work: list[T],
+    jobs: int,
+    progress: Optional[Progress] = None,
+    weight: Optional[Callable[[T], int]] = None,
+    prepare: Optional[Callable[[list[T]], None]] = None,
 ) -> list[R]:
     """`[function(item) for item in work]`, in a process pool when there is enough work to pay for it
     (`jobs` 0 = all cores). `progress(done, total)` is called as results arrive. `weight` (an item's
     expected cost): the pool starts with the heaviest items, in small chunks, so that no worker is
-    left with a large file while the others are done."""
+    left with a large file while the others are done. `prepare(work)` runs here before a pool
+    starts: what it imports, forked workers inherit instead of each importing it again."""
     workers = min(worker_count(jobs), len(work) // MIN_FILES_PER_WORKER)
     if workers <= 1:
         return _collect((function(item) for item in work), len(work), progress)
+    if prepare is not None:
+        prepare(work)
+    # Imported here: a run of one process, and a command that checks nothing, need no pool.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     order = sorted(range(len(work)), key=lambda i: weight(work[i]), reverse=True) if weight is not None else list(range(len(work)))
     chunk = max(1, len(work) // (workers * (64 if weight is not None else 8)))
     try:

@@ -16,7 +16,7 @@ from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
-from gradlint.files import ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.files import MAX_FILE_BYTES, ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
 from gradlint.fix.fixable import only_fixable
 from gradlint.fix.target import within_target as fixes_within_target
 from gradlint.local_modules import facts_beside, read_module
@@ -24,8 +24,9 @@ from gradlint.model import Finding
 from gradlint.model.migration import AppliedChange
 from gradlint.model.project import ProjectFacts
 from gradlint.notebook import cell_diff, is_notebook, python_source
-from gradlint.pipeline import MAX_FILE_BYTES, Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
+from gradlint.pipeline import Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
+from gradlint.rules import rule_by_code
 from gradlint.shared_imports import restore_used_imports
 from gradlint.source import UndecodableSource, decode_source
 
@@ -163,7 +164,9 @@ def check_paths(
             facts = project.facts_for(path) if stored is not None and key else facts
             pending.append((index, replace(item, project=facts), digest, key, outside))
     work = [entry[1] for entry in pending]
-    for (index, item, digest, key, outside), result in zip(pending, map_in_pool(_check_item, work, jobs, progress, weight=_size)):
+    for (index, item, digest, key, outside), result in zip(
+        pending, map_in_pool(_check_item, work, jobs, progress, weight=_size, prepare=load_rules)
+    ):
         results[index] = result
         if digest is not None and result.cacheable:
             cache.put(item.name, digest, result, run=project.fingerprint, project_key=key, outside=outside)
@@ -193,6 +196,13 @@ def as_configured(result: SourceResult, target_torch: Optional[str], fixable: Op
     `fixable` see it: the fixes that need a newer torch are unsafe, those of rules that are not
     fixable are dropped. The fix loop applies both to each round of its own (`fix_text`)."""
     return replace(result, findings=only_fixable(fixes_within_target(result.findings, target_torch), fixable))
+
+
+def load_rules(work: Sequence[WorkItem]) -> None:
+    """Import the modules of the rules selected for `work` (the engine imports a rule's module when a
+    file first gets past its prefilter): done before a pool starts, once, for every worker."""
+    for code in sorted(frozenset().union(*(item.codes for item in work))):
+        rule_by_code(code)
 
 
 def _check_item(item: WorkItem) -> SourceResult:
@@ -338,11 +348,11 @@ def fix_paths(
     if explain:
         summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item
-    results = map_in_pool(worker, work, jobs, progress, weight=_size)
+    results = map_in_pool(worker, work, jobs, progress, weight=_size, prepare=load_rules)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
         again = [replace(work[index], project=keeping(work[index].project, names)) for index, names in wanted]
-        return map_in_pool(worker, again, jobs)
+        return map_in_pool(worker, again, jobs, prepare=load_rules)
 
     results = restore_used_imports(
         [str(path) for path in targets],

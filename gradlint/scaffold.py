@@ -151,11 +151,11 @@ def main(argv: list[str]) -> int:
         return 2
     for path in written:
         print(f"created {path.relative_to(root)}")
-    # A fresh registry sees the new module: regenerate the catalog and README's table from it.
+    # A fresh registry sees the new module: regenerate the catalogs and README's table from it.
     docs.all_rules.cache_clear()
-    docs.presets.cache_clear()
     docs.write_catalog(root / "rules")
-    print("regenerated rules/ and the rule table in README.md")
+    docs.write_catalog_module(root / "gradlint" / "rules" / "_catalog.py")
+    print("regenerated rules/, gradlint/rules/_catalog.py and the rule table in README.md")
     return 0
 
 

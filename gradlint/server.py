@@ -18,7 +18,7 @@ import threading
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Optional
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -30,15 +30,22 @@ from pygls.workspace.position_codec import PositionCodec
 
 from gradlint import RULE_DOCS_URL, __version__
 from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings
-from gradlint.discovery import SOURCE_SUFFIXES, is_excluded
 from gradlint.docs import render_rule
-from gradlint.model import SAFE, Finding, Location
+from gradlint.fix.kinds import Applicability
 from gradlint.noqa import with_noqa_code
-from gradlint.rules import file_rule_codes, rule_by_code, severity_of
-from gradlint.runner import RunSummary, check_stdin, fix_stdin
+from gradlint.rules import file_rule_codes, rule_info, severity_of
 from gradlint.server_io import StrictProtocol, serve_stream
 from gradlint.server_worker import DIED, ERROR, KILLED, OK, Outcome, Worker
 from gradlint.source import LineIndex, UndecodableSource, decode_source
+
+# The analysis (LibCST, the rules, the runner) is imported where a check runs, in the worker
+# process (whose fork server preloads it, see server_worker): the server answers `initialize`
+# without it.
+if TYPE_CHECKING:
+    from gradlint.model import Finding, Location
+    from gradlint.runner import RunSummary
+
+SAFE = Applicability.SAFE
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
@@ -304,7 +311,7 @@ class GradlintServer(LanguageServer):
         codes = list(dict.fromkeys(finding.code for finding, _ in here))
         if not codes:
             return None
-        text = "\n---\n\n".join(render_rule(rule_by_code(code)) for code in codes)
+        text = "\n---\n\n".join(render_rule(rule_info(code)) for code in codes)
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=here[0][1].range)
 
     def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None) -> None:
@@ -399,6 +406,8 @@ class Analysis:
 def analyse(uri: str, text: str, language_id: Optional[str], roots: tuple[Path, ...]) -> tuple[Optional[Analysis], list[str]]:
     """In the worker process: the findings (None for a document gradlint does not check: not
     Python, or excluded) and the problems to log."""
+    from gradlint.discovery import is_excluded
+
     problems: list[str] = []
     fs_path = to_fs_path(uri)
     path = Path(fs_path) if fs_path else None
@@ -448,6 +457,8 @@ def _text_edit(positions: "Positions", start: int, end: int, new_text: str) -> t
 
 
 def _is_python(path: Optional[Path], language_id: Optional[str]) -> bool:
+    from gradlint.discovery import SOURCE_SUFFIXES
+
     return language_id == "python" or (path is not None and path.suffix in SOURCE_SUFFIXES)
 
 
@@ -486,6 +497,8 @@ def _source_bytes(text: str) -> Optional[bytes]:
 
 
 def _lint(text: str, name: str, settings: Settings) -> RunSummary:
+    from gradlint.runner import check_stdin
+
     raw = _source_bytes(text)
     return check_stdin(raw if raw is not None else text, name, settings)
 
@@ -493,6 +506,8 @@ def _lint(text: str, name: str, settings: Settings) -> RunSummary:
 def _fixed(text: str, name: str, settings: Settings, note: Callable[[str], None] = lambda _: None) -> Optional[str]:
     """The text after `gradlint fix` (safe fixes only); None when it cannot be fixed. `note` hears
     why the fix kept something (an import other files of the project use)."""
+    from gradlint.runner import fix_stdin
+
     raw = _source_bytes(text)
     result = fix_stdin(raw if raw is not None else text, name, settings, unsafe=False)
     if result.fixed is None or result.error is not None:

@@ -111,7 +111,7 @@ def _context() -> Any:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["gradlint.server"])
+    context.set_forkserver_preload(["gradlint.server", "gradlint.server_preload"])
     return context
 
 

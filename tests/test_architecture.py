@@ -307,7 +307,7 @@ def test_a_private_name_import_is_found():
 
 # The values that cross layers (`Report`, `Finding`, `ProjectFacts`, and the fix vocabulary a
 # report and a finding carry) sit below every layer, the analysis included.
-DATA_MODULES = (f"{PACKAGE}.model", f"{PACKAGE}.fix.plan")
+DATA_MODULES = (f"{PACKAGE}.model", f"{PACKAGE}.fix.plan", f"{PACKAGE}.fix.kinds")
 
 
 def is_data_module(module: str) -> bool:
@@ -635,8 +635,11 @@ def torch_api_lists(sources: Mapping[str, str], known: frozenset[str]) -> list[t
 
 
 def _prefilter_declarations(tree: ast.AST) -> Iterator[ast.expr]:
+    """As a rule class assigns them, or as the generated catalog records them (`RuleInfo(triggers=...)`)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in _PREFILTER_DECLARATIONS for t in node.targets):
+            yield node.value
+        elif isinstance(node, ast.keyword) and node.arg in _PREFILTER_DECLARATIONS:
             yield node.value
 
 

@@ -140,6 +140,13 @@ def test_scaling_section():
     assert [target.name.split(":")[1].split()[0] for target in section.targets] == ["check", "fix", "rendering"]
 
 
+def test_startup_section():
+    section = bench_run.startup_section(1)
+    well_formed_section(section)
+    assert [target.name.split("`")[1] for target in section.targets] == ["--version", "rule GL101", "server initialize"]
+    assert all(target.met is not None for target in section.targets), [target.status() for target in section.targets]
+
+
 def test_sections_without_input_say_not_measured(bench, monkeypatch):
     monkeypatch.setitem(sys.modules, "lsp_latency", None)  # as if bench/lsp_latency.py were absent
     for section in (bench_run.typical_section(bench, None), bench_run.lsp_section()):

@@ -17,6 +17,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -114,7 +115,7 @@ def test_a_failed_write_leaves_the_original_whole(run_cli, tmp_path, monkeypatch
     def fail(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    target = files.tempfile if failing == "mkstemp" else files.os
+    target = tempfile if failing == "mkstemp" else files.os  # files imports tempfile when it writes
     monkeypatch.setattr(target, failing, fail)
     path = write(tmp_path / "a.py", LEGACY)
     result = run_cli("fix", "a.py")

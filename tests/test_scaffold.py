@@ -52,6 +52,7 @@ def test_scaffold_adds_one_module_one_fixture_folder_and_generated_files(project
         "fixtures/GL799_sample_mistake/bad.py",
         "fixtures/GL799_sample_mistake/good.py",
         "fixtures/GL799_sample_mistake/test_runtime.py",
+        "gradlint/rules/_catalog.py",
         "gradlint/rules/gl799_sample_mistake.py",
         "rules/GL799.md",
         "rules/README.md",

@@ -1,50 +1,78 @@
-"""Reporters: pure functions from findings (and, for text, the sources they point into) to text."""
+"""Reporters: pure functions from findings (and, for text, the sources they point into) to text.
+
+Each format's module is imported when its renderer is first asked for: the command line lists the
+formats (`--output-format`) at start-up, before any finding exists."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import importlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-from gradlint.model import Finding
-from gradlint.report.azure import render_azure
-from gradlint.report.github import render_github
-from gradlint.report.grouped import render_grouped
-from gradlint.report.gitlab import render_gitlab
-from gradlint.report.json import render_json
-from gradlint.report.json_lines import render_json_lines
-from gradlint.report.junit import render_junit
-from gradlint.report.options import RenderOptions
-from gradlint.report.pylint import render_pylint
-from gradlint.report.rdjson import render_rdjson
-from gradlint.report.sarif import render_sarif
-from gradlint.report.text import (
-    HUMAN_FORMATS,
-    render_concise,
-    render_fix_summary,
-    render_fixed_only,
-    render_full,
-    render_statistics,
-    render_text,
+from gradlint.report.options import HUMAN_FORMATS, RenderOptions
+
+if TYPE_CHECKING:
+    from gradlint.model import Finding
+
+Renderer = Callable[[Sequence["Finding"], RenderOptions], str]
+
+
+class Renderers(Mapping):
+    """Format name -> renderer, each renderer's module imported on first use."""
+
+    def __init__(self, where: dict[str, tuple[str, str]]) -> None:
+        self._where = where  # format -> (module of gradlint.report, function)
+
+    def __getitem__(self, name: str) -> Renderer:
+        module, function = self._where[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+FORMATS: Mapping[str, Renderer] = Renderers(
+    {
+        "text": ("text", "render_text"),
+        "full": ("text", "render_full"),
+        "concise": ("text", "render_concise"),
+        "grouped": ("grouped", "render_grouped"),
+        "json": ("json", "render_json"),
+        "json-lines": ("json_lines", "render_json_lines"),
+        "junit": ("junit", "render_junit"),
+        "github": ("github", "render_github"),
+        "gitlab": ("gitlab", "render_gitlab"),
+        "pylint": ("pylint", "render_pylint"),
+        "rdjson": ("rdjson", "render_rdjson"),
+        "sarif": ("sarif", "render_sarif"),
+        "azure": ("azure", "render_azure"),
+    }
 )
-
-FORMATS: dict[str, Callable[[Sequence[Finding], RenderOptions], str]] = {
-    "text": render_text,
-    "full": render_full,
-    "concise": render_concise,
-    "grouped": render_grouped,
-    "json": render_json,
-    "json-lines": render_json_lines,
-    "junit": render_junit,
-    "github": render_github,
-    "gitlab": render_gitlab,
-    "pylint": render_pylint,
-    "rdjson": render_rdjson,
-    "sarif": render_sarif,
-    "azure": render_azure,
-}
 
 
 def render(findings: Sequence[Finding], output_format: str, options: RenderOptions = RenderOptions()) -> str:
     return FORMATS[output_format](findings, options)
+
+
+def render_fix_summary(*args, **kwargs) -> str:
+    from gradlint.report.text import render_fix_summary
+
+    return render_fix_summary(*args, **kwargs)
+
+
+def render_fixed_only(*args, **kwargs) -> str:
+    from gradlint.report.text import render_fixed_only
+
+    return render_fixed_only(*args, **kwargs)
+
+
+def render_statistics(*args, **kwargs) -> str:
+    from gradlint.report.text import render_statistics
+
+    return render_statistics(*args, **kwargs)
 
 
 __all__ = ["FORMATS", "HUMAN_FORMATS", "RenderOptions", "render", "render_fix_summary", "render_fixed_only", "render_statistics"]

@@ -3,6 +3,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+# Formats a person reads; the others are parsed by tools, so nothing else may share their stream.
+HUMAN_FORMATS = frozenset({"text", "full", "concise", "grouped"})
+
 
 def _no_source(path: str) -> Optional[str]:
     return None

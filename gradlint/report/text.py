@@ -5,14 +5,13 @@ from collections import Counter
 from typing import Optional, Sequence
 
 from gradlint.model import Finding
-from gradlint.report.options import RenderOptions
+from gradlint.report.options import HUMAN_FORMATS, RenderOptions
 from gradlint.report.paths import display_path
 from gradlint.report.snippet import SEVERITY_COLORS, Painter, Source, code_frame, fix_diff, paint_code, source_key, sources_by_path
 from gradlint.rules import rule_by_code, severity_of
 
 # Formats a person reads; the others are parsed by tools, so nothing else may share their stream
 # (and `--statistics` is a JSON list for them).
-HUMAN_FORMATS = frozenset({"text", "full", "concise", "grouped"})
 SEVERITIES = ("error", "warning")  # most severe first, as the summary and the statistics list them
 
 

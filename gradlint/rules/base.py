@@ -6,7 +6,6 @@ import inspect
 import re
 import textwrap
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, ClassVar, Optional, Sequence
 
 import libcst as cst
@@ -14,26 +13,10 @@ import libcst as cst
 from gradlint.analysis.tree import reachable_node_types
 from gradlint.fix.plan import Applicability, Availability, Change, FixPlan, describe_fix
 from gradlint.model import Report
+from gradlint.rules.severity import Severity
 
 if TYPE_CHECKING:
     from gradlint.context import FileContext
-
-
-class Severity(str, Enum):
-    """How bad a rule's findings are, the same in every output format (the policy is in
-    CONTRIBUTING.md, "Severity"; `meaning` states it in each rule's page)."""
-
-    ERROR = "error"
-    WARNING = "warning"
-
-    __str__ = str.__str__
-    __format__ = str.__format__
-
-    @property
-    def meaning(self) -> str:
-        if self is Severity.ERROR:
-            return "the reported code raises, or silently goes wrong, under the current torch"
-        return "the reported code runs as meant, through a legacy or deprecated API or at a cost in memory or time"
 
 
 def example_source(text: str) -> str:
