@@ -7,6 +7,7 @@ import libcst as cst
 
 from gradlint.analysis import torch_api
 from gradlint.analysis.semantic.arguments import Signature, bind
+from gradlint.analysis.torch_api.records import Row
 from gradlint.analysis.values.record import Kind
 from gradlint.fix.builders import indentation, render_at
 from gradlint.fix.plan import Applicability, Availability, Replace
@@ -44,7 +45,7 @@ class _Overload:
         return f"{name}({', '.join(('Tensor ' if p == _INPUT or p in self.tensors else 'Number ') + p for p in parameters)})"
 
 
-def _overload(row) -> _Overload:
+def _overload(row: Row) -> _Overload:
     return _Overload(tuple(row.value("legacy-overload").split(",")), tuple(row.value("legacy-tensors").split(",")))
 
 
