@@ -36,16 +36,13 @@ def covered():
 
 
 # What no rule reports yet, by why (a ratchet: a new miss fails, a fixed one must leave the list).
-# The number-first overloads of the `addmm` family (GL505 knows `add`/`addcmul`'s only); uses the
-# tables cannot tell from a value (a uint8 condition, `return_complex=False`, argument order,
+# Uses the tables cannot tell from a value (a uint8 condition, `return_complex=False`, argument order,
 # masks, `low == high`); attributes and methods of objects that are neither tensors nor dotted
 # names (profiler events, `ctx`, a TreeSpec, a dataset, a distribution, `super().__init__`);
 # `Tensor.resize`, which PIL images share; and `dynamo=False`, `explain(f, *args)`, positional
 # `storage_writer`, dynamo config flags, whose spelling the tables cannot single out.
 KNOWN_UNREPORTED = frozenset(
     {
-        *(f"torch.Tensor.{name}" for name in ("addmm", "addmm_", "addmv", "addr", "baddbmm", "addbmm")),
-        *(f"torch.{name}" for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm")),
         "torch.where:uint8 condition",
         "torch.Tensor.scatter:reduce",
         "torch.stft:return_complex",
@@ -82,7 +79,7 @@ def test_the_harvest_is_reported_but_for_the_known_gaps(covered):
     missed = {COVERAGE.record_key(c.record) for c in covered if not c.codes}
     assert sorted(missed - KNOWN_UNREPORTED) == [], "newly unreported"
     assert sorted(KNOWN_UNREPORTED - missed) == [], "reported now: take them off KNOWN_UNREPORTED"
-    assert counts["reported"] / counts["records"] >= 0.88
+    assert counts["reported"] / counts["records"] >= 0.91
 
 
 def test_every_exact_replacement_the_probe_confirmed_gets_a_safe_fix_but_for_the_known_gaps(covered):
@@ -102,7 +99,7 @@ def test_every_exact_replacement_the_probe_confirmed_gets_a_safe_fix_but_for_the
         "torch.distributed.elastic.metrics.publish_metric",
     }
     assert sorted(unfixed - KNOWN_UNREPORTED - cannot_rewrite) == []
-    assert len(confirmed) - len(unfixed) >= 120
+    assert len(confirmed) - len(unfixed) >= 135
 
 
 def test_a_safe_fix_is_offered_only_for_an_exact_replacement(covered):

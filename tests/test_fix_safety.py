@@ -196,6 +196,22 @@ LOOK_ALIKES = {
 
         assert combine(Quaternion(1), Quaternion(3)).w == 7
         """,
+        # A matrix class of another library with a BLAS-style `addmm(beta, a, b)` of its own.
+        """
+        class Matrix:
+            def __init__(self, value):
+                self.value = value
+
+            def addmm(self, beta, a, b):
+                return Matrix(beta * self.value + a.value * b.value)
+
+
+        def project(output, a, b):
+            return output.addmm(0.5, a, b)
+
+
+        assert project(Matrix(2), Matrix(3), Matrix(4)).value == 13
+        """,
     ],
     "GL103": [
         # A result record whose `.data` is a list, named like a loss.

@@ -4,7 +4,9 @@ row states is measured by calling it."""
 from __future__ import annotations
 
 import importlib
+import re
 import inspect
+from pathlib import Path
 
 import pytest
 import torch
@@ -78,6 +80,11 @@ def _arguments(name: str, x: torch.Tensor) -> tuple:
         "masked_fill": (x > 0, 0.0),
         "addcmul": (x, x),
         "addcdiv": (x, torch.ones_like(x)),
+        "addmm": (torch.ones(x.shape[0], 2), torch.ones(2, x.shape[-1])),
+        "addmv": (torch.ones(x.shape[0], 2), torch.ones(2)),
+        "addr": (torch.ones(x.shape[0]), torch.ones(x.shape[-1])),
+        "baddbmm": (torch.ones(*x.shape[:2], 2), torch.ones(x.shape[0], 2, x.shape[-1])),
+        "addbmm": (torch.ones(2, x.shape[0], 2), torch.ones(2, 2, x.shape[-1])),
         "fmod": (0.5,),
         "remainder": (0.5,),
         "lerp": (torch.zeros_like(x), 0.5),
@@ -108,8 +115,10 @@ def _arguments(name: str, x: torch.Tensor) -> tuple:
 
 def _receiver(name: str) -> torch.Tensor:
     x = _graph_input()
-    if name == "bmm":
+    if name in ("bmm", "baddbmm", "baddbmm_"):
         return x.unsqueeze(0)
+    if name in ("addmv", "addmv_"):
+        return x[0]
     if name == "dsplit":
         return x.unsqueeze(2).expand(2, 3, 2)
     if name == "multinomial":
@@ -894,3 +903,38 @@ def test_sharding_makes_forward_raise_and_the_call_work(qualified):
         assert module(x).shape == (4, 2)
     finally:
         dist.destroy_process_group()
+
+
+def _deprecated_number_first_signatures() -> set[str]:
+    """torch's Python signatures marked `|deprecated` that take a number (`Scalar`), as its argument
+    parser holds them (`addmm(Scalar beta, Tensor mat1, Tensor mat2)`), without `out=`."""
+    (library,) = (Path(torch.__file__).parent / "lib").glob("libtorch_python.*")
+    found = re.findall(rb"([a-z_]+\([^()|]*\))\|deprecated", library.read_bytes())
+    return {signature.decode().replace(", *, Tensor out=None", "") for signature in found if b"Scalar" in signature}
+
+
+def _legacy_forms(name: str, leading: list[str], tensors: list[str]) -> set[str]:
+    """The signatures a `legacy-overload` row stands for: every number but the first may be left out."""
+    numbers = [parameter for parameter in leading if parameter != "input"]
+    forms = set()
+    for kept in range(1, len(numbers) + 1):
+        parameters = [f"Tensor {p}" if p == "input" else f"Scalar {p}" for p in leading if p == "input" or p in numbers[:kept]]
+        forms.add(f"{name}({', '.join([*parameters, *(f'Tensor {t}' for t in tensors)])})")
+    return forms
+
+
+def test_the_legacy_overload_rows_are_torchs_number_first_overloads():
+    """Both ways: each form a row stands for is a deprecated signature of torch's argument parser,
+    and each deprecated number-first signature is some row's (a method's, or a function's with `input`)."""
+    forms = set()
+    for name in torch_api.methods("legacy-overload"):
+        row = torch_api.method(name)
+        forms |= _legacy_forms(name, row.value("legacy-overload").split(","), row.value("legacy-tensors").split(","))
+    for qualified in torch_api.functions("legacy-overload"):
+        row = torch_api.function(qualified)
+        assert "input" in row.value("legacy-overload").split(",")
+        leading, tensors = row.value("legacy-overload").split(","), row.value("legacy-tensors").split(",")
+        forms |= _legacy_forms(qualified.rsplit(".", 1)[1], leading, tensors)
+    torchs = _deprecated_number_first_signatures()
+    assert "addmm(Scalar beta, Scalar alpha, Tensor mat1, Tensor mat2)" in torchs
+    assert sorted(forms - torchs) == [] and sorted(torchs - forms) == []

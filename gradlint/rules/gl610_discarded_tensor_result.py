@@ -271,6 +271,22 @@ class DiscardedTensorResult(Rule):
             column=1,
             message="`x` keeps its values",
         ),
+        # An out-of-place twin of an in-place method (`addmm` of `addmm_`).
+        Invalid(
+            """
+            import torch
+            x = torch.zeros(3, 4)
+            x.addmm(a, b, beta=0.5)
+            print(x.sum())
+            """,
+            """
+            import torch
+            x = torch.zeros(3, 4)
+            x = x.addmm(a, b, beta=0.5)
+            print(x.sum())
+            """,
+            message="`x.addmm(a, b, beta=0.5)` returns a new tensor that is dropped: `x` keeps its values",
+        ),
         Invalid(  # nothing reads `hidden` after the statement in its block: no fix
             """
             import torch

@@ -49,8 +49,11 @@ VOCABULARY = {
     "loss-kind": "what input a loss expects: `cross_entropy` and `bce_with_logits` logits, `nll` log-probabilities, `bce` probabilities",
     "activation": "a normalising activation (`activation=softmax`): the probabilities of a score",
     "dropout": "a functional dropout, active when `training=` (its third parameter) is true; `dropout=train` when it defaults to True",
-    "legacy-overload": "its 0.3 overload took a leading number, now the keyword named here; `positional=` arguments in all",
-    "positional": "how many positional arguments its legacy overload takes",
+    "legacy-overload": (
+        "the leading parameters of its 0.3 overload: numbers, each now the keyword of its name, and `input`, the tensor it "
+        "starts from; a call may leave out the numbers after the first (`torch.addmm(0.5, x, a, b)`, `torch.addmm(0.5, x, 2, a, b)`)"
+    ),
+    "legacy-tensors": "the tensors its legacy overload takes after its leading parameters",
     # autograd and identity
     "ends": "the result never has autograd history",
     "may-return-argument": "it may return its argument itself (`F.dropout(x, training=False)` is `x`)",
@@ -304,11 +307,18 @@ torch.nn.Softmax                          activation=softmax parameterless state
 torch.nn.LogSoftmax                       activation=log_softmax parameterless stateless
 torch.nn.Sigmoid                          activation=sigmoid parameterless stateless keeps-shape
 
-# the 0.3 overloads with a leading number (`torch.add(x, 2, y)`)
-torch.add                                 legacy-overload=alpha positional=3
-torch.sub                                 legacy-overload=alpha positional=3
-torch.addcmul                             legacy-overload=value positional=4
-torch.addcdiv                             legacy-overload=value positional=4
+# the 0.3 overloads with leading numbers (`torch.add(x, 2, y)`, `torch.addmm(0.5, x, a, b)`)
+torch.add                                 legacy-overload=input,alpha legacy-tensors=other
+torch.sub                                 legacy-overload=input,alpha legacy-tensors=other
+torch.addcmul                             legacy-overload=input,value legacy-tensors=tensor1,tensor2
+torch.addcdiv                             legacy-overload=input,value legacy-tensors=tensor1,tensor2
+torch.addmm                               legacy-overload=beta,input,alpha legacy-tensors=mat1,mat2
+torch.addmv                               legacy-overload=beta,input,alpha legacy-tensors=mat,vec
+torch.addmv_                              legacy-overload=beta,input,alpha legacy-tensors=mat,vec
+torch.addr                                legacy-overload=beta,input,alpha legacy-tensors=vec1,vec2
+torch.baddbmm                             legacy-overload=beta,input,alpha legacy-tensors=batch1,batch2
+torch.addbmm                              legacy-overload=beta,input,alpha legacy-tensors=batch1,batch2
+torch.sspaddmm                            legacy-overload=beta,input,alpha legacy-tensors=mat1,mat2
 
 # views
 torch.split                view tuple

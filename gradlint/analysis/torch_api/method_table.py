@@ -47,7 +47,11 @@ VOCABULARY = {
     "accumulates": "in place, it adds (a multiple of) its arguments to the values",
     "copies-in": "in place, it copies its argument's values into the receiver",
     "non-blocking": "it takes `non_blocking=` (spelled `async=` before torch 0.4)",
-    "legacy-overload": "its 0.3 overload took a leading number, now the keyword named here (`x.add(2, y)`)",
+    "legacy-overload": (
+        "its 0.3 overload took numbers first, each now the keyword of its name, in this order; a call may leave out "
+        "those after the first (`x.add(2, y)`, `x.addmm(0.5, a, b)`, `x.addmm(0.5, 2, a, b)`)"
+    ),
+    "legacy-tensors": "the tensors its legacy overload takes after the numbers",
     # how surely `x.m()` says x is a tensor
     # strides
     "transposes": "a view with its dimensions reordered (`t`, `transpose`, `permute`): not contiguous unless a moved dimension has size 1",
@@ -198,8 +202,8 @@ multinomial             ends int
 clone                   keeps same-layout distinctive same-values keeps-strides
 neg                     keeps same-layout distinctive keeps-strides
 abs                     keeps same-layout distinctive keeps-strides
-add                     keeps elementwise passes-tensor legacy-overload=alpha keeps-strides
-sub                     keeps elementwise passes-tensor legacy-overload=alpha keeps-strides
+add                     keeps elementwise passes-tensor legacy-overload=alpha legacy-tensors=other keeps-strides
+sub                     keeps elementwise passes-tensor legacy-overload=alpha legacy-tensors=other keeps-strides
 mul                     keeps elementwise passes-tensor keeps-strides
 div                     keeps elementwise passes-tensor keeps-strides
 clamp                   keeps elementwise distinctive keeps-strides
@@ -247,8 +251,8 @@ index_copy
 scatter_add
 
 # in place on the values (the receiver is returned)
-add_                    accumulates legacy-overload=alpha
-sub_                    accumulates legacy-overload=alpha
+add_                    accumulates legacy-overload=alpha legacy-tensors=other
+sub_                    accumulates legacy-overload=alpha legacy-tensors=other
 mul_                    scales
 div_                    scales
 clamp_
@@ -292,8 +296,19 @@ scatter_add_
 zero_                   fills
 fill_                   fills
 copy_                   copies-in non-blocking
-addcmul                 legacy-overload=value
-addcmul_                accumulates legacy-overload=value
-addcdiv                 legacy-overload=value
-addcdiv_                accumulates legacy-overload=value
+addcmul                 legacy-overload=value legacy-tensors=tensor1,tensor2
+addcmul_                accumulates legacy-overload=value legacy-tensors=tensor1,tensor2
+addcdiv                 legacy-overload=value legacy-tensors=tensor1,tensor2
+addcdiv_                accumulates legacy-overload=value legacy-tensors=tensor1,tensor2
+addmm                   legacy-overload=beta,alpha legacy-tensors=mat1,mat2
+addmm_                  legacy-overload=beta,alpha legacy-tensors=mat1,mat2
+addmv                   legacy-overload=beta,alpha legacy-tensors=mat,vec
+addmv_                  legacy-overload=beta,alpha legacy-tensors=mat,vec
+addr                    legacy-overload=beta,alpha legacy-tensors=vec1,vec2
+addr_                   legacy-overload=beta,alpha legacy-tensors=vec1,vec2
+baddbmm                 legacy-overload=beta,alpha legacy-tensors=batch1,batch2
+baddbmm_                legacy-overload=beta,alpha legacy-tensors=batch1,batch2
+addbmm                  legacy-overload=beta,alpha legacy-tensors=batch1,batch2
+addbmm_                 legacy-overload=beta,alpha legacy-tensors=batch1,batch2
+sspaddmm                legacy-overload=beta,alpha legacy-tensors=mat1,mat2
 """
