@@ -2179,7 +2179,7 @@ RULES = (
     RuleInfo(
         code='GL505',
         name='legacy-positional-overload',
-        summary='`x.add_(number, tensor)` / `x.addcmul_(value, t1, t2)`: legacy number-first overloads',
+        summary='`x.add_(number, tensor)` / `x.addcmul_(value, t1, t2)` / `x.addmm(beta, m1, m2)`: legacy number-first overloads',
         severity='warning',
         fix_availability='always',
         fix_applicabilities=('safe', 'unsafe'),
@@ -2197,17 +2197,21 @@ RULES = (
             '## What it does\n'
             'Flags the legacy overloads that take the scaling number first, positionally:\n'
             '`p.data.add_(-lr, p.grad.data)` (also `sub_`, `add`, `sub`), `p.addcmul_(value, t1, t2)`\n'
-            '(also `addcdiv_`, `addcmul`, `addcdiv`), and `torch.add(x, number, y)` (also `torch.sub`,\n'
-            '`torch.addcmul(t, value, t1, t2)`, `torch.addcdiv`). In custom optimizers this covers the\n'
-            "state's tensors too: `exp_avg.mul_(beta1).add_(1 - beta1, grad)` and\n"
+            '(also `addcdiv_`, `addcmul`, `addcdiv`), `torch.add(x, number, y)` (also `torch.sub`,\n'
+            '`torch.addcmul(t, value, t1, t2)`, `torch.addcdiv`), and the matrix products with beta, and\n'
+            'alpha, first: `x.addmm(beta, m1, m2)`, `x.addmm(beta, alpha, m1, m2)`,\n'
+            '`torch.addmm(beta, x, m1, m2)`, `torch.addmm(beta, x, alpha, m1, m2)` (also `addmv`, `addr`,\n'
+            '`baddbmm`, `addbmm`, `sspaddmm`, the in-place methods and `torch.addmv_`). In custom\n'
+            "optimizers this covers the state's tensors too: `exp_avg.mul_(beta1).add_(1 - beta1, grad)` and\n"
             '`exp_avg_sq.mul_(beta2).addcmul_(1 - beta2, grad, grad)` where `exp_avg` is read from\n'
             '`self.state[p]` of an `Optimizer` subclass whose methods store tensors under that entry.\n'
             '\n'
             '## Why is this bad?\n'
             'Since torch 1.5 the scale is a keyword (`add_(other, *, alpha=1)`,\n'
-            '`addcmul_(t1, t2, *, value=1)`); the number-first forms survive as deprecated overloads. In\n'
-            'torch 2.13 `add_` warns on every call ("This overload of add_ is deprecated"), the others\n'
-            'are silent but still deprecated, and the number-first order reads as if the number were added.\n'
+            '`addcmul_(t1, t2, *, value=1)`, `addmm(mat1, mat2, *, beta=1, alpha=1)`); the number-first\n'
+            'forms survive as deprecated overloads. In torch 2.13 the first of them a process calls warns\n'
+            '("This overload of add_ is deprecated"), the later ones are silent but still deprecated, and\n'
+            'the number-first order reads as if the number were added.\n'
             '\n'
             '## Example\n'
             '```python\n'
@@ -2224,30 +2228,36 @@ RULES = (
             '```\n'
             '\n'
             '## Fix safety\n'
-            'Safe: the number moves to `alpha=` / `value=` after the tensors. Measured under torch 2.13 for\n'
-            '`add_/sub_/add/sub`, `addcmul_/addcdiv_/addcmul/addcdiv` and `torch.add/sub/addcmul/addcdiv`\n'
+            'Safe: the numbers move to `alpha=` / `value=` / `beta=` after the tensors. Measured under torch\n'
+            '2.13 for `add_/sub_/add/sub`, `addcmul_/addcdiv_/addcmul/addcdiv`,\n'
+            '`torch.add/sub/addcmul/addcdiv`, and both forms (beta alone, beta and alpha) of the methods\n'
+            '`addmm/addmv/addr/baddbmm/addbmm/sspaddmm`, their in-place twins and the functions\n'
+            '`torch.addmm/addmv/addmv_/addr/baddbmm/addbmm/sspaddmm` (with `out=`), in float32 and float64,\n'
             'with a float, an int, a NumPy scalar and a 0-dim tensor as the number: the results are bitwise\n'
             'equal (values, dtype, shape, `requires_grad`), and where the legacy form raises (a tensor with\n'
             'more than one element or with a gradient as the number, a boolean `alpha`, a float `alpha` on\n'
             'an integer tensor) the rewrite raises the same exception type. The method forms are unsafe\n'
             'where the receiver is a tensor only by its name in a file that never imports torch: other\n'
-            "libraries have an `add(scale, other)` of their own (sympy's quaternions).\n"
+            "libraries have an `add(scale, other)` of their own (sympy's quaternions), and a matrix class\n"
+            'may have an `addmm(beta, a, b)`.\n'
             '\n'
             '## Known limits\n'
-            'With the keyword-only scale of the current signatures, a call with one positional argument\n'
-            'too many can only select the legacy overload, so the rewrite holds whatever the tensors are\n'
+            'With the keyword-only scales of the current signatures, a call with more positional arguments\n'
+            'than they take can only select a legacy overload, so the rewrite holds whatever the tensors are\n'
             '(measured: numbers there make both forms compute or both raise). What gradlint needs evidence\n'
             'for is the receiver: the method forms are reported only when it is evidently a tensor (a\n'
             'parameter of `model.parameters()`, `.data`, `.grad`, a tensor-valued name), and only when\n'
-            'the leading argument is evidently a number: a numeric literal, an arithmetic expression of\n'
-            'literals and names, or a name, attribute or subscript (`lr`, `self.lr`, `group["lr"]`) that\n'
-            "is not evidently a tensor. An entry of an optimizer's state counts as a tensor only when the\n"
+            'the leading arguments are evidently numbers: a numeric literal, an arithmetic expression of\n'
+            'literals and names, a name, attribute or subscript (`lr`, `self.lr`, `group["lr"]`) that is\n'
+            'not evidently a tensor, or what the value model knows to be a Python number (`float(beta)`,\n'
+            "`loss.item()`); `x.addmm(w.mean(), a, b)` is left alone. An entry of an optimizer's state counts as a tensor only when the\n"
             "class's own methods store it (through `state = self.state[p]`) and every value they store\n"
             'there is a tensor: an entry stored only by a base class (`Adagrad`\'s `"sum"`), or stored as\n'
             '`self.state[p]["k"] = v`, is not known. A scale computed from such a tensor (a step counter\n'
             'stored as `torch.zeros(1)`, `step_size = lr / (1 - beta1 ** state["step"][0])`) is a tensor,\n'
-            'not evidently a number, so that call is left alone. `counter.add(1, name)` on an object of unknown type is left alone,\n'
-            'as are calls with `*args`.'
+            'not evidently a number, so that call is left alone. `counter.add(1, name)` on an object of\n'
+            'unknown type is left alone, as are an `addmm` method of a class of the file, a function of the\n'
+            'file named `addmm`, and calls with `*args`.'
         ),
     ),
     RuleInfo(
@@ -3950,7 +3960,7 @@ RULES = (
         severity='error',
         fix_availability='sometimes',
         fix_applicabilities=('unsafe',),
-        triggers=('.abs(', '.add(', '.addcdiv(', '.addcmul(', '.as_strided(', '.ceil(', '.clamp(', '.clamp_max(', '.clamp_min(', '.clip(', '.clone(', '.cos(', '.cumsum(', '.detach(', '.div(', '.exp(', '.expm1(', '.floor(', '.fmod(', '.index_add(', '.index_copy(', '.index_fill(', '.lerp(', '.log(', '.log1p(', '.log_softmax(', '.masked_fill(', '.mul(', '.nan_to_num(', '.neg(', '.pow(', '.reciprocal(', '.relu(', '.remainder(', '.round(', '.rsqrt(', '.scatter(', '.scatter_add(', '.sigmoid(', '.sign(', '.sin(', '.softmax(', '.sqrt(', '.square(', '.squeeze(', '.sub(', '.swapaxes(', '.swapdims(', '.t(', '.tanh(', '.transpose(', '.tril(', '.triu(', '.trunc(', '.unsqueeze(', '.cpu(', '.cuda(', '.to(', '.type(', '.bfloat16(', '.bool(', '.byte(', '.char(', '.double(', '.float(', '.half(', '.int(', '.long(', '.short(', '.type_as(', '.adjoint(', '.diagonal(', '.expand(', '.expand_as(', '.flatten(', '.moveaxis(', '.movedim(', '.narrow(', '.permute(', '.reshape(', '.select(', '.unflatten(', '.unfold(', '.view(', '.view_as(', '.contiguous('),
+        triggers=('.abs(', '.add(', '.addbmm(', '.addcdiv(', '.addcmul(', '.addmm(', '.addmv(', '.addr(', '.as_strided(', '.baddbmm(', '.ceil(', '.clamp(', '.clamp_max(', '.clamp_min(', '.clip(', '.clone(', '.cos(', '.cumsum(', '.detach(', '.div(', '.exp(', '.expm1(', '.floor(', '.fmod(', '.index_add(', '.index_copy(', '.index_fill(', '.lerp(', '.log(', '.log1p(', '.log_softmax(', '.masked_fill(', '.mul(', '.nan_to_num(', '.neg(', '.pow(', '.reciprocal(', '.relu(', '.remainder(', '.round(', '.rsqrt(', '.scatter(', '.scatter_add(', '.sigmoid(', '.sign(', '.sin(', '.softmax(', '.sqrt(', '.square(', '.squeeze(', '.sub(', '.swapaxes(', '.swapdims(', '.t(', '.tanh(', '.transpose(', '.tril(', '.triu(', '.trunc(', '.unsqueeze(', '.cpu(', '.cuda(', '.to(', '.type(', '.bfloat16(', '.bool(', '.byte(', '.char(', '.double(', '.float(', '.half(', '.int(', '.long(', '.short(', '.type_as(', '.adjoint(', '.diagonal(', '.expand(', '.expand_as(', '.flatten(', '.moveaxis(', '.movedim(', '.narrow(', '.permute(', '.reshape(', '.select(', '.unflatten(', '.unfold(', '.view(', '.view_as(', '.contiguous('),
         also_required=(),
         migration=None,
         fixes_first=False,
