@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from support import write
+from support import readme_block, write
 from test_server import LEGACY, TORCH_TRAINING, LspSession, codes
+
+from gradlint.server_settings import ClientSettings, client_settings
 
 FIX_ALL = "source.fixAll.gradlint"
 
@@ -132,3 +134,12 @@ def test_monorepo_document_in_a_sub_project_follows_its_extending_configuration(
     for finding in json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".").output):
         reported[Path(finding["filename"]).resolve().relative_to(tmp_path.resolve()).as_posix()].append(finding["code"])
     assert reported == published
+
+
+def test_readme_settings_example_is_read_whole():
+    settings, problems = client_settings(json.loads(readme_block("#### Settings", "json")))
+    assert problems == []
+    assert settings == ClientSettings(
+        select=("GL",), extend_select=("GL303",), ignore=("GL201",), configuration="~/gradlint.toml", preference="editorFirst"
+    )
+    assert settings.configuration_file() == Path.home() / "gradlint.toml"
