@@ -41,10 +41,12 @@ class ClientSettings:
             table.update({"select": list(self.select), "extend-select": [], "ignore": []})
         return Overrides(extend_select=self.extend_select, ignore=self.ignore, table=table)
 
-    def configuration_file(self) -> Optional[Path]:
+    def configuration_file(self, base: Optional[Path] = None) -> Optional[Path]:
+        """The file `configuration` names; a relative path is relative to `base` (the workspace folder)."""
         if not isinstance(self.configuration, str):
             return None
-        return Path(os.path.expandvars(self.configuration)).expanduser()
+        named = Path(os.path.expandvars(self.configuration)).expanduser()
+        return base / named if base is not None and not named.is_absolute() else named
 
     def settings_for(self, path: Optional[Path], default_root: Path) -> Settings:
         """The settings of a document at `path` (None: unsaved) under these client settings.
@@ -52,7 +54,7 @@ class ClientSettings:
         project = find_config(path.parent.resolve()) if path is not None and self.preference != "editorOnly" else None
         if self.preference == "filesystemFirst" and project is not None:
             return load_settings(project, Overrides())
-        config = self.configuration_file() or project
+        config = self.configuration_file(default_root) or project
         if config is None:
             return load_settings(None, replace(self.overrides(), isolated=True), cwd=default_root)
         return load_settings(config, self.overrides())

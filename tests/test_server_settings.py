@@ -50,6 +50,7 @@ def start(tmp_path):
         (None, ["GL101", "GL103"]),
         ({"settings": {"lint": {"select": ["GL103"]}}}, ["GL103"]),
         ({"settings": {"lint": {"ignore": ["GL103"]}}}, ["GL101"]),
+        ({"settings": {"lint": {"select": ["GL101"], "extendSelect": ["GL103"]}}}, ["GL101", "GL103"]),
         ({"lint": {"select": ["GL1"], "ignore": ["GL101"]}}, ["GL103"]),  # the settings themselves
         ({"settings": {"configuration": {"lint": {"ignore": ["GL101"]}}}}, ["GL103"]),  # inline configuration
     ],
@@ -83,6 +84,12 @@ def test_configuration_names_a_file_for_every_document(start, tmp_path):
     settings = write(tmp_path / "editor" / "gradlint.toml", 'ignore = ["GL101"]\n')
     server = start({"settings": {"configuration": str(settings)}})
     assert codes(server.open(write(tmp_path / "train.py", LEGACY), LEGACY)) == ["GL103"]
+
+
+def test_a_relative_configuration_path_is_the_workspace_folders(start, tmp_path):
+    write(tmp_path / "editor" / "gradlint.toml", 'ignore = ["GL101"]\n')
+    server = start({"settings": {"configuration": "editor/gradlint.toml"}})
+    assert codes(server.open(write(tmp_path / "src" / "train.py", LEGACY), LEGACY)) == ["GL103"]
 
 
 def test_did_change_configuration_rechecks_open_documents(start, tmp_path):
