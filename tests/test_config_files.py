@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from support import write
+import yaml
+from support import ROOT, write
 
 LEGACY = "from torch.autograd import Variable\nx = Variable(t)\nprint(loss.data[0])\n"  # GL101, GL103
 
@@ -205,8 +206,11 @@ def test_monorepo_sub_project_extending_the_root_from_root_and_from_sub_dir(run_
 def test_monorepo_with_force_exclude_as_the_pre_commit_hook_runs(run_cli, tmp_path, monkeypatch):
     root = monorepo(tmp_path / "repo")
     monkeypatch.chdir(root)
+    (hook,) = [hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")) if hook["id"] == "gradlint"]
+    command = hook["entry"].split()
+    assert command[:3] == ["gradlint", "check", "--force-exclude"]
     named = [name for name in MONOREPO if name.endswith(".py")]  # pre-commit names every staged file
-    assert found(run_cli, "--force-exclude", *named, root=root) == MONOREPO_FINDINGS
+    assert found(run_cli, *command[2:], *named, root=root) == MONOREPO_FINDINGS
     assert found(run_cli, *named, root=root) == {  # without it, a named file is checked even when excluded
         **MONOREPO_FINDINGS,
         "ml/generated/model.py": ["GL101"],
