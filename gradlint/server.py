@@ -234,10 +234,12 @@ class GradlintServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
 
     def configure(self, options: object) -> None:
-        """New client settings: check every open document and notebook again under them."""
-        self.client, problems = client_settings(options)
-        for problem in problems:
-            self.log(problem)
+        """New client settings (none: the same ones; a client that sends none may have changed a
+        configuration file): check every open document and notebook again under them."""
+        if options is not None:
+            self.client, problems = client_settings(options)
+            for problem in problems:
+                self.log(problem)
         cells = {cell.document for notebook in self.workspace.notebook_documents.values() for cell in notebook.cells}
         for uri in [*self.workspace.notebook_documents, *(uri for uri in self.workspace.text_documents if uri not in cells)]:
             self.schedule(uri, delay=0)

@@ -101,7 +101,9 @@ def test_did_change_configuration_rechecks_open_documents(start, tmp_path):
     assert codes(server.diagnostics(uri)) == ["GL101"]
     server.notify("workspace/didChangeConfiguration", {"settings": {"settings": {"lint": {"select": ["GL103"]}}}})
     assert codes(server.diagnostics(uri)) == ["GL103"]
-    server.notify("workspace/didChangeConfiguration", {"settings": None})  # back to the files alone
+    server.notify("workspace/didChangeConfiguration", {"settings": None})  # no settings: the same ones
+    assert codes(server.diagnostics(uri)) == ["GL103"]
+    server.notify("workspace/didChangeConfiguration", {"settings": {"settings": {}}})  # empty: back to the files alone
     assert codes(server.diagnostics(uri)) == ["GL101", "GL103"]
 
 
