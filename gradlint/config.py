@@ -310,9 +310,7 @@ def _read_toml(path: Path) -> dict:
 
 
 def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Path] = None) -> Settings:
-    _NEAREST.clear()  # a new run reads the configurations afresh
-    _LOADED.clear()
-    _TABLES.clear()
+    _clear_run()
     cwd = cwd or Path.cwd()
     if overrides.isolated and config is not None:
         raise ConfigError("--config with a file cannot be used with --isolated")
@@ -321,6 +319,31 @@ def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Pa
     if path is not None:
         settings = _configured(path)
     return replace(_apply_overrides(settings, overrides), overrides=overrides, same_for_every_file=config is not None or overrides.isolated)
+
+
+def configuration_table(path: Path) -> dict:
+    """The settings of a configuration file with those it extends, read afresh, as a table."""
+    _clear_run()
+    return _resolved_table(path)
+
+
+def layered_settings(config: Path, beneath: list[tuple[dict, Path]], origin: str) -> Settings:
+    """The settings of `config` over `beneath`: tables, weakest first, each with the directory its
+    paths are relative to, merged as `extend` merges (what `config` sets wins). `origin` names
+    the tables of `beneath` in an error."""
+    _clear_run()
+    root = config.resolve().parent
+    table: dict = {}
+    for layer, directory in beneath:
+        _apply_table(Settings(root=directory), layer, origin)
+        table = _merged(table, _rebased(layer, directory.resolve(), root))
+    return _apply_table(Settings(root=root, config_path=config), _merged(table, _resolved_table(config)), str(config))
+
+
+def _clear_run() -> None:
+    _NEAREST.clear()  # a new run reads the configurations afresh
+    _LOADED.clear()
+    _TABLES.clear()
 
 
 def _configured(path: Path) -> Settings:

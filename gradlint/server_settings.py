@@ -8,8 +8,8 @@
 
 The configuration files stay the base; with `configurationPreference` "editorFirst" (the default,
 as ruff's) the editor's settings apply over them as the command line's options do; "editorOnly"
-reads no configuration file but the editor's `configuration`; "filesystemFirst" ignores the
-editor's settings for a file that has a configuration file.
+reads no configuration file but the editor's `configuration`; "filesystemFirst" makes the
+configuration file the stronger: the editor's settings hold where it says nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings, validate_codes
+from gradlint.config import (
+    ConfigError,
+    Overrides,
+    Settings,
+    configuration_table,
+    find_config,
+    layered_settings,
+    load_settings,
+    validate_codes,
+)
 
 PREFERENCES = ("editorFirst", "filesystemFirst", "editorOnly")
 
@@ -41,6 +50,17 @@ class ClientSettings:
             table.update({"select": list(self.select), "extend-select": [], "ignore": []})
         return Overrides(extend_select=self.extend_select, ignore=self.ignore, table=table)
 
+    def _layers(self, default_root: Path) -> list[tuple[dict, Path]]:
+        """The editor's settings as tables, weakest first: its configuration file, its inline
+        configuration, its `lint` settings (the last two with paths relative to the workspace folder)."""
+        layers = []
+        config = self.configuration_file(default_root)
+        if config is not None:
+            layers.append((configuration_table(config), config.resolve().parent))
+        lint = {"select": list(self.select)} if self.select is not None else {}
+        lint.update({key: list(codes) for key, codes in (("extend-select", self.extend_select), ("ignore", self.ignore)) if codes})
+        return [*layers, (dict(self.inline), default_root), (lint, default_root)]
+
     def configuration_file(self, base: Optional[Path] = None) -> Optional[Path]:
         """The file `configuration` names; a relative path is relative to `base` (the workspace folder)."""
         if not isinstance(self.configuration, str):
@@ -53,7 +73,7 @@ class ClientSettings:
         Raises ConfigError for a broken configuration."""
         project = find_config(path.parent.resolve()) if path is not None and self.preference != "editorOnly" else None
         if self.preference == "filesystemFirst" and project is not None:
-            return load_settings(project, Overrides())
+            return layered_settings(project, self._layers(default_root), "the editor's settings")
         config = self.configuration_file(default_root) or project
         if config is None:
             return load_settings(None, replace(self.overrides(), isolated=True), cwd=default_root)

@@ -69,14 +69,17 @@ def test_editor_settings_apply_over_the_configuration_file(start, tmp_path):
 
 @pytest.mark.parametrize(
     "preference, expected",
-    [("editorFirst", ["GL103"]), ("filesystemFirst", ["GL101"]), ("editorOnly", ["GL101", "GL103"])],
+    [
+        ("editorFirst", {"train.py": ["GL103"], "scripts/run.py": ["GL103"]}),  # the editor's settings win
+        ("filesystemFirst", {"train.py": ["GL101"], "scripts/run.py": []}),  # the file's win; the editor's fill in
+        ("editorOnly", {"train.py": ["GL103"], "scripts/run.py": ["GL103"]}),  # the file is not read
+    ],
 )
 def test_configuration_preference(start, tmp_path, preference, expected):
-    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nignore = ["GL103"]\n')
-    options = {"settings": {"configurationPreference": preference}}
-    if preference != "editorOnly":
-        options["settings"]["lint"] = {"select": ["GL103"]}  # editorFirst: the editor's; filesystemFirst: ignored
-    assert codes(start(options).open(write(tmp_path / "train.py", LEGACY), LEGACY)) == expected
+    write(tmp_path / "pyproject.toml", '[tool.gradlint]\nselect = ["GL101"]\n')
+    editor = {"lint": {"select": ["GL103"]}, "configuration": {"per-file-ignores": {"scripts/*": ["GL101"]}}}
+    server = start({"settings": {**editor, "configurationPreference": preference}})
+    assert {name: codes(server.open(write(tmp_path / name, LEGACY), LEGACY)) for name in expected} == expected
 
 
 def test_configuration_names_a_file_for_every_document(start, tmp_path):
