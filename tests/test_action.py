@@ -84,7 +84,9 @@ class Runner:
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(self.python_environment)], check=True, timeout=120)
         self.bin = self.python_environment / ("Scripts" if os.name == "nt" else "bin")
 
-    def run(self, workspace: Path, inputs: dict[str, str] | None = None) -> list[subprocess.CompletedProcess]:
+    def run(
+        self, workspace: Path, inputs: dict[str, str] | None = None, github: dict[str, str] | None = None
+    ) -> list[subprocess.CompletedProcess]:
         """Run every `run` step of the action in `workspace`; a failing step ends the run. A step
         that uses another action (the cache) is left out: here the cache is the runner's temporary
         directory, kept from one run to the next."""
@@ -115,10 +117,13 @@ class Runner:
             GITHUB_ACTION_PATH=str(self.action_path),
             GITHUB_WORKSPACE=str(workspace),
             GITHUB_OUTPUT=str(output),
+            GITHUB_SERVER_URL="https://github.com",
+            GITHUB_ACTION_REPOSITORY="gradlint/gradlint",
             RUNNER_TEMP=str(self.temp),
             RUNNER_OS="Linux",
             NO_COLOR="1",
         )
+        environment.update(github or {})
         results = []
         for index, step in enumerate(action["runs"]["steps"]):
             if "uses" in step:
@@ -288,3 +293,24 @@ def test_the_release_wheel_is_built_once_and_then_taken_from_the_cache(runner, t
     assert [result.returncode for result in again] == [0, 0, 0], [result.stderr for result in again]
     assert f"gradlint {tag}: the cached wheel" in again[1].stdout
     assert "building" not in again[1].stdout
+
+
+def test_another_version_is_built_from_its_tag_in_the_actions_repository(runner, tmp_path):
+    """A release other than the ref's comes from its tag, in the repository the action comes from
+    (here a local one, by its `file:` URL)."""
+    repository = tmp_path / "actions-repository"
+    copy_working_tree(repository)
+    init = repository / "gradlint" / "__init__.py"
+    init.write_text(init.read_text(encoding="utf-8").replace(f'"{__version__}"', '"9.9.9"'), encoding="utf-8")
+    for command in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "9.9.9"],
+        ["tag", "v9.9.9"],
+    ):
+        subprocess.run(["git", *command], cwd=repository, check=True, capture_output=True, timeout=120)
+    github = {"GITHUB_SERVER_URL": tmp_path.as_uri(), "GITHUB_ACTION_REPOSITORY": repository.name}
+    results = runner.run(workspace_with(tmp_path / "workspace", {"train.py": CLEAN}), {"version": "v9.9.9"}, github)
+    assert [result.returncode for result in results] == [0, 0, 0], [result.stderr for result in results]
+    assert f"building its wheel from git+{tmp_path.as_uri()}/actions-repository@v9.9.9" in results[1].stdout
+    assert re.search(r"^Successfully installed .*\btorch-gradlint-9\.9\.9\b", results[1].stdout, re.MULTILINE), results[1].stdout
