@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -53,6 +54,7 @@ KNOWN_KEYS = frozenset(
         "extend-fixable",
         "unfixable",
         "extend-unfixable",
+        "extend",  # another configuration file whose settings this one's override
     }
 )
 # `fail-on`: the least severe finding that makes a run fail (exit 1). "warning", the default, is
@@ -212,17 +214,18 @@ def select_codes(selected: Iterable[str], ignored: Iterable[str]) -> frozenset[s
     return frozenset(result)
 
 
+# The configuration files of one directory, strongest first (as ruff's `.ruff.toml`, `ruff.toml`,
+# `pyproject.toml`): a gradlint file holds the settings at its top level and always counts; a
+# pyproject.toml counts only with a [tool.gradlint] table.
+CONFIG_NAMES = (".gradlint.toml", "gradlint.toml", "pyproject.toml")
+
+
 def find_config(start: Path) -> Optional[Path]:
-    """The nearest pyproject.toml (from `start` upward) that has a [tool.gradlint] table."""
+    """The nearest configuration file from `start` upward (see CONFIG_NAMES)."""
     for directory in (start, *start.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                data = _read_toml(candidate)
-            except ConfigError:
-                raise
-            if "gradlint" in data.get("tool", {}):
-                return candidate
+        found = config_in(directory)
+        if found is not None:
+            return found
     return None
 
 
@@ -233,6 +236,113 @@ def _toml():
     else:  # pragma: no cover
         import tomli as tomllib
     return tomllib
+
+
+def config_in(directory: Path) -> Optional[Path]:
+    """The configuration file of `directory` itself, if it has one."""
+    for name in CONFIG_NAMES:
+        candidate = directory / name
+        if _is_file(candidate) and (name != "pyproject.toml" or "gradlint" in _read_toml(candidate).get("tool", {})):
+            return candidate
+    return None
+
+
+def _own_table(path: Path) -> dict:
+    """The settings a configuration file holds itself: [tool.gradlint] of a pyproject.toml (empty
+    without one), the top level of any other file (or its [tool.gradlint], when it has one)."""
+    data = _read_toml(path)
+    table = data.get("tool", {}).get("gradlint") if isinstance(data.get("tool"), dict) else None
+    if table is not None or path.name == "pyproject.toml":
+        return table or {}
+    return data
+
+
+def _resolved_table(path: Path, extending: tuple[Path, ...] = ()) -> dict:
+    """The settings of `path` with those it `extend`s beneath its own, every relative path in them
+    made relative to `path`'s directory (each file's paths are relative to the file that names them)."""
+    resolved = path.resolve()
+    if resolved in extending:
+        chain = " -> ".join(str(one) for one in (*extending[extending.index(resolved) :], resolved))
+        raise ConfigError(f"`extend` forms a cycle: {chain}")
+    if resolved not in _TABLES:
+        table = dict(_own_table(path))
+        _apply_table(Settings(root=resolved.parent), {k: v for k, v in table.items() if k != "extend"}, str(path))  # errors name their file
+        base_name = table.pop("extend", None)
+        if base_name is not None:
+            if not isinstance(base_name, str) or not base_name.strip():
+                raise ConfigError(f"`extend` in {path} must be the path of a configuration file")
+            base = Path(os.path.expandvars(base_name)).expanduser()
+            base = base if base.is_absolute() else resolved.parent / base
+            if not _is_file(base):
+                raise ConfigError(f"`extend` in {path} names {base_name}, which is not a file")
+            inherited = _rebased(_resolved_table(base, (*extending, resolved)), base.resolve().parent, resolved.parent)
+            table = _merged(inherited, table)
+        _TABLES[resolved] = table
+    return _TABLES[resolved]
+
+
+def _merged(base: dict, own: dict) -> dict:
+    """`own` over `base`, as ruff merges an extended configuration: a key given replaces the base's,
+    except that `extend-exclude` adds to it, and `ignore` and `extend-select` refine the base's rule
+    selection unless `select` starts a new one."""
+    merged = {**base, **own}
+    merged["extend-exclude"] = [*_listed(base.get("extend-exclude")), *_listed(own.get("extend-exclude"))]
+    if "select" in own:  # a new selection: the base's additions and ignores belonged to the old one
+        merged["extend-select"], merged["ignore"] = _listed(own.get("extend-select")), _listed(own.get("ignore"))
+    else:
+        ignored, extended = _listed(own.get("ignore")), _listed(own.get("extend-select"))
+        # What the file itself ignores or selects is decided after the base's, as if chained.
+        merged["extend-select"] = [*_not_under(_listed(base.get("extend-select")), ignored), *extended]
+        merged["ignore"] = [*_not_under(_listed(base.get("ignore")), extended), *ignored]
+    return {key: value for key, value in merged.items() if value != [] or key in own or key in base}
+
+
+def _listed(value: Any) -> list:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def _not_under(codes: list, prefixes: list) -> list:
+    """`codes` without those that one of `prefixes` covers."""
+    return [code for code in codes if not any(str(code).upper().startswith(str(prefix).upper()) for prefix in prefixes)]
+
+
+def _rebased(table: dict, origin: Path, target: Path) -> dict:
+    """`table`'s paths (anchored at `origin`) anchored at `target` instead; an anchored pattern that
+    points outside `target` can match nothing there and is left out."""
+    if origin == target:
+        return table
+    rebased = dict(table)
+    for key in ("exclude", "extend-exclude"):
+        if key in table:
+            rebased[key] = [p for p in (_rebased_pattern(p, origin, target, anchor="/") for p in _listed(table[key])) if p is not None]
+    if isinstance(table.get("per-file-ignores"), dict):
+        rebased["per-file-ignores"] = {
+            new: codes
+            for pattern, codes in table["per-file-ignores"].items()
+            if (new := _rebased_pattern(pattern, origin, target, anchor="")) is not None
+        }
+    if isinstance(table.get("cache-dir"), str):
+        rebased["cache-dir"] = str(origin / Path(table["cache-dir"]).expanduser())
+    return rebased
+
+
+def _rebased_pattern(pattern: str, origin: Path, target: Path, anchor: str) -> Optional[str]:
+    """A gitignore-style pattern of `origin` as one of `target`. A pattern without a slash but at its
+    end matches a name at any depth, wherever it is anchored; `anchor` keeps a rebased pattern
+    that lost its slashes anchored (gitignore's leading `/`)."""
+    negated = pattern.startswith("!")
+    body = pattern[1:] if negated else pattern
+    if "/" not in body.rstrip("/") or body.startswith("**/"):
+        return pattern
+    try:
+        relative = Path(os.path.normpath(origin / body.lstrip("/"))).relative_to(target).as_posix()
+    except ValueError:
+        return None
+    if relative == ".":
+        return None
+    trailing = "/" if body.endswith("/") else ""
+    relative = relative if "/" in relative else anchor + relative
+    return ("!" if negated else "") + relative + trailing
 
 
 def _read_toml(path: Path) -> dict:
@@ -247,22 +357,45 @@ def _read_toml(path: Path) -> dict:
 
 
 def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Path] = None) -> Settings:
-    _NEAREST.clear()  # a new run reads the configurations afresh
-    _LOADED.clear()
+    _clear_run()
     cwd = cwd or Path.cwd()
     if overrides.isolated and config is not None:
         raise ConfigError("--config with a file cannot be used with --isolated")
     path = config if config is not None or overrides.isolated else find_config(cwd.resolve())
     settings = Settings(root=cwd.resolve())
     if path is not None:
-        table = _read_toml(path).get("tool", {}).get("gradlint")
-        if table is None:
-            if config is not None and path.name != "pyproject.toml":
-                table = _read_toml(path)
-            else:
-                table = {}
-        settings = _apply_table(Settings(root=path.resolve().parent, config_path=path), table, str(path))
+        settings = _configured(path)
     return replace(_apply_overrides(settings, overrides), overrides=overrides, same_for_every_file=config is not None or overrides.isolated)
+
+
+def configuration_table(path: Path) -> dict:
+    """The settings of a configuration file with those it extends, read afresh, as a table."""
+    _clear_run()
+    return _resolved_table(path)
+
+
+def layered_settings(config: Path, beneath: list[tuple[dict, Path]], origin: str) -> Settings:
+    """The settings of `config` over `beneath`: tables, weakest first, each with the directory its
+    paths are relative to, merged as `extend` merges (what `config` sets wins). `origin` names
+    the tables of `beneath` in an error."""
+    _clear_run()
+    root = config.resolve().parent
+    table: dict = {}
+    for layer, directory in beneath:
+        _apply_table(Settings(root=directory), layer, origin)
+        table = _merged(table, _rebased(layer, directory.resolve(), root))
+    return _apply_table(Settings(root=root, config_path=config), _merged(table, _resolved_table(config)), str(config))
+
+
+def _clear_run() -> None:
+    _NEAREST.clear()  # a new run reads the configurations afresh
+    _LOADED.clear()
+    _TABLES.clear()
+
+
+def _configured(path: Path) -> Settings:
+    """The settings of a configuration file (with those it extends), rooted at its directory."""
+    return _apply_table(Settings(root=path.resolve().parent, config_path=path), _resolved_table(path), str(path))
 
 
 def settings_for_file(settings: Settings, path: Path) -> Settings:
@@ -290,8 +423,8 @@ def settings_for_directory(settings: Settings, directory: Path) -> Settings:
 def _nearest_config(directory: Path) -> Optional[Path]:
     """`find_config(directory)`, each directory read once per run (a walk asks for every one)."""
     if directory not in _NEAREST:
-        own = directory / "pyproject.toml"
-        if _is_file(own) and "gradlint" in _read_toml(own).get("tool", {}):
+        own = config_in(directory)
+        if own is not None:
             _NEAREST[directory] = own
         else:
             _NEAREST[directory] = None if directory.parent == directory else _nearest_config(directory.parent)
@@ -301,9 +434,7 @@ def _nearest_config(directory: Path) -> Optional[Path]:
 def _settings_of(config: Path, overrides: Overrides) -> Settings:
     key = (config, id(overrides))
     if key not in _LOADED:
-        table = _read_toml(config).get("tool", {}).get("gradlint", {})
-        settings = _apply_table(Settings(root=config.resolve().parent, config_path=config), table, str(config))
-        _LOADED[key] = replace(_apply_overrides(settings, overrides), overrides=overrides)
+        _LOADED[key] = replace(_apply_overrides(_configured(config), overrides), overrides=overrides)
     return _LOADED[key]
 
 
@@ -318,12 +449,15 @@ def _is_file(path: Path) -> bool:
 # Per run: the nearest configuration of each directory, and each configuration's settings.
 _NEAREST: dict[Path, Optional[Path]] = {}
 _LOADED: dict[tuple[Path, int], Settings] = {}
+_TABLES: dict[Path, dict] = {}  # each file's settings with those it extends
 
 
 def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
     unknown = sorted(set(table) - KNOWN_KEYS)
     if unknown:
-        raise ConfigError(f"unknown key `{unknown[0]}` in [tool.gradlint] of {origin}")
+        raise ConfigError(f"unknown key `{unknown[0]}` in {_table_name(origin)}")
+    if "extend" in table:
+        raise ConfigError(f"`extend` in {origin}: only a configuration file can extend another")
     changes: dict[str, Any] = {}
     for key in ("select", "extend-select", "ignore", "fixable", "extend-fixable", "unfixable", "extend-unfixable"):
         if key in table:
@@ -354,6 +488,11 @@ def _apply_table(settings: Settings, table: dict, origin: str) -> Settings:
     if "target-torch" in table:
         changes["target_torch"] = validate_target_torch(table["target-torch"], f"`target-torch` in {origin}")
     return replace(settings, **changes)
+
+
+def _table_name(origin: str) -> str:
+    """Where settings were read, as an error names it: `[tool.gradlint] of pyproject.toml`."""
+    return f"[tool.gradlint] of {origin}" if Path(origin).name == "pyproject.toml" else origin
 
 
 def validate_fail_on(value: Any, origin: str) -> str:

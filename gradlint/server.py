@@ -29,12 +29,14 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
 from gradlint import RULE_DOCS_URL, __version__
-from gradlint.config import ConfigError, Overrides, Settings, find_config, load_settings
+from gradlint.config import Settings
 from gradlint.docs import render_rule
 from gradlint.fix.kinds import Applicability
 from gradlint.noqa import with_noqa_code
 from gradlint.rules import file_rule_codes, rule_info, severity_of
 from gradlint.server_io import StrictProtocol, serve_stream
+from gradlint.server_notebooks import NOTEBOOK_SYNC, NotebookAnalysis, analyse_notebook, notebook_json
+from gradlint.server_settings import ClientSettings, client_settings, settings_for
 from gradlint.server_worker import DIED, ERROR, KILLED, OK, Outcome, Worker
 from gradlint.source import LineIndex, UndecodableSource, decode_source
 
@@ -105,7 +107,15 @@ class GradlintServer(LanguageServer):
     def __init__(self) -> None:
         # Full sync: pygls applies incremental changes with str.splitlines, whose line breaks
         # (form feed, U+2028, ...) are not the LSP's.
-        super().__init__(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full, protocol_cls=StrictProtocol)
+        super().__init__(
+            SOURCE,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            notebook_document_sync=NOTEBOOK_SYNC,
+            protocol_cls=StrictProtocol,
+        )
+        self.client = ClientSettings()  # the editor's settings, over the configuration files
+        self.published_cells: dict[str, set[str]] = {}  # per notebook, the cells that have diagnostics
         self.checked: dict[str, CheckedDocument] = {}
         self.shut_down = False
         self.resolves_code_actions = False  # the client fetches an action's edit when it is chosen
@@ -156,6 +166,11 @@ class GradlintServer(LanguageServer):
             if self.worker.running == ("check", uri):
                 self.worker.kill()
             return
+        notebook = self.notebook(uri)
+        if notebook is not None:
+            self._running.add(uri)
+            asyncio.ensure_future(self._check_notebook(uri, self.cells(notebook), notebook.version))
+            return
         document = self.document(uri)
         if document is None:
             return
@@ -164,10 +179,77 @@ class GradlintServer(LanguageServer):
 
     async def _check(self, uri: str, text: str, version: Optional[int], language_id: Optional[str]) -> None:
         try:
-            outcome = await self.worker.call(("check", uri), analyse, uri, text, language_id, self.roots())
+            outcome = await self.worker.call(("check", uri), analyse, uri, text, language_id, self.roots(), self.client)
         finally:
             self._running.discard(uri)
         self._finish(uri, text, version, outcome)
+
+    def notebook(self, uri: str) -> Optional[types.NotebookDocument]:
+        return self.workspace.notebook_documents.get(unquote(uri))
+
+    def cells(self, notebook: types.NotebookDocument) -> tuple[tuple[str, bool, str], ...]:
+        """(URI, is Python code, text) of each cell of `notebook`, in order."""
+        found = []
+        for cell in notebook.cells:
+            document = self.document(cell.document)
+            code = cell.kind == types.NotebookCellKind.Code and (document is None or document.language_id in (None, "python"))
+            found.append((cell.document, code, document.source if document is not None else ""))
+        return tuple(found)
+
+    async def _check_notebook(self, uri: str, cells: tuple[tuple[str, bool, str], ...], version: int) -> None:
+        try:
+            outcome = await self.worker.call(("check", uri), analyse_notebook, uri, notebook_json(cells), self.roots(), self.client)
+        finally:
+            self._running.discard(uri)
+        analysis, problems = outcome.value if outcome.kind == OK else (None, [])
+        if outcome.kind in (ERROR, DIED):
+            self.log(f"internal error while checking {uri}: {_failure(outcome)}", types.MessageType.Error)
+        for problem in problems:
+            self.log_once(problem)
+        notebook = self.notebook(uri)
+        if outcome.kind == KILLED or notebook is None or self.cells(notebook) != cells:
+            self.trace(f"discarded the check of {uri} version {version}: the notebook has changed")
+        else:
+            self.trace(f"checked {uri} version {version}")
+            self.publish_cells(uri, cells, analysis)
+        self._restart_if_superseded(uri)
+
+    def publish_cells(self, uri: str, cells: tuple[tuple[str, bool, str], ...], analysis: Optional[NotebookAnalysis]) -> None:
+        """Each cell's diagnostics, in its own coordinates; a cell that had some and has none now
+        (or is gone) is cleared."""
+        findings = analysis.by_cell(len(cells)) if analysis is not None else {}
+        before = self.published_cells.get(uri, set())
+        now = set()
+        for number, (cell_uri, _, text) in enumerate(cells, start=1):
+            positions = Positions(text, self.workspace.position_codec)
+            diagnostics = [_diagnostic(finding, positions) for finding in findings.get(number, ())]
+            if diagnostics or cell_uri in before:
+                document = self.document(cell_uri)
+                version = document.version if document is not None else None
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=diagnostics, version=version)
+                )
+            if diagnostics:
+                now.add(cell_uri)
+        for gone in before - {cell_uri for cell_uri, _, _ in cells}:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
+        self.published_cells[uri] = now
+
+    def close_notebook(self, uri: str, cell_uris: list[str]) -> None:
+        self.unschedule(uri)
+        for cell_uri in self.published_cells.pop(uri, set()) | set(cell_uris):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
+
+    def configure(self, options: object) -> None:
+        """New client settings (none: the same ones; a client that sends none may have changed a
+        configuration file): check every open document and notebook again under them."""
+        if options is not None:
+            self.client, problems = client_settings(options)
+            for problem in problems:
+                self.log(problem)
+        cells = {cell.document for notebook in self.workspace.notebook_documents.values() for cell in notebook.cells}
+        for uri in [*self.workspace.notebook_documents, *(uri for uri in self.workspace.text_documents if uri not in cells)]:
+            self.schedule(uri, delay=0)
 
     def _finish(self, uri: str, text: str, version: Optional[int], outcome: Outcome) -> None:
         analysis, problems = outcome.value if outcome.kind == OK else (None, [])
@@ -183,6 +265,9 @@ class GradlintServer(LanguageServer):
         else:
             self.trace(f"checked {uri} version {version}")
             self.publish(uri, None if analysis is None else self.checked_document(uri, text, analysis), version)
+        self._restart_if_superseded(uri)
+
+    def _restart_if_superseded(self, uri: str) -> None:
         if uri in self._superseded:
             self._superseded.discard(uri)
             if uri not in self._timers:
@@ -233,6 +318,8 @@ class GradlintServer(LanguageServer):
         return actions
 
     def offers_fix_all(self, checked: Optional[CheckedDocument], only: Optional[list[str]]) -> bool:
+        if not self.client.fix_all:
+            return False
         asked = only is not None and _wanted(FIX_ALL, only)
         if not (asked or (only is None and self.resolves_code_actions)):
             return False
@@ -341,6 +428,29 @@ def create_server() -> GradlintServer:
         code_action = params.capabilities.text_document and params.capabilities.text_document.code_action
         resolvable = code_action and code_action.resolve_support and code_action.resolve_support.properties
         ls.resolves_code_actions = "edit" in (resolvable or [])
+        ls.client, problems = client_settings(params.initialization_options)
+        for problem in problems:
+            ls.log(problem)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: GradlintServer, params: types.DidChangeConfigurationParams) -> None:
+        ls.configure(params.settings)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: GradlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri, delay=0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: GradlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: GradlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: GradlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.close_notebook(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: GradlintServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -403,7 +513,9 @@ class Analysis:
     findings: tuple[Finding, ...]
 
 
-def analyse(uri: str, text: str, language_id: Optional[str], roots: tuple[Path, ...]) -> tuple[Optional[Analysis], list[str]]:
+def analyse(
+    uri: str, text: str, language_id: Optional[str], roots: tuple[Path, ...], client: ClientSettings = ClientSettings()
+) -> tuple[Optional[Analysis], list[str]]:
     """In the worker process: the findings (None for a document gradlint does not check: not
     Python, or excluded) and the problems to log."""
     from gradlint.discovery import is_excluded
@@ -413,7 +525,7 @@ def analyse(uri: str, text: str, language_id: Optional[str], roots: tuple[Path, 
     path = Path(fs_path) if fs_path else None
     if not _is_python(path, language_id):
         return None, problems
-    settings = _settings_for(path, roots, problems)
+    settings = settings_for(path, roots, problems, client)
     if path is not None and is_excluded(path, settings):
         return None, problems
     name = str(path) if path is not None else uri
@@ -426,30 +538,6 @@ def fix_all(text: str, name: str, settings: Settings) -> tuple[Optional[str], li
     """In the worker process: the text after `gradlint fix`, and what to log about it."""
     notes: list[str] = []
     return _fixed(text, name, settings, notes.append), notes
-
-
-def _settings_for(path: Optional[Path], roots: tuple[Path, ...], problems: list[str]) -> Settings:
-    """The settings of the nearest configuration above `path`, as `gradlint check` reads them; the
-    defaults (rooted at the workspace folder) when there is none or when it is broken."""
-    default = Settings(root=_default_root(path, roots))
-    if path is None:
-        return default
-    try:
-        config = find_config(path.parent.resolve())
-        return load_settings(config, Overrides()) if config is not None else default
-    except (ConfigError, OSError) as error:
-        problems.append(f"{error}; using the default settings")
-        return default
-
-
-def _default_root(path: Optional[Path], roots: tuple[Path, ...]) -> Path:
-    """Without a configuration, excludes are relative to the innermost workspace folder holding
-    the file (as to the current directory for `gradlint check`)."""
-    if path is None:
-        return roots[0] if roots else Path.cwd()
-    resolved = path.resolve()
-    containing = [root for root in roots if resolved.is_relative_to(root)]
-    return max(containing, key=lambda root: len(root.parts)) if containing else resolved.parent
 
 
 def _text_edit(positions: "Positions", start: int, end: int, new_text: str) -> types.TextEdit:
