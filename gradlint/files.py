@@ -12,6 +12,7 @@ from pathlib import Path
 # took 11 minutes and 3.3 GB to check); they are still decoded (GL002) and compiled by CPython
 # (GL001), and skipped with a warning only when some selected rule could have found something in
 # them. `--max-file-size` changes it (0: no limit). Never cached, so a raised limit takes effect.
+NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells are checked as one module
 MAX_FILE_BYTES = 2 * 1024 * 1024
 
 

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Optional, Sequence, Union
 
+from gradlint.files import NOTEBOOK_SUFFIX
 from gradlint.model import Edit, Finding, Fix, Location
 
-SUFFIX = ".ipynb"
+SUFFIX = NOTEBOOK_SUFFIX
 
 # Cell magics whose body is Python run in the kernel's namespace: only their first line is masked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})

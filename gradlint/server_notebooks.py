@@ -12,14 +12,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from gradlint.model import Finding
-from gradlint.notebook import SUFFIX
+from gradlint.files import NOTEBOOK_SUFFIX as SUFFIX
 from gradlint.server_settings import ClientSettings, settings_for
+
+if TYPE_CHECKING:
+    from gradlint.model import Finding
 
 # The notebooks whose Python cells the server is sent: every `.ipynb` file's.
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
