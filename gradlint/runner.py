@@ -360,9 +360,10 @@ class RunProject:
     ) -> None:
         self.sources = sources
         self.roots = [str(path if path.is_dir() else path.parent) for path in paths] + [str(settings.root)]
-        stamp = hashlib.sha256("\0".join(self.roots).encode())
+        # A file name that is not UTF-8 holds surrogates (Python's surrogateescape): hashed as they are
+        stamp = hashlib.sha256("\0".join(self.roots).encode("utf-8", "surrogatepass"))
         for (path, _), content in zip(sources, contents):
-            stamp.update(f"\0{path}\0{content}".encode())
+            stamp.update(f"\0{path}\0{content}".encode("utf-8", "surrogatepass"))
         self.fingerprint = stamp.hexdigest()[:32]
         self._max_bytes = max_bytes
         # A module in a folder the run names was left out on purpose (excluded, over the size
