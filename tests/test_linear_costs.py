@@ -1,0 +1,60 @@
+"""Costs that grow with the findings grow linearly: thousands of findings on one line, or in one
+long `and` chain, are checked in about the time of the code around them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gradlint.analysis.semantic.nodes import NodeIndex
+from gradlint.noqa import NoqaLines
+from gradlint.pipeline import check_source
+from gradlint.rules import all_codes
+
+CODES = frozenset(all_codes())
+
+
+def reads_on_one_line(count: int, use: str = "w.data") -> bytes:
+    uses = ", ".join([use] * count)
+    return f"import torch\nfrom torch.autograd import Variable\nw = torch.zeros(3, requires_grad=True)\nlr = 0.1\ny = [{uses}]\n".encode()
+
+
+def counted(monkeypatch, owner, name: str) -> list[int]:
+    calls = [0]
+    real = getattr(owner, name)
+
+    def counting(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return calls
+
+
+def test_each_read_of_a_name_does_not_go_through_every_other_read(monkeypatch):
+    """Finding the binding a read sees looked at every occurrence of the name, for each read."""
+    calls = counted(monkeypatch, NodeIndex, "contains")
+    sizes = (400, 800)
+    counts = []
+    for size in sizes:
+        calls[0] = 0
+        result = check_source(reads_on_one_line(size, "Variable(w)"), "train.py", CODES)
+        assert len(result.findings) == size and result.error is None
+        counts.append(calls[0])
+    assert counts[1] < 2.5 * counts[0], counts
+
+
+def test_the_noqa_of_a_line_is_read_once_for_all_its_findings(monkeypatch):
+    """Each finding sliced its whole line out of the text: n findings on a line cost n times the line."""
+    calls = counted(monkeypatch, NoqaLines, "line")
+    result = check_source(reads_on_one_line(500), "train.py", CODES)
+    assert len(result.findings) == 500
+    assert calls[0] <= 4
+
+
+@pytest.mark.parametrize("operator", ["and", "or"])
+def test_a_finding_at_the_end_of_a_long_boolean_chain(operator):
+    operands = f" {operator} ".join(f"a{index}" for index in range(3_000))
+    source = f"import torch\nloss = torch.ones(1).sum()\nif {operands} {operator} loss.data[0]:\n    pass\n"
+    result = check_source(source.encode(), "train.py", CODES)
+    assert result.error is None
+    assert [(f.code, f.location.row) for f in result.findings] == [("GL103", 3)]
