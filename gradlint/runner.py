@@ -334,9 +334,9 @@ def fix_paths(
         refix,
     )
     for path, item, result in zip(targets, work, results):
+        if result.fixed is not None and result.fixed != item.raw and not _write_fixed(path, item.raw, result.fixed, summary, diff=diff):
+            result = _unwritten(item, result)
         summary.add(result)
-        if result.fixed is not None and result.fixed != item.raw:
-            _write_fixed(path, item.raw, result.fixed, summary, diff=diff)
     summary.findings.sort(key=Finding.sort_key)
     return summary
 
@@ -478,19 +478,30 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:
-    summary.changed_files += 1
+def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> bool:
+    """Write (or, with `diff`, show) the fixed file; False when it could not be written."""
     if diff:
         summary.diffs.append(unified_diff(raw, fixed, str(path)))
-        return
-    try:
-        write_atomic(path, fixed, raw)
-    except (ChangedOnDisk, ReadOnlyFile) as error:
-        summary.errors.append((str(path), str(error)))
-    except SourceReadError as error:
-        summary.errors.append((str(path), f"not overwritten: {error}"))
-    except OSError as error:
-        summary.errors.append((str(path), f"could not write: {describe_os_error(error)}"))
+    else:
+        try:
+            write_atomic(path, fixed, raw)
+        except (ChangedOnDisk, ReadOnlyFile) as error:
+            summary.errors.append((str(path), str(error)))
+            return False
+        except SourceReadError as error:
+            summary.errors.append((str(path), f"not overwritten: {error}"))
+            return False
+        except OSError as error:
+            summary.errors.append((str(path), f"could not write: {describe_os_error(error)}"))
+            return False
+    summary.changed_files += 1
+    return True
+
+
+def _unwritten(item: WorkItem, result: SourceResult) -> SourceResult:
+    """The result of a file whose fixes could not be written: none applied, and what it still
+    holds is what a check of it finds."""
+    return replace(result, findings=_check_item(item).findings, applied=0, changes=[], fixed=None)
 
 
 def unified_diff(before: bytes, after: bytes, name: str) -> str:
