@@ -180,11 +180,7 @@ def find_config(start: Path) -> Optional[Path]:
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
-            try:
-                data = _read_toml(candidate)
-            except ConfigError:
-                raise
-            if "gradlint" in data.get("tool", {}):
+            if _gradlint_table(candidate) is not None:
                 return candidate
     return None
 
@@ -197,6 +193,19 @@ def _read_toml(path: Path) -> dict:
         raise ConfigError(f"cannot read {path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"invalid TOML in {path}: {error}") from None
+    except UnicodeDecodeError as error:  # TOML is UTF-8 text
+        raise ConfigError(f"invalid TOML in {path}: not UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})") from None
+
+
+def _gradlint_table(path: Path) -> Optional[dict]:
+    """The [tool.gradlint] table of the TOML file `path`; None when it has none."""
+    tool = _read_toml(path).get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"`tool` in {path} must be a table")
+    table = tool.get("gradlint")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"`tool.gradlint` in {path} must be a table")
+    return table
 
 
 def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Path] = None) -> Settings:
@@ -208,7 +217,7 @@ def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Pa
     path = config if config is not None or overrides.isolated else find_config(cwd.resolve())
     settings = Settings(root=cwd.resolve())
     if path is not None:
-        table = _read_toml(path).get("tool", {}).get("gradlint")
+        table = _gradlint_table(path)
         if table is None:
             if config is not None and path.name != "pyproject.toml":
                 table = _read_toml(path)
@@ -244,7 +253,7 @@ def _nearest_config(directory: Path) -> Optional[Path]:
     """`find_config(directory)`, each directory read once per run (a walk asks for every one)."""
     if directory not in _NEAREST:
         own = directory / "pyproject.toml"
-        if _is_file(own) and "gradlint" in _read_toml(own).get("tool", {}):
+        if _is_file(own) and _gradlint_table(own) is not None:
             _NEAREST[directory] = own
         else:
             _NEAREST[directory] = None if directory.parent == directory else _nearest_config(directory.parent)
@@ -254,7 +263,7 @@ def _nearest_config(directory: Path) -> Optional[Path]:
 def _settings_of(config: Path, overrides: Overrides) -> Settings:
     key = (config, id(overrides))
     if key not in _LOADED:
-        table = _read_toml(config).get("tool", {}).get("gradlint", {})
+        table = _gradlint_table(config) or {}
         settings = _apply_table(Settings(root=config.resolve().parent, config_path=config), table, str(config))
         _LOADED[key] = replace(_apply_overrides(settings, overrides), overrides=overrides)
     return _LOADED[key]
