@@ -70,14 +70,21 @@ class LazyPositions:
         """The node's range; `hint` is the statement (top-level or class member) that probably holds it.
         Only the hinted statement and the one the node belongs to are searched: searching every
         statement placed so far made the cost grow with the square of the findings."""
-        if self._full is not None:
-            return self._full[node]
-        found = self._within(node, hint)
-        if found is None:
-            unit = self._unit_of(node)
-            if unit is not hint:
-                found = self._within(node, unit)
-        return found if found is not None else self._whole()[node]
+        try:
+            if self._full is not None:
+                return self._full[node]
+            found = self._within(node, hint)
+            if found is None:
+                unit = self._unit_of(node)
+                if unit is not hint:
+                    found = self._within(node, unit)
+            return found if found is not None else self._whole()[node]
+        except KeyError as error:
+            # Rendering code nested deeper than the recursion limit (a chain of thousands of
+            # `and`s) fails in LibCST's position recorder while the RecursionError unwinds.
+            if isinstance(error.__context__, RecursionError):
+                raise error.__context__ from None
+            raise
 
     def _within(self, node: cst.CSTNode, statement: Optional[cst.CSTNode]) -> Optional[CodeRange]:
         if statement is None:

@@ -58,3 +58,16 @@ def test_a_finding_at_the_end_of_a_long_boolean_chain(operator):
     result = check_source(source.encode(), "train.py", CODES)
     assert result.error is None
     assert [(f.code, f.location.row) for f in result.findings] == [("GL103", 3)]
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_one_line_nesting_too_deep(monkeypatch):
+    """Where no thread with a large stack can be made, the analysis runs under the caller's limit:
+    LibCST renders a chain of 2,000 `and`s one level per operand, and its position recorder failed
+    with a KeyError (the tree dumped in the message) while the RecursionError unwound."""
+    from gradlint import deepstack
+
+    monkeypatch.setattr(deepstack._DEEP_THREAD, "_started", lambda: False)
+    operands = " and ".join(f"a{index}" for index in range(2_000))
+    source = f"import torch\nloss = torch.ones(1).sum()\nif {operands} and loss.data[0]:\n    pass\n"
+    result = check_source(source.encode(), "train.py", CODES)
+    assert result.error == "internal error: nesting too deep to analyse"
