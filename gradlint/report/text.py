@@ -113,21 +113,26 @@ def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled:
         head += f" ({changed_files} file{'s' if changed_files != 1 else ''} rewritten to remove imports earlier fixes left unused)"
     if not remaining or not table:
         return head + ".\n"
-    counts = Counter(finding.code for finding in remaining)
-    width = max(30, *(len(rule_by_code(code).name) for code in counts))
+    by_rule: dict[str, list[Finding]] = {}
+    for finding in remaining:
+        by_rule.setdefault(finding.code, []).append(finding)
+    width = max(30, *(len(rule_by_code(code).name) for code in by_rule))
+    # Only a fixable finding can hold up another: thousands of unfixable ones on a line need not
+    # each be compared with all the others.
+    fixable = [finding for finding in remaining if finding.fix is not None]
     rows = [head + ":"]
-    for code, count in sorted(counts.items()):
-        of_rule = [finding for finding in remaining if finding.code == code]
-        rows.append(f"{count:>5}  {code}  {rule_by_code(code).name:<{width}} {_what_it_takes(of_rule, remaining, unsafe_enabled)}")
+    for code, of_rule in sorted(by_rule.items()):
+        rows.append(f"{len(of_rule):>5}  {code}  {rule_by_code(code).name:<{width}} {_what_it_takes(of_rule, fixable, unsafe_enabled)}")
     return "".join(row + "\n" for row in rows)
 
 
-def _what_it_takes(findings: Sequence[Finding], remaining: Sequence[Finding], unsafe_enabled: bool) -> str:
-    """The next step for one rule's remaining findings, most automatic first."""
+def _what_it_takes(findings: Sequence[Finding], fixable: Sequence[Finding], unsafe_enabled: bool) -> str:
+    """The next step for one rule's remaining findings, most automatic first (`fixable`: the
+    remaining findings that have a fix)."""
     safe = sum(1 for finding in findings if finding.has_safe_fix)
     unsafe = sum(1 for finding in findings if finding.fix is not None and not finding.has_safe_fix)
     unfixed = [finding for finding in findings if finding.fix is None]
-    waiting = Counter(code for finding in unfixed if (code := overlapping_fix(finding, remaining)) is not None)
+    waiting = Counter(code for finding in unfixed if (code := overlapping_fix(finding, fixable)) is not None)
     manual = len(unfixed) - sum(waiting.values())
     steps = []
     if safe or (unsafe and unsafe_enabled):
