@@ -569,7 +569,14 @@ def _fix(run: Invocation) -> int:
     if summary.findings or run.output_format not in HUMAN_FORMATS:
         _print_findings(summary, run, settings, True)  # tools parse `[]` too
     if not run.quiet:
-        text = render_fix_summary(summary.fixed, summary.findings, settings.unsafe_fixes, summary.changed_files, table=not run.statistics)
+        text = render_fix_summary(
+            summary.fixed,
+            summary.findings,
+            settings.unsafe_fixes,
+            summary.changed_files,
+            table=not run.statistics,
+            unwritten=summary.unwritten,
+        )
         run.write(text + written, err=run.output_format not in HUMAN_FORMATS)
     if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:
         return EXIT_FINDINGS

@@ -37,6 +37,7 @@ class RunSummary:
     fixed: int = 0
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
+    unwritten: set[str] = field(default_factory=set)  # fix: the files whose fixes could not be written
     changes: list[AppliedChange] = field(default_factory=list)  # with `record_changes`: each change made, file by file
     files: int = 0  # how many files the paths held (what was discovered to check or fix)
     # (path, whether and how it was checked): every path the run considered, with `explain`
@@ -336,6 +337,7 @@ def fix_paths(
     for path, item, result in zip(targets, work, results):
         if result.fixed is not None and result.fixed != item.raw and not _write_fixed(path, item.raw, result.fixed, summary, diff=diff):
             result = _unwritten(item, result)
+            summary.unwritten.add(result.path)
         summary.add(result)
     summary.findings.sort(key=Finding.sort_key)
     return summary

@@ -213,6 +213,7 @@ def test_the_summary_counts_only_the_fixes_written(run_cli, tmp_path):
     path.chmod(0o444)
     result = run_cli("fix", "--output-format", "concise", ".")
     assert "Fixed 2 errors, 2 remaining" in result.stdout  # b.py's two; a.py keeps its two
+    assert "1 in files that could not be written" in result.stdout and "blocked by other edits" not in result.stdout
     remaining = [line for line in result.stdout.splitlines() if line.startswith("a.py:")]
     assert [line.split()[1] for line in remaining] == ["GL101", "GL103"]
 

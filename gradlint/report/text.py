@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Optional, Sequence
+from typing import Collection, Optional, Sequence
 
 from gradlint.model import Finding
 from gradlint.report.options import RenderOptions
@@ -104,9 +104,17 @@ def render_statistics(findings: Sequence[Finding], output_format: str = "text", 
     return "".join(rows)
 
 
-def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled: bool, changed_files: int = 0, table: bool = True) -> str:
+def render_fix_summary(
+    fixed: int,
+    remaining: Sequence[Finding],
+    unsafe_enabled: bool,
+    changed_files: int = 0,
+    table: bool = True,
+    unwritten: Collection[str] = (),
+) -> str:
     """What `gradlint fix` did and, rule by rule, what is left and what it takes to finish it
-    (`table` False: the first line only, when `--statistics` has listed what is left)."""
+    (`table` False: the first line only, when `--statistics` has listed what is left;
+    `unwritten`: the files whose fixes could not be written, each said on stderr)."""
     head = f"Fixed {fixed} error{'s' if fixed != 1 else ''}, {len(remaining)} remaining"
     if changed_files and not fixed:
         # Nothing to fix, yet files changed: legacy imports that fixes of an earlier run left unused.
@@ -122,7 +130,13 @@ def render_fix_summary(fixed: int, remaining: Sequence[Finding], unsafe_enabled:
     fixable = [finding for finding in remaining if finding.fix is not None]
     rows = [head + ":"]
     for code, of_rule in sorted(by_rule.items()):
-        rows.append(f"{len(of_rule):>5}  {code}  {rule_by_code(code).name:<{width}} {_what_it_takes(of_rule, fixable, unsafe_enabled)}")
+        blocked = [finding for finding in of_rule if finding.path in unwritten and finding.fix is not None]
+        steps = _what_it_takes(
+            [finding for finding in of_rule if not (finding.path in unwritten and finding.fix is not None)], fixable, unsafe_enabled
+        )
+        if blocked:
+            steps = "; ".join(filter(None, [f"{len(blocked)} in files that could not be written", steps]))
+        rows.append(f"{len(of_rule):>5}  {code}  {rule_by_code(code).name:<{width}} {steps}")
     return "".join(row + "\n" for row in rows)
 
 
