@@ -3,7 +3,8 @@
 One JSON pack per project root (`<cache-dir>/results-<build>.json`), mapping each path to the
 digest it was checked under and its serialized result. The build fingerprint covers the version and
 the size and modification time of every module of the package, so an edited rule invalidates
-everything. A missing, corrupt or partial pack is treated as empty and rewritten atomically.
+everything. A missing, corrupt, partial or too deeply nested pack is treated as empty and rewritten
+atomically.
 """
 
 from __future__ import annotations
@@ -54,12 +55,13 @@ class ResultCache:
         self.directory = directory
         self.pack = directory / f"results-{build_fingerprint()}.json"
         self.entries: dict[str, Any] = self._load()
+        self.fresh: set[str] = set()  # the paths put by this run
         self.dirty = False
 
     def _load(self) -> dict[str, Any]:
         try:
             data = json.loads(self.pack.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # the decoder recurses per level of nesting
             return {}
         return data if isinstance(data, dict) else {}
 
@@ -87,6 +89,7 @@ class ResultCache:
             "project": project_key,
             "outside": dict(outside),
         }
+        self.fresh.add(path)
         self.dirty = True
 
     def project_key(self, path: str, run: str, unchanged: Callable[[dict[str, str]], bool]) -> Optional[tuple[str, dict[str, str]]]:
@@ -111,9 +114,13 @@ class ResultCache:
             for stale in self.directory.glob("results-*.json"):
                 if stale != self.pack:
                     stale.unlink(missing_ok=True)
+            try:
+                text = json.dumps(self.entries, separators=(",", ":"))
+            except (RecursionError, ValueError):  # a loaded entry nested deeper than the encoder goes
+                text = json.dumps({path: self.entries[path] for path in self.fresh}, separators=(",", ":"))
             handle, temporary = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
             with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(self.entries, out, separators=(",", ":"))
+                out.write(text)
             os.replace(temporary, self.pack)
         except OSError:
             pass  # a read-only tree still gets its results, just not cached

@@ -246,7 +246,7 @@ class Invocation:
 
     def write(self, text: str, *, err: bool = False) -> None:
         """The report: to stdout, or the `--output-file`; stderr with `err`."""
-        click.echo(text, nl=False, err=err, file=None if err else self.stdout, color=self.color)
+        click.echo(encodable(text), nl=False, err=err, file=None if err else self.stdout, color=self.color)
 
     def note(self, text: str) -> None:
         if not self.silent:
@@ -269,6 +269,16 @@ class Invocation:
                 return body()
 
         sys.exit(_guarded(self.verbose, in_output))
+
+
+def encodable(text: str) -> str:
+    """`text` with the surrogates it may hold (a file name that is not UTF-8, a notebook's lone
+    surrogate) written as escapes, as Python writes them to stderr: no UTF-8 stream takes them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def _fail(message: str) -> NoReturn:
@@ -646,6 +656,7 @@ def _fix(run: Invocation) -> int:
             summary.changed_files,
             table=not run.statistics,
             unfixable=settings.codes() - settings.fixable_codes(),
+            unwritten=summary.unwritten,
         )
         run.write(text + written, err=run.output_format not in HUMAN_FORMATS)
     if run.exit_non_zero_on_fix and summary.changed_files and not summary.errors:

@@ -242,7 +242,7 @@ def config_in(directory: Path) -> Optional[Path]:
     """The configuration file of `directory` itself, if it has one."""
     for name in CONFIG_NAMES:
         candidate = directory / name
-        if _is_file(candidate) and (name != "pyproject.toml" or "gradlint" in _read_toml(candidate).get("tool", {})):
+        if _is_file(candidate) and (name != "pyproject.toml" or _gradlint_table(candidate) is not None):
             return candidate
     return None
 
@@ -250,11 +250,11 @@ def config_in(directory: Path) -> Optional[Path]:
 def _own_table(path: Path) -> dict:
     """The settings a configuration file holds itself: [tool.gradlint] of a pyproject.toml (empty
     without one), the top level of any other file (or its [tool.gradlint], when it has one)."""
+    if path.name == "pyproject.toml":
+        return _gradlint_table(path) or {}
     data = _read_toml(path)
     table = data.get("tool", {}).get("gradlint") if isinstance(data.get("tool"), dict) else None
-    if table is not None or path.name == "pyproject.toml":
-        return table or {}
-    return data
+    return data if table is None else table
 
 
 def _resolved_table(path: Path, extending: tuple[Path, ...] = ()) -> dict:
@@ -354,6 +354,19 @@ def _read_toml(path: Path) -> dict:
         raise ConfigError(f"cannot read {path}: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"invalid TOML in {path}: {error}") from None
+    except UnicodeDecodeError as error:  # TOML is UTF-8 text
+        raise ConfigError(f"invalid TOML in {path}: not UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})") from None
+
+
+def _gradlint_table(path: Path) -> Optional[dict]:
+    """The [tool.gradlint] table of the TOML file `path`; None when it has none."""
+    tool = _read_toml(path).get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"`tool` in {path} must be a table")
+    table = tool.get("gradlint")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"`tool.gradlint` in {path} must be a table")
+    return table
 
 
 def load_settings(config: Optional[Path], overrides: Overrides, cwd: Optional[Path] = None) -> Settings:

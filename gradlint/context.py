@@ -34,7 +34,7 @@ from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis
 from gradlint.analysis.training_objects import TrainingObjects
 from gradlint.analysis.values import Evaluators, Shape, ValueModel, ValueRecord
-from gradlint.source import LineIndex
+from gradlint.source import LineIndex, indentation
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
 if TYPE_CHECKING:
@@ -353,6 +353,16 @@ class FileContext:
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.positions.lookup(node, self.top_statement() or self.placement_of(node)).start.line
+
+    def indentation_of(self, node: cst.CSTNode) -> str:
+        """The indentation of the line `node` starts on, as CPython measures it."""
+        row = self.line_of(node)
+        index = self.line_index
+        return indentation(self.text[index.line_start(row) : index.line_end(row)])
+
+    @cached_property
+    def line_index(self) -> LineIndex:
+        return LineIndex.of(self.text)
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

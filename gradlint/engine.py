@@ -23,7 +23,7 @@ from gradlint.noqa import NoqaLines, file_is_exempt, file_noqa_codes, suppresses
 from gradlint.rules import all_codes, noqa_rule_infos, noqa_rules, rule_by_code, rule_for_failure, rule_infos
 from gradlint.rules.file_rule import FileFailure
 from gradlint.rules.info import RuleInfo
-from gradlint.source import LineIndex, UndecodableSource, decode_source
+from gradlint.source import LineIndex, UndecodableSource, decode_source, lines_with_ends, page_break_prefix
 from gradlint.walker import walk
 
 if TYPE_CHECKING:
@@ -213,13 +213,42 @@ def parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
 
 def _parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
     try:
-        return cst.parse_module(text), ("", Location(1, 1))
+        return cst.parse_module(_form_feeds_out_of_indentation(text) if "\f" in text else text), ("", Location(1, 1))
     except cst.ParserSyntaxError as error:
         return None, _syntax_error(text, error)
     except RecursionError:
         return None, ("nesting too deep", Location(1, 1))
     except Exception as error:  # the native parser reports some failures as other types
         return None, (f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}", Location(1, 1))
+
+
+def _form_feeds_out_of_indentation(text: str) -> str:
+    """`text` without the whitespace up to a form feed that opens a line of code. CPython starts
+    measuring the indentation again after it; LibCST leaves it out of a statement, takes it for the
+    indentation of a block that starts with it, and then rejects valid dedents. The text parsed
+    differs from the one written by whitespace at line starts only, which positions account for.
+    Lines inside a string keep theirs (it is the string's), and so do blank and comment lines,
+    which LibCST keeps as written."""
+    lines = lines_with_ends(text)
+    inside = _rows_inside_strings(text)
+    if inside is None:
+        return text
+    for row, line in enumerate(lines, start=1):
+        if row not in inside and line.strip(" \t\f\r\n")[:1] not in ("", "#"):
+            lines[row - 1] = line[page_break_prefix(line) :]
+    return "".join(lines)
+
+
+def _rows_inside_strings(text: str) -> Optional[set[int]]:
+    """The rows that continue a string begun on an earlier row (None: the text does not tokenize)."""
+    rows: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):  # rows end at \r too
+            if token.start[0] < token.end[0] and token.type not in (tokenize.NEWLINE, tokenize.NL):
+                rows.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return rows
 
 
 def _syntax_error(text: str, error: cst.ParserSyntaxError) -> tuple[str, Location]:

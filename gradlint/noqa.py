@@ -113,6 +113,9 @@ class NoqaLines:
         self._scanned = False
         self._line_ends: Optional[list[int]] = None  # rows that end outside any string and continuation
         self._comments: dict[int, tuple[int, str]] = {}  # row -> (offset, text) of its comment
+        # Answers per row: each question reads the whole line, and one line may hold thousands of findings
+        self._rows_for: dict[int, int] = {}
+        self._codes_at: dict[int, Optional[frozenset[str]]] = {}
 
     @property
     def index(self) -> LineIndex:
@@ -126,6 +129,11 @@ class NoqaLines:
 
     def row_for(self, row: int) -> int:
         """The row whose comment suppresses findings on `row`."""
+        if row not in self._rows_for:
+            self._rows_for[row] = self._row_for(row)
+        return self._rows_for[row]
+
+    def _row_for(self, row: int) -> int:
         if not 0 < row <= len(self.index.starts):
             return row
         line = self.line(row)
@@ -139,6 +147,11 @@ class NoqaLines:
 
     def codes_at(self, row: int) -> Optional[frozenset[str]]:
         """None when `row` has no noqa; ALL for a bare one; else the codes it names."""
+        if row not in self._codes_at:
+            self._codes_at[row] = self._codes_on(row)
+        return self._codes_at[row]
+
+    def _codes_on(self, row: int) -> Optional[frozenset[str]]:
         if not 0 < row <= len(self.index.starts):
             return None
         line = self.line(row)

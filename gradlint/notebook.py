@@ -41,6 +41,7 @@ _ESCAPES = ("%", "!", "?", "/", ";", ",")  # IPython's escapes at the start of a
 _SHELL_ASSIGNMENT = re.compile(r"[\w.\[\]'\", ]+=\s*[!%]")  # `files = !ls`, `names = %who_ls`
 _WORD = re.compile(r"[^\W\d]\w*")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 MARK = "gradlint-ipynb"  # occurs in no notebook's code: the boundary and placeholder lines carry it
 BOUNDARY = f"# {MARK} cell boundary"
@@ -261,6 +262,11 @@ def _cells(data: object) -> list:
         source = cell.get("source")
         if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(line, str) for line in source)):
             raise NotebookError(f"not a valid notebook: the `source` of cell {number} is neither a string nor a list of strings")
+        surrogate = _LONE_SURROGATE.search(_joined(source))
+        if surrogate is not None:  # JSON escapes any UTF-16 unit; one that pairs with none is no character
+            raise NotebookError(
+                f"not a valid notebook: the `source` of cell {number} holds a lone surrogate \\u{ord(surrogate.group()):04x}"
+            )
     return data["cells"]
 
 

@@ -7,6 +7,12 @@ class). The statement is rendered alone; its rows are shifted by the line on whi
 parser (C, cheap) places it, and its columns by the indentation it lost, line by line, after
 checking that every rendered line is the source line minus that indentation. Anything unexpected
 falls back to the whole-module provider, so a position is never wrong.
+
+LibCST leaves out of its tree the leading whitespace of a statement's line up to a form feed
+(`\fx = 1` renders as `x = 1`), so its columns on such a line are short of the text's: the same
+line-by-line comparison shifts them, for the whole-module provider too. Lines are split only at
+`\r\n`, `\r` and `\n`, as LibCST and CPython count them (`str.splitlines` also splits at form
+feeds, vertical tabs and other separators a string or comment may hold).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from gradlint.analysis.tree import iter_children
+from gradlint.source import lines_with_ends
 
 
 class _Placed:
@@ -35,6 +42,12 @@ class _Placed:
             return None
         return CodeRange(self._moved(found.start), self._moved(found.end))
 
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        found = self.get(node)
+        if found is None:
+            raise KeyError(node)
+        return found
+
     def _moved(self, position: CodePosition) -> CodePosition:
         row = position.line
         shift = self.column_shifts[row - 1] if row - 1 < len(self.column_shifts) else 0
@@ -49,7 +62,7 @@ class LazyPositions:
         self.text = text
         self._placement_of = placement_of
         self._placed: dict[int, Optional[_Placed]] = {}  # id(statement) -> its positions; None: cannot be placed
-        self._full: Optional[object] = None
+        self._full: Optional[_Placed] = None
         self._rows: Optional[dict[int, int]] = None
         self._lines: Optional[list[str]] = None
 
@@ -57,14 +70,21 @@ class LazyPositions:
         """The node's range; `hint` is the statement (top-level or class member) that probably holds it.
         Only the hinted statement and the one the node belongs to are searched: searching every
         statement placed so far made the cost grow with the square of the findings."""
-        if self._full is not None:
-            return self._full[node]
-        found = self._within(node, hint)
-        if found is None:
-            unit = self._unit_of(node)
-            if unit is not hint:
-                found = self._within(node, unit)
-        return found if found is not None else self._whole()[node]
+        try:
+            if self._full is not None:
+                return self._full[node]
+            found = self._within(node, hint)
+            if found is None:
+                unit = self._unit_of(node)
+                if unit is not hint:
+                    found = self._within(node, unit)
+            return found if found is not None else self._whole()[node]
+        except KeyError as error:
+            # Rendering code nested deeper than the recursion limit (a chain of thousands of
+            # `and`s) fails in LibCST's position recorder while the RecursionError unwinds.
+            if isinstance(error.__context__, RecursionError):
+                raise error.__context__ from None
+            raise
 
     def _within(self, node: cst.CSTNode, statement: Optional[cst.CSTNode]) -> Optional[CodeRange]:
         if statement is None:
@@ -84,9 +104,14 @@ class LazyPositions:
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         return self.lookup(node)
 
-    def _whole(self):
+    def _whole(self) -> _Placed:
         if self._full is None:
-            self._full = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            code = self.module.code
+            # Rows of the code the tree renders missing a form feed line's leading whitespace:
+            # no other difference is known, so a line that is otherwise different keeps its columns.
+            shifts = [] if code == self.text else self._column_shifts(split_lines(code), 0, lenient=True)
+            self._full = _Placed(positions, 0, shifts)
         return self._full
 
     def _place(self, statement: cst.CSTNode) -> Optional[_Placed]:
@@ -104,12 +129,13 @@ class LazyPositions:
         )
         positions, code = _rendered_with_positions(alone)
         row_offset = first_row - positions[statement].start.line
-        shifts = self._column_shifts(code.splitlines(), row_offset)
+        shifts = self._column_shifts(split_lines(code), row_offset)
         return None if shifts is None else _Placed(positions, row_offset, shifts)
 
-    def _column_shifts(self, rendered: list[str], row_offset: int) -> Optional[list[int]]:
-        """For each rendered line, the indentation the source line has in front of it; None when a
-        line is not the source line (then the placement is wrong and the caller falls back)."""
+    def _column_shifts(self, rendered: list[str], row_offset: int, lenient: bool = False) -> Optional[list[int]]:
+        """For each rendered line, the whitespace the source line has in front of it; None when a
+        line is not the source line (then the placement is wrong and the caller falls back), or,
+        `lenient`, no shift for that line."""
         lines = self._source_lines()
         shifts = []
         for index, line in enumerate(rendered):
@@ -120,14 +146,17 @@ class LazyPositions:
                 shifts.append(0)  # leading blank/comment lines outside the file: never positions
                 continue
             source = lines[row - 1]
-            if not source.endswith(line) or source[: len(source) - len(line)].strip(" \t"):
-                return None
+            if not source.endswith(line) or source[: len(source) - len(line)].strip(" \t\f"):
+                if not lenient:
+                    return None
+                shifts.append(0)
+                continue
             shifts.append(len(source) - len(line))
         return shifts
 
     def _source_lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = self.text.splitlines()
+            self._lines = split_lines(self.text)
         return self._lines
 
     def _statement_rows(self) -> dict[int, int]:
@@ -142,6 +171,11 @@ class LazyPositions:
             if not _pair(self.module.body, tree.body, self._rows):
                 self._rows = {}  # the two parsers disagree on the statements: trust neither mapping
         return self._rows
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` without their line breaks, which are `\r\n`, `\r` or `\n` only."""
+    return [line.rstrip("\r\n") for line in lines_with_ends(text)]
 
 
 def _rendered_with_positions(module: cst.Module) -> tuple[Mapping[cst.CSTNode, CodeRange], str]:

@@ -39,6 +39,7 @@ class RunSummary:
     fixed: int = 0
     diffs: list[str] = field(default_factory=list)
     changed_files: int = 0
+    unwritten: set[str] = field(default_factory=set)  # fix: the files whose fixes could not be written
     changes: list[AppliedChange] = field(default_factory=list)  # with `record_changes`: each change made, file by file
     files: int = 0  # how many files the paths held (what was discovered to check or fix)
     # (path, whether and how it was checked): every path the run considered, with `explain`
@@ -363,9 +364,10 @@ def fix_paths(
         refix,
     )
     for path, item, result in zip(targets, work, results):
+        if result.fixed is not None and result.fixed != item.raw and not _write_fixed(path, item.raw, result.fixed, summary, diff=diff):
+            result = _unwritten(item, result)
+            summary.unwritten.add(result.path)
         summary.add(result)
-        if result.fixed is not None and result.fixed != item.raw:
-            _write_fixed(path, item.raw, result.fixed, summary, diff=diff)
     summary.findings.sort(key=Finding.sort_key)
     return summary
 
@@ -389,9 +391,10 @@ class RunProject:
     ) -> None:
         self.sources = sources
         self.roots = [str(path if path.is_dir() else path.parent) for path in paths] + [str(settings.root)]
-        stamp = hashlib.sha256("\0".join(self.roots).encode())
+        # A file name that is not UTF-8 holds surrogates (Python's surrogateescape): hashed as they are
+        stamp = hashlib.sha256("\0".join(self.roots).encode("utf-8", "surrogatepass"))
         for (path, _), content in zip(sources, contents):
-            stamp.update(f"\0{path}\0{content}".encode())
+            stamp.update(f"\0{path}\0{content}".encode("utf-8", "surrogatepass"))
         self.fingerprint = stamp.hexdigest()[:32]
         self._max_bytes = max_bytes
         # A module in a folder the run names was left out on purpose (excluded, over the size
@@ -506,19 +509,30 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> None:
-    summary.changed_files += 1
+def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> bool:
+    """Write (or, with `diff`, show) the fixed file; False when it could not be written."""
     if diff:
         summary.diffs.append(unified_diff(raw, fixed, str(path)))
-        return
-    try:
-        write_atomic(path, fixed, raw)
-    except (ChangedOnDisk, ReadOnlyFile) as error:
-        summary.errors.append((str(path), str(error)))
-    except SourceReadError as error:
-        summary.errors.append((str(path), f"not overwritten: {error}"))
-    except OSError as error:
-        summary.errors.append((str(path), f"could not write: {describe_os_error(error)}"))
+    else:
+        try:
+            write_atomic(path, fixed, raw)
+        except (ChangedOnDisk, ReadOnlyFile) as error:
+            summary.errors.append((str(path), str(error)))
+            return False
+        except SourceReadError as error:
+            summary.errors.append((str(path), f"not overwritten: {error}"))
+            return False
+        except OSError as error:
+            summary.errors.append((str(path), f"could not write: {describe_os_error(error)}"))
+            return False
+    summary.changed_files += 1
+    return True
+
+
+def _unwritten(item: WorkItem, result: SourceResult) -> SourceResult:
+    """The result of a file whose fixes could not be written: none applied, and what it still
+    holds is what a check of it finds."""
+    return replace(result, findings=_check_item(item).findings, applied=0, changes=[], fixed=None)
 
 
 def unified_diff(before: bytes, after: bytes, name: str) -> str:

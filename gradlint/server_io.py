@@ -89,6 +89,19 @@ class StrictProtocol(LanguageServerProtocol):
         except (ValueError, UnicodeDecodeError) as error:
             self.reply_error(None, PARSE_ERROR, f"Parse error: {error}")
             return
+        except RecursionError:  # the decoder recurses per level of nesting
+            self.reply_error(None, PARSE_ERROR, "Parse error: the JSON is nested too deeply")
+            return
+        try:
+            self._handle_data(data)
+        except RecursionError:  # nesting the decoder took, but reading the message's fields did not
+            if isinstance(data, dict) and "method" in data and "id" not in data:
+                warn(f"ignored a {data['method']} notification nested too deeply")  # a notification never gets an answer
+                return
+            request_id = data.get("id") if isinstance(data, dict) else None
+            self.reply_error(request_id if _valid_id(request_id) else None, INVALID_REQUEST, "Invalid Request: nested too deeply")
+
+    def _handle_data(self, data: Any) -> None:
         if not isinstance(data, dict):  # LSP has no batches
             self.reply_error(None, INVALID_REQUEST, "Invalid Request: a message is a JSON object")
             return

@@ -9,6 +9,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 class UndecodableSource(Exception):
@@ -47,6 +48,27 @@ def dominant_newline(text: str) -> str:
     return first.group() if first else "\n"
 
 
+def lines_with_ends(text: str) -> list[str]:
+    """The lines of `text` with their line breaks, which are `\r\n`, `\r` or `\n` only (not the
+    form feeds and other separators `str.splitlines` also splits at)."""
+    return _LINE.findall(text)
+
+
+def page_break_prefix(line: str) -> int:
+    """The length of `line`'s leading whitespace up to its last form feed. CPython starts counting
+    the indentation again after a form feed, and LibCST leaves that part out of the statement: an
+    edit of the statement's lines keeps it, and the indentation is what follows it."""
+    whitespace = line[: len(line) - len(line.lstrip(" \t\f"))]
+    return whitespace.rfind("\f") + 1
+
+
+def indentation(line: str) -> str:
+    """The indentation of a line of code as CPython measures it: after any leading form feed."""
+    start = page_break_prefix(line)
+    rest = line[start:]
+    return rest[: len(rest) - len(rest.lstrip(" \t"))]
+
+
 @dataclass(frozen=True)
 class LineIndex:
     """Maps between string offsets and 1-based (row, column) pairs; columns count characters."""
@@ -68,6 +90,12 @@ class LineIndex:
 
     def line_start(self, row: int) -> int:
         return self.starts[row - 1]
+
+    def code_start(self, text: str, row: int) -> int:
+        """Where `row`'s statement line starts for an edit of whole lines: after the form feeds
+        that open it (see `page_break_prefix`), which stay where they are."""
+        start = self.starts[row - 1]
+        return start + page_break_prefix(text[start : self.line_end(row)])
 
     def line_end(self, row: int) -> int:
         """Offset just past the newline that ends `row` (or the end of the text)."""

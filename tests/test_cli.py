@@ -156,15 +156,20 @@ def test_config_found_from_a_subdirectory(run_cli, tmp_path, monkeypatch):
         ('[tool.gradlint]\nselect = "GL1" = 3\n', "invalid TOML"),
         ('[tool.gradlint]\nunsafe-fixes = "yes"\n', "must be true or false"),
         ('[tool.gradlint.per-file-ignores]\n"a.py" = ["XX1"]\n', "unknown rule selector `XX1`"),
+        (b"[tool.gradlint]\nselect = ['GL\xff']\n", "not UTF-8 (byte 0xff at offset 29)"),
+        ("tool = 5\n", "`tool` in"),
+        ("[tool]\ngradlint = 5\n", "`tool.gradlint` in"),
+        ("[tool]\ngradlint = ['GL1']\n", "`tool.gradlint` in"),
     ],
 )
 def test_config_errors_exit_two_and_name_the_problem(run_cli, tmp_path, config, message):
     write(tmp_path / "pyproject.toml", config)
     write(tmp_path / "a.py", CLEAN)
-    result = run_cli("check", "a.py")
-    assert result.exit_code == 2
-    assert message in result.output
-    assert "Traceback" not in result.output
+    for options in ([], ["--config", "pyproject.toml"]):
+        result = run_cli("check", *options, "a.py")
+        assert result.exit_code == 2
+        (line,) = result.output.splitlines()
+        assert line.startswith("gradlint: error: ") and message in line and "internal error" not in line
 
 
 def test_explicit_config_file(run_cli, tmp_path):

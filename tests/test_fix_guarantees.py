@@ -208,6 +208,17 @@ def test_a_read_only_file_is_reported_and_left_alone(run_cli, tmp_path, mode):
     assert result.exit_code == 2
 
 
+def test_the_summary_counts_only_the_fixes_written(run_cli, tmp_path):
+    path = write(tmp_path / "a.py", LEGACY)
+    write(tmp_path / "b.py", LEGACY)
+    path.chmod(0o444)
+    result = run_cli("fix", "--output-format", "concise", ".")
+    assert "Fixed 2 errors, 2 remaining" in result.stdout  # b.py's two; a.py keeps its two
+    assert "1 in files that could not be written" in result.stdout and "blocked by other edits" not in result.stdout
+    remaining = [line for line in result.stdout.splitlines() if line.startswith("a.py:")]
+    assert [line.split()[1] for line in remaining] == ["GL101", "GL103"]
+
+
 def test_a_hard_linked_file_is_rewritten_in_place_for_every_name(run_cli, tmp_path):
     path = write(tmp_path / "a.py", LEGACY)
     twin = tmp_path / "elsewhere" / "same.txt"

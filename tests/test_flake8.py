@@ -129,3 +129,28 @@ def test_a_named_notebook_is_reported_at_the_rows_of_its_json(tmp_path):
     row = next(number for number, line in enumerate(text.splitlines(), 1) if "y = Variable(t)" in line)
     column = text.splitlines()[row - 1].index('"y = ') + 1 + len("y = ") + 1
     assert result.stdout.split() == [f"{row}|{column}|GL101"]
+
+
+def test_a_file_gradlint_could_not_check_is_a_gl000_row_not_a_pass(tmp_path):
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": "x = 1\n"}], "nbformat": 3}
+    write(tmp_path / "old.ipynb", json.dumps(notebook))
+    result = flake8("--format", "%(path)s|%(row)d|%(col)d|%(code)s|%(text)s", "old.ipynb", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [
+        "old.ipynb|1|1|GL000|gradlint: unsupported notebook format 3 (nbformat 4 expected; convert it with `jupyter nbconvert --to notebook`)",
+    ]
+
+
+def test_gradlint_errors_and_warnings_are_gl0xx_rows_on_the_first_line(monkeypatch):
+    from gradlint import flake8_plugin
+    from gradlint.pipeline import SourceResult
+
+    def failing(source, name, codes, **options):
+        return SourceResult(name, error="internal error: ValueError: boom", warning="not analysed: too large")
+
+    monkeypatch.setattr(flake8_plugin, "check_source", failing)
+    rows = list(flake8_plugin.GradlintPlugin(None, "train.py", ["x = 1\n"]).run())
+    assert [row[:3] for row in rows] == [
+        (1, 0, "GL000 gradlint: internal error: ValueError: boom"),
+        (1, 0, "GL009 gradlint: not analysed: too large"),
+    ]

@@ -67,7 +67,8 @@ def test_flake8_reports_cpython_nesting_limits_as_gradlint_check_does(tmp_path, 
 
 def test_flake8_plugin_applies_the_size_limit():
     lines = (LEGACY * (pipeline.MAX_FILE_BYTES // len(LEGACY) + 1)).splitlines(keepends=True)  # just over the default
-    assert list(GradlintPlugin(None, "big.py", lines).run()) == []
+    (warning,) = GradlintPlugin(None, "big.py", lines).run()  # not analysed: said, not passed silently
+    assert warning[:2] == (1, 0) and warning[2].startswith("GL009 gradlint: not analysed: 2.0 MiB is over the 2.0 MiB size limit")
     small = LEGACY.splitlines(keepends=True)
     assert [message.split()[0] for _, _, message, _ in GradlintPlugin(None, "small.py", small).run()] == ["GL101"]
 

@@ -7,6 +7,8 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradlint.analysis.async_keywords import repair_async_keywords
+from gradlint.engine import parse
+from gradlint.source import LineIndex
 from gradlint.positions import LazyPositions
 from gradlint.analysis.tree import iter_children
 from support import ROOT
@@ -19,6 +21,8 @@ TRICKY = {
     "no_trailing_newline": "import torch\nw = torch.zeros(3)\nw.data",
     "tabs": "if True:\n\tx = 1\n\tif x:\n\t\ty = x\n",
     "comment_header": '#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\n"""doc"""\n\nimport os\n',
+    # Characters `str.splitlines` ends a line at, Python does not
+    "separators": "# page \f break, \v, \x1c and \u2028\ns = '\x85'\nclass A:\n    t = '\u2029'; w = x.data\ny = w.data\n",
 }
 FILES = sorted(
     [
@@ -59,6 +63,50 @@ def test_project_files(path):
     text = path.read_text(encoding="utf-8")
     repair = repair_async_keywords(text)  # what LibCST parses of a file with `async=` keywords
     assert_same_positions(repair.text if repair is not None else text)
+
+
+FORM_FEEDS = {
+    "statement": "import torch\n\fx = w.data\n",
+    "several": "x = 1\n \f\fy = w.data\n",
+    "line": "x = 1\n\f\ny = w.data\n",
+    "block": "if a:\n\f    y = w.data\n    z = w.data\n",
+    "dedent": "if a:\n    if b:\n\f        y = w.data\n    z = w.data\n",
+    "ends_block": "if a:\n    y = 1\n    \fz = w.data\n",
+    "member": "class A:\n\f    x = w.data\n\f    def f(self):\n\f        return self.w.data\n",
+    "continuation": "x = (w.data,\n\f  v.data)\n\fy = w.data\n",
+    "string": 's = """\n\fkept"""\n\fy = w.data\n',
+    "cr": "x = 1\r\fy = w.data\r",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORM_FEEDS))
+def test_positions_are_in_the_text_when_a_form_feed_opens_a_line(name):
+    """LibCST leaves the form feed out of a statement line: its own columns there are short of the
+    text's. Every node on one line is found at its text, per statement and by the whole-module
+    fallback alike."""
+    text = FORM_FEEDS[name]
+    module, _ = parse(text)
+    code = module.code
+    in_code = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    text_index, code_index = LineIndex.of(text), LineIndex.of(code)
+    per_statement, whole = LazyPositions(module, text), LazyPositions(module, text)
+    whole._whole()
+    for positions in (per_statement, whole):
+        for top, node in all_nodes_by_top(module):
+            if node not in in_code:
+                continue
+            expected, span = in_code[node], positions.lookup(node, top)
+            if expected.start.line == expected.end.line:
+                assert text[slice(*offsets(text_index, span))] == code[slice(*offsets(code_index, expected))], (name, node)
+            else:  # its lines after the first may have lost form feeds; the first keeps its tail
+                start, _ = offsets(text_index, span)
+                code_start, _ = offsets(code_index, expected)
+                assert text[start : text_index.line_end(span.start.line)] == code[code_start : code_index.line_end(expected.start.line)]
+    assert per_statement._full is None
+
+
+def offsets(index: LineIndex, span) -> tuple[int, int]:
+    return index.offset(span.start.line, span.start.column), index.offset(span.end.line, span.end.column)
 
 
 def test_node_outside_the_hinted_statement_falls_back_correctly():

@@ -678,3 +678,20 @@ def test_malformed_input_gets_the_answers_the_specifications_require(workspace):
         assert "Traceback" not in session.errors()
     finally:
         session.stop()
+
+
+def test_deeply_nested_json_is_a_parse_error_and_the_server_stays_alive(workspace):
+    session = LspSession(workspace)
+    try:
+        session.initialize(workspace)
+        session.send_body(b"[" * 100_000 + b"]" * 100_000)
+        assert session.response(None)["error"]["code"] == -32700
+        nested = b'{"jsonrpc": "2.0", "id": 41, "method": "textDocument/hover", "params": %s}' % (b'{"a": ' * 5_000 + b"1" + b"}" * 5_000)
+        session.send_body(nested)
+        assert session.response(None)["error"]["code"] == -32700  # the id is inside what could not be read
+        hover = {"textDocument": {"uri": (workspace / "x.py").as_uri()}, "position": {"line": 0, "character": 0}}
+        assert session.request("textDocument/hover", hover) is None
+        assert "Traceback" not in session.errors()
+        assert session.close() == 0
+    finally:
+        session.stop()

@@ -211,10 +211,11 @@ def render_at(context: FileContext, statement: cst.CSTNode, indent: str) -> str:
 
 
 class _BlankLinesStayEmpty(cst.CSTTransformer):
-    """Blank lines moved into a deeper block are written empty, not as indentation alone."""
+    """Blank lines moved into a deeper block are written empty, not as indentation alone (a form
+    feed alone on its line stays alone)."""
 
     def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
-        if updated.comment is None and updated.indent and not updated.whitespace.value:
+        if updated.comment is None and updated.indent and not updated.whitespace.value.strip(" \t\f"):
             return updated.with_changes(indent=False)
         return updated
 

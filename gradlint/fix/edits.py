@@ -11,7 +11,7 @@ from gradlint.fix.builders import render_at
 from gradlint.fix.plan import FixPlan, InsertLineBefore, RemoveLine, Replace, ReplaceLines
 from gradlint.model import Edit, Fix, Location
 from gradlint.positions import LazyPositions
-from gradlint.source import LineIndex
+from gradlint.source import LineIndex, indentation
 
 
 def plan_edits(text: str, module: cst.Module, plan: FixPlan, path: str = "<fix>", statements: Sequence[cst.CSTNode] = ()) -> Optional[Fix]:
@@ -81,18 +81,18 @@ class EditBuilder:
             indent = self._indent_if_alone(change.statement)
             if indent is None:
                 return None
-            offset = self.index.line_start(row)
+            offset = self.index.code_start(self.context.text, row)
             return self._make(offset, offset, indent + change.text + self.context.module.default_newline)
         if isinstance(change, ReplaceLines):
             if self._indent_if_alone(change.first) is None or self._indent_if_alone(change.last) is None:
                 return None
-            start = self.index.line_start(self._position(change.first).start.line)
+            start = self.index.code_start(self.context.text, self._position(change.first).start.line)
             return self._make(start, self.index.line_end(self._last_line(change.last)), change.text)
         if isinstance(change, RemoveLine):
             span = self._position(change.statement)
             if self._indent_if_alone(change.statement) is None:
                 return None
-            start = self.index.line_start(span.start.line)
+            start = self.index.code_start(self.context.text, span.start.line)
             return self._make(start, self.index.line_end(span.end.line), "")
         raise TypeError(change)
 
@@ -108,7 +108,7 @@ class EditBuilder:
             return code
         row = self._position(statement).start.line
         line = self.context.text[self.index.line_start(row) : self.index.line_end(row)]
-        return render_at(self.context, replacement, line[: len(line) - len(line.lstrip(" \t"))])
+        return render_at(self.context, replacement, indentation(line))
 
     def _last_line(self, statement: cst.CSTNode) -> int:
         """The last line of a statement, with the comment lines that close its blocks (which
@@ -149,7 +149,7 @@ class EditBuilder:
         """The indentation of the statement's line, if nothing but a comment shares its lines."""
         span = self._position(statement)
         text = self.context.text
-        line_start = self.index.line_start(span.start.line)
+        line_start = self.index.code_start(text, span.start.line)
         start, end = self._span(statement)
         before = text[line_start:start]
         after = text[end : self.index.line_end(span.end.line)].strip()

@@ -48,7 +48,8 @@ def artifact_location(path: str) -> dict:
     except ValueError:
         relative = None
     if relative is not None and not relative.as_posix().startswith("../"):
-        return {"uri": quote(relative.as_posix()), "uriBaseId": SOURCE_ROOT}
+        # the bytes of a file name that is not UTF-8, percent-encoded as `as_uri` does them
+        return {"uri": quote(relative.as_posix(), errors="surrogateescape"), "uriBaseId": SOURCE_ROOT}
     return {"uri": absolute.as_uri()}
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Optional, Sequence
+from typing import Collection, Optional, Sequence
 
 from gradlint.model import Finding
 from gradlint.report.options import HUMAN_FORMATS, RenderOptions
@@ -157,35 +157,49 @@ def render_fix_summary(
     changed_files: int = 0,
     table: bool = True,
     unfixable: frozenset[str] = frozenset(),
+    unwritten: Collection[str] = (),
 ) -> str:
     """What `gradlint fix` did and, rule by rule, what is left and what it takes to finish it
     (`table` False: the first line only, when `--statistics` has listed what is left;
-    `unfixable`: the rules whose fixes the `fixable`/`unfixable` settings hold back)."""
+    `unfixable`: the rules whose fixes the `fixable`/`unfixable` settings hold back;
+    `unwritten`: the files whose fixes could not be written, each said on stderr)."""
     head = f"Fixed {fixed} error{'s' if fixed != 1 else ''}, {len(remaining)} remaining"
     if changed_files and not fixed:
         # Nothing to fix, yet files changed: legacy imports that fixes of an earlier run left unused.
         head += f" ({changed_files} file{'s' if changed_files != 1 else ''} rewritten to remove imports earlier fixes left unused)"
     if not remaining or not table:
         return head + ".\n"
-    counts = Counter(finding.code for finding in remaining)
-    width = max(30, *(len(rule_by_code(code).name) for code in counts))
+    by_rule: dict[str, list[Finding]] = {}
+    for finding in remaining:
+        by_rule.setdefault(finding.code, []).append(finding)
+    width = max(30, *(len(rule_by_code(code).name) for code in by_rule))
+    # Only a fixable finding can hold up another: thousands of unfixable ones on a line need not
+    # each be compared with all the others.
+    fixable = [finding for finding in remaining if finding.fix is not None]
     rows = [head + ":"]
-    for code, count in sorted(counts.items()):
-        of_rule = [finding for finding in remaining if finding.code == code]
-        rows.append(
-            f"{count:>5}  {code}  {rule_by_code(code).name:<{width}} {_what_it_takes(of_rule, remaining, unsafe_enabled, code in unfixable)}"
+    for code, of_rule in sorted(by_rule.items()):
+        blocked = [finding for finding in of_rule if finding.path in unwritten and finding.fix is not None]
+        steps = _what_it_takes(
+            [finding for finding in of_rule if not (finding.path in unwritten and finding.fix is not None)],
+            fixable,
+            unsafe_enabled,
+            code in unfixable,
         )
+        if blocked:
+            steps = "; ".join(filter(None, [f"{len(blocked)} in files that could not be written", steps]))
+        rows.append(f"{len(of_rule):>5}  {code}  {rule_by_code(code).name:<{width}} {steps}")
     return "".join(row + "\n" for row in rows)
 
 
-def _what_it_takes(findings: Sequence[Finding], remaining: Sequence[Finding], unsafe_enabled: bool, held_back: bool = False) -> str:
-    """The next step for one rule's remaining findings, most automatic first."""
+def _what_it_takes(findings: Sequence[Finding], fixable: Sequence[Finding], unsafe_enabled: bool, held_back: bool = False) -> str:
+    """The next step for one rule's remaining findings, most automatic first (`fixable`: the
+    remaining findings that have a fix; `held_back`: the rule is not fixable here)."""
     if held_back:
         return "not fixed: the rule is not fixable here (`fixable`/`unfixable`)"
     safe = sum(1 for finding in findings if finding.has_safe_fix)
     unsafe = sum(1 for finding in findings if finding.fix is not None and not finding.has_safe_fix)
     unfixed = [finding for finding in findings if finding.fix is None]
-    waiting = Counter(code for finding in unfixed if (code := overlapping_fix(finding, remaining)) is not None)
+    waiting = Counter(code for finding in unfixed if (code := overlapping_fix(finding, fixable)) is not None)
     manual = len(unfixed) - sum(waiting.values())
     steps = []
     if safe or (unsafe and unsafe_enabled):

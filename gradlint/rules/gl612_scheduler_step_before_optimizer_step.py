@@ -300,14 +300,10 @@ class SchedulerStepBeforeOptimizerStep(Rule):
         receiver = dotted_name(event.node.func.value) or ""
         if any(_reads_schedule(statement, receiver.split(".")[0]) for statement in between):
             return None
-        indent = self._indent_of(first)
+        indent = self.context.indentation_of(first)
         moved = first.with_changes(leading_lines=())
         text = "".join(render_at(self.context, statement, indent) for statement in [*between, last, moved])
         return self.safe_fix("Step the scheduler after the optimizer", ReplaceLines(first, last, text))
-
-    def _indent_of(self, line: cst.SimpleStatementLine) -> str:
-        source = self.context.text.splitlines()[self.context.line_of(line) - 1]
-        return source[: len(source) - len(source.lstrip())]
 
 
 def _next_step(events: list[Event], optimizers: frozenset[str]) -> Optional[Event]:

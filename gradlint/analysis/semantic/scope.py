@@ -41,6 +41,7 @@ class ScopeUses:
         self._nodes = nodes
         self._nested_function: dict[int, cst.CSTNode] = {}  # node -> the nearest def or lambda inside the scope
         self._occurrences: dict[str, list[cst.Name]] = {}
+        self._binding_occurrences: dict[str, list[cst.Name]] = {}  # per name, on first question
         self._attributes: dict[tuple[str, str], list[cst.Attribute]] = {}
         self.unseen_bindings: set[str] = set()
         self.loop_targets: dict[str, list[tuple[cst.BaseExpression, tuple[int, ...]]]] = {}
@@ -226,10 +227,19 @@ class ScopeUses:
         return owner
 
     def _binds(self, statement: cst.CSTNode, name: str) -> bool:
-        return any(
-            self.contains(statement, occurrence) and (is_binding_position(self, occurrence) or is_write_target(self, occurrence))
-            for occurrence in self.occurrences(name)
-        )
+        return any(self.contains(statement, occurrence) for occurrence in self._bindings_of(name))
+
+    def _bindings_of(self, name: str) -> list[cst.Name]:
+        """The occurrences of `name` that bind or write it. Sorted out once: asked for each read,
+        going through every occurrence made a line of n reads of one name cost n squared."""
+        found = self._binding_occurrences.get(name)
+        if found is None:
+            found = self._binding_occurrences[name] = [
+                occurrence
+                for occurrence in self.occurrences(name)
+                if is_binding_position(self, occurrence) or is_write_target(self, occurrence)
+            ]
+        return found
 
     def occurrences(self, name: str) -> list[cst.Name]:
         return self._occurrences.get(name, [])

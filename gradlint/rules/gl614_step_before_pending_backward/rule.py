@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import libcst as cst
 
@@ -11,9 +11,6 @@ from gradlint.fix.builders import render_at
 from gradlint.rules.base import Invalid, Rule, Severity
 from gradlint.rules.gl614_step_before_pending_backward.recompute import movable_binding
 from gradlint.rules.gl614_step_before_pending_backward.stale_backward import StaleBackward, stale_backwards
-
-if TYPE_CHECKING:
-    from gradlint.context import FileContext
 
 _MESSAGE = (
     "`{loss}` was computed through `{call}` (line {call_line}) before `{step}` (line {step_line}) changed that "
@@ -27,11 +24,6 @@ _FIX_MESSAGE = (
     "activations of the old weights through the new ones; in a measured GAN step the loss changes from 0.6783 "
     "to 0.6836 and the generator's gradient by at most 0.00055, its largest entry being 0.0995)"
 )
-
-
-def _indent_of(context: FileContext, line: cst.SimpleStatementLine) -> str:
-    text = context.text.splitlines()[context.line_of(line) - 1]
-    return text[: len(text) - len(text.lstrip())]
 
 
 class StepBeforePendingBackward(Rule):
@@ -379,7 +371,7 @@ class StepBeforePendingBackward(Rule):
         if lines is None:
             return None
         binding, step = lines
-        indent = _indent_of(self.context, step)
+        indent = self.context.indentation_of(step)
         moved = render_at(self.context, step.with_changes(leading_lines=()), indent) + render_at(
             self.context, binding.with_changes(leading_lines=()), indent
         )
