@@ -87,20 +87,12 @@ def test_the_harvest_is_reported_but_for_the_known_gaps(covered):
 
 def test_every_exact_replacement_the_probe_confirmed_gets_a_safe_fix_but_for_the_known_gaps(covered):
     """An exact replacement that `probe.py` ran (same result, no warning) but gradlint does not fix
-    is a miss: those not reported, and those the tables cannot rewrite (an attribute that becomes
-    a call, a keyword to drop, arguments to reorder)."""
+    is a miss: those not reported, and those the tables cannot rewrite (none at present)."""
     confirmed = [
         c for c in covered if c.record.get("exact") and c.record.get("same_result") and c.record.get("replacement_status") == "clean"
     ]
     unfixed = {COVERAGE.record_key(c.record) for c in confirmed if c.fix != "safe"}
-    cannot_rewrite = {
-        *(f"torch.has_{name}" for name in ("cuda", "cudnn", "mkldnn", "mps")),
-        "torch.nn.functional.gumbel_softmax:eps",
-        "torch.autograd.grad:only_inputs",
-        "torch.distributed.reduce_op",
-        "torch.distributed.checkpoint.DefaultSavePlanner:dedup_replicated_tensors",
-        "torch.distributed.elastic.metrics.publish_metric",
-    }
+    cannot_rewrite: set[str] = set()
     assert sorted(unfixed - KNOWN_UNREPORTED - cannot_rewrite) == []
     assert len(confirmed) - len(unfixed) >= 120
 

@@ -9,10 +9,10 @@ from typing import ClassVar, Optional, Union
 
 import libcst as cst
 
-from gradlint.analysis.syntax import keyword_arg, positional_args
+from gradlint.analysis.syntax import dotted_name, keyword_arg, positional_args
 from gradlint.analysis.torch_api.deprecations import Deprecated
 from gradlint.analysis.version_fallbacks import in_version_fallback
-from gradlint.fix.builders import indentation, render_at, torch_alias, with_keywords
+from gradlint.fix.builders import call_without_argument, indentation, render_at, torch_alias, with_keywords
 from gradlint.fix.plan import FixPlan, Replace
 from gradlint.rules.base import Rule
 
@@ -54,7 +54,7 @@ class DeprecationTableRule(Rule):
         qualified = self.context.imports.qualified_name(node)
         entry = self.callables.get(qualified) if qualified is not None else None
         if entry is not None and not self._in_import() and not self._in_version_fallback():
-            self.report(node, self._message(self.context.code_for(node), entry))
+            self.report(node, self._message(self.context.code_for(node), entry), self._read_fix(node, parent, entry))
 
     def _in_import(self) -> bool:
         for ancestor in reversed(self.context.stack):
@@ -116,7 +116,12 @@ class DeprecationTableRule(Rule):
             state, version = "was removed", f"removed in torch {entry.removed}"
         else:
             state, version = "is deprecated", f"deprecated in torch {entry.since}"
-        advice = f"use `{entry.replacement}{'=' if keyword else ''}`" if entry.replacement else "nothing replaces it"
+        if entry.dropped:
+            advice = "it has no effect, drop it"
+        elif entry.replacement:
+            advice = f"use `{entry.replacement}{'=' if keyword else ''}`"
+        else:
+            advice = "nothing replaces it"
         return f"{name} {state}: {advice} ({version})"
 
     def _in_version_fallback(self) -> bool:
@@ -134,8 +139,12 @@ class DeprecationTableRule(Rule):
     def _call_fix(self, call: cst.Call, func: _Reference, entry: Deprecated) -> Optional[FixPlan]:
         if entry.new is None or not entry.new.startswith("torch.") or not self._fits(call, entry):
             return None
-        if (entry.leading or entry.keywords) and any(arg.star for arg in call.args):
+        if entry.read_as_call or entry.members:
+            return None  # the attribute is not callable: the call raises, its replacement would not
+        if (entry.leading or entry.keywords or entry.by_keyword) and any(arg.star for arg in call.args):
             return None
+        if entry.by_keyword:
+            return self._keyword_call_fix(call, entry)
         found = torch_alias(self.context)
         if found is None:
             return None
@@ -153,7 +162,72 @@ class DeprecationTableRule(Rule):
             f"Replace with `{alias}{entry.new[len('torch') :]}({shown})`", *changes, replaced, needs_torch=entry.needs_torch
         )
 
+    def _keyword_call_fix(self, call: cst.Call, entry: Deprecated) -> Optional[FixPlan]:
+        """The replacement called with each positional argument passed by its name, in place."""
+        positional = positional_args(call)
+        names = entry.by_keyword[: len(positional)]
+        if len(positional) > len(entry.by_keyword) or any(keyword_arg(call, name) is not None for name in names):
+            return None  # more than it takes, or one given twice: the call raises
+        found = self._new_reference(call.func, entry.new)
+        if found is None:
+            return None
+        written, changes = found
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        named = {id(arg): name for arg, name in zip(positional, entry.by_keyword)}
+        args = [arg.with_changes(keyword=cst.Name(named[id(arg)]), equal=equal) if id(arg) in named else arg for arg in call.args]
+        rewritten = call.with_changes(func=cst.parse_expression(written), args=args)
+        replaced = Replace(call, render_at(self.context, rewritten, indentation(self.context, self.context.stack)))
+        return self.safe_fix(f"Replace with `{written}(...)`, arguments by name", *changes, replaced, needs_torch=entry.needs_torch)
+
+    def _read_fix(self, node: cst.Attribute, parent: Optional[cst.CSTNode], entry: Deprecated) -> Optional[FixPlan]:
+        """An attribute read: its value's call (`torch.backends.cuda.is_built()`), or the member
+        of the replacement (`ReduceOp.SUM`)."""
+        if entry.new is None or not entry.new.startswith("torch.") or not (entry.read_as_call or entry.members):
+            return None
+        if entry.members and not (isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in entry.members):
+            return None
+        found = self._new_reference(node, entry.new)
+        if found is None:
+            return None
+        written, changes = found
+        written += "()" if entry.read_as_call else ""
+        return self.safe_fix(f"Replace with `{written}`", *changes, Replace(node, cst.parse_expression(written)), needs_torch=entry.needs_torch)
+
+    def _new_reference(self, old: cst.BaseExpression, new: str) -> Optional[tuple[str, list]]:
+        """How to write `new` in place of `old`: through the module `old` is read from when that
+        module holds `new` too (`dist.reduce_op` -> `dist.ReduceOp`), else from `torch`."""
+        module, _, name = new.rpartition(".")
+        if isinstance(old, cst.Attribute) and self.context.imports.qualified_name(old.value) == module:
+            return f"{self.context.code_for(old.value)}.{name}", []
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        return alias + new[len("torch") :], changes
+
     def _keyword_fix(self, call: cst.Call, arg: cst.Arg, entry: Deprecated) -> Optional[FixPlan]:
+        if entry.dropped:
+            return self._drop_fix(call, arg, entry)
         if entry.new is None or keyword_arg(call, entry.new) is not None:
             return None  # both given: the call raises either way
         return self.safe_fix(f"Rename to `{entry.new}=`", Replace(arg.keyword, cst.Name(entry.new)), needs_torch=entry.needs_torch)
+
+    def _drop_fix(self, call: cst.Call, arg: cst.Arg, entry: Deprecated) -> Optional[FixPlan]:
+        """The call without the argument, when nothing else hangs on it: its value has no effects
+        (a literal, a name), no `**kwargs` could pass it again, no comment sits in it."""
+        if any(other.star == "**" for other in call.args) or not _inert(arg.value) or "#" in _code(arg):
+            return None
+        dropped = call_without_argument(call, arg)
+        replaced = Replace(call, render_at(self.context, dropped, indentation(self.context, self.context.stack)))
+        return self.safe_fix(f"Remove `{arg.keyword.value}=`", replaced, needs_torch=entry.needs_torch)
+
+
+def _inert(value: cst.BaseExpression) -> bool:
+    """A value whose evaluation does nothing else: a number, a string, a name, a dotted name."""
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)) or dotted_name(value) is not None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)

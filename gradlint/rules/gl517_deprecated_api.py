@@ -45,7 +45,8 @@ class DeprecatedApi(DeprecationTableRule):
     Safe where the replacement is the same function under a new name, or computes the same for
     every input (the table records why, and bench/deprecations/probe.py compares both calls
     bitwise under torch 2.13): the name is replaced, the arguments the replacement needs first
-    (a device type) are added, and a call that passes what only the legacy API takes gets no fix.
+    (a device type) are added, arguments whose order changed are passed by name, a keyword the
+    API ignores is removed, and a call that passes what only the legacy API takes gets no fix.
     A replacement that computes something else (`assert_close` also compares dtypes and treats
     NaN as unequal; the parametrized `weight_norm` stores different state-dict keys) is named in
     the message without a fix. A fix whose replacement needs a newer torch than `target-torch`
@@ -55,8 +56,11 @@ class DeprecatedApi(DeprecationTableRule):
     A deprecated API in the fallback an older torch takes (an `except ImportError:` handler, a
     branch of an `if` on the torch version) is not reported. A method is reported only on a value
     the analysis knows is a tensor; a keyword only in a call of the callable itself (not through
-    `functools.partial` or `**kwargs`). An API used as an object without a call is reported but
-    not rewritten; one assigned to (a monkey-patch) is not reported. The non-in-place
+    `functools.partial` or `**kwargs`). An API used as an object without a call is rewritten only
+    where its value is a call's (`torch.has_cuda`) or one of its members is read
+    (`dist.reduce_op.SUM`); one assigned to (a monkey-patch) is not reported. A keyword without
+    effect is removed only when its value has none either (a literal, a name) and no comment
+    sits in it. The non-in-place
     `Tensor.resize` is not reported: PIL images have a `resize` the analysis cannot tell apart.
     """
 
@@ -154,6 +158,103 @@ class DeprecatedApi(DeprecationTableRule):
             column=19,
             message="`min_value=` of `nn.Hardtanh` is deprecated: use `min_val=` (deprecated in torch 0.4)",
             fix_title="Rename to `min_val=`",
+        ),
+        Invalid(
+            """
+            import torch
+            cuda = torch.has_cuda
+            """,
+            """
+            import torch
+            cuda = torch.backends.cuda.is_built()
+            """,
+            fix_title="Replace with `torch.backends.cuda.is_built()`",
+        ),
+        # not callable: the call raises, the replacement's would not
+        Invalid(
+            """
+            import torch
+            cuda = torch.has_cuda()
+            """,
+            fixed=None,
+        ),
+        Invalid(
+            """
+            import torch.distributed as dist
+            dist.all_reduce(t, op=dist.reduce_op.SUM)
+            """,
+            """
+            import torch.distributed as dist
+            dist.all_reduce(t, op=dist.ReduceOp.SUM)
+            """,
+        ),
+        # the namespace itself is another object than `ReduceOp`
+        Invalid(
+            """
+            import torch.distributed as dist
+            ops = dist.reduce_op
+            """,
+            fixed=None,
+        ),
+        Invalid(
+            """
+            import torch.nn.functional as F
+            y = F.gumbel_softmax(logits, eps=1e-5, hard=True)
+            """,
+            """
+            import torch.nn.functional as F
+            y = F.gumbel_softmax(logits, hard=True)
+            """,
+            message="`eps=` of `F.gumbel_softmax` is deprecated: it has no effect, drop it (deprecated in torch 1.2)",
+            fix_title="Remove `eps=`",
+        ),
+        # the value is computed for its effects, or `**options` may pass it again
+        Invalid(
+            """
+            import torch.nn.functional as F
+            y = F.gumbel_softmax(logits, eps=next_eps(), hard=True)
+            """,
+            fixed=None,
+        ),
+        Invalid(
+            """
+            import torch
+            g = torch.autograd.grad(loss, w, only_inputs=False, **options)
+            """,
+            fixed=None,
+        ),
+        # a comment in the argument's place would go with it
+        Invalid(
+            """
+            import torch
+            g = torch.autograd.grad(
+                loss,
+                w,
+                only_inputs=True,
+                # keep the graph for the second pass
+                retain_graph=True,
+            )
+            """,
+            fixed=None,
+            line=5,
+        ),
+        Invalid(
+            """
+            from torch.distributed.elastic import metrics
+            metrics.publish_metric("trainer", "steps", n)
+            """,
+            """
+            from torch.distributed.elastic import metrics
+            metrics.put_metric(metric_group="trainer", metric_name="steps", metric_value=n)
+            """,
+        ),
+        # the group given twice: the call raises
+        Invalid(
+            """
+            from torch.distributed.elastic import metrics
+            metrics.publish_metric("trainer", "steps", metric_group="x")
+            """,
+            fixed=None,
         ),
         Invalid(
             """

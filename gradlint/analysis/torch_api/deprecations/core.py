@@ -35,7 +35,11 @@ _STORAGES = ("Float", "Double", "Long", "Int", "Byte", "Half", "Bool")
 # Dotted names of functions, classes, attributes and modules: "torch.cuda.amp.GradScaler".
 CALLABLES: dict[str, Deprecated] = {
     **_AUTOCAST_STATE,
-    **{name: Deprecated("2.1", call, why_no_fix="an attribute becomes a call") for name, call in _BACKEND_FLAGS.items()},
+    # `torch.__getattr__` returns the call's value for each (torch/__init__.py `_deprecated_attrs`).
+    **{
+        name: Deprecated("2.1", call, new=call.removesuffix("()"), read_as_call=True, needs_torch="1.13")
+        for name, call in _BACKEND_FLAGS.items()
+    },
     "torch.set_vital": Deprecated("2.1", why_no_fix="it does nothing: remove the call"),
     "torch.potri": Deprecated(
         "1.0", "torch.cholesky_inverse(U, upper=True)", removed="1.2", why_no_fix="renamed with a new default (`upper`)"
@@ -88,8 +92,9 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     ("torch.nn.Hardtanh", "min_value"): Deprecated("0.4", "min_val", new="min_val", needs_torch="0.4"),
     ("torch.nn.Hardtanh", "max_value"): Deprecated("0.4", "max_val", new="max_val", needs_torch="0.4"),
     ("torch.autograd.backward", "grad_variables"): Deprecated("0.4", "grad_tensors", new="grad_tensors", needs_torch="0.4"),
-    ("torch.autograd.grad", "only_inputs"): Deprecated("0.4", "", why_no_fix="the argument is dropped, not renamed"),
-    ("torch.nn.functional.gumbel_softmax", "eps"): Deprecated("1.2", "", why_no_fix="the argument is dropped, not renamed"),
+    # Both are read only to decide whether to warn (torch/autograd/__init__.py, torch/nn/functional.py).
+    ("torch.autograd.grad", "only_inputs"): Deprecated("0.4", dropped=True),
+    ("torch.nn.functional.gumbel_softmax", "eps"): Deprecated("1.2", dropped=True),
     ("torch.optim.lr_scheduler.StepLR", "verbose"): Deprecated("2.2", "", removed="2.7", why_no_fix="the argument is dropped, not renamed"),
     ("torch.autograd.profiler.profile", "use_cuda"): Deprecated(
         "2.4", "use_device", why_no_fix="a boolean becomes a device name (`use_cuda=False` means no device)"

@@ -109,8 +109,14 @@ CALLABLES: dict[str, Deprecated] = {
     ),
     "torch.distributed.all_reduce_coalesced": Deprecated("2.4", "torch.distributed.all_reduce", why_no_fix="one call per tensor"),
     "torch.distributed.all_gather_coalesced": Deprecated("2.4", "torch.distributed.all_gather", why_no_fix="one call per tensor"),
+    # `reduce_op`'s members are the very objects of `ReduceOp.RedOpType` (distributed_c10d.py `_reduce_op`),
+    # which `ReduceOp` exposes under the same names; `reduce_op` itself is another object.
     "torch.distributed.reduce_op": Deprecated(
-        "1.0", "torch.distributed.ReduceOp", why_no_fix="an attribute read is reported, not rewritten"
+        "1.0",
+        "torch.distributed.ReduceOp",
+        new="torch.distributed.ReduceOp",
+        members=("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM"),
+        needs_torch="1.0",
     ),
     "torch.distributed.distributed_c10d._get_global_rank": _forwarded("2.0", "torch.distributed.get_global_rank", "2.0"),
     f"{_FUNCOL}.all_gather_tensor": _forwarded(_SINGLE, f"{_FUNCOL}.all_gather_single", _SINGLE),
@@ -139,8 +145,14 @@ CALLABLES: dict[str, Deprecated] = {
     "torch.distributed.elastic.metrics.profile": Deprecated(
         "2.4", "torch.distributed.elastic.metrics.prof", why_no_fix="`prof` publishes other metric names"
     ),
+    # Both add the value to `getStream(group)` (torch/distributed/elastic/metrics/api.py) and name
+    # their parameters alike; only the order differs.
     "torch.distributed.elastic.metrics.publish_metric": Deprecated(
-        "2.4", "torch.distributed.elastic.metrics.put_metric", why_no_fix="the arguments reorder: `put_metric(name, value, group)`"
+        "2.4",
+        "torch.distributed.elastic.metrics.put_metric",
+        new="torch.distributed.elastic.metrics.put_metric",
+        by_keyword=("metric_group", "metric_name", "metric_value"),
+        needs_torch="1.9",
     ),
     # torch.library / dynamo / fx
     # `impl_abstract(qualname, func=None, *, lib=None)` returns `register_fake(qualname, func, lib=lib)`,
@@ -215,9 +227,8 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     ("torch.distributed.checkpoint.state_dict.get_model_state_dict", "submodules"): Deprecated(
         "2.4", why_no_fix="filter the returned state dict by key prefix"
     ),
-    ("torch.distributed.checkpoint.DefaultSavePlanner", "dedup_replicated_tensors"): Deprecated(
-        "2.3", why_no_fix="it has no effect: drop it"
-    ),
+    # Read only to log the deprecation (torch/distributed/checkpoint/default_planner.py).
+    ("torch.distributed.checkpoint.DefaultSavePlanner", "dedup_replicated_tensors"): Deprecated("2.3", dropped=True),
     ("torch.distributed.elastic.agent.server.WorkerSpec", "fn"): Deprecated(
         "1.9", "entrypoint", why_no_fix="a `fn` spec keeps `entrypoint` None and the agent calls it differently"
     ),

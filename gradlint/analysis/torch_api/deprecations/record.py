@@ -20,6 +20,13 @@ class Deprecated:
     keywords: tuple[tuple[str, str], ...] = ()
     positional: Optional[int] = None  # fixed only with at most this many positional arguments
     without: tuple[str, ...] = ()  # keywords only the deprecated API takes: a call passing one gets no fix
+    # The parameter names of the deprecated API's positional arguments, which the fix passes by
+    # keyword (the replacement takes them under the same names, in another order): evaluated in
+    # the order written, they bind as before.
+    by_keyword: tuple[str, ...] = ()
+    read_as_call: bool = False  # an attribute whose value is `new()`: the fix writes the call in place of a read
+    members: tuple[str, ...] = ()  # an attribute fixed only where one of these members of it is read (`reduce_op.SUM`)
+    dropped: bool = False  # a keyword argument without any effect: the fix removes it
     needs_torch: Optional[str] = None  # the oldest torch release that has `new`
     why_no_fix: str = ""  # when `replacement` is not exact: how it differs (shown in the docs)
     # A whole subsystem torch deprecates for a successor that is no drop-in replacement
