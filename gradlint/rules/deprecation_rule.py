@@ -1,14 +1,19 @@
 """Rules over a table of deprecated torch APIs (GL517, GL518): one policy, two tables. A use is a
 dotted name resolved through the imports (called, read, imported as a module, used as a
-decorator), a keyword argument given in a call of the named callable, or a method called on a
-value known to be a tensor; the fix replaces the name where the replacement is exact."""
+decorator, assigned when it is a setting), a keyword argument given in a call of the named
+callable, a method called on a value known to be a tensor, or a member of a torch object (on a
+value known to be one, or by a name only torch uses); a row may single out one form of a call
+(more positional arguments, a keyword given, a keyword's value). The fix replaces the
+name where the replacement is exact."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import ClassVar, Optional, Union
 
 import libcst as cst
 
+from gradlint.analysis.frameworks import imports_torch
 from gradlint.analysis.syntax import dotted_name, keyword_arg, positional_args
 from gradlint.analysis.torch_api.deprecations import Deprecated
 from gradlint.analysis.version_fallbacks import in_version_fallback
@@ -19,29 +24,39 @@ from gradlint.rules.base import Rule
 _Reference = Union[cst.Name, cst.Attribute]
 
 
-def triggers_of(callables: dict, keywords: dict, methods: dict) -> tuple[str, ...]:
+def triggers_of(callables: dict, keywords: dict, methods: dict, members: dict) -> tuple[str, ...]:
     """The prefilter's words for a table: the last part of each name, each keyword, each method."""
-    return tuple(sorted({name.rsplit(".", 1)[-1] for name in callables} | {keyword for _, keyword in keywords} | set(methods)))
+    names = {name.rsplit(".", 1)[-1] for name in (*callables, *members)}
+    return tuple(sorted(names | {keyword for _, keyword in keywords} | set(methods)))
+
+
+def _of_a_call(entry: Deprecated) -> bool:
+    """Only a form of a call is deprecated: the name alone is not."""
+    return entry.over_positional is not None or bool(entry.given or entry.tensor_argument)
 
 
 class DeprecationTableRule(Rule):
-    """Reports the uses of the rows of `callables`, `keywords` and `methods` (set by each rule)."""
+    """Reports the uses of the rows of `callables`, `keywords`, `methods` and `members` (set by each rule)."""
 
     callables: ClassVar[dict[str, Deprecated]] = {}
     keywords: ClassVar[dict[tuple[str, str], Deprecated]] = {}
     methods: ClassVar[dict[str, Deprecated]] = {}
+    members: ClassVar[dict[str, Deprecated]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if type(func) in (cst.Name, cst.Attribute):
             qualified = self.context.imports.qualified_name(func)
             entry = self.callables.get(qualified) if qualified is not None else None
-            if entry is not None and not self._in_version_fallback():
-                self.report(func, self._message(self.context.code_for(func), entry), self._call_fix(node, func, entry))
+            if entry is not None and self._call_form(node, entry) and not self._in_version_fallback():
+                written = entry.form or f"`{self.context.code_for(func)}`"
+                self.report(func, self._message(written, entry, quoted=True), self._call_fix(node, func, entry))
             if qualified is not None:
                 self._check_keywords(node, qualified)
         if type(func) is cst.Attribute and func.attr.value in self.methods:
             self._check_method(node, func)
+        if type(func) is cst.Attribute and func.attr.value in self._member_names:
+            self._check_member(func, node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """`torch.has_cuda`, `torch.FloatStorage`: an API read without a call (calls, decorators and
@@ -49,12 +64,86 @@ class DeprecationTableRule(Rule):
         parent = self.context.parent()
         if isinstance(parent, (cst.Call, cst.Decorator)) and node in (getattr(parent, "func", None), getattr(parent, "decorator", None)):
             return
-        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AugAssign) and parent.target is node):
-            return  # `torch.get_autocast_gpu_dtype = patched`: a monkey-patch replaces the API, it does not use it
+        # `torch.get_autocast_gpu_dtype = patched`: a monkey-patch replaces the API, it does not use
+        # it; a setting (`torch._dynamo.config.flag = True`) is used by the assignment.
+        assigned = isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AugAssign) and parent.target is node)
         qualified = self.context.imports.qualified_name(node)
         entry = self.callables.get(qualified) if qualified is not None else None
-        if entry is not None and not self._in_import() and not self._in_version_fallback():
-            self.report(node, self._message(self.context.code_for(node), entry), self._read_fix(node, parent, entry))
+        if entry is not None and (entry.setting or not assigned) and not _of_a_call(entry):
+            if not self._in_import() and not self._in_version_fallback():
+                self.report(node, self._message(self.context.code_for(node), entry), self._read_fix(node, parent, entry))
+        if not assigned and node.attr.value in self._member_names:
+            self._check_member(node, None)
+
+    # -- members of torch objects ---------------------------------------------------------------
+
+    @cached_property
+    def _member_names(self) -> dict[str, str]:
+        """member name -> its row's key (`cummulative_sizes` -> `torch.utils.data.ConcatDataset.cummulative_sizes`)."""
+        return {key.rsplit(".", 1)[-1]: key for key in self.members}
+
+    @cached_property
+    def _defined_members(self) -> frozenset[str]:
+        """The member names this file defines: methods and class attributes, attributes it assigns."""
+        collector = _MemberDefinitions()
+        self.context.module.visit(collector)
+        return frozenset(collector.names)
+
+    def _check_member(self, node: cst.Attribute, call: Optional[cst.Call]) -> None:
+        key = self._member_names[node.attr.value]
+        entry, owner = self.members[key], key.rsplit(".", 1)[0]
+        if (call is None and _of_a_call(entry)) or (call is not None and not self._call_form(call, entry)):
+            return
+        if not self._of_owner(node, owner) or self._in_version_fallback():
+            return
+        written = entry.form or f"`.{node.attr.value}`"
+        self.report(call if call is not None else node, self._message(written, entry, quoted=True), self._member_fix(node, call, entry, owner))
+
+    def _of_owner(self, node: cst.Attribute, owner: str) -> bool:
+        """The receiver can be an `owner`: a tensor or a module the analysis knows as one; for any
+        other class, a file that uses torch and defines no member of that name itself."""
+        if owner == "torch.Tensor":
+            return self.context.is_known_tensor(node.value)
+        if owner == "torch.nn.Module":
+            return self.context.nn_modules.is_module(node.value, self.context.stack)
+        return imports_torch(self.context.imports) and node.attr.value not in self._defined_members
+
+    def _member_fix(self, node: cst.Attribute, call: Optional[cst.Call], entry: Deprecated, owner: str) -> Optional[FixPlan]:
+        if entry.new is None:
+            return None
+        built = self._built_as(node.value, owner)
+        if entry.by_keyword:
+            if call is None or not self._fits(call, entry) or any(arg.star for arg in call.args):
+                return None
+            return self._keyword_call_fix(call, entry, unsafe=not built)
+        title, rename = f"Rename to `.{entry.new}`", Replace(node.attr, cst.Name(entry.new))
+        if built:
+            return self.safe_fix(title, rename, needs_torch=entry.needs_torch)
+        return self.unsafe_fix(title, rename, needs_torch=entry.needs_torch)
+
+    def _built_as(self, receiver: cst.BaseExpression, owner: str) -> bool:
+        """The receiver is surely an `owner`: built by it here (`ConcatDataset(parts)`), or a module
+        this file builds (or `self` in a module class)."""
+        if owner == "torch.nn.Module":
+            if isinstance(receiver, cst.Name) and receiver.value == "self":
+                return self.context.nn_modules.is_module(receiver, self.context.stack)
+            return self.context.nn_modules.is_built_module(receiver, self.context.stack)
+        return isinstance(receiver, cst.Call) and self.context.imports.qualified_name(receiver.func) == owner
+
+    # -- the deprecated form of a call ----------------------------------------------------------
+
+    def _call_form(self, call: cst.Call, entry: Deprecated) -> bool:
+        positional = positional_args(call)
+        stars = {arg.star for arg in call.args if arg.star}
+        if entry.over_positional is not None and ("*" in stars or len(positional) <= entry.over_positional):
+            return False
+        if entry.given and keyword_arg(call, entry.given) is None:
+            return False
+        if entry.tensor_argument:
+            position, keyword = entry.tensor_argument
+            given = keyword_arg(call, keyword) or (positional[position] if len(positional) > position else None)
+            return given is not None and self.context.is_known_tensor(given.value)
+        return True
 
     def _in_import(self) -> bool:
         for ancestor in reversed(self.context.stack):
@@ -71,7 +160,7 @@ class DeprecationTableRule(Rule):
             return
         qualified = self.context.imports.qualified_name(reference)
         entry = self.callables.get(qualified) if qualified is not None else None
-        if entry is not None and not self._in_version_fallback():
+        if entry is not None and not _of_a_call(entry) and not self._in_version_fallback():
             self.report(reference, self._message(self.context.code_for(reference), entry))
 
     def visit_Import(self, node: cst.Import) -> None:
@@ -94,29 +183,53 @@ class DeprecationTableRule(Rule):
             if arg.keyword is None:
                 continue
             entry = self.keywords.get((qualified, arg.keyword.value))
-            if entry is not None and not self._in_version_fallback():
-                written = f"`{arg.keyword.value}=` of `{self.context.code_for(node.func)}`"
-                self.report(arg, self._message(written, entry, keyword=True), self._keyword_fix(node, arg, entry))
+            if entry is None or self._in_version_fallback():
+                continue
+            if entry.values:
+                self._check_keyword_value(node, arg, entry)
+                continue
+            written = f"`{arg.keyword.value}=` of `{self.context.code_for(node.func)}`"
+            self.report(arg, self._message(written, entry, keyword=True), self._keyword_fix(node, arg, entry))
+
+    def _check_keyword_value(self, call: cst.Call, arg: cst.Arg, entry: Deprecated) -> None:
+        """`reduction="elementwise_mean"`: a keyword deprecated with one of its values only."""
+        value = _literal(arg.value)
+        if value is _NOT_A_LITERAL or value not in entry.values:
+            return
+        name = arg.keyword.value
+        written = f"`{name}={self.context.code_for(arg.value)}` of `{self.context.code_for(call.func)}`"
+        fix = None
+        if entry.new_value is not None and isinstance(arg.value, cst.SimpleString):
+            quote = arg.value.quote
+            new = f"{arg.value.prefix}{quote}{entry.new_value}{quote}"
+            fix = self.safe_fix(f"Replace with `{name}={new}`", Replace(arg.value, cst.SimpleString(new)), needs_torch=entry.needs_torch)
+            entry_text = f"{name}={new}"
+        else:
+            entry_text = entry.replacement
+        self.report(arg, self._message(written, entry, quoted=True, advice=f"use `{entry_text}`" if entry_text else None), fix)
 
     def _check_method(self, node: cst.Call, func: cst.Attribute) -> None:
         entry = self.methods[func.attr.value]
         # Other libraries share these names (a PIL image's `resize`): the receiver must be a tensor
         # with nothing against it, not one only by its name.
-        if not self.context.is_known_tensor(func.value) or self._in_version_fallback():
+        if not self._call_form(node, entry) or not self.context.is_known_tensor(func.value) or self._in_version_fallback():
             return
         fix = None
         if entry.new is not None and self._fits(node, entry):
             fix = self.safe_fix(f"Replace with `.{entry.new}()`", Replace(func.attr, cst.Name(entry.new)), needs_torch=entry.needs_torch)
-        self.report(node, self._message(f".{func.attr.value}()", entry), fix)
+        self.report(node, self._message(entry.form or f"`.{func.attr.value}()`", entry, quoted=True), fix)
 
-    def _message(self, written: str, entry: Deprecated, keyword: bool = False) -> str:
-        """`keyword`: `written` names a keyword argument, already quoted; so does the replacement."""
-        name = written if keyword else f"`{written}`"
+    def _message(self, written: str, entry: Deprecated, keyword: bool = False, quoted: bool = False, advice: Optional[str] = None) -> str:
+        """`keyword`: `written` names a keyword argument, already quoted; so does the replacement.
+        `quoted`: `written` is quoted already. `advice`: what to do instead, when not the row's."""
+        name = written if keyword or quoted else f"`{written}`"
         if entry.removed is not None:
             state, version = "was removed", f"removed in torch {entry.removed}"
         else:
             state, version = "is deprecated", f"deprecated in torch {entry.since}"
-        if entry.dropped:
+        if advice is not None:
+            pass
+        elif entry.dropped:
             advice = "it has no effect, drop it"
         elif entry.replacement:
             advice = f"use `{entry.replacement}{'=' if keyword else ''}`"
@@ -145,6 +258,8 @@ class DeprecationTableRule(Rule):
             return None
         if entry.by_keyword:
             return self._keyword_call_fix(call, entry)
+        if entry.curried is not None:
+            return self._curried_fix(call, entry)
         found = torch_alias(self.context)
         if found is None:
             return None
@@ -162,22 +277,44 @@ class DeprecationTableRule(Rule):
             f"Replace with `{alias}{entry.new[len('torch') :]}({shown})`", *changes, replaced, needs_torch=entry.needs_torch
         )
 
-    def _keyword_call_fix(self, call: cst.Call, entry: Deprecated) -> Optional[FixPlan]:
-        """The replacement called with each positional argument passed by its name, in place."""
+    def _keyword_call_fix(self, call: cst.Call, entry: Deprecated, unsafe: bool = False) -> Optional[FixPlan]:
+        """The replacement called with each positional argument passed by its name, in place (a
+        method keeps its receiver and name)."""
         positional = positional_args(call)
-        names = entry.by_keyword[: len(positional)]
+        names = [name for name in entry.by_keyword[: len(positional)] if name]
         if len(positional) > len(entry.by_keyword) or any(keyword_arg(call, name) is not None for name in names):
             return None  # more than it takes, or one given twice: the call raises
+        if entry.new.startswith("torch."):
+            found = self._new_reference(call.func, entry.new)
+            if found is None:
+                return None
+            written, changes = found
+        else:
+            written, changes = self.context.code_for(call.func), []
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        named = {id(arg): name for arg, name in zip(positional, entry.by_keyword) if name}
+        args = [arg.with_changes(keyword=cst.Name(named[id(arg)]), equal=equal) if id(arg) in named else arg for arg in call.args]
+        rewritten = call.with_changes(func=cst.parse_expression(written), args=args)
+        replaced = Replace(call, render_at(self.context, rewritten, indentation(self.context, self.context.stack)))
+        shown = ", ".join(f"{name}=" for name in names)
+        make = self.unsafe_fix if unsafe else self.safe_fix
+        return make(f"Pass {shown} by keyword", *changes, replaced, needs_torch=entry.needs_torch)
+
+    def _curried_fix(self, call: cst.Call, entry: Deprecated) -> Optional[FixPlan]:
+        """`explain(f, x)` -> `explain(f)(x)`: the first arguments to `new`, the rest to its result."""
+        count = entry.curried
+        first, rest = list(call.args[:count]), list(call.args[count:])
+        if len(first) < count or any(arg.keyword is not None or arg.star for arg in first) or not rest:
+            return None
         found = self._new_reference(call.func, entry.new)
         if found is None:
             return None
         written, changes = found
-        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-        named = {id(arg): name for arg, name in zip(positional, entry.by_keyword)}
-        args = [arg.with_changes(keyword=cst.Name(named[id(arg)]), equal=equal) if id(arg) in named else arg for arg in call.args]
-        rewritten = call.with_changes(func=cst.parse_expression(written), args=args)
+        first[-1] = first[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        inner = cst.Call(func=cst.parse_expression(written), args=first)
+        rewritten = call.with_changes(func=inner, args=rest)
         replaced = Replace(call, render_at(self.context, rewritten, indentation(self.context, self.context.stack)))
-        return self.safe_fix(f"Replace with `{written}(...)`, arguments by name", *changes, replaced, needs_torch=entry.needs_torch)
+        return self.safe_fix(f"Replace with `{written}(...)(...)`", *changes, replaced, needs_torch=entry.needs_torch)
 
     def _read_fix(self, node: cst.Attribute, parent: Optional[cst.CSTNode], entry: Deprecated) -> Optional[FixPlan]:
         """An attribute read: its value's call (`torch.backends.cuda.is_built()`), or the member
@@ -197,6 +334,8 @@ class DeprecationTableRule(Rule):
         """How to write `new` in place of `old`: through the module `old` is read from when that
         module holds `new` too (`dist.reduce_op` -> `dist.ReduceOp`), else from `torch`."""
         module, _, name = new.rpartition(".")
+        if self.context.imports.qualified_name(old) == new:
+            return self.context.code_for(old), []
         if isinstance(old, cst.Attribute) and self.context.imports.qualified_name(old.value) == module:
             return f"{self.context.code_for(old.value)}.{name}", []
         found = torch_alias(self.context)
@@ -220,6 +359,41 @@ class DeprecationTableRule(Rule):
         dropped = call_without_argument(call, arg)
         replaced = Replace(call, render_at(self.context, dropped, indentation(self.context, self.context.stack)))
         return self.safe_fix(f"Remove `{arg.keyword.value}=`", replaced, needs_torch=entry.needs_torch)
+
+
+class _MemberDefinitions(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for statement in node.body.body:
+            if isinstance(statement, cst.FunctionDef):
+                self.names.add(statement.name.value)
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+                    targets += [small.target] if isinstance(small, cst.AnnAssign) else []
+                    self.names.update(target.value for target in targets if isinstance(target, cst.Name))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Attribute):
+            self.names.add(node.target.attr.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Attribute):
+            self.names.add(node.target.attr.value)
+
+
+_NOT_A_LITERAL = object()
+
+
+def _literal(value: cst.BaseExpression) -> object:
+    """The value of a string, `True`, `False` or `None` as written; `_NOT_A_LITERAL` otherwise."""
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value
+    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[value.value]
+    return _NOT_A_LITERAL
 
 
 def _inert(value: cst.BaseExpression) -> bool:

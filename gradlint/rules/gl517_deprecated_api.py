@@ -5,7 +5,7 @@ from gradlint.fix.plan import Applicability, Availability
 from gradlint.rules.base import Invalid, Severity
 from gradlint.rules.deprecation_rule import DeprecationTableRule, triggers_of
 
-CALLABLES, KEYWORDS, METHODS = of_subsystems(False)
+CALLABLES, KEYWORDS, METHODS, MEMBERS = of_subsystems(False)
 
 
 class DeprecatedApi(DeprecationTableRule):
@@ -14,8 +14,12 @@ class DeprecatedApi(DeprecationTableRule):
     Flags the public torch APIs that torch 2.13 deprecates, or that torch removed and old code still
     calls, beyond those the other GL5xx rules cover: a function, class or module under any import
     spelling (`torch.testing.assert_allclose`, `from torch.nn.utils import weight_norm`), a
-    deprecated keyword argument of a call (`nn.Hardtanh(min_value=...)`), and a deprecated method
-    of a value known to be a tensor (`x.resize_as(y)`). Every API of the table was called under
+    deprecated keyword argument of a call (`nn.Hardtanh(min_value=...)`) or one of its values
+    (`reduction="elementwise_mean"`), a deprecated form of a call (`explain(f, *args)`,
+    `model.state_dict(None, "net.")`), a deprecated setting
+    assigned (`torch._dynamo.config.inline_inbuilt_nn_modules = True`), a deprecated method or
+    attribute of a value known to be a tensor (`x.resize_as(y)`, `x.volatile`), and a member
+    that only torch's objects have (`dataset.cummulative_sizes`, `event.cuda_time_total`). Every API of the table was called under
     torch 2.13 and seen to warn (or raise, once removed); rules/deprecations.md lists them all with
     the rule that reports each.
 
@@ -60,8 +64,11 @@ class DeprecatedApi(DeprecationTableRule):
     where its value is a call's (`torch.has_cuda`) or one of its members is read
     (`dist.reduce_op.SUM`); one assigned to (a monkey-patch) is not reported. A keyword without
     effect is removed only when its value has none either (a literal, a name) and no comment
-    sits in it. The non-in-place
-    `Tensor.resize` is not reported: PIL images have a `resize` the analysis cannot tell apart.
+    sits in it. A member of another torch object (a profiler event, a dataset, a distribution)
+    is reported by its name, in a file that imports torch and whose own classes define no member
+    of that name; its rename is safe only on a value built by the class in place
+    (`ConcatDataset(parts).cummulative_sizes`), else unsafe. Members whose names other objects
+    commonly have (`FunctionEvent.cuda_time`, `metadata_json`) are not reported.
     """
 
     code = "GL517"
@@ -70,10 +77,10 @@ class DeprecatedApi(DeprecationTableRule):
     severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
-    fix_applicabilities = (Applicability.SAFE,)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     # The rows this rule reports (GL518 reports the deprecated subsystems' rows with the same policy).
-    callables, keywords, methods = CALLABLES, KEYWORDS, METHODS
-    triggers = triggers_of(CALLABLES, KEYWORDS, METHODS)
+    callables, keywords, methods, members = CALLABLES, KEYWORDS, METHODS, MEMBERS
+    triggers = triggers_of(CALLABLES, KEYWORDS, METHODS, MEMBERS)
     cleanup_imports = tuple(sorted(name for name, entry in CALLABLES.items() if entry.new is not None))
 
     VALID = (
@@ -104,6 +111,47 @@ class DeprecatedApi(DeprecationTableRule):
         """
         import torch.nn as nn
         act = nn.Hardtanh(min_val=-2.0, max_val=2.0)
+        """,
+        # a number, not a tensor, scattered with `reduce=`; a `scatter` of another library
+        """
+        import torch
+        v = torch.zeros(3)
+        out = v.scatter(0, torch.tensor([2, 0, 1]), 1.5, reduce="add")
+        parts = comm.scatter(0, index, values, reduce="add")
+        """,
+        # members of the same names that the file's own classes define
+        """
+        import torch
+
+        class Timer:
+            def __init__(self):
+                self.cuda_time_total = 0.0
+
+            def sample_n(self, n):
+                return [self.cuda_time_total] * n
+
+        timer = Timer()
+        print(timer.cuda_time_total, timer.sample_n(2))
+        """,
+        # a file without torch
+        """
+        def report(stats):
+            return stats.cuda_time_total, stats.children_specs
+        """,
+        # the forms that are not deprecated
+        """
+        import torch
+        import torch._dynamo
+        import torch.nn.functional as F
+        import torch.distributed.checkpoint as dcp
+        loss = F.mse_loss(x, y, reduction="mean")
+        spec = torch.stft(signal, 16, return_complex=True)
+        spec = torch.stft(signal, 16, **options)
+        report = torch._dynamo.explain(model)(x)
+        dcp.save(state, storage_writer=writer)
+        torch._dynamo.config.suppress_errors = True
+        weights = model.state_dict(prefix="net.")
+        flags.volatile
         """,
     )
     INVALID = (
@@ -253,6 +301,134 @@ class DeprecatedApi(DeprecationTableRule):
             """
             from torch.distributed.elastic import metrics
             metrics.publish_metric("trainer", "steps", metric_group="x")
+            """,
+            fixed=None,
+        ),
+        Invalid(
+            """
+            import torch.nn.functional as F
+            loss = F.mse_loss(x, y, reduction='elementwise_mean')
+            """,
+            """
+            import torch.nn.functional as F
+            loss = F.mse_loss(x, y, reduction='mean')
+            """,
+            line=2,
+            message="`reduction='elementwise_mean'` of `F.mse_loss` is deprecated: use `reduction='mean'` (deprecated in torch 0.4.1)",
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            model = nn.Linear(4, 2)
+            state = model.state_dict(None, "net.")
+            """,
+            """
+            import torch.nn as nn
+            model = nn.Linear(4, 2)
+            state = model.state_dict(destination=None, prefix="net.")
+            """,
+            line=3,
+            message="`.state_dict(...)` with positional arguments is deprecated",
+            fix_title="Pass destination=, prefix= by keyword",
+        ),
+        Invalid(
+            """
+            import torch
+            report = torch._dynamo.explain(model, x, y)
+            """,
+            """
+            import torch
+            report = torch._dynamo.explain(model)(x, y)
+            """,
+            line=2,
+            message="`explain(f, *args)` is deprecated: use `torch._dynamo.explain(f)(*args)` (deprecated in torch 2.1)",
+        ),
+        Invalid(
+            """
+            import torch.distributed.checkpoint as dcp
+            dcp.save(state, dcp.FileSystemWriter(path))
+            """,
+            """
+            import torch.distributed.checkpoint as dcp
+            dcp.save(state, storage_writer=dcp.FileSystemWriter(path))
+            """,
+        ),
+        Invalid(
+            """
+            import torch
+            torch._dynamo.config.inline_inbuilt_nn_modules = True
+            """,
+            fixed=None,
+            line=2,
+            message="`torch._dynamo.config.inline_inbuilt_nn_modules` is deprecated: nothing replaces it",
+        ),
+        Invalid(
+            """
+            import torch
+            spec = torch.stft(signal, 16, window=window, return_complex=False)
+            """,
+            fixed=None,
+            line=2,
+            column=46,
+            message="`return_complex=False` of `torch.stft` is deprecated: use `torch.view_as_real(torch.stft(..., return_complex=True))`",
+        ),
+        Invalid(
+            """
+            from torch.utils.data import ConcatDataset
+            sizes = ConcatDataset(parts).cummulative_sizes
+            """,
+            """
+            from torch.utils.data import ConcatDataset
+            sizes = ConcatDataset(parts).cumulative_sizes
+            """,
+            line=2,
+            message="`.cummulative_sizes` is deprecated: use `.cumulative_sizes` (deprecated in torch 0.4)",
+            fix_title="Rename to `.cumulative_sizes`",
+        ),
+        # any value: a name only torch's profiler events have (the rename is offered as unsafe)
+        Invalid(
+            """
+            import torch
+            total = sum(event.self_cuda_time_total for event in events)
+            """,
+            """
+            import torch
+            total = sum(event.self_device_time_total for event in events)
+            """,
+            line=2,
+            message="`.self_cuda_time_total` is deprecated: use `.self_device_time_total` (deprecated in torch 2.4)",
+        ),
+        Invalid(
+            """
+            import torch
+            samples = torch.distributions.Normal(0.0, 1.0).sample_n(3)
+            """,
+            fixed=None,
+            line=2,
+            message="`.sample_n` is deprecated: use `.sample((n,))` (deprecated in torch 1.0)",
+        ),
+        Invalid(
+            """
+            import torch
+
+            class Same(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, t):
+                    ctx.mark_shared_storage((t, t))
+                    return t
+            """,
+            fixed=None,
+            line=6,
+            message="`.mark_shared_storage` is deprecated: nothing replaces it",
+        ),
+        Invalid(
+            """
+            import torch
+            x = torch.randn(4)
+            if x.volatile:
+                pass
+            y = x.resize(2, 2)
+            z = x.scatter(0, torch.tensor([3, 2, 1, 0]), x, reduce="multiply")
             """,
             fixed=None,
         ),

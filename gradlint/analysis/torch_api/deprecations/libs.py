@@ -136,6 +136,20 @@ CALLABLES: dict[str, Deprecated] = {
     "torch.distributed.checkpoint.save_state_dict": Deprecated(
         "2.2", "torch.distributed.checkpoint.save", why_no_fix="`save` takes the storage writer as a keyword and picks `no_dist` itself"
     ),
+    # `_api_bc_check` (torch/distributed/checkpoint/utils.py) moves a second positional argument to
+    # `storage_writer=`, and raises when that keyword is given too.
+    "torch.distributed.checkpoint.save": Deprecated(
+        "2.2",
+        "save(state_dict, storage_writer=writer)",
+        new="torch.distributed.checkpoint.save",
+        over_positional=1,
+        positional=2,
+        by_keyword=("", "storage_writer"),
+        without=("storage_writer",),
+        form="`save(state_dict, writer)`",
+        needs_torch="2.2",
+        record="torch.distributed.checkpoint.save:storage_writer",
+    ),
     "torch.distributed.checkpoint.load_state_dict": Deprecated(
         "2.2", "torch.distributed.checkpoint.load", why_no_fix="`load` takes the storage reader as a keyword"
     ),
@@ -158,8 +172,21 @@ CALLABLES: dict[str, Deprecated] = {
     # `impl_abstract(qualname, func=None, *, lib=None)` returns `register_fake(qualname, func, lib=lib)`,
     # whose first two parameters are positional-only.
     "torch.library.impl_abstract": _forwarded("2.4", "torch.library.register_fake", "2.4", without=("qualname", "func", "_stacklevel")),
-    "torch._dynamo.config.inline_inbuilt_nn_modules": Deprecated("2.13", why_no_fix="it does nothing: drop the setting"),
-    "torch._dynamo.config.skip_code_recursive_on_cache_limit_hit": Deprecated("2.13", why_no_fix="it does nothing: drop the setting"),
+    "torch._dynamo.config.inline_inbuilt_nn_modules": Deprecated("2.13", why_no_fix="it does nothing: drop the setting", setting=True),
+    "torch._dynamo.config.skip_code_recursive_on_cache_limit_hit": Deprecated(
+        "2.13", why_no_fix="it does nothing: drop the setting", setting=True
+    ),
+    # With arguments after `f`, `explain` returns `explain(f)(*args, **kwargs)` (torch/_dynamo/eval_frame.py);
+    # the legacy form runs it while `symbolic_convert.explain` is patched, which only mutes a debug log.
+    "torch._dynamo.explain": Deprecated(
+        "2.1",
+        "torch._dynamo.explain(f)(*args)",
+        new="torch._dynamo.explain",
+        over_positional=1,
+        curried=1,
+        form="`explain(f, *args)`",
+        needs_torch="2.1",
+    ),
     "torch.fx.experimental.symbolic_shapes.guard_size_oblivious": Deprecated(
         "2.9", "guard_or_false` / `guard_or_true` / `statically_known_true", why_no_fix="which one depends on the unbacked case"
     ),
@@ -244,3 +271,16 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
 }
 # Tensor methods (the receiver must be a tensor): "resize" -> "new" names the replacement method.
 METHODS: dict[str, Deprecated] = {}
+# Attributes and methods of torch objects, keyed `Class.member` (see core.MEMBERS).
+MEMBERS: dict[str, Deprecated] = {
+    # The property returns `self.cumulative_sizes` (torch/utils/data/dataset.py).
+    "torch.utils.data.ConcatDataset.cummulative_sizes": Deprecated("0.4", ".cumulative_sizes", new="cumulative_sizes", needs_torch="0.4"),
+    "torch.utils._pytree.TreeSpec.children_specs": Deprecated(
+        "2.8", ".children()` or `.child(i)", why_no_fix="an attribute becomes a method call"
+    ),
+    "torch.profiler.profile.export_memory_timeline": Deprecated(
+        "2.9",
+        "torch.cuda.memory._record_memory_history` and `torch.cuda.memory._export_memory_snapshot",
+        why_no_fix="a memory snapshot replaces the timeline",
+    ),
+}

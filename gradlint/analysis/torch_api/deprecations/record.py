@@ -27,6 +27,18 @@ class Deprecated:
     read_as_call: bool = False  # an attribute whose value is `new()`: the fix writes the call in place of a read
     members: tuple[str, ...] = ()  # an attribute fixed only where one of these members of it is read (`reduce_op.SUM`)
     dropped: bool = False  # a keyword argument without any effect: the fix removes it
+    # Only one form of a call is deprecated: one passing more positional arguments than
+    # `over_positional`, one passing the keyword `given`; a keyword row only where its value is
+    # one of the literals `values`.
+    over_positional: Optional[int] = None
+    given: str = ""
+    values: tuple[object, ...] = ()
+    new_value: Optional[object] = None  # a keyword row's fix: the literal written in place of the value
+    curried: Optional[int] = None  # the fix calls `new` with the first so many arguments, and its result with the rest
+    tensor_argument: tuple = ()  # (position, keyword) of an argument that must be a tensor for the form to be deprecated
+    form: str = ""  # the deprecated form, as the message names it
+    setting: bool = False  # a configuration entry: assigning it is the use
+    record: str = ""  # the harvest's key of the row, where the table's key is not it
     needs_torch: Optional[str] = None  # the oldest torch release that has `new`
     why_no_fix: str = ""  # when `replacement` is not exact: how it differs (shown in the docs)
     # A whole subsystem torch deprecates for a successor that is no drop-in replacement
