@@ -26,7 +26,10 @@ _Reference = Union[cst.Name, cst.Attribute]
 
 def triggers_of(callables: dict, keywords: dict, methods: dict, members: dict) -> tuple[str, ...]:
     """The prefilter's words for a table: the last part of each name, each keyword, each method."""
-    names = {name.rsplit(".", 1)[-1] for name in (*callables, *members)}
+    # A row on what a subclass defines triggers on its class's name (`Sampler`), not on `__init__`.
+    owners = {key.rsplit(".", 2)[-2] for key, entry in members.items() if entry.super_arguments}
+    plain = {key.rsplit(".", 1)[-1] for key, entry in members.items() if not entry.super_arguments}
+    names = {name.rsplit(".", 1)[-1] for name in callables} | owners | plain
     return tuple(sorted(names | {keyword for _, keyword in keywords} | set(methods)))
 
 
@@ -80,7 +83,45 @@ class DeprecationTableRule(Rule):
     @cached_property
     def _member_names(self) -> dict[str, str]:
         """member name -> its row's key (`cummulative_sizes` -> `torch.utils.data.ConcatDataset.cummulative_sizes`)."""
-        return {key.rsplit(".", 1)[-1]: key for key in self.members}
+        return {key.rsplit(".", 1)[-1]: key for key, entry in self.members.items() if not _defined_by_class(entry)}
+
+    @cached_property
+    def _class_rows(self) -> dict[str, str]:
+        """method name -> the key of a row on what a class defines (`__torch_function__`, `__init__`)."""
+        return {key.rsplit(".", 1)[-1]: key for key, entry in self.members.items() if _defined_by_class(entry)}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        key = self._class_rows.get(node.name.value)
+        if key is None or len(self.context.stack) < 3 or not isinstance(self.context.stack[-3], cst.ClassDef):
+            return
+        entry, owner, owner_class = self.members[key], key.rsplit(".", 1)[0], self.context.stack[-3]
+        if self._in_version_fallback():
+            return
+        if entry.plain_method and not _decorated_as_class_level(node) and self._tensor_like(owner_class, owner):
+            self.report(node.name, self._message(entry.form, entry, quoted=True))
+        if entry.super_arguments and any(self._same_class(base.value, owner) for base in owner_class.bases):
+            for call in _super_init_calls(node):
+                if call.args:
+                    self.report(call, self._message(entry.form, entry, quoted=True), self._without_arguments_fix(call, entry))
+
+    def _same_class(self, base: cst.BaseExpression, owner: str) -> bool:
+        """`base` is `owner` under any of its module paths (`torch.utils.data.sampler.Sampler`)."""
+        qualified = self.context.imports.qualified_name(base) or ""
+        package, name = owner.rsplit(".", 1)
+        return qualified == owner or (qualified.startswith(package + ".") and qualified.rsplit(".", 1)[-1] == name)
+
+    def _tensor_like(self, owner_class: cst.ClassDef, owner: str) -> bool:
+        """A class torch treats by the protocol only: a subclass of `owner`, or of no class at all
+        (a `TorchFunctionMode` defines the method on its instances, rightly)."""
+        bases = [base.value for base in owner_class.bases if base.keyword is None]
+        if any(base.star for base in owner_class.bases):
+            return False
+        return all(isinstance(base, cst.Name) and base.value == "object" or self._same_class(base, owner) for base in bases)
+
+    def _without_arguments_fix(self, call: cst.Call, entry: Deprecated) -> Optional[FixPlan]:
+        if any(arg.star for arg in call.args) or not all(_inert(arg.value) for arg in call.args) or "#" in _code(call):
+            return None
+        return self.safe_fix("Remove the arguments", Replace(call, call.with_changes(args=[])), needs_torch=entry.needs_torch)
 
     @cached_property
     def _defined_members(self) -> frozenset[str]:
@@ -103,10 +144,15 @@ class DeprecationTableRule(Rule):
         """The receiver can be an `owner`: a tensor or a module the analysis knows as one; for any
         other class, a file that uses torch and defines no member of that name itself."""
         if owner == "torch.Tensor":
-            return self.context.is_known_tensor(node.value)
+            return self._tensor_receiver(node.value, self.members[f"{owner}.{node.attr.value}"])
         if owner == "torch.nn.Module":
             return self.context.nn_modules.is_module(node.value, self.context.stack)
         return imports_torch(self.context.imports) and node.attr.value not in self._defined_members
+
+    def _tensor_receiver(self, receiver: cst.BaseExpression, entry: Deprecated) -> bool:
+        if entry.built_receiver:
+            return self.context.values.is_evident_tensor(receiver, self.context.scope()) and self.context.is_known_tensor(receiver)
+        return self.context.is_known_tensor(receiver)
 
     def _member_fix(self, node: cst.Attribute, call: Optional[cst.Call], entry: Deprecated, owner: str) -> Optional[FixPlan]:
         if entry.new is None:
@@ -212,7 +258,7 @@ class DeprecationTableRule(Rule):
         entry = self.methods[func.attr.value]
         # Other libraries share these names (a PIL image's `resize`): the receiver must be a tensor
         # with nothing against it, not one only by its name.
-        if not self._call_form(node, entry) or not self.context.is_known_tensor(func.value) or self._in_version_fallback():
+        if not self._call_form(node, entry) or not self._tensor_receiver(func.value, entry) or self._in_version_fallback():
             return
         fix = None
         if entry.new is not None and self._fits(node, entry):
@@ -359,6 +405,37 @@ class DeprecationTableRule(Rule):
         dropped = call_without_argument(call, arg)
         replaced = Replace(call, render_at(self.context, dropped, indentation(self.context, self.context.stack)))
         return self.safe_fix(f"Remove `{arg.keyword.value}=`", replaced, needs_torch=entry.needs_torch)
+
+
+def _defined_by_class(entry: Deprecated) -> bool:
+    return entry.plain_method or entry.super_arguments
+
+
+def _decorated_as_class_level(function: cst.FunctionDef) -> bool:
+    return any(dotted_name(decorator.decorator) in ("classmethod", "staticmethod") for decorator in function.decorators)
+
+
+def _super_init_calls(function: cst.FunctionDef) -> list[cst.Call]:
+    """The `super().__init__(...)` calls of a method, outside the functions nested in it."""
+    found: list[cst.Call] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if (
+                isinstance(func, cst.Attribute)
+                and func.attr.value == "__init__"
+                and isinstance(func.value, cst.Call)
+                and dotted_name(func.value.func) == "super"
+                and not func.value.args
+            ):
+                found.append(node)
+
+    function.visit(Finder())
+    return found
 
 
 class _MemberDefinitions(cst.CSTVisitor):

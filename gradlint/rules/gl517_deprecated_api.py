@@ -133,6 +133,26 @@ class DeprecatedApi(DeprecationTableRule):
         timer = Timer()
         print(timer.cuda_time_total, timer.sample_n(2))
         """,
+        # a mode's `__torch_function__` is an instance method; a subclass of another sampler passes
+        # the data source to that sampler's own `__init__`
+        """
+        import torch
+        from torch.overrides import TorchFunctionMode
+        from torch.utils.data import RandomSampler
+
+        class Logged(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        class Wrapped(torch.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return super().__torch_function__(func, types, args, kwargs)
+
+        class Shuffled(RandomSampler):
+            def __init__(self, data_source):
+                super().__init__(data_source)
+        """,
         # a file without torch
         """
         def report(stats):
@@ -420,6 +440,39 @@ class DeprecatedApi(DeprecationTableRule):
             fixed=None,
             line=6,
             message="`.mark_shared_storage` is deprecated: nothing replaces it",
+        ),
+        Invalid(
+            """
+            import torch
+
+            class Wrapped(torch.Tensor):
+                def __torch_function__(self, func, types, args=(), kwargs=None):
+                    return super().__torch_function__(func, types, args, kwargs)
+            """,
+            fixed=None,
+            line=4,
+            column=9,
+            message="`__torch_function__` defined as a plain method is deprecated: use `@classmethod` (deprecated in torch 1.12)",
+        ),
+        Invalid(
+            """
+            from torch.utils.data import Sampler
+
+            class Indices(Sampler):
+                def __init__(self, data_source):
+                    super().__init__(data_source)
+                    self.data_source = data_source
+            """,
+            """
+            from torch.utils.data import Sampler
+
+            class Indices(Sampler):
+                def __init__(self, data_source):
+                    super().__init__()
+                    self.data_source = data_source
+            """,
+            line=5,
+            message="`super().__init__(data_source)` of a `Sampler` was removed: use `super().__init__()` (removed in torch 2.2)",
         ),
         Invalid(
             """

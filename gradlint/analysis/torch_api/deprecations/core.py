@@ -117,14 +117,17 @@ METHODS: dict[str, Deprecated] = {
     "ger": Deprecated("1.7", ".outer(...)", new="outer", needs_torch="1.5"),
     "storage": Deprecated("2.0", ".untyped_storage()", why_no_fix=_NOT_THE_SAME_STORAGE),
     "storage_type": Deprecated("2.0", ".dtype", why_no_fix="a storage class becomes a dtype"),
-    # Reported only on a value known to be a tensor: PIL images have a `resize` of their own.
-    "resize": Deprecated("0.4", ".reshape(...)` or `.resize_(...)", why_no_fix="`reshape` matches only when the element count is unchanged"),
+    # Reported only on a tensor built in view: PIL images have a `resize` of their own.
+    "resize": Deprecated(
+        "0.4", ".reshape(...)` or `.resize_(...)", built_receiver=True, why_no_fix="`reshape` matches only when the element count is unchanged"
+    ),
     # Only with a tensor `src`: a number `value` with `reduce=` is not deprecated.
     "scatter": Deprecated(
         "1.13",
         ".scatter_reduce(...)",
         given="reduce",
         tensor_argument=(2, "src"),
+        built_receiver=True,
         form="`.scatter(..., reduce=)` with a tensor source",
         why_no_fix='`scatter_reduce` names the reductions "sum" and "prod"',
         record="torch.Tensor.scatter:reduce",
@@ -135,7 +138,9 @@ METHODS: dict[str, Deprecated] = {
 # `torch.Tensor` on a value known to be a tensor, the others (names no other library uses) on any
 # value of a file that imports torch and defines no member of that name itself.
 MEMBERS: dict[str, Deprecated] = {
-    "torch.Tensor.volatile": Deprecated("0.4", "torch.is_grad_enabled()", why_no_fix="it is always False: the code it guards is dead"),
+    "torch.Tensor.volatile": Deprecated(
+        "0.4", "torch.is_grad_enabled()", built_receiver=True, why_no_fix="it is always False: the code it guards is dead"
+    ),
     # `nn.Module.state_dict(*args, destination=None, prefix="", keep_vars=False)` binds the
     # positional arguments to those names in order.
     "torch.nn.Module.state_dict": Deprecated(
@@ -161,4 +166,13 @@ MEMBERS: dict[str, Deprecated] = {
         "0.4", why_no_fix="it only warns: tensors sharing storage are tracked, remove the call"
     ),
     "torch.distributions.Distribution.sample_n": Deprecated("1.0", ".sample((n,))", why_no_fix="the count becomes a shape"),
+    # torch calls it on the class either way (torch/csrc/utils/python_arg_parser.cpp); a call of
+    # the method on an instance would pass the instance: no fix.
+    "torch.Tensor.__torch_function__": Deprecated(
+        "1.12",
+        "@classmethod",
+        plain_method=True,
+        form="`__torch_function__` defined as a plain method",
+        why_no_fix="a direct call on an instance would pass the class instead",
+    ),
 }

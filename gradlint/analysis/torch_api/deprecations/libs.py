@@ -275,6 +275,16 @@ METHODS: dict[str, Deprecated] = {}
 MEMBERS: dict[str, Deprecated] = {
     # The property returns `self.cumulative_sizes` (torch/utils/data/dataset.py).
     "torch.utils.data.ConcatDataset.cummulative_sizes": Deprecated("0.4", ".cumulative_sizes", new="cumulative_sizes", needs_torch="0.4"),
+    # `Sampler` has no `__init__` of its own since 2.2: `object.__init__` raises on the argument.
+    "torch.utils.data.Sampler.__init__": Deprecated(
+        "2.1",
+        "super().__init__()",
+        removed="2.2",
+        super_arguments=True,
+        form="`super().__init__(data_source)` of a `Sampler`",
+        needs_torch="1.0",
+        record="torch.utils.data.Sampler:data_source",
+    ),
     "torch.utils._pytree.TreeSpec.children_specs": Deprecated(
         "2.8", ".children()` or `.child(i)", why_no_fix="an attribute becomes a method call"
     ),

@@ -38,6 +38,13 @@ class Deprecated:
     tensor_argument: tuple = ()  # (position, keyword) of an argument that must be a tensor for the form to be deprecated
     form: str = ""  # the deprecated form, as the message names it
     setting: bool = False  # a configuration entry: assigning it is the use
+    # A tensor member other objects have too (a PIL image's `resize`): reported only on a tensor
+    # the code visibly builds, never on one known by its name (`image`) alone.
+    built_receiver: bool = False
+    # A member a class defines rather than reads: a protocol method deprecated as a plain method
+    # (not a classmethod), or an `__init__` deprecated with arguments from a subclass's `super().__init__(...)`.
+    plain_method: bool = False
+    super_arguments: bool = False
     record: str = ""  # the harvest's key of the row, where the table's key is not it
     needs_torch: Optional[str] = None  # the oldest torch release that has `new`
     why_no_fix: str = ""  # when `replacement` is not exact: how it differs (shown in the docs)
