@@ -244,15 +244,26 @@ class DeprecationTableRule(Rule):
             return
         name = arg.keyword.value
         written = f"`{name}={self.context.code_for(arg.value)}` of `{self.context.code_for(call.func)}`"
-        fix = None
-        if entry.new_value is not None and isinstance(arg.value, cst.SimpleString):
-            quote = arg.value.quote
-            new = f"{arg.value.prefix}{quote}{entry.new_value}{quote}"
-            fix = self.safe_fix(f"Replace with `{name}={new}`", Replace(arg.value, cst.SimpleString(new)), needs_torch=entry.needs_torch)
-            entry_text = f"{name}={new}"
-        else:
-            entry_text = entry.replacement
-        self.report(arg, self._message(written, entry, quoted=True, advice=f"use `{entry_text}`" if entry_text else None), fix)
+        fix, advice = None, f"use `{entry.replacement}`" if entry.replacement else None
+        new = _written_literal(entry.new_value, arg.value)
+        if new is not None and not entry.wrapped_in:
+            fix = self.safe_fix(f"Replace with `{name}={new}`", Replace(arg.value, cst.parse_expression(new)), needs_torch=entry.needs_torch)
+            advice = f"use `{name}={new}`"
+        elif new is not None:
+            fix = self._wrapped_fix(call, arg, new, entry)
+        self.report(arg, self._message(written, entry, quoted=True, advice=advice), fix)
+
+    def _wrapped_fix(self, call: cst.Call, arg: cst.Arg, new: str, entry: Deprecated) -> Optional[FixPlan]:
+        """`torch.stft(..., return_complex=False)` -> `torch.view_as_real(torch.stft(..., return_complex=True))`."""
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        wrapper = alias + entry.wrapped_in[len("torch") :]
+        inner = call.with_changes(args=[other.with_changes(value=cst.parse_expression(new)) if other is arg else other for other in call.args])
+        wrapped = cst.Call(func=cst.parse_expression(wrapper), args=[cst.Arg(inner)])
+        replaced = Replace(call, render_at(self.context, wrapped, indentation(self.context, self.context.stack)))
+        return self.safe_fix(f"Replace with `{wrapper}(...)`", *changes, replaced, needs_torch=entry.needs_torch)
 
     def _check_method(self, node: cst.Call, func: cst.Attribute) -> None:
         entry = self.methods[func.attr.value]
@@ -471,6 +482,15 @@ def _literal(value: cst.BaseExpression) -> object:
     if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[value.value]
     return _NOT_A_LITERAL
+
+
+def _written_literal(value: object, written: cst.BaseExpression) -> Optional[str]:
+    """`value` as source, a string in the quotes of the literal `written` it replaces."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and isinstance(written, cst.SimpleString):
+        return f"{written.prefix}{written.quote}{value}{written.quote}"
+    return None
 
 
 def _inert(value: cst.BaseExpression) -> bool:

@@ -387,7 +387,10 @@ class DeprecatedApi(DeprecationTableRule):
             import torch
             spec = torch.stft(signal, 16, window=window, return_complex=False)
             """,
-            fixed=None,
+            """
+            import torch
+            spec = torch.view_as_real(torch.stft(signal, 16, window=window, return_complex=True))
+            """,
             line=2,
             column=46,
             message="`return_complex=False` of `torch.stft` is deprecated: use `torch.view_as_real(torch.stft(..., return_complex=True))`",

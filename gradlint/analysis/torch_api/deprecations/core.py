@@ -100,11 +100,15 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     ("torch.nn.functional.mse_loss", "reduction"): Deprecated(
         "0.4.1", values=("elementwise_mean",), new_value="mean", needs_torch="0.4.1", record="torch.nn.functional.mse_loss:reduction='elementwise_mean'"
     ),
+    # One kernel computes both: the real layout is `view_as_real` of the complex result, strides
+    # and autograd node included (fixtures/GL517_deprecated_api/test_runtime.py).
     ("torch.stft", "return_complex"): Deprecated(
         "1.8",
         "torch.view_as_real(torch.stft(..., return_complex=True))",
         values=(False,),
-        why_no_fix="the call moves inside `torch.view_as_real`",
+        new_value=True,
+        wrapped_in="torch.view_as_real",
+        needs_torch="1.8",
         record="torch.stft:return_complex",
     ),
     ("torch.autograd.profiler.profile", "use_cuda"): Deprecated(

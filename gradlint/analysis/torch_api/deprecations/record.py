@@ -34,6 +34,7 @@ class Deprecated:
     given: str = ""
     values: tuple[object, ...] = ()
     new_value: Optional[object] = None  # a keyword row's fix: the literal written in place of the value
+    wrapped_in: str = ""  # ... and the dotted function the fix then calls on the call's result
     curried: Optional[int] = None  # the fix calls `new` with the first so many arguments, and its result with the rest
     tensor_argument: tuple = ()  # (position, keyword) of an argument that must be a tensor for the form to be deprecated
     form: str = ""  # the deprecated form, as the message names it
