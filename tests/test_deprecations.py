@@ -72,8 +72,6 @@ def test_every_exact_replacement_the_probe_confirmed_gets_a_safe_fix_but_for_the
     ]
     unfixed = {COVERAGE.record_key(c.record) for c in confirmed if c.fix != "safe"}
     cannot_rewrite = {
-        # the count becomes a shape
-        "torch.distributions.Distribution.sample_n",
         # a direct call of the method on an instance would pass the class instead
         "torch.Tensor.__torch_function__",
         # a rename offered as unsafe: nothing in the code shows the value is a profiler event

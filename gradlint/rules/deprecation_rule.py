@@ -157,7 +157,9 @@ class DeprecationTableRule(Rule):
     def _member_fix(self, node: cst.Attribute, call: Optional[cst.Call], entry: Deprecated, owner: str) -> Optional[FixPlan]:
         if entry.new is None:
             return None
-        built = self._built_as(node.value, owner)
+        built = self._built_as(node.value, owner, entry)
+        if entry.new_arguments:
+            return self._new_arguments_fix(node, call, entry, unsafe=not built)
         if entry.by_keyword:
             if call is None or not self._fits(call, entry) or any(arg.star for arg in call.args):
                 return None
@@ -167,14 +169,34 @@ class DeprecationTableRule(Rule):
             return self.safe_fix(title, rename, needs_torch=entry.needs_torch)
         return self.unsafe_fix(title, rename, needs_torch=entry.needs_torch)
 
-    def _built_as(self, receiver: cst.BaseExpression, owner: str) -> bool:
-        """The receiver is surely an `owner`: built by it here (`ConcatDataset(parts)`), or a module
-        this file builds (or `self` in a module class)."""
+    def _new_arguments_fix(self, node: cst.Attribute, call: Optional[cst.Call], entry: Deprecated, unsafe: bool) -> Optional[FixPlan]:
+        """`d.sample_n(n)` -> `d.sample(torch.Size((n,)))`: the method renamed, its one argument rewritten."""
+        if call is None or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        found = torch_alias(self.context)
+        if found is None:
+            return None
+        alias, changes = found
+        template = entry.new_arguments.replace("torch.", f"{alias}.")
+        argument = cst.parse_expression(template.format(self.context.code_for(call.args[0].value)))
+        rewritten = call.with_changes(func=node.with_changes(attr=cst.Name(entry.new)), args=[cst.Arg(argument)])
+        replaced = Replace(call, render_at(self.context, rewritten, indentation(self.context, self.context.stack)))
+        make = self.unsafe_fix if unsafe else self.safe_fix
+        return make(f"Replace with `.{entry.new}({template.format('n')})`", *changes, replaced, needs_torch=entry.needs_torch)
+
+    def _built_as(self, receiver: cst.BaseExpression, owner: str, entry: Deprecated) -> bool:
+        """The receiver is surely an `owner`: built by it here (`ConcatDataset(parts)`) or by a class
+        of the package that only builds owners (`torch.distributions.Normal(...)`), or a module this
+        file builds (or `self` in a module class)."""
         if owner == "torch.nn.Module":
             if isinstance(receiver, cst.Name) and receiver.value == "self":
                 return self.context.nn_modules.is_module(receiver, self.context.stack)
             return self.context.nn_modules.is_built_module(receiver, self.context.stack)
-        return isinstance(receiver, cst.Call) and self.context.imports.qualified_name(receiver.func) == owner
+        qualified = self.context.imports.qualified_name(receiver.func) if isinstance(receiver, cst.Call) else None
+        if qualified is None:
+            return False
+        by_package = bool(entry.built_by) and qualified.startswith(entry.built_by) and qualified.rsplit(".", 1)[-1][:1].isupper()
+        return qualified == owner or by_package
 
     # -- the deprecated form of a call ----------------------------------------------------------
 

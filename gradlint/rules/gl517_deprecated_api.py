@@ -426,7 +426,10 @@ class DeprecatedApi(DeprecationTableRule):
             import torch
             samples = torch.distributions.Normal(0.0, 1.0).sample_n(3)
             """,
-            fixed=None,
+            """
+            import torch
+            samples = torch.distributions.Normal(0.0, 1.0).sample(torch.Size((3,)))
+            """,
             line=2,
             message="`.sample_n` is deprecated: use `.sample((n,))` (deprecated in torch 1.0)",
         ),

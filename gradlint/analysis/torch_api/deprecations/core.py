@@ -169,7 +169,16 @@ MEMBERS: dict[str, Deprecated] = {
     "torch.autograd.function.FunctionCtx.mark_shared_storage": Deprecated(
         "0.4", why_no_fix="it only warns: tensors sharing storage are tracked, remove the call"
     ),
-    "torch.distributions.Distribution.sample_n": Deprecated("1.0", ".sample((n,))", why_no_fix="the count becomes a shape"),
+    # `sample_n(n)` returns `self.sample(torch.Size((n,)))` (torch/distributions/distribution.py),
+    # which no distribution of torch overrides.
+    "torch.distributions.Distribution.sample_n": Deprecated(
+        "1.0",
+        ".sample((n,))",
+        new="sample",
+        new_arguments="torch.Size(({},))",
+        built_by="torch.distributions.",
+        needs_torch="0.4",
+    ),
     # torch calls it on the class either way (torch/csrc/utils/python_arg_parser.cpp); a call of
     # the method on an instance would pass the instance: no fix.
     "torch.Tensor.__torch_function__": Deprecated(

@@ -38,6 +38,8 @@ class Deprecated:
     curried: Optional[int] = None  # the fix calls `new` with the first so many arguments, and its result with the rest
     tensor_argument: tuple = ()  # (position, keyword) of an argument that must be a tensor for the form to be deprecated
     form: str = ""  # the deprecated form, as the message names it
+    new_arguments: str = ""  # a member call's fix: its arguments, `{}` standing for the call's one argument
+    built_by: str = ""  # a package whose classes all build the member's owner (`torch.distributions.`)
     setting: bool = False  # a configuration entry: assigning it is the use
     # A tensor member other objects have too (a PIL image's `resize`): reported only on a tensor
     # the code visibly builds, never on one known by its name (`image`) alone.
