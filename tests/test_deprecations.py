@@ -74,8 +74,6 @@ def test_every_exact_replacement_the_probe_confirmed_gets_a_safe_fix_but_for_the
     cannot_rewrite = {
         # a direct call of the method on an instance would pass the class instead
         "torch.Tensor.__torch_function__",
-        # a rename offered as unsafe: nothing in the code shows the value is a profiler event
-        *(f"torch.autograd.profiler_util.FunctionEvent.{name}" for name in ("cuda_time_total", "self_cuda_time_total", "self_cuda_memory_usage")),
     }
     assert sorted(unfixed - KNOWN_UNREPORTED - cannot_rewrite) == []
     assert len(confirmed) - len(unfixed) >= 120

@@ -14,7 +14,7 @@ from typing import ClassVar, Optional, Union
 import libcst as cst
 
 from gradlint.analysis.frameworks import imports_torch
-from gradlint.analysis.syntax import dotted_name, keyword_arg, positional_args
+from gradlint.analysis.syntax import dotted_name, keyword_arg, parameter_names, positional_args
 from gradlint.analysis.torch_api.deprecations import Deprecated
 from gradlint.analysis.version_fallbacks import in_version_fallback
 from gradlint.fix.builders import call_without_argument, indentation, render_at, torch_alias, with_keywords
@@ -192,11 +192,36 @@ class DeprecationTableRule(Rule):
             if isinstance(receiver, cst.Name) and receiver.value == "self":
                 return self.context.nn_modules.is_module(receiver, self.context.stack)
             return self.context.nn_modules.is_built_module(receiver, self.context.stack)
+        if entry.elements_of:
+            return self._element_of(receiver, entry.elements_of)
         qualified = self.context.imports.qualified_name(receiver.func) if isinstance(receiver, cst.Call) else None
         if qualified is None:
             return False
         by_package = bool(entry.built_by) and qualified.startswith(entry.built_by) and qualified.rsplit(".", 1)[-1][:1].isupper()
         return qualified == owner or by_package
+
+    def _element_of(self, receiver: cst.BaseExpression, attribute: str) -> bool:
+        """`prof.function_events[0]`, or a name bound only to such items or only by loops over
+        `prof.function_events` (as a whole, not unpacked)."""
+
+        def source(value: cst.BaseExpression) -> bool:
+            return isinstance(value, cst.Attribute) and value.attr.value == attribute
+
+        if isinstance(receiver, cst.Subscript):
+            return source(receiver.value)
+        if not isinstance(receiver, cst.Name):
+            return False
+        bindings = self.context.values.scopes.of(self.context.scope())
+        name = receiver.value
+        assigned = bindings.plain_values(name)
+        if assigned:
+            return all(isinstance(value, cst.Subscript) and source(value.value) for value in assigned)
+        loops = bindings.loop_sources.get(name, [])
+        scope = self.context.scope()
+        parameter = isinstance(scope, cst.FunctionDef) and name in parameter_names(scope.params)
+        if not loops or parameter or name in bindings.unpacked or bindings.assigned(name):
+            return False
+        return all(position is None and source(iterable) for iterable, position in loops)
 
     # -- the deprecated form of a call ----------------------------------------------------------
 

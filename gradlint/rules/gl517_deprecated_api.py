@@ -67,7 +67,8 @@ class DeprecatedApi(DeprecationTableRule):
     sits in it. A member of another torch object (a profiler event, a dataset, a distribution)
     is reported by its name, in a file that imports torch and whose own classes define no member
     of that name; its rename is safe only on a value built by the class in place
-    (`ConcatDataset(parts).cummulative_sizes`), else unsafe. Members whose names other objects
+    (`ConcatDataset(parts).cummulative_sizes`) or read from a profiler's `function_events`, else
+    unsafe. Members whose names other objects
     commonly have (`FunctionEvent.cuda_time`, `metadata_json`) are not reported.
     """
 

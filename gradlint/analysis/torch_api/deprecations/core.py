@@ -159,7 +159,9 @@ MEMBERS: dict[str, Deprecated] = {
     ),
     # The properties return the `device_*` ones (torch/autograd/profiler_util.py).
     **{
-        f"torch.autograd.profiler_util.FunctionEvent.{old}": Deprecated("2.4", f".{new}", new=new, needs_torch="2.4")
+        f"torch.autograd.profiler_util.FunctionEvent.{old}": Deprecated(
+            "2.4", f".{new}", new=new, elements_of="function_events", needs_torch="2.4"
+        )
         for old, new in (
             ("cuda_time_total", "device_time_total"),
             ("self_cuda_time_total", "self_device_time_total"),

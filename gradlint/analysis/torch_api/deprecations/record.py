@@ -40,6 +40,7 @@ class Deprecated:
     form: str = ""  # the deprecated form, as the message names it
     new_arguments: str = ""  # a member call's fix: its arguments, `{}` standing for the call's one argument
     built_by: str = ""  # a package whose classes all build the member's owner (`torch.distributions.`)
+    elements_of: str = ""  # an attribute whose elements are all owners (`prof.function_events[0]`, a loop over it)
     setting: bool = False  # a configuration entry: assigning it is the use
     # A tensor member other objects have too (a PIL image's `resize`): reported only on a tensor
     # the code visibly builds, never on one known by its name (`image`) alone.
