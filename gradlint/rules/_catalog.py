@@ -3151,8 +3151,8 @@ RULES = (
         summary='A public torch API that torch deprecates or removed (`assert_allclose`, `weight_norm`, ...)',
         severity='warning',
         fix_availability='sometimes',
-        fix_applicabilities=('safe',),
-        triggers=('BoolStorage', 'ByteStorage', 'Container', 'DataLoaderIter', 'DistributedDataParallelCPU', 'DoubleStorage', 'FloatStorage', 'FloatTensor', 'HalfStorage', 'IntStorage', 'LeafSpec', 'LongStorage', 'QConfigDynamic', 'SpawnContext', 'TypedStorage', '_all_gather_base', '_get_global_rank', '_is_leaf', '_is_namedtuple_instance', '_reduce_scatter_base', '_register_pytree_node', '_sharded_tensor', '_sharding_spec', 'all_gather', 'all_gather_coalesced', 'all_gather_into_tensor', 'all_gather_into_tensor_coalesced', 'all_gather_tensor', 'all_gather_tensor_autograd', 'all_reduce', 'all_reduce_coalesced', 'all_to_all_single', 'apply_shuffle_seed', 'assert_allclose', 'broadcast', 'btriunpack', 'checkpoint', 'combine_state_for_ensemble', 'constants', 'dedup_replicated_tensors', 'disable_apex_o2_state_dict_hook', 'dynamo_export', 'enable_onnx_checker', 'eps', 'example_outputs', 'exporter_context', 'fn', 'ger', 'get_analytical_jacobian', 'get_autocast_cpu_dtype', 'get_autocast_gpu_dtype', 'get_autocast_ipu_dtype', 'get_autocast_xla_dtype', 'get_default_qat_qconfig_dict', 'get_default_qconfig_dict', 'get_numerical_jacobian', 'get_trace_graph', 'grad_variables', 'guard_size_oblivious', 'has_cuda', 'has_cudnn', 'has_mkldnn', 'has_mps', 'impl_abstract', 'inline_inbuilt_nn_modules', 'is_autocast_cpu_enabled', 'is_autocast_ipu_enabled', 'is_autocast_xla_enabled', 'is_deterministic', 'is_pytorch_file', 'launch', 'load_state_dict', 'make_functional', 'make_functional_with_buffers', 'max_value', 'min_value', 'numpy_type_map', 'only_inputs', 'operator_export_type', 'optimize', 'pin_memory_device', 'potri', 'profile', 'pstrf', 'publish_metric', 'push', 'pytree_to_str', 'reduce_op', 'reduce_range', 'reduce_scatter', 'reduce_scatter_tensor', 'reduce_scatter_tensor_autograd', 'reduce_scatter_tensor_coalesced', 'reset_max_memory_allocated', 'reset_max_memory_cached', 'resize_as', 'save_state_dict', 'select_model_mode_for_export', 'set_autocast_cpu_dtype', 'set_autocast_cpu_enabled', 'set_autocast_gpu_dtype', 'set_autocast_ipu_dtype', 'set_autocast_ipu_enabled', 'set_autocast_xla_dtype', 'set_autocast_xla_enabled', 'set_deterministic', 'set_vital', 'setup_onnx_logging', 'skip_code_recursive_on_cache_limit_hit', 'start_method', 'storage', 'storage_type', 'str_to_pytree', 'strip_doc_string', 'submodules', 'training', 'traverse', 'unconvertible_ops', 'upsample', 'upsample_bilinear', 'upsample_nearest', 'use_cuda', 'use_external_data_format', 'verbose', 'weight_norm', 'worker_init_fn'),
+        fix_applicabilities=('safe', 'unsafe'),
+        triggers=('BoolStorage', 'ByteStorage', 'Container', 'DataLoaderIter', 'DistributedDataParallelCPU', 'DoubleStorage', 'FloatStorage', 'FloatTensor', 'HalfStorage', 'IntStorage', 'LeafSpec', 'LongStorage', 'QConfigDynamic', 'Sampler', 'SpawnContext', 'TypedStorage', '__torch_function__', '_all_gather_base', '_get_global_rank', '_is_leaf', '_is_namedtuple_instance', '_reduce_scatter_base', '_register_pytree_node', '_sharded_tensor', '_sharding_spec', 'all_gather', 'all_gather_coalesced', 'all_gather_into_tensor', 'all_gather_into_tensor_coalesced', 'all_gather_tensor', 'all_gather_tensor_autograd', 'all_reduce', 'all_reduce_coalesced', 'all_to_all_single', 'apply_shuffle_seed', 'assert_allclose', 'broadcast', 'btriunpack', 'checkpoint', 'children_specs', 'combine_state_for_ensemble', 'constants', 'cuda_time_total', 'cummulative_sizes', 'dedup_replicated_tensors', 'disable_apex_o2_state_dict_hook', 'dynamo_export', 'enable_onnx_checker', 'eps', 'example_outputs', 'explain', 'export_memory_timeline', 'exporter_context', 'fn', 'ger', 'get_analytical_jacobian', 'get_autocast_cpu_dtype', 'get_autocast_gpu_dtype', 'get_autocast_ipu_dtype', 'get_autocast_xla_dtype', 'get_default_qat_qconfig_dict', 'get_default_qconfig_dict', 'get_numerical_jacobian', 'get_trace_graph', 'grad_variables', 'guard_size_oblivious', 'has_cuda', 'has_cudnn', 'has_mkldnn', 'has_mps', 'impl_abstract', 'inline_inbuilt_nn_modules', 'is_autocast_cpu_enabled', 'is_autocast_ipu_enabled', 'is_autocast_xla_enabled', 'is_deterministic', 'is_pytorch_file', 'launch', 'load_state_dict', 'make_functional', 'make_functional_with_buffers', 'mark_shared_storage', 'max_value', 'min_value', 'numpy_type_map', 'only_inputs', 'operator_export_type', 'optimize', 'pin_memory_device', 'potri', 'profile', 'pstrf', 'publish_metric', 'push', 'pytree_to_str', 'reduce_op', 'reduce_range', 'reduce_scatter', 'reduce_scatter_tensor', 'reduce_scatter_tensor_autograd', 'reduce_scatter_tensor_coalesced', 'reduction', 'reset_max_memory_allocated', 'reset_max_memory_cached', 'resize', 'resize_as', 'return_complex', 'sample_n', 'save', 'save_state_dict', 'scatter', 'select_model_mode_for_export', 'self_cuda_memory_usage', 'self_cuda_time_total', 'set_autocast_cpu_dtype', 'set_autocast_cpu_enabled', 'set_autocast_gpu_dtype', 'set_autocast_ipu_dtype', 'set_autocast_ipu_enabled', 'set_autocast_xla_dtype', 'set_autocast_xla_enabled', 'set_deterministic', 'set_vital', 'setup_onnx_logging', 'skip_code_recursive_on_cache_limit_hit', 'start_method', 'state_dict', 'storage', 'storage_type', 'str_to_pytree', 'strip_doc_string', 'submodules', 'training', 'traverse', 'unconvertible_ops', 'upsample', 'upsample_bilinear', 'upsample_nearest', 'use_cuda', 'use_external_data_format', 'verbose', 'volatile', 'weight_norm', 'worker_init_fn'),
         also_required=(),
         migration='api',
         fixes_first=False,
@@ -3167,8 +3167,12 @@ RULES = (
             'Flags the public torch APIs that torch 2.13 deprecates, or that torch removed and old code still\n'
             'calls, beyond those the other GL5xx rules cover: a function, class or module under any import\n'
             'spelling (`torch.testing.assert_allclose`, `from torch.nn.utils import weight_norm`), a\n'
-            'deprecated keyword argument of a call (`nn.Hardtanh(min_value=...)`), and a deprecated method\n'
-            'of a value known to be a tensor (`x.resize_as(y)`). Every API of the table was called under\n'
+            'deprecated keyword argument of a call (`nn.Hardtanh(min_value=...)`) or one of its values\n'
+            '(`reduction="elementwise_mean"`), a deprecated form of a call (`explain(f, *args)`,\n'
+            '`model.state_dict(None, "net.")`), a deprecated setting\n'
+            'assigned (`torch._dynamo.config.inline_inbuilt_nn_modules = True`), a deprecated method or\n'
+            'attribute of a value known to be a tensor (`x.resize_as(y)`, `x.volatile`), and a member\n'
+            "that only torch's objects have (`dataset.cummulative_sizes`, `event.cuda_time_total`). Every API of the table was called under\n"
             'torch 2.13 and seen to warn (or raise, once removed); rules/deprecations.md lists them all with\n'
             'the rule that reports each.\n'
             '\n'
@@ -3198,7 +3202,8 @@ RULES = (
             'Safe where the replacement is the same function under a new name, or computes the same for\n'
             'every input (the table records why, and bench/deprecations/probe.py compares both calls\n'
             'bitwise under torch 2.13): the name is replaced, the arguments the replacement needs first\n'
-            '(a device type) are added, and a call that passes what only the legacy API takes gets no fix.\n'
+            '(a device type) are added, arguments whose order changed are passed by name, a keyword the\n'
+            'API ignores is removed, and a call that passes what only the legacy API takes gets no fix.\n'
             'A replacement that computes something else (`assert_close` also compares dtypes and treats\n'
             'NaN as unequal; the parametrized `weight_norm` stores different state-dict keys) is named in\n'
             'the message without a fix. A fix whose replacement needs a newer torch than `target-torch`\n'
@@ -3208,9 +3213,16 @@ RULES = (
             'A deprecated API in the fallback an older torch takes (an `except ImportError:` handler, a\n'
             'branch of an `if` on the torch version) is not reported. A method is reported only on a value\n'
             'the analysis knows is a tensor; a keyword only in a call of the callable itself (not through\n'
-            '`functools.partial` or `**kwargs`). An API used as an object without a call is reported but\n'
-            'not rewritten; one assigned to (a monkey-patch) is not reported. The non-in-place\n'
-            '`Tensor.resize` is not reported: PIL images have a `resize` the analysis cannot tell apart.'
+            '`functools.partial` or `**kwargs`). An API used as an object without a call is rewritten only\n'
+            "where its value is a call's (`torch.has_cuda`) or one of its members is read\n"
+            '(`dist.reduce_op.SUM`); one assigned to (a monkey-patch) is not reported. A keyword without\n'
+            'effect is removed only when its value has none either (a literal, a name) and no comment\n'
+            'sits in it. A member of another torch object (a profiler event, a dataset, a distribution)\n'
+            'is reported by its name, in a file that imports torch and whose own classes define no member\n'
+            'of that name; its rename is safe only on a value built by the class in place\n'
+            "(`ConcatDataset(parts).cummulative_sizes`) or read from a profiler's `function_events`, else\n"
+            'unsafe. Members whose names other objects\n'
+            'commonly have (`FunctionEvent.cuda_time`, `metadata_json`) are not reported.'
         ),
     ),
     RuleInfo(

@@ -5,7 +5,7 @@ from gradlint.fix.plan import Availability
 from gradlint.rules.base import Invalid, Severity
 from gradlint.rules.deprecation_rule import DeprecationTableRule, triggers_of
 
-CALLABLES, KEYWORDS, METHODS = of_subsystems(True)
+CALLABLES, KEYWORDS, METHODS, MEMBERS = of_subsystems(True)
 
 
 class DeprecatedSubsystem(DeprecationTableRule):
@@ -58,8 +58,8 @@ class DeprecatedSubsystem(DeprecationTableRule):
     opt_in = True
     fix_availability = Availability.NONE
     fix_applicabilities = ()
-    callables, keywords, methods = CALLABLES, KEYWORDS, METHODS
-    triggers = triggers_of(CALLABLES, KEYWORDS, METHODS)
+    callables, keywords, methods, members = CALLABLES, KEYWORDS, METHODS, MEMBERS
+    triggers = triggers_of(CALLABLES, KEYWORDS, METHODS, MEMBERS)
     cleanup_imports = ()
 
     VALID = (

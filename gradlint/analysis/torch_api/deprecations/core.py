@@ -35,7 +35,11 @@ _STORAGES = ("Float", "Double", "Long", "Int", "Byte", "Half", "Bool")
 # Dotted names of functions, classes, attributes and modules: "torch.cuda.amp.GradScaler".
 CALLABLES: dict[str, Deprecated] = {
     **_AUTOCAST_STATE,
-    **{name: Deprecated("2.1", call, why_no_fix="an attribute becomes a call") for name, call in _BACKEND_FLAGS.items()},
+    # `torch.__getattr__` returns the call's value for each (torch/__init__.py `_deprecated_attrs`).
+    **{
+        name: Deprecated("2.1", call, new=call.removesuffix("()"), read_as_call=True, needs_torch="1.13")
+        for name, call in _BACKEND_FLAGS.items()
+    },
     "torch.set_vital": Deprecated("2.1", why_no_fix="it does nothing: remove the call"),
     "torch.potri": Deprecated(
         "1.0", "torch.cholesky_inverse(U, upper=True)", removed="1.2", why_no_fix="renamed with a new default (`upper`)"
@@ -88,9 +92,25 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     ("torch.nn.Hardtanh", "min_value"): Deprecated("0.4", "min_val", new="min_val", needs_torch="0.4"),
     ("torch.nn.Hardtanh", "max_value"): Deprecated("0.4", "max_val", new="max_val", needs_torch="0.4"),
     ("torch.autograd.backward", "grad_variables"): Deprecated("0.4", "grad_tensors", new="grad_tensors", needs_torch="0.4"),
-    ("torch.autograd.grad", "only_inputs"): Deprecated("0.4", "", why_no_fix="the argument is dropped, not renamed"),
-    ("torch.nn.functional.gumbel_softmax", "eps"): Deprecated("1.2", "", why_no_fix="the argument is dropped, not renamed"),
+    # Both are read only to decide whether to warn (torch/autograd/__init__.py, torch/nn/functional.py).
+    ("torch.autograd.grad", "only_inputs"): Deprecated("0.4", dropped=True),
+    ("torch.nn.functional.gumbel_softmax", "eps"): Deprecated("1.2", dropped=True),
     ("torch.optim.lr_scheduler.StepLR", "verbose"): Deprecated("2.2", "", removed="2.7", why_no_fix="the argument is dropped, not renamed"),
+    # `_Reduction.get_enum` maps "elementwise_mean" to "mean" (torch/nn/_reduction.py).
+    ("torch.nn.functional.mse_loss", "reduction"): Deprecated(
+        "0.4.1", values=("elementwise_mean",), new_value="mean", needs_torch="0.4.1", record="torch.nn.functional.mse_loss:reduction='elementwise_mean'"
+    ),
+    # One kernel computes both: the real layout is `view_as_real` of the complex result, strides
+    # and autograd node included (fixtures/GL517_deprecated_api/test_runtime.py).
+    ("torch.stft", "return_complex"): Deprecated(
+        "1.8",
+        "torch.view_as_real(torch.stft(..., return_complex=True))",
+        values=(False,),
+        new_value=True,
+        wrapped_in="torch.view_as_real",
+        needs_torch="1.8",
+        record="torch.stft:return_complex",
+    ),
     ("torch.autograd.profiler.profile", "use_cuda"): Deprecated(
         "2.4", "use_device", why_no_fix="a boolean becomes a device name (`use_cuda=False` means no device)"
     ),
@@ -101,6 +121,73 @@ METHODS: dict[str, Deprecated] = {
     "ger": Deprecated("1.7", ".outer(...)", new="outer", needs_torch="1.5"),
     "storage": Deprecated("2.0", ".untyped_storage()", why_no_fix=_NOT_THE_SAME_STORAGE),
     "storage_type": Deprecated("2.0", ".dtype", why_no_fix="a storage class becomes a dtype"),
-    # `resize` is not listed: a PIL image's `resize` reads like a tensor's to the analysis.
+    # Reported only on a tensor built in view: PIL images have a `resize` of their own.
+    "resize": Deprecated(
+        "0.4", ".reshape(...)` or `.resize_(...)", built_receiver=True, why_no_fix="`reshape` matches only when the element count is unchanged"
+    ),
+    # Only with a tensor `src`: a number `value` with `reduce=` is not deprecated.
+    "scatter": Deprecated(
+        "1.13",
+        ".scatter_reduce(...)",
+        given="reduce",
+        tensor_argument=(2, "src"),
+        built_receiver=True,
+        form="`.scatter(..., reduce=)` with a tensor source",
+        why_no_fix='`scatter_reduce` names the reductions "sum" and "prod"',
+        record="torch.Tensor.scatter:reduce",
+    ),
     "resize_as": Deprecated("0.4", ".reshape(other.shape)", why_no_fix="`reshape` matches only when the element count is unchanged"),
+}
+# Attributes and methods of torch objects other than dotted names, keyed `Class.member`: those of
+# `torch.Tensor` on a value known to be a tensor, the others (names no other library uses) on any
+# value of a file that imports torch and defines no member of that name itself.
+MEMBERS: dict[str, Deprecated] = {
+    "torch.Tensor.volatile": Deprecated(
+        "0.4", "torch.is_grad_enabled()", built_receiver=True, why_no_fix="it is always False: the code it guards is dead"
+    ),
+    # `nn.Module.state_dict(*args, destination=None, prefix="", keep_vars=False)` binds the
+    # positional arguments to those names in order.
+    "torch.nn.Module.state_dict": Deprecated(
+        "1.13",
+        ".state_dict(destination=..., prefix=..., keep_vars=...)",
+        new="state_dict",
+        over_positional=0,
+        positional=3,
+        by_keyword=("destination", "prefix", "keep_vars"),
+        form="`.state_dict(...)` with positional arguments",
+        needs_torch="1.0",
+    ),
+    # The properties return the `device_*` ones (torch/autograd/profiler_util.py).
+    **{
+        f"torch.autograd.profiler_util.FunctionEvent.{old}": Deprecated(
+            "2.4", f".{new}", new=new, elements_of="function_events", needs_torch="2.4"
+        )
+        for old, new in (
+            ("cuda_time_total", "device_time_total"),
+            ("self_cuda_time_total", "self_device_time_total"),
+            ("self_cuda_memory_usage", "self_device_memory_usage"),
+        )
+    },
+    "torch.autograd.function.FunctionCtx.mark_shared_storage": Deprecated(
+        "0.4", why_no_fix="it only warns: tensors sharing storage are tracked, remove the call"
+    ),
+    # `sample_n(n)` returns `self.sample(torch.Size((n,)))` (torch/distributions/distribution.py),
+    # which no distribution of torch overrides.
+    "torch.distributions.Distribution.sample_n": Deprecated(
+        "1.0",
+        ".sample((n,))",
+        new="sample",
+        new_arguments="torch.Size(({},))",
+        built_by="torch.distributions.",
+        needs_torch="0.4",
+    ),
+    # torch calls it on the class either way (torch/csrc/utils/python_arg_parser.cpp); a call of
+    # the method on an instance would pass the instance: no fix.
+    "torch.Tensor.__torch_function__": Deprecated(
+        "1.12",
+        "@classmethod",
+        plain_method=True,
+        form="`__torch_function__` defined as a plain method",
+        why_no_fix="a direct call on an instance would pass the class instead",
+    ),
 }

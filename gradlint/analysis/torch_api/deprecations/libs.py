@@ -109,8 +109,14 @@ CALLABLES: dict[str, Deprecated] = {
     ),
     "torch.distributed.all_reduce_coalesced": Deprecated("2.4", "torch.distributed.all_reduce", why_no_fix="one call per tensor"),
     "torch.distributed.all_gather_coalesced": Deprecated("2.4", "torch.distributed.all_gather", why_no_fix="one call per tensor"),
+    # `reduce_op`'s members are the very objects of `ReduceOp.RedOpType` (distributed_c10d.py `_reduce_op`),
+    # which `ReduceOp` exposes under the same names; `reduce_op` itself is another object.
     "torch.distributed.reduce_op": Deprecated(
-        "1.0", "torch.distributed.ReduceOp", why_no_fix="an attribute read is reported, not rewritten"
+        "1.0",
+        "torch.distributed.ReduceOp",
+        new="torch.distributed.ReduceOp",
+        members=("SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM"),
+        needs_torch="1.0",
     ),
     "torch.distributed.distributed_c10d._get_global_rank": _forwarded("2.0", "torch.distributed.get_global_rank", "2.0"),
     f"{_FUNCOL}.all_gather_tensor": _forwarded(_SINGLE, f"{_FUNCOL}.all_gather_single", _SINGLE),
@@ -130,6 +136,20 @@ CALLABLES: dict[str, Deprecated] = {
     "torch.distributed.checkpoint.save_state_dict": Deprecated(
         "2.2", "torch.distributed.checkpoint.save", why_no_fix="`save` takes the storage writer as a keyword and picks `no_dist` itself"
     ),
+    # `_api_bc_check` (torch/distributed/checkpoint/utils.py) moves a second positional argument to
+    # `storage_writer=`, and raises when that keyword is given too.
+    "torch.distributed.checkpoint.save": Deprecated(
+        "2.2",
+        "save(state_dict, storage_writer=writer)",
+        new="torch.distributed.checkpoint.save",
+        over_positional=1,
+        positional=2,
+        by_keyword=("", "storage_writer"),
+        without=("storage_writer",),
+        form="`save(state_dict, writer)`",
+        needs_torch="2.2",
+        record="torch.distributed.checkpoint.save:storage_writer",
+    ),
     "torch.distributed.checkpoint.load_state_dict": Deprecated(
         "2.2", "torch.distributed.checkpoint.load", why_no_fix="`load` takes the storage reader as a keyword"
     ),
@@ -139,15 +159,34 @@ CALLABLES: dict[str, Deprecated] = {
     "torch.distributed.elastic.metrics.profile": Deprecated(
         "2.4", "torch.distributed.elastic.metrics.prof", why_no_fix="`prof` publishes other metric names"
     ),
+    # Both add the value to `getStream(group)` (torch/distributed/elastic/metrics/api.py) and name
+    # their parameters alike; only the order differs.
     "torch.distributed.elastic.metrics.publish_metric": Deprecated(
-        "2.4", "torch.distributed.elastic.metrics.put_metric", why_no_fix="the arguments reorder: `put_metric(name, value, group)`"
+        "2.4",
+        "torch.distributed.elastic.metrics.put_metric",
+        new="torch.distributed.elastic.metrics.put_metric",
+        by_keyword=("metric_group", "metric_name", "metric_value"),
+        needs_torch="1.9",
     ),
     # torch.library / dynamo / fx
     # `impl_abstract(qualname, func=None, *, lib=None)` returns `register_fake(qualname, func, lib=lib)`,
     # whose first two parameters are positional-only.
     "torch.library.impl_abstract": _forwarded("2.4", "torch.library.register_fake", "2.4", without=("qualname", "func", "_stacklevel")),
-    "torch._dynamo.config.inline_inbuilt_nn_modules": Deprecated("2.13", why_no_fix="it does nothing: drop the setting"),
-    "torch._dynamo.config.skip_code_recursive_on_cache_limit_hit": Deprecated("2.13", why_no_fix="it does nothing: drop the setting"),
+    "torch._dynamo.config.inline_inbuilt_nn_modules": Deprecated("2.13", why_no_fix="it does nothing: drop the setting", setting=True),
+    "torch._dynamo.config.skip_code_recursive_on_cache_limit_hit": Deprecated(
+        "2.13", why_no_fix="it does nothing: drop the setting", setting=True
+    ),
+    # With arguments after `f`, `explain` returns `explain(f)(*args, **kwargs)` (torch/_dynamo/eval_frame.py);
+    # the legacy form runs it while `symbolic_convert.explain` is patched, which only mutes a debug log.
+    "torch._dynamo.explain": Deprecated(
+        "2.1",
+        "torch._dynamo.explain(f)(*args)",
+        new="torch._dynamo.explain",
+        over_positional=1,
+        curried=1,
+        form="`explain(f, *args)`",
+        needs_torch="2.1",
+    ),
     "torch.fx.experimental.symbolic_shapes.guard_size_oblivious": Deprecated(
         "2.9", "guard_or_false` / `guard_or_true` / `statically_known_true", why_no_fix="which one depends on the unbacked case"
     ),
@@ -215,9 +254,8 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     ("torch.distributed.checkpoint.state_dict.get_model_state_dict", "submodules"): Deprecated(
         "2.4", why_no_fix="filter the returned state dict by key prefix"
     ),
-    ("torch.distributed.checkpoint.DefaultSavePlanner", "dedup_replicated_tensors"): Deprecated(
-        "2.3", why_no_fix="it has no effect: drop it"
-    ),
+    # Read only to log the deprecation (torch/distributed/checkpoint/default_planner.py).
+    ("torch.distributed.checkpoint.DefaultSavePlanner", "dedup_replicated_tensors"): Deprecated("2.3", dropped=True),
     ("torch.distributed.elastic.agent.server.WorkerSpec", "fn"): Deprecated(
         "1.9", "entrypoint", why_no_fix="a `fn` spec keeps `entrypoint` None and the agent calls it differently"
     ),
@@ -233,3 +271,26 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
 }
 # Tensor methods (the receiver must be a tensor): "resize" -> "new" names the replacement method.
 METHODS: dict[str, Deprecated] = {}
+# Attributes and methods of torch objects, keyed `Class.member` (see core.MEMBERS).
+MEMBERS: dict[str, Deprecated] = {
+    # The property returns `self.cumulative_sizes` (torch/utils/data/dataset.py).
+    "torch.utils.data.ConcatDataset.cummulative_sizes": Deprecated("0.4", ".cumulative_sizes", new="cumulative_sizes", needs_torch="0.4"),
+    # `Sampler` has no `__init__` of its own since 2.2: `object.__init__` raises on the argument.
+    "torch.utils.data.Sampler.__init__": Deprecated(
+        "2.1",
+        "super().__init__()",
+        removed="2.2",
+        super_arguments=True,
+        form="`super().__init__(data_source)` of a `Sampler`",
+        needs_torch="1.0",
+        record="torch.utils.data.Sampler:data_source",
+    ),
+    "torch.utils._pytree.TreeSpec.children_specs": Deprecated(
+        "2.8", ".children()` or `.child(i)", why_no_fix="an attribute becomes a method call"
+    ),
+    "torch.profiler.profile.export_memory_timeline": Deprecated(
+        "2.9",
+        "torch.cuda.memory._record_memory_history` and `torch.cuda.memory._export_memory_snapshot",
+        why_no_fix="a memory snapshot replaces the timeline",
+    ),
+}
