@@ -113,7 +113,12 @@ def test_the_deprecation_table_repeats_no_older_table():
 
 
 def test_a_fix_names_the_torch_that_has_its_replacement():
-    rows = [*deprecations.CALLABLES.values(), *deprecations.KEYWORDS.values(), *deprecations.METHODS.values(), *deprecations.MEMBERS.values()]
+    rows = [
+        *deprecations.CALLABLES.values(),
+        *deprecations.KEYWORDS.values(),
+        *deprecations.METHODS.values(),
+        *deprecations.MEMBERS.values(),
+    ]
     assert [row for row in rows if row.new is not None and row.needs_torch is None and row.new.startswith("torch.")] == []
 
 

@@ -138,7 +138,9 @@ class DeprecationTableRule(Rule):
         if not self._of_owner(node, owner) or self._in_version_fallback():
             return
         written = entry.form or f"`.{node.attr.value}`"
-        self.report(call if call is not None else node, self._message(written, entry, quoted=True), self._member_fix(node, call, entry, owner))
+        self.report(
+            call if call is not None else node, self._message(written, entry, quoted=True), self._member_fix(node, call, entry, owner)
+        )
 
     def _of_owner(self, node: cst.Attribute, owner: str) -> bool:
         """The receiver can be an `owner`: a tensor or a module the analysis knows as one; for any
@@ -294,7 +296,9 @@ class DeprecationTableRule(Rule):
         fix, advice = None, f"use `{entry.replacement}`" if entry.replacement else None
         new = _written_literal(entry.new_value, arg.value)
         if new is not None and not entry.wrapped_in:
-            fix = self.safe_fix(f"Replace with `{name}={new}`", Replace(arg.value, cst.parse_expression(new)), needs_torch=entry.needs_torch)
+            fix = self.safe_fix(
+                f"Replace with `{name}={new}`", Replace(arg.value, cst.parse_expression(new)), needs_torch=entry.needs_torch
+            )
             advice = f"use `{name}={new}`"
         elif new is not None:
             fix = self._wrapped_fix(call, arg, new, entry)
@@ -307,7 +311,9 @@ class DeprecationTableRule(Rule):
             return None
         alias, changes = found
         wrapper = alias + entry.wrapped_in[len("torch") :]
-        inner = call.with_changes(args=[other.with_changes(value=cst.parse_expression(new)) if other is arg else other for other in call.args])
+        inner = call.with_changes(
+            args=[other.with_changes(value=cst.parse_expression(new)) if other is arg else other for other in call.args]
+        )
         wrapped = cst.Call(func=cst.parse_expression(wrapper), args=[cst.Arg(inner)])
         replaced = Replace(call, render_at(self.context, wrapped, indentation(self.context, self.context.stack)))
         return self.safe_fix(f"Replace with `{wrapper}(...)`", *changes, replaced, needs_torch=entry.needs_torch)
@@ -432,7 +438,9 @@ class DeprecationTableRule(Rule):
             return None
         written, changes = found
         written += "()" if entry.read_as_call else ""
-        return self.safe_fix(f"Replace with `{written}`", *changes, Replace(node, cst.parse_expression(written)), needs_torch=entry.needs_torch)
+        return self.safe_fix(
+            f"Replace with `{written}`", *changes, Replace(node, cst.parse_expression(written)), needs_torch=entry.needs_torch
+        )
 
     def _new_reference(self, old: cst.BaseExpression, new: str) -> Optional[tuple[str, list]]:
         """How to write `new` in place of `old`: through the module `old` is read from when that

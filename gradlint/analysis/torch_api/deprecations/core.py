@@ -98,7 +98,11 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     ("torch.optim.lr_scheduler.StepLR", "verbose"): Deprecated("2.2", "", removed="2.7", why_no_fix="the argument is dropped, not renamed"),
     # `_Reduction.get_enum` maps "elementwise_mean" to "mean" (torch/nn/_reduction.py).
     ("torch.nn.functional.mse_loss", "reduction"): Deprecated(
-        "0.4.1", values=("elementwise_mean",), new_value="mean", needs_torch="0.4.1", record="torch.nn.functional.mse_loss:reduction='elementwise_mean'"
+        "0.4.1",
+        values=("elementwise_mean",),
+        new_value="mean",
+        needs_torch="0.4.1",
+        record="torch.nn.functional.mse_loss:reduction='elementwise_mean'",
     ),
     # One kernel computes both: the real layout is `view_as_real` of the complex result, strides
     # and autograd node included (fixtures/GL517_deprecated_api/test_runtime.py).
@@ -123,7 +127,10 @@ METHODS: dict[str, Deprecated] = {
     "storage_type": Deprecated("2.0", ".dtype", why_no_fix="a storage class becomes a dtype"),
     # Reported only on a tensor built in view: PIL images have a `resize` of their own.
     "resize": Deprecated(
-        "0.4", ".reshape(...)` or `.resize_(...)", built_receiver=True, why_no_fix="`reshape` matches only when the element count is unchanged"
+        "0.4",
+        ".reshape(...)` or `.resize_(...)",
+        built_receiver=True,
+        why_no_fix="`reshape` matches only when the element count is unchanged",
     ),
     # Only with a tensor `src`: a number `value` with `reduce=` is not deprecated.
     "scatter": Deprecated(
