@@ -10,7 +10,7 @@ import libcst as cst
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.analysis.command_line import CommandLineOptions
 from gradlint.analysis.evaluation import EvaluationLoops, TrainingModes
-from gradlint.analysis.frameworks import imports_other_tensor_framework
+from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch
 from gradlint.analysis.functions import FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GeneratorOutputs, GradEvidence
@@ -176,6 +176,11 @@ class FileContext:
     def functions_called_without_grad(self) -> frozenset[str]:
         """Names of the functions and methods called somewhere inside a no-grad block."""
         return functions_called_without_grad(self.module, self.imports)
+
+    @cached_property
+    def uses_torch(self) -> bool:
+        """The file imports torch, directly or through a local module of its project."""
+        return imports_torch(self.imports)
 
     @cached_property
     def uses_other_tensor_framework(self) -> bool:
