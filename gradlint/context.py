@@ -323,7 +323,8 @@ class FileContext:
         return self.values.is_tensor(node, self.scope())
 
     def is_known_tensor(self, node: cst.BaseExpression) -> bool:
-        """`node` is a tensor with nothing against it: enough for a safe fix that calls a tensor method."""
+        """`node` is a tensor by more than its name, with nothing against it: enough for a safe fix
+        that calls a tensor method."""
         return self.values.is_known_tensor(node, self.scope())
 
     def contradicts_tensor(self, node: cst.BaseExpression) -> bool:

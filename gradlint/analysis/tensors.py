@@ -111,7 +111,8 @@ class TensorEvidence:
         # Every call of a method of the file, when they are all known (`LocalCalls.all_calls_of_method`).
         method_calls: Optional[Callable[[cst.FunctionDef], Optional[Sequence[tuple[cst.Call, cst.FunctionDef]]]]] = None,
         # False: a name alone (`output_buffer`, `loss`) is no evidence, nor the result of torch's
-        # private modules (`torch._inductor.lowering.view` gives an IR box): what a safe fix asks.
+        # private modules (`torch._inductor.lowering.view` gives an IR box), nor a method called
+        # on what a relative import binds (`L.view(...)`): what a safe fix asks.
         names_decide: bool = True,
     ) -> None:
         self.imports = imports
@@ -140,8 +141,8 @@ class TensorEvidence:
         self._state_stores: dict[int, dict[str, list[tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
 
     def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
-        """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so and
-        nothing contradicts it (see `contradicts_tensor`)."""
+        """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so by
+        more than a name (see `names_decide`) and nothing contradicts it (see `contradicts_tensor`)."""
         return (
             self._beyond_names.is_tensor(node, scope)
             and not self.contradicts_tensor(node, scope)
