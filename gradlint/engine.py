@@ -301,7 +301,9 @@ def _header_end(node: cst.CSTNode, converter: EditBuilder, lines: LineIndex) -> 
     return Location(*lines.position(offset + 1))
 
 
-def _findings(context: FileContext, reports: list[Report], noqa_lines: NoqaLines, python_only: frozenset[str] = frozenset()) -> list[Finding]:
+def _findings(
+    context: FileContext, reports: list[Report], noqa_lines: NoqaLines, python_only: frozenset[str] = frozenset()
+) -> list[Finding]:
     """The reports as findings; outside torch code (`context.uses_torch`) the fixes of rules that
     rewrite torch code (all but `python_only`) are unsafe."""
     positions = context.positions
