@@ -472,7 +472,12 @@ INDUCTOR_BOXES = [
 ]
 
 
+# Checked alone, or with its package (where the index resolves `..lowering` to a module of the run).
+IN_A_RUN = [None, ProjectFacts(called_elsewhere=frozenset())]
+
+
+@pytest.mark.parametrize("project", IN_A_RUN, ids=["alone", "in-a-run"])
 @pytest.mark.parametrize("source", INDUCTOR_BOXES)
-def test_inductor_ir_boxes_get_no_safe_fix(source):
-    (finding,) = lint(textwrap.dedent(source), "GL303")
+def test_inductor_ir_boxes_get_no_safe_fix(source, project):
+    (finding,) = lint_text(textwrap.dedent(source), "codegen.py", frozenset({"GL303"}), project=project).findings
     assert finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE
