@@ -10,7 +10,7 @@ import libcst as cst
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.analysis.command_line import CommandLineOptions
 from gradlint.analysis.evaluation import EvaluationLoops, TrainingModes
-from gradlint.analysis.frameworks import imports_other_tensor_framework
+from gradlint.analysis.frameworks import imports_other_tensor_framework, imports_torch
 from gradlint.analysis.functions import FunctionTable, enclosing_class, enclosing_function
 from gradlint.analysis.grad_mode import functions_called_without_grad, runs_without_grad
 from gradlint.analysis.grad_tracking import GeneratorOutputs, GradEvidence
@@ -178,6 +178,11 @@ class FileContext:
         return functions_called_without_grad(self.module, self.imports)
 
     @cached_property
+    def uses_torch(self) -> bool:
+        """The file imports torch, directly or through a local module of its project."""
+        return imports_torch(self.imports)
+
+    @cached_property
     def uses_other_tensor_framework(self) -> bool:
         """The file imports TensorFlow, JAX, MXNet...: `.numpy()` and friends may be theirs."""
         return imports_other_tensor_framework(self.imports)
@@ -318,7 +323,8 @@ class FileContext:
         return self.values.is_tensor(node, self.scope())
 
     def is_known_tensor(self, node: cst.BaseExpression) -> bool:
-        """`node` is a tensor with nothing against it: enough for a safe fix that calls a tensor method."""
+        """`node` is a tensor by more than its name, with nothing against it: enough for a safe fix
+        that calls a tensor method."""
         return self.values.is_known_tensor(node, self.scope())
 
     def contradicts_tensor(self, node: cst.BaseExpression) -> bool:

@@ -17,6 +17,7 @@ import libcst as cst
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
 from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
+from gradlint.fix.torch_code import outside_torch
 from gradlint.messages import snippet
 from gradlint.model import Edit, FileResult, Finding, Fix, Location, Report
 from gradlint.noqa import NoqaLines, file_is_exempt, file_noqa_codes, suppresses, without_suppressed
@@ -124,8 +125,10 @@ def analyse_text(
     context = FileContext(path, text, module, project)
     noqa_lines = NoqaLines(text)
     try:
-        walk(context, [rule_by_code(rule.code)(context) for rule in rules])
-        findings = _findings(context, context.reports, noqa_lines) if context.reports else []
+        classes = [rule_by_code(rule.code) for rule in rules]
+        walk(context, [rule(context) for rule in classes])
+        python_only = frozenset(rule.code for rule in classes if not rule.rewrites_torch)
+        findings = _findings(context, context.reports, noqa_lines, python_only) if context.reports else []
     except RecursionError:
         return LintOutcome(module=module, error="internal error: nesting too deep to analyse")
     except Exception as error:  # a rule bug must not stop the run
@@ -330,7 +333,11 @@ def _header_end(node: cst.CSTNode, converter: EditBuilder, lines: LineIndex) -> 
     return Location(*lines.position(offset + 1))
 
 
-def _findings(context: FileContext, reports: list[Report], noqa_lines: NoqaLines) -> list[Finding]:
+def _findings(
+    context: FileContext, reports: list[Report], noqa_lines: NoqaLines, python_only: frozenset[str] = frozenset()
+) -> list[Finding]:
+    """The reports as findings; outside torch code (`context.uses_torch`) the fixes of rules that
+    rewrite torch code (all but `python_only`) are unsafe."""
     positions = context.positions
     # Positions are in the text the module was parsed from (repaired `async=` keywords included);
     # rows are the same in the text as written, where noqa comments are read.
@@ -348,6 +355,9 @@ def _findings(context: FileContext, reports: list[Report], noqa_lines: NoqaLines
         if key in seen:
             continue
         seen.add(key)
-        fix = converter.fix(report.fix) if report.fix else None
+        plan = report.fix
+        if plan is not None and report.code not in python_only and not context.uses_torch:
+            plan = outside_torch(plan)
+        fix = converter.fix(plan) if plan else None
         findings.append(Finding(report.code, report.message, context.path, start, end, fix, noqa_lines.row_for(start.row)))
     return findings

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import textwrap
 
+import libcst as cst
 import pytest
 import torch
 
+from gradlint.analysis.frameworks import imports_torch
+from gradlint.analysis.imports import ImportMap
+from gradlint.engine import lint_text
 from gradlint.fix.apply import fix_text
 from gradlint.fix.plan import Applicability
+from gradlint.model.project import ProjectFacts
 from support import lint
 
 # A loss as a number: what a criterion gives in these programs, where nothing is a tensor.
@@ -149,6 +154,40 @@ LOOK_ALIKES = {
 
         assert unmasked([1.0, 2.0], [True, False]) == [1.0, 2.0]
         """,
+        # torch Inductor's IR: a buffer's `.data` is the box it wraps, in a file that imports torch.
+        """
+        import torch
+
+
+        class StorageBox:
+            def __init__(self, data):
+                self.data = data
+
+
+        def boxed_device(output_buffer):
+            assert isinstance(output_buffer.data, str)
+            return output_buffer.data
+
+
+        assert boxed_device(StorageBox("cpu")) == "cpu"
+        """,
+    ],
+    "GL511": [
+        # numpy code: a 3-D array's `.T` reverses its axes; an array has no `.permute`.
+        """
+        import numpy as np
+
+        cube = np.arange(24).reshape(2, 3, 4).T
+        assert cube.shape == (4, 3, 2)
+        """,
+        # The same array in torch code.
+        """
+        import numpy as np
+        import torch
+
+        cube = np.arange(24).reshape(2, 3, 4).T
+        assert cube.shape == (4, 3, 2) and torch.from_numpy(cube.copy()).shape == (4, 3, 2)
+        """,
     ],
     "GL301": [
         # A numpy masked array: `.data` is the array under the mask.
@@ -180,6 +219,25 @@ LOOK_ALIKES = {
         """,
     ],
     "GL505": [
+        # sympy's quaternions in torch code: a parameter named like a tensor is still another object.
+        """
+        import torch
+
+
+        class Quaternion:
+            def __init__(self, w):
+                self.w = w
+
+            def add(self, scale, other):
+                return Quaternion(self.w + scale * other.w)
+
+
+        def combine(output, q):
+            return output.add(2, q)
+
+
+        assert combine(Quaternion(1), Quaternion(3)).w == 7
+        """,
         # sympy's quaternions: `add(scale, other)` of another library.
         """
         class Quaternion:
@@ -351,3 +409,91 @@ def test_safe_fix_on_a_tensor_runs(code):
     assert fixed.error is None and fixed.text != source
     torch.manual_seed(0)
     run(fixed.text)
+
+
+# -- files that never import torch: their findings stay, their fixes need `--unsafe-fixes` ---------
+
+# `optimizer.zero_grad` without the call, in a file that never imports torch: the rule's fix is safe.
+UNCALLED_OUTSIDE_TORCH = """
+for x, y in loader:
+    optimizer.zero_grad
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_outside_torch_a_finding_stays_and_its_fix_is_unsafe_saying_why():
+    (finding,) = lint(UNCALLED_OUTSIDE_TORCH, "GL606")
+    assert finding.fix.applicability is Applicability.UNSAFE
+    assert finding.fix.message == "Call it: `optimizer.zero_grad()` (the file does not import torch)"
+    assert fix_text(UNCALLED_OUTSIDE_TORCH, "train.py", frozenset({"GL606"})).text == UNCALLED_OUTSIDE_TORCH
+    fixed = fix_text(UNCALLED_OUTSIDE_TORCH, "train.py", frozenset({"GL606"}), unsafe=True).text
+    assert "    optimizer.zero_grad()\n" in fixed
+    (in_torch,) = lint("import torch\n" + UNCALLED_OUTSIDE_TORCH, "GL606")
+    assert in_torch.fix.applicability is Applicability.SAFE
+
+
+def test_fixes_that_stand_on_python_alone_stay_safe_outside_torch():
+    (iterator,) = lint('words = iter(["a", "b"])\nfirst = words.next()\n', "GL516")
+    assert iterator.fix.applicability is Applicability.SAFE
+    (noqa,) = lint("x = 1  # noqa: GL101\n", "GL900", "GL101")
+    assert noqa.code == "GL900" and noqa.fix.applicability is Applicability.SAFE
+
+
+# `torch` brought in through a local module of the project: the file is torch code.
+THROUGH_A_LOCAL_MODULE = textwrap.dedent(TENSOR_CASES["GL303"]).replace("import torch\n", "from common import torch\n", 1)
+
+
+def test_torch_imported_through_a_local_module_keeps_the_safe_fix():
+    project = ProjectFacts(names={"common.torch": "torch"})
+    (through,) = [f for f in lint_text(THROUGH_A_LOCAL_MODULE, "m.py", frozenset({"GL303"}), project=project).findings]
+    assert through.fix.applicability is Applicability.SAFE
+    (alone,) = lint(THROUGH_A_LOCAL_MODULE, "GL303")
+    assert alone.fix.applicability is Applicability.UNSAFE
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("import torch.nn as nn\n", True),
+        ("from torch import *\n", True),
+        ("from torch.nn.functional import relu\n", True),
+        ("import numpy as np\n", False),
+        ("from common import torch\n", False),  # without the project's facts: unknown
+    ],
+)
+def test_which_files_import_torch(source, expected):
+    assert imports_torch(ImportMap.build(cst.parse_module(source))) is expected
+
+
+# In torch code, what torch's internals return and what a package's relative imports bring are no tensors.
+INDUCTOR_BOXES = [
+    """
+    import torch
+    from torch._inductor import lowering as L
+
+
+    def reinterpret(node, sizes):
+        return L.view(node, sizes).data
+    """,
+    """
+    import torch
+    from .. import lowering as L
+
+
+    def reinterpret(node, sizes):
+        return L.view(node, sizes).data
+    """,
+]
+
+
+# Checked alone, or with its package (where the index resolves `..lowering` to a module of the run).
+IN_A_RUN = [None, ProjectFacts(called_elsewhere=frozenset())]
+
+
+@pytest.mark.parametrize("project", IN_A_RUN, ids=["alone", "in-a-run"])
+@pytest.mark.parametrize("source", INDUCTOR_BOXES)
+def test_inductor_ir_boxes_get_no_safe_fix(source, project):
+    (finding,) = lint_text(textwrap.dedent(source), "codegen.py", frozenset({"GL303"}), project=project).findings
+    assert finding.fix is not None and finding.fix.applicability is Applicability.UNSAFE

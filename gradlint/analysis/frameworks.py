@@ -20,5 +20,19 @@ def is_other_library(qualified: str) -> bool:
 
 
 def imports_torch(imports: ImportMap) -> bool:
-    """The file imports torch or one of its modules."""
-    return any(imported.target.split(".", 1)[0] == "torch" for imported in imports.imports)
+    """The file imports torch or one of its modules (`import torch`, `from torch.nn import *`), or
+    brings in what a local module of its project imports from torch (`from common import torch`,
+    `from .layers import *` where `layers` does `from torch import nn`)."""
+    if any(_is_torch(imported.target) for imported in imports.imports) or any(_is_torch(module) for module in imports.star_modules):
+        return True
+    project = imports.project
+    if project is None:
+        return False
+    # The project's names are the file's own spellings of what it brings in from local modules.
+    return any(_is_torch(target) for target in project.names.values()) or any(
+        _is_torch(star.fallback or "") for star in project.stars.values()
+    )
+
+
+def _is_torch(qualified: str) -> bool:
+    return qualified.split(".", 1)[0] == "torch"

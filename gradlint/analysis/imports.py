@@ -69,6 +69,9 @@ class ImportMap:
     project: Optional["ProjectFacts"] = None  # names this file brings in from other files of its run
     project_stars: list[str] = field(default_factory=list)  # star imports of local modules, as written
     aliases: dict[str, cst.BaseExpression] = field(default_factory=dict)  # `V = autograd.Variable`
+    # Names a relative import binds to what no facts resolve to an outside name (`from .. import
+    # lowering as L`): modules or objects of the package, never a value the file computes.
+    unresolved_relative: set[str] = field(default_factory=set)
     # id(attribute) -> (attribute, its qualified name): rules ask about the same attribute many
     # times; holding the node keeps its id from being reused by another.
     _resolved_attributes: dict[int, tuple[cst.Attribute, Optional[str]]] = field(default_factory=dict, repr=False, compare=False)
@@ -177,7 +180,10 @@ class ImportMap:
                 if found is not None:
                     return found
             names = [] if isinstance(statement.names, cst.ImportStar) else statement.names
-            return [(_asname(alias) or (dotted_name(alias.name) or ""), SHADOWED) for alias in names]
+            found = [(_asname(alias) or (dotted_name(alias.name) or ""), SHADOWED) for alias in names]
+            if record:
+                self.unresolved_relative.update(local for local, _ in found)
+            return found
         module = dotted_name(statement.module) or ""
         if isinstance(statement.names, cst.ImportStar):
             if record:
@@ -382,6 +388,8 @@ class ImportMap:
             target = self.project.names.get(f"{spelling}.{name}")
             if target is None:
                 found.append((_asname(alias) or name, SHADOWED))
+                if record:
+                    self.unresolved_relative.add(_asname(alias) or name)
             else:
                 found.append(self._imported(_asname(alias) or name, target, statement, alias, record))
         return found

@@ -110,8 +110,13 @@ class TensorEvidence:
         used_elsewhere: Optional[frozenset[str]] = None,
         # Every call of a method of the file, when they are all known (`LocalCalls.all_calls_of_method`).
         method_calls: Optional[Callable[[cst.FunctionDef], Optional[Sequence[tuple[cst.Call, cst.FunctionDef]]]]] = None,
+        # False: a name alone (`output_buffer`, `loss`) is no evidence, nor the result of torch's
+        # private modules (`torch._inductor.lowering.view` gives an IR box), nor a method called
+        # on what a relative import binds (`L.view(...)`): what a safe fix asks.
+        names_decide: bool = True,
     ) -> None:
         self.imports = imports
+        self._names_decide = names_decide
         self.scopes = scopes
         self.module = module
         self.source = source  # the file's text, when known (generating it from `module` is slow)
@@ -136,9 +141,33 @@ class TensorEvidence:
         self._state_stores: dict[int, dict[str, list[tuple[cst.BaseExpression, cst.FunctionDef]]]] = {}
 
     def is_known_tensor(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
-        """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so and
-        nothing contradicts it (see `contradicts_tensor`)."""
-        return self.is_tensor(node, scope) and not self.contradicts_tensor(node, scope) and not self._tensor_by_name_only(node, scope)
+        """Enough evidence to call a tensor method on `node` in a safe fix: `is_tensor` says so by
+        more than a name (see `names_decide`) and nothing contradicts it (see `contradicts_tensor`)."""
+        return (
+            self._beyond_names.is_tensor(node, scope)
+            and not self.contradicts_tensor(node, scope)
+            and not self._tensor_by_name_only(node, scope)
+        )
+
+    @cached_property
+    def _beyond_names(self) -> "TensorEvidence":
+        """This evidence without its guesses from names alone (see `names_decide`)."""
+        if not self._names_decide:
+            return self
+        return TensorEvidence(
+            self.imports,
+            self.scopes,
+            self.module,
+            self.source,
+            self._table,
+            self._returns_only_numbers,
+            returns_no_tensor=self._returns_no_tensor,
+            scope_uses=self._scope_uses,
+            call_sites=self._call_sites,
+            used_elsewhere=self._used_elsewhere,
+            method_calls=self._method_calls,
+            names_decide=False,
+        )
 
     def _tensor_by_name_only(self, node: cst.BaseExpression, scope: Optional[Scope]) -> bool:
         """`train_loss(x)` runs a function of this file whose returns show no tensor: its name
@@ -197,6 +226,8 @@ class TensorEvidence:
         if isinstance(node, cst.Attribute):
             if node.attr.value in TENSOR_ATTRIBUTES:
                 return not self._is_module_path(node.value)
+            if node.attr.value == "data" and not self._names_decide and self.is_tensor(node.value, scope, depth + 1):
+                return True  # a tensor's `.data` is one (with names deciding, that would spread their guesses)
             return self._instance_attribute_is_tensor(node, scope, depth)
         if isinstance(node, cst.Subscript):
             return (
@@ -345,6 +376,7 @@ class TensorEvidence:
             return (
                 qualified.startswith("torch.")
                 and not qualified.startswith(NOT_TENSOR_MODULES)
+                and (self._names_decide or not _is_private(qualified))
                 and not _is_class_name(qualified)
                 and qualified not in OBJECT_LOADERS
             )
@@ -352,13 +384,17 @@ class TensorEvidence:
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in TENSOR_ONLY_METHODS:
-                return not self._is_module_path(func.value) and not _rooted_in(func.value, NON_TENSOR_ROOTS)
+                return (
+                    not self._is_module_path(func.value)
+                    and not _rooted_in(func.value, NON_TENSOR_ROOTS)
+                    and (self._names_decide or not _rooted_in(func.value, self.imports.unresolved_relative))
+                )
             if method in TENSOR_PRESERVING_METHODS and self.is_tensor(func.value, scope, depth + 1):
                 return True
             if method in RECEIVER_TENSOR_METHODS and self.is_tensor(_without_data(func.value), scope, depth + 1):
                 return True  # `p.data.new()`: the `.data` of a tensor is one
-            if isinstance(func.value, cst.Name) and func.value.value == "self" and MODEL_CALL.match(method):
-                return not self.returns_no_tensor(call, scope)  # `self.model(x)`, as `model(x)`
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and (MODEL_CALL.match(method) or CRITERION.match(method)):
+                return not self.returns_no_tensor(call, scope)  # `self.model(x)`, `self.criterion(out, y)`, as `model(x)`
             if isinstance(func.value, cst.Name) and func.value.value == "self" and self._holds_project_module(func, scope):
                 return not self._packs_sequences  # `self.g12(x)`, `self.g12 = G12()` of another file's module class
             return self._returns_tensor(call, scope, depth)  # `self.make_noise(n)`
@@ -369,6 +405,7 @@ class TensorEvidence:
                 return False
             return (
                 bool(CRITERION.match(func.value) or MODEL_CALL.match(func.value))
+                or self._calls_own_module(func, scope)
                 or self._returns_tensor(call, scope, depth)
                 or self._network_returns_tensor(func.value, scope)
                 or self._lambda_returns_tensor(func.value, scope, depth)
@@ -414,7 +451,7 @@ class TensorEvidence:
                 return True
             if self._global_is_tensor(scope, name, depth):
                 return True
-        if not TENSOR_VALUE.search(name):
+        if not self._names_decide or not TENSOR_VALUE.search(name):
             return False
         # Named like a tensor: unless it is bound only to numbers (`loss = compute_loss(...)` where
         # the function returns a float). Asked after the name, which is cheaper and mostly decides.
@@ -700,6 +737,13 @@ class TensorEvidence:
         calls = {id(call) for call, _ in known}
         # The summaries resolve `self.m(...)` the same way: each known call is one of their sites.
         return sites if len(sites) == len(calls) and all(id(site.call) in calls for site in sites) else ()
+
+    def _calls_own_module(self, func: cst.Name, scope: Optional[Scope]) -> bool:
+        """`self(x)` in a method of a module class of this file: its forward's output, as `model(x)`."""
+        if func.value != "self" or not isinstance(scope, cst.FunctionDef) or self._table is None or self._packs_sequences:
+            return False
+        owner = self._table.class_of(scope)
+        return owner is not None and (self._module_classes.get(owner.name.value) is owner or id(owner) in self._nested_module_classes)
 
     def _is_network_input(self, function: cst.FunctionDef, name: str) -> bool:
         """`x` of `def forward(self, x)` in a module class of this file: a positional parameter
@@ -1197,3 +1241,8 @@ def _string_index(subscript: cst.Subscript) -> Optional[str]:
     index = subscript.slice[0].slice.value
     value = index.evaluated_value if isinstance(index, cst.SimpleString) else None
     return value if isinstance(value, str) else None
+
+
+def _is_private(qualified: str) -> bool:
+    """`torch._inductor.lowering.view`: a name of torch's internals, whose results are its own objects."""
+    return any(part.startswith("_") for part in qualified.split(".")[1:])

@@ -2718,7 +2718,7 @@ RULES = (
         summary='a torch call relies on a default torch warns about (`indexing`, `align_corners`, `use_reentrant`, `dim`, `.T`, `kl_div`)',
         severity='warning',
         fix_availability='sometimes',
-        fix_applicabilities=('safe',),
+        fix_applicabilities=('safe', 'unsafe'),
         triggers=('meshgrid', 'grid_sample', 'affine_grid', 'checkpoint', 'cross', 'kl_div', 'KLDivLoss', '.T'),
         also_required=(),
         migration='api',
@@ -2777,7 +2777,9 @@ RULES = (
             'without the warning: `indexing="ij"`, `align_corners=False`, `use_reentrant=True`;\n'
             '`dim=` the first dimension of size 3 when both shapes of `torch.cross` are stated in the code\n'
             'and equal; `x.permute(k - 1, ..., 0)` for `x.T` when the rank k of `x` is stated in the\n'
-            'code and is 1 or at least 3 (`.permute(0)` on a vector: still a view, as `.T` was). The message names the other choice where it may be what the code means\n'
+            'code and is 1 or at least 3 (`.permute(0)` on a vector: still a view, as `.T` was); unsafe\n'
+            "where `x` is not evidently a tensor (a numpy array's `.T` has the same shape, and no\n"
+            '`.permute`). The message names the other choice where it may be what the code means\n'
             '(`align_corners=True` for code written before torch 1.3, `use_reentrant=False`), which the\n'
             'fix does not write. No fix for `kl_div`\'s reduction: `reduction="batchmean"` computes a\n'
             'different value (the mathematically correct one).\n'

@@ -76,6 +76,9 @@ class Rule:
     # Its fixes change what other rules know (e.g. put code under `torch.no_grad()`, after which
     # values computed there carry no history), so they get fix rounds of their own, first.
     fixes_first: ClassVar[bool] = False
+    # Its fixes rewrite PyTorch code: in a file that never imports torch they are offered as unsafe
+    # (see gradlint/fix/torch_code.py). False for a rule whose safe fixes stand on Python alone.
+    rewrites_torch: ClassVar[bool] = True
     # Left out of the default selection (as ruff's RUF100): on only when `select`,
     # `extend-select` or their command-line options name it (`GL900`, `GL9`, `GL`, `ALL`).
     opt_in: ClassVar[bool] = False

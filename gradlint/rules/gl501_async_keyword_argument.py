@@ -74,9 +74,9 @@ class AsyncKeywordArgument(Rule):
     )
     INVALID = (
         Invalid(
-            "images = images.cuda(async=True)\n",
-            "images = images.cuda(non_blocking=True)\n",
-            line=1,
+            "import torch\nimages = images.cuda(async=True)\n",
+            "import torch\nimages = images.cuda(non_blocking=True)\n",
+            line=2,
             column=22,
             message="`async=` is a syntax error since Python 3.7 (deprecated in torch 0.4); use `non_blocking=`",
             fix_title="Rename to `non_blocking=`",

@@ -93,7 +93,9 @@ class UnpinnedDefault(Rule):
     without the warning: `indexing="ij"`, `align_corners=False`, `use_reentrant=True`;
     `dim=` the first dimension of size 3 when both shapes of `torch.cross` are stated in the code
     and equal; `x.permute(k - 1, ..., 0)` for `x.T` when the rank k of `x` is stated in the
-    code and is 1 or at least 3 (`.permute(0)` on a vector: still a view, as `.T` was). The message names the other choice where it may be what the code means
+    code and is 1 or at least 3 (`.permute(0)` on a vector: still a view, as `.T` was); unsafe
+    where `x` is not evidently a tensor (a numpy array's `.T` has the same shape, and no
+    `.permute`). The message names the other choice where it may be what the code means
     (`align_corners=True` for code written before torch 1.3, `use_reentrant=False`), which the
     fix does not write. No fix for `kl_div`'s reduction: `reduction="batchmean"` computes a
     different value (the mathematically correct one).
@@ -114,7 +116,7 @@ class UnpinnedDefault(Rule):
     severity = Severity.WARNING
     migration = "api"
     fix_availability = Availability.SOMETIMES
-    fix_applicabilities = (Applicability.SAFE,)
+    fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
     triggers = ("meshgrid", "grid_sample", "affine_grid", "checkpoint", "cross", "kl_div", "KLDivLoss", ".T")
 
     VALID = (
@@ -249,6 +251,20 @@ class UnpinnedDefault(Rule):
             """,
             message="`.T` on a 1-D tensor (deprecated in torch 1.11) is the identity",
         ),
+        Invalid(
+            """
+            import torch
+            def channels_first(image):
+                return image.reshape(32, 32, 3).T
+            """,
+            """
+            import torch
+            def channels_first(image):
+                return image.reshape(32, 32, 3).permute(2, 1, 0)
+            """,
+            line=3,
+            fix_title="Replace with `.permute(2, 1, 0)`",
+        ),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -283,7 +299,9 @@ class UnpinnedDefault(Rule):
             )
         permute = cst.Attribute(value=node.value, attr=cst.Name("permute"))
         replacement = cst.Call(func=permute, args=[cst.Arg(cst.Integer(str(dim))) for dim in reversed(range(rank))])
-        self.report(node, message, self.safe_fix(f"Replace with `.permute({dims})`", Replace(node, replacement)))
+        # A numpy array's `.T` has the same shape evidence (`np.arange(24).reshape(2, 3, 4).T`) and no `.permute`.
+        make = self.safe_fix if self.context.is_known_tensor(node.value) else self.unsafe_fix
+        self.report(node, message, make(f"Replace with `.permute({dims})`", Replace(node, replacement)))
 
     def _check_pin(self, node: cst.Call, qualified: str, pin: _Pin) -> None:
         if keyword_arg(node, pin.keyword) is not None:

@@ -81,6 +81,7 @@ class IteratorNextMethod(Rule):
     migration = "api"
     fix_availability = Availability.ALWAYS
     fix_applicabilities = (Applicability.SAFE, Applicability.UNSAFE)
+    rewrites_torch = False  # `next(it)` is Python 3's spelling for any iterator; the safe fix needs no torch
     triggers = (".next()",)
 
     VALID = (

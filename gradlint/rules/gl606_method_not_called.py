@@ -156,6 +156,7 @@ class MethodNotCalled(Rule):
     INVALID = (
         Invalid(
             """
+            import torch
             for x, y in loader:
                 optimizer.zero_grad
                 loss = criterion(model(x), y)
@@ -163,13 +164,14 @@ class MethodNotCalled(Rule):
                 optimizer.step()
             """,
             """
+            import torch
             for x, y in loader:
                 optimizer.zero_grad()
                 loss = criterion(model(x), y)
                 loss.backward()
                 optimizer.step()
             """,
-            line=2,
+            line=3,
             column=5,
             message="`optimizer.zero_grad` is not called: gradients are never reset",
             fix_title="Call it: `optimizer.zero_grad()`",
