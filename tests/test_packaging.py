@@ -3,7 +3,9 @@ an sdist without an incomplete test tree, and README install lines that work tod
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -51,3 +53,38 @@ def test_readme_install_lines_pin_the_release_of_this_version():
     assert "pip install gradlint" not in readme
     assert re.search(rf'pip install "torch-gradlint @ git\+https://github\.com/gradlint/gradlint@{re.escape(tag)}"', readme)
     assert f"## {__version__} (" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+
+
+def test_the_release_tag_is_made_on_the_commit_that_set_the_version(tmp_path):
+    """`.ci/tag-release` (run by the release workflow on main) tags v<version> where the version was
+    set, with the changelog's section as its message, and leaves an existing tag alone."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-tags", str(ROOT), str(clone)], check=True)
+    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    script = ROOT / ".ci" / "tag-release"
+    (clone / ".ci" / "tag-release").write_bytes(script.read_bytes())  # the script as it is now
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    first = subprocess.run(["bash", str(clone / ".ci" / "tag-release")], capture_output=True, text=True, env=env)
+    assert first.returncode == 0, first.stderr
+    tag = f"v{__version__}"
+    tagged = subprocess.run([*git, "rev-list", "-n", "1", tag], capture_output=True, text=True, check=True).stdout.strip()
+    setter = subprocess.run(
+        [*git, "log", "-1", "--format=%H", f'-S__version__ = "{__version__}"', "--", "gradlint/__init__.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert tagged == setter
+    message = subprocess.run([*git, "tag", "-l", "--format=%(contents)", tag], capture_output=True, text=True, check=True).stdout
+    section = re.search(
+        rf"^## {re.escape(__version__)} \(.*?\n(.*?)(?=^## |\Z)", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.S | re.M
+    )
+    assert section and section.group(1).strip().splitlines()[0] in message
+    again = subprocess.run(["bash", str(clone / ".ci" / "tag-release")], capture_output=True, text=True, env=env)
+    assert again.returncode == 0 and again.stdout.strip() == f"{tag} exists"
