@@ -206,3 +206,24 @@ def test_tensor_members_are_reported_on_tensors_only():
         """
     )
     assert [finding.location.row for finding in findings] == [5, 6, 7]
+
+
+def test_a_call_through_an_alias_names_the_torch_api_it_stands_for():
+    findings = _gl517(
+        """
+        import torch
+        from torch.testing import assert_allclose as close
+        def gather(out, x):
+            gather_op = torch.distributed.all_gather_into_tensor
+            gather_op(out, x)
+        close(a, b)
+        torch.testing.assert_allclose(a, b)
+        """
+    )
+    messages = [finding.message.split(" is deprecated")[0] for finding in findings]
+    assert messages == [
+        "`torch.distributed.all_gather_into_tensor`",
+        "`gather_op` (`torch.distributed.all_gather_into_tensor`)",
+        "`close` (`torch.testing.assert_allclose`)",
+        "`torch.testing.assert_allclose`",
+    ]

@@ -52,7 +52,7 @@ class DeprecationTableRule(Rule):
             qualified = self.context.imports.qualified_name(func)
             entry = self.callables.get(qualified) if qualified is not None else None
             if entry is not None and self._call_form(node, entry) and not self._in_version_fallback():
-                written = entry.form or f"`{self.context.code_for(func)}`"
+                written = entry.form or self._callee(func, qualified)
                 self.report(func, self._message(written, entry, quoted=True), self._call_fix(node, func, entry))
             if qualified is not None:
                 self._check_keywords(node, qualified)
@@ -317,6 +317,14 @@ class DeprecationTableRule(Rule):
         wrapped = cst.Call(func=cst.parse_expression(wrapper), args=[cst.Arg(inner)])
         replaced = Replace(call, render_at(self.context, wrapped, indentation(self.context, self.context.stack)))
         return self.safe_fix(f"Replace with `{wrapper}(...)`", *changes, replaced, needs_torch=entry.needs_torch)
+
+    def _callee(self, func: cst.BaseExpression, qualified: str) -> str:
+        """The callee as written, and the torch name it stands for when the code calls it by another
+        (an alias: `gather_op = dist.all_gather_into_tensor`, `import ... as wn`)."""
+        code = self.context.code_for(func)
+        if code.rpartition(".")[2] == qualified.rpartition(".")[2]:
+            return f"`{code}`"
+        return f"`{code}` (`{qualified}`)"
 
     def _check_method(self, node: cst.Call, func: cst.Attribute) -> None:
         entry = self.methods[func.attr.value]
