@@ -227,3 +227,17 @@ def test_a_call_through_an_alias_names_the_torch_api_it_stands_for():
         "`close` (`torch.testing.assert_allclose`)",
         "`torch.testing.assert_allclose`",
     ]
+
+
+def test_a_keyword_is_dropped_only_with_the_value_that_had_no_effect():
+    quiet, printing = (
+        _gl517(
+            f"""
+            import torch
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 2, verbose={value})
+            """
+        )
+        for value in ("False", "True")
+    )
+    assert [finding.fix.applicability.value for finding in quiet] == ["safe"]
+    assert [finding.fix for finding in printing] == [None]

@@ -465,7 +465,7 @@ class DeprecationTableRule(Rule):
         return alias + new[len("torch") :], changes
 
     def _keyword_fix(self, call: cst.Call, arg: cst.Arg, entry: Deprecated) -> Optional[FixPlan]:
-        if entry.dropped:
+        if entry.dropped or (entry.dropped_when and _literal(arg.value) in entry.dropped_when):
             return self._drop_fix(call, arg, entry)
         if entry.new is None or keyword_arg(call, entry.new) is not None:
             return None  # both given: the call raises either way

@@ -95,7 +95,11 @@ KEYWORDS: dict[tuple[str, str], Deprecated] = {
     # Both are read only to decide whether to warn (torch/autograd/__init__.py, torch/nn/functional.py).
     ("torch.autograd.grad", "only_inputs"): Deprecated("0.4", dropped=True),
     ("torch.nn.functional.gumbel_softmax", "eps"): Deprecated("1.2", dropped=True),
-    ("torch.optim.lr_scheduler.StepLR", "verbose"): Deprecated("2.2", "", removed="2.7", why_no_fix="the argument is dropped, not renamed"),
+    # `verbose=False` printed nothing, so the call without it is the same; `verbose=True` printed
+    # each new rate, which the call without it does not.
+    ("torch.optim.lr_scheduler.StepLR", "verbose"): Deprecated(
+        "2.2", "", removed="2.7", dropped_when=(False,), why_no_fix="`verbose=True` printed each new rate: print `get_last_lr()` instead"
+    ),
     # `_Reduction.get_enum` maps "elementwise_mean" to "mean" (torch/nn/_reduction.py).
     ("torch.nn.functional.mse_loss", "reduction"): Deprecated(
         "0.4.1",

@@ -27,6 +27,7 @@ class Deprecated:
     read_as_call: bool = False  # an attribute whose value is `new()`: the fix writes the call in place of a read
     members: tuple[str, ...] = ()  # an attribute fixed only where one of these members of it is read (`reduce_op.SUM`)
     dropped: bool = False  # a keyword argument without any effect: the fix removes it
+    dropped_when: tuple[object, ...] = ()  # ... without effect only with one of these literal values
     # Only one form of a call is deprecated: one passing more positional arguments than
     # `over_positional`, one passing the keyword `given`; a keyword row only where its value is
     # one of the literals `values`.
