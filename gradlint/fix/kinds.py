@@ -5,8 +5,9 @@ the configuration and the command line read these without importing LibCST."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from enum import Enum
-from typing import Optional
+from typing import Optional, TypeVar
 
 
 class Applicability(str, Enum):
@@ -50,3 +51,11 @@ def describe_fix(availability: Availability, applicabilities: tuple[Applicabilit
         return "none"
     kinds = " or ".join(kind.value for kind in Applicability if kind in applicabilities)
     return kinds if availability is Availability.ALWAYS else f"sometimes {kinds}"
+
+
+Offered = TypeVar("Offered")  # a fix plan or a finding's fix: both have `applicability` and `message`
+
+
+def unsafe_because(fix: Offered, reason: str) -> Offered:
+    """`fix` offered as unsafe, its title saying why (a setting or the file cannot vouch for it)."""
+    return replace(fix, applicability=Applicability.UNSAFE, message=f"{fix.message} ({reason})")

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable, Optional
 
-from gradlint.fix.plan import Applicability, torch_release
+from gradlint.fix.kinds import unsafe_because
+from gradlint.fix.plan import torch_release
 from gradlint.model import Finding, Fix
 
 
@@ -35,8 +36,7 @@ def _gated(finding: Finding, target: str) -> Finding:
 
 
 def _beyond_target(fix: Fix, target: str) -> Fix:
-    reason = f"needs torch {fix.needs_torch}; target-torch is {target}"
-    return replace(fix, applicability=Applicability.UNSAFE, message=f"{fix.message} ({reason})")
+    return unsafe_because(fix, f"needs torch {fix.needs_torch}; target-torch is {target}")
 
 
 def _release(text: str) -> tuple[int, int, int]:

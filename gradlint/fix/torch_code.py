@@ -9,8 +9,7 @@ unsafe, with the reason in its title; the finding itself is reported as before.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from gradlint.fix.kinds import unsafe_because
 from gradlint.fix.plan import Applicability, FixPlan
 
 OUTSIDE_TORCH = "the file does not import torch"
@@ -20,4 +19,4 @@ def outside_torch(plan: FixPlan) -> FixPlan:
     """`plan` as a file that never imports torch gets it: unsafe, and saying why if it was safe."""
     if plan.applicability is not Applicability.SAFE:
         return plan
-    return replace(plan, applicability=Applicability.UNSAFE, message=f"{plan.message} ({OUTSIDE_TORCH})")
+    return unsafe_because(plan, OUTSIDE_TORCH)

@@ -57,22 +57,19 @@ def render(findings: Sequence[Finding], output_format: str, options: RenderOptio
     return FORMATS[output_format](findings, options)
 
 
-def render_fix_summary(*args, **kwargs) -> str:
-    from gradlint.report.text import render_fix_summary
+def _from_text(name: str) -> Callable[..., str]:
+    """The function `name` of `gradlint.report.text`, imported when it is first called."""
 
-    return render_fix_summary(*args, **kwargs)
+    def call(*args, **kwargs) -> str:
+        return getattr(importlib.import_module(f"{__name__}.text"), name)(*args, **kwargs)
 
-
-def render_fixed_only(*args, **kwargs) -> str:
-    from gradlint.report.text import render_fixed_only
-
-    return render_fixed_only(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
-def render_statistics(*args, **kwargs) -> str:
-    from gradlint.report.text import render_statistics
-
-    return render_statistics(*args, **kwargs)
+render_fix_summary = _from_text("render_fix_summary")
+render_fixed_only = _from_text("render_fixed_only")
+render_statistics = _from_text("render_statistics")
 
 
 __all__ = ["FORMATS", "HUMAN_FORMATS", "RenderOptions", "render", "render_fix_summary", "render_fixed_only", "render_statistics"]
