@@ -123,8 +123,18 @@ class FileContext:
     @cached_property
     def training(self) -> TrainingAnalysis:
         return TrainingAnalysis(
-            self.module, self.imports, self.tensors, self.function_table, is_tensor=lambda node, scope: self.values.is_tensor(node, scope)
+            self.module,
+            self.imports,
+            self.tensors,
+            self.function_table,
+            is_tensor=lambda node, scope: self.values.is_tensor(node, scope),
+            spells_backward=self.spells("backward"),
         )
+
+    def spells(self, word: str) -> bool:
+        """`word` is in the file's text or in the names it imports from the other files of the run:
+        without it, no name and no attribute of the file is `word`."""
+        return word in self.text or (self.project is not None and word in self.project.trigger_text())
 
     @cached_property
     def evaluation(self) -> EvaluationLoops:

@@ -163,3 +163,12 @@ def test_a_run_of_the_class_file_alone_does_not_know_what_is_passed(tmp_path):
     for file, text in FILES.items():
         write(tmp_path / file, text)
     assert findings(tmp_path, [tmp_path / "trainer.py"]) == [("trainer.py", "GL516", 19, "unsafe")]
+
+
+@pytest.mark.parametrize("old, new", [("self.D(", "self.D ("), ("self.D(", "self . D(\n            ")])
+def test_a_call_spelled_with_spaces_or_a_line_break_is_read_as_a_call(tmp_path, old, new):
+    """Only the attributes the text calls or iterates are followed: a call spelled with spaces is one."""
+    files = dict(FILES)
+    assert old in files["trainer.py"]
+    files["trainer.py"] = files["trainer.py"].replace(old, new)
+    assert passed(tmp_path, files) == PASSED

@@ -34,7 +34,7 @@ Outside = Callable[[str, str], Optional[str]]  # (file, name) -> the outside qua
 
 # `self.loader = loader`, and the attribute called (`self.D(x)`) or iterated (`iter(self.loader)`).
 _STORED = re.compile(rb"^[ \t]+self\.(\w+)[ \t]*=[ \t]*\w+[ \t]*(?:#.*)?$", re.MULTILINE)
-_USED = re.compile(rb"\bself\.(\w+)\(|\biter\(\s*self\.(\w+)\s*\)")
+_USED = re.compile(rb"\bself\s*\.\s*(\w+)\s*\(|\biter\(\s*self\s*\.\s*(\w+)\s*\)")
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 _VIEW_METHODS = frozenset({"view", "reshape"})
 _MAX_DEPTH = 4
@@ -42,8 +42,13 @@ _MAX_DEPTH = 4
 
 def may_pass_stored_arguments(source: bytes) -> bool:
     """The text stores an attribute from a plain name and calls or iterates that attribute."""
-    stored = set(_STORED.findall(source))
-    return bool(stored) and any(name in stored for pair in _USED.findall(source) for name in pair if name)
+    stored = {name.decode("utf-8", "replace") for name in _STORED.findall(source)}
+    return bool(stored) and not stored.isdisjoint(used_attributes(source))
+
+
+def used_attributes(source: bytes) -> frozenset[str]:
+    """The attributes of `self` the text calls or iterates: the only ones whose passed values are asked for."""
+    return frozenset(name.decode("utf-8", "replace") for pair in _USED.findall(source) for name in pair if name)
 
 
 @dataclass(frozen=True)
@@ -75,11 +80,12 @@ class ConstructorArguments:
         self._words = words
         self._mentions: dict[str, Optional[dict[str, list[Mention]]]] = {}
 
-    def of(self, path: str) -> dict[str, PassedValue]:
+    def of(self, path: str, used: frozenset[str]) -> dict[str, PassedValue]:
+        """The values passed for the stored parameters of `path`'s classes whose attribute is one of `used`."""
         tree = self._tree(path)
         if tree is None:
             return {}
-        stored = {node.name: _stored_parameters(node) for node in tree.body if isinstance(node, ast.ClassDef)}
+        stored = {node.name: _stored_parameters(node, used) for node in tree.body if isinstance(node, ast.ClassDef)}
         stored = {name: attributes for name, attributes in stored.items() if attributes}
         found: dict[str, PassedValue] = {}
         for name, attributes in stored.items():
@@ -187,9 +193,10 @@ class ConstructorArguments:
         return _view_sizes(returned) if returned is not None else None
 
 
-def _stored_parameters(node: ast.ClassDef) -> dict[str, str]:
-    """attribute -> parameter, for each `self.<attribute> = <parameter>` of `__init__` that the
-    class assigns nowhere else, the parameter being bound nowhere else in `__init__`."""
+def _stored_parameters(node: ast.ClassDef, used: frozenset[str]) -> dict[str, str]:
+    """attribute -> parameter, for each `self.<attribute> = <parameter>` of `__init__` (an
+    attribute of `used`) that the class assigns nowhere else, the parameter being bound nowhere
+    else in `__init__`."""
     init = _method(node, "__init__")
     if init is None or not init.args.args:
         return {}
@@ -199,8 +206,10 @@ def _stored_parameters(node: ast.ClassDef) -> dict[str, str]:
     for statement in init.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value, ast.Name):
             target = statement.targets[0]
-            if _is_attribute_of(target, receiver) and statement.value.id in parameters:
+            if _is_attribute_of(target, receiver) and target.attr in used and statement.value.id in parameters:  # type: ignore[attr-defined]
                 stored[target.attr] = statement.value.id  # type: ignore[attr-defined]
+    if not stored:
+        return {}
     assigned: dict[str, int] = {}
     for inner in ast.walk(node):
         if isinstance(inner, ast.Attribute) and not isinstance(inner.ctx, ast.Load):

@@ -33,7 +33,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from gradlint.analysis.attribute_writes import AttributeWrites
 from gradlint.analysis.constructor_arguments import MODULE_BASES as _MODULE_BASES
-from gradlint.analysis.constructor_arguments import ConstructorArguments, may_pass_stored_arguments
+from gradlint.analysis.constructor_arguments import ConstructorArguments, may_pass_stored_arguments, used_attributes
 from gradlint.analysis.python_classes import dotted as _dotted
 from gradlint.analysis.imports import CANONICAL
 from gradlint.analysis.integer_attributes import integer_attributes
@@ -371,13 +371,14 @@ class ProjectIndex:
         key = os.path.abspath(path)
         if key not in self._passed:
             found: dict[str, PassedValue] = {}
-            if key in self._run and may_pass_stored_arguments(self._sources.get(key, b"")):
+            source = self._sources.get(key, b"")
+            if key in self._run and may_pass_stored_arguments(source):
                 if self._constructor_arguments is None:
                     self._constructor_arguments = ConstructorArguments(
                         self._tree, self._definition, self._outside_name, lambda module: sorted(self._importers_of(module)), self._words_of
                     )
                 try:
-                    found = self._constructor_arguments.of(key)
+                    found = self._constructor_arguments.of(key, used_attributes(source))
                 except RecursionError:
                     found = {}
             self._passed[key] = found

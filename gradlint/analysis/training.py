@@ -282,9 +282,13 @@ class TrainingAnalysis:
         tensors: TensorEvidence,
         functions: Optional[FunctionTable] = None,
         is_tensor: Optional[Callable[[cst.BaseExpression, Optional[cst.CSTNode]], bool]] = None,
+        spells_backward: bool = True,
     ) -> None:
-        """`is_tensor(node, scope)`: the value model's answer (the tensor evidence's when not given)."""
+        """`is_tensor(node, scope)`: the value model's answer (the tensor evidence's when not given).
+        `spells_backward`: the file (or a name it imports) spells `backward`; without it the file
+        has no backward call, and is not searched for one."""
         self.module = module
+        self._spells_backward = spells_backward
         self.imports = imports
         self.tensors = tensors
         self.is_tensor = is_tensor if is_tensor is not None else tensors.is_tensor
@@ -318,7 +322,7 @@ class TrainingAnalysis:
     @cached_property
     def file_backward_sites(self) -> tuple[BackwardSite, ...]:
         """Every backward call of the file, found in one walk."""
-        return tuple(self.backward_sites_in(self.module))
+        return tuple(self.backward_sites_in(self.module)) if self._spells_backward else ()
 
     @cached_property
     def backpropagated_names(self) -> tuple[cst.Name, ...]:

@@ -330,11 +330,16 @@ class GanDiscriminatorNoDetach(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         training = self.context.training
-        if training.frozen_generator:
-            return
+        bodies = []
         for region in [training.module_region, *training.functions]:
-            scope = region.owner if isinstance(region.owner, cst.FunctionDef) else None
-            self._check_body([event for event in region.events if event.via is None], scope)
+            events = [event for event in region.events if event.via is None]
+            # What the assignments hold matters only to a discriminator's forward pass.
+            if any(event.kind is Kind.FORWARD and event.role is Role.DISCRIMINATOR for event in events):
+                bodies.append((events, region.owner if isinstance(region.owner, cst.FunctionDef) else None))
+        if not bodies or training.frozen_generator:
+            return
+        for events, scope in bodies:
+            self._check_body(events, scope)
 
     def _check_body(self, events: list[Event], scope: Optional[cst.FunctionDef]) -> None:
         fakes: dict[str, bool] = {}  # name -> holds generator output that carries the generator's graph

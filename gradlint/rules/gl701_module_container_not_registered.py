@@ -370,14 +370,23 @@ class ModuleContainerNotRegistered(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         cls = self.context.nn_module_classes.of(node)
-        if cls is None or cls.init is None or _registers_by_hand(node):
+        if cls is None or cls.init is None:
             return
+        self._registers_by_hand: Optional[bool] = None  # asked only before a report: reading the class costs
+        self._class = node
         for assignment in cls.self_assignments:
             if assignment.method is not cls.init or len(cls.assignments_to(assignment.attribute)) > 1:
                 continue
             if self._check_container(cls, assignment):
                 continue
             self._check_tensor(assignment)
+
+    def _report(self, node: cst.CSTNode, message: str, fix: Optional[FixPlan]) -> None:
+        """Report, unless the class registers modules or parameters by hand (`add_module`, `setattr`)."""
+        if self._registers_by_hand is None:
+            self._registers_by_hand = _registers_by_hand(self._class)
+        if not self._registers_by_hand:
+            self.report(node, message, fix)
 
     def _check_container(self, cls: NnModuleClass, assignment: SelfAssignment) -> bool:
         value, attr = assignment.value, assignment.attribute
@@ -396,7 +405,7 @@ class ModuleContainerNotRegistered(Rule):
         wrapper = "ModuleDict" if isinstance(value, (cst.Dict, cst.DictComp)) else "ModuleList"
         kind = "dict" if wrapper == "ModuleDict" else "tuple" if isinstance(value, cst.Tuple) else "list"
         fix = self._container_fix(value, items, wrapper, empty)
-        self.report(value, _CONTAINER.format(attr=attr, kind=kind, wrapper=wrapper), fix)
+        self._report(value, _CONTAINER.format(attr=attr, kind=kind, wrapper=wrapper), fix)
         return True
 
     def _check_local_list(self, cls: NnModuleClass, assignment: SelfAssignment) -> bool:
@@ -417,7 +426,7 @@ class ModuleContainerNotRegistered(Rule):
         if spelled is not None and all(classes.constructs_module(item) for item in items):
             replacement = cst.Call(func=cst.parse_expression(spelled), args=[cst.Arg(assignment.value)])
             fix = self.unsafe_fix("Wrap in `nn.ModuleList`", Replace(assignment.value, replacement))
-        self.report(assignment.value, _CONTAINER.format(attr=assignment.attribute, kind="list", wrapper="ModuleList"), fix)
+        self._report(assignment.value, _CONTAINER.format(attr=assignment.attribute, kind="list", wrapper="ModuleList"), fix)
         return True
 
     def _container_fix(self, value: cst.BaseExpression, items: list, wrapper: str, empty: bool) -> Optional[FixPlan]:
@@ -443,7 +452,7 @@ class ModuleContainerNotRegistered(Rule):
         if spelled is not None:
             replacement = cst.Call(func=cst.parse_expression(spelled), args=[cst.Arg(data)])
             fix = self.unsafe_fix("Wrap in `nn.Parameter`", Replace(assignment.value, replacement))
-        self.report(assignment.value, _TENSOR.format(attr=assignment.attribute), fix)
+        self._report(assignment.value, _TENSOR.format(attr=assignment.attribute), fix)
 
     def _collected_elsewhere(self, attr: str) -> bool:
         """The attribute is put in a list, tuple or dict, or passed to `torch.optim`: it is trained

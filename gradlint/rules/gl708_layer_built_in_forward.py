@@ -194,6 +194,8 @@ class LayerBuiltInForward(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
+        if nn_layer(node.value, self.context.imports) is None:
+            return  # cheap first: most assignments build no layer
         forward = self._in_forward()
         if forward is not None and called_only(node.targets[0].target.value, forward):
             self._check(node.value)

@@ -471,7 +471,7 @@ class ModuleInitWithoutSuper(Rule):
             return
         if not cls.provably_module and not (cls.module_before_other_bases and _initialises_nothing_unseen(cls)):
             return
-        if _calls_an_initialiser(node) or _raises_at_top(cls.init):
+        if _calls_an_initialiser(node, cls.init) or _raises_at_top(cls.init):
             return
         if not (cls.init_needs_module_state or self.context.module_instance_uses.used_as_module(cls)):
             return  # nothing the file shows needs the module's state: it works as built
@@ -484,12 +484,19 @@ class ModuleInitWithoutSuper(Rule):
         return self.safe_fix("Call `super().__init__()` first", InsertLineBefore(first, "super().__init__()"))
 
 
-def _calls_an_initialiser(node: cst.ClassDef) -> bool:
+def _calls_an_initialiser(node: cst.ClassDef, init: cst.FunctionDef) -> bool:
     """Any `<something>.__init__(...)` in the class's own code: `super().__init__()`,
     `Base.__init__(self)`. Not in a class nested in it (that initialises its own instances), nor a
     bare `super().__init__()` in a nested function without parameters (called, it raises
-    `RuntimeError: super(): no arguments`)."""
-    pending: list[tuple[cst.CSTNode, bool]] = [(statement, False) for statement in suite_statements(node.body)]
+    `RuntimeError: super(): no arguments`). `__init__` (one of the class's statements) is searched
+    first: that is where the call nearly always is, and the rest of the class is then not read."""
+    others = [statement for statement in suite_statements(node.body) if statement is not init]
+    return _initialiser_call_in(node, [init]) or _initialiser_call_in(node, others)
+
+
+def _initialiser_call_in(node: cst.ClassDef, statements: list[cst.BaseStatement]) -> bool:
+    # Depth first in the order written: a `super().__init__()` opening `__init__` is met first.
+    pending: list[tuple[cst.CSTNode, bool]] = [(statement, False) for statement in reversed(statements)]
     while pending:
         current, argumentless = pending.pop()
         if isinstance(current, cst.ClassDef):
@@ -500,7 +507,7 @@ def _calls_an_initialiser(node: cst.ClassDef) -> bool:
             argumentless = not parameter_names(current.params)
         if _is_initialiser_call(current) and not (argumentless and _is_bare_super(current.func.value)):
             return True
-        pending.extend((child, argumentless) for child in iter_children(current))
+        pending.extend((child, argumentless) for child in reversed(list(iter_children(current))))
     return False
 
 

@@ -177,10 +177,8 @@ class DropoutParameterAttribute(Rule):
                 self._check(node, target.target.value, node.value)
 
     def _check(self, node: cst.CSTNode, owner: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if not self.context.values.is_nn_module(owner, self.context.scope()):
-            return
-        dropout = self._parameter_dropout(value)
-        if dropout is None:
+        dropout = self._parameter_dropout(value)  # first: far cheaper than asking what the owner is
+        if dropout is None or not self.context.values.is_nn_module(owner, self.context.scope()):
             return
         short = (self.context.qualified_name(dropout.func) or "").rsplit(".", 1)[-1]
         message = (
