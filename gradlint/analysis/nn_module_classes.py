@@ -543,7 +543,9 @@ def sole_list_binding(function: cst.FunctionDef, name: str) -> Optional[cst.List
     ]
     if len(bindings) != 1 or not isinstance(bindings[0], cst.List):
         return None
-    if any(isinstance(node, (cst.For, cst.AugAssign, cst.NamedExpr, cst.CompFor)) and _binds(node, name) for node in descendants(function.body)):
+    if any(
+        isinstance(node, (cst.For, cst.AugAssign, cst.NamedExpr, cst.CompFor)) and _binds(node, name) for node in descendants(function.body)
+    ):
         return None
     return bindings[0]
 
