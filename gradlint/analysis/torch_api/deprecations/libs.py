@@ -55,8 +55,8 @@ CALLABLES: dict[str, Deprecated] = {
     "torch.utils._pytree.str_to_pytree": _forwarded("2.2", "torch.utils._pytree.treespec_loads", "2.2", positional=1),
     "torch.utils._pytree.LeafSpec": Deprecated(
         "2.8",
-        "isinstance(spec, TreeSpec) and spec.is_leaf()",
-        why_no_fix="a leaf spec is no longer a class of its own: the test becomes a method call",
+        "torch.utils._pytree.treespec_leaf()",
+        why_no_fix="`treespec_leaf()` returns one shared leaf spec where `LeafSpec()` made a new one: equal, of the same type, not the same object",
     ),
     # cuda memory: both call `reset_peak_memory_stats(device=device)`, which resets every peak statistic.
     "torch.cuda.reset_max_memory_allocated": _forwarded("1.4", "torch.cuda.reset_peak_memory_stats", "1.4"),
