@@ -99,8 +99,11 @@ class Endpoint:
     # Sending
 
     def send(self, message: dict) -> None:
-        self.output.write(framed({"jsonrpc": "2.0", **message}))
-        self.output.flush()
+        try:
+            self.output.write(framed({"jsonrpc": "2.0", **message}))
+            self.output.flush()
+        except (BrokenPipeError, ValueError):  # the client has gone (or its stream is closed): stop serving
+            self.on_exit()
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"method": method, "params": params})
@@ -184,15 +187,12 @@ class Endpoint:
     def _finished(self, request_id: Any, method: str, task: asyncio.Task) -> None:
         if self._pending.get(request_id) is task:
             del self._pending[request_id]
-        try:
-            if task.cancelled():
-                self.reply_error(request_id, REQUEST_CANCELLED, f"Request Cancelled: {method}")
-            elif task.exception() is not None:
-                self._reply_failure(request_id, method, task.exception())
-            else:
-                self.reply(request_id, task.result())
-        except (BrokenPipeError, ValueError):  # the client has gone (or its stream is closed)
-            pass
+        if task.cancelled():
+            self.reply_error(request_id, REQUEST_CANCELLED, f"Request Cancelled: {method}")
+        elif task.exception() is not None:
+            self._reply_failure(request_id, method, task.exception())
+        else:
+            self.reply(request_id, task.result())
 
     def _reply_failure(self, request_id: Any, method: str, error: BaseException) -> None:
         if isinstance(error, InvalidParams):
@@ -244,9 +244,8 @@ def serve(endpoint: Endpoint, stream: BinaryIO) -> None:
         def handle(body: bytes) -> None:
             try:
                 endpoint.handle_body(body)
-            except BrokenPipeError:  # the client is gone
-                stop()
-            loop.call_soon(handled.set)
+            finally:
+                loop.call_soon(handled.set)
 
         def read() -> None:
             try:
