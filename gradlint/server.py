@@ -481,6 +481,9 @@ class GradlintServer:
         }
         if capabilities.get("notebookDocument") is not None:  # a client that syncs notebooks
             server_capabilities["notebookDocumentSync"] = NOTEBOOK_SYNC
+        # The worker starts once this answer is out, without holding it up (its fork server's
+        # imports take seconds), so that the first check need not wait for it.
+        asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.worker.started()))
         return {"capabilities": server_capabilities, "serverInfo": {"name": SOURCE, "version": __version__}}
 
     def add_folder(self, uri: str) -> None:
@@ -571,7 +574,6 @@ class GradlintServer:
 
     def serve(self, stdin: Optional[BinaryIO] = None) -> None:
         """Serve until `exit` or the end of the input."""
-        self.worker.start()  # now, while this process has no other thread to fork
         # The reading thread may still wait in a read at exit: it gets a file object of its own,
         # as the interpreter's shutdown aborts on a `sys.stdin` whose lock a thread holds.
         stdin = stdin or os.fdopen(os.dup(sys.stdin.fileno()), "rb")
