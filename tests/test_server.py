@@ -748,3 +748,19 @@ def test_incremental_changes_are_applied_in_lsp_coordinates(server, workspace):
     server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 2}, "contentChanges": [change]})
     assert server.diagnostics(path.as_uri(), 2) == []
     assert server.code_actions(path, [], only=["source.fixAll"]) == []  # nothing left to fix in the edited text
+
+
+def test_initialize_is_answered_while_the_workers_fork_server_is_still_starting(workspace, tmp_path):
+    # A fork server that takes far longer to start than the answer may take: the answer does not wait for it.
+    write(
+        tmp_path / "sitecustomize.py",
+        "import sys, time\nif any('multiprocessing.forkserver' in argument for argument in sys.orig_argv):\n    time.sleep(3 * 15)\n",
+    )
+    session = LspSession(workspace, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    try:
+        started = time.monotonic()
+        session.initialize(workspace)  # fails after TIMEOUT (15 s) if it waits for the fork server
+        assert time.monotonic() - started < TIMEOUT
+        assert "positionEncoding" in session.capabilities
+    finally:
+        session.stop()
