@@ -84,10 +84,12 @@ class Session:
             self.incoming.put((time.perf_counter(), json.loads(stream.read(length))))
 
     def send(self, message: dict) -> float:
+        """The time the message was sent: before it is written, as an answer can arrive before the write returns."""
         body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        sent = time.perf_counter()
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.process.stdin.flush()
-        return time.perf_counter()
+        return sent
 
     def wait_for(self, matches: Callable[[dict], bool]) -> tuple[float, dict, list[dict]]:
         """(arrival time, message) of the first message that matches, and the others before it."""
@@ -118,9 +120,9 @@ class Session:
         return arrived, message["params"]["diagnostics"], earlier
 
     def cpu_seconds(self) -> Optional[float]:
-        """CPU seconds so far of the server and the processes under it (its worker), from Linux's
-        /proc; None elsewhere. A worker killed meanwhile (a cancelled check) is no longer counted,
-        so only rounds without cancellations (the fast bursts) are reported."""
+        """CPU seconds so far of the server and the processes under it (its worker's fork server
+        and workers), from Linux's /proc; None elsewhere. A worker killed meanwhile (a cancelled
+        check or fix-all) counts in its parent's children's time once the parent has reaped it."""
         try:
             stats = {int(path.name): stat for path in Path("/proc").glob("[0-9]*") if (stat := _stat(int(path.name), missing_ok=True))}
         except OSError:
@@ -130,7 +132,8 @@ class Session:
             children = {pid for pid, stat in stats.items() if int(stat[1]) in family} - family
             family |= children
             grew = bool(children)
-        return sum(int(stats[pid][11]) + int(stats[pid][12]) for pid in family if pid in stats) / os.sysconf("SC_CLK_TCK")
+        # utime, stime, and cutime, cstime: the children this process has reaped
+        return sum(sum(int(field) for field in stats[pid][11:15]) for pid in family if pid in stats) / os.sysconf("SC_CLK_TCK")
 
     def own_cpu_seconds(self) -> Optional[float]:
         """CPU seconds so far of the server process alone (not its worker); None without /proc."""
