@@ -410,7 +410,12 @@ class GradlintServer:
 
     async def _compute_fix_all(self, checked: CheckedDocument, fix: FixAll) -> None:
         uri = checked.uri
-        outcome = await self.worker.call(("fix", uri), fix_all, checked.text, checked.name, checked.settings)
+
+        def wanted() -> bool:  # the text is still the editor's when the worker gets to it
+            document = self.documents.text(uri)
+            return document is not None and document.text == checked.text
+
+        outcome = await self.worker.call(("fix", uri), fix_all, checked.text, checked.name, checked.settings, wanted=wanted)
         fixed = None
         if outcome.kind == OK:
             fixed, notes = outcome.value

@@ -54,11 +54,14 @@ class Worker:
         if self._process is None:
             await asyncio.get_running_loop().run_in_executor(None, self.start)
 
-    async def call(self, tag: object, function: Callable[..., Any], *args: object) -> Outcome:
-        """`function(*args)` in the process, after the calls before it; `tag` names it for `kill`."""
+    async def call(self, tag: object, function: Callable[..., Any], *args: object, wanted: Callable[[], bool] = lambda: True) -> Outcome:
+        """`function(*args)` in the process, after the calls before it; `tag` names it for `kill`.
+        A call no longer `wanted` when its turn comes is not made (it comes to KILLED)."""
         if self._turn is None:
             self._turn = asyncio.Lock()
         async with self._turn:
+            if not wanted():
+                return Outcome(KILLED)
             await self.started()
             self.running, self._killed = tag, False
             try:

@@ -764,3 +764,15 @@ def test_initialize_is_answered_while_the_workers_fork_server_is_still_starting(
         assert "positionEncoding" in session.capabilities
     finally:
         session.stop()
+
+
+def test_a_fix_all_waiting_for_the_worker_is_dropped_when_its_text_changes(server, workspace):
+    small, big = workspace / "queued_small.py", workspace / "queued_big.py"
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": small.as_uri(), "languageId": "python", "version": 1, "text": LEGACY}})
+    text = LEGACY * 100  # its check keeps the worker busy while the small file's fix-all waits
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": big.as_uri(), "languageId": "python", "version": 1, "text": text}})
+    assert codes(server.diagnostics(small.as_uri(), 1)) == ["GL101", "GL103"]
+    assert codes(server.change(small, FIXED, 2)) == []
+    server.diagnostics(big.as_uri(), 1)
+    wait_for_trace(server, f"cancelled the fix-all of {small.as_uri()} version 1: the document has changed")
+    assert server.traces(f"fix-all for {small.as_uri()}") == []  # not computed for a text no longer there
