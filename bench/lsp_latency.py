@@ -2,11 +2,16 @@
 
     python bench/lsp_latency.py
 
-Opens a generated ~2,000-line legacy training script, then, in each of several rounds, sends a
-burst of ten quick `didChange` edits and times the diagnostics of the last one (from the moment the
-last change was sent); then ~20 code-action requests at cursor positions spread over the file, as
-an editor sends one per cursor move. The server's CPU comes from /proc (Linux). For scale, the
-bare `libcst.parse_module` of the same file is timed in this process.
+Starts the server and times its answer to `initialize` (wall time from the start of the process,
+and the server's CPU then, best of several fresh processes). Opens a generated ~2,000-line legacy
+training script, then, in each of several rounds, sends a burst of ten quick `didChange` edits and
+times the diagnostics of the last one (from the moment the last change was sent); then ~20
+code-action requests at cursor positions spread over the file, as an editor sends one per cursor
+move; then fix-all (`source.fixAll.gradlint`, what an editor asks for on save) requested the moment
+a change's diagnostics arrive, and again a second later. The server's CPU comes from /proc
+(Linux). For scale, the bare `libcst.parse_module` of the same file is timed in this process, and
+`ruff server` (when ruff is installed) is driven by the same client: its `initialize` and its
+diagnostics after the same bursts.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,12 +31,16 @@ from typing import Callable, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES = 2_000
+SMALL_LINES = 150  # a file of a usual size, for fix-all
 BURST = 10
 BURST_INTERVAL = 0.02  # seconds between the changes of a burst: fast typing
 TYPING_INTERVAL = 0.15  # steady typing: each pause outlasts the server's debounce
 ROUNDS = 3
 CODE_ACTIONS = 20
 TIMEOUT = 120.0
+STARTS = 5  # fresh processes for `initialize`
+GRADLINT = [sys.executable, "-m", "gradlint", "server"]
+FIX_ALL = "source.fixAll.gradlint"
 
 
 def legacy_script(lines: int = LINES) -> str:
@@ -49,9 +59,10 @@ def legacy_script(lines: int = LINES) -> str:
 class Session:
     """A client on the stdio of a `gradlint server` process, stamping each message on arrival."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, command: Optional[list[str]] = None) -> None:
+        self.started = time.perf_counter()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gradlint", "server"], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            command or GRADLINT, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         self.incoming: queue.Queue = queue.Queue()
         self.next_id = 0
@@ -73,10 +84,12 @@ class Session:
             self.incoming.put((time.perf_counter(), json.loads(stream.read(length))))
 
     def send(self, message: dict) -> float:
+        """The time the message was sent: before it is written, as an answer can arrive before the write returns."""
         body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        sent = time.perf_counter()
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.process.stdin.flush()
-        return time.perf_counter()
+        return sent
 
     def wait_for(self, matches: Callable[[dict], bool]) -> tuple[float, dict, list[dict]]:
         """(arrival time, message) of the first message that matches, and the others before it."""
@@ -107,9 +120,9 @@ class Session:
         return arrived, message["params"]["diagnostics"], earlier
 
     def cpu_seconds(self) -> Optional[float]:
-        """CPU seconds so far of the server and the processes under it (its worker), from Linux's
-        /proc; None elsewhere. A worker killed meanwhile (a cancelled check) is no longer counted,
-        so only rounds without cancellations (the fast bursts) are reported."""
+        """CPU seconds so far of the server and the processes under it (its worker's fork server
+        and workers), from Linux's /proc; None elsewhere. A worker killed meanwhile (a cancelled
+        check or fix-all) counts in its parent's children's time once the parent has reaped it."""
         try:
             stats = {int(path.name): stat for path in Path("/proc").glob("[0-9]*") if (stat := _stat(int(path.name), missing_ok=True))}
         except OSError:
@@ -119,7 +132,16 @@ class Session:
             children = {pid for pid, stat in stats.items() if int(stat[1]) in family} - family
             family |= children
             grew = bool(children)
-        return sum(int(stats[pid][11]) + int(stats[pid][12]) for pid in family if pid in stats) / os.sysconf("SC_CLK_TCK")
+        # utime, stime, and cutime, cstime: the children this process has reaped
+        return sum(sum(int(field) for field in stats[pid][11:15]) for pid in family if pid in stats) / os.sysconf("SC_CLK_TCK")
+
+    def own_cpu_seconds(self) -> Optional[float]:
+        """CPU seconds so far of the server process alone (not its worker); None without /proc."""
+        try:
+            stat = _stat(self.process.pid)
+        except OSError:
+            return None
+        return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> None:
         self.request("shutdown", None)
@@ -137,16 +159,52 @@ def _stat(pid: int, missing_ok: bool = False) -> Optional[list[str]]:
         raise
 
 
+def measure_initialize(command: list[str], starts: int = STARTS) -> dict:
+    """Wall milliseconds from the start of a fresh process to its answer to `initialize`, and its
+    own CPU milliseconds then: the best of `starts` processes (after one that warms the caches)."""
+    walls, cpus = [], []
+    with tempfile.TemporaryDirectory(prefix="gradlint-lsp-init-") as workdir:
+        root = Path(workdir)
+        for start in range(starts + 1):
+            session = Session(root, command)
+            try:
+                session.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
+                answered = time.perf_counter()
+                cpu = session.own_cpu_seconds()
+                session.send({"method": "initialized", "params": {}})
+                session.close()
+            finally:
+                if session.process.poll() is None:
+                    session.process.kill()
+            if start:
+                walls.append(answered - session.started)
+                if cpu is not None:
+                    cpus.append(cpu)
+    return {"initialize_wall_ms": min(walls) * 1000, "initialize_cpu_ms": min(cpus) * 1000 if cpus else float("nan")}
+
+
 def measure() -> dict:
     """The latencies in milliseconds (medians and maxima), the server's CPU per burst, and how many
     diagnostics were published for versions that a later change had already replaced."""
+    result = measure_initialize(GRADLINT)
+    result.update(_measure_session(GRADLINT, with_code_actions=True))
+    result["parse_ms"] = _parse_seconds(legacy_script()) * 1000
+    ruff = shutil.which("ruff", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    if ruff is not None:
+        command = [ruff, "server"]
+        result.update({f"ruff_{name}": value for name, value in measure_initialize(command).items()})
+        result.update({f"ruff_{name}": value for name, value in _measure_session(command, with_code_actions=False).items()})
+    return result
+
+
+def _measure_session(command: list[str], with_code_actions: bool) -> dict:
     text = legacy_script()
     with tempfile.TemporaryDirectory(prefix="gradlint-lsp-") as workdir:
         root = Path(workdir)
         path = root / "train.py"
         path.write_text(text, encoding="utf-8")
         uri = path.as_uri()
-        session = Session(root)
+        session = Session(root, command)
         try:
             session.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
             session.send({"method": "initialized", "params": {}})
@@ -159,15 +217,68 @@ def measure() -> dict:
             arrived, diagnostics, _ = session.diagnostics(uri, 1)
             result = {"lines": text.count("\n") + 1, "findings": len(diagnostics), "open_ms": (arrived - opened) * 1000}
             result.update(_bursts(session, uri, text, BURST_INTERVAL, "burst"))
-            result.update(_bursts(session, uri, text, TYPING_INTERVAL, "typing"))
-            result.update(_code_actions(session, uri, diagnostics, result["lines"]))
-            result.update(_code_actions_during_a_check(session, uri, text))
+            if with_code_actions:
+                result.update(_bursts(session, uri, text, TYPING_INTERVAL, "typing"))
+                result.update(_code_actions(session, uri, diagnostics, result["lines"]))
+                result.update(_code_actions_during_a_check(session, uri, text))
+                result.update(_fix_all(session, uri, text))
+                result.update(_small_fix_all(session, root))
             session.close()
         finally:
             if session.process.poll() is None:
                 session.process.kill()
-    result["parse_ms"] = _parse_seconds(text) * 1000
     return result
+
+
+def _small_fix_all(session: Session, root: Path) -> dict:
+    """Fix-all on a file of a usual size, opened next to the large one."""
+    text = legacy_script(SMALL_LINES)
+    path = root / "small.py"
+    path.write_text(text, encoding="utf-8")
+    session.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": path.as_uri(), "languageId": "python", "version": 1, "text": text}},
+        }
+    )
+    session.diagnostics(path.as_uri(), 1)
+    result = _fix_all(session, path.as_uri(), text, "small_fix_all")
+    result["small_lines"] = text.count("\n") + 1
+    return result
+
+
+def _fix_all(session: Session, uri: str, text: str, name: str = "fix_all") -> dict:
+    """Fix-all requested the moment a change's diagnostics arrive, and again a second later (an
+    editor asks for it on save): round trips, and whether its edit came with the answer."""
+    at_once, later, answered = [], [], 0
+    version = 2_000_000
+    for round_ in range(ROUNDS):
+        version += 1
+        edited = text.replace("\n", f"\nstep = {round_}  # before saving\n", 1)
+        session.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": edited}]},
+            }
+        )
+        session.diagnostics(uri, version)
+        for times in (at_once, later):
+            params = {
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                "context": {"diagnostics": [], "only": [FIX_ALL]},
+            }
+            elapsed, actions = session.request("textDocument/codeAction", params)
+            times.append(elapsed)
+            answered += any("edit" in action for action in actions or [])
+            time.sleep(1.0 * (times is at_once))
+    return {
+        f"{name}_ms_median": statistics.median(at_once) * 1000,
+        f"{name}_ms_max": max(at_once) * 1000,
+        f"{name}_later_ms_median": statistics.median(later) * 1000,
+        f"{name}_later_ms_max": max(later) * 1000,
+        f"{name}_with_edit": answered,
+    }
 
 
 def _bursts(session: Session, uri: str, text: str, interval: float, name: str) -> dict:
@@ -253,6 +364,11 @@ def _parse_seconds(text: str) -> float:
 
 def markdown(result: dict) -> str:
     rows = [
+        (
+            f"`initialize` answered, from the start of the process (best of {STARTS})",
+            f"{result['initialize_wall_ms']:.0f} ms wall, {result['initialize_cpu_ms']:.0f} ms CPU",
+            "≤ 300 ms CPU",
+        ),
         ("file", f"{result['lines']:,} lines, {result['findings']} findings", ""),
         ("diagnostics after opening", f"{result['open_ms']:.0f} ms", ""),
         (
@@ -281,8 +397,36 @@ def markdown(result: dict) -> str:
             f"{result['busy_code_action_ms_median']:.1f} / {result['busy_code_action_ms_max']:.1f} ms",
             "≤ 20 ms",
         ),
+        (
+            f"fix-all asked for the moment a change's diagnostics arrive (median / max of {ROUNDS})",
+            f"{result['fix_all_ms_median']:.0f} / {result['fix_all_ms_max']:.0f} ms",
+            "≤ 100 ms",
+        ),
+        (
+            f"fix-all asked for again a second later (median / max of {ROUNDS})",
+            f"{result['fix_all_later_ms_median']:.1f} / {result['fix_all_later_ms_max']:.1f} ms",
+            "≤ 100 ms",
+        ),
+        (
+            f"the same on a {result['small_lines']}-line file: at once / a second later (medians)",
+            f"{result['small_fix_all_ms_median']:.0f} / {result['small_fix_all_later_ms_median']:.1f} ms",
+            "≤ 100 ms",
+        ),
         ("bare `libcst.parse_module` of the file", f"{result['parse_ms']:.0f} ms", ""),
     ]
+    if "ruff_initialize_wall_ms" in result:
+        rows += [
+            (
+                "for reference, `ruff server`: `initialize` answered",
+                f"{result['ruff_initialize_wall_ms']:.0f} ms wall, {result['ruff_initialize_cpu_ms']:.0f} ms CPU",
+                "",
+            ),
+            (
+                f"for reference, `ruff server`: diagnostics after the same bursts (median / max of {ROUNDS})",
+                f"{result['ruff_burst_ms_median']:.0f} / {result['ruff_burst_ms_max']:.0f} ms",
+                "",
+            ),
+        ]
     lines = ["| language server | measured | target |", "|---|---:|---|"]
     lines += [f"| {name} | {value} | {target} |" for name, value, target in rows]
     return "\n".join(lines)

@@ -835,13 +835,11 @@ def clean(quiet):
     sys.exit(_guarded(False, run))
 
 
-@cli.command(short_help="Run the language server (the `lsp` extra).")
+@cli.command(short_help="Run the language server.")
 def server():
-    """Run the language server on stdin/stdout (needs pygls: the `lsp` extra)."""
-    try:
-        from gradlint.server import serve
-    except ImportError as error:
-        _fail(f"the language server needs pygls (the `lsp` extra: pip install 'pygls>=2,<3'): {error}")
+    """Run the language server on stdin/stdout."""
+    from gradlint.server import serve
+
     serve()
 
 

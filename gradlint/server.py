@@ -6,27 +6,24 @@ nearest configuration, per-file-ignores, `# noqa`), but on the editor's unsaved 
 A check runs in a worker process once changes pause (a burst of keystrokes costs one analysis), and
 only the newest version of a document is published; code actions and hovers are answered from the
 last check, so they never wait for an analysis (see server_worker for why the worker is a process).
+Right after a check with safe fixes is published, the worker computes that version's fix-all, so
+that the editor's request for it (on save, typically) is answered from memory.
+
+The protocol is spoken with plain dicts (server_io, server_text, server_documents): the server
+answers `initialize` without importing an LSP library, LibCST or a rule.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
-import logging
+import os
 import sys
-import threading
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Optional
 from urllib.parse import unquote
-
-from lsprotocol import types
-from pygls.io_ import StdinAsyncReader, StdoutWriter
-from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
-from pygls.workspace import TextDocument
-from pygls.workspace.position_codec import PositionCodec
 
 from gradlint import RULE_DOCS_URL, __version__
 from gradlint.config import Settings
@@ -34,11 +31,23 @@ from gradlint.docs import render_rule
 from gradlint.fix.kinds import Applicability
 from gradlint.noqa import with_noqa_code
 from gradlint.rules import file_rule_codes, rule_info, severity_of
-from gradlint.server_io import StrictProtocol, serve_stream
+from gradlint.server_documents import CODE_CELL, Documents, Notebook
+from gradlint.server_io import Endpoint, serve as serve_endpoint
 from gradlint.server_notebooks import NOTEBOOK_SYNC, NotebookAnalysis, analyse_notebook, notebook_json
 from gradlint.server_settings import ClientSettings, client_settings, settings_for
+from gradlint.server_text import (
+    UTF16,
+    InvalidParams,
+    TextPositions,
+    choose_encoding,
+    member,
+    position_of,
+    range_of,
+    to_fs_path,
+    uri_of,
+)
 from gradlint.server_worker import DIED, ERROR, KILLED, OK, Outcome, Worker
-from gradlint.source import LineIndex, UndecodableSource, decode_source
+from gradlint.source import UndecodableSource, decode_source
 
 # The analysis (LibCST, the rules, the runner) is imported where a check runs, in the worker
 # process (whose fork server preloads it, see server_worker): the server answers `initialize`
@@ -49,12 +58,36 @@ if TYPE_CHECKING:
 
 SAFE = Applicability.SAFE
 
-QUICK_FIX = types.CodeActionKind.QuickFix.value
-FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.gradlint"
+QUICK_FIX = "quickfix"
+FIX_ALL = "source.fixAll.gradlint"
 SOURCE = "gradlint"
-SEVERITIES = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning}
+SEVERITIES = {"error": 1, "warning": 2}  # DiagnosticSeverity
+ERROR_MESSAGE, WARNING_MESSAGE, INFO_MESSAGE = 1, 2, 3  # MessageType
+FULL_SYNC = 1  # TextDocumentSyncKind
+TRACES = ("off", "messages", "verbose")
 # How long changes must pause before a check starts: typing is faster than an analysis.
 DEBOUNCE_SECONDS = 0.05
+
+
+class Positions(TextPositions):
+    """gradlint offsets and locations (1-based rows and code-point columns) as LSP positions
+    (0-based lines, columns in the code units of the negotiated encoding, UTF-16 by default)."""
+
+    def at_offset(self, offset: int) -> dict:
+        return self.position(offset)
+
+    def at_location(self, location: Location) -> dict:
+        row = min(max(location.row, 1), len(self.index.starts))
+        start = self.index.line_start(row)
+        line = self.text[start : self.index.line_end(row)].rstrip("\r\n")
+        # GL001 and GL002 can point just past the end of a line: stay on it.
+        return self.position(start + min(max(location.column - 1, 0), len(line)))
+
+    def span(self, start: Location, end: Location) -> dict:
+        return {"start": self.at_location(start), "end": self.at_location(end)}
+
+    def whole(self) -> dict:
+        return self.range(0, len(self.text))
 
 
 @dataclass(frozen=True)
@@ -63,70 +96,61 @@ class CheckedDocument:
 
     uri: str
     text: str
+    version: Optional[int]
     name: str  # the file system path, or the URI of an unsaved document
     settings: Settings
     findings: tuple[Finding, ...]
-    diagnostics: tuple[types.Diagnostic, ...]  # one per finding, in the same order
-    positions: "Positions"
+    diagnostics: tuple[dict, ...]  # one per finding, in the same order
+    positions: Positions
 
-    def at(self, lsp_range: types.Range) -> Iterator[tuple[Finding, types.Diagnostic]]:
+    def at(self, lsp_range: dict) -> Iterator[tuple[Finding, dict]]:
         """The findings whose diagnostic touches `lsp_range`."""
-        return ((f, d) for f, d in zip(self.findings, self.diagnostics) if _overlaps(d.range, lsp_range))
+        return ((f, d) for f, d in zip(self.findings, self.diagnostics) if _overlaps(d["range"], lsp_range))
+
+    @property
+    def has_safe_fix(self) -> bool:
+        return any(finding.has_safe_fix for finding in self.findings)
 
 
-class Positions:
-    """gradlint offsets and locations (1-based rows and code-point columns) as LSP positions
-    (0-based lines, columns in the code units of the negotiated encoding, UTF-16 by default)."""
+@dataclass
+class FixAll:
+    """The fix-all of one checked text: computed once, in the worker, and answered from here."""
 
-    def __init__(self, text: str, codec: PositionCodec) -> None:
-        self.text = text
-        self.index = LineIndex.of(text)
-        self.codec = codec
-
-    def at_offset(self, offset: int) -> types.Position:
-        offset = min(max(offset, 0), len(self.text))
-        row, _ = self.index.position(offset)
-        start = self.index.line_start(row)
-        return types.Position(line=row - 1, character=self.codec.client_num_units(self.text[start:offset]))
-
-    def at_location(self, location: Location) -> types.Position:
-        row = min(max(location.row, 1), len(self.index.starts))
-        start = self.index.line_start(row)
-        line = self.text[start : self.index.line_end(row)].rstrip("\r\n")
-        # GL001 and GL002 can point just past the end of a line: stay on it.
-        return self.at_offset(start + min(max(location.column - 1, 0), len(line)))
-
-    def span(self, start: Location, end: Location) -> types.Range:
-        return types.Range(start=self.at_location(start), end=self.at_location(end))
-
-    def whole(self) -> types.Range:
-        return types.Range(start=types.Position(line=0, character=0), end=self.at_offset(len(self.text)))
+    text: str
+    version: Optional[int]
+    name: str
+    settings: Settings
+    result: "asyncio.Future[Optional[str]]"  # the fixed text; None when nothing changes or it failed
 
 
-class GradlintServer(LanguageServer):
-    def __init__(self) -> None:
-        # Full sync: pygls applies incremental changes with str.splitlines, whose line breaks
-        # (form feed, U+2028, ...) are not the LSP's.
-        super().__init__(
-            SOURCE,
-            __version__,
-            text_document_sync_kind=types.TextDocumentSyncKind.Full,
-            notebook_document_sync=NOTEBOOK_SYNC,
-            protocol_cls=StrictProtocol,
-        )
+class GradlintServer:
+    def __init__(self, output: BinaryIO) -> None:
+        self.endpoint = Endpoint(output)
+        self.documents = Documents()
+        self.encoding = UTF16
+        self.trace_value = "off"
+        self.root_path: Optional[str] = None
+        self.folders: dict[str, str] = {}  # workspace folder URIs, by their decoded form
         self.client = ClientSettings()  # the editor's settings, over the configuration files
         self.published_cells: dict[str, set[str]] = {}  # per notebook, the cells that have diagnostics
         self.checked: dict[str, CheckedDocument] = {}
-        self.shut_down = False
+        self.fixes: dict[str, FixAll] = {}  # per document, the fix-all of its last checked text
         self.resolves_code_actions = False  # the client fetches an action's edit when it is chosen
         self._logged: set[str] = set()
         self.worker = Worker()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._running: set[str] = set()
         self._superseded: set[str] = set()  # running checks of a text that has changed since
+        self._register()
 
-    def log(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
-        self.window_log_message(types.LogMessageParams(type=kind, message=f"gradlint: {message}"))
+    @property
+    def shut_down(self) -> bool:
+        return self.endpoint.shut_down
+
+    # Messages to the client
+
+    def log(self, message: str, kind: int = WARNING_MESSAGE) -> None:
+        self.endpoint.notify("window/logMessage", {"type": kind, "message": f"gradlint: {message}"})
 
     def log_once(self, message: str) -> None:
         """Log a problem that every keystroke would otherwise repeat (a broken configuration)."""
@@ -136,18 +160,22 @@ class GradlintServer(LanguageServer):
 
     def trace(self, message: str) -> None:
         """What the server does, for a client that asked for a trace (`$/setTrace`)."""
-        if self.protocol.trace != types.TraceValue.Off:
-            self.log_trace(types.LogTraceParams(message=message))
+        if self.trace_value != "off":
+            self.endpoint.notify("$/logTrace", {"message": message})
 
-    def document(self, uri: str) -> Optional[TextDocument]:
-        """The open document at `uri`; None once closed (pygls keys documents by unquoted URI)."""
-        return self.workspace.text_documents.get(unquote(uri))
+    def publish_diagnostics(self, uri: str, diagnostics: list[dict], version: Optional[int] = None) -> None:
+        params: dict[str, Any] = {"uri": uri, "diagnostics": diagnostics}
+        if version is not None:
+            params["version"] = version
+        self.endpoint.notify("textDocument/publishDiagnostics", params)
+
+    # Checks
 
     def fresh(self, uri: str) -> Optional[CheckedDocument]:
         """The last check of `uri` if it is of the document's current text; None while a change is
         waiting for its check (its findings would point into a text that no longer exists)."""
-        checked, document = self.checked.get(uri), self.document(uri)
-        return checked if checked is not None and document is not None and checked.text == document.source else None
+        checked, document = self.checked.get(uri), self.documents.text(uri)
+        return checked if checked is not None and document is not None and checked.text == document.text else None
 
     def schedule(self, uri: str, delay: float = DEBOUNCE_SECONDS) -> None:
         """Check `uri` once no change has come for `delay` seconds."""
@@ -166,16 +194,16 @@ class GradlintServer(LanguageServer):
             if self.worker.running == ("check", uri):
                 self.worker.kill()
             return
-        notebook = self.notebook(uri)
+        notebook = self.documents.notebook(uri)
         if notebook is not None:
             self._running.add(uri)
             asyncio.ensure_future(self._check_notebook(uri, self.cells(notebook), notebook.version))
             return
-        document = self.document(uri)
+        document = self.documents.text(uri)
         if document is None:
             return
         self._running.add(uri)
-        asyncio.ensure_future(self._check(uri, document.source, document.version, document.language_id))
+        asyncio.ensure_future(self._check(uri, document.text, document.version, document.language_id))
 
     async def _check(self, uri: str, text: str, version: Optional[int], language_id: Optional[str]) -> None:
         try:
@@ -184,16 +212,13 @@ class GradlintServer(LanguageServer):
             self._running.discard(uri)
         self._finish(uri, text, version, outcome)
 
-    def notebook(self, uri: str) -> Optional[types.NotebookDocument]:
-        return self.workspace.notebook_documents.get(unquote(uri))
-
-    def cells(self, notebook: types.NotebookDocument) -> tuple[tuple[str, bool, str], ...]:
+    def cells(self, notebook: Notebook) -> tuple[tuple[str, bool, str], ...]:
         """(URI, is Python code, text) of each cell of `notebook`, in order."""
         found = []
         for cell in notebook.cells:
-            document = self.document(cell.document)
-            code = cell.kind == types.NotebookCellKind.Code and (document is None or document.language_id in (None, "python"))
-            found.append((cell.document, code, document.source if document is not None else ""))
+            document = self.documents.text(cell.document)
+            code = cell.kind == CODE_CELL and (document is None or document.language_id in (None, "python"))
+            found.append((cell.document, code, document.text if document is not None else ""))
         return tuple(found)
 
     async def _check_notebook(self, uri: str, cells: tuple[tuple[str, bool, str], ...], version: int) -> None:
@@ -203,10 +228,10 @@ class GradlintServer(LanguageServer):
             self._running.discard(uri)
         analysis, problems = outcome.value if outcome.kind == OK else (None, [])
         if outcome.kind in (ERROR, DIED):
-            self.log(f"internal error while checking {uri}: {_failure(outcome)}", types.MessageType.Error)
+            self.log(f"internal error while checking {uri}: {_failure(outcome)}", ERROR_MESSAGE)
         for problem in problems:
             self.log_once(problem)
-        notebook = self.notebook(uri)
+        notebook = self.documents.notebook(uri)
         if outcome.kind == KILLED or notebook is None or self.cells(notebook) != cells:
             self.trace(f"discarded the check of {uri} version {version}: the notebook has changed")
         else:
@@ -221,24 +246,21 @@ class GradlintServer(LanguageServer):
         before = self.published_cells.get(uri, set())
         now = set()
         for number, (cell_uri, _, text) in enumerate(cells, start=1):
-            positions = Positions(text, self.workspace.position_codec)
+            positions = Positions(text, self.encoding)
             diagnostics = [_diagnostic(finding, positions) for finding in findings.get(number, ())]
             if diagnostics or cell_uri in before:
-                document = self.document(cell_uri)
-                version = document.version if document is not None else None
-                self.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=diagnostics, version=version)
-                )
+                document = self.documents.text(cell_uri)
+                self.publish_diagnostics(cell_uri, diagnostics, document.version if document is not None else None)
             if diagnostics:
                 now.add(cell_uri)
         for gone in before - {cell_uri for cell_uri, _, _ in cells}:
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
+            self.publish_diagnostics(gone, [])
         self.published_cells[uri] = now
 
     def close_notebook(self, uri: str, cell_uris: list[str]) -> None:
         self.unschedule(uri)
         for cell_uri in self.published_cells.pop(uri, set()) | set(cell_uris):
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
+            self.publish_diagnostics(cell_uri, [])
 
     def configure(self, options: object) -> None:
         """New client settings (none: the same ones; a client that sends none may have changed a
@@ -247,24 +269,28 @@ class GradlintServer(LanguageServer):
             self.client, problems = client_settings(options)
             for problem in problems:
                 self.log(problem)
-        cells = {cell.document for notebook in self.workspace.notebook_documents.values() for cell in notebook.cells}
-        for uri in [*self.workspace.notebook_documents, *(uri for uri in self.workspace.text_documents if uri not in cells)]:
+        cells = self.documents.cell_uris()
+        texts = [document.uri for document in self.documents.texts.values() if document.uri not in cells]
+        for uri in [*(notebook.uri for notebook in self.documents.notebooks.values()), *texts]:
             self.schedule(uri, delay=0)
 
     def _finish(self, uri: str, text: str, version: Optional[int], outcome: Outcome) -> None:
         analysis, problems = outcome.value if outcome.kind == OK else (None, [])
         if outcome.kind in (ERROR, DIED):  # a bug in one document's analysis must not stop the server
-            self.log(f"internal error while checking {uri}: {_failure(outcome)}", types.MessageType.Error)
+            self.log(f"internal error while checking {uri}: {_failure(outcome)}", ERROR_MESSAGE)
         for problem in problems:
             self.log_once(problem)
-        document = self.document(uri)
+        document = self.documents.text(uri)
         if outcome.kind == KILLED:
             self.trace(f"cancelled the check of {uri} version {version}: the document has changed")
-        elif document is None or document.version != version or document.source != text:
+        elif document is None or document.version != version or document.text != text:
             self.trace(f"discarded the check of {uri} version {version}: the document has changed")
         else:
             self.trace(f"checked {uri} version {version}")
-            self.publish(uri, None if analysis is None else self.checked_document(uri, text, analysis), version)
+            checked = None if analysis is None else self.checked_document(uri, text, version, analysis)
+            self.publish(uri, checked, version)
+            if checked is not None and checked.has_safe_fix and self.client.fix_all:
+                self.fix_all_of(checked)  # now, while the editor has nothing to ask
         self._restart_if_superseded(uri)
 
     def _restart_if_superseded(self, uri: str) -> None:
@@ -273,47 +299,50 @@ class GradlintServer(LanguageServer):
             if uri not in self._timers:
                 self._start(uri)
 
-    def checked_document(self, uri: str, text: str, analysis: Analysis) -> CheckedDocument:
-        positions = Positions(text, self.workspace.position_codec)
+    def checked_document(self, uri: str, text: str, version: Optional[int], analysis: Analysis) -> CheckedDocument:
+        positions = Positions(text, self.encoding)
         diagnostics = tuple(_diagnostic(finding, positions) for finding in analysis.findings)
-        return CheckedDocument(uri, text, analysis.name, analysis.settings, analysis.findings, diagnostics, positions)
+        return CheckedDocument(uri, text, version, analysis.name, analysis.settings, analysis.findings, diagnostics, positions)
 
     def publish(self, uri: str, checked: Optional[CheckedDocument], version: Optional[int]) -> None:
         if checked is not None:
             self.checked[uri] = checked
         else:
             self.checked.pop(uri, None)
-        diagnostics = list(checked.diagnostics) if checked is not None else []
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+        self.publish_diagnostics(uri, list(checked.diagnostics) if checked is not None else [], version)
 
     def close(self, uri: str) -> None:
         self.unschedule(uri)
         self.checked.pop(uri, None)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.fixes.pop(uri, None)
+        self.publish_diagnostics(uri, [])
 
     def roots(self) -> tuple[Path, ...]:
         """The workspace folders (and root), where the defaults are rooted for files without a configuration."""
-        folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
-        return tuple(Path(folder).resolve() for folder in [*folders, self.workspace.root_path] if folder)
+        folders = [to_fs_path(uri) for uri in self.folders.values()]
+        return tuple(Path(folder).resolve() for folder in [*folders, self.root_path] if folder)
 
-    async def code_actions(self, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
-        """From the last check: no analysis runs here, and fix-all is computed only when asked for
-        by kind (or, for a client that resolves actions, only when chosen)."""
-        uri = params.text_document.uri
+    # Code actions
+
+    async def code_actions(self, uri: str, lsp_range: dict, only: Optional[list[str]]) -> Optional[list[dict]]:
+        """From the last check: no analysis runs here, and fix-all is answered from the fix computed
+        after that check (or, for a client that resolves actions, only when chosen)."""
         if uri not in self.checked:
             return None
-        checked, only = self.fresh(uri), params.context.only
+        checked = self.fresh(uri)
         actions = []
         if checked is not None and _wanted(QUICK_FIX, only):
-            here = list(checked.at(params.range))
+            here = list(checked.at(lsp_range))
             fixable = sorted((pair for pair in here if pair[0].fix is not None), key=lambda pair: pair[0].fix.applicability != SAFE)
             actions.extend(self.quick_fix(checked, finding, diagnostic) for finding, diagnostic in fixable)
             actions.extend(self.disable_for_line(checked, here))
         if self.offers_fix_all(checked, only):
-            fix_all = types.CodeAction(title="gradlint: apply all safe fixes", kind=FIX_ALL, data={"uri": uri})
+            fix_all: dict[str, Any] = {"title": "gradlint: apply all safe fixes", "kind": FIX_ALL, "data": {"uri": uri}}
             if not self.resolves_code_actions:  # else only its `data`, for codeAction/resolve
-                fix_all.edit = await self.fix_all_edit(uri)
-            if fix_all.edit is not None or self.resolves_code_actions:
+                edit = await self.fix_all_edit(uri)
+                if edit is not None:
+                    fix_all["edit"] = edit
+            if "edit" in fix_all or self.resolves_code_actions:
                 actions.append(fix_all)
         return actions
 
@@ -323,22 +352,22 @@ class GradlintServer(LanguageServer):
         asked = only is not None and _wanted(FIX_ALL, only)
         if not (asked or (only is None and self.resolves_code_actions)):
             return False
-        return checked is None or any(finding.has_safe_fix for finding in checked.findings)
+        return checked is None or checked.has_safe_fix
 
-    def quick_fix(self, checked: CheckedDocument, finding: Finding, diagnostic: types.Diagnostic) -> types.CodeAction:
-        """Exactly the edits of one finding's fix; an unsafe fix says so in its title."""
+    def quick_fix(self, checked: CheckedDocument, finding: Finding, diagnostic: dict) -> dict:
+        """Exactly the edits of one finding's fix, from the last check; an unsafe fix says so in its title."""
         fix = finding.fix
         safe = fix.applicability == SAFE
         edits = [_text_edit(checked.positions, edit.start, edit.end, edit.content) for edit in fix.edits]
-        return types.CodeAction(
-            title=fix.message if safe else f"{fix.message} (unsafe)",
-            kind=QUICK_FIX,
-            diagnostics=[diagnostic],
-            is_preferred=safe,
-            edit=types.WorkspaceEdit(changes={checked.uri: edits}),
-        )
+        return {
+            "title": fix.message if safe else f"{fix.message} (unsafe)",
+            "kind": QUICK_FIX,
+            "diagnostics": [diagnostic],
+            "isPreferred": safe,
+            "edit": {"changes": {checked.uri: edits}},
+        }
 
-    def disable_for_line(self, checked: CheckedDocument, here: list[tuple[Finding, types.Diagnostic]]) -> Iterator[types.CodeAction]:
+    def disable_for_line(self, checked: CheckedDocument, here: list[tuple[Finding, dict]]) -> Iterator[dict]:
         """`Disable GL201 for this line`: `# noqa: GL201` on the line where it suppresses the finding,
         merged into a `# noqa` already there, after any other comment (as ruff)."""
         offered = set()
@@ -354,154 +383,234 @@ class GradlintServer(LanguageServer):
             if edit is None:
                 continue
             begin, end, replacement = edit
-            yield types.CodeAction(
-                title=f"Disable {finding.code} for this line",
-                kind=QUICK_FIX,
-                diagnostics=[diagnostic],
-                edit=types.WorkspaceEdit(changes={checked.uri: [_text_edit(checked.positions, start + begin, start + end, replacement)]}),
-            )
+            yield {
+                "title": f"Disable {finding.code} for this line",
+                "kind": QUICK_FIX,
+                "diagnostics": [diagnostic],
+                "edit": {"changes": {checked.uri: [_text_edit(checked.positions, start + begin, start + end, replacement)]}},
+            }
 
-    async def resolve(self, action: types.CodeAction) -> types.CodeAction:
-        data = action.data if isinstance(action.data, dict) else {}
-        if action.kind == FIX_ALL and action.edit is None and isinstance(data.get("uri"), str):
-            action.edit = await self.fix_all_edit(data["uri"]) or types.WorkspaceEdit(changes={data["uri"]: []})
+    async def resolve(self, action: dict) -> dict:
+        data = action.get("data")
+        uri = data.get("uri") if isinstance(data, dict) else None
+        if action.get("kind") == FIX_ALL and action.get("edit") is None and isinstance(uri, str):
+            action = {**action, "edit": await self.fix_all_edit(uri) or {"changes": {uri: []}}}
         return action
 
-    async def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
+    def fix_all_of(self, checked: CheckedDocument) -> FixAll:
+        """The fix-all of the checked text: the one already computed or being computed for it, or
+        one started now in the worker."""
+        known = self.fixes.get(checked.uri)
+        if known is not None and (known.text, known.name, known.settings) == (checked.text, checked.name, checked.settings):
+            return known
+        fix = FixAll(checked.text, checked.version, checked.name, checked.settings, asyncio.get_running_loop().create_future())
+        self.fixes[checked.uri] = fix
+        asyncio.ensure_future(self._compute_fix_all(checked, fix))
+        return fix
+
+    async def _compute_fix_all(self, checked: CheckedDocument, fix: FixAll) -> None:
+        uri = checked.uri
+
+        def wanted() -> bool:  # the text is still the editor's when the worker gets to it
+            document = self.documents.text(uri)
+            return document is not None and document.text == checked.text
+
+        outcome = await self.worker.call(("fix", uri), fix_all, checked.text, checked.name, checked.settings, wanted=wanted)
+        fixed = None
+        if outcome.kind == OK:
+            fixed, notes = outcome.value
+            self.trace(f"computed fix-all for {uri} version {checked.version}")
+            for note in notes:  # why the fix kept something (an import other files of the project use)
+                self.log(f"{checked.name}: {note}", INFO_MESSAGE)
+        elif outcome.kind == KILLED:
+            self.trace(f"cancelled the fix-all of {uri} version {checked.version}: the document has changed")
+        else:
+            self.log(f"internal error while fixing {uri}: {_failure(outcome)}", ERROR_MESSAGE)
+        if self.fixes.get(uri) is fix and outcome.kind != OK:
+            del self.fixes[uri]  # a later request computes it again
+        fix.result.set_result(None if fixed == checked.text else fixed)
+
+    async def fix_all_edit(self, uri: str) -> Optional[dict]:
         """The safe fixes of the document's current text, as `gradlint fix` applies them, as one
         edit; None when nothing changes or the text changed while they were computed."""
-        checked, document = self.checked.get(uri), self.document(uri)
-        if checked is None or document is None:
+        checked = self.fresh(uri)
+        if checked is None:  # a change not yet checked: its fix-all is computed for its text alone
+            document, known = self.documents.text(uri), self.checked.get(uri)
+            if document is None or known is None:
+                return None
+            checked = CheckedDocument(uri, document.text, document.version, known.name, known.settings, (), (), known.positions)
+        fix = self.fix_all_of(checked)
+        fixed = await asyncio.shield(fix.result)  # a cancelled request leaves the computation to the next one
+        self.trace(f"answered fix-all for {uri} version {fix.version}")
+        document = self.documents.text(uri)
+        if fixed is None or document is None or document.text != fix.text:
             return None
-        text = document.source
-        self.trace(f"computed fix-all for {uri} version {document.version}")
-        outcome = await self.worker.call(("fix", uri), fix_all, text, checked.name, checked.settings)
-        if outcome.kind != OK:
-            self.log(f"internal error while fixing {uri}: {_failure(outcome)}", types.MessageType.Error)
-            return None
-        fixed, notes = outcome.value
-        for note in notes:  # why the fix kept something (an import other files of the project use)
-            self.log(f"{checked.name}: {note}", types.MessageType.Info)
-        document = self.document(uri)
-        if fixed is None or fixed == text or document is None or document.source != text:
-            return None
-        whole = Positions(text, self.workspace.position_codec).whole()
-        return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=whole, new_text=fixed)]})
+        return {"changes": {uri: [{"range": Positions(fix.text, self.encoding).whole(), "newText": fixed}]}}
 
-    def hover(self, params: types.HoverParams) -> Optional[types.Hover]:
+    def hover(self, uri: str, position: dict) -> Optional[dict]:
         """The documentation of the rules whose findings cover the position (`gradlint rule`)."""
-        checked = self.fresh(params.text_document.uri)
+        checked = self.fresh(uri)
         if checked is None:
             return None
-        point = types.Range(start=params.position, end=params.position)
-        here = list(checked.at(point))
+        here = list(checked.at({"start": position, "end": position}))
         codes = list(dict.fromkeys(finding.code for finding, _ in here))
         if not codes:
             return None
         text = "\n---\n\n".join(render_rule(rule_info(code)) for code in codes)
-        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=here[0][1].range)
+        return {"contents": {"kind": "markdown", "value": text}, "range": here[0][1]["range"]}
 
-    def start_io(self, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None) -> None:
-        """pygls' stdio loop, with a reader that survives malformed framing (see server_io)."""
-        self._stop_event = stop = threading.Event()
-        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        self.worker.start()  # now, while this process has no other thread to fork
+    # The protocol's messages
+
+    def initialize(self, params: Any) -> dict:
+        capabilities = member(params, "capabilities", dict)
+        trace = params.get("trace")
+        if trace in TRACES:
+            self.trace_value = trace
+        resolvable = _dig(capabilities, "textDocument", "codeAction", "resolveSupport", "properties")
+        self.resolves_code_actions = isinstance(resolvable, list) and "edit" in resolvable
+        self.encoding = self.documents.encoding = choose_encoding(capabilities)
+        root_uri, root_path = params.get("rootUri"), params.get("rootPath")
+        self.root_path = to_fs_path(root_uri) if isinstance(root_uri, str) else root_path if isinstance(root_path, str) else None
+        for folder in member(params, "workspaceFolders", list, optional=True) or []:
+            self.add_folder(member(folder, "uri", str))
+        self.client, problems = client_settings(params.get("initializationOptions"))
+        for problem in problems:
+            self.log(problem)
+        server_capabilities: dict[str, Any] = {
+            "positionEncoding": self.encoding,
+            # Full sync: one text per change is cheap next to a check, and never out of step.
+            "textDocumentSync": {"openClose": True, "change": FULL_SYNC, "save": True},
+            "hoverProvider": True,
+            "codeActionProvider": {"codeActionKinds": [QUICK_FIX, FIX_ALL], "resolveProvider": True},
+            "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}},
+        }
+        if capabilities.get("notebookDocument") is not None:  # a client that syncs notebooks
+            server_capabilities["notebookDocumentSync"] = NOTEBOOK_SYNC
+        # The worker starts once this answer is out, without holding it up (its fork server's
+        # imports take seconds), so that the first check need not wait for it.
+        asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.worker.started()))
+        return {"capabilities": server_capabilities, "serverInfo": {"name": SOURCE, "version": __version__}}
+
+    def add_folder(self, uri: str) -> None:
+        self.folders[unquote(uri)] = uri
+
+    def change_folders(self, params: Any) -> None:
+        event = member(params, "event", dict)
+        for folder in member(event, "removed", list, optional=True) or []:
+            self.folders.pop(unquote(member(folder, "uri", str)), None)
+        for folder in member(event, "added", list, optional=True) or []:
+            self.add_folder(member(folder, "uri", str))
+
+    def set_trace(self, params: Any) -> None:
+        value = member(params, "value", str)
+        if value not in TRACES:
+            raise InvalidParams(f"`value` must be one of {', '.join(TRACES)}")
+        self.trace_value = value
+
+    def did_open(self, params: Any) -> None:
+        document = self.documents.open(member(params, "textDocument", dict))
+        self.schedule(document.uri, delay=0)
+
+    def did_change(self, params: Any) -> None:
+        identifier = member(params, "textDocument", dict)
+        self.documents.change(identifier, member(params, "contentChanges", list))
+        self.stop_fix_all(identifier["uri"])
+        self.schedule(identifier["uri"])
+
+    def stop_fix_all(self, uri: str) -> None:
+        """Stop computing the fix-all of a text that the editor has just changed."""
+        if self.worker.running == ("fix", uri):
+            self.worker.kill()
+
+    def did_close(self, params: Any) -> None:
+        uri = uri_of(params)
+        self.documents.close(uri)
+        self.close(uri)
+
+    def notebook_did_open(self, params: Any) -> None:
+        self.schedule(self.documents.open_notebook(params).uri, delay=0)
+
+    def notebook_did_change(self, params: Any) -> None:
+        self.documents.change_notebook(params)
+        self.schedule(uri_of(params, "notebookDocument"))
+
+    def notebook_did_close(self, params: Any) -> None:
+        self.close_notebook(*self.documents.close_notebook(params))
+
+    def code_action_request(self, params: Any) -> Any:
+        context = member(params, "context", dict)
+        only = member(context, "only", list, optional=True)
+        if only is not None and not all(isinstance(kind, str) for kind in only):
+            raise InvalidParams("`only` must list code action kinds")
+        return self.code_actions(uri_of(params), range_of(params), only)
+
+    def resolve_request(self, params: Any) -> Any:
+        member(params, "title", str)
+        return self.resolve(params)
+
+    def hover_request(self, params: Any) -> Optional[dict]:
+        return self.hover(uri_of(params), position_of(params, "position"))
+
+    def _register(self) -> None:
+        self.endpoint.requests.update(
+            {
+                "initialize": self.initialize,
+                "shutdown": lambda params: None,
+                "textDocument/codeAction": self.code_action_request,
+                "codeAction/resolve": self.resolve_request,
+                "textDocument/hover": self.hover_request,
+            }
+        )
+        self.endpoint.notifications.update(
+            {
+                "$/setTrace": self.set_trace,
+                "workspace/didChangeConfiguration": lambda params: self.configure(member(params, "settings", object, optional=True)),
+                "workspace/didChangeWorkspaceFolders": self.change_folders,
+                "textDocument/didOpen": self.did_open,
+                "textDocument/didChange": self.did_change,
+                "textDocument/didSave": lambda params: self.schedule(uri_of(params)),  # the configuration may have changed
+                "textDocument/didClose": self.did_close,
+                "notebookDocument/didOpen": self.notebook_did_open,
+                "notebookDocument/didChange": self.notebook_did_change,
+                "notebookDocument/didSave": lambda params: self.schedule(uri_of(params, "notebookDocument")),
+                "notebookDocument/didClose": self.notebook_did_close,
+            }
+        )
+
+    def serve(self, stdin: Optional[BinaryIO] = None) -> None:
+        """Serve until `exit` or the end of the input."""
+        # The reading thread may still wait in a read at exit: it gets a file object of its own,
+        # as the interpreter's shutdown aborts on a `sys.stdin` whose lock a thread holds.
+        stdin = stdin or os.fdopen(os.dup(sys.stdin.fileno()), "rb")
         try:
-            asyncio.run(serve_stream(self.protocol, reader, stop))
+            serve_endpoint(self.endpoint, stdin)
         except BrokenPipeError:
             pass  # the client is gone
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
         finally:
             self.worker.stop()
-            self.shutdown()
 
 
-def create_server() -> GradlintServer:
-    server = GradlintServer()
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: GradlintServer, params: types.InitializeParams) -> None:
-        if params.trace is not None:
-            ls.protocol.trace = params.trace
-        code_action = params.capabilities.text_document and params.capabilities.text_document.code_action
-        resolvable = code_action and code_action.resolve_support and code_action.resolve_support.properties
-        ls.resolves_code_actions = "edit" in (resolvable or [])
-        ls.client, problems = client_settings(params.initialization_options)
-        for problem in problems:
-            ls.log(problem)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: GradlintServer, params: types.DidChangeConfigurationParams) -> None:
-        ls.configure(params.settings)
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
-    def notebook_did_open(ls: GradlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
-        ls.schedule(params.notebook_document.uri, delay=0)
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    def notebook_did_change(ls: GradlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
-        ls.schedule(params.notebook_document.uri)
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
-    def notebook_did_save(ls: GradlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
-        ls.schedule(params.notebook_document.uri)
-
-    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
-    def notebook_did_close(ls: GradlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
-        ls.close_notebook(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: GradlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, delay=0)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: GradlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: GradlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri)  # the configuration may have changed
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: GradlintServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.close(params.text_document.uri)
-
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[QUICK_FIX, FIX_ALL], resolve_provider=True),
-    )
-    async def code_action(ls: GradlintServer, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
-        return await ls.code_actions(params)
-
-    @server.feature(types.CODE_ACTION_RESOLVE)
-    async def code_action_resolve(ls: GradlintServer, params: types.CodeAction) -> types.CodeAction:
-        return await ls.resolve(params)
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: GradlintServer, params: types.HoverParams) -> Optional[types.Hover]:
-        return ls.hover(params)
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: GradlintServer, params: None) -> None:
-        ls.shut_down = True
-
-    return server
+def create_server(output: Optional[BinaryIO] = None) -> GradlintServer:
+    return GradlintServer(output or sys.stdout.buffer)
 
 
 def serve() -> None:
     """Serve on stdin/stdout until `exit`; exit code 0 only after a `shutdown` request (LSP)."""
-    # pygls logs the messages it cannot read with their tracebacks; the client gets an answer instead.
-    logging.getLogger("pygls").addHandler(logging.NullHandler())
-    logging.getLogger("pygls").propagate = False
     server = create_server()
-    server.start_io()
+    server.serve()
     raise SystemExit(0 if server.shut_down else 1)
 
 
 def _failure(outcome: Outcome) -> str:
     return outcome.value if outcome.kind == ERROR else "the worker process ended unexpectedly"
+
+
+def _dig(value: Any, *names: str) -> Any:
+    for name in names:
+        value = value.get(name) if isinstance(value, dict) else None
+    return value
 
 
 @dataclass(frozen=True)
@@ -540,8 +649,8 @@ def fix_all(text: str, name: str, settings: Settings) -> tuple[Optional[str], li
     return _fixed(text, name, settings, notes.append), notes
 
 
-def _text_edit(positions: "Positions", start: int, end: int, new_text: str) -> types.TextEdit:
-    return types.TextEdit(range=types.Range(start=positions.at_offset(start), end=positions.at_offset(end)), new_text=new_text)
+def _text_edit(positions: Positions, start: int, end: int, new_text: str) -> dict:
+    return {"range": positions.range(start, end), "newText": new_text}
 
 
 def _is_python(path: Optional[Path], language_id: Optional[str]) -> bool:
@@ -550,15 +659,15 @@ def _is_python(path: Optional[Path], language_id: Optional[str]) -> bool:
     return language_id == "python" or (path is not None and path.suffix in SOURCE_SUFFIXES)
 
 
-def _diagnostic(finding: Finding, positions: Positions) -> types.Diagnostic:
-    return types.Diagnostic(
-        range=positions.span(finding.location, finding.end_location),
-        message=finding.message,
-        severity=SEVERITIES[severity_of(finding.code)],
-        code=finding.code,
-        code_description=types.CodeDescription(href=f"{RULE_DOCS_URL}{finding.code}.md"),
-        source=SOURCE,
-    )
+def _diagnostic(finding: Finding, positions: Positions) -> dict:
+    return {
+        "range": positions.span(finding.location, finding.end_location),
+        "severity": SEVERITIES[severity_of(finding.code)],
+        "code": finding.code,
+        "codeDescription": {"href": f"{RULE_DOCS_URL}{finding.code}.md"},
+        "source": SOURCE,
+        "message": finding.message,
+    }
 
 
 def _wanted(kind: str, only: Optional[list[str]]) -> bool:
@@ -566,11 +675,11 @@ def _wanted(kind: str, only: Optional[list[str]]) -> bool:
     return only is None or any(kind == wanted or kind.startswith(f"{wanted}.") for wanted in only)
 
 
-def _overlaps(a: types.Range, b: types.Range) -> bool:
-    def key(position: types.Position) -> tuple[int, int]:
-        return position.line, position.character
+def _overlaps(a: dict, b: dict) -> bool:
+    def key(position: dict) -> tuple[int, int]:
+        return position["line"], position["character"]
 
-    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+    return key(a["start"]) <= key(b["end"]) and key(b["start"]) <= key(a["end"])
 
 
 def _source_bytes(text: str) -> Optional[bytes]:

@@ -14,24 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from lsprotocol import types
-from pygls.uris import to_fs_path
-
 from gradlint.files import NOTEBOOK_SUFFIX as SUFFIX
 from gradlint.server_settings import ClientSettings, settings_for
+from gradlint.server_text import to_fs_path
 
 if TYPE_CHECKING:
     from gradlint.model import Finding
 
 # The notebooks whose Python cells the server is sent: every `.ipynb` file's.
-NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
-    notebook_selector=[
-        types.NotebookDocumentFilterWithNotebook(
-            notebook=types.NotebookDocumentFilterPattern(pattern=f"**/*{SUFFIX}"),
-            cells=[types.NotebookCellLanguage(language="python")],
-        )
-    ]
-)
+NOTEBOOK_SYNC = {"notebookSelector": [{"notebook": {"pattern": f"**/*{SUFFIX}"}, "cells": [{"language": "python"}]}]}
 
 
 @dataclass(frozen=True)

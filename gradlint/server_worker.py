@@ -34,24 +34,35 @@ class Worker:
         self._connection: Optional[Any] = None
         self._turn: Optional[asyncio.Lock] = None
         self._killed = False
+        self._starting = threading.Lock()
         self.running: Optional[object] = None  # the tag of the call in progress
 
     def start(self) -> None:
-        """Start the process now, so that the first check does not wait for it."""
-        if self._process is None:
-            context = _context()
-            ours, theirs = context.Pipe()
-            self._process = context.Process(target=_serve, args=(theirs,), name="gradlint-worker", daemon=True)
-            self._process.start()
-            theirs.close()  # so that the end of the process is the end of the pipe here
-            self._connection = ours
+        """Start the process now, so that the first check does not wait for it. This blocks until
+        the fork server has imported gradlint (seconds, the first time): `started` does it on a thread."""
+        with self._starting:
+            if self._process is None:
+                context = _context()
+                ours, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(theirs,), name="gradlint-worker", daemon=True)
+                process.start()
+                theirs.close()  # so that the end of the process is the end of the pipe here
+                self._process, self._connection = process, ours
 
-    async def call(self, tag: object, function: Callable[..., Any], *args: object) -> Outcome:
-        """`function(*args)` in the process, after the calls before it; `tag` names it for `kill`."""
+    async def started(self) -> None:
+        """`start` without blocking the event loop: the server answers meanwhile."""
+        if self._process is None:
+            await asyncio.get_running_loop().run_in_executor(None, self.start)
+
+    async def call(self, tag: object, function: Callable[..., Any], *args: object, wanted: Callable[[], bool] = lambda: True) -> Outcome:
+        """`function(*args)` in the process, after the calls before it; `tag` names it for `kill`.
+        A call no longer `wanted` when its turn comes is not made (it comes to KILLED)."""
         if self._turn is None:
             self._turn = asyncio.Lock()
         async with self._turn:
-            self.start()
+            if not wanted():
+                return Outcome(KILLED)
+            await self.started()
             self.running, self._killed = tag, False
             try:
                 self._connection.send((function, args))
@@ -72,9 +83,10 @@ class Worker:
             self._process.kill()
 
     def stop(self) -> None:
-        if self._process is not None:
-            self._process.kill()
-            self._forget()
+        with self._starting:  # a start under way finishes first
+            if self._process is not None:
+                self._process.kill()
+                self._forget()
 
     def _forget(self) -> None:
         self._process.join(timeout=5)

@@ -9,7 +9,6 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
-from pygls.workspace.position_codec import PositionCodec
 
 from gradlint.cli import cli
 from gradlint.model import Finding, Location
@@ -91,7 +90,6 @@ def test_gitlab_severity_follows_the_rule():
 def _severities_by_format(findings) -> dict[str, list[str]]:
     sarif = json.loads(render(findings, "sarif"))["runs"][0]["results"]
     github = render(findings, "github").splitlines()
-    codec = PositionCodec()
     return {
         "json": [entry["severity"] for entry in json.loads(render(findings, "json"))],
         "json-lines": [json.loads(line)["severity"] for line in render(findings, "json-lines").splitlines()],
@@ -100,7 +98,7 @@ def _severities_by_format(findings) -> dict[str, list[str]]:
         "gitlab": [{"major": "error", "minor": "warning"}[entry["severity"]] for entry in json.loads(render(findings, "gitlab"))],
         "github": [line[2 : line.index(" ")] for line in github],
         "sarif": [result["level"] for result in sarif],
-        "server": [LSP_SEVERITY[_diagnostic(finding, Positions(SOURCE, codec)).severity] for finding in findings],
+        "server": [LSP_SEVERITY[_diagnostic(finding, Positions(SOURCE))["severity"]] for finding in findings],
     }
 
 

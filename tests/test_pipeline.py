@@ -11,16 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from gradlint import pipeline
+from gradlint import pipeline, server
 from gradlint.config import Settings
 from gradlint.flake8_plugin import GradlintPlugin
 from gradlint.model import Location
 from gradlint.rules import all_codes, file_rules, rule_for_failure, severity_of
 from gradlint.rules.file_rule import FileFailure
 from support import write
-
-pytest.importorskip("pygls")
-from gradlint import server  # noqa: E402
 
 HEADER = "from torch.autograd import Variable\n"
 LEGACY = HEADER + "x = Variable(t)\n"

@@ -544,17 +544,25 @@ def test_a_burst_of_changes_is_checked_once_and_only_its_last_version_published(
     assert checked == [f"checked {uri} version 11"]
 
 
-def test_code_actions_use_the_last_check_and_compute_fix_all_only_when_asked(server, workspace):
+def wait_for_trace(session: LspSession, message: str) -> None:
+    session.receive(lambda m: m.get("method") == "$/logTrace" and m["params"]["message"] == message)
+
+
+def test_code_actions_use_the_last_check_and_fix_all_is_computed_once_per_version(server, workspace):
     path = workspace / "lazy.py"
+    uri = path.as_uri()
     diagnostics = server.open(path, LEGACY)
-    assert server.traces(path.as_uri()) == [f"checked {path.as_uri()} version 1"]
+    # Right after the check, before anything asks for it: the fix-all of the checked version.
+    wait_for_trace(server, f"computed fix-all for {uri} version 1")
+    assert server.traces(uri) == [f"checked {uri} version 1"]
     for only in (None, ["quickfix"]):
         actions = server.code_actions(path, diagnostics, only=only)
         assert "source.fixAll.gradlint" not in [a["kind"] for a in actions]
-    assert server.traces(path.as_uri()) == []  # no check and no fix-all behind a plain request
-    (fix_all,) = server.code_actions(path, diagnostics, only=["source.fixAll"])
-    assert apply_lsp_edits(LEGACY, edits_of(fix_all, path.as_uri())) == FIXED
-    assert server.traces(path.as_uri()) == [f"computed fix-all for {path.as_uri()} version 1"]
+    assert server.traces(uri) == []  # no check and no fix-all behind a plain request
+    for _ in range(2):
+        (fix_all,) = server.code_actions(path, diagnostics, only=["source.fixAll"])
+        assert apply_lsp_edits(LEGACY, edits_of(fix_all, uri)) == FIXED
+    assert server.traces(uri) == [f"answered fix-all for {uri} version 1"] * 2  # from the one computed
     # Until the change is checked, the findings of the old text are not offered as edits.
     server.notify(
         "textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 2}, "contentChanges": [{"text": "\n" + LEGACY}]}
@@ -572,10 +580,12 @@ def test_a_client_that_resolves_gets_fix_all_unresolved_and_resolves_it(workspac
         path = workspace / "resolve.py"
         diagnostics = session.open(path, LEGACY)
         (fix_all,) = [a for a in session.code_actions(path, diagnostics) if a["kind"] == "source.fixAll.gradlint"]
-        assert "edit" not in fix_all and session.traces("computed fix-all") == []
-        resolved = session.request("codeAction/resolve", fix_all)
-        assert apply_lsp_edits(LEGACY, edits_of(resolved, path.as_uri())) == FIXED
-        assert len(session.traces("computed fix-all")) == 1
+        assert "edit" not in fix_all
+        for _ in range(2):
+            resolved = session.request("codeAction/resolve", fix_all)
+            assert apply_lsp_edits(LEGACY, edits_of(resolved, path.as_uri())) == FIXED
+        assert len(session.traces("computed fix-all")) == 1  # once for the version, not once per request
+        assert len(session.traces("answered fix-all")) == 2
         assert session.close() == 0
     finally:
         session.stop()
@@ -695,3 +705,74 @@ def test_deeply_nested_json_is_a_parse_error_and_the_server_stays_alive(workspac
         assert session.close() == 0
     finally:
         session.stop()
+
+
+def test_an_unknown_method_and_a_cancelled_request_get_their_errors(workspace):
+    session = LspSession(workspace)
+    try:
+        session.initialize(workspace)
+        assert session.answer("textDocument/completion", {"textDocument": {"uri": "file:///x.py"}})["error"]["code"] == -32601
+        session.notify("$/unknownNotification", {})  # ignored, as every unknown notification
+        path = workspace / "cancelled.py"
+        big = LEGACY * 100  # its fix-all takes far longer than the cancellation takes to arrive
+        assert codes(session.open(path, big)).count("GL101") == 100
+        params = {
+            "textDocument": {"uri": path.as_uri()},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        }
+        session.next_id += 1
+        session.send(
+            {
+                "id": session.next_id,
+                "method": "textDocument/codeAction",
+                "params": {**params, "context": {"diagnostics": [], "only": ["source.fixAll"]}},
+            }
+        )
+        session.notify("$/cancelRequest", {"id": session.next_id})
+        assert session.response(session.next_id)["error"]["code"] == -32800
+        # The computation goes on for the next request of the same version.
+        (fix_all,) = session.code_actions(path, [], only=["source.fixAll"])
+        assert "Variable" not in apply_lsp_edits(big, edits_of(fix_all, path.as_uri()))
+        assert session.close() == 0
+    finally:
+        session.stop()
+
+
+def test_incremental_changes_are_applied_in_lsp_coordinates(server, workspace):
+    # The server asks for whole texts, but a change with a range is applied where it says: UTF-16
+    # columns, and lines split at \n, \r\n and \r only (not at the form feed in the comment).
+    path = workspace / "incremental.py"
+    text = 'x = 1  # \x0c page\r\nprint("\U0001f600", loss.data[0])\n'
+    assert codes(server.open(path, text)) == ["GL103"]
+    change = {"range": {"start": {"line": 1, "character": 16}, "end": {"line": 1, "character": 24}}, "text": ".item()"}
+    server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 2}, "contentChanges": [change]})
+    assert server.diagnostics(path.as_uri(), 2) == []
+    assert server.code_actions(path, [], only=["source.fixAll"]) == []  # nothing left to fix in the edited text
+
+
+def test_initialize_is_answered_while_the_workers_fork_server_is_still_starting(workspace, tmp_path):
+    # A fork server that takes far longer to start than the answer may take: the answer does not wait for it.
+    write(
+        tmp_path / "sitecustomize.py",
+        "import sys, time\nif any('multiprocessing.forkserver' in argument for argument in sys.orig_argv):\n    time.sleep(3 * 15)\n",
+    )
+    session = LspSession(workspace, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    try:
+        started = time.monotonic()
+        session.initialize(workspace)  # fails after TIMEOUT (15 s) if it waits for the fork server
+        assert time.monotonic() - started < TIMEOUT
+        assert "positionEncoding" in session.capabilities
+    finally:
+        session.stop()
+
+
+def test_a_fix_all_waiting_for_the_worker_is_dropped_when_its_text_changes(server, workspace):
+    small, big = workspace / "queued_small.py", workspace / "queued_big.py"
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": small.as_uri(), "languageId": "python", "version": 1, "text": LEGACY}})
+    text = LEGACY * 100  # its check keeps the worker busy while the small file's fix-all waits
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": big.as_uri(), "languageId": "python", "version": 1, "text": text}})
+    assert codes(server.diagnostics(small.as_uri(), 1)) == ["GL101", "GL103"]
+    assert codes(server.change(small, FIXED, 2)) == []
+    server.diagnostics(big.as_uri(), 1)
+    wait_for_trace(server, f"cancelled the fix-all of {small.as_uri()} version 1: the document has changed")
+    assert server.traces(f"fix-all for {small.as_uri()}") == []  # not computed for a text no longer there

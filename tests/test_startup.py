@@ -6,6 +6,7 @@ process from its `sys.modules` (deterministic; the timings are in bench/startup.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,7 +93,15 @@ def _framed(message: dict) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def test_the_language_server_answers_initialize_without_rules_or_libcst(tmp_path):
+# LSP libraries the server must not import: importing lsprotocol's types alone cost 0.35 CPU s.
+LSP_LIBRARIES = ("pygls", "lsprotocol", "cattrs", "attrs", "attr")
+
+
+def test_the_language_server_answers_initialize_without_rules_libcst_or_an_lsp_library(tmp_path):
+    # Installed or not, an LSP library found on the path would break the server if it imported one.
+    for name in LSP_LIBRARIES:
+        (tmp_path / "path" / name).mkdir(parents=True)
+        (tmp_path / "path" / name / "__init__.py").write_text(f"raise ImportError('the server imported {name}')\n", encoding="utf-8")
     session = b"".join(
         _framed(message)
         for message in (
@@ -101,11 +110,22 @@ def test_the_language_server_answers_initialize_without_rules_or_libcst(tmp_path
             {"method": "exit"},
         )
     )
-    completed = subprocess.run([sys.executable, "-c", SERVER], cwd=tmp_path, input=session, capture_output=True, timeout=120)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "path"), os.environ.get("PYTHONPATH", "")])}
+    completed = subprocess.run([sys.executable, "-c", SERVER], cwd=tmp_path, input=session, capture_output=True, timeout=120, env=env)
     assert b'"capabilities"' in completed.stdout and completed.returncode == 0, completed.stderr.decode("utf-8", "replace")[-2000:]
     modules = set(json.loads(completed.stderr.decode("utf-8").splitlines()[-1]))
     assert "gradlint.server" in modules
     assert heavy_modules(modules) == set()
+    assert {name for name in modules if name.split(".")[0] in LSP_LIBRARIES} == set()
+
+
+def test_a_poisoned_lsp_library_would_be_noticed(tmp_path):
+    """The assertion above could fail: a module that imports one of the poisoned packages does."""
+    (tmp_path / "path" / "pygls").mkdir(parents=True)
+    (tmp_path / "path" / "pygls" / "__init__.py").write_text("raise ImportError('the server imported pygls')\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "path")}
+    completed = subprocess.run([sys.executable, "-c", "import pygls"], capture_output=True, text=True, timeout=120, env=env)
+    assert completed.returncode != 0 and "the server imported pygls" in completed.stderr
 
 
 def test_a_pool_is_prepared_here_before_its_workers_start():
