@@ -88,3 +88,11 @@ def test_the_release_tag_is_made_on_the_commit_that_set_the_version(tmp_path):
     assert section and section.group(1).strip().splitlines()[0] in message
     again = subprocess.run(["bash", str(clone / ".ci" / "tag-release")], capture_output=True, text=True, env=env)
     assert again.returncode == 0 and again.stdout.strip() == f"{tag} exists"
+
+
+def test_no_dependency_is_an_lsp_library():
+    """The language server speaks the protocol itself: neither the package nor an extra needs pygls."""
+    requirements = [*PROJECT["dependencies"], *(line for extra in PROJECT["optional-dependencies"].values() for line in extra)]
+    assert len(requirements) > 5
+    assert [line for line in requirements if re.match(r"(pygls|lsprotocol|cattrs)\b", line)] == []
+    assert PROJECT["optional-dependencies"]["lsp"] == []  # kept for the install lines that name it
