@@ -20,6 +20,8 @@ NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells are checked as 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 # How the temporary file holding a file's new content ends (`.<name>.<random>.gradlint-tmp`, beside it).
 TEMPORARY_SUFFIX = ".gradlint-tmp"
+# A temporary file this old was left by a run that was killed (a run writes one in moments).
+STALE_SECONDS = 15 * 60
 
 
 class SourceReadError(Exception):
@@ -257,6 +259,24 @@ def _replace_through_temporary(target: Path, data: bytes, before_rename: Callabl
             pass
         raise
     _sync_directory(target.parent)
+
+
+def remove_stale_temporaries(directory: Path, pattern: str = f".*{TEMPORARY_SUFFIX}") -> None:
+    """Remove the temporary files (`pattern`) a run killed outright (SIGKILL, a power cut) left in
+    `directory`, once they are STALE_SECONDS old: a younger one may be a running run's."""
+    import time
+
+    now = time.time()
+    try:
+        found = list(directory.glob(pattern))
+    except OSError:
+        return
+    for path in found:
+        try:
+            if now - path.lstat().st_mtime > STALE_SECONDS:
+                path.unlink()
+        except OSError:
+            pass
 
 
 def _keep_owner(temporary: str, info: os.stat_result) -> None:

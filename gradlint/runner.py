@@ -16,7 +16,16 @@ from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
-from gradlint.files import MAX_FILE_BYTES, ChangedOnDisk, ReadOnlyFile, SourceReadError, StagedWrites, describe_os_error, read_source
+from gradlint.files import (
+    MAX_FILE_BYTES,
+    ChangedOnDisk,
+    ReadOnlyFile,
+    SourceReadError,
+    StagedWrites,
+    describe_os_error,
+    read_source,
+    remove_stale_temporaries,
+)
 from gradlint.fix.fixable import only_fixable
 from gradlint.fix.target import within_target as fixes_within_target
 from gradlint.local_modules import facts_beside, read_module
@@ -26,6 +35,7 @@ from gradlint.model.project import ProjectFacts
 from gradlint.notebook import cell_diff, is_notebook, python_source
 from gradlint.pipeline import Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
+from gradlint.report.paths import display_path
 from gradlint.rules import rule_by_code
 from gradlint.shared_imports import restore_used_imports, written_together
 from gradlint.source import UndecodableSource, decode_source
@@ -179,9 +189,20 @@ def check_paths(
         cached = set(results) - {entry[0] for entry in pending}
         summary.explained.extend((item.name, _how_checked(item, index in cached)) for index, _, item in readable)
     if cache is not None:
-        cache.save()
+        _save_cache(cache, summary, explain)
     summary.findings.sort(key=Finding.sort_key)
     return summary
+
+
+def _save_cache(cache: ResultCache, summary: RunSummary, explain: bool) -> None:
+    """Save the results; with `explain`, say why stored results were not used; warn (once) when
+    they cannot be stored."""
+    cache.save()
+    if explain and cache.ignored is not None:
+        summary.explained.insert(0, (display_path(str(cache.pack)), cache.ignored))
+    if cache.unwritable is not None:
+        reason = f"cache not written ({cache.unwritable}); the results are not cached"
+        summary.warnings.append((display_path(str(cache.directory)), reason))
 
 
 def cache_directory(settings: Settings) -> Path:
@@ -363,13 +384,14 @@ def fix_paths(
         lambda seeds: files_outside_run(seeds, targets, paths, settings),
         refix,
     )
+    changed = [index for index, (item, result) in enumerate(zip(work, results)) if _changes(item, result)]
+    not_written: dict[int, str] = {}
     if diff:
-        summary.diffs.extend(
-            unified_diff(item.raw, result.fixed, str(path)) for path, item, result in zip(targets, work, results) if _changes(item, result)
-        )
-        summary.changed_files += len(summary.diffs)
-        not_written: dict[int, str] = {}
+        summary.diffs.extend(unified_diff(work[index].raw, results[index].fixed, str(targets[index])) for index in changed)
+        summary.changed_files += len(changed)
     else:
+        for directory in dict.fromkeys(targets[index].parent for index in changed):
+            remove_stale_temporaries(directory)
         groups = written_together([str(path) for path in targets], [item.raw for item in work], results, project.roots)
         not_written = _write_groups(groups, targets, work, results, summary)
     for index, (item, result) in enumerate(zip(work, results)):
