@@ -181,14 +181,15 @@ class StagedWrites:
                 _sync_directory(directory)
 
     def discard(self) -> None:
-        for staged in self._staged:
-            if staged.temporary is not None:
-                try:
-                    os.unlink(staged.temporary)
-                except OSError:
-                    pass
-                staged.temporary = None
-        self._staged = []
+        with deferred():  # every temporary file goes, even when an interrupt comes meanwhile
+            for staged in self._staged:
+                if staged.temporary is not None:
+                    try:
+                        os.unlink(staged.temporary)
+                    except OSError:
+                        pass
+                    staged.temporary = None
+            self._staged = []
 
 
 def _check_unchanged(path: Path, expected: str) -> None:

@@ -9,6 +9,7 @@ the whole group, never within it.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -43,9 +44,16 @@ def exit_interrupted(interrupt: KeyboardInterrupt) -> NoReturn:
 def quiet_worker() -> None:
     """A pool worker leaves SIGINT and SIGTERM (a terminal's Ctrl-C, or a `kill` of the whole process
     group, reaches it too) to the main process, which stops the run and shuts the pool down: a
-    worker that stopped itself would print a traceback, and its pool one more."""
-    for signum in HANDLED:
-        signal.signal(signum, signal.SIG_IGN)
+    worker that stopped itself would print a traceback, and its pool one more. A worker whose main
+    process is gone (killed outright) ends on SIGTERM: nothing else will end it."""
+    parent = os.getppid()
+
+    def end_if_orphaned(signum: int, frame: object) -> None:
+        if os.getppid() != parent:
+            os._exit(128 + signum)
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, end_if_orphaned)
 
 
 @contextmanager

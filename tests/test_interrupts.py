@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from gradlint.files import STALE_SECONDS, TEMPORARY_SUFFIX
+from gradlint.interrupts import quiet_worker
 from support import ROOT, write
 
 SEED = 1128
@@ -222,3 +223,48 @@ def test_a_check_removes_the_cache_temporary_files_old_enough_to_be_left_by_a_ki
     recent = write(tmp_path / ".gradlint_cache" / ".results-runn1n.tmp", "{")
     assert run_cli("check", ".").exit_code == 1
     assert not stale.exists() and recent.exists()
+
+
+# -- pool workers -----------------------------------------------------------------------------------
+
+
+def test_a_pool_worker_leaves_sigint_and_sigterm_to_its_main_process():
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the forked worker
+        code = 1
+        try:
+            quiet_worker()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                os.kill(os.getpid(), signum)
+            time.sleep(0.05)  # time for the handlers to run
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_pool_worker_whose_main_process_is_gone_ends_on_sigterm():
+    reading, writing = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - the main process, which starts a worker and dies
+        os.close(reading)
+        if os.fork() == 0:  # the worker
+            quiet_worker()
+            parent = os.getppid()
+            os.kill(parent, signal.SIGKILL)
+            while os.getppid() == parent:
+                time.sleep(0.01)
+            os.write(writing, b"orphaned\n")
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            os.write(writing, b"survived\n")
+            os._exit(0)
+        time.sleep(120)
+        os._exit(0)
+    os.close(writing)
+    os.waitpid(middle, 0)
+    received = b""
+    with os.fdopen(reading, "rb") as pipe:  # end of file once the worker is gone
+        received = pipe.read()
+    assert received == b"orphaned\n"
