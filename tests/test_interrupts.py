@@ -90,15 +90,22 @@ def wait_until_handled(process: subprocess.Popen) -> None:
     status = Path(f"/proc/{process.pid}/status")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
-        fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:
+            return  # it has just ended
+        fields = dict(line.split(":\t", 1) for line in lines if ":\t" in line)
         if int(fields.get("SigCgt", "0"), 16) & (1 << (signal.SIGTERM - 1)):
             return
         time.sleep(0.005)
 
 
-def wait_for_first_write(root: Path, process: subprocess.Popen) -> None:
+def inodes(root: Path) -> dict[Path, int]:
+    return {path: path.stat().st_ino for path in root.rglob("*.py")}
+
+
+def wait_for_first_write(before: dict[Path, int], process: subprocess.Popen) -> None:
     """Until some file was replaced (a rename gives it a new inode): the write phase has begun."""
-    before = {path: path.stat().st_ino for path in root.rglob("*.py")}
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
         if any(_inode(path) != inode for path, inode in before.items()):
@@ -147,17 +154,20 @@ def test_an_interrupted_fix_leaves_every_file_old_or_fixed(corpus, tmp_path, sig
     assert original != fixed
     tree = tmp_path / "tree"
     shutil.copytree(source, tree)
+    before = inodes(tree)
     process = start(tree, jobs)
     wait_until_handled(process)
     if moment == "write phase":
-        wait_for_first_write(tree, process)
+        wait_for_first_write(before, process)
     else:
         time.sleep(moment * duration)  # a share of an uninterrupted run's time: analysis, mostly
-    if process.poll() is None:
+    try:
         if group:
             os.killpg(process.pid, signum)
         else:
             process.send_signal(signum)
+    except ProcessLookupError:
+        pass  # it has ended
     _, stderr = process.communicate(timeout=300)
     text = stderr.decode()
     assert "Traceback" not in text
@@ -186,9 +196,10 @@ def test_a_killed_fix_leaves_at_most_temporary_files_that_a_later_fix_removes(co
     original, fixed, _, source = corpus
     tree = tmp_path / "tree"
     shutil.copytree(source, tree)
+    before = inodes(tree)
     process = start(tree, 1)
     wait_until_handled(process)
-    wait_for_first_write(tree, process)
+    wait_for_first_write(before, process)
     process.kill()  # SIGKILL: nothing runs after it
     process.communicate(timeout=300)
     after = snapshot(tree)
