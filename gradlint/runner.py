@@ -390,8 +390,8 @@ def fix_paths(
         summary.diffs.extend(unified_diff(work[index].raw, results[index].fixed, str(targets[index])) for index in changed)
         summary.changed_files += len(changed)
     else:
-        for directory in dict.fromkeys(targets[index].parent for index in changed):
-            remove_stale_temporaries(directory)
+        for directory in dict.fromkeys(os.path.dirname(os.path.realpath(targets[index])) for index in changed):
+            remove_stale_temporaries(Path(directory))  # where a killed run wrote its temporary files
         groups = written_together([str(path) for path in targets], [item.raw for item in work], results, project.roots)
         not_written = _write_groups(groups, targets, work, results, summary)
     for index, (item, result) in enumerate(zip(work, results)):

@@ -279,3 +279,14 @@ def test_a_pool_worker_whose_main_process_is_gone_ends_on_sigterm():
     with os.fdopen(reading, "rb") as pipe:  # end of file once the worker is gone
         received = pipe.read()
     assert received == b"orphaned\n"
+
+
+def test_the_temporary_files_of_a_linked_file_are_looked_for_beside_the_file_itself(run_cli, tmp_path):
+    write(tmp_path / "real" / "a.py", "from torch.autograd import Variable\nx = Variable(1)\n")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "a.py").symlink_to(tmp_path / "real" / "a.py")
+    stale = write(tmp_path / "real" / ".a.py.k1ll3d.gradlint-tmp", "x = 1\n")
+    age(stale, STALE_SECONDS + 60)
+    assert run_cli("fix", "links/a.py").exit_code == 0
+    assert not stale.exists()
+    assert (tmp_path / "real" / "a.py").read_text() == "x = 1\n"
