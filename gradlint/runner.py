@@ -392,7 +392,7 @@ def fix_paths(
     else:
         for directory in dict.fromkeys(os.path.dirname(os.path.realpath(targets[index])) for index in changed):
             remove_stale_temporaries(Path(directory))  # where a killed run wrote its temporary files
-        groups = written_together([str(path) for path in targets], [item.raw for item in work], results, project.roots)
+        groups = written_together([str(path) for path in targets], [item.raw for item in work], results, project.roots, changed)
         not_written = _write_groups(groups, targets, work, results, summary)
     for index, (item, result) in enumerate(zip(work, results)):
         if index in not_written:

@@ -128,14 +128,12 @@ def _note(names: frozenset[str], reason: str) -> str:
 
 
 def written_together(
-    paths: Sequence[str], originals: Sequence[bytes], results: Sequence[SourceResult], roots: Sequence[str]
+    paths: Sequence[str], originals: Sequence[bytes], results: Sequence[SourceResult], roots: Sequence[str], changed: Sequence[int]
 ) -> list[list[int]]:
-    """The files of a fix run (indexes, in run order) whose fixes must be written all or none: a
-    file whose fix drops an import that another file uses through it (as that file is on disk)
-    goes with that file, whose fix stops using the name. Written alone, it would break the other
-    file. Every other file is a group of its own."""
-    changed = [index for index, result in enumerate(results) if _current_text(originals[index], result) != originals[index]]
-    removed = {index: results[index].removed_imports for index in changed if results[index].removed_imports}
+    """The files of a fix run to write (`changed`: indexes) in groups that must be written all or
+    none, each in run order: a file whose fix drops an import that another file uses through it (as
+    that file is on disk) goes with that file, whose fix stops using the name. Written alone, it
+    would break the other file. Every other file is a group of its own."""
     group = {index: index for index in changed}
 
     def top(index: int) -> int:
@@ -143,21 +141,19 @@ def written_together(
             index = group[index]
         return index
 
-    def link(first: int, second: int) -> None:
-        group[top(first)] = top(second)
-
+    removed = {index: results[index].removed_imports for index in changed if results[index].removed_imports}
     if removed:
         position = {os.path.abspath(path): index for index, path in enumerate(paths)}
-        index = ProjectIndex(list(zip(paths, originals)), roots, removed={paths[at]: names for at, names in removed.items()})
+        project = ProjectIndex(list(zip(paths, originals)), roots, removed={paths[at]: names for at, names in removed.items()})
         for at, names in removed.items():
-            users = index.users_of(paths[at])
-            if users is None:  # unknown: any changed file may use the names
-                linked = changed
+            users = project.users_of(paths[at])
+            if users is None:  # unknown: any file may use the names
+                linked = list(changed)
             else:
                 linked = [position[user] for name in names for user in users.get(name, ()) if user in position]
             for other in linked:
                 if other in group:
-                    link(at, other)
+                    group[top(at)] = top(other)
     members: dict[int, list[int]] = {}
     for index in changed:
         members.setdefault(top(index), []).append(index)

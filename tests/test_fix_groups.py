@@ -235,8 +235,8 @@ def test_files_are_grouped_by_the_imports_their_fixes_drop_for_each_other(tmp_pa
     groups = []
     real = runner.written_together
 
-    def spy(paths, originals, results, roots):
-        found = real(paths, originals, results, roots)
+    def spy(paths, originals, results, roots, changed):
+        found = real(paths, originals, results, roots, changed)
         groups.extend(sorted(Path(paths[index]).relative_to(tmp_path).as_posix() for index in group) for group in found)
         return found
 
