@@ -32,13 +32,29 @@ def handle_termination() -> None:
     signal.signal(signal.SIGTERM, _raise_terminated)
 
 
+class InterruptedExit(SystemExit):
+    """The exit of a run SIGINT or SIGTERM stopped (its code is 130 or 143)."""
+
+
 def exit_interrupted(interrupt: KeyboardInterrupt) -> NoReturn:
-    """End the process on SIGINT or SIGTERM: one line, and 128 + the signal's number (130, 143),
-    the code a shell reports for a process the signal ended."""
+    """End the run on SIGINT or SIGTERM: one line, and 128 + the signal's number (130, 143), the
+    code a shell reports for a process the signal ended."""
     number = signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
     sys.stderr.write(f"gradlint: interrupted by {number.name}\n")
     sys.stderr.flush()
-    sys.exit(128 + number)
+    raise InterruptedExit(128 + number)
+
+
+def end_process(done: InterruptedExit) -> NoReturn:
+    """End the process of an interrupted run at once. Every clean-up has run on the way here (the
+    interrupt unwound the run); what is left is the interpreter's shutdown, which a file still being
+    analysed on the analysis thread (in LibCST's native parser) can turn into an abort (SIGABRT)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(done.code if isinstance(done.code, int) else 1)
 
 
 def quiet_worker() -> None:

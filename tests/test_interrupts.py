@@ -290,3 +290,19 @@ def test_the_temporary_files_of_a_linked_file_are_looked_for_beside_the_file_its
     assert run_cli("fix", "links/a.py").exit_code == 0
     assert not stale.exists()
     assert (tmp_path / "real" / "a.py").read_text() == "x = 1\n"
+
+
+def test_an_interrupted_run_ends_its_process_without_the_interpreters_shutdown(tmp_path):
+    """The analysis thread may be inside LibCST's native parser when the run is interrupted; the
+    interpreter's shutdown would then sometimes abort (SIGABRT, exit -6) instead of exiting 130.
+    Every clean-up has run by then, so the process ends at once (atexit handlers do not run)."""
+    script = (
+        "import atexit, gradlint.cli\n"
+        "atexit.register(lambda: print('interpreter shut down', flush=True))\n"
+        "def interrupted(**options): raise KeyboardInterrupt\n"
+        "gradlint.cli.cli = interrupted\n"
+        "print('partial output', end='')\n"
+        "gradlint.cli.main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (130, b"partial output", b"gradlint: interrupted by SIGINT\n")
