@@ -109,7 +109,7 @@ def changed_during_the_run(root: Path, monkeypatch) -> str:
     return "changed on disk since it was read; not overwritten"
 
 
-def disk_full(root: Path, monkeypatch) -> str:
+def disk_full_at_the_flush(root: Path, monkeypatch) -> str:
     opened = temporary_names(monkeypatch)
     real = os.fsync
 
@@ -119,6 +119,37 @@ def disk_full(root: Path, monkeypatch) -> str:
         return real(descriptor)
 
     monkeypatch.setattr(files.os, "fsync", full)
+    return "could not write: no space left on device"
+
+
+class FullDisk:
+    """A file being written on a full disk."""
+
+    def __init__(self, out) -> None:
+        self.out = out
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.out.close()
+
+    def write(self, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name: str):
+        return getattr(self.out, name)
+
+
+def disk_full_while_writing(root: Path, monkeypatch) -> str:
+    opened = temporary_names(monkeypatch)
+    real = os.fdopen
+
+    def fdopen(handle, *args, **kwargs):
+        out = real(handle, *args, **kwargs)
+        return FullDisk(out) if ".train.py." in opened.get(handle, "") else out
+
+    monkeypatch.setattr(files.os, "fdopen", fdopen)
     return "could not write: no space left on device"
 
 
@@ -135,7 +166,9 @@ def disk_full_at_the_rename(root: Path, monkeypatch) -> str:
 
 
 @pytest.mark.parametrize(
-    "failure", [read_only, refused_by_the_system, changed_during_the_run, disk_full, disk_full_at_the_rename], ids=lambda f: f.__name__
+    "failure",
+    [read_only, refused_by_the_system, changed_during_the_run, disk_full_while_writing, disk_full_at_the_flush, disk_full_at_the_rename],
+    ids=lambda f: f.__name__,
 )
 def test_a_file_that_cannot_be_written_keeps_the_files_whose_fix_depends_on_it_unwritten(run_cli, tmp_path, monkeypatch, failure):
     project(tmp_path)
