@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 import gradlint
+from gradlint.files import describe_os_error, remove_stale_temporaries
 from gradlint.fix.plan import Applicability
 from gradlint.model import Edit, FileResult, Finding, Fix, Location
 
@@ -51,28 +52,71 @@ def entry_digest(content: str, codes: frozenset[str], project_key: str = "", opt
 
 
 class ResultCache:
+    """The results of one project root. Whatever the pack holds, a run gives the uncached answer:
+    a pack that cannot be used (not JSON, another shape) is treated as empty, an entry that cannot
+    be used (another shape, another gradlint build, damaged findings) as a miss, and `ignored`
+    says why; both are rebuilt. A pack that cannot be written leaves the run uncached, and
+    `unwritable` says why."""
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.pack = directory / f"results-{build_fingerprint()}.json"
+        self._ignored_pack: Optional[str] = None  # why the whole pack was not used
+        self._ignored_entries: dict[str, int] = {}  # why entries were not used -> how many
         self.entries: dict[str, Any] = self._load()
         self.fresh: set[str] = set()  # the paths put by this run
         self.dirty = False
+        self.unwritable: Optional[str] = None  # after `save`: why the pack could not be written
 
     def _load(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.pack.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError):  # the decoder recurses per level of nesting
+            raw = self.pack.read_bytes()
+        except OSError:
+            return {}  # none yet (or no directory): nothing to say
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            self._ignored_pack = "not valid JSON (truncated or corrupted)"
             return {}
-        return data if isinstance(data, dict) else {}
+        except RecursionError:  # the decoder recurses per level of nesting
+            self._ignored_pack = "nested too deeply"
+            return {}
+        if not isinstance(data, dict):
+            self._ignored_pack = f"a JSON {type(data).__name__}, not the object of a results cache"
+            return {}
+        return data
+
+    @property
+    def ignored(self) -> Optional[str]:
+        """Why this run did not use the pack, or some of its entries, in one line; None if it did."""
+        if self._ignored_pack is not None:
+            return f"cache ignored: {self._ignored_pack}; rebuilt"
+        if not self._ignored_entries:
+            return None
+        count = sum(self._ignored_entries.values())
+        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self._ignored_entries.items()))
+        return f"{count} cache {'entry' if count == 1 else 'entries'} ignored ({reasons}); rebuilt"
+
+    def _ignore(self, reason: str) -> None:
+        self._ignored_entries[reason] = self._ignored_entries.get(reason, 0) + 1
 
     def get(self, path: str, digest: str) -> Optional[FileResult]:
         entry = self.entries.get(path)
-        if not isinstance(entry, dict) or entry.get("digest") != digest:
+        if entry is None:
+            return None
+        if not isinstance(entry, dict):
+            self._ignore("not an entry")
+            return None
+        if entry.get("digest") != digest:
+            return None  # the file, its settings or what it imports changed: a plain miss
+        if entry.get("build") != build_fingerprint():
+            self._ignore("written by another gradlint build")
             return None
         try:
             return _result_from_json(path, entry["result"])
-        except (KeyError, TypeError, ValueError):
-            return None  # a damaged entry is simply a miss
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            self._ignore("with damaged results")
+            return None
 
     def put(
         self, path: str, digest: str, result: FileResult, *, run: str = "", project_key: str = "", outside: Mapping[str, str] = {}
@@ -84,6 +128,7 @@ class ResultCache:
             return  # transient or unexpected: always retry
         self.entries[path] = {
             "digest": digest,
+            "build": build_fingerprint(),
             "result": _result_to_json(result),
             "run": run,
             "project": project_key,
@@ -104,6 +149,7 @@ class ResultCache:
         return entry["project"], outside
 
     def save(self) -> None:
+        """Write the pack (atomically: a concurrent run reads the old pack or the new one)."""
         if not self.dirty:
             return
         try:
@@ -118,12 +164,24 @@ class ResultCache:
                 text = json.dumps(self.entries, separators=(",", ":"))
             except (RecursionError, ValueError):  # a loaded entry nested deeper than the encoder goes
                 text = json.dumps({path: self.entries[path] for path in self.fresh}, separators=(",", ":"))
-            handle, temporary = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=self.directory)
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(temporary, self.pack)
+            _write_replacing(self.pack, text)
+        except OSError as error:  # a read-only tree still gets its results, just not cached
+            self.unwritable = "not a directory" if self.directory.exists() and not self.directory.is_dir() else describe_os_error(error)
+
+
+def _write_replacing(pack: Path, text: str) -> None:
+    remove_stale_temporaries(pack.parent, ".results-*.tmp")
+    handle, temporary = tempfile.mkstemp(prefix=".results-", suffix=".tmp", dir=pack.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, pack)
+    except BaseException:  # an interrupt too: no temporary file is left behind
+        try:
+            os.unlink(temporary)
         except OSError:
-            pass  # a read-only tree still gets its results, just not cached
+            pass
+        raise
 
 
 def is_cache_directory(directory: Path) -> bool:

@@ -23,6 +23,7 @@ from gradlint.config import (
     split_codes,
 )
 from gradlint.docs import render_rule
+from gradlint.interrupts import InterruptedExit, end_process, exit_interrupted, handle_termination
 from gradlint.files import MAX_FILE_BYTES, SourceReadError, describe_os_error, read_source, write_output_atomic
 from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_fixed_only, render_statistics
@@ -367,8 +368,8 @@ def _guarded(verbose: bool, action):
         return action()
     except ConfigError as error:
         _fail(str(error))
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except KeyboardInterrupt as interrupt:
+        exit_interrupted(interrupt)
     except Exception as error:  # last line of defence: one line, traceback only with --verbose
         if verbose:
             traceback.print_exc()
@@ -844,8 +845,15 @@ def server():
 
 
 def main() -> None:
+    handle_termination()
     tune_garbage_collector()
-    cli(prog_name="gradlint")
+    try:
+        try:
+            cli(prog_name="gradlint")
+        except KeyboardInterrupt as interrupt:  # outside a command's body: parsing the options, starting up
+            exit_interrupted(interrupt)
+    except InterruptedExit as done:
+        end_process(done)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,7 +6,11 @@ import errno
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
+
+from gradlint.interrupts import deferred
 
 # Files larger than this are not parsed with LibCST (a generated 5 MB file of legacy training code
 # took 11 minutes and 3.3 GB to check); they are still decoded (GL002) and compiled by CPython
@@ -14,6 +18,10 @@ from pathlib import Path
 # them. `--max-file-size` changes it (0: no limit). Never cached, so a raised limit takes effect.
 NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells are checked as one module
 MAX_FILE_BYTES = 2 * 1024 * 1024
+# How the temporary file holding a file's new content ends (`.<name>.<random>.gradlint-tmp`, beside it).
+TEMPORARY_SUFFIX = ".gradlint-tmp"
+# A temporary file this old was left by a run that was killed (a run writes one in moments).
+STALE_SECONDS = 15 * 60
 
 
 class SourceReadError(Exception):
@@ -94,24 +102,108 @@ def write_atomic(path: Path, data: bytes, expected_original: bytes) -> None:
     (and, where permitted, the owner). The content is compared with `expected_original` as late
     as possible, after the temporary file is complete and just before the rename.
     """
-    expected = digest(expected_original)
-    if digest(read_source(path)) != expected:
-        raise ChangedOnDisk("changed on disk since it was read; not overwritten")
-    target = Path(os.path.realpath(path))
-    info = os.stat(target)
-    if _read_only(target, info):
-        raise ReadOnlyFile("read-only; not overwritten")
-    if info.st_nlink > 1:
-        _overwrite_in_place(target, data, expected_original)
-        return
+    writes = StagedWrites()
+    try:
+        writes.stage(path, data, expected_original)
+        writes.commit()
+    finally:
+        writes.discard()
 
-    def keep_mode_owner_and_check(temporary: str) -> None:
+
+@dataclass
+class _Staged:
+    target: Path  # the file itself (a symbolic link resolved)
+    data: bytes
+    original: bytes
+    temporary: Optional[str]  # the new content, beside the file; None: written in place (hard links)
+
+
+class StagedWrites:
+    """Files replaced together, all or none: each new content is written and flushed to a temporary
+    file beside its file, and the file checked unchanged, before any file is replaced. `stage`
+    raises ChangedOnDisk, ReadOnlyFile, SourceReadError or OSError for a file that cannot be
+    written; `commit` replaces every staged file, SIGINT and SIGTERM waiting until it is done,
+    and puts back what it replaced when one fails; `discard` removes what was not used.
+    """
+
+    def __init__(self) -> None:
+        self._staged: list[_Staged] = []
+        self.failing: Optional[Path] = None  # after a failed `commit`: the file it could not replace
+
+    def stage(self, path: Path, data: bytes, expected_original: bytes) -> None:
+        expected = digest(expected_original)
+        _check_unchanged(path, expected)
+        target = Path(os.path.realpath(path))
+        info = os.stat(target)
+        if _read_only(target, info):
+            raise ReadOnlyFile("read-only; not overwritten")
+        if info.st_nlink > 1:  # one inode under several names: a rename would change one name only
+            self._staged.append(_Staged(target, data, expected_original, None))
+            return
+        import tempfile  # here: the commands that write no file start without it
+
+        with deferred():  # the temporary file is known to `discard` as soon as it exists
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=target.parent)
+            self._staged.append(_Staged(target, data, expected_original, temporary))
+            out = os.fdopen(handle, "wb")
+        with out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
         os.chmod(temporary, stat.S_IMODE(info.st_mode))
         _keep_owner(temporary, info)
-        if digest(read_source(target)) != expected:
-            raise ChangedOnDisk("changed on disk since it was read; not overwritten")
+        _check_unchanged(target, expected)
 
-    _replace_through_temporary(target, data, keep_mode_owner_and_check)
+    def commit(self) -> None:
+        with deferred():
+            for staged in self._staged:
+                if staged.temporary is not None:
+                    self.failing = staged.target
+                    _check_unchanged(staged.target, digest(staged.original))
+            # In place first: such a write is the one that may fail halfway (it puts its original back).
+            order = sorted(self._staged, key=lambda staged: staged.temporary is not None)
+            done: list[_Staged] = []
+            try:
+                for staged in order:
+                    self.failing = staged.target
+                    if staged.temporary is None:
+                        _overwrite_in_place(staged.target, staged.data, staged.original)
+                    else:
+                        os.replace(staged.temporary, staged.target)
+                        staged.temporary = None
+                    done.append(staged)
+            except BaseException:
+                for staged in reversed(done):
+                    _put_back(staged)
+                raise
+            self.failing = None
+            for directory in dict.fromkeys(staged.target.parent for staged in self._staged):
+                _sync_directory(directory)
+
+    def discard(self) -> None:
+        with deferred():  # every temporary file goes, even when an interrupt comes meanwhile
+            for staged in self._staged:
+                if staged.temporary is not None:
+                    try:
+                        os.unlink(staged.temporary)
+                    except OSError:
+                        pass
+                    staged.temporary = None
+            self._staged = []
+
+
+def _check_unchanged(path: Path, expected: str) -> None:
+    if digest(read_source(path)) != expected:
+        raise ChangedOnDisk("changed on disk since it was read; not overwritten")
+
+
+def _put_back(staged: _Staged) -> None:
+    """Undo a replacement of a group that failed further on (best effort: the rest of the group is
+    what gets reported)."""
+    try:
+        write_atomic(staged.target, staged.original, staged.data)
+    except (OSError, ChangedOnDisk, ReadOnlyFile, SourceReadError):
+        pass
 
 
 def _read_only(target: Path, info: os.stat_result) -> bool:
@@ -147,9 +239,15 @@ def _replace_through_temporary(target: Path, data: bytes, before_rename: Callabl
     over `target`; the temporary file is removed if anything fails."""
     import tempfile
 
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gradlint-tmp", dir=target.parent)
+    with deferred():  # no interrupt between the temporary file's creation and the `try` removing it
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=target.parent)
+        try:
+            out = os.fdopen(handle, "wb")
+        except BaseException:
+            os.unlink(temporary)
+            raise
     try:
-        with os.fdopen(handle, "wb") as out:
+        with out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
@@ -162,6 +260,24 @@ def _replace_through_temporary(target: Path, data: bytes, before_rename: Callabl
             pass
         raise
     _sync_directory(target.parent)
+
+
+def remove_stale_temporaries(directory: Path, pattern: str = f".*{TEMPORARY_SUFFIX}") -> None:
+    """Remove the temporary files (`pattern`) a run killed outright (SIGKILL, a power cut) left in
+    `directory`, once they are STALE_SECONDS old: a younger one may be a running run's."""
+    import time
+
+    now = time.time()
+    try:
+        found = list(directory.glob(pattern))
+    except OSError:
+        return
+    for path in found:
+        try:
+            if now - path.lstat().st_mtime > STALE_SECONDS:
+                path.unlink()
+        except OSError:
+            pass
 
 
 def _keep_owner(temporary: str, info: os.stat_result) -> None:

@@ -6,6 +6,8 @@ import os
 import gc
 from typing import Callable, Iterable, Optional, TypeVar
 
+from gradlint.interrupts import quiet_worker
+
 MIN_FILES_PER_WORKER = 8
 Progress = Callable[[int, int], None]  # (files done, files to do)
 T = TypeVar("T")
@@ -19,6 +21,11 @@ def tune_garbage_collector() -> None:
     exist now (modules, rule classes) are moved out of its sight for good."""
     gc.freeze()
     gc.set_threshold(100_000, 50, 100)
+
+
+def start_worker() -> None:
+    quiet_worker()
+    tune_garbage_collector()
 
 
 def worker_count(jobs: int) -> int:
@@ -50,7 +57,7 @@ def map_in_pool(
     order = sorted(range(len(work)), key=lambda i: weight(work[i]), reverse=True) if weight is not None else list(range(len(work)))
     chunk = max(1, len(work) // (workers * (64 if weight is not None else 8)))
     try:
-        with ProcessPoolExecutor(max_workers=workers, initializer=tune_garbage_collector) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=start_worker) as pool:
             done = _collect(pool.map(function, [work[i] for i in order], chunksize=chunk), len(work), progress)
     except (OSError, BrokenProcessPool):
         return _collect((function(item) for item in work), len(work), progress)  # no processes here: stay correct

@@ -16,7 +16,16 @@ from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
 from gradlint.config import Settings, settings_for_file
 from gradlint.discovery import discover, is_excluded
-from gradlint.files import MAX_FILE_BYTES, ChangedOnDisk, ReadOnlyFile, SourceReadError, describe_os_error, read_source, write_atomic
+from gradlint.files import (
+    MAX_FILE_BYTES,
+    ChangedOnDisk,
+    ReadOnlyFile,
+    SourceReadError,
+    StagedWrites,
+    describe_os_error,
+    read_source,
+    remove_stale_temporaries,
+)
 from gradlint.fix.fixable import only_fixable
 from gradlint.fix.target import within_target as fixes_within_target
 from gradlint.local_modules import facts_beside, read_module
@@ -26,8 +35,9 @@ from gradlint.model.project import ProjectFacts
 from gradlint.notebook import cell_diff, is_notebook, python_source
 from gradlint.pipeline import Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
+from gradlint.report.paths import display_path
 from gradlint.rules import rule_by_code
-from gradlint.shared_imports import restore_used_imports
+from gradlint.shared_imports import restore_used_imports, written_together
 from gradlint.source import UndecodableSource, decode_source
 
 
@@ -179,9 +189,20 @@ def check_paths(
         cached = set(results) - {entry[0] for entry in pending}
         summary.explained.extend((item.name, _how_checked(item, index in cached)) for index, _, item in readable)
     if cache is not None:
-        cache.save()
+        _save_cache(cache, summary, explain)
     summary.findings.sort(key=Finding.sort_key)
     return summary
+
+
+def _save_cache(cache: ResultCache, summary: RunSummary, explain: bool) -> None:
+    """Save the results; with `explain`, say why stored results were not used; warn (once) when
+    they cannot be stored."""
+    cache.save()
+    if explain and cache.ignored is not None:
+        summary.explained.insert(0, (display_path(str(cache.pack)), cache.ignored))
+    if cache.unwritable is not None:
+        reason = f"cache not written ({cache.unwritable}); the results are not cached"
+        summary.warnings.append((display_path(str(cache.directory)), reason))
 
 
 def cache_directory(settings: Settings) -> Path:
@@ -363,13 +384,28 @@ def fix_paths(
         lambda seeds: files_outside_run(seeds, targets, paths, settings),
         refix,
     )
-    for path, item, result in zip(targets, work, results):
-        if result.fixed is not None and result.fixed != item.raw and not _write_fixed(path, item.raw, result.fixed, summary, diff=diff):
+    changed = [index for index, (item, result) in enumerate(zip(work, results)) if _changes(item, result)]
+    not_written: dict[int, str] = {}
+    if diff:
+        summary.diffs.extend(unified_diff(work[index].raw, results[index].fixed, str(targets[index])) for index in changed)
+        summary.changed_files += len(changed)
+    else:
+        for directory in dict.fromkeys(os.path.dirname(os.path.realpath(targets[index])) for index in changed):
+            remove_stale_temporaries(Path(directory))  # where a killed run wrote its temporary files
+        groups = written_together([str(path) for path in targets], [item.raw for item in work], results, project.roots, changed)
+        not_written = _write_groups(groups, targets, work, results, summary)
+    for index, (item, result) in enumerate(zip(work, results)):
+        if index in not_written:
+            summary.errors.append((item.name, not_written[index]))
             result = _unwritten(item, result)
             summary.unwritten.add(result.path)
         summary.add(result)
     summary.findings.sort(key=Finding.sort_key)
     return summary
+
+
+def _changes(item: WorkItem, result: SourceResult) -> bool:
+    return result.fixed is not None and result.fixed != item.raw
 
 
 # -- the project index: what each file of the run uses from the others -----------------------------
@@ -509,24 +545,53 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _write_fixed(path: Path, raw: bytes, fixed: bytes, summary: RunSummary, *, diff: bool) -> bool:
-    """Write (or, with `diff`, show) the fixed file; False when it could not be written."""
-    if diff:
-        summary.diffs.append(unified_diff(raw, fixed, str(path)))
-    else:
+_WRITE_ERRORS = (ChangedOnDisk, ReadOnlyFile, SourceReadError, OSError)
+
+
+def _write_groups(
+    groups: list[list[int]], targets: list[Path], work: list[WorkItem], results: list[SourceResult], summary: RunSummary
+) -> dict[int, str]:
+    """Write each group of fixed files all or none; the files not written, each with its reason."""
+    not_written: dict[int, str] = {}
+    for group in groups:
+        failed = _write_group(group, targets, work, results)
+        if failed is None:
+            summary.changed_files += len(group)
+            continue
+        culprit, reason = failed
+        for index in group:
+            not_written[index] = reason if index == culprit else f"not written: {targets[culprit]} could not be written"
+    return not_written
+
+
+def _write_group(group: list[int], targets: list[Path], work: list[WorkItem], results: list[SourceResult]) -> Optional[tuple[int, str]]:
+    """None when every file of the group is written; else none is, and this is the file that could
+    not be, with why."""
+    writes = StagedWrites()
+    try:
+        for index in group:
+            try:
+                writes.stage(targets[index], results[index].fixed, work[index].raw)
+            except _WRITE_ERRORS as error:
+                return index, _write_failure(error)
         try:
-            write_atomic(path, fixed, raw)
-        except (ChangedOnDisk, ReadOnlyFile) as error:
-            summary.errors.append((str(path), str(error)))
-            return False
-        except SourceReadError as error:
-            summary.errors.append((str(path), f"not overwritten: {error}"))
-            return False
-        except OSError as error:
-            summary.errors.append((str(path), f"could not write: {describe_os_error(error)}"))
-            return False
-    summary.changed_files += 1
-    return True
+            writes.commit()
+        except _WRITE_ERRORS as error:
+            failing = writes.failing
+            culprit = next((index for index in group if os.path.realpath(targets[index]) == str(failing)), group[0])
+            return culprit, _write_failure(error)
+        return None
+    finally:
+        writes.discard()
+
+
+def _write_failure(error: Exception) -> str:
+    """Why a fixed file could not be written, in one line."""
+    if isinstance(error, (ChangedOnDisk, ReadOnlyFile)):
+        return str(error)
+    if isinstance(error, SourceReadError):
+        return f"not overwritten: {error}"
+    return f"could not write: {describe_os_error(error)}"
 
 
 def _unwritten(item: WorkItem, result: SourceResult) -> SourceResult:

@@ -125,3 +125,36 @@ def _outside_users_note(path: str, users: dict[str, frozenset[str]], outside: se
 def _note(names: frozenset[str], reason: str) -> str:
     listed = ", ".join(f"`{name}`" for name in sorted(names))
     return f"kept the unused import of {listed}: {reason}"
+
+
+def written_together(
+    paths: Sequence[str], originals: Sequence[bytes], results: Sequence[SourceResult], roots: Sequence[str], changed: Sequence[int]
+) -> list[list[int]]:
+    """The files of a fix run to write (`changed`: indexes) in groups that must be written all or
+    none, each in run order: a file whose fix drops an import that another file uses through it (as
+    that file is on disk) goes with that file, whose fix stops using the name. Written alone, it
+    would break the other file. Every other file is a group of its own."""
+    group = {index: index for index in changed}
+
+    def top(index: int) -> int:
+        while group[index] != index:
+            index = group[index]
+        return index
+
+    removed = {index: results[index].removed_imports for index in changed if results[index].removed_imports}
+    if removed:
+        position = {os.path.abspath(path): index for index, path in enumerate(paths)}
+        project = ProjectIndex(list(zip(paths, originals)), roots, removed={paths[at]: names for at, names in removed.items()})
+        for at, names in removed.items():
+            users = project.users_of(paths[at])
+            if users is None:  # unknown: any file may use the names
+                linked = list(changed)
+            else:
+                linked = [position[user] for name in names for user in users.get(name, ()) if user in position]
+            for other in linked:
+                if other in group:
+                    group[top(at)] = top(other)
+    members: dict[int, list[int]] = {}
+    for index in changed:
+        members.setdefault(top(index), []).append(index)
+    return sorted(members.values())
