@@ -8,6 +8,7 @@ limits), then prefilter, parse, analysis on the deep stack, and `# noqa` filteri
 
 from __future__ import annotations
 
+import ast
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Optional, Union
@@ -90,6 +91,9 @@ def _check_python(
         selected = without_suppressed(codes, decoded.suppressed)
         line_noqa = own_noqa and respect_noqa
         outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=line_noqa, project=project))
+        refused = _refused_by_cpython(decoded.text, name, codes) if _analysed_with_findings(outcome.findings) else None
+        if refused is not None:
+            return SourceResult(name, refused)
         return SourceResult(name, outcome.findings, outcome.error, warning=_suppression_warning(decoded.text))
     except Exception as error:
         return SourceResult(name, error=describe_internal_error(error))
@@ -167,6 +171,10 @@ def _fix_python(
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if result.error is not None:
         return SourceResult(name, result.remaining, result.error)
+    if result.text != text or _analysed_with_findings(result.remaining):
+        refused = _refused_by_cpython(text, name, codes)
+        if refused is not None:
+            return SourceResult(name, refused, fixed=source)  # a program that does not run is not fixed
     outcome = SourceResult(name, result.remaining, applied=result.applied, removed_imports=result.removed_imports, changes=result.changes)
     if result.text == text:
         outcome.fixed = source
@@ -205,7 +213,7 @@ def _add_noqa_python(source: Source, name: str, codes: frozenset[str], max_bytes
         wanted: dict[int, set[str]] = {}
         for finding in outcome.findings:
             wanted.setdefault(finding.noqa_row, set()).add(finding.code)
-        if not wanted:
+        if not wanted or (_analysed_with_findings(outcome.findings) and _refused_by_cpython(decoded.text, name, codes) is not None):
             return SourceResult(name, fixed=source)
         text, added = add_noqa(decoded.text, wanted)
         return SourceResult(name, fixed=_as_given(text, decoded), applied=added)
@@ -330,17 +338,41 @@ def _refused_by_python(text: str, name: str, codes: frozenset[str]) -> Optional[
     return invalid_syntax_findings(reason, location, name, codes)
 
 
-def _python_compile_failure(text: str) -> Optional[tuple[str, Location]]:
+def _analysed_with_findings(findings: list[Finding]) -> bool:
+    """Findings of the analysis, not of a file that could not be read or parsed."""
+    return bool(findings) and not any(finding.code in file_rule_codes() for finding in findings)
+
+
+def _refused_by_cpython(text: str, name: str, codes: frozenset[str]) -> Optional[list[Finding]]:
+    """GL001 (or nothing, when GL001 is not selected) for text LibCST parsed but the running CPython
+    refuses after parsing (`return` outside a function, `nonlocal` without a binding, `break`
+    outside a loop, a parameter named twice); None when CPython compiles it. Asked only of files
+    with findings: their fixes would otherwise turn a program that does not run into another.
+    `x.cuda(async=True)` counts as compiling: GL501 fixes it. A notebook cell may `await`."""
+    notebook = is_notebook(name)
+    failure = _python_compile_failure(text, notebook)
+    if failure is None:
+        return None
+    repair = repair_async_keywords(text)
+    if repair is not None and _python_compile_failure(repair.text, notebook) is None:
+        return None
+    reason, location = failure
+    return invalid_syntax_findings(reason, location, name, codes)
+
+
+def _python_compile_failure(text: str, top_level_await: bool = False) -> Optional[tuple[str, Location]]:
     """Why CPython, with its default recursion limit, refuses `text`, and where; None if it compiles."""
-    return run_deep(lambda: _compile_failure(text), PYTHON_RECURSION_LIMIT)
+    return run_deep(lambda: _compile_failure(text, top_level_await), PYTHON_RECURSION_LIMIT)
 
 
-def _compile_failure(text: str) -> Optional[tuple[str, Location]]:
-    # Compiled to bytecode, as `import` does: four times faster than building Python AST objects.
+def _compile_failure(text: str, top_level_await: bool = False) -> Optional[tuple[str, Location]]:
+    # Compiled to bytecode, as `import` does: four times faster than building Python AST objects,
+    # and the only way to meet the errors CPython raises after parsing.
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings are not ours to print (nor errors under -W error)
-            compile(text, "<gradlint>", "exec", dont_inherit=True)
+            compile(text, "<gradlint>", "exec", flags, dont_inherit=True)
     except SyntaxError as error:
         reason = (error.msg or "invalid syntax").splitlines()[0]
         return reason, Location(max(error.lineno or 1, 1), max(error.offset or 1, 1))
