@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 import libcst as cst
 
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
+from gradlint.chain_rendering import install as render_chains_without_recursion
 from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
 from gradlint.fix.torch_code import outside_torch
@@ -29,6 +30,9 @@ from gradlint.walker import walk
 
 if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
+
+# Trees parsed here may hold `and` chains of any length: rendering them must not recurse per operand.
+render_chains_without_recursion()
 
 
 @dataclass
