@@ -18,6 +18,7 @@ from typing import Union
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
+from libcst.metadata import MetadataWrapper, PositionProvider, WhitespaceInclusivePositionProvider
 
 Chain = Union[cst.BooleanOperation, cst.BinaryOperation]
 CHAIN_TYPES = (cst.BooleanOperation, cst.BinaryOperation)
@@ -56,13 +57,32 @@ def render_chain(node: Chain, state: CodegenState) -> None:
 # LibCST's own rendering of each chain type, kept to compare with.
 LIBCST_RENDERING = {node_type: node_type._codegen_impl for node_type in CHAIN_TYPES}
 _installed = False
+# Operators of both kinds, nested, parenthesised, with comments and line breaks.
+_SAMPLE = "x = ((a) and b) or (c + (d - e) * f  # why\n  ) and not g\n"
 
 
 def install() -> None:
-    """Render every `BooleanOperation` and `BinaryOperation` through `render_chain` (idempotent)."""
+    """Render every `BooleanOperation` and `BinaryOperation` through `render_chain` (idempotent).
+    Left as they are when, on a sample, the code or a position would differ from LibCST's own
+    (a LibCST whose internals moved): long chains then fail as before, nothing else does."""
     global _installed
     if _installed:
         return
+    _installed = True
+    sample = cst.parse_module(_SAMPLE)
+    expected = _rendered(sample)
     for node_type in CHAIN_TYPES:
         node_type._codegen_impl = render_chain
-    _installed = True
+    try:
+        same = _rendered(sample) == expected
+    except Exception:  # noqa: BLE001 - any failure means: keep LibCST's rendering
+        same = False
+    if not same:
+        for node_type, rendering in LIBCST_RENDERING.items():
+            node_type._codegen_impl = rendering
+
+
+def _rendered(module: cst.Module) -> tuple[str, dict]:
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(WhitespaceInclusivePositionProvider)
+    syntactic = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return module.code, {id(node): (where, syntactic.get(node)) for node, where in positions.items()}

@@ -151,3 +151,24 @@ def test_an_error_inside_a_chain_closes_every_open_node_as_libcst_does(monkeypat
     for node_type, rendering in chain_rendering.LIBCST_RENDERING.items():
         monkeypatch.setattr(node_type, "_codegen_impl", rendering)
     assert rendering_log() == ours
+
+
+def test_libcsts_rendering_stays_when_the_loop_would_render_otherwise(monkeypatch):
+    """A LibCST whose internals moved keeps its own rendering: only long chains fail then."""
+    for node_type in chain_rendering.CHAIN_TYPES:
+        monkeypatch.setattr(node_type, "_codegen_impl", node_type._codegen_impl)  # undone afterwards
+    monkeypatch.setattr(chain_rendering, "_installed", False)
+
+    def moved_internals(node, state):
+        raise AttributeError("_parenthesize")
+
+    monkeypatch.setattr(chain_rendering, "render_chain", moved_internals)
+    chain_rendering.install()
+    for node_type, rendering in chain_rendering.LIBCST_RENDERING.items():
+        assert node_type._codegen_impl is rendering
+    assert cst.parse_module("x = a and b + c\n").code == "x = a and b + c\n"
+
+
+def test_the_loop_is_installed():
+    for node_type in chain_rendering.CHAIN_TYPES:
+        assert node_type._codegen_impl is chain_rendering.render_chain
