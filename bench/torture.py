@@ -25,6 +25,7 @@ import argparse
 import datetime
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -126,20 +127,26 @@ class Server:
         return found + ([f"server: exit code {code}"] if code != 0 else [])
 
 
-def cli_problems(programs: list[str], folder: Path) -> list[str]:
-    """`gradlint check` and `gradlint fix --unsafe-fixes` on a directory of the programs."""
+def cli_problems(programs: list[str], folder: Path) -> dict[int, list[str]]:
+    """`gradlint check` and `gradlint fix --unsafe-fixes` on a directory of the programs: what
+    failed, by the index of the program it names (-1 when it names none)."""
     for old in folder.glob("*.py"):
         old.unlink()
     for index, program in enumerate(programs):
         (folder / f"p{index}.py").write_bytes(program.encode("utf-8", "surrogatepass"))
-    found = []
+    found: dict[int, list[str]] = {}
     for command in (["check", "--select", "ALL", "--output-format", "concise"], ["fix", "--select", "ALL", "--unsafe-fixes"]):
         run = subprocess.run(
             [sys.executable, "-m", "gradlint", *command, "--no-cache", "."], cwd=folder, capture_output=True, text=True, errors="replace"
         )
         output = run.stdout + run.stderr
-        if run.returncode not in (0, 1) or "Traceback" in output or "internal error" in output:
-            found.append(f"cli {command[0]}: exit {run.returncode}: {output.strip().splitlines()[-1:]}")
+        if run.returncode in (0, 1) and "Traceback" not in output and "internal error" not in output:
+            continue
+        lines = [line for line in output.splitlines() if "internal error" in line or "Traceback" in line] or output.splitlines()[-1:]
+        for line in lines:
+            named = re.search(r"\bp(\d+)\.py\b", line)
+            index = int(named.group(1)) if named else -1
+            found.setdefault(index, []).append(f"cli {command[0]}: exit {run.returncode}: {line.strip()}")
     return found
 
 
@@ -165,18 +172,24 @@ def main(argv=None) -> int:
             source = SOURCES[number % len(SOURCES)]
             batch = programs.batch(source, number)
             number += 1
-            for program, origin in batch:
+            failed = set()
+            for index, (program, origin) in enumerate(batch):
                 found = torture.problems(program)
                 if server is not None:
                     found += server.problems(program)
                 tallies[source].count(found)
                 if found:
+                    failed.add(index)
                     failures.append((torture.keep_failure(program, origin, found), found))
                     print(f"FAILED ({origin}): {found[0]}", flush=True)
             if not args.no_cli:
-                found = cli_problems([program for program, _ in batch], folder / "cli")
-                if found:
+                for index, found in cli_problems([program for program, _ in batch], folder / "cli").items():
+                    if index in failed:
+                        continue  # the same failure, seen through the command line
                     tallies[source].crashes += 1
+                    if index >= 0:
+                        program, origin = batch[index]
+                        failures.append((torture.keep_failure(program, origin, found), found))
                     print(f"FAILED (cli, {source} batch {number}): {found[0]}", flush=True)
             tried = sum(t.tried for t in tallies.values())
             print(f"{(time.monotonic() - started) / 60:5.1f} min: {tried} programs, {len(failures)} failed", flush=True)
