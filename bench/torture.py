@@ -26,6 +26,7 @@ import datetime
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -163,20 +164,33 @@ def main(argv=None) -> int:
     tallies = {source: torture.Tally() for source in SOURCES}
     failures = []
     programs = Programs(args.seed)
+    interrupted = []  # Ctrl-C or SIGTERM: finish the program at hand, then report
+
+    def interrupt(signum, frame) -> None:
+        interrupted.append(signum)
+
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
     with tempfile.TemporaryDirectory(prefix="gradlint-torture-") as scratch:
         folder = Path(scratch)
         (folder / "cli").mkdir()
         server = None if args.no_server else Server(folder)
         number = 0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not interrupted:
             source = SOURCES[number % len(SOURCES)]
             batch = programs.batch(source, number)
             number += 1
             failed = set()
             for index, (program, origin) in enumerate(batch):
+                if interrupted:
+                    batch = batch[:index]
+                    break
                 found = torture.problems(program)
                 if server is not None:
                     found += server.problems(program)
+                if interrupted and found:
+                    batch = batch[:index]  # the signal may have reached the server as well
+                    break
                 tallies[source].count(found)
                 if found:
                     failed.add(index)
@@ -193,7 +207,9 @@ def main(argv=None) -> int:
                     print(f"FAILED (cli, {source} batch {number}): {found[0]}", flush=True)
             tried = sum(t.tried for t in tallies.values())
             print(f"{(time.monotonic() - started) / 60:5.1f} min: {tried} programs, {len(failures)} failed", flush=True)
-        if server is not None:
+        if server is not None and interrupted:
+            server.session.stop()  # Ctrl-C reached the server too: its exit says nothing
+        elif server is not None:
             found = server.close()
             if found:
                 tallies["mutations"].crashes += 1
