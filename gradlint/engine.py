@@ -270,8 +270,14 @@ def _syntax_error(text: str, error: cst.ParserSyntaxError) -> tuple[str, Locatio
         return reason, location
     except (ValueError, RecursionError, MemoryError):
         pass
-    reason = error.message.splitlines()[0] if error.message else "invalid syntax"
-    return snippet(reason, 80), location
+    else:
+        # CPython reads it: a limit of LibCST's parser (thousands of implicitly joined strings).
+        return f"valid Python that LibCST's parser cannot read ({snippet(_libcst_reason(error), 60)})", location
+    return snippet(_libcst_reason(error), 80), location
+
+
+def _libcst_reason(error: cst.ParserSyntaxError) -> str:
+    return error.message.splitlines()[0] if error.message else "invalid syntax"
 
 
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")

@@ -206,6 +206,16 @@ def test_finding_inside_a_long_chain_is_checked_and_fixed(run_cli, tmp_path, nam
     compile(path.read_text(), "chain.py", "exec")
 
 
+def test_valid_python_beyond_libcsts_parser_is_reported_as_such(run_cli, tmp_path):
+    """LibCST's parser gives up on an expression of several thousand implicitly joined strings;
+    CPython reads it: GL001 says the code is valid, not that it has a syntax error."""
+    write(tmp_path / "strings.py", "import torch\nprint(" + " ".join(['"a"'] * 6_000) + ", loss.data[0])\n")
+    result = concise(run_cli, "strings.py")
+    (line,) = [line for line in result.output.splitlines() if "GL001" in line]
+    assert "could not parse: valid Python that LibCST's parser cannot read (" in line
+    assert error_lines(result.output) == []
+
+
 def test_thousand_deep_expression_is_fixed(run_cli, tmp_path):
     path = write(tmp_path / "binop.py", HEADER + "x = Variable(t)" + " + 1" * 1000 + "\n")
     result = run_cli("fix", "binop.py")
