@@ -182,3 +182,13 @@ def test_kept_failures_say_where_they_came_from():
     for path in kept:
         note = path.with_suffix(".txt").read_text(encoding="utf-8")
         assert note.startswith("origin: ") and "\nfailed: " in note
+
+
+def test_the_tally_tells_broken_files_from_crashes():
+    tally = torture.Tally()
+    tally.count([])
+    tally.count(["fix (unsafe): the fixed file does not compile"])
+    tally.count(["fix (safe): a second fix changed the text", "check: internal error: KeyError"])
+    tally.count(["check: internal error: could not compile the pattern"])
+    tally.count(["server: no answer from the server within 15.0s; stderr:"])
+    assert (tally.tried, tally.broken, tally.crashes) == (5, 2, 2)

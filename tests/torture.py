@@ -28,7 +28,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from gradlint.pipeline import check_source, fix_source
 from gradlint.rules import all_codes, presets
@@ -289,6 +289,9 @@ def keep_failure(source: str, origin: str, found: list[str]) -> Path:
     return path
 
 
+_BROKEN = ("does not compile", "a second fix changed the text")  # the endings of what breaks a file
+
+
 @dataclass
 class Tally:
     """The long run's figures, per source of programs."""
@@ -299,15 +302,7 @@ class Tally:
 
     def count(self, found: list[str]) -> None:
         self.tried += 1
-        if any("compile" in problem or "second fix changed" in problem for problem in found):
+        if any(problem.endswith(_BROKEN) for problem in found):
             self.broken += 1
         elif found:
             self.crashes += 1
-
-
-def run_all(programs, check: Callable[[str], list[str]], on_failure: Callable[[str, list[str]], None], tally: Tally) -> None:
-    for source in programs:
-        found = check(source)
-        tally.count(found)
-        if found:
-            on_failure(source, found)
