@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 import libcst as cst
 
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
+from gradlint.chain_rendering import install as render_chains_without_recursion
 from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
 from gradlint.fix.torch_code import outside_torch
@@ -29,6 +30,9 @@ from gradlint.walker import walk
 
 if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
+
+# Trees parsed here may hold `and` chains of any length: rendering them must not recurse per operand.
+render_chains_without_recursion()
 
 
 @dataclass
@@ -266,8 +270,14 @@ def _syntax_error(text: str, error: cst.ParserSyntaxError) -> tuple[str, Locatio
         return reason, location
     except (ValueError, RecursionError, MemoryError):
         pass
-    reason = error.message.splitlines()[0] if error.message else "invalid syntax"
-    return snippet(reason, 80), location
+    else:
+        # CPython reads it: a limit of LibCST's parser (thousands of implicitly joined strings).
+        return f"valid Python that LibCST's parser cannot read ({snippet(_libcst_reason(error), 60)})", location
+    return snippet(_libcst_reason(error), 80), location
+
+
+def _libcst_reason(error: cst.ParserSyntaxError) -> str:
+    return error.message.splitlines()[0] if error.message else "invalid syntax"
 
 
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")

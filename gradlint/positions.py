@@ -25,7 +25,10 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from gradlint.analysis.tree import iter_children
+from gradlint.chain_rendering import install as render_chains_without_recursion
 from gradlint.source import lines_with_ends
+
+render_chains_without_recursion()  # a finding's statement may hold an `and` chain of any length
 
 
 class _Placed:
@@ -106,8 +109,7 @@ class LazyPositions:
 
     def _whole(self) -> _Placed:
         if self._full is None:
-            positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-            code = self.module.code
+            positions, code = _rendered_with_positions(self.module)
             # Rows of the code the tree renders missing a form feed line's leading whitespace:
             # no other difference is known, so a line that is otherwise different keeps its columns.
             shifts = [] if code == self.text else self._column_shifts(split_lines(code), 0, lenient=True)

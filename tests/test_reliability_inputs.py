@@ -159,6 +159,63 @@ def test_twenty_thousand_term_boolean_chain_is_checked_and_fixed(run_cli, tmp_pa
     compile(path.read_text(), "chain.py", "exec")
 
 
+# LibCST nests `a and b and ...` one node per operator; a finding inside the chain has its statement
+# rendered (for its position and its fix), which recursed once per operand.
+def _chain(operator: str, count: int) -> str:
+    return f" {operator} ".join(["a"] * count)
+
+
+INSIDE_CHAINS = {
+    # name: (the line as written, its column of the finding, the line once fixed)
+    "and_first": ("x = Variable(t) and " + _chain("and", 15_000), 5, "x = t.detach() and " + _chain("and", 15_000)),
+    "or_middle": (
+        "x = " + _chain("or", 7_500) + " or loss.data[0] or " + _chain("or", 7_500),
+        5 + 5 * 7_500,
+        "x = " + _chain("or", 7_500) + " or loss.item() or " + _chain("or", 7_500),
+    ),
+    "and_last": ("x = " + _chain("and", 15_000) + " and loss.data[0]", 5 + 6 * 15_000, "x = " + _chain("and", 15_000) + " and loss.item()"),
+    "mixed_in_a_call": (
+        "y = f(" + _chain("and", 7_500) + " or Variable(t) and " + _chain("or", 7_500) + ")",
+        7 + 6 * 7_500 - 5 + 4,
+        "y = f(" + _chain("and", 7_500) + " or t.detach() and " + _chain("or", 7_500) + ")",
+    ),
+    # CPython nests `+` in its own compiler too, and accepts about 3,000 of them; comparisons stay flat.
+    "plus_middle": (
+        "x = " + _chain("+", 1_400) + " + loss.data[0] + " + _chain("+", 1_400),
+        5 + 4 * 1_400,
+        "x = " + _chain("+", 1_400) + " + loss.item() + " + _chain("+", 1_400),
+    ),
+    "comparison_middle": (
+        "x = " + _chain("<", 7_500) + " < loss.data[0] < " + _chain("<", 7_500),
+        5 + 4 * 7_500,
+        "x = " + _chain("<", 7_500) + " < loss.item() < " + _chain("<", 7_500),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INSIDE_CHAINS))
+def test_finding_inside_a_long_chain_is_checked_and_fixed(run_cli, tmp_path, name):
+    line, column, fixed_line = INSIDE_CHAINS[name]
+    path = write(tmp_path / "chain.py", "import torch\n" + HEADER + line + "\n")
+    checked = concise(run_cli, "chain.py")
+    assert error_lines(checked.output) == []
+    assert checked.output.splitlines()[0].split(": ")[0] == f"chain.py:3:{column}"
+    fixed = run_cli("fix", "chain.py")
+    assert fixed.exit_code == 0, fixed.output
+    assert path.read_text() == "import torch\n" + fixed_line + "\n"
+    compile(path.read_text(), "chain.py", "exec")
+
+
+def test_valid_python_beyond_libcsts_parser_is_reported_as_such(run_cli, tmp_path):
+    """LibCST's parser gives up on an expression of several thousand implicitly joined strings;
+    CPython reads it: GL001 says the code is valid, not that it has a syntax error."""
+    write(tmp_path / "strings.py", "import torch\nprint(" + " ".join(['"a"'] * 6_000) + ", loss.data[0])\n")
+    result = concise(run_cli, "strings.py")
+    (line,) = [line for line in result.output.splitlines() if "GL001" in line]
+    assert "could not parse: valid Python that LibCST's parser cannot read (" in line
+    assert error_lines(result.output) == []
+
+
 def test_thousand_deep_expression_is_fixed(run_cli, tmp_path):
     path = write(tmp_path / "binop.py", HEADER + "x = Variable(t)" + " + 1" * 1000 + "\n")
     result = run_cli("fix", "binop.py")

@@ -316,3 +316,14 @@ def test_only_names_with_local_or_conflicting_bindings_are_followed():
         """
     imports = ImportMap.build(cst.parse_module(textwrap.dedent(source)))
     assert imports.followed_names == {"np", "pickle"}
+
+
+def test_an_alias_of_itself_under_a_star_import_resolves_without_recursion():
+    """`model = model.data` makes `model` an alias of an attribute of itself; a class that binds
+    `model` too makes the name followed per read, and its read in the alias went round forever."""
+    source = "from torch.autograd import *\nmodel = model.data\nclass Trainer:\n    model = x\nVariable(model)\n"
+    module = cst.parse_module(source)
+    imports = ImportMap.build(module)
+    alias_value = module.body[1].body[0].value
+    assert imports.qualified_name(alias_value) is None
+    assert [(f.code, f.location.row) for f in lint(source)] == [("GL101", 5)]

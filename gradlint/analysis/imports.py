@@ -294,17 +294,18 @@ class ImportMap:
             self._reads = self._scopes.reads(self._bindings_of)
         key = id(node)
         found = self._reads.get(key)
-        if found is None or found[0] is not node:
-            # Read where no binding but the module's can reach it (a function that does not bind
-            # the name), or a node the file does not hold: whatever the module binds.
-            module = self._scopes.module
-            return self._target_of(module.any_time(node.value) if node.value in module.bound else _STAR_ONLY, node.value)
-        if key in self._read_targets:
+        known = found is not None and found[0] is node
+        if known and key in self._read_targets:
             return self._read_targets[key]
         if key in self._resolving:
-            return None  # aliases that lead back to this read
+            return None  # aliases that lead back to this read (`model = model.data` under `import *`)
         self._resolving.add(key)
         try:
+            if not known:
+                # Read where no binding but the module's can reach it (a function that does not bind
+                # the name), or a node the file does not hold: whatever the module binds.
+                module = self._scopes.module
+                return self._target_of(module.any_time(node.value) if node.value in module.bound else _STAR_ONLY, node.value)
             target = self._target_of(found[1], node.value)
         finally:
             self._resolving.discard(key)

@@ -53,6 +53,8 @@ RULES = (
             "notebook's code cells are read as the kernel runs them: IPython syntax (magics, shell escapes,\n"
             'help) is masked, and a cell indented as a whole is dedented first, as IPython does; a cell\n'
             'whose later lines are indented less than its first is reported (IPython 9 raises on it).\n'
+            "Valid Python beyond LibCST's parser (an expression of several thousand implicitly joined\n"
+            'strings) cannot be analysed either: it is reported with a reason that says so.\n'
             'Suppress with `--ignore GL001`.'
         ),
     ),

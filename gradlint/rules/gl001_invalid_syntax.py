@@ -37,6 +37,8 @@ class InvalidSyntax(FileRule):
     notebook's code cells are read as the kernel runs them: IPython syntax (magics, shell escapes,
     help) is masked, and a cell indented as a whole is dedented first, as IPython does; a cell
     whose later lines are indented less than its first is reported (IPython 9 raises on it).
+    Valid Python beyond LibCST's parser (an expression of several thousand implicitly joined
+    strings) cannot be analysed either: it is reported with a reason that says so.
     Suppress with `--ignore GL001`.
     """
 
