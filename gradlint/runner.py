@@ -166,7 +166,7 @@ def check_paths(
             pending.append((index, replace(item, project=facts), digest, key, outside))
     work = [entry[1] for entry in pending]
     for (index, item, digest, key, outside), result in zip(
-        pending, map_in_pool(_check_item, work, jobs, progress, weight=_size, prepare=load_rules)
+        pending, map_in_pool(_check_item, work, jobs, progress, weight=_size, prepare=load_rules, crashed=_crashed)
     ):
         results[index] = result
         if digest is not None and result.cacheable:
@@ -204,6 +204,17 @@ def load_rules(work: Sequence[WorkItem]) -> None:
     file first gets past its prefilter): done before a pool starts, once, for every worker."""
     for code in sorted(frozenset().union(*(item.codes for item in work))):
         rule_by_code(code)
+
+
+WORKER_DIED = "internal error: the process analysing it died (out of memory?)"
+
+
+def _crashed(item: WorkItem) -> SourceResult:
+    return SourceResult(item.name, error=WORKER_DIED, cacheable=False)
+
+
+def _crashed_fixing(item: WorkItem) -> SourceResult:
+    return SourceResult(item.name, error=f"{WORKER_DIED}; file left unchanged", cacheable=False)
 
 
 def _check_item(item: WorkItem) -> SourceResult:
@@ -349,11 +360,11 @@ def fix_paths(
     if explain:
         summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item
-    results = map_in_pool(worker, work, jobs, progress, weight=_size, prepare=load_rules)
+    results = map_in_pool(worker, work, jobs, progress, weight=_size, prepare=load_rules, crashed=_crashed_fixing)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
         again = [replace(work[index], project=keeping(work[index].project, names)) for index, names in wanted]
-        return map_in_pool(worker, again, jobs, prepare=load_rules)
+        return map_in_pool(worker, again, jobs, prepare=load_rules, crashed=_crashed_fixing)
 
     results = restore_used_imports(
         [str(path) for path in targets],
