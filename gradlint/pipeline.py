@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
-from gradlint.files import MAX_FILE_BYTES
+from gradlint.files import MAX_FILE_BYTES, describe_size
 from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.model.migration import AppliedChange, ChangedLines
 from gradlint.nesting import may_exceed_nesting_limits
 from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
 from gradlint.notebook import EditGuard, Notebook, NotebookError, is_notebook, read_notebook
+from gradlint.pieces import analyse_in_pieces
 from gradlint.rules import file_rule_codes
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
@@ -56,6 +57,7 @@ class _Decoded:
     size: int  # in bytes
     exempt: bool = False  # `# gradlint: noqa`: nothing to report, nothing to fix
     suppressed: frozenset[str] = frozenset()  # `# gradlint: noqa: GL101, GL3`: codes off for the file
+    pieces: bool = False  # over the size limit: to be analysed in pieces
 
 
 def check_source(
@@ -84,15 +86,27 @@ def _check_python(
     source: Source, name: str, codes: frozenset[str], max_bytes: int, own_noqa: bool, respect_noqa: bool, project: Optional["ProjectFacts"]
 ) -> SourceResult:
     try:
-        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
+        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa, in_pieces=True)
         if early is not None:
             return early
         selected = without_suppressed(codes, decoded.suppressed)
         line_noqa = own_noqa and respect_noqa
+        if decoded.pieces:
+            return _check_in_pieces(decoded, name, selected, max_bytes, line_noqa, project)
         outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=line_noqa, project=project))
         return SourceResult(name, outcome.findings, outcome.error, warning=_suppression_warning(decoded.text))
     except Exception as error:
         return SourceResult(name, error=describe_internal_error(error))
+
+
+def _check_in_pieces(
+    decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int, line_noqa: bool, project: Optional["ProjectFacts"]
+) -> SourceResult:
+    """A file over the size limit, analysed piece by piece, each piece within the limit. Not
+    cached: what is analysed depends on the limit."""
+    outcome = run_deep(lambda: analyse_in_pieces(decoded.text, name, codes, budget=max_bytes, line_noqa=line_noqa, project=project))
+    warnings_ = [warning for warning in (outcome.warning, _suppression_warning(decoded.text)) if warning]
+    return SourceResult(name, outcome.findings, outcome.error, warning="; ".join(warnings_) or None, cacheable=False)
 
 
 def fix_source(
@@ -275,10 +289,11 @@ def describe_internal_error(error: BaseException) -> str:
 
 
 def _guards(
-    source: Source, name: str, codes: frozenset[str], max_bytes: int, respect_noqa: bool = True
+    source: Source, name: str, codes: frozenset[str], max_bytes: int, respect_noqa: bool = True, in_pieces: bool = False
 ) -> tuple[_Decoded, Optional[SourceResult]]:
     """The checks before analysis, in order. The result when one of them decides the file.
-    `respect_noqa` False: whole-file noqa comments are ignored too."""
+    `respect_noqa` False: whole-file noqa comments are ignored too. `in_pieces`: a file over the
+    size limit is to be analysed in pieces (`pieces` in the result) rather than skipped."""
     if isinstance(source, str):
         decoded = _Decoded(source, None, len(source.encode("utf-8", errors="surrogatepass")))
     else:
@@ -294,9 +309,21 @@ def _guards(
         decoded = _Decoded(decoded.text, decoded.encoding, decoded.size, suppressed=suppressed)
         codes = without_suppressed(codes, suppressed)
     if over_size_limit(decoded.size, max_bytes):
-        return decoded, _unanalysed(decoded, name, codes, max_bytes)
+        return _over_size_limit(decoded, name, codes, max_bytes, in_pieces)
     refused = _refused_by_python(decoded.text, name, codes)
     return decoded, (SourceResult(name, refused) if refused is not None else None)
+
+
+def _over_size_limit(
+    decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int, in_pieces: bool
+) -> tuple[_Decoded, Optional[SourceResult]]:
+    """A file over the size limit is compiled by CPython (GL001) rather than parsed whole with
+    LibCST; when it compiles and some selected rule could find something in it, it is analysed
+    in pieces (`in_pieces`), or skipped with a warning."""
+    result = _unanalysed(decoded, name, codes, max_bytes)
+    if in_pieces and result.warning is not None:
+        return replace(decoded, pieces=True), None
+    return decoded, result
 
 
 def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int) -> SourceResult:
@@ -311,7 +338,7 @@ def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: 
         reason, location = failure
         result.findings = invalid_syntax_findings(reason, location, name, codes)
     elif any(rule.applies_to(decoded.text) for rule in rules_for(codes)):
-        result.warning = f"not analysed: {_size(decoded.size)} is over the {_size(max_bytes)} size limit (raise it with --max-file-size)"
+        result.warning = f"not analysed: {describe_size(decoded.size)} is over the {describe_size(max_bytes)} size limit (raise it with --max-file-size)"
     return result
 
 
@@ -351,14 +378,6 @@ def _compile_failure(text: str) -> Optional[tuple[str, Location]]:
     except ValueError as error:  # null bytes
         return str(error).splitlines()[0] if str(error) else "invalid source", Location(1, 1)
     return None
-
-
-def _size(size: int) -> str:
-    if size >= 1024 * 1024:
-        return f"{size / (1024 * 1024):.1f} MiB"
-    if size >= 1024:
-        return f"{size / 1024:.1f} KiB"
-    return f"{size} bytes"
 
 
 def _ends_with_newline(text: str) -> bool:
