@@ -19,23 +19,26 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import gc
 import io
 import re
 import tokenize
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.analysis.evaluation import FUNCTIONAL_DROPOUTS, MODE_LAYER
-from gradlint.engine import after_noqa, analyse_text, past_prefilter, rules_for
+from gradlint.engine import after_noqa, analyse_text, invalid_syntax_findings, past_prefilter, rules_for
 from gradlint.files import describe_size
-from gradlint.model import Edit, Finding, Fix
+from gradlint.model import Edit, Finding, Fix, Location
 from gradlint.noqa import NoqaLines
 from gradlint.source import LineIndex, lines_with_ends
 
 if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
+
+CompileFailure = Callable[[str], Optional[tuple[str, Location]]]
 
 # What a piece's own statements may take of the budget; the rest is for their context.
 OWN_SHARE = 0.5
@@ -79,15 +82,24 @@ def analyse_in_pieces(
     line_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
     piece_bytes: Optional[int] = None,
+    compile_failure: Optional[CompileFailure] = None,
 ) -> PiecesOutcome:
-    """The findings of `text`, which CPython compiles, analysed piece by piece: each piece's
-    reduced text is at most `budget` characters (its own statements at most `piece_bytes`, by
-    default half the budget). A statement larger than the budget is not analysed; the warning
-    says so, and says when a piece's context had to be cut."""
+    """The findings of `text` analysed piece by piece: each piece's reduced text is at most
+    `budget` characters (its own statements at most `piece_bytes`, by default half the budget).
+    A statement larger than the budget is not analysed; the warning says so, and says when a
+    piece's context had to be cut. `compile_failure(source)`: why CPython refuses `source`, and
+    where (None when it compiles); each statement is compiled on its own first, and the first
+    refused is GL001."""
     lines = lines_with_ends(text)
     statements = top_level_statements(text, lines)
-    if statements is None:
+    if statements is None:  # it does not tokenize: compiled whole, for CPython's own reason
+        failure = compile_failure(text) if compile_failure is not None else None
+        if failure is not None:
+            return PiecesOutcome(invalid_syntax_findings(*failure, path, codes))
         return PiecesOutcome(warning="not analysed: the file could not be cut into statements")
+    failure = _first_refused(lines, statements, compile_failure) if compile_failure is not None else None
+    if failure is not None:
+        return PiecesOutcome(invalid_syntax_findings(*failure, path, codes))
     noqa_lines = NoqaLines(text)
     repair = repair_async_keywords(text)  # the engine's prefilter reads `async=` as the rules see it
     rules = past_prefilter(rules_for(codes), repair.text if repair is not None else text, project)
@@ -109,12 +121,29 @@ def analyse_in_pieces(
                 return PiecesOutcome(error=outcome.error)
             first, last = statements[piece.own[0]].first_row, statements[piece.own[-1]].last_row
             found += [finding for finding in outcome.findings if first <= finding.location.row <= last]
-            del outcome  # the piece's tree goes before the next piece is parsed
+            del outcome
+            gc.collect()  # the piece's tree and facts hold cycles: gone before the next piece is parsed
     index = LineIndex.of(text)
     findings = [_in_file(finding, index, noqa_lines) for finding in found]
     if line_noqa:
         findings = after_noqa(findings, noqa_lines, path, codes)
     return PiecesOutcome(sorted(findings, key=Finding.sort_key), warning=_warning(too_large, cut, budget))
+
+
+def _first_refused(lines: list[str], statements: list[Statement], compile_failure: CompileFailure) -> Optional[tuple[str, Location]]:
+    """GL001's reason and location: the first statement CPython refuses on its own, unless it is
+    refused only for `async=` keyword arguments, which the analysis reads (GL501)."""
+    for statement in statements:
+        source = "".join(lines[statement.first_row - 1 : statement.last_row])
+        failure = compile_failure(source)
+        if failure is None:
+            continue
+        repair = repair_async_keywords(source)
+        if repair is not None and compile_failure(repair.text) is None:
+            continue
+        reason, location = failure
+        return reason, Location(location.row + statement.first_row - 1, location.column)
+    return None
 
 
 def _warning(too_large: list[Statement], cut: bool, budget: int) -> Optional[str]:

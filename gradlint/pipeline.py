@@ -104,7 +104,11 @@ def _check_in_pieces(
 ) -> SourceResult:
     """A file over the size limit, analysed piece by piece, each piece within the limit. Not
     cached: what is analysed depends on the limit."""
-    outcome = run_deep(lambda: analyse_in_pieces(decoded.text, name, codes, budget=max_bytes, line_noqa=line_noqa, project=project))
+    outcome = run_deep(
+        lambda: analyse_in_pieces(
+            decoded.text, name, codes, budget=max_bytes, compile_failure=_python_compile_failure, line_noqa=line_noqa, project=project
+        )
+    )
     warnings_ = [warning for warning in (outcome.warning, _suppression_warning(decoded.text)) if warning]
     return SourceResult(name, outcome.findings, outcome.error, warning="; ".join(warnings_) or None, cacheable=False)
 
@@ -317,13 +321,12 @@ def _guards(
 def _over_size_limit(
     decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int, in_pieces: bool
 ) -> tuple[_Decoded, Optional[SourceResult]]:
-    """A file over the size limit is compiled by CPython (GL001) rather than parsed whole with
-    LibCST; when it compiles and some selected rule could find something in it, it is analysed
-    in pieces (`in_pieces`), or skipped with a warning."""
-    result = _unanalysed(decoded, name, codes, max_bytes)
-    if in_pieces and result.warning is not None:
+    """A file over the size limit is not parsed whole with LibCST: it is analysed in pieces
+    (`in_pieces`, which compile statement by statement: CPython's compiler, too, takes a
+    gigabyte for 10 MB), or compiled whole (GL001) and skipped with a warning."""
+    if in_pieces:
         return replace(decoded, pieces=True), None
-    return decoded, result
+    return decoded, _unanalysed(decoded, name, codes, max_bytes)
 
 
 def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int) -> SourceResult:
