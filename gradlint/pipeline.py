@@ -8,6 +8,7 @@ limits), then prefilter, parse, analysis on the deep stack, and `# noqa` filteri
 
 from __future__ import annotations
 
+import ast
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Optional, Union
@@ -106,7 +107,7 @@ def _check_in_pieces(
     cached: what is analysed depends on the limit."""
     outcome = run_deep(
         lambda: analyse_in_pieces(
-            decoded.text, name, codes, budget=max_bytes, compile_failure=_python_compile_failure, line_noqa=line_noqa, project=project
+            decoded.text, name, codes, budget=max_bytes, compile_failure=_python_parse_failure, line_noqa=line_noqa, project=project
         )
     )
     warnings_ = [warning for warning in (outcome.warning, _suppression_warning(decoded.text)) if warning]
@@ -322,8 +323,8 @@ def _over_size_limit(
     decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int, in_pieces: bool
 ) -> tuple[_Decoded, Optional[SourceResult]]:
     """A file over the size limit is not parsed whole with LibCST: it is analysed in pieces
-    (`in_pieces`, which compile statement by statement: CPython's compiler, too, takes a
-    gigabyte for 10 MB), or compiled whole (GL001) and skipped with a warning."""
+    (`in_pieces`; CPython parses it statement by statement there, as its compiler too takes a
+    gigabyte for 10 MB whole), or compiled whole (GL001) and skipped with a warning."""
     if in_pieces:
         return replace(decoded, pieces=True), None
     return decoded, _unanalysed(decoded, name, codes, max_bytes)
@@ -365,12 +366,19 @@ def _python_compile_failure(text: str) -> Optional[tuple[str, Location]]:
     return run_deep(lambda: _compile_failure(text), PYTHON_RECURSION_LIMIT)
 
 
-def _compile_failure(text: str) -> Optional[tuple[str, Location]]:
+def _python_parse_failure(text: str) -> Optional[tuple[str, Location]]:
+    """Why CPython's parser refuses `text`, and where; None if it parses. What only the compiler
+    refuses (`break` outside a loop, a late `from __future__` import), LibCST parses, and so
+    does the analysis of a whole file."""
+    return run_deep(lambda: _compile_failure(text, ast.PyCF_ONLY_AST), PYTHON_RECURSION_LIMIT)
+
+
+def _compile_failure(text: str, flags: int = 0) -> Optional[tuple[str, Location]]:
     # Compiled to bytecode, as `import` does: four times faster than building Python AST objects.
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings are not ours to print (nor errors under -W error)
-            compile(text, "<gradlint>", "exec", dont_inherit=True)
+            compile(text, "<gradlint>", "exec", flags, dont_inherit=True)
     except SyntaxError as error:
         reason = (error.msg or "invalid syntax").splitlines()[0]
         return reason, Location(max(error.lineno or 1, 1), max(error.offset or 1, 1))

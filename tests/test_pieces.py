@@ -205,3 +205,23 @@ def test_peak_memory_of_a_multi_megabyte_file_is_that_of_a_piece(tmp_path):
     height = copies[0].count("\n")
     assert rows == [row + number * height for number in range(len(copies)) for row in one_copy]
     assert int(peak_kb) < 1.5 * 1024 * 1024, f"peak RSS {int(peak_kb) // 1024} MB"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from torch.autograd import Variable\nx = Variable(t)\ndef f(:\n    pass\n",
+        "from torch.autograd import Variable\nx = Variable(t)\nif x:\n    pass\n  y = 1\n",
+        "from torch.autograd import Variable\nx = Variable(t)\ny = (1,\n",
+        # What only CPython's compiler refuses, LibCST parses: analysed, as when whole.
+        '"""Doc."""\nfrom __future__ import annotations\nfrom torch.autograd import Variable\nfrom __future__ import division\nx = Variable(t)\n',
+        "from torch.autograd import Variable\nx = Variable(t)\nfor i in x:\n    pass\nbreak\n",
+    ],
+    ids=["syntax error", "bad dedent", "unclosed parenthesis", "late future import", "break outside a loop"],
+)
+def test_a_file_over_the_limit_is_refused_where_it_is_refused_whole(text):
+    padded = text + "_ = 0\n" * 40  # over the limit, in small statements
+    whole = check_source(padded, "a.py", CODES)
+    pieced = check_source(padded, "a.py", CODES, max_bytes=300)
+    assert pieced.warning is None
+    assert [(f.code, f.message, f.location) for f in pieced.findings] == [(f.code, f.message, f.location) for f in whole.findings] != []
