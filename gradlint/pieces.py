@@ -25,7 +25,7 @@ import re
 import tokenize
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Union
 
 from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.analysis.evaluation import FUNCTIONAL_DROPOUTS, MODE_LAYER
@@ -38,7 +38,7 @@ from gradlint.source import LineIndex, lines_with_ends
 if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
 
-CompileFailure = Callable[[str], Optional[tuple[str, Location]]]
+ParseFailure = Callable[[str], Optional[tuple[str, Location]]]
 
 # What a piece's own statements may take of the budget; the rest is for their context.
 OWN_SHARE = 0.5
@@ -82,64 +82,73 @@ def analyse_in_pieces(
     line_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
     piece_bytes: Optional[int] = None,
-    compile_failure: Optional[CompileFailure] = None,
+    parse_failure: Optional[ParseFailure] = None,
 ) -> PiecesOutcome:
     """The findings of `text` analysed piece by piece: each piece's reduced text is at most
-    `budget` characters (its own statements at most `piece_bytes`, by default half the budget).
-    A statement larger than the budget is not analysed; the warning says so, and says when a
-    piece's context had to be cut. `compile_failure(source)`: why CPython refuses `source`, and
-    where (None when it compiles); each statement is compiled on its own first, and the first
+    `budget` characters (its own statements at most `piece_bytes`, by default `OWN_SHARE` of the
+    budget). A statement larger than the budget is not analysed; the warning says so, and says
+    when a piece's context had to be cut. `parse_failure(source)`: why CPython refuses `source`,
+    and where (None when it parses); each statement is parsed on its own first, and the first
     refused is GL001."""
     lines = lines_with_ends(text)
     statements = top_level_statements(text, lines)
-    if statements is None:  # it does not tokenize: compiled whole, for CPython's own reason
-        failure = compile_failure(text) if compile_failure is not None else None
+    if statements is None:  # it does not tokenize: parsed whole, for CPython's own reason
+        failure = parse_failure(text) if parse_failure is not None else None
         if failure is not None:
             return PiecesOutcome(invalid_syntax_findings(*failure, path, codes))
         return PiecesOutcome(warning="not analysed: the file could not be cut into statements")
-    failure = _first_refused(lines, statements, compile_failure) if compile_failure is not None else None
+    failure = _first_refused(lines, statements, parse_failure) if parse_failure is not None else None
     if failure is not None:
         return PiecesOutcome(invalid_syntax_findings(*failure, path, codes))
-    noqa_lines = NoqaLines(text)
     repair = repair_async_keywords(text)  # the engine's prefilter reads `async=` as the rules see it
     rules = past_prefilter(rules_for(codes), repair.text if repair is not None else text, project)
-    found: list[Finding] = []
+    outcome = PiecesOutcome()
     too_large: list[Statement] = []
     cut = False
-    if rules:
-        # The prefilter has seen the whole file: each piece runs the rules that passed it.
-        piece_codes = frozenset(rule.code for rule in rules)
-        for piece in plan_pieces(statements, budget, piece_bytes or max(1, int(budget * OWN_SHARE))):
-            if piece.own and _size(statements, piece.own) > budget:
-                too_large += [statements[index] for index in piece.own]
-                continue
-            cut = cut or piece.cut
-            outcome = analyse_text(
-                reduced_text(lines, statements, piece), path, piece_codes, line_noqa=False, prefilter=False, project=project
-            )
-            if outcome.error is not None:
-                return PiecesOutcome(error=outcome.error)
-            first, last = statements[piece.own[0]].first_row, statements[piece.own[-1]].last_row
-            found += [finding for finding in outcome.findings if first <= finding.location.row <= last]
-            del outcome
-            gc.collect()  # the piece's tree and facts hold cycles: gone before the next piece is parsed
+    # The prefilter has seen the whole file: each piece runs the rules that passed it.
+    piece_codes = frozenset(rule.code for rule in rules)
+    for piece in plan_pieces(statements, budget, piece_bytes or max(1, int(budget * OWN_SHARE))) if rules else []:
+        if _size(statements, piece.own) > budget:
+            too_large += [statements[number] for number in piece.own]
+            continue
+        cut = cut or piece.cut
+        found = _piece_findings(lines, statements, piece, path, piece_codes, project)
+        if isinstance(found, str):
+            return PiecesOutcome(error=found)
+        outcome.findings += found
+    noqa_lines = NoqaLines(text)
     index = LineIndex.of(text)
-    findings = [_in_file(finding, index, noqa_lines) for finding in found]
+    findings = [_in_file(finding, index, noqa_lines) for finding in outcome.findings]
     if line_noqa:
         findings = after_noqa(findings, noqa_lines, path, codes)
     return PiecesOutcome(sorted(findings, key=Finding.sort_key), warning=_warning(too_large, cut, budget))
 
 
-def _first_refused(lines: list[str], statements: list[Statement], compile_failure: CompileFailure) -> Optional[tuple[str, Location]]:
+def _piece_findings(
+    lines: list[str], statements: list[Statement], piece: Piece, path: str, codes: frozenset[str], project: Optional["ProjectFacts"]
+) -> Union[list[Finding], str]:
+    """The findings that start on the piece's own rows, from its reduced text (before `# noqa`),
+    or the analysis's internal error."""
+    outcome = analyse_text(reduced_text(lines, statements, piece), path, codes, line_noqa=False, prefilter=False, project=project)
+    if outcome.error is not None:
+        return outcome.error
+    first, last = statements[piece.own[0]].first_row, statements[piece.own[-1]].last_row
+    found = [finding for finding in outcome.findings if first <= finding.location.row <= last]
+    del outcome
+    gc.collect()  # the piece's tree and facts hold cycles: gone before the next piece is parsed
+    return found
+
+
+def _first_refused(lines: list[str], statements: list[Statement], parse_failure: ParseFailure) -> Optional[tuple[str, Location]]:
     """GL001's reason and location: the first statement CPython refuses on its own, unless it is
     refused only for `async=` keyword arguments, which the analysis reads (GL501)."""
     for statement in statements:
         source = "".join(lines[statement.first_row - 1 : statement.last_row])
-        failure = compile_failure(source)
+        failure = parse_failure(source)
         if failure is None:
             continue
         repair = repair_async_keywords(source)
-        if repair is not None and compile_failure(repair.text) is None:
+        if repair is not None and parse_failure(repair.text) is None:
             continue
         reason, location = failure
         return reason, Location(location.row + statement.first_row - 1, location.column)

@@ -107,7 +107,7 @@ def _check_in_pieces(
     cached: what is analysed depends on the limit."""
     outcome = run_deep(
         lambda: analyse_in_pieces(
-            decoded.text, name, codes, budget=max_bytes, compile_failure=_python_parse_failure, line_noqa=line_noqa, project=project
+            decoded.text, name, codes, budget=max_bytes, parse_failure=_python_parse_failure, line_noqa=line_noqa, project=project
         )
     )
     warnings_ = [warning for warning in (outcome.warning, _suppression_warning(decoded.text)) if warning]
