@@ -40,8 +40,9 @@ if TYPE_CHECKING:
 
 ParseFailure = Callable[[str], Optional[tuple[str, Location]]]
 
-# What a piece's own statements may take of the budget; the rest is for their context.
-OWN_SHARE = 0.5
+# What a piece's own statements may take of the budget; the rest is for their context. A quarter:
+# a 10 MB generated file peaks at 0.9 GB in 512 KB pieces (1.3 GB in 1 MB pieces, 25 % faster).
+OWN_SHARE = 0.25
 
 
 @dataclass(frozen=True)
