@@ -175,7 +175,10 @@ def _selection_options(function):
             type=FileSize(),
             default=MAX_FILE_BYTES,
             show_default="2M",
-            help="Larger files are only decoded and compiled, not analysed (a warning names them); 0: no limit.",
+            help=(
+                "Memory budget, in bytes of source: a larger file is checked in pieces of whole top-level statements "
+                "within it (a statement over it is left out with a warning), and not fixed; 0: no limit."
+            ),
         ),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour."),
         click.option("--diff", is_flag=True, help="Print a unified diff of the fixes and write nothing."),

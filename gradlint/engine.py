@@ -118,7 +118,7 @@ def analyse_text(
     rules = past_prefilter(selected, source, project) if prefilter else selected
     if selected and not rules and (rule_for_failure(FileFailure.INVALID_SYNTAX).code not in codes or _compiles(source)):
         # prefilter: nothing here any selected rule could match; the noqa comments may still be judged
-        return LintOutcome(_after_noqa([], NoqaLines(text), path, codes) if line_noqa and _judges_noqa(text, codes) else [])
+        return LintOutcome(after_noqa([], NoqaLines(text), path, codes) if line_noqa and _judges_noqa(text, codes) else [])
     if module is None:
         module, parse_error = _parse(source)
         if module is None:
@@ -141,7 +141,7 @@ def analyse_text(
         as_written = _AsWritten(repair)
         findings = [as_written.finding(finding) for finding in findings]
     if line_noqa:
-        findings = _after_noqa(findings, noqa_lines, path, codes)
+        findings = after_noqa(findings, noqa_lines, path, codes)
     # The tree goes back to the caller only when it is the tree of `text` itself, not of a repair.
     return LintOutcome(sorted(findings, key=Finding.sort_key), module if repair is None else None)
 
@@ -159,7 +159,7 @@ def _judges_noqa(text: str, codes: frozenset[str]) -> bool:
     return any(rule.code in codes and rule.applies_to(text) for rule in noqa_rule_infos())
 
 
-def _after_noqa(findings: list[Finding], lines: NoqaLines, path: str, codes: frozenset[str]) -> list[Finding]:
+def after_noqa(findings: list[Finding], lines: NoqaLines, path: str, codes: frozenset[str]) -> list[Finding]:
     """The findings no `# noqa` suppresses, and what the rules about `# noqa` comments say,
     judged from every finding before suppression."""
     kept = [finding for finding in findings if not suppresses(lines.codes_at(finding.noqa_row), finding.code)]

@@ -12,16 +12,26 @@ from typing import Optional
 
 from gradlint.interrupts import deferred
 
-# Files larger than this are not parsed with LibCST (a generated 5 MB file of legacy training code
-# took 11 minutes and 3.3 GB to check); they are still decoded (GL002) and compiled by CPython
-# (GL001), and skipped with a warning only when some selected rule could have found something in
-# them. `--max-file-size` changes it (0: no limit). Never cached, so a raised limit takes effect.
 NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook: its code cells are checked as one module
+# The memory budget of an analysis, in bytes of source: LibCST takes several hundred bytes of
+# memory per byte it parses (a whole 2 MB file about 1.3 GB). A larger file is compiled by CPython
+# whole (GL001) and analysed in pieces of whole top-level statements, each with its context within
+# this budget (`gradlint.pieces`); a single statement over it is left out with a warning. `fix`
+# leaves a file over it unchanged, with a warning. `--max-file-size` changes it (0: no limit).
+# Results over it are never cached, so a raised limit takes effect.
 MAX_FILE_BYTES = 2 * 1024 * 1024
 # How the temporary file holding a file's new content ends (`.<name>.<random>.gradlint-tmp`, beside it).
 TEMPORARY_SUFFIX = ".gradlint-tmp"
 # A temporary file this old was left by a run that was killed (a run writes one in moments).
 STALE_SECONDS = 15 * 60
+
+
+def describe_size(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MiB"
+    if size >= 1024:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size} bytes"
 
 
 class SourceReadError(Exception):

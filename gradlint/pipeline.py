@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.deepstack import run_deep
 from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
-from gradlint.files import MAX_FILE_BYTES
+from gradlint.files import MAX_FILE_BYTES, describe_size
 from gradlint.fix.apply import FixGuard, fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.model.migration import AppliedChange, ChangedLines
 from gradlint.nesting import may_exceed_nesting_limits
 from gradlint.noqa import add_noqa, file_is_exempt, file_noqa_codes, malformed_suppressions, without_suppressed
 from gradlint.notebook import EditGuard, Notebook, NotebookError, is_notebook, read_notebook
+from gradlint.pieces import analyse_in_pieces, refused_statement
 from gradlint.rules import file_rule_codes
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
@@ -57,6 +58,7 @@ class _Decoded:
     size: int  # in bytes
     exempt: bool = False  # `# gradlint: noqa`: nothing to report, nothing to fix
     suppressed: frozenset[str] = frozenset()  # `# gradlint: noqa: GL101, GL3`: codes off for the file
+    pieces: bool = False  # over the size limit: to be analysed in pieces
 
 
 def check_source(
@@ -85,11 +87,13 @@ def _check_python(
     source: Source, name: str, codes: frozenset[str], max_bytes: int, own_noqa: bool, respect_noqa: bool, project: Optional["ProjectFacts"]
 ) -> SourceResult:
     try:
-        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa)
+        decoded, early = _guards(source, name, codes, max_bytes, respect_noqa, in_pieces=True)
         if early is not None:
             return early
         selected = without_suppressed(codes, decoded.suppressed)
         line_noqa = own_noqa and respect_noqa
+        if decoded.pieces:
+            return _check_in_pieces(decoded, name, selected, max_bytes, line_noqa, project)
         outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=line_noqa, project=project))
         refused = _refused_by_cpython(decoded.text, name, codes) if _analysed_with_findings(outcome.findings) else None
         if refused is not None:
@@ -97,6 +101,24 @@ def _check_python(
         return SourceResult(name, outcome.findings, outcome.error, warning=_suppression_warning(decoded.text))
     except Exception as error:
         return SourceResult(name, error=describe_internal_error(error))
+
+
+def _check_in_pieces(
+    decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int, line_noqa: bool, project: Optional["ProjectFacts"]
+) -> SourceResult:
+    """A file over the size limit, analysed piece by piece, each piece within the limit. Not
+    cached: what is analysed depends on the limit."""
+    outcome = run_deep(
+        lambda: analyse_in_pieces(
+            decoded.text, name, codes, budget=max_bytes, parse_failure=_python_parse_failure, line_noqa=line_noqa, project=project
+        )
+    )
+    if _analysed_with_findings(outcome.findings):
+        refused = refused_statement(decoded.text, lambda statement: _python_compile_failure(statement, is_notebook(name)))
+        if refused is not None:
+            return SourceResult(name, invalid_syntax_findings(*refused, name, codes), cacheable=False)
+    warnings_ = [warning for warning in (outcome.warning, _suppression_warning(decoded.text)) if warning]
+    return SourceResult(name, outcome.findings, outcome.error, warning="; ".join(warnings_) or None, cacheable=False)
 
 
 def fix_source(
@@ -283,10 +305,11 @@ def describe_internal_error(error: BaseException) -> str:
 
 
 def _guards(
-    source: Source, name: str, codes: frozenset[str], max_bytes: int, respect_noqa: bool = True
+    source: Source, name: str, codes: frozenset[str], max_bytes: int, respect_noqa: bool = True, in_pieces: bool = False
 ) -> tuple[_Decoded, Optional[SourceResult]]:
     """The checks before analysis, in order. The result when one of them decides the file.
-    `respect_noqa` False: whole-file noqa comments are ignored too."""
+    `respect_noqa` False: whole-file noqa comments are ignored too. `in_pieces`: a file over the
+    size limit is to be analysed in pieces (`pieces` in the result) rather than skipped."""
     if isinstance(source, str):
         decoded = _Decoded(source, None, len(source.encode("utf-8", errors="surrogatepass")))
     else:
@@ -302,9 +325,20 @@ def _guards(
         decoded = _Decoded(decoded.text, decoded.encoding, decoded.size, suppressed=suppressed)
         codes = without_suppressed(codes, suppressed)
     if over_size_limit(decoded.size, max_bytes):
-        return decoded, _unanalysed(decoded, name, codes, max_bytes)
+        return _over_size_limit(decoded, name, codes, max_bytes, in_pieces)
     refused = _refused_by_python(decoded.text, name, codes)
     return decoded, (SourceResult(name, refused) if refused is not None else None)
+
+
+def _over_size_limit(
+    decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int, in_pieces: bool
+) -> tuple[_Decoded, Optional[SourceResult]]:
+    """A file over the size limit is not parsed whole with LibCST: it is analysed in pieces
+    (`in_pieces`; CPython parses it statement by statement there, as its compiler too takes a
+    gigabyte for 10 MB whole), or compiled whole (GL001) and skipped with a warning."""
+    if in_pieces:
+        return replace(decoded, pieces=True), None
+    return decoded, _unanalysed(decoded, name, codes, max_bytes)
 
 
 def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: int) -> SourceResult:
@@ -319,7 +353,7 @@ def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: 
         reason, location = failure
         result.findings = invalid_syntax_findings(reason, location, name, codes)
     elif any(rule.applies_to(decoded.text) for rule in rules_for(codes)):
-        result.warning = f"not analysed: {_size(decoded.size)} is over the {_size(max_bytes)} size limit (raise it with --max-file-size)"
+        result.warning = f"not analysed: {describe_size(decoded.size)} is over the {describe_size(max_bytes)} size limit (raise it with --max-file-size)"
     return result
 
 
@@ -362,13 +396,20 @@ def _refused_by_cpython(text: str, name: str, codes: frozenset[str]) -> Optional
 
 def _python_compile_failure(text: str, top_level_await: bool = False) -> Optional[tuple[str, Location]]:
     """Why CPython, with its default recursion limit, refuses `text`, and where; None if it compiles."""
-    return run_deep(lambda: _compile_failure(text, top_level_await), PYTHON_RECURSION_LIMIT)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
+    return run_deep(lambda: _compile_failure(text, flags), PYTHON_RECURSION_LIMIT)
 
 
-def _compile_failure(text: str, top_level_await: bool = False) -> Optional[tuple[str, Location]]:
+def _python_parse_failure(text: str) -> Optional[tuple[str, Location]]:
+    """Why CPython's parser refuses `text`, and where; None if it parses. What only the compiler
+    refuses (`break` outside a loop, a late `from __future__` import), LibCST parses, and so
+    does the analysis of a whole file."""
+    return run_deep(lambda: _compile_failure(text, ast.PyCF_ONLY_AST), PYTHON_RECURSION_LIMIT)
+
+
+def _compile_failure(text: str, flags: int = 0) -> Optional[tuple[str, Location]]:
     # Compiled to bytecode, as `import` does: four times faster than building Python AST objects,
     # and the only way to meet the errors CPython raises after parsing.
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings are not ours to print (nor errors under -W error)
@@ -383,14 +424,6 @@ def _compile_failure(text: str, top_level_await: bool = False) -> Optional[tuple
     except ValueError as error:  # null bytes
         return str(error).splitlines()[0] if str(error) else "invalid source", Location(1, 1)
     return None
-
-
-def _size(size: int) -> str:
-    if size >= 1024 * 1024:
-        return f"{size / (1024 * 1024):.1f} MiB"
-    if size >= 1024:
-        return f"{size / 1024:.1f} KiB"
-    return f"{size} bytes"
 
 
 def _ends_with_newline(text: str) -> bool:

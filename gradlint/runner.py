@@ -118,9 +118,10 @@ def _targets(paths: list[Path], settings: Settings, summary: RunSummary, explain
     return found.files
 
 
-def _how_checked(item: WorkItem, cached: bool) -> str:
+def _how_checked(item: WorkItem, cached: bool, fixing: bool = False) -> str:
     if not within_size_limit(item):
-        return f"too large ({len(item.raw)} bytes, limit {item.max_bytes}): decoded and compiled, not analysed"
+        how = "decoded and compiled, not analysed" if fixing else "analysed in pieces"
+        return f"too large ({len(item.raw)} bytes, limit {item.max_bytes}): {how}"
     return "checked (cached result)" if cached else "checked"
 
 
@@ -176,7 +177,7 @@ def check_paths(
             pending.append((index, replace(item, project=facts), digest, key, outside))
     work = [entry[1] for entry in pending]
     for (index, item, digest, key, outside), result in zip(
-        pending, map_in_pool(_check_item, work, jobs, progress, weight=_size, prepare=load_rules)
+        pending, map_in_pool(_check_item, work, jobs, progress, weight=_size, prepare=load_rules, crashed=_crashed)
     ):
         results[index] = result
         if digest is not None and result.cacheable:
@@ -225,6 +226,17 @@ def load_rules(work: Sequence[WorkItem]) -> None:
     file first gets past its prefilter): done before a pool starts, once, for every worker."""
     for code in sorted(frozenset().union(*(item.codes for item in work))):
         rule_by_code(code)
+
+
+WORKER_DIED = "internal error: the process analysing it died (out of memory?)"
+
+
+def _crashed(item: WorkItem) -> SourceResult:
+    return SourceResult(item.name, error=WORKER_DIED, cacheable=False)
+
+
+def _crashed_fixing(item: WorkItem) -> SourceResult:
+    return SourceResult(item.name, error=f"{WORKER_DIED}; file left unchanged", cacheable=False)
 
 
 def _check_item(item: WorkItem) -> SourceResult:
@@ -368,13 +380,13 @@ def fix_paths(
     project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path), record_changes=record_changes) for path, item in zip(targets, work)]
     if explain:
-        summary.explained.extend((item.name, _how_checked(item, False)) for item in work)
+        summary.explained.extend((item.name, _how_checked(item, False, fixing=True)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item
-    results = map_in_pool(worker, work, jobs, progress, weight=_size, prepare=load_rules)
+    results = map_in_pool(worker, work, jobs, progress, weight=_size, prepare=load_rules, crashed=_crashed_fixing)
 
     def refix(wanted: list[tuple[int, frozenset[str]]]) -> list[SourceResult]:
         again = [replace(work[index], project=keeping(work[index].project, names)) for index, names in wanted]
-        return map_in_pool(worker, again, jobs, prepare=load_rules)
+        return map_in_pool(worker, again, jobs, prepare=load_rules, crashed=_crashed_fixing)
 
     results = restore_used_imports(
         [str(path) for path in targets],

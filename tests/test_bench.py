@@ -120,8 +120,8 @@ def test_big_file_section(bench, monkeypatch):
     monkeypatch.setattr(bench_run, "measure", fake_measure(commands))
     section = bench_run.big_file_section(bench, 0.005)
     well_formed_section(section)
-    assert [target.name.endswith("peak RSS < 1 GB") for target in section.targets] == [False, True]
-    assert commands[1][-5:-1] == ["-j", "1", "--max-file-size", "0"]
+    assert [target.name.endswith("peak RSS < 1.5 GB") for target in section.targets] == [False, True]
+    assert commands[1][-3:-1] == ["-j", "1"] and "--max-file-size" not in commands[1]  # the default limit: in pieces
 
 
 def test_big_file_is_valid_python_with_legacy_code():

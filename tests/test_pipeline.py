@@ -63,9 +63,11 @@ def test_flake8_reports_cpython_nesting_limits_as_gradlint_check_does(tmp_path, 
 
 
 def test_flake8_plugin_applies_the_size_limit():
-    lines = (LEGACY * (pipeline.MAX_FILE_BYTES // len(LEGACY) + 1)).splitlines(keepends=True)  # just over the default
-    (warning,) = GradlintPlugin(None, "big.py", lines).run()  # not analysed: said, not passed silently
-    assert warning[:2] == (1, 0) and warning[2].startswith("GL009 gradlint: not analysed: 2.0 MiB is over the 2.0 MiB size limit")
+    table = "T = [\n" + "    Variable(t),\n" * (pipeline.MAX_FILE_BYTES // 17 + 1) + "]\n"  # one statement just over the default
+    lines = (LEGACY + table).splitlines(keepends=True)
+    found = list(GradlintPlugin(None, "big.py", lines).run())  # the statement left out: said, not passed silently
+    assert [message.split()[0] for _, _, message, _ in found] == ["GL009", "GL101"]
+    assert found[0][:2] == (1, 0) and found[0][2].startswith("GL009 gradlint: partly analysed: a statement of 2.0 MiB (lines 3-")
     small = LEGACY.splitlines(keepends=True)
     assert [message.split()[0] for _, _, message, _ in GradlintPlugin(None, "small.py", small).run()] == ["GL101"]
 
@@ -82,20 +84,23 @@ def test_an_oversized_file_gives_the_same_outcome_as_a_file_and_on_stdin(run_cli
     write(tmp_path / "a.py", source)
     as_file = run_cli("check", "--no-cache", "--output-format", "concise", "-q", "--max-file-size", "1K", "a.py")
     on_stdin = run_cli("check", "--output-format", "concise", "-q", "--max-file-size", "1K", "--stdin-filename", "a.py", "-", input=source)
-    warning = "gradlint: warning: a.py: not analysed: 2.0 KiB is over the 1.0 KiB size limit (raise it with --max-file-size)"
-    assert as_file.output == on_stdin.output == warning + "\n"
-    assert as_file.exit_code == on_stdin.exit_code == 0
+    assert as_file.output == on_stdin.output
+    assert [line.split()[1] for line in as_file.output.splitlines()] == ["GL101"] * 40  # analysed in pieces
+    assert as_file.exit_code == on_stdin.exit_code == 1
     fixed = run_cli("fix", "--max-file-size", "1K", "--stdin-filename", "a.py", "-", input=source)
+    warning = "gradlint: warning: a.py: not analysed: 2.0 KiB is over the 1.0 KiB size limit (raise it with --max-file-size)"
     assert fixed.exit_code == 0 and fixed.output.startswith(source) and warning in fixed.output
 
 
-def test_an_oversized_file_with_async_keywords_gets_the_size_warning_not_a_syntax_error(run_cli, tmp_path):
-    """`.cuda(async=True)` does not compile, but the analysis reads it (GL501): too large is the
-    reason it is not analysed. A large file with a real syntax error too is GL001, where a small one is."""
+def test_an_oversized_file_with_async_keywords_is_analysed_in_pieces(run_cli, tmp_path):
+    """`.cuda(async=True)` does not compile, but the analysis reads it (GL501), in pieces too. A
+    large file with a real syntax error too is GL001, where a small one is."""
     write(tmp_path / "a.py", "import torch\nx = torch.zeros(2).cuda(async=True)\n" + "y = 1\n" * 400)
     write(tmp_path / "b.py", "import torch\nx = torch.zeros(2).cuda(async=True)\ndef f(:\n" + "y = 1\n" * 400)
     result = run_cli("check", "--no-cache", "--output-format", "concise", "--max-file-size", "1K", "a.py", "b.py")
-    assert "gradlint: warning: a.py: not analysed: " in result.output and "a.py:" not in result.output.replace("warning: a.py:", "")
+    whole = run_cli("check", "--no-cache", "--output-format", "concise", "a.py")
+    assert re.findall(r"^a\.py:.*$", result.output, re.M) == re.findall(r"^a\.py:.*$", whole.output, re.M) != []
+    assert "gradlint: warning" not in result.output
     small = run_cli("check", "--no-cache", "--output-format", "concise", "b.py")
     assert re.findall(r"^b\.py:\d+:\d+: GL001.*$", result.output, re.M) == re.findall(r"^b\.py:\d+:\d+: GL001.*$", small.output, re.M) != []
 
@@ -147,7 +152,7 @@ def test_the_own_noqa_option_keeps_line_suppressed_findings():
 
 def test_an_oversized_result_is_not_cacheable():
     result = pipeline.check_source(LEGACY * 40, "a.py", ALL, max_bytes=1024)
-    assert not result.cacheable and result.findings == [] and result.warning.startswith("not analysed:")
+    assert not result.cacheable and [f.code for f in result.findings] == ["GL101"] * 40 and result.warning is None
     assert pipeline.check_source(LEGACY * 40, "a.py", ALL, max_bytes=0).cacheable
 
 

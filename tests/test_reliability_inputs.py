@@ -279,41 +279,45 @@ print("ok", first.findings[0].code, second.findings[0].code)
 
 
 # ---------------------------------------------------------------------------------------------
-# Size: a 5 MB file is decoded and compiled, but not parsed with LibCST (minutes, gigabytes).
+# Size: a file over the limit is analysed in pieces of whole statements, each within the limit
+# (LibCST takes hundreds of bytes of memory per byte it parses).
 
 
-def five_megabytes(unit: str) -> str:
-    return unit * (5 * 1024 * 1024 // len(unit) + 1)
-
-
-def test_five_megabyte_file_is_skipped_with_a_warning(run_cli, tmp_path):
-    big = write(tmp_path / "big.py", HEADER + five_megabytes("x = Variable(t)\nloss_sum = loss.data[0]\n"))
+def test_file_over_the_size_limit_is_analysed_in_pieces(run_cli, tmp_path):
+    big = write(tmp_path / "big.py", HEADER + "x = Variable(t)\nloss_sum = loss.data[0]\n" * 2000)
     original = big.read_bytes()
     write(tmp_path / "good.py", LEGACY)
-    result = concise(run_cli, ".")
-    warning = "gradlint: warning: big.py: not analysed: 5.0 MiB is over the 2.0 MiB size limit (raise it with --max-file-size)"
-    assert warning in result.output.splitlines()
-    assert error_lines(result.output) == []
-    assert any(line.startswith(GOOD_LINE) for line in result.output.splitlines())
-    assert result.exit_code == 1  # good.py's finding; the warning does not change the exit code
+    result = concise(run_cli, "--max-file-size", "16K", ".")
+    lines = result.output.splitlines()
+    assert not [line for line in lines if line.startswith("gradlint:")]  # no warning, no error
+    assert codes_by_file(result.output)["big.py"] == {"GL101", "GL103"}
+    assert sum(line.startswith("big.py:") for line in lines) == 4000
+    assert any(line.startswith(GOOD_LINE) for line in lines)
+    assert result.exit_code == 1
     assert big.read_bytes() == original
 
 
 def test_max_file_size_option(run_cli, tmp_path):
-    path = write(tmp_path / "a.py", LEGACY * 40)
+    path = write(tmp_path / "a.py", HEADER + "x = Variable(t)\n" * 120)
     small = concise(run_cli, "--max-file-size", "1K", "a.py")
-    assert (
-        small.output.splitlines()[0]
-        == "gradlint: warning: a.py: not analysed: 2.0 KiB is over the 1.0 KiB size limit (raise it with --max-file-size)"
-    )
-    assert small.exit_code == 0
+    assert not [line for line in small.output.splitlines() if line.startswith("gradlint:")]
+    assert sum(": GL101 " in line for line in small.output.splitlines()) == 120 and small.exit_code == 1
+    # `fix` still leaves a file over the limit alone, and says so.
     fixed = run_cli("fix", "--max-file-size", "1K", "a.py")
     assert "gradlint: warning: a.py: not analysed" in fixed.output and fixed.exit_code == 0
-    assert path.read_text() == LEGACY * 40
+    assert path.read_text() == HEADER + "x = Variable(t)\n" * 120
     assert concise(run_cli, "--max-file-size", "0", "a.py").exit_code == 1
     assert concise(run_cli, "--max-file-size", "2M", "a.py").exit_code == 1
     bad = run_cli("check", "--max-file-size", "lots", "a.py")
     assert bad.exit_code == 2 and "is not a size" in bad.output
+    # One statement over the limit: the rest is analysed, and a warning names the statement.
+    write(tmp_path / "table.py", HEADER + "TABLE = [\n" + "    Variable(t),\n" * 100 + "]\nx = Variable(t)\n")
+    table = concise(run_cli, "--max-file-size", "1K", "table.py")
+    assert sorted(table.output.splitlines()) == [
+        "gradlint: warning: table.py: partly analysed: a statement of 1.7 KiB (lines 2-103) is over the 1.0 KiB size limit"
+        " (raise it with --max-file-size)",
+        "table.py:104:5: GL101 [*] `Variable(...)` is a no-op wrapper since PyTorch 0.4; use the tensor (`.detach()` keeps the exact meaning)",
+    ]
     # Over the limit but nothing any selected rule looks for: no warning, no finding; still
     # compiled by CPython, so a syntax error is GL001 at the right place.
     write(tmp_path / "table.py", "TABLE=[\n" + "    (1, 2.5, 'abc'),\n" * 100 + "]\n")
@@ -326,8 +330,8 @@ def test_max_file_size_option(run_cli, tmp_path):
 
 
 def test_oversized_results_are_not_cached(run_cli, tmp_path):
-    write(tmp_path / "a.py", LEGACY * 40)
-    assert run_cli("check", "--max-file-size", "1K", "a.py").exit_code == 0
+    write(tmp_path / "a.py", HEADER + "TABLE = [\n" + "    Variable(t),\n" * 100 + "]\n")
+    assert run_cli("check", "--max-file-size", "1K", "a.py").exit_code == 0  # the statement is over the limit
     assert run_cli("check", "a.py").exit_code == 1
 
 

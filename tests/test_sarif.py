@@ -163,7 +163,7 @@ def test_readme_code_scanning_command(run_cli, tmp_path):
 def test_files_that_could_not_be_checked_are_tool_notifications(run_cli, tmp_path):
     write(tmp_path / "src" / "train.py", LEGACY)
     (tmp_path / "src" / "gone.py").symlink_to(tmp_path / "missing.py")
-    write(tmp_path / "big.py", "x = 1\n" * 200)
+    write(tmp_path / "big.py", "T = [\n" + "    Variable(t),\n" * 100 + "]\n")  # one statement over the limit
     result = run_cli("check", "--output-format", "sarif", "--max-file-size", "1K", "src", "big.py")
     assert result.exit_code == 2
     log = json.loads(result.stdout)

@@ -43,7 +43,7 @@ EVALUATION_SPLIT = re.compile(r"^(?:val|valid|validation|test|testing|eval|evalu
 EVALUATION_WORDS = frozenset({"eval", "evaluate", "evaluation", "test", "testing", "val", "valid", "validate", "validation"})
 # Calls that turn autograd off or set it (`torch._C._set_grad_enabled` ends the same way).
 _GRAD_MODE_SETTERS = tuple(sorted(torch_api.short_names(grad_mode_managers("sets") | grad_mode_managers("disables"))))
-_FUNCTIONAL_DROPOUTS = torch_api.short_names(torch_api.functions("dropout"))
+FUNCTIONAL_DROPOUTS = torch_api.short_names(torch_api.functions("dropout"))
 # Methods whose result shows a score or a prediction being computed from an output: container
 # updates, and tensor methods that rank, compare, reduce or read a number.
 _SCORES = (
@@ -376,7 +376,7 @@ class TrainingModes:
             if type(node) is cst.Call:
                 qualified = self.imports.qualified_name(node.func) or ""
                 last = qualified.rsplit(".", 1)[-1]
-                if qualified.startswith("torch.nn.") and (MODE_LAYER.match(last) or last in _FUNCTIONAL_DROPOUTS):
+                if qualified.startswith("torch.nn.") and (MODE_LAYER.match(last) or last in FUNCTIONAL_DROPOUTS):
                     return True
                 if qualified.startswith(MODEL_ZOOS):
                     return True
