@@ -885,7 +885,9 @@ class LossAccumulationGraph(Rule):
         """`loss = criterion(...)` earlier in the blocks around `node`, in the same iteration of
         `loop` (`loss = loss + prior` under the `if` that first set `loss`): the total is built
         afresh in every iteration that reaches `node`."""
-        for position in self.context.nodes.positions_in_body(node):
+        stack = self.context.stack
+        around = reversed(stack[:-1]) if stack and stack[-1] is node else None  # the visited node's holders
+        for position in self.context.nodes.positions_in_body(node, around):
             for statement in _unconditional_statements(position.earlier):
                 if isinstance(statement, cst.Assign) and self._resets(statement, key, (key,)):
                     return True
