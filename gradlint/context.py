@@ -31,7 +31,7 @@ from gradlint.analysis.scopes import Scope, ScopeTable, enclosing_scope
 from gradlint.analysis.summaries import FunctionSummaries, FunctionSummary
 from gradlint.analysis.scalars import ClassTargets, ScalarEvidence
 from gradlint.analysis.tensors import TensorEvidence
-from gradlint.analysis.training import TrainingAnalysis
+from gradlint.analysis.training import TrainingAnalysis, may_optimise
 from gradlint.analysis.training_objects import TrainingObjects
 from gradlint.analysis.values import Evaluators, Shape, ValueModel, ValueRecord
 from gradlint.source import LineIndex, indentation
@@ -130,6 +130,13 @@ class FileContext:
             is_tensor=lambda node, scope: self.values.is_tensor(node, scope),
             spells_backward=self.spells("backward"),
         )
+
+    @cached_property
+    def may_optimise(self) -> bool:
+        """Whether a statement of the file can backpropagate or update parameters (an OPTIMISING
+        training event), from the text: False spares the event analysis of model definitions.
+        A backward call's name may also come through another file of the run."""
+        return may_optimise(self.text) or self.spells("backward")
 
     def spells(self, word: str) -> bool:
         """`word` is in the file's text or in the names it imports from the other files of the run:

@@ -47,13 +47,15 @@ def walk(context: FileContext, rules: Iterable[Rule]) -> None:
     visits, leaves = _dispatch_tables(rules)
     plans: dict[type, tuple[Sequence[Handler], Sequence[Handler], bool]] = {}
     stack = context.stack
-    # (node, None) to visit it; (node, its leave handlers) to leave it once its children are done
-    pending: list[tuple[cst.CSTNode, Optional[Sequence[Handler]]]] = [(context.module, None)]
+    # A node to visit, or (node, its leave handlers) to leave it once its children are done:
+    # children go on as they are, without a tuple each (they are most of what is pushed).
+    pending: list = [context.module]
     next_item, schedule, schedule_all = pending.pop, pending.append, pending.extend  # bound once: hot loop
     enter, leave = stack.append, stack.pop
     while pending:
-        node, leaving = next_item()
-        if leaving is not None:
+        node = next_item()
+        if type(node) is tuple:
+            node, leaving = node
             for handler in leaving:
                 handler(node)
             leave()
@@ -75,4 +77,4 @@ def walk(context: FileContext, rules: Iterable[Rule]) -> None:
         children = iter_children(node)
         if children:
             children.reverse()
-            schedule_all([(child, None) for child in children])
+            schedule_all(children)

@@ -246,3 +246,11 @@ def test_the_positions_around_a_node_stop_at_its_function_body():
     one_line = cst.parse_module("if ready: go()\n")
     (position,) = NodeIndex(one_line).positions_in_body(_call(one_line, "go"))
     assert position.owner is None and position.statement is one_line.body[0]  # a one-line suite is no block
+
+
+def test_the_positions_around_a_node_are_the_same_from_the_holders_a_walk_knows():
+    module = cst.parse_module(ORDER)
+    call = _call(module, "model")
+    holders = list(NodeIndex(module).ancestors(call))
+    given = NodeIndex(module).positions_in_body(call, holders)
+    assert [(p.block, p.index, p.owner) for p in given] == [(p.block, p.index, p.owner) for p in NodeIndex(module).positions_in_body(call)]

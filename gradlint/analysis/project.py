@@ -458,11 +458,13 @@ class ProjectIndex:
         if (path, name) in seen:
             return None
         seen.add((path, name))
-        module, tree = self._module(path), self._tree(path)
-        if module is None or tree is None:
+        module = self._module(path)
+        if module is None:
             return None
         bound = module.bindings.get(name)
         if bound is _DEFINED:
+            tree = self._tree(path)  # parsed again only here: most names followed are imported
+            assert tree is not None  # a module has facts only when it parsed
             defined = [node for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name == name]
             others = [node for node in _module_level(tree.body) if name in set(_defined_names(node))]
             return (path, defined[0]) if len(defined) == 1 and len(others) == 1 else None
@@ -817,8 +819,11 @@ class ProjectIndex:
 
     def _module(self, path: str) -> Optional[_Module]:
         if path not in self._modules:
-            # The tree itself is kept only for the few modules `passed_arguments` reads.
+            # The tree itself is kept only for the few modules `passed_arguments` reads: the run's
+            # files that may pass stored arguments, which it reads right after their facts.
             tree = self._trees[path] if path in self._trees else self._parse(path)
+            if path in self._run and may_pass_stored_arguments(self._sources.get(path, b"")):
+                self._trees[path] = tree
             self._modules[path] = _module_facts(tree)
         return self._modules[path]
 

@@ -195,6 +195,15 @@ class Kind(Enum):
 EFFECTS = frozenset({Kind.BACKWARD, Kind.STEP, Kind.RESET, Kind.UPDATE, Kind.LOSS_STEP})
 # Events that make a loop an optimisation loop: each iteration backpropagates or updates parameters.
 OPTIMISING = frozenset({Kind.BACKWARD, Kind.OTHER_BACKWARD, Kind.STEP, Kind.UPDATE, Kind.LOSS_STEP})
+# The words an optimising event's code spells: a backward call (`backward`, `manual_backward`,
+# `torch.autograd.backward`), an optimizer step (the attribute `step`) or a manual update (`.grad`).
+_OPTIMISING_WORD = re.compile(r"backward|\bstep\b|\bgrad\b")
+
+
+def may_optimise(text: str) -> bool:
+    """Whether code of `text` can hold an OPTIMISING event: a cheap text fact that spares the
+    whole-file event analysis of files (model definitions) that never spell one."""
+    return _OPTIMISING_WORD.search(text) is not None
 
 
 @dataclass(frozen=True)

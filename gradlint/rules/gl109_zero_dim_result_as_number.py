@@ -170,7 +170,8 @@ class ZeroDimResultAsNumber(Rule):
             return
         key = node.slice[0].slice.value
         scope = self.context.scope()
-        if not self._is_dict(node.value) or not self.context.values.is_one_number_read(key, scope):
+        # The key first: most are plainly no tensor read, while the container's bindings need the scope's analysis.
+        if not isinstance(node.value, cst.Name) or not self.context.values.is_one_number_read(key, scope) or not self._is_dict(node.value):
             return
         fix_title = f"Replace with `{snippet(self.context.code_for(key), 40, 'key')}.item()`"
         make = self.unsafe_fix if self._handles_key_error() else self.safe_fix

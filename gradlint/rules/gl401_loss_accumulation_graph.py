@@ -732,11 +732,16 @@ class LossAccumulationGraph(Rule):
             return
         if is_test_module(self.context.path):
             return  # a test's few steps: what it keeps is freed with the test
+        # Where the total lives (in a loop, or on `self` in a method) is read off the stack: asked
+        # before what the value is, which needs the value analysis.
+        loops = _enclosing_loops(self.context.stack)
+        method = None if loops else self._method_keeping(root)
+        if not loops and (method is None or not self.context.may_optimise):
+            return
         if self._is_leaf(value) or not self.context.carries_grad(value):
             return
-        loops = _enclosing_loops(self.context.stack)
-        if not loops:
-            if not self._kept_by_training_step(root):
+        if method is not None:
+            if not self._optimises(method):
                 return
         elif not self._kept_across_steps(loops, key, root, node, value):
             return
@@ -838,14 +843,16 @@ class LossAccumulationGraph(Rule):
                     return True
         return False
 
-    def _kept_by_training_step(self, root: str) -> bool:
-        """`self.losses.append(loss)` in a method that itself backpropagates or steps: the method
-        runs once per batch and the attribute keeps every batch's graph."""
+    # `self.losses.append(loss)` in a method that itself backpropagates or steps: the method runs
+    # once per batch and the attribute keeps every batch's graph.
+    def _method_keeping(self, root: str) -> Optional[cst.FunctionDef]:
+        """The method around the visited node when `root` is an attribute of its `self`."""
         function = self.context.enclosing_function()
         receiver = self_name(function) if function is not None and self.context.enclosing_class() is not None else None
-        if receiver is None or not root.startswith(f"{receiver}."):
-            return False
-        return any(event.kind in OPTIMISING for event in self.context.training.events_of(function))
+        return function if receiver is not None and root.startswith(f"{receiver}.") else None
+
+    def _optimises(self, method: cst.FunctionDef) -> bool:
+        return any(event.kind in OPTIMISING for event in self.context.training.events_of(method))
 
     def _in_no_grad_like_function(self) -> bool:
         function = self.context.enclosing_function()
@@ -878,7 +885,9 @@ class LossAccumulationGraph(Rule):
         """`loss = criterion(...)` earlier in the blocks around `node`, in the same iteration of
         `loop` (`loss = loss + prior` under the `if` that first set `loss`): the total is built
         afresh in every iteration that reaches `node`."""
-        for position in self.context.nodes.positions_in_body(node):
+        stack = self.context.stack
+        around = reversed(stack[:-1]) if stack and stack[-1] is node else None  # the visited node's holders
+        for position in self.context.nodes.positions_in_body(node, around):
             for statement in _unconditional_statements(position.earlier):
                 if isinstance(statement, cst.Assign) and self._resets(statement, key, (key,)):
                     return True

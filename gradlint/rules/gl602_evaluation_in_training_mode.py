@@ -496,6 +496,8 @@ class EvaluationInTrainingMode(Rule):
         )
 
     def visit_Module(self, node: cst.Module) -> None:
+        if not self.context.may_optimise:  # a text fact, before the event analysis of every loop
+            return
         found = [region for region in self.context.training.loops if self._eval_never_undone(region)]
         if not found or not self._applies():  # `_applies` walks the file: ask it last
             return

@@ -491,7 +491,18 @@ def _calls_an_initialiser(node: cst.ClassDef, init: cst.FunctionDef) -> bool:
     `RuntimeError: super(): no arguments`). `__init__` (one of the class's statements) is searched
     first: that is where the call nearly always is, and the rest of the class is then not read."""
     others = [statement for statement in suite_statements(node.body) if statement is not init]
+    if len(others) < len(suite_statements(node.body)) and _initialiser_call_statement_in(init):
+        return True  # the usual case, found without walking the parameters' defaults first
     return _initialiser_call_in(node, [init]) or _initialiser_call_in(node, others)
+
+
+def _initialiser_call_statement_in(init: cst.FunctionDef) -> bool:
+    """A statement of the block of `__init__` itself that is an initialiser call: `super().__init__(...)`."""
+    for statement in suite_statements(init.body):
+        smalls = statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,)
+        if any(isinstance(small, cst.Expr) and _is_initialiser_call(small.value) for small in smalls):
+            return True
+    return False
 
 
 def _initialiser_call_in(node: cst.ClassDef, statements: list[cst.BaseStatement]) -> bool:

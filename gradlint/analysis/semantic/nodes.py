@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -148,21 +148,25 @@ class NodeIndex:
                 loops.append(ancestor)
         return loops
 
-    def positions_in_body(self, node: cst.CSTNode) -> list[Position]:
+    def positions_in_body(self, node: cst.CSTNode, around: Optional[Iterable[cst.CSTNode]] = None) -> list[Position]:
         """The places of the statements around `node` in the blocks holding them, innermost first,
         up to the body of its function or class (the module's when none). A one-line suite
-        (`if x: y`) is no block of its own: its `if` is the statement placed."""
+        (`if x: y`) is no block of its own: its `if` is the statement placed. `around`: the nodes
+        holding `node`, innermost first, when the caller has them (a walk's stack), so that no
+        index of the whole module is built for them."""
         found: list[Position] = []
-        current = node
-        for parent in self.ancestors(node):
+        holders = iter(self.ancestors(node) if around is None else around)
+        current, parent = node, next(holders, None)
+        while parent is not None:
+            outer = next(holders, None)
             kind = type(parent)
             if (kind is cst.IndentedBlock or kind is cst.Module) and isinstance(current, _STATEMENTS):
                 index = next(i for i, statement in enumerate(parent.body) if statement is current)
-                owner = self.parent(parent) if kind is cst.IndentedBlock else None
+                owner = outer if kind is cst.IndentedBlock else None
                 found.append(Position(parent, index, owner))
                 if isinstance(owner, _BODY_OWNERS):
                     break
-            current = parent
+            current, parent = parent, outer
         return found
 
     def statements_before(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Optional, Sequence
 
 import libcst as cst
@@ -528,6 +529,13 @@ class RemovedApi(Rule):
 
     # -- uint8 masks --------------------------------------------------------------------------------
 
+    @cached_property
+    def _may_hold_byte_masks(self) -> bool:
+        """Every uint8 tensor `byte_masks` recognises spells `byte`, `Byte` (`ByteTensor`) or `uint8`,
+        in the file or in a name it imports through another file: without them, no index or mask
+        needs the scope's bindings looked up."""
+        return any(self.context.spells(word) for word in ("byte", "Byte", "uint8"))
+
     def _masked_call(self, node: cst.Call, qualified: Optional[str]) -> None:
         if qualified in _MASKED_FUNCTIONS:
             name, position = qualified.rsplit(".", 1)[1], 1
@@ -539,10 +547,12 @@ class RemovedApi(Rule):
         if mask is None:
             positional = positional_args(node)
             mask = positional[position] if len(positional) > position else None
-        if mask is not None and self._is_byte_mask(mask.value):
+        if mask is not None and self._may_hold_byte_masks and self._is_byte_mask(mask.value):
             self.report(mask.value, _BYTE_MASK.format(use=name, effect="raises RuntimeError"), self._bool_mask_fix(mask.value))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self._may_hold_byte_masks:
+            return
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and index.star is None and self._is_indexing_mask(node.value, index.value):
