@@ -353,7 +353,9 @@ def _unanalysed(decoded: _Decoded, name: str, codes: frozenset[str], max_bytes: 
         reason, location = failure
         result.findings = invalid_syntax_findings(reason, location, name, codes)
     elif any(rule.applies_to(decoded.text) for rule in rules_for(codes)):
-        result.warning = f"not analysed: {describe_size(decoded.size)} is over the {describe_size(max_bytes)} size limit (raise it with --max-file-size)"
+        result.warning = (
+            f"not analysed: {describe_size(decoded.size)} is over the {describe_size(max_bytes)} size limit (raise it with --max-file-size)"
+        )
     return result
 
 

@@ -110,7 +110,12 @@ def _run_pool(
 
 
 def _run_isolated(
-    function: Callable[[T], R], work: list[T], left: list[int], results: dict[int, R], counter: _Progress, crashed: Optional[Callable[[T], R]]
+    function: Callable[[T], R],
+    work: list[T],
+    left: list[int],
+    results: dict[int, R],
+    counter: _Progress,
+    crashed: Optional[Callable[[T], R]],
 ) -> list[int]:
     """Run the items at `left` in order in one fresh worker until it dies: the item it was
     running then gets `crashed(item)`. The positions still to run."""

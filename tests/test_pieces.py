@@ -38,7 +38,11 @@ def compiles(path: Path) -> bool:
 FIXTURES = [path for path in sorted((ROOT / "fixtures").glob("*/bad.py")) + sorted((ROOT / "fixtures").glob("*/good.py")) if compiles(path)]
 # Larger real files: cut into pieces of a few statements each (one statement each would re-analyse
 # their imports hundreds of times).
-SCRIPTS = [path for path in sorted((ROOT / "tests" / "data" / "legacy_scripts").rglob("*.py")) + sorted((ROOT / "examples").rglob("*.py")) if compiles(path)]
+SCRIPTS = [
+    path
+    for path in sorted((ROOT / "tests" / "data" / "legacy_scripts").rglob("*.py")) + sorted((ROOT / "examples").rglob("*.py"))
+    if compiles(path)
+]
 
 
 def comparable(findings) -> list[tuple]:
@@ -81,7 +85,11 @@ def test_pieces_need_their_context(monkeypatch):
     """Without the statements a piece depends on, its findings differ: the equality above is not
     the equality of pieces that need nothing from each other."""
     monkeypatch.setattr(pieces, "_context", lambda statements, own, *rest: ([], False))
-    differing = [path for path in FIXTURES if "bad" in path.name and in_pieces(source_of(path), path.name, 1) != whole_file(source_of(path), path.name)]
+    differing = [
+        path
+        for path in FIXTURES
+        if "bad" in path.name and in_pieces(source_of(path), path.name, 1) != whole_file(source_of(path), path.name)
+    ]
     assert len(differing) >= 10, differing
 
 
@@ -140,7 +148,32 @@ def renamed(module: str, suffix: str) -> str:
     """`module` with `suffix` added to the names it binds at the top level (not its imports), as
     in a file that concatenates generated modules."""
     names = re.findall(r"^(?:class |def )?([A-Za-z_]\w*)\b(?=[^\n]*[:=(])", module, re.MULTILINE)
-    names = sorted({name for name in names if name not in ("if", "for", "with", "try", "while", "print", "import", "from", "else", "elif", "except", "finally", "return", "async", "assert", "raise", "del")})
+    names = sorted(
+        {
+            name
+            for name in names
+            if name
+            not in (
+                "if",
+                "for",
+                "with",
+                "try",
+                "while",
+                "print",
+                "import",
+                "from",
+                "else",
+                "elif",
+                "except",
+                "finally",
+                "return",
+                "async",
+                "assert",
+                "raise",
+                "del",
+            )
+        }
+    )
     return re.sub(rf"\b({'|'.join(names)})\b", lambda match: match.group(1) + suffix, module) if names else module
 
 
@@ -169,14 +202,19 @@ def test_a_statement_over_the_limit_is_left_out_with_a_warning():
     text = "from torch.autograd import Variable\n\nx = Variable(t)\n\n" + table + "y = Variable(t)\n"
     result = check_source(text, "table.py", CODES, max_bytes=1024)
     assert [(f.code, f.location.row) for f in result.findings] == [("GL101", 3), ("GL101", 207)]
-    assert result.warning == "partly analysed: a statement of 3.3 KiB (lines 4-206) is over the 1.0 KiB size limit (raise it with --max-file-size)"
+    assert (
+        result.warning
+        == "partly analysed: a statement of 3.3 KiB (lines 4-206) is over the 1.0 KiB size limit (raise it with --max-file-size)"
+    )
 
 
 def test_a_context_over_the_limit_is_cut_with_a_warning():
     helper = "def helper(t):\n" + "    t = t + 1\n" * 100 + "    return Variable(t)\n"
     text = "from torch.autograd import Variable\n\n" + helper + "\n" + "".join(f"x{i} = helper(Variable(t))\n" for i in range(100))
     result = check_source(text, "helper.py", CODES, max_bytes=2048)
-    assert result.warning is not None and result.warning.startswith("analysed in pieces: the context of a piece was cut to the 2.0 KiB size limit")
+    assert result.warning is not None and result.warning.startswith(
+        "analysed in pieces: the context of a piece was cut to the 2.0 KiB size limit"
+    )
     assert {f.code for f in result.findings} == {"GL101"}
 
 
