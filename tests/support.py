@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from pathlib import Path
@@ -38,6 +39,15 @@ def example_codes(rule) -> tuple[str, ...]:
     """The rules an example of `rule` is checked with: the rule alone, or, for a rule about
     `# noqa` comments, every rule (it judges the codes of the rules selected with it)."""
     return all_codes() if issubclass(rule, NoqaRule) else (rule.code,)
+
+
+def parses(path: Path) -> bool:
+    """CPython parses the file (fixtures of GL001 do not)."""
+    try:
+        ast.parse(path.read_bytes())
+    except SyntaxError:
+        return False
+    return True
 
 
 def write(path: Path, text) -> Path:

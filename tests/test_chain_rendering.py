@@ -14,7 +14,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from gradlint import chain_rendering
 from gradlint.deepstack import run_deep
 from gradlint.positions import LazyPositions
-from support import ROOT
+from support import ROOT, parses
 
 chain_rendering.install()
 
@@ -63,14 +63,6 @@ def every_range(source: str) -> list[list[tuple]]:
 
 def astuple(where) -> tuple[int, int, int, int]:
     return (where.start.line, where.start.column, where.end.line, where.end.column)
-
-
-def parses(path) -> bool:
-    try:
-        ast.parse(path.read_bytes())
-    except SyntaxError:
-        return False
-    return True
 
 
 SOURCES = [path for path in sorted(ROOT.glob("fixtures/GL[1-9]*/bad.py")) + sorted(ROOT.glob("examples/legacy/*.py")) if parses(path)]

@@ -14,7 +14,7 @@ import pytest
 
 from gradlint.fix.apply import fix_text
 from gradlint.rules import all_codes, opt_in_codes
-from support import ROOT
+from support import ROOT, parses
 
 CODES = frozenset(all_codes()) - opt_in_codes()
 RENAMES = "import torch\nimport torch.nn.functional as F\n{prefix}z = F.upsample(x, scale_factor=2)\n{prefix}torch.nn.utils.clip_grad_norm(p, 1)\n"
@@ -101,14 +101,6 @@ def with_form_feeds(text: str) -> str:
 
 def without_form_feeds(text: str) -> str:
     return text.replace("\f\f\n", "").replace("\f", "")
-
-
-def parses(path) -> bool:
-    try:
-        ast.parse(path.read_bytes())
-    except SyntaxError:
-        return False
-    return True
 
 
 BAD_FILES = [path for path in sorted(ROOT.glob("fixtures/*/bad.py")) if parses(path)]  # GL001's have no fix
