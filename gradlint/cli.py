@@ -177,7 +177,7 @@ def _selection_options(function):
             show_default="2M",
             help=(
                 "Memory budget, in bytes of source: a larger file is checked in pieces of whole top-level statements "
-                "within it (a statement over it is left out with a warning), and not fixed; 0: no limit."
+                "within it (a statement over it is left out with a warning), and fixed so; 0: no limit."
             ),
         ),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change behaviour."),

@@ -146,8 +146,8 @@ def refused_statement(text: str, compile_failure: ParseFailure) -> Optional[tupl
     outside a loop), or a `from __future__` import after the file's beginning; None otherwise."""
     lines = lines_with_ends(text)
     statements = top_level_statements(text, lines)
-    if statements is None:
-        return None
+    if statements is None:  # it does not tokenize: CPython says why
+        return compile_failure(text)
     opening = True  # still among the docstring and the `__future__` imports that may open a file
     for number, statement in enumerate(statements):
         row = _first_code_row(lines, statement)

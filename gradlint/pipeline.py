@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.deepstack import run_deep
-from gradlint.engine import analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
+from gradlint.engine import LintOutcome, analyse_text, invalid_syntax_findings, parse, rules_for, undecodable_findings
 from gradlint.files import MAX_FILE_BYTES, describe_size
-from gradlint.fix.apply import FixGuard, fix_text
+from gradlint.fix.apply import FixGuard, PieceAnalysis, fix_text
 from gradlint.model import FileResult, Finding, Location
 from gradlint.model.migration import AppliedChange, ChangedLines
 from gradlint.nesting import may_exceed_nesting_limits
@@ -114,11 +114,26 @@ def _check_in_pieces(
         )
     )
     if _analysed_with_findings(outcome.findings):
-        refused = refused_statement(decoded.text, lambda statement: _python_compile_failure(statement, is_notebook(name)))
+        refused = _refused_by_cpython(decoded.text, name, codes, statement_by_statement=True)
         if refused is not None:
-            return SourceResult(name, invalid_syntax_findings(*refused, name, codes), cacheable=False)
+            return SourceResult(name, refused, cacheable=False)
     warnings_ = [warning for warning in (outcome.warning, _suppression_warning(decoded.text)) if warning]
     return SourceResult(name, outcome.findings, outcome.error, warning="; ".join(warnings_) or None, cacheable=False)
+
+
+def _piece_analysis(
+    name: str, codes: frozenset[str], max_bytes: int, respect_noqa: bool, project: Optional["ProjectFacts"]
+) -> PieceAnalysis:
+    """A file over the size limit, fixed piece by piece: analysed as `check` does, and each round's
+    text compiled statement by statement in place of LibCST's parse of the whole."""
+
+    def analyse(text: str) -> LintOutcome:
+        outcome = analyse_in_pieces(
+            text, name, codes, budget=max_bytes, parse_failure=_python_parse_failure, line_noqa=respect_noqa, project=project
+        )
+        return LintOutcome(outcome.findings, error=outcome.error)
+
+    return PieceAnalysis(analyse, lambda text: refused_statement(text, _python_compile_failure) is None)
 
 
 def fix_source(
@@ -166,7 +181,7 @@ def _fix_python(
     guard: Optional[FixGuard] = None,
 ) -> SourceResult:
     try:
-        decoded, early = _guards(source, name, codes, max_bytes, options.respect_noqa)
+        decoded, early = _guards(source, name, codes, max_bytes, options.respect_noqa, in_pieces=True)
     except Exception as error:
         return SourceResult(name, error=f"{describe_internal_error(error)}; file left unchanged")
     if early is not None:
@@ -187,6 +202,7 @@ def _fix_python(
                 record=options.record_changes,
                 target_torch=options.target_torch,
                 fixable=options.fixable,
+                in_pieces=_piece_analysis(name, selected, max_bytes, options.respect_noqa, project) if decoded.pieces else None,
             )
         )
     except Exception as error:
@@ -194,7 +210,7 @@ def _fix_python(
     if result.error is not None:
         return SourceResult(name, result.remaining, result.error)
     if result.text != text or _analysed_with_findings(result.remaining):
-        refused = _refused_by_cpython(text, name, codes)
+        refused = _refused_by_cpython(text, name, codes, statement_by_statement=decoded.pieces)
         if refused is not None:
             return SourceResult(name, refused, fixed=source)  # a program that does not run is not fixed
     outcome = SourceResult(name, result.remaining, applied=result.applied, removed_imports=result.removed_imports, changes=result.changes)
@@ -379,13 +395,17 @@ def _analysed_with_findings(findings: list[Finding]) -> bool:
     return bool(findings) and not any(finding.code in file_rule_codes() for finding in findings)
 
 
-def _refused_by_cpython(text: str, name: str, codes: frozenset[str]) -> Optional[list[Finding]]:
+def _refused_by_cpython(text: str, name: str, codes: frozenset[str], statement_by_statement: bool = False) -> Optional[list[Finding]]:
     """GL001 (or nothing, when GL001 is not selected) for text LibCST parsed but the running CPython
     refuses after parsing (`return` outside a function, `nonlocal` without a binding, `break`
     outside a loop, a parameter named twice); None when CPython compiles it. Asked only of files
     with findings: their fixes would otherwise turn a program that does not run into another.
-    `x.cuda(async=True)` counts as compiling: GL501 fixes it. A notebook cell may `await`."""
+    `x.cuda(async=True)` counts as compiling: GL501 fixes it. A notebook cell may `await`.
+    `statement_by_statement`: a file too large to be compiled whole (see `pieces.refused_statement`)."""
     notebook = is_notebook(name)
+    if statement_by_statement:
+        refused = refused_statement(text, lambda statement: _python_compile_failure(statement, notebook))
+        return invalid_syntax_findings(*refused, name, codes) if refused is not None else None
     failure = _python_compile_failure(text, notebook)
     if failure is None:
         return None

@@ -118,9 +118,9 @@ def _targets(paths: list[Path], settings: Settings, summary: RunSummary, explain
     return found.files
 
 
-def _how_checked(item: WorkItem, cached: bool, fixing: bool = False) -> str:
+def _how_checked(item: WorkItem, cached: bool, adding_noqa: bool = False) -> str:
     if not within_size_limit(item):
-        how = "decoded and compiled, not analysed" if fixing else "analysed in pieces"
+        how = "decoded and compiled, not analysed" if adding_noqa else "analysed in pieces"
         return f"too large ({len(item.raw)} bytes, limit {item.max_bytes}): {how}"
     return "checked (cached result)" if cached else "checked"
 
@@ -380,7 +380,7 @@ def fix_paths(
     project = RunProject(analysed, [], paths, settings, max_bytes)
     work = [replace(item, project=project.facts_for(path), record_changes=record_changes) for path, item in zip(targets, work)]
     if explain:
-        summary.explained.extend((item.name, _how_checked(item, False, fixing=True)) for item in work)
+        summary.explained.extend((item.name, _how_checked(item, False, adding_noqa=add_noqa)) for item in work)
     worker = _add_noqa_item if add_noqa else _fix_item
     results = map_in_pool(worker, work, jobs, progress, weight=_size, prepare=load_rules, crashed=_crashed_fixing)
 

@@ -16,7 +16,7 @@ from gradlint.deepstack import run_deep
 from gradlint.engine import lint_text
 from gradlint.noqa import file_is_exempt, file_noqa_codes, without_suppressed
 from gradlint.pieces import Piece, analyse_in_pieces, reduced_text, top_level_statements
-from gradlint.pipeline import check_source
+from gradlint.pipeline import check_source, fix_source
 from gradlint.rules import all_codes
 from gradlint.source import decode_source, lines_with_ends
 from support import ROOT
@@ -263,3 +263,33 @@ def test_a_file_over_the_limit_is_refused_where_it_is_refused_whole(text):
     pieced = check_source(padded, "a.py", CODES, max_bytes=300)
     assert pieced.warning is None
     assert [(f.code, f.message, f.location) for f in pieced.findings] == [(f.code, f.message, f.location) for f in whole.findings] != []
+
+
+# Fixing a file over the limit: the same fixes as a whole-file fix, round after round, each round's
+# text compiled statement by statement; only the import clean-up (it reads the whole tree) is left out.
+
+
+def without_imports_of(text: str, names: tuple[str, ...]) -> list[str]:
+    return [line for line in text.splitlines() if not (line.startswith(("import ", "from ")) and any(name in line for name in names))]
+
+
+def test_a_file_over_the_limit_is_fixed_as_it_would_be_whole():
+    text = generated(60_000)
+    whole = fix_source(text, "generated.py", CODES, unsafe=True)
+    pieced = fix_source(text, "generated.py", CODES, unsafe=True, max_bytes=8 * 1024)
+    assert whole.error is None and pieced.error is None
+    assert pieced.applied == whole.applied > 50
+    removed = tuple(whole.removed_imports)
+    assert without_imports_of(pieced.fixed, removed) == without_imports_of(whole.fixed, removed)
+    compile(pieced.fixed, "generated.py", "exec")
+    again = fix_source(pieced.fixed, "generated.py", CODES, unsafe=True, max_bytes=8 * 1024)
+    assert again.fixed == pieced.fixed and again.applied == 0
+
+
+def test_a_fix_that_breaks_a_file_over_the_limit_leaves_it_unchanged(monkeypatch):
+    from gradlint.fix import apply
+
+    text = generated(20_000)
+    monkeypatch.setattr(apply, "apply_edits", lambda current, edits: current + "\ndef broken(:\n")
+    result = fix_source(text, "generated.py", CODES, max_bytes=4 * 1024)
+    assert result.fixed is None and "produced invalid code; file left unchanged" in result.error

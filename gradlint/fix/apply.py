@@ -51,21 +51,32 @@ def fix_text(
     record: bool = False,
     target_torch: Optional[str] = None,
     fixable: Optional[frozenset[str]] = None,
+    in_pieces: Optional["PieceAnalysis"] = None,
 ) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
     the file uses from, and gives to, the other files of its run; `guard`: which fixes may be
     applied (all when None); `record`: list each change made (for a migration report);
     `target_torch`: the oldest torch the code must run on (a fix needing a newer one is unsafe);
-    `fixable`: the rules whose fixes may be applied (all when None)."""
+    `fixable`: the rules whose fixes may be applied (all when None). `in_pieces`: a file too
+    large to be parsed whole, analysed and checked piece by piece; its unused imports stay."""
     log = ChangeLog(path, text) if record else None
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
 
     def lint(current: str, module: Optional[cst.Module]) -> LintOutcome:
-        outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
+        if in_pieces is not None:
+            outcome = in_pieces.analyse(current)
+        else:
+            outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
         return replace(outcome, findings=only_fixable(within_target(outcome.findings, target_torch), fixable))
+
+    def valid(candidate: str) -> tuple[bool, Optional[cst.Module]]:
+        if in_pieces is not None:
+            return in_pieces.compiles(candidate), None
+        module = parsed(candidate)
+        return module is not None, module
 
     for _ in range(MAX_ROUNDS):
         outcome = lint(current, module)
@@ -77,8 +88,8 @@ def fix_text(
         if not chosen:
             break
         candidate = apply_edits(current, {edit for finding in chosen for edit in finding.fix.edits})
-        module = parsed(candidate)
-        if module is None:
+        fits, module = valid(candidate)
+        if not fits:
             rules = ", ".join(culprits(current, chosen))
             return FixResult(text, 0, outcome.findings, f"internal error: a fix by {rules} produced invalid code; file left unchanged")
         if log is not None:
@@ -88,6 +99,8 @@ def fix_text(
         fixed_codes.update(finding.code for finding in chosen)
     else:
         outcome = lint(current, module)
+    if in_pieces is not None:  # the clean-up reads the whole tree
+        return FixResult(current, applied, outcome.findings, changes=log.changes if log is not None else [])
     cleaned = remove_unused_imports(current, module, codes_to_clean_up(current, fixed_codes, migration_codes(codes), project), project)
     changes = log.changes if log is not None else []
     if cleaned is None:
@@ -97,6 +110,14 @@ def fix_text(
     current, module = cleaned.text, cleaned.module
     outcome = lint(current, module)
     return FixResult(current, applied, outcome.findings, removed_imports=cleaned.removed, changes=changes)
+
+
+@dataclass(frozen=True)
+class PieceAnalysis:
+    """How a file too large to be parsed whole is analysed (`analyse`) and told valid (`compiles`)."""
+
+    analyse: Callable[[str], LintOutcome]
+    compiles: Callable[[str], bool]
 
 
 def choose_fixes(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
