@@ -13,7 +13,7 @@ Draws programs from four sources in turn, in batches, until the time is up:
 Each program goes through `check` and `fix` (safe, `--unsafe-fixes`, `--migrate-variable`) in
 process, through one long-lived `gradlint server` session (open or change, then fix-all), and each
 batch through the command line (`gradlint check` and `gradlint fix --unsafe-fixes` on a directory
-of the batch's files). The properties are those of tests/torture.py. Every failing program is
+of the batch's files). The properties are those of tests/torture_suite.py. Every failing program is
 written to tests/data/torture/ (tests/test_torture.py replays them all). The figures (programs
 tried, crashes, files broken, per source) are printed at the end; the exit code is 1 when anything
 failed. The same seed draws the same programs.
@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import torture  # noqa: E402
+import torture_suite as torture  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import seed as hypothesis_seed  # noqa: E402
 

@@ -35,7 +35,8 @@ def compiles(path: Path) -> bool:
     return True
 
 
-FIXTURES = [path for path in sorted((ROOT / "fixtures").glob("*/bad.py")) + sorted((ROOT / "fixtures").glob("*/good.py")) if compiles(path)]
+# The mistakes (the correct forms hold the same statements, with fewer findings to tell apart).
+FIXTURES = [path for path in sorted((ROOT / "fixtures").glob("*/bad.py")) if compiles(path)]
 # Larger real files: cut into pieces of a few statements each (one statement each would re-analyse
 # their imports hundreds of times).
 SCRIPTS = [

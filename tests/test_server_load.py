@@ -184,16 +184,22 @@ def _tree(root: int) -> list[int]:
     return found
 
 
-def _tree_cpu_seconds(root: int) -> float:
-    ticks = 0
+def _tree_cpu_seconds(root: int) -> dict[int, float]:
+    """CPU seconds of each process of the tree, by pid."""
+    found = {}
     for pid in _tree(root):
         try:
             with open(f"/proc/{pid}/stat", "rb") as stat:
                 fields = stat.read().rsplit(b")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+            found[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
         except (OSError, ValueError, IndexError):
             continue
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def _cpu_since(before: dict[int, float], after: dict[int, float]) -> float:
+    """The CPU the processes alive at the end spent in between (one that ended takes its own with it)."""
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
 
 def _vm_hwm_kb(pid: int) -> int:
@@ -310,7 +316,7 @@ def record(tmp_path_factory) -> Record:
         _change(recorder, big_uri, expensive_document(), record)
         busy_from = _tree_cpu_seconds(session.process.pid)
         time.sleep(1.0)  # well past the debounce: the check has started
-        record.cpu_before_shutdown = _tree_cpu_seconds(session.process.pid) - busy_from
+        record.cpu_before_shutdown = _cpu_since(busy_from, _tree_cpu_seconds(session.process.pid))
         sent = time.monotonic()
         record.shutdown_id = recorder.request("shutdown", None)
         if recorder.pump(lambda: recorder.answered(record.shutdown_id), SHUTDOWN_ANSWER * 3):

@@ -1,4 +1,4 @@
-"""The torture suite's CI budget (the machinery and the properties: tests/torture.py; the long run
+"""The torture suite's CI budget (the machinery and the properties: tests/torture_suite.py; the long run
 for releases: `python bench/torture.py --minutes N --seed S`).
 
 Mutations of real legacy training files (lines and tokens deleted, duplicated, swapped) go through
@@ -18,7 +18,7 @@ from hypothesis import given
 from test_fuzz import GRAMMAR_PROGRAMS, budget, training_programs
 from test_server import LspSession
 
-import torture
+import torture_suite as torture
 
 MUTANTS_IN_PROCESS = 120
 MUTANTS_THROUGH_THE_CLI = 40
