@@ -141,7 +141,12 @@ class FileContext:
     def spells(self, word: str) -> bool:
         """`word` is in the file's text or in the names it imports from the other files of the run:
         without it, no name and no attribute of the file is `word`."""
-        return word in self.text or (self.project is not None and word in self.project.trigger_text())
+        return word in self.text or word in self._borrowed_names
+
+    @cached_property
+    def _borrowed_names(self) -> str:
+        """The names the file may use from the other files of its run, joined once per file."""
+        return self.project.trigger_text() if self.project is not None else ""
 
     @cached_property
     def evaluation(self) -> EvaluationLoops:
