@@ -43,6 +43,9 @@ ParseFailure = Callable[[str], Optional[tuple[str, Location]]]
 # What a piece's own statements may take of the budget; the rest is for their context. A quarter:
 # a 10 MB generated file peaks at 0.9 GB in 512 KB pieces (1.3 GB in 1 MB pieces, 25 % faster).
 OWN_SHARE = 0.25
+# A piece of this many characters leaves enough garbage (a tree of tens of megabytes) to collect
+# before the next is parsed; a collection costs tens of milliseconds, more than a small piece.
+COLLECT_AFTER = 100_000
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,8 @@ def _piece_findings(
     first, last = statements[piece.own[0]].first_row, statements[piece.own[-1]].last_row
     found = [finding for finding in outcome.findings if first <= finding.location.row <= last]
     del outcome
-    gc.collect()  # the piece's tree and facts hold cycles: gone before the next piece is parsed
+    if _size(statements, piece.own + piece.context) >= COLLECT_AFTER:
+        gc.collect()  # a large piece's tree and facts hold cycles: gone before the next piece is parsed
     return found
 
 
@@ -223,15 +227,23 @@ def top_level_statements(text: str, lines: Optional[list[str]] = None) -> Option
     """The top-level statements of `text` in order, covering every row; None when it does not
     tokenize."""
     lines = lines_with_ends(text) if lines is None else lines
-    spans = _statement_rows(text, len(lines))
-    if spans is None:
-        return None
+    spans = statement_rows(text, len(lines))
+    return None if spans is None else statements_at(lines, spans)
+
+
+def statements_at(lines: list[str], spans: list[tuple[int, int]], facts: Optional[dict[str, tuple]] = None) -> list[Statement]:
+    """The statements of the given (first row, last row) spans. `facts`: what is known of each
+    statement's source from earlier calls, by source (filled in here)."""
     statements = []
     for first, last in spans:
         source = "".join(lines[first - 1 : last])
-        binds, uses, everywhere, evidence = _names(source)
-        code = _code(source) if everywhere else ""
-        statements.append(Statement(first, last, len(source), binds, uses, everywhere, evidence, code))
+        known = facts.get(source) if facts is not None else None
+        if known is None:
+            binds, uses, everywhere, evidence = _names(source)
+            known = (binds, uses, everywhere, evidence, _code(source) if everywhere else "")
+            if facts is not None:
+                facts[source] = known
+        statements.append(Statement(first, last, len(source), *known))
     if statements and _is_docstring(statements[0], lines):
         statements[0] = dataclasses.replace(statements[0], everywhere=True)
     return statements
@@ -241,11 +253,44 @@ def top_level_statements(text: str, lines: Optional[list[str]] = None) -> Option
 _CLAUSES = frozenset({"elif", "else", "except", "finally"})
 
 
-def _statement_rows(text: str, rows: int) -> Optional[list[tuple[int, int]]]:
+def statement_rows(text: str, rows: int) -> Optional[list[tuple[int, int]]]:
     """(first row, last row) of each top-level statement. A statement starts on the row after the
     logical line before it ends, so the comments and blank lines above a statement are its own;
     decorators go with what they decorate, and `else:`, `except:`... with their statement."""
+    tokens = statement_starts(text)
+    if tokens is None:
+        return None
+    starts = tokens.starts
+    if not starts:
+        return [(1, rows)] if rows else []
+    starts[0] = 1
+    ends = [start - 1 for start in starts[1:]] + [rows]
+    return list(zip(starts, ends))
+
+
+@dataclass
+class Starts:
+    """What tokenizing a text tells of its top-level statements."""
+
+    starts: list[int]  # the first row of each (its comments above it included)
+    opening: Optional[tokenize.TokenInfo]  # the first token of code
+    decorating: bool  # the text ends with a decorator still waiting for what it decorates
+
+    @property
+    def whole_statements(self) -> bool:
+        """The text is whole top-level statements, as it would be in any file after a statement:
+        it holds code, which starts unindented and not with a clause (`else:`), and it does not
+        end with a lone decorator."""
+        opening = self.opening
+        return (
+            bool(self.starts) and opening is not None and opening.start[1] == 0 and opening.string not in _CLAUSES and not self.decorating
+        )
+
+
+def statement_starts(text: str) -> Optional[Starts]:
+    """Where the top-level statements of `text` start; None when it does not tokenize."""
     starts: list[int] = []
+    opening = None
     depth, line_start, after_newline, decorating = 0, True, 0, False
     try:
         for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):  # rows end at \r too
@@ -260,17 +305,14 @@ def _statement_rows(text: str, rows: int) -> Optional[list[tuple[int, int]]]:
                 continue
             elif line_start:
                 line_start = False
+                opening = opening or token
                 if depth == 0:
                     if not decorating and token.string not in _CLAUSES:
                         starts.append(after_newline + 1)
                     decorating = token.string == "@"
     except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if not starts:
-        return [(1, rows)] if rows else []
-    starts[0] = 1
-    ends = [start - 1 for start in starts[1:]] + [rows]
-    return list(zip(starts, ends))
+    return Starts(starts, opening, decorating)
 
 
 def _code(source: str) -> str:
@@ -491,16 +533,21 @@ def _context(
             waiting.append((number, False))
     for number in own:
         waiting.append((number, not statements[number].everywhere))  # an import's users are the whole file
+    # A name's users (binders) are followed once: following them again adds nothing.
+    followed_forward: set[str] = set()
+    followed_back: set[str] = set()
     while waiting:
         number, onward = waiting.popleft()
         statement = statements[number]
         if onward and number not in forward:
             forward.add(number)
-            for name in statement.binds:
+            for name in statement.binds - followed_forward:
+                followed_forward.add(name)
                 for user in users.get(name, ()):
                     if take(user) or (user in taken and user not in forward):
                         waiting.append((user, True))
-        for name in statement.uses:
+        for name in statement.uses - followed_back:
+            followed_back.add(name)
             for binder in binders.get(name, ()):
                 if not statements[binder].everywhere and take(binder):  # the imports are in already
                     waiting.append((binder, False))
