@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 import libcst as cst
 
 from gradlint.analysis.async_keywords import AsyncKeywordRepair, repair_async_keywords
+from gradlint.analysis.tree import children_remembered
 from gradlint.chain_rendering import install as render_chains_without_recursion
 from gradlint.context import FileContext
 from gradlint.fix.edits import EditBuilder
@@ -130,9 +131,10 @@ def analyse_text(
     noqa_lines = NoqaLines(text)
     try:
         classes = [rule_by_code(rule.code) for rule in rules]
-        walk(context, [rule(context) for rule in classes])
-        python_only = frozenset(rule.code for rule in classes if not rule.rewrites_torch)
-        findings = _findings(context, context.reports, noqa_lines, python_only) if context.reports else []
+        with children_remembered():
+            walk(context, [rule(context) for rule in classes])
+            python_only = frozenset(rule.code for rule in classes if not rule.rewrites_torch)
+            findings = _findings(context, context.reports, noqa_lines, python_only) if context.reports else []
     except RecursionError:
         return LintOutcome(module=module, error="internal error: nesting too deep to analyse")
     except Exception as error:  # a rule bug must not stop the run

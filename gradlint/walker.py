@@ -76,5 +76,4 @@ def walk(context: FileContext, rules: Iterable[Rule]) -> None:
         schedule((node, on_leave))
         children = iter_children(node)
         if children:
-            children.reverse()
-            schedule_all(children)
+            schedule_all(children[::-1])

@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
+from contextlib import contextmanager
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -120,8 +121,32 @@ class _NodeTypes(dict):
 _IS_NODE = _NodeTypes()
 
 
+# The children of each node met during one analysis (`children_remembered`), by the node's id
+# (with the node, kept alive so that no other node takes its id): the rules and the facts walk the
+# same subtrees many times, and a node never changes.
+_children: Optional[dict[int, tuple[cst.CSTNode, list[cst.CSTNode]]]] = None
+
+
+@contextmanager
+def children_remembered() -> Iterator[None]:
+    """Remember the children `iter_children` finds while the block runs; forget them after."""
+    global _children
+    outer = _children
+    _children = {}
+    try:
+        yield
+    finally:
+        _children = outer
+
+
 def iter_children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The node's children in source order, without whitespace and punctuation."""
+    """The node's children in source order, without whitespace and punctuation (not to be changed:
+    the list may be shared)."""
+    remembered = _children
+    if remembered is not None:
+        found = remembered.get(id(node))
+        if found is not None and found[0] is node:
+            return found[1]
     children = []
     is_node = _IS_NODE
     for name in _fields_of(type(node)):
@@ -131,6 +156,8 @@ def iter_children(node: cst.CSTNode) -> list[cst.CSTNode]:
             children += [item for item in value if is_node[type(item)]]
         elif is_node[kind]:
             children.append(value)
+    if remembered is not None:
+        remembered[id(node)] = (node, children)
     return children
 
 

@@ -79,11 +79,10 @@ class NodeIndex:
             node = pending.pop()
             starts[id(node)] = len(order)
             order.append(node)
-            children = iter_children(node)  # a new list: reversed in place below
+            children = iter_children(node)
             for child in children:
                 parents[id(child)] = node
-            children.reverse()
-            pending += children
+            pending += children[::-1]
 
     def _index_all(self) -> None:
         if not self._complete:
