@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
 
 Source = Union[bytes, str]  # a file's bytes, or text already decoded (an editor buffer, flake8's lines)
+# analyse(text, path, codes, line_noqa=..., project=...): `engine.analyse_text`, or what gives its findings
+Analyse = Callable[..., LintOutcome]
 
 PYTHON_RECURSION_LIMIT = 1_000  # CPython's default: what `python file.py` compiles with
 # CPython's own nesting limits: a file over them does not compile, so it is reported as GL001
@@ -70,6 +72,7 @@ def check_source(
     own_noqa: bool = True,
     respect_noqa: bool = True,
     project: Optional["ProjectFacts"] = None,
+    analyse: Optional[Analyse] = None,
 ) -> SourceResult:
     """Findings for one file (a Jupyter notebook's in its cells). Never raises: a failure is a
     one-line internal error.
@@ -77,14 +80,23 @@ def check_source(
     `own_noqa`: drop findings suppressed by `# noqa` comments (False where the host, flake8,
     handles them; the whole-file `# gradlint: noqa` is honoured either way). `respect_noqa`:
     False ignores every noqa comment, line and whole-file (`--ignore-noqa`). `project`: what the
-    file uses from the other files of its run (None: the file alone)."""
+    file uses from the other files of its run (None: the file alone). `analyse`: how a text within
+    the size limit is analysed, if not by `engine.analyse_text` (an editor's document:
+    `incremental.IncrementalAnalysis`)."""
     if is_notebook(name):
         return _in_notebook(source, name, lambda code: _check_python(code, name, codes, max_bytes, own_noqa, respect_noqa, project))
-    return _check_python(source, name, codes, max_bytes, own_noqa, respect_noqa, project)
+    return _check_python(source, name, codes, max_bytes, own_noqa, respect_noqa, project, analyse)
 
 
 def _check_python(
-    source: Source, name: str, codes: frozenset[str], max_bytes: int, own_noqa: bool, respect_noqa: bool, project: Optional["ProjectFacts"]
+    source: Source,
+    name: str,
+    codes: frozenset[str],
+    max_bytes: int,
+    own_noqa: bool,
+    respect_noqa: bool,
+    project: Optional["ProjectFacts"],
+    analyse: Optional[Analyse] = None,
 ) -> SourceResult:
     try:
         decoded, early = _guards(source, name, codes, max_bytes, respect_noqa, in_pieces=True)
@@ -94,7 +106,8 @@ def _check_python(
         line_noqa = own_noqa and respect_noqa
         if decoded.pieces:
             return _check_in_pieces(decoded, name, selected, max_bytes, line_noqa, project)
-        outcome = run_deep(lambda: analyse_text(decoded.text, name, selected, line_noqa=line_noqa, project=project))
+        analysing = analyse if analyse is not None else analyse_text
+        outcome = run_deep(lambda: analysing(decoded.text, name, selected, line_noqa=line_noqa, project=project))
         refused = _refused_by_cpython(decoded.text, name, codes) if _analysed_with_findings(outcome.findings) else None
         if refused is not None:
             return SourceResult(name, refused)

@@ -33,7 +33,7 @@ from gradlint.model import Finding
 from gradlint.model.migration import AppliedChange
 from gradlint.model.project import ProjectFacts
 from gradlint.notebook import cell_diff, is_notebook, python_source
-from gradlint.pipeline import Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
+from gradlint.pipeline import Analyse, Source, SourceResult, add_noqa_source, check_source, fix_source, over_size_limit
 from gradlint.pool import Progress, map_in_pool
 from gradlint.report.paths import display_path
 from gradlint.rules import rule_by_code
@@ -289,13 +289,22 @@ def _stdin_settings(name: str, settings: Settings) -> Settings:
     return settings if name == "-" else settings_for_file(settings, Path(name))
 
 
-def check_stdin(source: Source, name: str, settings: Settings, *, max_bytes: int = MAX_FILE_BYTES, respect_noqa: bool = True) -> RunSummary:
-    """Check source that is not read from a file (stdin, an editor's buffer) as if it were `name`."""
+def check_stdin(
+    source: Source,
+    name: str,
+    settings: Settings,
+    *,
+    max_bytes: int = MAX_FILE_BYTES,
+    respect_noqa: bool = True,
+    analyse: Optional[Analyse] = None,
+) -> RunSummary:
+    """Check source that is not read from a file (stdin, an editor's buffer) as if it were `name`.
+    `analyse`: how its text is analysed, when not by `engine.analyse_text`."""
     summary = RunSummary()
     if not stdin_is_excluded(name, settings):
         facts = facts_beside(source, name, [str(settings.root)])
         codes = stdin_codes(name, settings)
-        result = check_source(source, name, codes, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts)
+        result = check_source(source, name, codes, max_bytes=max_bytes, respect_noqa=respect_noqa, project=facts, analyse=analyse)
         summary.add(as_configured(result, stdin_target_torch(name, settings), stdin_fixable(name, settings)))
     return summary
 

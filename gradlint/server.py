@@ -20,6 +20,7 @@ import io
 import os
 import sys
 import tokenize
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Optional
@@ -141,6 +142,7 @@ class GradlintServer:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._running: set[str] = set()
         self._superseded: set[str] = set()  # running checks of a text that has changed since
+        self._warm: dict[str, int] = {}  # the worker process (its generation) that last checked each document
         self._register()
 
     @property
@@ -189,9 +191,11 @@ class GradlintServer:
 
     def _start(self, uri: str) -> None:
         self._timers.pop(uri, None)
-        if uri in self._running:  # the running check is of an older text: stop it, check the newest
+        if uri in self._running:  # the running check is of an older text: check the newest after it
             self._superseded.add(uri)
-            if self.worker.running == ("check", uri):
+            # A check of a document the worker has analysed before is quick (it analyses what
+            # changed) and leaves what it learns for the next one: it finishes. A first one is stopped.
+            if self.worker.running == ("check", uri) and self._warm.get(uri) != self.worker.generation:
                 self.worker.kill()
             return
         notebook = self.documents.notebook(uri)
@@ -210,6 +214,8 @@ class GradlintServer:
             outcome = await self.worker.call(("check", uri), analyse, uri, text, language_id, self.roots(), self.client)
         finally:
             self._running.discard(uri)
+        if outcome.kind == OK:
+            self._warm[uri] = self.worker.generation
         self._finish(uri, text, version, outcome)
 
     def cells(self, notebook: Notebook) -> tuple[tuple[str, bool, str], ...]:
@@ -315,6 +321,7 @@ class GradlintServer:
         self.unschedule(uri)
         self.checked.pop(uri, None)
         self.fixes.pop(uri, None)
+        self._warm.pop(uri, None)
         self.publish_diagnostics(uri, [])
 
     def roots(self) -> tuple[Path, ...]:
@@ -693,11 +700,27 @@ def _source_bytes(text: str) -> Optional[bytes]:
         return None
 
 
+# In the worker process: each open document's analysis, which analyses a new version only where
+# it changed (the documents checked last are kept).
+_ANALYSES: OrderedDict = OrderedDict()
+_ANALYSES_KEPT = 16
+
+
 def _lint(text: str, name: str, settings: Settings) -> RunSummary:
     from gradlint.runner import check_stdin
 
     raw = _source_bytes(text)
-    return check_stdin(raw if raw is not None else text, name, settings)
+    return check_stdin(raw if raw is not None else text, name, settings, analyse=_analysis_of(name))
+
+
+def _analysis_of(name: str) -> Any:
+    from gradlint.incremental import IncrementalAnalysis
+
+    analysis = _ANALYSES.pop(name, None) or IncrementalAnalysis()
+    _ANALYSES[name] = analysis
+    while len(_ANALYSES) > _ANALYSES_KEPT:
+        _ANALYSES.popitem(last=False)
+    return analysis
 
 
 def _fixed(text: str, name: str, settings: Settings, note: Callable[[str], None] = lambda _: None) -> Optional[str]:

@@ -36,6 +36,7 @@ class Worker:
         self._killed = False
         self._starting = threading.Lock()
         self.running: Optional[object] = None  # the tag of the call in progress
+        self.generation = 0  # how many processes have been started: what one knows dies with it
 
     def start(self) -> None:
         """Start the process now, so that the first check does not wait for it. This blocks until
@@ -46,6 +47,7 @@ class Worker:
                 ours, theirs = context.Pipe()
                 process = context.Process(target=_serve, args=(theirs,), name="gradlint-worker", daemon=True)
                 process.start()
+                self.generation += 1
                 theirs.close()  # so that the end of the process is the end of the pipe here
                 self._process, self._connection = process, ours
 

@@ -1,0 +1,301 @@
+"""The analysis of a document as it is edited: an edit is analysed only where it can change findings.
+
+The analysis in pieces (`gradlint.pieces`) rests on one fact: the findings of a top-level statement
+depend only on the statement and its context (the imports, the statements whose names it uses and
+those that use its names, and the first statement with each kind of whole-file evidence). So the
+findings of each statement of the last version are kept under the text of the statement and of its
+context. After an edit, the statements whose key is new are analysed together, in one reduced
+text that holds them and their contexts; every other statement's findings are those of the last
+version, moved to its rows. An edit that reaches most of the file (an import is in every context)
+is analysed whole, as is every text that does not tokenize or parse.
+
+Only the text between the first and the last changed line is tokenized again: the statements
+above and below it keep their bounds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from gradlint.analysis.async_keywords import repair_async_keywords
+from gradlint.engine import LintOutcome, after_noqa, analyse_text, past_prefilter, rules_for
+from gradlint.model import Edit, Finding, Fix, Location
+from gradlint.noqa import NoqaLines
+from gradlint.pieces import Piece, Statement, plan_pieces, reduced_text, statement_rows, statement_starts, statements_at
+from gradlint.rules import file_rule_codes, rule_for_failure
+from gradlint.rules.file_rule import FileFailure
+from gradlint.source import LineIndex, lines_with_ends
+
+if TYPE_CHECKING:
+    from gradlint.model.project import ProjectFacts
+
+# Past this share of the file, the statements to analyse again are analysed in the whole file:
+# a reduced text of most of it costs as much, and the whole file needs no planning.
+WHOLE_SHARE = 0.5
+_SYNTAX = rule_for_failure(FileFailure.INVALID_SYNTAX).code
+# What a message says of another line ("computed ... (line 12)"): such findings move only with it.
+_NAMES_A_LINE = re.compile(r"\blines? \d")
+_FACTS_KEPT = 20_000  # statements' name facts remembered across versions
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """The findings of one statement, rows counted from its first row (1 is its first row). It is
+    kept under the statement's key and, when a finding depends on where the statements of its
+    context are (a message names another line, an edit reaches outside the statement), under their
+    distances from it too (None when they may move)."""
+
+    findings: tuple[Finding, ...]
+
+
+@dataclass
+class _Version:
+    lines: list[str]
+    spans: list[tuple[int, int]]
+
+
+class IncrementalAnalysis:
+    """`analyse_text` for successive versions of one document: the same findings, computed from
+    what changed since the last version it analysed."""
+
+    def __init__(self) -> None:
+        self._setting: Optional[tuple] = None  # (path, codes, project) the entries were found under
+        self._entries: dict[tuple, _Entry] = {}
+        self._last: Optional[_Version] = None
+        self._facts: dict[str, tuple] = {}
+        # What the last call did (for measurement): the share of the text analysed again, and how
+        # many statements kept the findings of an earlier version.
+        self.analysed_share = 1.0
+        self.reused = 0
+
+    def __call__(
+        self, text: str, path: str, codes: frozenset[str], *, line_noqa: bool = True, project: Optional["ProjectFacts"] = None
+    ) -> LintOutcome:
+        setting = (path, codes, project)
+        if self._setting is None or self._setting[:2] != setting[:2] or self._setting[2] != project:
+            self._setting, self._entries = setting, {}
+        lines = lines_with_ends(text)
+        spans = self._spans(text, lines)
+        if spans is None:
+            self._forget()
+            self.reused = 0
+            return self._whole(text, path, codes, line_noqa, project)
+        if len(self._facts) > _FACTS_KEPT:
+            self._facts = {}
+        statements = statements_at(lines, spans, self._facts)
+        self._last = _Version(lines, spans)
+        pieces = plan_pieces(statements, sys.maxsize, 1)
+        sources = ["".join(lines[statement.first_row - 1 : statement.last_row]) for statement in statements]
+        keys = [_key(sources, piece) for piece in pieces]
+        self._sources = sources
+        missing = [number for number, key in enumerate(keys) if self._found(key, statements, pieces[number]) is None]
+        self.analysed_share, self.reused = 0.0, len(keys) - len(missing)
+        if missing:
+            outcome = self._analyse(text, lines, statements, pieces, keys, missing, path, codes, project, line_noqa)
+            if outcome is not None:
+                return outcome
+        found = [self._found(key, statements, piece) for key, piece in zip(keys, pieces)]
+        current = {id(entry) for entry in found}
+        self._entries = {entry_key: entry for entry_key, entry in self._entries.items() if id(entry) in current}
+        index = LineIndex.of(text)
+        findings = []
+        for statement, entry in zip(statements, found):
+            findings += [_moved(finding, statement.first_row - 1, index) for finding in entry.findings]
+        return self._finish(findings, text, path, codes, line_noqa)
+
+    # -- the statements --------------------------------------------------------------------
+
+    def _spans(self, text: str, lines: list[str]) -> Optional[list[tuple[int, int]]]:
+        """The rows of each top-level statement of `text`: the last version's, where the lines
+        are the same, and the changed rows tokenized again; None when it does not tokenize."""
+        last = self._last
+        spans = _respanned(last, lines) if last is not None else None
+        return spans if spans is not None else statement_rows(text, len(lines))
+
+    def _forget(self) -> None:
+        self._last, self._entries = None, {}
+
+    # -- the findings ----------------------------------------------------------------------
+
+    def _found(self, key: tuple, statements: list[Statement], piece: Piece) -> Optional[_Entry]:
+        """The statement's findings when they are known: found with the same texts around it, and,
+        when they depend on where things are, with the same statements above it and the same
+        distances to them and to its context."""
+        entry = self._entries.get((key, None))
+        return entry if entry is not None else self._entries.get((key, _layout(statements, self._sources, piece)))
+
+    def _analyse(
+        self,
+        text: str,
+        lines: list[str],
+        statements: list[Statement],
+        pieces: list[Piece],
+        keys: list[tuple],
+        missing: list[int],
+        path: str,
+        codes: frozenset[str],
+        project: Optional["ProjectFacts"],
+        line_noqa: bool,
+    ) -> Optional[LintOutcome]:
+        """Analyse the statements `missing` and remember their findings; or, for a text that could
+        not be analysed (it does not parse, a rule failed), the outcome to give as it is."""
+        kept = set(missing)
+        for number in missing:
+            kept.update(pieces[number].context)
+        total = sum(statement.size for statement in statements)
+        share = sum(statements[number].size for number in kept) / max(total, 1)
+        repair = repair_async_keywords(text)
+        rules = past_prefilter(rules_for(codes), repair.text if repair is not None else text, project)
+        if self._entries and rules and share <= WHOLE_SHARE:
+            self.analysed_share = share
+            reduced = reduced_text(lines, statements, Piece(missing, sorted(kept - set(missing))))
+            # The syntax rule always: a reduced text that does not parse must not pass for one without findings.
+            selected = frozenset(rule.code for rule in rules) | {_SYNTAX}
+            outcome = analyse_text(reduced, path, selected, line_noqa=False, prefilter=False, project=project)
+            if outcome.error is None and not _not_analysed(outcome) and not _edits_elsewhere(outcome.findings, statements, missing):
+                self._remember(outcome.findings, statements, pieces, keys, missing)
+                return None
+        self.analysed_share, self.reused = 1.0, 0
+        outcome = analyse_text(text, path, codes | {_SYNTAX}, line_noqa=False, project=project)
+        if outcome.error is None and not _not_analysed(outcome):
+            self._remember(outcome.findings, statements, pieces, keys, range(len(pieces)))
+            return None
+        self._forget()
+        return outcome if outcome.error is not None else analyse_text(text, path, codes, line_noqa=line_noqa, project=project)
+
+    def _remember(self, findings: list[Finding], statements: list[Statement], pieces: list[Piece], keys: list[tuple], numbers) -> None:
+        starts = [statement.first_row for statement in statements]
+        by_statement: dict[int, list[Finding]] = {}
+        for finding in findings:
+            by_statement.setdefault(_statement_of(starts, finding.location.row), []).append(finding)
+        for number in numbers:
+            statement = statements[number]
+            own = by_statement.get(number, [])
+            sensitive = any(_depends_on_rows(finding, statement) for finding in own)
+            layout = _layout(statements, self._sources, pieces[number]) if sensitive else None
+            self._entries[(keys[number], layout)] = _Entry(tuple(_moved(finding, 1 - statement.first_row) for finding in own))
+
+    def _whole(self, text: str, path: str, codes: frozenset[str], line_noqa: bool, project: Optional["ProjectFacts"]) -> LintOutcome:
+        self.analysed_share = 1.0
+        return analyse_text(text, path, codes, line_noqa=line_noqa, project=project)
+
+    def _finish(self, findings: list[Finding], text: str, path: str, codes: frozenset[str], line_noqa: bool) -> LintOutcome:
+        noqa_lines = NoqaLines(text)
+        findings = [dataclasses.replace(finding, noqa_row=noqa_lines.row_for(finding.location.row)) for finding in findings]
+        if line_noqa:
+            findings = after_noqa(findings, noqa_lines, path, codes)
+        return LintOutcome(sorted(findings, key=Finding.sort_key))
+
+
+def _key(sources: list[str], piece: Piece) -> tuple:
+    """The texts the statement's findings depend on: its own and its context's, in the file's order,
+    and which of them is its own (a statement may be written twice)."""
+    (own,) = piece.own
+    kept = sorted([own, *piece.context])
+    return (kept.index(own), *(sources[number] for number in kept))
+
+
+def _layout(statements: list[Statement], sources: list[str], piece: Piece) -> tuple:
+    """The statements above the piece's own and those of its context, with their distances from it:
+    what a finding that names another line, or edits one (an import added at the top), depends on."""
+    (own,) = piece.own
+    first = statements[own].first_row
+    around = sorted({*range(own), *piece.context})
+    return tuple((sources[number], statements[number].first_row - first) for number in around)
+
+
+def _not_analysed(outcome: LintOutcome) -> bool:
+    """Findings of a text that could not be parsed (GL001...), not of its analysis."""
+    return any(finding.code in file_rule_codes() for finding in outcome.findings)
+
+
+def _statement_of(starts: list[int], row: int) -> int:
+    from bisect import bisect_right
+
+    return max(bisect_right(starts, row) - 1, 0)
+
+
+def _edits_elsewhere(findings: list[Finding], statements: list[Statement], numbers: list[int]) -> bool:
+    """A finding of the statements `numbers` has a fix that edits another statement: where it goes
+    (an import added among the imports) may depend on statements a reduced text leaves out."""
+    starts = [statement.first_row for statement in statements]
+    wanted = set(numbers)
+    for finding in findings:
+        number = _statement_of(starts, finding.location.row)
+        if number in wanted and finding.fix is not None:
+            statement = statements[number]
+            if not all(_within(statement, edit.location) and _within(statement, edit.end_location) for edit in finding.fix.edits):
+                return True
+    return False
+
+
+def _within(statement: Statement, location: Location) -> bool:
+    """`location` is in the statement's rows, or just after its last line."""
+    return statement.first_row <= location.row <= statement.last_row or (location.row == statement.last_row + 1 and location.column == 1)
+
+
+def _depends_on_rows(finding: Finding, statement: Statement) -> bool:
+    """The finding names or edits a row outside its statement: it holds only where the statements
+    around keep their places."""
+
+    if _NAMES_A_LINE.search(finding.message) or not _within(statement, finding.end_location):
+        return True
+    edits = finding.fix.edits if finding.fix is not None else ()
+    return not all(_within(statement, edit.location) and _within(statement, edit.end_location) for edit in edits)
+
+
+def _moved(finding: Finding, rows: int, index: Optional[LineIndex] = None) -> Finding:
+    """`finding` `rows` rows further down; with `index`, its edits' offsets are those of its text."""
+
+    def move(location: Location) -> Location:
+        return Location(location.row + rows, location.column)
+
+    fix = finding.fix
+    if fix is not None:
+        edits = []
+        for edit in fix.edits:
+            start, end = move(edit.location), move(edit.end_location)
+            offsets = (index.offset(start.row, start.column - 1), index.offset(end.row, end.column - 1)) if index else (0, 0)
+            edits.append(Edit(*offsets, edit.content, start, end))
+        fix = Fix(fix.applicability, fix.message, tuple(edits), fix.needs_torch)
+    return dataclasses.replace(finding, location=move(finding.location), end_location=move(finding.end_location), fix=fix)
+
+
+def _respanned(last: _Version, lines: list[str]) -> Optional[list[tuple[int, int]]]:
+    """The statement rows of `lines` from those of the last version: the statements around the
+    changed lines keep their bounds (moved), the ones they touch are tokenized again. None when
+    that cannot be decided from the changed lines alone (they leave a bracket or a string open,
+    start indented or with `else:`, end with a lone decorator...)."""
+    old, spans = last.lines, last.spans
+    if not spans:
+        return None
+    prefix = 0
+    limit = min(len(old), len(lines))
+    while prefix < limit and old[prefix] == lines[prefix]:
+        prefix += 1
+    if prefix == len(old) == len(lines):
+        return list(spans)
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == lines[-1 - suffix]:
+        suffix += 1
+    starts = [first for first, _ in spans]
+    # The statements from the one holding the line above the change to the one holding the line
+    # below it: a change at a statement's edge may join it to its neighbour.
+    first = _statement_of(starts, max(prefix, 1))
+    last_number = _statement_of(starts, min(len(old) - suffix + 1, len(old)))
+    shift = len(lines) - len(old)
+    top, bottom = spans[first][0], spans[last_number][1] + shift
+    if bottom < top:
+        return None
+    region = "".join(lines[top - 1 : bottom])
+    found = statement_starts(region)
+    if found is None or not found.whole_statements:
+        return None
+    rows = bottom - top + 1
+    found.starts[0] = 1
+    middle = [(start + top - 1, end + top - 1) for start, end in zip(found.starts, [s - 1 for s in found.starts[1:]] + [rows])]
+    return [*spans[:first], *middle, *((a + shift, b + shift) for a, b in spans[last_number + 1 :])]

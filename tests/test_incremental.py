@@ -1,0 +1,267 @@
+"""The incremental analysis of an edited document finds, at every version, what a full check finds."""
+
+from __future__ import annotations
+
+import random
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from gradlint import incremental
+from gradlint.engine import analyse_text
+from gradlint.incremental import IncrementalAnalysis
+from gradlint.pieces import statement_rows
+from gradlint.rules import all_codes
+from gradlint.runner import check_stdin
+from gradlint.source import lines_with_ends
+
+ROOT = Path(__file__).resolve().parent.parent
+CODES = frozenset(all_codes())
+LEGACY = ROOT / "tests" / "data" / "legacy_scripts"
+# Real training code of 2017-18: the 24 longest files of the vendored legacy projects.
+REAL_FILES = sorted(sorted(LEGACY.rglob("*.py"), key=lambda path: -len(path.read_text(encoding="utf-8").splitlines()))[:24])
+STEPS = 10
+
+# What an edit inserts where a statement can go: legacy constructs, training steps, names the
+# rules follow, and a new function.
+STATEMENTS = [
+    "x = Variable(x, volatile=True)",
+    "loss.backward()",
+    "optimizer.step()",
+    "optimizer.zero_grad()",
+    "model.eval()",
+    "model.train()",
+    "print(loss.data[0])",
+    "total += loss",
+    "inputs = inputs.cuda(async=True)",
+    "with torch.no_grad():\n{indent}    out = model(x)",
+    "for p in model.parameters():\n{indent}    p.requires_grad = False",
+]
+TYPED = ["x", "_", "1", " ", ".", "(", ")", ",", ":", "#", "'", '"""', "\\", "[", "]", "data", "backward"]
+
+
+def edited(text: str, rng: random.Random) -> str:
+    """`text` after one edit an editor could make: typing or deleting within a line, a line
+    copied, deleted or moved, a statement inserted at a line's indentation, a name changed."""
+    lines = text.splitlines(keepends=True) or ["\n"]
+    row = rng.randrange(len(lines))
+    line = lines[row]
+    indent = line[: len(line) - len(line.lstrip())]
+    choice = rng.random()
+    if choice < 0.2:
+        column = rng.randrange(len(line) + 1)
+        lines[row] = line[:column] + rng.choice(TYPED) + line[column:]
+    elif choice < 0.3:
+        column = rng.randrange(len(line) + 1)
+        lines[row] = line[:column] + line[column + rng.randrange(1, 4) :]
+    elif choice < 0.45:
+        lines.insert(row, lines[rng.randrange(len(lines))])
+    elif choice < 0.55:
+        del lines[row : row + rng.randrange(1, 3)]
+    elif choice < 0.8:
+        statement = rng.choice(STATEMENTS).format(indent=indent)
+        lines.insert(row, f"{indent}{statement}\n")
+    else:
+        names = re.findall(r"[A-Za-z_]\w*", text)
+        found = re.findall(r"[A-Za-z_]\w*", line)
+        if found and names:
+            old = rng.choice(found)
+            lines[row] = re.sub(rf"\b{re.escape(old)}\b", rng.choice(names), line, count=1)
+    return "".join(lines)
+
+
+def compiles(text: str) -> bool:
+    try:
+        compile(text, "<edit>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def edits(text: str, rng: random.Random, count: int):
+    """`count` versions after `text`, as someone types: most edits leave code that runs; now and
+    then one breaks it, and the next version takes it back."""
+    last_good = text
+    for _ in range(count):
+        if not compiles(text):
+            text = last_good
+        else:
+            last_good = text
+            for _ in range(20):
+                text = edited(last_good, rng)
+                if compiles(text) or rng.random() < 0.1:
+                    break
+        yield text
+
+
+def findings_of(outcome) -> list[tuple]:
+    return [(f.code, f.message, f.location, f.end_location, f.noqa_row, f.fix) for f in outcome.findings]
+
+
+def test_the_real_files_are_at_least_twenty_training_scripts_and_modules():
+    assert len(REAL_FILES) >= 20
+    assert all(len(path.read_text(encoding="utf-8").splitlines()) >= 60 for path in REAL_FILES)
+
+
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda path: str(path.relative_to(LEGACY)))
+def test_random_edits_are_analysed_as_a_full_check_would(path, monkeypatch):
+    # Every version after the first that parses is analysed in part, however much of it that is.
+    monkeypatch.setattr(incremental, "WHOLE_SHARE", 2.0)
+    rng = random.Random(str(path.relative_to(LEGACY)))
+    text = path.read_text(encoding="utf-8")
+    analysis = IncrementalAnalysis()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        for step, version in enumerate([text, *edits(text, rng, STEPS)]):
+            outcome = analysis(version, str(path), CODES)
+            full = analyse_text(version, str(path), CODES)
+            assert (findings_of(outcome), outcome.error) == (findings_of(full), full.error), f"step {step}"
+
+
+def long_module() -> str:
+    """The real files one after another, their functions and classes renamed per file: a module
+    of several thousand lines whose parts share module-level names (`model`, `args`...)."""
+    parts = []
+    for number, path in enumerate(REAL_FILES[:14]):
+        text = path.read_text(encoding="utf-8")
+        parts.append(text.replace("def ", f"def f{number}_").replace("class ", f"class C{number}"))
+    return "\n".join(parts)
+
+
+def test_edits_of_a_long_module_are_analysed_in_part_over_a_small_share_of_it():
+    text = long_module()
+    assert len(text.splitlines()) >= 2_000
+    rng = random.Random(0)
+    analysis = IncrementalAnalysis()
+    shares = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        for step, version in enumerate([text, *edits(text, rng, 8)]):
+            outcome = analysis(version, "long.py", CODES)
+            full = analyse_text(version, "long.py", CODES)
+            assert (findings_of(outcome), outcome.error) == (findings_of(full), full.error), f"step {step}"
+            shares.append(analysis.analysed_share)
+    in_part = [share for share in shares[1:] if share < 1]
+    assert len(in_part) >= len(shares[1:]) / 2
+    assert sorted(in_part)[len(in_part) // 2] < 0.25
+
+
+@pytest.mark.parametrize("path", REAL_FILES[:12], ids=lambda path: path.name)
+def test_the_changed_lines_alone_are_tokenized_again_to_the_same_statements(path):
+    rng = random.Random(path.name)
+    text = path.read_text(encoding="utf-8")
+    last = incremental._Version(lines_with_ends(text), statement_rows(text, len(lines_with_ends(text))))
+    respanned = 0
+    for version in edits(text, rng, 40):
+        lines = lines_with_ends(version)
+        whole = statement_rows(version, len(lines))
+        spans = incremental._respanned(last, lines)
+        if spans is not None:
+            respanned += 1
+            assert spans == whole
+        if whole is not None:
+            last = incremental._Version(lines, whole)
+    assert respanned >= 20
+
+
+def analysed_in_versions(*versions: str) -> list[tuple]:
+    """Per version: its incremental outcome, its full check's, and what the incremental analysis
+    did (the share it analysed again, how many statements kept their findings)."""
+    analysis = IncrementalAnalysis()
+    return [
+        (analysis(text, "train.py", CODES), analyse_text(text, "train.py", CODES), (analysis.analysed_share, analysis.reused))
+        for text in versions
+    ]
+
+
+TRAIN = """\
+import torch
+from torch.autograd import Variable
+
+model = torch.nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def evaluate(x):
+    x = Variable(x, volatile=True)
+    return model(x)
+
+
+def train(x, y):
+    optimizer.zero_grad()
+    loss = ((model(Variable(x)) - y) ** 2).mean()
+    loss.backward()
+    optimizer.step()
+    return loss.data[0]
+
+
+def accuracy(output, target):
+    correct = output.max(1)[1].eq(target).sum()
+    return correct.data[0] / len(target)
+"""
+
+
+# An edit inside `accuracy`, which nothing else uses: a line more, and its findings move down.
+TYPED = TRAIN.replace("    correct = ", "    total = len(target)\n    correct = ")
+
+
+def test_an_edit_inside_a_function_is_analysed_in_part_and_the_rest_moved_with_its_rows(monkeypatch):
+    monkeypatch.setattr(incremental, "WHOLE_SHARE", 2.0)
+    # Then a line more in `evaluate`: `train` and `accuracy` keep their findings, a row lower.
+    moved = TYPED.replace("    x = Variable(x, volatile=True)\n", "    x = x.float()\n    x = Variable(x, volatile=True)\n")
+    versions = analysed_in_versions(TRAIN, TYPED, moved)
+    for outcome, full, _ in versions:
+        assert findings_of(outcome) == findings_of(full)
+        assert outcome.findings
+    (_, _, first), (_, _, typed), (_, _, after_move) = versions
+    assert first == (1.0, 0)
+    assert 0 < typed[0] < 0.5
+    assert after_move[1] >= 2  # `train` and `accuracy`
+
+
+def test_the_same_statement_twice_keeps_each_its_own_findings():
+    """Two equal statements have the same text and context: which one a finding is on, and the
+    lines its message names, stay theirs."""
+    twice = TRAIN + "\n\nparams = model.parameters()\nfirst = torch.optim.SGD(params, lr=0.1)\nsecond = torch.optim.SGD(params, lr=0.1)\n"
+    moved = twice.replace("import torch\n", "import torch\n\n\n", 1)
+    for outcome, full, _ in analysed_in_versions(twice, moved, twice):
+        assert findings_of(outcome) == findings_of(full)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("    return model(x)\n", "    return model(x\n"),  # an open bracket: tokenized whole
+        ("def train(x, y):\n", "  def train(x, y):\n"),  # indented
+        ("def train(x, y):\n", "@torch.no_grad()\ndef train(x, y):\n"),  # a decorator
+        ("def evaluate(x):\n", '"""\ndef evaluate(x):\n'),  # an open string
+        ("\n\ndef train", "\nelse:\n    pass\n\ndef train"),  # a clause without its statement
+    ],
+    ids=["bracket", "indented", "decorator", "string", "clause"],
+)
+def test_an_edit_that_changes_statement_bounds_or_breaks_the_file_is_found_as_a_full_check_would(change):
+    old, new = change
+    broken = TRAIN.replace(old, new, 1)
+    for outcome, full, _ in analysed_in_versions(TRAIN, broken, TRAIN):
+        assert (findings_of(outcome), outcome.error) == (findings_of(full), full.error)
+
+
+def test_an_import_reaches_every_statement_so_the_file_is_analysed_whole():
+    imported = TRAIN.replace("import torch\n", "import torch\nimport torch.nn as nn\n", 1)
+    _, (outcome, full, (share, _)) = analysed_in_versions(TRAIN, imported)
+    assert share == 1.0
+    assert findings_of(outcome) == findings_of(full)
+
+
+def test_a_document_checked_in_the_server_worker_twice_is_analysed_in_part_the_second_time(tmp_path):
+    from gradlint import server
+
+    document = tmp_path / "train.py"
+    uri = document.as_uri()
+    first, _ = server.analyse(uri, TRAIN, "python", (tmp_path,))
+    second, _ = server.analyse(uri, TYPED, "python", (tmp_path,))
+    assert 0 < server._analysis_of(str(document)).analysed_share < 0.5
+    assert list(second.findings) == check_stdin(TYPED, str(document), second.settings).findings
+    assert first.findings and second.findings
