@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_right
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
@@ -25,7 +26,7 @@ from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.engine import LintOutcome, after_noqa, analyse_text, past_prefilter, rules_for
 from gradlint.model import Edit, Finding, Fix, Location
 from gradlint.noqa import NoqaLines
-from gradlint.pieces import Piece, Statement, plan_pieces, reduced_text, statement_rows, statement_starts, statements_at
+from gradlint.pieces import Piece, Statement, plan_pieces, statement_rows, statement_starts, statements_at
 from gradlint.rules import file_rule_codes, rule_for_failure
 from gradlint.rules.file_rule import FileFailure
 from gradlint.source import LineIndex, lines_with_ends
@@ -39,6 +40,7 @@ WHOLE_SHARE = 0.5
 _SYNTAX = rule_for_failure(FileFailure.INVALID_SYNTAX).code
 # What a message says of another line ("computed ... (line 12)"): such findings move only with it.
 _NAMES_A_LINE = re.compile(r"\blines? \d")
+_LINE_NUMBER = re.compile(r"(\bline )(\d+)")
 _FACTS_KEPT = 20_000  # statements' name facts remembered across versions
 
 
@@ -67,6 +69,7 @@ class IncrementalAnalysis:
         self._entries: dict[tuple, _Entry] = {}
         self._last: Optional[_Version] = None
         self._facts: dict[str, tuple] = {}
+        self._planned: Optional[tuple[list, list[Piece]]] = None
         # What the last call did (for measurement): the share of the text analysed again, and how
         # many statements kept the findings of an earlier version.
         self.analysed_share = 1.0
@@ -88,7 +91,7 @@ class IncrementalAnalysis:
             self._facts = {}
         statements = statements_at(lines, spans, self._facts)
         self._last = _Version(lines, spans)
-        pieces = plan_pieces(statements, sys.maxsize, 1)
+        pieces = self._plan(statements)
         sources = ["".join(lines[statement.first_row - 1 : statement.last_row]) for statement in statements]
         keys = [_key(sources, piece) for piece in pieces]
         self._sources = sources
@@ -108,6 +111,15 @@ class IncrementalAnalysis:
         return self._finish(findings, text, path, codes, line_noqa)
 
     # -- the statements --------------------------------------------------------------------
+
+    def _plan(self, statements: list[Statement]) -> list[Piece]:
+        """A piece per statement, with its context: the last version's, when every statement binds
+        and uses the same names (an edit inside a function, mostly), as the context depends on
+        nothing else."""
+        names = [(statement.binds, statement.uses, statement.everywhere, statement.evidence, statement.code) for statement in statements]
+        if self._planned is None or self._planned[0] != names:
+            self._planned = (names, plan_pieces(statements, sys.maxsize, 1))
+        return self._planned[1]
 
     def _spans(self, text: str, lines: list[str]) -> Optional[list[tuple[int, int]]]:
         """The rows of each top-level statement of `text`: the last version's, where the lines
@@ -152,12 +164,15 @@ class IncrementalAnalysis:
         rules = past_prefilter(rules_for(codes), repair.text if repair is not None else text, project)
         if self._entries and rules and share <= WHOLE_SHARE:
             self.analysed_share = share
-            reduced = reduced_text(lines, statements, Piece(missing, sorted(kept - set(missing))))
+            together = _Together([statements[number] for number in sorted(kept)])
             # The syntax rule always: a reduced text that does not parse must not pass for one without findings.
             selected = frozenset(rule.code for rule in rules) | {_SYNTAX}
-            outcome = analyse_text(reduced, path, selected, line_noqa=False, prefilter=False, project=project)
-            if outcome.error is None and not _not_analysed(outcome) and not _edits_elsewhere(outcome.findings, statements, missing):
-                self._remember(outcome.findings, statements, pieces, keys, missing)
+            outcome = analyse_text(
+                together.text(self._sources, sorted(kept)), path, selected, line_noqa=False, prefilter=False, project=project
+            )
+            findings = [together.in_file(finding) for finding in outcome.findings]
+            if outcome.error is None and not _not_analysed(outcome) and not _edits_elsewhere(findings, statements, missing):
+                self._remember(findings, statements, pieces, keys, missing)
                 return None
         self.analysed_share, self.reused = 1.0, 0
         outcome = analyse_text(text, path, codes | {_SYNTAX}, line_noqa=False, project=project)
@@ -191,6 +206,52 @@ class IncrementalAnalysis:
         return LintOutcome(sorted(findings, key=Finding.sort_key))
 
 
+class _Together:
+    """Statements of a file one after another, without the lines between them: a text LibCST
+    parses faster than the file with every other line emptied. Its findings are moved to the
+    file's rows, the lines their messages name too."""
+
+    def __init__(self, statements: list[Statement]) -> None:
+        self.statements = statements
+        self.starts: list[int] = []  # each statement's first row in the text
+        row = 1
+        for statement in statements:
+            self.starts.append(row)
+            row += statement.last_row - statement.first_row + 1
+
+    def text(self, sources: list[str], numbers: list[int]) -> str:
+        return "".join(sources[number] for number in numbers)
+
+    def row(self, row: int) -> int:
+        """The file's row of the text's `row`."""
+        index = max(bisect_right(self.starts, row) - 1, 0)
+        return self.statements[index].first_row + row - self.starts[index]
+
+    def location(self, location: Location, end: bool = False) -> Location:
+        """An end at the start of a statement's first line ends the statement before it: just after
+        that statement's last line in the file."""
+        index = bisect_right(self.starts, location.row) - 1
+        if end and location.column == 1 and index > 0 and location.row == self.starts[index]:
+            return Location(self.statements[index - 1].last_row + 1, 1)
+        return Location(self.row(location.row), location.column)
+
+    def in_file(self, finding: Finding) -> Finding:
+        fix = finding.fix
+        if fix is not None:
+            edits = tuple(
+                Edit(0, 0, edit.content, self.location(edit.location), self.location(edit.end_location, end=True)) for edit in fix.edits
+            )
+            fix = Fix(fix.applicability, fix.message, edits, fix.needs_torch)
+        message = _LINE_NUMBER.sub(lambda match: f"{match.group(1)}{self.row(int(match.group(2)))}", finding.message)
+        return dataclasses.replace(
+            finding,
+            message=message,
+            location=self.location(finding.location),
+            end_location=self.location(finding.end_location, end=True),
+            fix=fix,
+        )
+
+
 def _key(sources: list[str], piece: Piece) -> tuple:
     """The texts the statement's findings depend on: its own and its context's, in the file's order,
     and which of them is its own (a statement may be written twice)."""
@@ -214,8 +275,6 @@ def _not_analysed(outcome: LintOutcome) -> bool:
 
 
 def _statement_of(starts: list[int], row: int) -> int:
-    from bisect import bisect_right
-
     return max(bisect_right(starts, row) - 1, 0)
 
 

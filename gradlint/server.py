@@ -139,6 +139,10 @@ class GradlintServer:
         self.resolves_code_actions = False  # the client fetches an action's edit when it is chosen
         self._logged: set[str] = set()
         self.worker = Worker()
+        # Fix-all has its own process: a change stops it by killing that process, which leaves the
+        # checks' worker, and what it knows of each document, alone. It runs at a lower priority,
+        # so that it never slows the check of the next change.
+        self.fixer = Worker(niceness=10)
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._running: set[str] = set()
         self._superseded: set[str] = set()  # running checks of a text that has changed since
@@ -422,7 +426,7 @@ class GradlintServer:
             document = self.documents.text(uri)
             return document is not None and document.text == checked.text
 
-        outcome = await self.worker.call(("fix", uri), fix_all, checked.text, checked.name, checked.settings, wanted=wanted)
+        outcome = await self.fixer.call(("fix", uri), fix_all, checked.text, checked.name, checked.settings, wanted=wanted)
         fixed = None
         if outcome.kind == OK:
             fixed, notes = outcome.value
@@ -526,8 +530,8 @@ class GradlintServer:
 
     def stop_fix_all(self, uri: str) -> None:
         """Stop computing the fix-all of a text that the editor has just changed."""
-        if self.worker.running == ("fix", uri):
-            self.worker.kill()
+        if self.fixer.running == ("fix", uri):
+            self.fixer.kill()
 
     def did_close(self, params: Any) -> None:
         uri = uri_of(params)
@@ -597,6 +601,7 @@ class GradlintServer:
             pass
         finally:
             self.worker.stop()
+            self.fixer.stop()
 
 
 def create_server(output: Optional[BinaryIO] = None) -> GradlintServer:

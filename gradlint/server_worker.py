@@ -29,7 +29,8 @@ class Outcome:
 
 
 class Worker:
-    def __init__(self) -> None:
+    def __init__(self, niceness: int = 0) -> None:
+        self.niceness = niceness  # added to the process's nice value: a background worker yields the CPU
         self._process: Optional[multiprocessing.process.BaseProcess] = None
         self._connection: Optional[Any] = None
         self._turn: Optional[asyncio.Lock] = None
@@ -45,7 +46,7 @@ class Worker:
             if self._process is None:
                 context = _context()
                 ours, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs,), name="gradlint-worker", daemon=True)
+                process = context.Process(target=_serve, args=(theirs, self.niceness), name="gradlint-worker", daemon=True)
                 process.start()
                 self.generation += 1
                 theirs.close()  # so that the end of the process is the end of the pipe here
@@ -129,9 +130,14 @@ def _context() -> Any:
     return context
 
 
-def _serve(connection: Any) -> None:
+def _serve(connection: Any, niceness: int = 0) -> None:
     """The process: run each call it receives and send back (kind, value), until the server has
     gone (its end of the pipe closes)."""
+    if niceness and hasattr(os, "nice"):
+        try:
+            os.nice(niceness)
+        except OSError:
+            pass
     # Keep off the client's stdin and stdout: a stray print would corrupt the protocol stream, and
     # a pipe held open here would hide the end of the session from the client.
     devnull = os.open(os.devnull, os.O_RDONLY)

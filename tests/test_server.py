@@ -766,13 +766,25 @@ def test_initialize_is_answered_while_the_workers_fork_server_is_still_starting(
         session.stop()
 
 
+def test_a_check_does_not_wait_for_a_fix_all(server, workspace):
+    """Fix-all has a worker of its own: the check of another document is answered meanwhile."""
+    small, big = workspace / "checked_small.py", workspace / "fixed_big.py"
+    server.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": big.as_uri(), "languageId": "python", "version": 1, "text": LEGACY * 100}}
+    )
+    server.diagnostics(big.as_uri(), 1)
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": small.as_uri(), "languageId": "python", "version": 1, "text": LEGACY}})
+    assert codes(server.diagnostics(small.as_uri(), 1)) == ["GL101", "GL103"]
+    assert server.traces(f"computed fix-all for {big.as_uri()}") == []
+
+
 def test_a_fix_all_waiting_for_the_worker_is_dropped_when_its_text_changes(server, workspace):
     small, big = workspace / "queued_small.py", workspace / "queued_big.py"
-    server.notify("textDocument/didOpen", {"textDocument": {"uri": small.as_uri(), "languageId": "python", "version": 1, "text": LEGACY}})
-    text = LEGACY * 100  # its check keeps the worker busy while the small file's fix-all waits
+    text = LEGACY * 100  # its fix-all keeps the fix-all worker busy while the small file's waits
     server.notify("textDocument/didOpen", {"textDocument": {"uri": big.as_uri(), "languageId": "python", "version": 1, "text": text}})
+    server.diagnostics(big.as_uri(), 1)
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": small.as_uri(), "languageId": "python", "version": 1, "text": LEGACY}})
     assert codes(server.diagnostics(small.as_uri(), 1)) == ["GL101", "GL103"]
     assert codes(server.change(small, FIXED, 2)) == []
-    server.diagnostics(big.as_uri(), 1)
     wait_for_trace(server, f"cancelled the fix-all of {small.as_uri()} version 1: the document has changed")
     assert server.traces(f"fix-all for {small.as_uri()}") == []  # not computed for a text no longer there
