@@ -260,7 +260,7 @@ def _fix_all(session: Session, uri: str, text: str, name: str = "fix_all") -> di
     version = 2_000_000
     for round_ in range(ROUNDS):
         version += 1
-        edited = text.replace("\n", f"\nstep = {round_}  # before saving\n", 1)
+        edited = in_a_function(text, f"step = {round_}  # before saving")
         session.send(
             {
                 "method": "textDocument/didChange",

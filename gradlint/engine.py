@@ -10,7 +10,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 import libcst as cst
 
@@ -89,13 +89,17 @@ def lint_text(
     module: Optional[cst.Module] = None,
     prefilter: bool = True,
     project: Optional["ProjectFacts"] = None,
+    analyse: Optional[Callable[..., LintOutcome]] = None,
 ) -> LintOutcome:
     """Findings for `text`. Pass `module` when the caller has already parsed `text`, and `project`
-    for what the file brings in from the other files of its run."""
+    for what the file brings in from the other files of its run. `analyse`: what analyses the text
+    in place of `analyse_text` (an incremental analysis, which needs no tree)."""
     if respect_noqa and file_is_exempt(text):
         return LintOutcome()
     if respect_noqa:
         codes = without_suppressed(codes, file_noqa_codes(text))
+    if analyse is not None:
+        return analyse(text, path, codes, line_noqa=respect_noqa, project=project)
     return analyse_text(text, path, codes, line_noqa=respect_noqa, module=module, prefilter=prefilter, project=project)
 
 

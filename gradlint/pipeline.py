@@ -161,14 +161,15 @@ def fix_source(
     record_changes: bool = False,
     target_torch: Optional[str] = None,
     fixable: Optional[frozenset[str]] = None,
+    analyses: Optional[Callable[[int], Analyse]] = None,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
     what remains in `findings`. A notebook's fixes are written into its cells. Never raises:
     failures are one-line errors, the file unchanged. `record_changes`: list each change made in
     `changes` (for a migration report); `target_torch`: the oldest torch the code must run on;
-    `fixable`: the rules whose fixes may be applied (all when None)."""
-    options = _FixOptions(unsafe, respect_noqa, record_changes, target_torch, fixable)
+    `fixable`: the rules whose fixes may be applied (all when None); `analyses`: see `fix_text`."""
+    options = _FixOptions(unsafe, respect_noqa, record_changes, target_torch, fixable, analyses)
     if is_notebook(name):
         fix = lambda code: _fix_python(code, name, codes, options, max_bytes, project, EditGuard())  # noqa: E731
         return _in_notebook(source, name, fix, fixing=True)
@@ -182,6 +183,7 @@ class _FixOptions:
     record_changes: bool
     target_torch: Optional[str]
     fixable: Optional[frozenset[str]]
+    analyses: Optional[Callable[[int], Analyse]] = None
 
 
 def _fix_python(
@@ -216,6 +218,7 @@ def _fix_python(
                 target_torch=options.target_torch,
                 fixable=options.fixable,
                 in_pieces=_piece_analysis(name, selected, max_bytes, options.respect_noqa, project) if decoded.pieces else None,
+                analyses=options.analyses,
             )
         )
     except Exception as error:

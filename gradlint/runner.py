@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
@@ -318,10 +318,11 @@ def fix_stdin(
     max_bytes: int = MAX_FILE_BYTES,
     respect_noqa: bool = True,
     record_changes: bool = False,
+    analyses: Optional[Callable[[int], Analyse]] = None,
 ) -> SourceResult:
     """Fix source that is not read from a file as if it were `name`; `fixed` is None when excluded.
     It uses what the local modules next to `name` on disk give it, and the files of `name`'s
-    project on disk keep what they import from it."""
+    project on disk keep what they import from it. `analyses`: see `fix.apply.fix_text`."""
     if stdin_is_excluded(name, settings):
         return SourceResult(name)
     codes = stdin_codes(name, settings)
@@ -339,6 +340,7 @@ def fix_stdin(
         record_changes=record_changes,
         target_torch=target_torch,
         fixable=stdin_fixable(name, settings),
+        analyses=analyses,
     )
     result = fix_with(project=facts)
     if name == "-" or not result.removed_imports:

@@ -529,7 +529,8 @@ class GradlintServer:
         self.schedule(identifier["uri"])
 
     def stop_fix_all(self, uri: str) -> None:
-        """Stop computing the fix-all of a text that the editor has just changed."""
+        """Stop computing the fix-all of a text that the editor has just changed (while the user
+        types, the CPU is the checks')."""
         if self.fixer.running == ("fix", uri):
             self.fixer.kill()
 
@@ -708,7 +709,7 @@ def _source_bytes(text: str) -> Optional[bytes]:
 # In the worker process: each open document's analysis, which analyses a new version only where
 # it changed (the documents checked last are kept).
 _ANALYSES: OrderedDict = OrderedDict()
-_ANALYSES_KEPT = 16
+_ANALYSES_KEPT = 32
 
 
 def _lint(text: str, name: str, settings: Settings) -> RunSummary:
@@ -728,13 +729,19 @@ def _analysis_of(name: str) -> Any:
     return analysis
 
 
+def _fix_analyses_of(name: str) -> Callable[[int], Any]:
+    """In the fix-all worker: an incremental analysis for each step of the fix of `name` (its
+    first round, its second...), each learning from the same step of the last version's fix."""
+    return lambda step: _analysis_of(f"{name}\0fix step {step}")
+
+
 def _fixed(text: str, name: str, settings: Settings, note: Callable[[str], None] = lambda _: None) -> Optional[str]:
     """The text after `gradlint fix` (safe fixes only); None when it cannot be fixed. `note` hears
     why the fix kept something (an import other files of the project use)."""
     from gradlint.runner import fix_stdin
 
     raw = _source_bytes(text)
-    result = fix_stdin(raw if raw is not None else text, name, settings, unsafe=False)
+    result = fix_stdin(raw if raw is not None else text, name, settings, unsafe=False, analyses=_fix_analyses_of(name))
     if result.fixed is None or result.error is not None:
         return None
     if result.warning is not None:

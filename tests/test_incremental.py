@@ -14,7 +14,7 @@ from gradlint.engine import analyse_text
 from gradlint.incremental import IncrementalAnalysis
 from gradlint.pieces import statement_rows
 from gradlint.rules import all_codes
-from gradlint.runner import check_stdin
+from gradlint.runner import check_stdin, fix_stdin
 from gradlint.source import lines_with_ends
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -265,3 +265,34 @@ def test_a_document_checked_in_the_server_worker_twice_is_analysed_in_part_the_s
     assert 0 < server._analysis_of(str(document)).analysed_share < 0.5
     assert list(second.findings) == check_stdin(TYPED, str(document), second.settings).findings
     assert first.findings and second.findings
+
+
+@pytest.mark.parametrize("path", REAL_FILES[:4], ids=lambda path: path.name)
+def test_fix_all_in_the_server_fixes_each_version_as_gradlint_fix_does(path, tmp_path):
+    """The fix-all worker's steps are incremental too: at every version, the text `gradlint fix`
+    gives."""
+    from gradlint import server
+
+    document = tmp_path / path.name
+    text = path.read_text(encoding="utf-8")
+    analysis, _ = server.analyse(document.as_uri(), text, "python", (tmp_path,))
+    rng = random.Random(path.name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        for version in [text, *edits(text, rng, 4)]:
+            fixed, _ = server.fix_all(version, str(document), analysis.settings)
+            expected = fix_stdin(version, str(document), analysis.settings, unsafe=False)
+            assert fixed == (expected.fixed if expected.error is None else None)
+
+
+def test_fix_all_after_an_edit_inside_a_function_analyses_that_part_of_each_step_again(tmp_path, monkeypatch):
+    from gradlint import server
+
+    monkeypatch.setattr(incremental, "WHOLE_SHARE", 2.0)
+    document = tmp_path / "train.py"
+    analysis, _ = server.analyse(document.as_uri(), TRAIN, "python", (tmp_path,))
+    for version in (TRAIN, TYPED):
+        fixed, _ = server.fix_all(version, str(document), analysis.settings)
+        assert fixed == fix_stdin(version, str(document), analysis.settings, unsafe=False).fixed != version
+    first_step = server._analysis_of(f"{document}\0fix step 0")
+    assert 0 < first_step.analysed_share < 0.5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
@@ -52,6 +53,7 @@ def fix_text(
     target_torch: Optional[str] = None,
     fixable: Optional[frozenset[str]] = None,
     in_pieces: Optional["PieceAnalysis"] = None,
+    analyses: Optional[Callable[[int], Callable[..., LintOutcome]]] = None,
 ) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
@@ -59,17 +61,23 @@ def fix_text(
     applied (all when None); `record`: list each change made (for a migration report);
     `target_torch`: the oldest torch the code must run on (a fix needing a newer one is unsafe);
     `fixable`: the rules whose fixes may be applied (all when None). `in_pieces`: a file too
-    large to be parsed whole, analysed and checked piece by piece; its unused imports stay."""
+    large to be parsed whole, analysed and checked piece by piece; its unused imports stay.
+    `analyses(n)`: what analyses the text of the n-th analysis of the fix (0 for the first round's),
+    when not `engine.analyse_text`: an incremental analysis per step keeps what it found in the
+    same step of the fix of an earlier version of the text."""
     log = ChangeLog(path, text) if record else None
     current, module = text, None
     applied = 0
     fixed_codes: set[str] = set()
+    steps = itertools.count()
 
     def lint(current: str, module: Optional[cst.Module]) -> LintOutcome:
+        step = next(steps)
         if in_pieces is not None:
             outcome = in_pieces.analyse(current)
         else:
-            outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project)
+            analyse = analyses(step) if analyses is not None else None
+            outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project, analyse=analyse)
         return replace(outcome, findings=only_fixable(within_target(outcome.findings, target_torch), fixable))
 
     def valid(candidate: str) -> tuple[bool, Optional[cst.Module]]:
@@ -82,7 +90,8 @@ def fix_text(
         outcome = lint(current, module)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
-        module = outcome.module  # the tree of `current` (None after a repair): the clean-up need not parse again
+        if analyses is None or outcome.module is not None:
+            module = outcome.module  # the tree of `current` (None after a repair): the clean-up need not parse again
         allowed = outcome.findings if guard is None else [f for f in outcome.findings if f.fix is None or guard(current, f.fix)]
         chosen = choose_fixes(allowed, unsafe)
         if not chosen:
