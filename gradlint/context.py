@@ -43,8 +43,13 @@ if TYPE_CHECKING:
 
 
 class FileContext:
-    def __init__(self, path: str, text: str, module: cst.Module, project: Optional["ProjectFacts"] = None) -> None:
+    def __init__(
+        self, path: str, text: str, module: cst.Module, project: Optional["ProjectFacts"] = None, file_text: Optional[str] = None
+    ) -> None:
         self.path = path
+        # The whole file's text, for what a rule asks of the file anywhere (`weights_only=False`
+        # somewhere): `text` may hold only some of its statements (an analysis in pieces).
+        self.file_text = file_text if file_text is not None else text
         # `text` as written; `module` is parsed from it with its `async=` keywords renamed, if any.
         self.repair: Optional[AsyncKeywordRepair] = repair_async_keywords(text)
         self.text = self.repair.text if self.repair is not None else text  # the text `module` was parsed from

@@ -112,9 +112,11 @@ def analyse_text(
     module: Optional[cst.Module] = None,
     prefilter: bool = True,
     project: Optional["ProjectFacts"] = None,
+    file_text: Optional[str] = None,
 ) -> LintOutcome:
     """Prefilter, parse, run the rules, drop what `# noqa` comments suppress (`line_noqa`).
-    The whole-file `# gradlint: noqa` is the caller's to check."""
+    The whole-file `# gradlint: noqa` is the caller's to check. `file_text`: the whole file, when
+    `text` holds only some of its statements (what rules ask of the file anywhere is asked of it)."""
     selected = rules_for(codes)
     # `x.cuda(async=True)` cannot be parsed since Python 3.7: the rules see the repaired text,
     # and their findings are moved back to the text as written.
@@ -131,7 +133,7 @@ def analyse_text(
             if repair is not None:
                 location = _AsWritten(repair).location(location)
             return LintOutcome(invalid_syntax_findings(reason, location, path, codes))
-    context = FileContext(path, text, module, project)
+    context = FileContext(path, text, module, project, file_text)
     noqa_lines = NoqaLines(text)
     try:
         classes = [rule_by_code(rule.code) for rule in rules]

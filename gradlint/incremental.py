@@ -167,9 +167,8 @@ class IncrementalAnalysis:
             together = _Together([statements[number] for number in sorted(kept)])
             # The syntax rule always: a reduced text that does not parse must not pass for one without findings.
             selected = frozenset(rule.code for rule in rules) | {_SYNTAX}
-            outcome = analyse_text(
-                together.text(self._sources, sorted(kept)), path, selected, line_noqa=False, prefilter=False, project=project
-            )
+            reduced = together.text(self._sources, sorted(kept))
+            outcome = analyse_text(reduced, path, selected, line_noqa=False, prefilter=False, project=project, file_text=text)
             findings = [together.in_file(finding) for finding in outcome.findings]
             if outcome.error is None and not _not_analysed(outcome) and not _edits_elsewhere(findings, statements, missing):
                 self._remember(findings, statements, pieces, keys, missing)

@@ -22,6 +22,7 @@ import dataclasses
 import gc
 import io
 import re
+import symtable
 import tokenize
 from collections import deque
 from dataclasses import dataclass, field
@@ -116,7 +117,7 @@ def analyse_in_pieces(
             too_large += [statements[number] for number in piece.own]
             continue
         cut = cut or piece.cut
-        found = _piece_findings(lines, statements, piece, path, piece_codes, project)
+        found = _piece_findings(lines, statements, piece, path, piece_codes, project, text)
         if isinstance(found, str):
             return PiecesOutcome(error=found)
         outcome.findings += found
@@ -129,11 +130,18 @@ def analyse_in_pieces(
 
 
 def _piece_findings(
-    lines: list[str], statements: list[Statement], piece: Piece, path: str, codes: frozenset[str], project: Optional["ProjectFacts"]
+    lines: list[str],
+    statements: list[Statement],
+    piece: Piece,
+    path: str,
+    codes: frozenset[str],
+    project: Optional["ProjectFacts"],
+    text: str,
 ) -> Union[list[Finding], str]:
     """The findings that start on the piece's own rows, from its reduced text (before `# noqa`),
-    or the analysis's internal error."""
-    outcome = analyse_text(reduced_text(lines, statements, piece), path, codes, line_noqa=False, prefilter=False, project=project)
+    or the analysis's internal error. `text`: the whole file's."""
+    reduced = reduced_text(lines, statements, piece)
+    outcome = analyse_text(reduced, path, codes, line_noqa=False, prefilter=False, project=project, file_text=text)
     if outcome.error is not None:
         return outcome.error
     first, last = statements[piece.own[0]].first_row, statements[piece.own[-1]].last_row
@@ -349,7 +357,26 @@ def _names(source: str) -> tuple[frozenset[str], frozenset[str], bool, frozenset
             bound.update(node.names)
         elif isinstance(node, ast.Call):
             evidence.update(_evidence(node))
-    return frozenset(bound), frozenset(used), everywhere, frozenset(evidence)
+    return frozenset(bound), frozenset(used & _module_level_names(source, used)), everywhere, frozenset(evidence)
+
+
+def _module_level_names(source: str, used: set[str]) -> set[str]:
+    """The names of `used` that can mean a module-level name: all but those every function of
+    the statement that mentions them holds as its own (a parameter, a local, a comprehension's
+    variable)."""
+    try:
+        table = symtable.symtable(source, "<statement>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return used
+    names: set[str] = set()
+    pending = [table]
+    while pending:
+        scope = pending.pop()
+        function = scope.get_type() == "function"
+        # Outside functions every name counts (a class body reads a module-level name it also assigns).
+        names.update(symbol.get_name() for symbol in scope.get_symbols() if not function or symbol.is_global())
+        pending.extend(scope.get_children())
+    return names
 
 
 # Facts the analysis takes from anywhere in a file, whatever the names: "the file switches a model

@@ -291,3 +291,17 @@ def test_a_fix_that_breaks_a_file_over_the_limit_leaves_it_unchanged(monkeypatch
     monkeypatch.setattr(apply, "apply_edits", lambda current, edits: current + "\ndef broken(:\n")
     result = fix_source(text, "generated.py", CODES, max_bytes=4 * 1024)
     assert result.fixed is None and "produced invalid code; file left unchanged" in result.error
+
+
+def test_what_a_rule_asks_of_the_whole_file_is_asked_of_it_in_pieces_too():
+    """GL510 does not report a whole-module save in a file that loads with `weights_only=False`
+    somewhere, even in a statement no piece needs for its names."""
+    text = (
+        "import torch\n\n\n"
+        "def save(model, path):\n    torch.save(model, path)\n\n\n"
+        "def restore(path):\n    return torch.load(path, weights_only=False)\n"
+    )
+    assert whole_file(text, "train.py") == []
+    assert in_pieces(text, "train.py", piece_bytes=1) == []
+    saving = text.replace("def restore", "def unrelated").replace("weights_only=False", "map_location='cpu'")
+    assert [finding[0] for finding in in_pieces(saving, "train.py", piece_bytes=1)] == ["GL510"]

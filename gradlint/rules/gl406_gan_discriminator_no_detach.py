@@ -329,7 +329,7 @@ class GanDiscriminatorNoDetach(Rule):
         return "step" in text and DISCRIMINATOR_OPTIMIZER_IN_TEXT.search(text) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
-        if not self.applies_to(self.context.text):
+        if not self.applies_to(self.context.file_text):
             return  # no discriminator optimizer is named: the events of every body need not be read
         training = self.context.training
         bodies = []

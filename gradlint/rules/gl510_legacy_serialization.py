@@ -476,7 +476,7 @@ class LegacySerialization(Rule):
     def _loads_whole_objects_deliberately(self) -> bool:
         """The file loads with `weights_only=False` somewhere (torch's own DDP tests and
         `GraphModule.to_folder` do, even in generated code): its whole-module saves are meant."""
-        return "weights_only=False" in self.context.text
+        return "weights_only=False" in self.context.file_text
 
 
 def _calls_within(scope: cst.CSTNode) -> Iterator[cst.Call]:

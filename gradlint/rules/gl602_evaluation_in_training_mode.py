@@ -446,7 +446,7 @@ class EvaluationInTrainingMode(Rule):
 
     @cached_property
     def _may_infer_after_load(self) -> bool:
-        return "load_state_dict" in self.context.text and self._applies() and not self.context.training_modes.sets_evaluation_mode
+        return "load_state_dict" in self.context.file_text and self._applies() and not self.context.training_modes.sets_evaluation_mode
 
     def _load_before(self, forward: cst.Call, model: str) -> Optional[_Load]:
         """The `model.load_state_dict(...)` statement that runs last before `forward` in its

@@ -288,7 +288,7 @@ class AccumulationWithoutLossScaling(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        if "accumulate(" in self.context.text:
+        if "accumulate(" in self.context.file_text:
             return  # `accelerator.accumulate(model)` scales the loss itself
         training = self.context.training
         for region in training.loops:
