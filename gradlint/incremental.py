@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from bisect import bisect_right
 import sys
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -26,7 +26,7 @@ from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.engine import LintOutcome, after_noqa, analyse_text, past_prefilter, rules_for
 from gradlint.model import Edit, Finding, Fix, Location
 from gradlint.noqa import NoqaLines
-from gradlint.pieces import Piece, Statement, plan_pieces, statement_rows, statement_starts, statements_at
+from gradlint.pieces import Piece, Statement, plan_pieces, statement_rows, statement_sources, statement_starts, statements_at
 from gradlint.rules import file_rule_codes, rule_for_failure
 from gradlint.rules.file_rule import FileFailure
 from gradlint.source import LineIndex, lines_with_ends
@@ -47,9 +47,9 @@ _FACTS_KEPT = 20_000  # statements' name facts remembered across versions
 @dataclass(frozen=True)
 class _Entry:
     """The findings of one statement, rows counted from its first row (1 is its first row). It is
-    kept under the statement's key and, when a finding depends on where the statements of its
-    context are (a message names another line, an edit reaches outside the statement), under their
-    distances from it too (None when they may move)."""
+    kept under the statement's key with, when a finding depends on where the statements around it
+    are (a message names another line, an edit reaches outside the statement), their `_layout`
+    (None when they may move)."""
 
     findings: tuple[Finding, ...]
 
@@ -70,6 +70,7 @@ class IncrementalAnalysis:
         self._last: Optional[_Version] = None
         self._facts: dict[str, tuple] = {}
         self._planned: Optional[tuple[list, list[Piece]]] = None
+        self._sources: list[str] = []  # the text of each statement of the version being analysed
         # What the last call did (for measurement): the share of the text analysed again, and how
         # many statements kept the findings of an earlier version.
         self.analysed_share = 1.0
@@ -89,19 +90,22 @@ class IncrementalAnalysis:
             return self._whole(text, path, codes, line_noqa, project)
         if len(self._facts) > _FACTS_KEPT:
             self._facts = {}
-        statements = statements_at(lines, spans, self._facts)
+        self._sources = sources = statement_sources(lines, spans)
+        statements = statements_at(lines, spans, self._facts, sources)
         self._last = _Version(lines, spans)
         pieces = self._plan(statements)
-        sources = ["".join(lines[statement.first_row - 1 : statement.last_row]) for statement in statements]
         keys = [_key(sources, piece) for piece in pieces]
-        self._sources = sources
-        missing = [number for number, key in enumerate(keys) if self._found(key, statements, pieces[number]) is None]
+        found = [self._found(key, statements, piece) for key, piece in zip(keys, pieces)]
+        missing = [number for number, entry in enumerate(found) if entry is None]
         self.analysed_share, self.reused = 0.0, len(keys) - len(missing)
         if missing:
             outcome = self._analyse(text, lines, statements, pieces, keys, missing, path, codes, project, line_noqa)
             if outcome is not None:
                 return outcome
-        found = [self._found(key, statements, piece) for key, piece in zip(keys, pieces)]
+            if self.reused == 0:  # analysed whole: every entry was written again, under its key
+                missing = range(len(keys))
+            for number in missing:
+                found[number] = self._found(keys[number], statements, pieces[number])
         current = {id(entry) for entry in found}
         self._entries = {entry_key: entry for entry_key, entry in self._entries.items() if id(entry) in current}
         index = LineIndex.of(text)
@@ -164,11 +168,10 @@ class IncrementalAnalysis:
         rules = past_prefilter(rules_for(codes), repair.text if repair is not None else text, project)
         if self._entries and rules and share <= WHOLE_SHARE:
             self.analysed_share = share
-            together = _Together([statements[number] for number in sorted(kept)])
+            together = _Together(statements, self._sources, sorted(kept))
             # The syntax rule always: a reduced text that does not parse must not pass for one without findings.
             selected = frozenset(rule.code for rule in rules) | {_SYNTAX}
-            reduced = together.text(self._sources, sorted(kept))
-            outcome = analyse_text(reduced, path, selected, line_noqa=False, prefilter=False, project=project, file_text=text)
+            outcome = analyse_text(together.text, path, selected, line_noqa=False, prefilter=False, project=project, file_text=text)
             findings = [together.in_file(finding) for finding in outcome.findings]
             if outcome.error is None and not _not_analysed(outcome) and not _edits_elsewhere(findings, statements, missing):
                 self._remember(findings, statements, pieces, keys, missing)
@@ -210,16 +213,14 @@ class _Together:
     parses faster than the file with every other line emptied. Its findings are moved to the
     file's rows, the lines their messages name too."""
 
-    def __init__(self, statements: list[Statement]) -> None:
-        self.statements = statements
+    def __init__(self, statements: list[Statement], sources: list[str], numbers: list[int]) -> None:
+        self.statements = [statements[number] for number in numbers]
+        self.text = "".join(sources[number] for number in numbers)
         self.starts: list[int] = []  # each statement's first row in the text
         row = 1
-        for statement in statements:
+        for statement in self.statements:
             self.starts.append(row)
             row += statement.last_row - statement.first_row + 1
-
-    def text(self, sources: list[str], numbers: list[int]) -> str:
-        return "".join(sources[number] for number in numbers)
 
     def row(self, row: int) -> int:
         """The file's row of the text's `row`."""
@@ -284,11 +285,15 @@ def _edits_elsewhere(findings: list[Finding], statements: list[Statement], numbe
     wanted = set(numbers)
     for finding in findings:
         number = _statement_of(starts, finding.location.row)
-        if number in wanted and finding.fix is not None:
-            statement = statements[number]
-            if not all(_within(statement, edit.location) and _within(statement, edit.end_location) for edit in finding.fix.edits):
-                return True
+        if number in wanted and _edits_outside(finding, statements[number]):
+            return True
     return False
+
+
+def _edits_outside(finding: Finding, statement: Statement) -> bool:
+    """The finding's fix edits rows outside its statement."""
+    edits = finding.fix.edits if finding.fix is not None else ()
+    return not all(_within(statement, edit.location) and _within(statement, edit.end_location) for edit in edits)
 
 
 def _within(statement: Statement, location: Location) -> bool:
@@ -299,11 +304,7 @@ def _within(statement: Statement, location: Location) -> bool:
 def _depends_on_rows(finding: Finding, statement: Statement) -> bool:
     """The finding names or edits a row outside its statement: it holds only where the statements
     around keep their places."""
-
-    if _NAMES_A_LINE.search(finding.message) or not _within(statement, finding.end_location):
-        return True
-    edits = finding.fix.edits if finding.fix is not None else ()
-    return not all(_within(statement, edit.location) and _within(statement, edit.end_location) for edit in edits)
+    return bool(_NAMES_A_LINE.search(finding.message)) or not _within(statement, finding.end_location) or _edits_outside(finding, statement)
 
 
 def _moved(finding: Finding, rows: int, index: Optional[LineIndex] = None) -> Finding:

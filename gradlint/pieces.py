@@ -239,12 +239,14 @@ def top_level_statements(text: str, lines: Optional[list[str]] = None) -> Option
     return None if spans is None else statements_at(lines, spans)
 
 
-def statements_at(lines: list[str], spans: list[tuple[int, int]], facts: Optional[dict[str, tuple]] = None) -> list[Statement]:
+def statements_at(
+    lines: list[str], spans: list[tuple[int, int]], facts: Optional[dict[str, tuple]] = None, sources: Optional[list[str]] = None
+) -> list[Statement]:
     """The statements of the given (first row, last row) spans. `facts`: what is known of each
-    statement's source from earlier calls, by source (filled in here)."""
+    statement's source from earlier calls, by source (filled in here); `sources`: the spans'
+    `statement_sources`, when the caller has them."""
     statements = []
-    for first, last in spans:
-        source = "".join(lines[first - 1 : last])
+    for (first, last), source in zip(spans, sources if sources is not None else statement_sources(lines, spans)):
         known = facts.get(source) if facts is not None else None
         if known is None:
             binds, uses, everywhere, evidence = _names(source)
@@ -255,6 +257,11 @@ def statements_at(lines: list[str], spans: list[tuple[int, int]], facts: Optiona
     if statements and _is_docstring(statements[0], lines):
         statements[0] = dataclasses.replace(statements[0], everywhere=True)
     return statements
+
+
+def statement_sources(lines: list[str], spans: list[tuple[int, int]]) -> list[str]:
+    """The text of each (first row, last row) span, its line endings kept."""
+    return ["".join(lines[first - 1 : last]) for first, last in spans]
 
 
 # Clauses that continue the compound statement above them (`try:` ... `except:`).

@@ -6,8 +6,9 @@ nearest configuration, per-file-ignores, `# noqa`), but on the editor's unsaved 
 A check runs in a worker process once changes pause (a burst of keystrokes costs one analysis), and
 only the newest version of a document is published; code actions and hovers are answered from the
 last check, so they never wait for an analysis (see server_worker for why the worker is a process).
-Right after a check with safe fixes is published, the worker computes that version's fix-all, so
-that the editor's request for it (on save, typically) is answered from memory.
+Right after a check with safe fixes is published, a second worker computes that version's fix-all,
+so that the editor's request for it (on save, typically) is answered from memory. Both analyse a new
+version only where it changed (see incremental).
 
 The protocol is spoken with plain dicts (server_io, server_text, server_documents): the server
 answers `initialize` without importing an LSP library, LibCST or a rule.
