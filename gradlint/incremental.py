@@ -26,7 +26,7 @@ from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.engine import LintOutcome, after_noqa, analyse_text, past_prefilter, rules_for
 from gradlint.model import Edit, Finding, Fix, Location
 from gradlint.noqa import NoqaLines
-from gradlint.pieces import Piece, Statement, plan_pieces, statement_rows, statement_sources, statement_starts, statements_at
+from gradlint.pieces import Piece, Statement, plan_pieces, respanned, statement_of, statement_rows, statement_sources, statements_at
 from gradlint.rules import file_rule_codes, rule_for_failure
 from gradlint.rules.file_rule import FileFailure
 from gradlint.source import LineIndex, lines_with_ends
@@ -129,7 +129,7 @@ class IncrementalAnalysis:
         """The rows of each top-level statement of `text`: the last version's, where the lines
         are the same, and the changed rows tokenized again; None when it does not tokenize."""
         last = self._last
-        spans = _respanned(last, lines) if last is not None else None
+        spans = respanned(last.lines, last.spans, lines) if last is not None else None
         return spans if spans is not None else statement_rows(text, len(lines))
 
     def _forget(self) -> None:
@@ -188,7 +188,7 @@ class IncrementalAnalysis:
         starts = [statement.first_row for statement in statements]
         by_statement: dict[int, list[Finding]] = {}
         for finding in findings:
-            by_statement.setdefault(_statement_of(starts, finding.location.row), []).append(finding)
+            by_statement.setdefault(statement_of(starts, finding.location.row), []).append(finding)
         for number in numbers:
             statement = statements[number]
             own = by_statement.get(number, [])
@@ -274,17 +274,13 @@ def _not_analysed(outcome: LintOutcome) -> bool:
     return any(finding.code in file_rule_codes() for finding in outcome.findings)
 
 
-def _statement_of(starts: list[int], row: int) -> int:
-    return max(bisect_right(starts, row) - 1, 0)
-
-
 def _edits_elsewhere(findings: list[Finding], statements: list[Statement], numbers: list[int]) -> bool:
     """A finding of the statements `numbers` has a fix that edits another statement: where it goes
     (an import added among the imports) may depend on statements a reduced text leaves out."""
     starts = [statement.first_row for statement in statements]
     wanted = set(numbers)
     for finding in findings:
-        number = _statement_of(starts, finding.location.row)
+        number = statement_of(starts, finding.location.row)
         if number in wanted and _edits_outside(finding, statements[number]):
             return True
     return False
@@ -322,39 +318,3 @@ def _moved(finding: Finding, rows: int, index: Optional[LineIndex] = None) -> Fi
             edits.append(Edit(*offsets, edit.content, start, end))
         fix = Fix(fix.applicability, fix.message, tuple(edits), fix.needs_torch)
     return dataclasses.replace(finding, location=move(finding.location), end_location=move(finding.end_location), fix=fix)
-
-
-def _respanned(last: _Version, lines: list[str]) -> Optional[list[tuple[int, int]]]:
-    """The statement rows of `lines` from those of the last version: the statements around the
-    changed lines keep their bounds (moved), the ones they touch are tokenized again. None when
-    that cannot be decided from the changed lines alone (they leave a bracket or a string open,
-    start indented or with `else:`, end with a lone decorator...)."""
-    old, spans = last.lines, last.spans
-    if not spans:
-        return None
-    prefix = 0
-    limit = min(len(old), len(lines))
-    while prefix < limit and old[prefix] == lines[prefix]:
-        prefix += 1
-    if prefix == len(old) == len(lines):
-        return list(spans)
-    suffix = 0
-    while suffix < limit - prefix and old[-1 - suffix] == lines[-1 - suffix]:
-        suffix += 1
-    starts = [first for first, _ in spans]
-    # The statements from the one holding the line above the change to the one holding the line
-    # below it: a change at a statement's edge may join it to its neighbour.
-    first = _statement_of(starts, max(prefix, 1))
-    last_number = _statement_of(starts, min(len(old) - suffix + 1, len(old)))
-    shift = len(lines) - len(old)
-    top, bottom = spans[first][0], spans[last_number][1] + shift
-    if bottom < top:
-        return None
-    region = "".join(lines[top - 1 : bottom])
-    found = statement_starts(region)
-    if found is None or not found.whole_statements:
-        return None
-    rows = bottom - top + 1
-    found.starts[0] = 1
-    middle = [(start + top - 1, end + top - 1) for start, end in zip(found.starts, [s - 1 for s in found.starts[1:]] + [rows])]
-    return [*spans[:first], *middle, *((a + shift, b + shift) for a, b in spans[last_number + 1 :])]

@@ -24,6 +24,7 @@ import io
 import re
 import symtable
 import tokenize
+from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Optional, Union
@@ -613,3 +614,43 @@ def _empty_lines(lines: list[str], parts: list[str]) -> None:
         if ending[:1] == "\n" and parts and parts[-1].endswith("\r"):
             ending = " " + ending  # not `\r` then `\n`: one line break, one row less
         parts.append(ending)
+
+
+def statement_of(starts: list[int], row: int) -> int:
+    """The number of the statement holding `row`, given each statement's first row."""
+    return max(bisect_right(starts, row) - 1, 0)
+
+
+def respanned(old: list[str], spans: list[tuple[int, int]], lines: list[str]) -> Optional[list[tuple[int, int]]]:
+    """The statement rows of `lines` from the rows `spans` of an earlier version `old`: the
+    statements around the changed lines keep their bounds (moved), the ones they touch are
+    tokenized again. None when that cannot be decided from the changed lines alone (they leave a
+    bracket or a string open, start indented or with `else:`, end with a lone decorator...)."""
+    if not spans:
+        return None
+    prefix = 0
+    limit = min(len(old), len(lines))
+    while prefix < limit and old[prefix] == lines[prefix]:
+        prefix += 1
+    if prefix == len(old) == len(lines):
+        return list(spans)
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == lines[-1 - suffix]:
+        suffix += 1
+    starts = [first for first, _ in spans]
+    # The statements from the one holding the line above the change to the one holding the line
+    # below it: a change at a statement's edge may join it to its neighbour.
+    first = statement_of(starts, max(prefix, 1))
+    last_number = statement_of(starts, min(len(old) - suffix + 1, len(old)))
+    shift = len(lines) - len(old)
+    top, bottom = spans[first][0], spans[last_number][1] + shift
+    if bottom < top:
+        return None
+    region = "".join(lines[top - 1 : bottom])
+    found = statement_starts(region)
+    if found is None or not found.whole_statements:
+        return None
+    rows = bottom - top + 1
+    found.starts[0] = 1
+    middle = [(start + top - 1, end + top - 1) for start, end in zip(found.starts, [s - 1 for s in found.starts[1:]] + [rows])]
+    return [*spans[:first], *middle, *((a + shift, b + shift) for a, b in spans[last_number + 1 :])]

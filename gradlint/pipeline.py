@@ -28,6 +28,7 @@ from gradlint.rules import file_rule_codes
 from gradlint.source import UndecodableSource, decode_source, dominant_newline, encode_source
 
 if TYPE_CHECKING:
+    from gradlint.fix.memory import FixMemory
     from gradlint.model.project import ProjectFacts
 
 Source = Union[bytes, str]  # a file's bytes, or text already decoded (an editor buffer, flake8's lines)
@@ -161,15 +162,15 @@ def fix_source(
     record_changes: bool = False,
     target_torch: Optional[str] = None,
     fixable: Optional[frozenset[str]] = None,
-    analyses: Optional[Callable[[int], Analyse]] = None,
+    memory: Optional["FixMemory"] = None,
 ) -> SourceResult:
     """The fixed source in `fixed` (same type, encoding, BOM, line endings and final newline as
     `source`; `source` itself when nothing changed), or None when it could not be fixed, with
     what remains in `findings`. A notebook's fixes are written into its cells. Never raises:
     failures are one-line errors, the file unchanged. `record_changes`: list each change made in
     `changes` (for a migration report); `target_torch`: the oldest torch the code must run on;
-    `fixable`: the rules whose fixes may be applied (all when None); `analyses`: see `fix_text`."""
-    options = _FixOptions(unsafe, respect_noqa, record_changes, target_torch, fixable, analyses)
+    `fixable`: the rules whose fixes may be applied (all when None); `memory`: see `fix_text`."""
+    options = _FixOptions(unsafe, respect_noqa, record_changes, target_torch, fixable, memory)
     if is_notebook(name):
         fix = lambda code: _fix_python(code, name, codes, options, max_bytes, project, EditGuard())  # noqa: E731
         return _in_notebook(source, name, fix, fixing=True)
@@ -183,7 +184,7 @@ class _FixOptions:
     record_changes: bool
     target_torch: Optional[str]
     fixable: Optional[frozenset[str]]
-    analyses: Optional[Callable[[int], Analyse]] = None
+    memory: Optional["FixMemory"] = None
 
 
 def _fix_python(
@@ -218,7 +219,7 @@ def _fix_python(
                 target_torch=options.target_torch,
                 fixable=options.fixable,
                 in_pieces=_piece_analysis(name, selected, max_bytes, options.respect_noqa, project) if decoded.pieces else None,
-                analyses=options.analyses,
+                memory=options.memory,
             )
         )
     except Exception as error:

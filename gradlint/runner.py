@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from gradlint.analysis.project import ProjectIndex
 from gradlint.cache import CACHE_DIR_NAME, ResultCache, content_digest, entry_digest
@@ -39,6 +39,9 @@ from gradlint.report.paths import display_path
 from gradlint.rules import rule_by_code
 from gradlint.shared_imports import restore_used_imports, written_together
 from gradlint.source import UndecodableSource, decode_source
+
+if TYPE_CHECKING:
+    from gradlint.fix.memory import FixMemory
 
 
 @dataclass
@@ -318,11 +321,11 @@ def fix_stdin(
     max_bytes: int = MAX_FILE_BYTES,
     respect_noqa: bool = True,
     record_changes: bool = False,
-    analyses: Optional[Callable[[int], Analyse]] = None,
+    memory: Optional["FixMemory"] = None,
 ) -> SourceResult:
     """Fix source that is not read from a file as if it were `name`; `fixed` is None when excluded.
     It uses what the local modules next to `name` on disk give it, and the files of `name`'s
-    project on disk keep what they import from it. `analyses`: see `fix.apply.fix_text`."""
+    project on disk keep what they import from it. `memory`: see `fix.apply.fix_text`."""
     if stdin_is_excluded(name, settings):
         return SourceResult(name)
     codes = stdin_codes(name, settings)
@@ -340,7 +343,7 @@ def fix_stdin(
         record_changes=record_changes,
         target_torch=target_torch,
         fixable=stdin_fixable(name, settings),
-        analyses=analyses,
+        memory=memory,
     )
     result = fix_with(project=facts)
     if name == "-" or not result.removed_imports:

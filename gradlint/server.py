@@ -6,9 +6,10 @@ nearest configuration, per-file-ignores, `# noqa`), but on the editor's unsaved 
 A check runs in a worker process once changes pause (a burst of keystrokes costs one analysis), and
 only the newest version of a document is published; code actions and hovers are answered from the
 last check, so they never wait for an analysis (see server_worker for why the worker is a process).
-Right after a check with safe fixes is published, a second worker computes that version's fix-all,
-so that the editor's request for it (on save, typically) is answered from memory. Both analyse a new
-version only where it changed (see incremental).
+A second worker computes the fix-all of a text beside its check (when the last check found safe
+fixes) or right after it (when this one finds the first), so that the editor's request for it (on
+save, typically) is answered from memory. Both analyse a new version only where it changed (see
+incremental and statement_trees).
 
 The protocol is spoken with plain dicts (server_io, server_text, server_documents): the server
 answers `initialize` without importing an LSP library, LibCST or a rule.
@@ -140,9 +141,9 @@ class GradlintServer:
         self.resolves_code_actions = False  # the client fetches an action's edit when it is chosen
         self._logged: set[str] = set()
         self.worker = Worker()
-        # Fix-all has its own process: a change stops it by killing that process, which leaves the
-        # checks' worker, and what it knows of each document, alone. It runs at a lower priority,
-        # so that it never slows the check of the next change.
+        # Fix-all has its own process, at a lower priority, so that it never slows the check of the
+        # next change. A change does not stop it: what a fix learns of the document (the first
+        # one takes seconds on a large file) makes the fix of the next version quick.
         self.fixer = Worker(niceness=10)
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._running: set[str] = set()
@@ -213,6 +214,16 @@ class GradlintServer:
             return
         self._running.add(uri)
         asyncio.ensure_future(self._check(uri, document.text, document.version, document.language_id))
+        self.fix_ahead(uri)
+
+    def fix_ahead(self, uri: str) -> None:
+        """Start the fix-all of the text being checked, beside its check, when the last check found
+        safe fixes: it is then ready about when the diagnostics are published (the editor asks for
+        it on save). It is computed under the last check's settings; the check's own, if they
+        differ, start it again."""
+        known, document = self.checked.get(uri), self.documents.text(uri)
+        if known is not None and document is not None and known.has_safe_fix and self.client.fix_all:
+            self.fix_all_of(CheckedDocument(uri, document.text, document.version, known.name, known.settings, (), (), known.positions))
 
     async def _check(self, uri: str, text: str, version: Optional[int], language_id: Optional[str]) -> None:
         try:
@@ -526,14 +537,7 @@ class GradlintServer:
     def did_change(self, params: Any) -> None:
         identifier = member(params, "textDocument", dict)
         self.documents.change(identifier, member(params, "contentChanges", list))
-        self.stop_fix_all(identifier["uri"])
         self.schedule(identifier["uri"])
-
-    def stop_fix_all(self, uri: str) -> None:
-        """Stop computing the fix-all of a text that the editor has just changed (while the user
-        types, the CPU is the checks')."""
-        if self.fixer.running == ("fix", uri):
-            self.fixer.kill()
 
     def did_close(self, params: Any) -> None:
         uri = uri_of(params)
@@ -723,17 +727,29 @@ def _lint(text: str, name: str, settings: Settings) -> RunSummary:
 def _analysis_of(name: str) -> Any:
     from gradlint.incremental import IncrementalAnalysis
 
-    analysis = _ANALYSES.pop(name, None) or IncrementalAnalysis()
-    _ANALYSES[name] = analysis
-    while len(_ANALYSES) > _ANALYSES_KEPT:
-        _ANALYSES.popitem(last=False)
-    return analysis
+    return _kept(_ANALYSES, name, IncrementalAnalysis, _ANALYSES_KEPT)
 
 
-def _fix_analyses_of(name: str) -> Callable[[int], Any]:
-    """In the fix-all worker: an incremental analysis for each step of the fix of `name` (its
-    first round, its second...), each learning from the same step of the last version's fix."""
-    return lambda step: _analysis_of(f"{name}\0fix step {step}")
+# In the fix-all worker: what the fix of each document's last version found (the trees of its
+# statements take more room than findings: fewer documents are kept).
+_FIX_MEMORIES: OrderedDict = OrderedDict()
+_FIX_MEMORIES_KEPT = 8
+
+
+def _fix_memory_of(name: str) -> Any:
+    from gradlint.fix.memory import FixMemory
+
+    return _kept(_FIX_MEMORIES, name, FixMemory, _FIX_MEMORIES_KEPT)
+
+
+def _kept(kept: OrderedDict, name: str, new: Callable[[], Any], most: int) -> Any:
+    """`kept[name]`, made with `new` when missing, as the last used; past `most`, the least
+    recently used go."""
+    value = kept.pop(name, None) or new()
+    kept[name] = value
+    while len(kept) > most:
+        kept.popitem(last=False)
+    return value
 
 
 def _fixed(text: str, name: str, settings: Settings, note: Callable[[str], None] = lambda _: None) -> Optional[str]:
@@ -742,7 +758,7 @@ def _fixed(text: str, name: str, settings: Settings, note: Callable[[str], None]
     from gradlint.runner import fix_stdin
 
     raw = _source_bytes(text)
-    result = fix_stdin(raw if raw is not None else text, name, settings, unsafe=False, analyses=_fix_analyses_of(name))
+    result = fix_stdin(raw if raw is not None else text, name, settings, unsafe=False, memory=_fix_memory_of(name))
     if result.fixed is None or result.error is not None:
         return None
     if result.warning is not None:

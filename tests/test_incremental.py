@@ -3,97 +3,22 @@
 from __future__ import annotations
 
 import random
-import re
 import warnings
-from pathlib import Path
 
 import pytest
 
 from gradlint import incremental
 from gradlint.engine import analyse_text
 from gradlint.incremental import IncrementalAnalysis
-from gradlint.pieces import statement_rows
+from gradlint.pieces import respanned, statement_rows
 from gradlint.rules import all_codes
 from gradlint.runner import check_stdin, fix_stdin
 from gradlint.source import lines_with_ends
 
-ROOT = Path(__file__).resolve().parent.parent
+from edit_sequences import LEGACY, REAL_FILES, edits
+
 CODES = frozenset(all_codes())
-LEGACY = ROOT / "tests" / "data" / "legacy_scripts"
-# Real training code of 2017-18: the 24 longest files of the vendored legacy projects.
-REAL_FILES = sorted(sorted(LEGACY.rglob("*.py"), key=lambda path: -len(path.read_text(encoding="utf-8").splitlines()))[:24])
 STEPS = 10
-
-# What an edit inserts where a statement can go: legacy constructs, training steps, names the
-# rules follow, and a new function.
-STATEMENTS = [
-    "x = Variable(x, volatile=True)",
-    "loss.backward()",
-    "optimizer.step()",
-    "optimizer.zero_grad()",
-    "model.eval()",
-    "model.train()",
-    "print(loss.data[0])",
-    "total += loss",
-    "inputs = inputs.cuda(async=True)",
-    "with torch.no_grad():\n{indent}    out = model(x)",
-    "for p in model.parameters():\n{indent}    p.requires_grad = False",
-]
-TYPED = ["x", "_", "1", " ", ".", "(", ")", ",", ":", "#", "'", '"""', "\\", "[", "]", "data", "backward"]
-
-
-def edited(text: str, rng: random.Random) -> str:
-    """`text` after one edit an editor could make: typing or deleting within a line, a line
-    copied, deleted or moved, a statement inserted at a line's indentation, a name changed."""
-    lines = text.splitlines(keepends=True) or ["\n"]
-    row = rng.randrange(len(lines))
-    line = lines[row]
-    indent = line[: len(line) - len(line.lstrip())]
-    choice = rng.random()
-    if choice < 0.2:
-        column = rng.randrange(len(line) + 1)
-        lines[row] = line[:column] + rng.choice(TYPED) + line[column:]
-    elif choice < 0.3:
-        column = rng.randrange(len(line) + 1)
-        lines[row] = line[:column] + line[column + rng.randrange(1, 4) :]
-    elif choice < 0.45:
-        lines.insert(row, lines[rng.randrange(len(lines))])
-    elif choice < 0.55:
-        del lines[row : row + rng.randrange(1, 3)]
-    elif choice < 0.8:
-        statement = rng.choice(STATEMENTS).format(indent=indent)
-        lines.insert(row, f"{indent}{statement}\n")
-    else:
-        names = re.findall(r"[A-Za-z_]\w*", text)
-        found = re.findall(r"[A-Za-z_]\w*", line)
-        if found and names:
-            old = rng.choice(found)
-            lines[row] = re.sub(rf"\b{re.escape(old)}\b", rng.choice(names), line, count=1)
-    return "".join(lines)
-
-
-def compiles(text: str) -> bool:
-    try:
-        compile(text, "<edit>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def edits(text: str, rng: random.Random, count: int):
-    """`count` versions after `text`, as someone types: most edits leave code that runs; now and
-    then one breaks it, and the next version takes it back."""
-    last_good = text
-    for _ in range(count):
-        if not compiles(text):
-            text = last_good
-        else:
-            last_good = text
-            for _ in range(20):
-                text = edited(last_good, rng)
-                if compiles(text) or rng.random() < 0.1:
-                    break
-        yield text
 
 
 def findings_of(outcome) -> list[tuple]:
@@ -152,18 +77,18 @@ def test_edits_of_a_long_module_are_analysed_in_part_over_a_small_share_of_it():
 def test_the_changed_lines_alone_are_tokenized_again_to_the_same_statements(path):
     rng = random.Random(path.name)
     text = path.read_text(encoding="utf-8")
-    last = incremental._Version(lines_with_ends(text), statement_rows(text, len(lines_with_ends(text))))
-    respanned = 0
+    last = (lines_with_ends(text), statement_rows(text, len(lines_with_ends(text))))
+    found = 0
     for version in edits(text, rng, 40):
         lines = lines_with_ends(version)
         whole = statement_rows(version, len(lines))
-        spans = incremental._respanned(last, lines)
+        spans = respanned(*last, lines)
         if spans is not None:
-            respanned += 1
+            found += 1
             assert spans == whole
         if whole is not None:
-            last = incremental._Version(lines, whole)
-    assert respanned >= 20
+            last = (lines, whole)
+    assert found >= 20
 
 
 def analysed_in_versions(*versions: str) -> list[tuple]:
@@ -294,5 +219,5 @@ def test_fix_all_after_an_edit_inside_a_function_analyses_that_part_of_each_step
     for version in (TRAIN, TYPED):
         fixed, _ = server.fix_all(version, str(document), analysis.settings)
         assert fixed == fix_stdin(version, str(document), analysis.settings, unsafe=False).fixed != version
-    first_step = server._analysis_of(f"{document}\0fix step 0")
+    first_step = server._fix_memory_of(str(document)).analysis(0)
     assert 0 < first_step.analysed_share < 0.5

@@ -21,6 +21,7 @@ from gradlint.model.migration import AppliedChange
 from gradlint.rules import codes_fixed_first, migration_codes
 
 if TYPE_CHECKING:
+    from gradlint.fix.memory import FixMemory
     from gradlint.model.project import ProjectFacts
 
 MAX_ROUNDS = 20
@@ -53,7 +54,7 @@ def fix_text(
     target_torch: Optional[str] = None,
     fixable: Optional[frozenset[str]] = None,
     in_pieces: Optional["PieceAnalysis"] = None,
-    analyses: Optional[Callable[[int], Callable[..., LintOutcome]]] = None,
+    memory: Optional["FixMemory"] = None,
 ) -> FixResult:
     """Return the fixed text (or the original, untouched, with an error) and what remains.
     `respect_noqa` False: fix what noqa comments suppress too (`--ignore-noqa`). `project`: what
@@ -62,9 +63,8 @@ def fix_text(
     `target_torch`: the oldest torch the code must run on (a fix needing a newer one is unsafe);
     `fixable`: the rules whose fixes may be applied (all when None). `in_pieces`: a file too
     large to be parsed whole, analysed and checked piece by piece; its unused imports stay.
-    `analyses(n)`: what analyses the text of the n-th analysis of the fix (0 for the first round's),
-    when not `engine.analyse_text`: an incremental analysis per step keeps what it found in the
-    same step of the fix of an earlier version of the text."""
+    `memory`: what the fix of an earlier version of the text found, which the fix of this one
+    analyses and parses again only where the text changed."""
     log = ChangeLog(path, text) if record else None
     current, module = text, None
     applied = 0
@@ -76,13 +76,15 @@ def fix_text(
         if in_pieces is not None:
             outcome = in_pieces.analyse(current)
         else:
-            analyse = analyses(step) if analyses is not None else None
+            analyse = memory.analysis(step) if memory is not None else None
             outcome = lint_text(current, path, codes, respect_noqa=respect_noqa, module=module, project=project, analyse=analyse)
         return replace(outcome, findings=only_fixable(within_target(outcome.findings, target_torch), fixable))
 
     def valid(candidate: str) -> tuple[bool, Optional[cst.Module]]:
         if in_pieces is not None:
             return in_pieces.compiles(candidate), None
+        if memory is not None:  # its analysis needs no tree
+            return memory.trees.parses(candidate), None
         module = parsed(candidate)
         return module is not None, module
 
@@ -90,7 +92,7 @@ def fix_text(
         outcome = lint(current, module)
         if outcome.error is not None:
             return FixResult(text, 0, outcome.findings, outcome.error)
-        if analyses is None or outcome.module is not None:
+        if memory is None or outcome.module is not None:
             module = outcome.module  # the tree of `current` (None after a repair): the clean-up need not parse again
         allowed = outcome.findings if guard is None else [f for f in outcome.findings if f.fix is None or guard(current, f.fix)]
         chosen = choose_fixes(allowed, unsafe)
@@ -110,7 +112,8 @@ def fix_text(
         outcome = lint(current, module)
     if in_pieces is not None:  # the clean-up reads the whole tree
         return FixResult(current, applied, outcome.findings, changes=log.changes if log is not None else [])
-    cleaned = remove_unused_imports(current, module, codes_to_clean_up(current, fixed_codes, migration_codes(codes), project), project)
+    to_clean_up = codes_to_clean_up(current, fixed_codes, migration_codes(codes), project)
+    cleaned = remove_unused_imports(current, module, to_clean_up, project, memory.trees if memory is not None else None)
     changes = log.changes if log is not None else []
     if cleaned is None:
         return FixResult(current, applied, outcome.findings, changes=changes)

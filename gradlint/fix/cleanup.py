@@ -12,7 +12,9 @@ from gradlint.analysis.tree import iter_children
 from gradlint.engine import parse
 from gradlint.fix.edits import apply_edits, plan_edits
 from gradlint.fix.plan import Applicability, FixPlan, RemoveLine, Replace
+from gradlint.model import Edit, Location
 from gradlint.rules import rule_by_code
+from gradlint.statement_trees import StatementTree, StatementTrees
 
 if TYPE_CHECKING:
     from gradlint.analysis.imports import ImportedName
@@ -28,7 +30,7 @@ def parsed(text: str) -> Optional[cst.Module]:
 @dataclass(frozen=True)
 class Cleaned:
     text: str
-    module: cst.Module
+    module: Optional[cst.Module]  # None when the text was checked statement by statement
     removed: frozenset[str]  # the local names whose imports were dropped
 
 
@@ -48,20 +50,87 @@ def _may_import(text: str, name: str, outside: set[str]) -> bool:
 
 
 def remove_unused_imports(
-    text: str, module: Optional[cst.Module], fixed_codes: set[str], project: Optional["ProjectFacts"] = None
+    text: str,
+    module: Optional[cst.Module],
+    fixed_codes: set[str],
+    project: Optional["ProjectFacts"] = None,
+    trees: Optional[StatementTrees] = None,
 ) -> Optional[Cleaned]:
     """Drop imports of names (declared by the rules that fixed something) that the fixes left
     unused: imports of the name itself, and imports of it from another file of the project
-    (`from model import Variable`, where `model` imports it from torch)."""
+    (`from model import Variable`, where `model` imports it from torch). `trees`: the statements
+    of the document's last texts, when it has no `module`; then only statements not seen in them
+    are parsed (the cleaned text's `module` is None)."""
     targets = {name for code in fixed_codes for name in rule_by_code(code).cleanup_imports}
     if not targets:
         return None
+    statements = trees.of(text) if module is None and trees is not None else None
+    if statements is not None and all(statement.module is not None for statement in statements):
+        return _cleaned_statement_by_statement(text, statements, targets, project, trees)
     if module is None:
         module = parsed(text)
         if module is None:
             return None
+    found = _removals(text, module, targets, _used_names(module), project)
+    if found is None:
+        return None
+    edits, removed = found
+    candidate = apply_edits(text, edits)
+    candidate_module = parsed(candidate)
+    return Cleaned(candidate, candidate_module, removed) if candidate_module is not None else None
+
+
+def _cleaned_statement_by_statement(
+    text: str, statements: list[StatementTree], targets: set[str], project: Optional["ProjectFacts"], trees: StatementTrees
+) -> Optional[Cleaned]:
+    """The clean-up of each statement parsed alone: the names used anywhere, the imports each
+    statement holds, its edits moved to its place in `text`."""
+    used: set[str] = set()
+    for statement in statements:
+        used |= _statement_used_names(statement)
+    edits: list[Edit] = []
+    removed: set[str] = set()
+    for statement in statements:
+        if "import" not in statement.source:
+            continue
+        found = _removals(statement.source, statement.module, targets, used, project)
+        if found is None:
+            continue
+        edits += (_moved(edit, statement) for edit in found[0])
+        removed |= found[1]
+    if not edits:
+        return None
+    candidate = apply_edits(text, edits)
+    return Cleaned(candidate, None, frozenset(removed)) if trees.parses(candidate) else None
+
+
+def _statement_used_names(statement: StatementTree) -> frozenset[str]:
+    used = statement.facts.get(_USED_NAMES)
+    if used is None:
+        used = statement.facts[_USED_NAMES] = frozenset(_used_names(statement.module))
+    return used
+
+
+_USED_NAMES = "names the clean-up sees used"
+
+
+def _moved(edit: Edit, statement: StatementTree) -> Edit:
+    rows = statement.first_row - 1
+    return Edit(
+        edit.start + statement.offset,
+        edit.end + statement.offset,
+        edit.content,
+        Location(edit.location.row + rows, edit.location.column),
+        Location(edit.end_location.row + rows, edit.end_location.column),
+    )
+
+
+def _removals(
+    text: str, module: cst.Module, targets: set[str], used: set[str] | frozenset[str], project: Optional["ProjectFacts"]
+) -> Optional[tuple[tuple[Edit, ...], frozenset[str]]]:
+    """The edits that drop the imports of `targets` that `used` does not hold, and the local names
+    they drop; None when there are none."""
     imports = ImportMap.build(module, project)
-    used = _used_names(module)
     # One change per import statement: two names dropped from one `from ... import` are one edit.
     unused: dict[int, list["ImportedName"]] = {}
     for target in sorted(targets):
@@ -83,11 +152,7 @@ def remove_unused_imports(
     if not changes:
         return None
     fix = plan_edits(text, module, FixPlan(Applicability.SAFE, "remove unused import", tuple(changes)), statements=lines)
-    if fix is None:
-        return None
-    candidate = apply_edits(text, fix.edits)
-    candidate_module = parsed(candidate)
-    return Cleaned(candidate, candidate_module, frozenset(removed)) if candidate_module is not None else None
+    return (fix.edits, frozenset(removed)) if fix is not None else None
 
 
 def imported_by_other_files(imported: "ImportedName", project: Optional["ProjectFacts"]) -> bool:
