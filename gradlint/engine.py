@@ -23,6 +23,7 @@ from gradlint.fix.torch_code import outside_torch
 from gradlint.messages import snippet
 from gradlint.model import Edit, FileResult, Finding, Fix, Location, Report
 from gradlint.noqa import NoqaLines, file_is_exempt, file_noqa_codes, suppresses, without_suppressed
+from gradlint.parse_trust import unvalidated
 from gradlint.rules import all_codes, noqa_rule_infos, noqa_rules, rule_by_code, rule_for_failure, rule_infos
 from gradlint.rules.file_rule import FileFailure
 from gradlint.rules.info import RuleInfo
@@ -228,7 +229,9 @@ def parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
 
 def _parse(text: str) -> tuple[Optional[cst.Module], tuple[str, Location]]:
     try:
-        return cst.parse_module(_form_feeds_out_of_indentation(text) if "\f" in text else text), ("", Location(1, 1))
+        with unvalidated():
+            module = cst.parse_module(_form_feeds_out_of_indentation(text) if "\f" in text else text)
+        return module, ("", Location(1, 1))
     except cst.ParserSyntaxError as error:
         return None, _syntax_error(text, error)
     except RecursionError:
