@@ -34,7 +34,7 @@ from gradlint.analysis.tensors import TensorEvidence
 from gradlint.analysis.training import TrainingAnalysis, may_optimise
 from gradlint.analysis.training_objects import TrainingObjects
 from gradlint.analysis.values import Evaluators, Shape, ValueModel, ValueRecord
-from gradlint.source import LineIndex, indentation
+from gradlint.source import FileText, LineIndex, indentation
 from gradlint.positions import LazyPositions, member_statement, placement_map
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class FileContext:
         self.path = path
         # The whole file's text, for what a rule asks of the file anywhere (`weights_only=False`
         # somewhere): `text` may hold only some of its statements (an analysis in pieces).
-        self.file_text = file_text if file_text is not None else text
+        self.file_text = file_text if isinstance(file_text, FileText) else FileText(file_text if file_text is not None else text)
         # `text` as written; `module` is parsed from it with its `async=` keywords renamed, if any.
         self.repair: Optional[AsyncKeywordRepair] = repair_async_keywords(text)
         self.text = self.repair.text if self.repair is not None else text  # the text `module` was parsed from

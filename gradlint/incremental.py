@@ -29,7 +29,7 @@ from gradlint.noqa import NoqaLines
 from gradlint.pieces import Piece, Statement, plan_pieces, respanned, statement_of, statement_rows, statement_sources, statements_at
 from gradlint.rules import file_rule_codes, rule_for_failure
 from gradlint.rules.file_rule import FileFailure
-from gradlint.source import LineIndex, lines_with_ends
+from gradlint.source import FileText, LineIndex, answers_hold, lines_with_ends
 
 if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
@@ -67,6 +67,9 @@ class IncrementalAnalysis:
     def __init__(self) -> None:
         self._setting: Optional[tuple] = None  # (path, codes, project) the entries were found under
         self._entries: dict[tuple, _Entry] = {}
+        # What the analyses behind the entries asked of the whole file's text, with the answers:
+        # an entry holds while the text answers the same (`weights_only=False` written elsewhere).
+        self._asked: dict[tuple[str, object], bool] = {}
         self._last: Optional[_Version] = None
         self._facts: dict[str, tuple] = {}
         self._planned: Optional[tuple[list, list[Piece]]] = None
@@ -79,9 +82,13 @@ class IncrementalAnalysis:
     def __call__(
         self, text: str, path: str, codes: frozenset[str], *, line_noqa: bool = True, project: Optional["ProjectFacts"] = None
     ) -> LintOutcome:
-        setting = (path, codes, project)
-        if self._setting is None or self._setting[:2] != setting[:2] or self._setting[2] != project:
-            self._setting, self._entries = setting, {}
+        # The rules the text passes the prefilter for ran for every entry: an edit that adds a
+        # rule's trigger anywhere may give it findings anywhere.
+        repair = repair_async_keywords(text)
+        rules = past_prefilter(rules_for(codes), repair.text if repair is not None else text, project)
+        setting = (path, codes, frozenset(rule.code for rule in rules), project)
+        if self._setting is None or self._setting[:3] != setting[:3] or self._setting[3] != project or not answers_hold(self._asked, text):
+            self._setting, self._entries, self._asked = setting, {}, {}
         lines = lines_with_ends(text)
         spans = self._spans(text, lines)
         if spans is None:
@@ -94,12 +101,12 @@ class IncrementalAnalysis:
         statements = statements_at(lines, spans, self._facts, sources)
         self._last = _Version(lines, spans)
         pieces = self._plan(statements)
-        keys = [_key(sources, piece) for piece in pieces]
+        keys = [_key(statements, sources, piece) for piece in pieces]
         found = [self._found(key, statements, piece) for key, piece in zip(keys, pieces)]
         missing = [number for number, entry in enumerate(found) if entry is None]
         self.analysed_share, self.reused = 0.0, len(keys) - len(missing)
         if missing:
-            outcome = self._analyse(text, lines, statements, pieces, keys, missing, path, codes, project, line_noqa)
+            outcome = self._analyse(text, lines, statements, pieces, keys, missing, rules, path, codes, project, line_noqa)
             if outcome is not None:
                 return outcome
             if self.reused == 0:  # analysed whole: every entry was written again, under its key
@@ -133,7 +140,7 @@ class IncrementalAnalysis:
         return spans if spans is not None else statement_rows(text, len(lines))
 
     def _forget(self) -> None:
-        self._last, self._entries = None, {}
+        self._last, self._entries, self._asked = None, {}, {}
 
     # -- the findings ----------------------------------------------------------------------
 
@@ -152,6 +159,7 @@ class IncrementalAnalysis:
         pieces: list[Piece],
         keys: list[tuple],
         missing: list[int],
+        rules: list,
         path: str,
         codes: frozenset[str],
         project: Optional["ProjectFacts"],
@@ -164,20 +172,22 @@ class IncrementalAnalysis:
             kept.update(pieces[number].context)
         total = sum(statement.size for statement in statements)
         share = sum(statements[number].size for number in kept) / max(total, 1)
-        repair = repair_async_keywords(text)
-        rules = past_prefilter(rules_for(codes), repair.text if repair is not None else text, project)
         if self._entries and rules and share <= WHOLE_SHARE:
             self.analysed_share = share
             together = _Together(statements, self._sources, sorted(kept))
             # The syntax rule always: a reduced text that does not parse must not pass for one without findings.
             selected = frozenset(rule.code for rule in rules) | {_SYNTAX}
-            outcome = analyse_text(together.text, path, selected, line_noqa=False, prefilter=False, project=project, file_text=text)
+            file_text = FileText(text)
+            outcome = analyse_text(together.text, path, selected, line_noqa=False, prefilter=False, project=project, file_text=file_text)
+            self._asked.update(file_text.asked)
             findings = [together.in_file(finding) for finding in outcome.findings]
             if outcome.error is None and not _not_analysed(outcome) and not _edits_elsewhere(findings, statements, missing):
                 self._remember(findings, statements, pieces, keys, missing)
                 return None
         self.analysed_share, self.reused = 1.0, 0
-        outcome = analyse_text(text, path, codes | {_SYNTAX}, line_noqa=False, project=project)
+        file_text = FileText(text)
+        outcome = analyse_text(text, path, codes | {_SYNTAX}, line_noqa=False, project=project, file_text=file_text)
+        self._asked.update(file_text.asked)
         if outcome.error is None and not _not_analysed(outcome):
             self._remember(outcome.findings, statements, pieces, keys, range(len(pieces)))
             return None
@@ -252,12 +262,17 @@ class _Together:
         )
 
 
-def _key(sources: list[str], piece: Piece) -> tuple:
+def _key(statements: list[Statement], sources: list[str], piece: Piece) -> tuple:
     """The texts the statement's findings depend on: its own and its context's, in the file's order,
-    and which of them is its own (a statement may be written twice)."""
+    and which of them is its own (a statement may be written twice). What the module docstring
+    says is no other statement's concern (the rules read no string's words, and what they ask of
+    the whole file's text is checked apart): a stand-in for it keeps findings while it is edited."""
     (own,) = piece.own
     kept = sorted([own, *piece.context])
-    return (kept.index(own), *(sources[number] for number in kept))
+    return (kept.index(own), *(_DOCSTRING if statements[number].docstring and number != own else sources[number] for number in kept))
+
+
+_DOCSTRING = ("the module docstring",)
 
 
 def _layout(statements: list[Statement], sources: list[str], piece: Piece) -> tuple:

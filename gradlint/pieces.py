@@ -63,6 +63,7 @@ class Statement:
     everywhere: bool  # an import or the module docstring: in the context of every piece
     evidence: frozenset[str] = frozenset()  # kinds of whole-file evidence it holds (see `_evidence`)
     code: str = ""  # an import's code without the comments above it: a repeated import says nothing new
+    docstring: bool = False  # the module docstring
 
 
 @dataclass
@@ -256,7 +257,7 @@ def statements_at(
                 facts[source] = known
         statements.append(Statement(first, last, len(source), *known))
     if statements and _is_docstring(statements[0], lines):
-        statements[0] = dataclasses.replace(statements[0], everywhere=True)
+        statements[0] = dataclasses.replace(statements[0], everywhere=True, docstring=True)
     return statements
 
 

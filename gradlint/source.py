@@ -7,6 +7,7 @@ import re
 import tokenize
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Optional
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -100,3 +101,40 @@ class LineIndex:
     def line_end(self, row: int) -> int:
         """Offset just past the newline that ends `row` (or the end of the text)."""
         return self.starts[row] if row < len(self.starts) else self.length
+
+
+class FileText(str):
+    """A whole file's text as the rules ask things of it anywhere (`weights_only=False` somewhere):
+    each question (`needle in text`, `text.search(pattern)`) is noted with its answer in `asked`,
+    so that findings kept from an earlier version of the file are kept only while the answers hold."""
+
+    asked: dict[tuple[str, object], bool]
+
+    def __new__(cls, text: str) -> "FileText":
+        made = super().__new__(cls, text)
+        made.asked = {}
+        return made
+
+    def __contains__(self, needle: object) -> bool:
+        answer = str.__contains__(self, needle)
+        self.asked[("in", needle)] = answer
+        return answer
+
+    def search(self, pattern: "re.Pattern[str]") -> Optional["re.Match[str]"]:
+        match = pattern.search(self)
+        self.asked[("search", pattern)] = match is not None
+        return match
+
+
+def found_in(text: str, pattern: "re.Pattern[str]") -> Optional["re.Match[str]"]:
+    """`pattern.search(text)`, noted as a question when `text` is a `FileText`."""
+    return text.search(pattern) if isinstance(text, FileText) else pattern.search(text)
+
+
+def answers_hold(asked: dict[tuple[str, object], bool], text: str) -> bool:
+    """Whether `text` answers each question of a `FileText.asked` as noted."""
+    for (kind, question), answer in asked.items():
+        found = question in text if kind == "in" else question.search(text) is not None
+        if found != answer:
+            return False
+    return True

@@ -135,7 +135,7 @@ TYPED = TRAIN.replace("    correct = ", "    total = len(target)\n    correct = 
 def test_an_edit_inside_a_function_is_analysed_in_part_and_the_rest_moved_with_its_rows(monkeypatch):
     monkeypatch.setattr(incremental, "WHOLE_SHARE", 2.0)
     # Then a line more in `evaluate`: `train` and `accuracy` keep their findings, a row lower.
-    moved = TYPED.replace("    x = Variable(x, volatile=True)\n", "    x = x.float()\n    x = Variable(x, volatile=True)\n")
+    moved = TYPED.replace("    x = Variable(x, volatile=True)\n", "    x = x * 1\n    x = Variable(x, volatile=True)\n")
     versions = analysed_in_versions(TRAIN, TYPED, moved)
     for outcome, full, _ in versions:
         assert findings_of(outcome) == findings_of(full)
@@ -178,6 +178,42 @@ def test_an_import_reaches_every_statement_so_the_file_is_analysed_whole():
     _, (outcome, full, (share, _)) = analysed_in_versions(TRAIN, imported)
     assert share == 1.0
     assert findings_of(outcome) == findings_of(full)
+
+
+def test_what_a_rule_asks_of_the_whole_file_is_asked_again_when_another_statement_changes_it(monkeypatch):
+    """`torch.save(model)` is reported unless the file loads with `weights_only=False` somewhere:
+    writing that in another function takes the finding away, and taking it back brings it back."""
+    monkeypatch.setattr(incremental, "WHOLE_SHARE", 2.0)
+    saves = TRAIN + "\n\ndef save(path):\n    torch.save(model, path)\n\n\ndef load(path):\n    return path\n"
+    loads = saves.replace("    return path\n", "    return torch.load(path, weights_only=False)\n")
+    versions = analysed_in_versions(saves, loads, saves, loads)
+    for outcome, full, _ in versions:
+        assert findings_of(outcome) == findings_of(full)
+    assert [sum(finding.code == "GL510" for finding in outcome.findings) for outcome, _, _ in versions] == [1, 0, 1, 0]
+
+
+def test_an_edit_that_gives_a_rule_its_trigger_has_every_statement_analysed_for_it(monkeypatch):
+    """The rules a file passes the prefilter for ran for every finding kept: one that a new line
+    brings in (`.float()` here) may find something anywhere."""
+    monkeypatch.setattr(incremental, "WHOLE_SHARE", 2.0)
+    triggered = TYPED.replace("    x = Variable(x, volatile=True)\n", "    x = x.float()\n    x = Variable(x, volatile=True)\n")
+    versions = analysed_in_versions(TRAIN, TYPED, triggered, TYPED)
+    for outcome, full, _ in versions:
+        assert findings_of(outcome) == findings_of(full)
+    assert [reused for _, _, (_, reused) in versions][2:] == [0, 0]
+
+
+def test_an_edit_of_the_module_docstring_or_a_new_module_level_name_is_analysed_in_part(monkeypatch):
+    monkeypatch.setattr(incremental, "WHOLE_SHARE", 2.0)
+    documented = f'"""Training.\n\nThe 0.3 way.\n"""\n{TRAIN}'
+    edited = documented.replace("The 0.3 way.", "The 0.3 way, with `weights_only`.")
+    named = edited.replace('"""\nimport', '"""\nSTEPS = 10\nimport', 1)
+    versions = analysed_in_versions(documented, edited, named)
+    for outcome, full, _ in versions:
+        assert findings_of(outcome) == findings_of(full)
+        assert outcome.findings
+    (_, _, _), (_, _, (docstring_share, _)), (_, _, (name_share, _)) = versions
+    assert 0 < docstring_share < 0.5 and 0 < name_share < 0.5
 
 
 def test_a_document_checked_in_the_server_worker_twice_is_analysed_in_part_the_second_time(tmp_path):

@@ -12,6 +12,7 @@ from gradlint.analysis.training import BackwardSite, Event, Kind
 from gradlint.fix.plan import Applicability, Availability, Replace
 from gradlint.messages import snippet
 from gradlint.rules.base import Invalid, Rule, Severity
+from gradlint.source import found_in
 
 _MESSAGE = (
     "generator output `{fake}` reaches the discriminator without `.detach()` in the discriminator update "
@@ -326,7 +327,7 @@ class GanDiscriminatorNoDetach(Rule):
     @classmethod
     def applies_to(cls, text: str) -> bool:
         # Only files that step a discriminator's optimizer can hold a discriminator update.
-        return "step" in text and DISCRIMINATOR_OPTIMIZER_IN_TEXT.search(text) is not None
+        return "step" in text and found_in(text, DISCRIMINATOR_OPTIMIZER_IN_TEXT) is not None
 
     def visit_Module(self, node: cst.Module) -> None:
         if not self.applies_to(self.context.file_text):

@@ -196,7 +196,7 @@ class IteratorNextMethod(Rule):
             return
         receiver = node.func.value
         iterated = self._iterated(receiver)
-        if not iterated or _OWN_NEXT.search(self.context.file_text):
+        if not iterated or self.context.file_text.search(_OWN_NEXT):
             return
         replacement = cst.Call(func=cst.Name("next"), args=[cst.Arg(receiver)])
         title = f"Replace with `{snippet(self.context.code_for(replacement), 60)}`"

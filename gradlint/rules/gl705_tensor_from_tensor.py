@@ -226,7 +226,7 @@ class TensorFromTensor(Rule):
         return not any(self.context.carries_grad(value) for value in values)
 
     def _fix(self, node: cst.Call, replacement: cst.BaseExpression, shown: str) -> FixPlan:
-        default_device = _DEFAULT_DEVICE.search(self.context.file_text) or self.context.nn_modules.instance_of_method(self.context.stack)
+        default_device = self.context.file_text.search(_DEFAULT_DEVICE) or self.context.nn_modules.instance_of_method(self.context.stack)
         make = self.unsafe_fix if default_device else self.safe_fix
         return make(f"Replace with `{shown}`", Replace(node, replacement))
 

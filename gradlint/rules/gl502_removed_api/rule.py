@@ -620,7 +620,7 @@ class RemovedApi(Rule):
         used = self.context.parent()
         if type(used) is not cst.Attribute or used.value is not node or self.context.imports.qualified_name(node.value) is not None:
             return
-        if _OWN_BACKEND.search(self.context.file_text):
+        if self.context.file_text.search(_OWN_BACKEND):
             return
         removed = REMOVED_MODULE_ATTRIBUTES[_BACKEND]
         message = _GONE.format(name=self.context.code_for(node), version=removed.version, replacement=removed.replacement)
