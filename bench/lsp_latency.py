@@ -67,6 +67,7 @@ class Session:
             command or GRADLINT, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         self.incoming: queue.Queue = queue.Queue()
+        self.held: list[tuple[float, dict]] = []  # read, not yet waited for
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -93,14 +94,20 @@ class Session:
         self.process.stdin.flush()
         return sent
 
-    def wait_for(self, matches: Callable[[dict], bool]) -> tuple[float, dict, list[tuple[float, dict]]]:
+    def wait_for(self, matches: Callable[[dict], bool], keep: bool = False) -> tuple[float, dict, list[tuple[float, dict]]]:
         """(arrival time, message) of the first message that matches, and the others before it
-        (with their arrival times)."""
+        (with their arrival times); with `keep`, those others stay for the next wait (diagnostics
+        published while a request was answered)."""
         skipped = []
         deadline = time.monotonic() + TIMEOUT
         while True:
-            arrived, message = self.incoming.get(timeout=max(deadline - time.monotonic(), 0.0))
+            if self.held:
+                arrived, message = self.held.pop(0)
+            else:
+                arrived, message = self.incoming.get(timeout=max(deadline - time.monotonic(), 0.0))
             if matches(message):
+                if keep:
+                    self.held[:0] = skipped
                 return arrived, message, skipped
             skipped.append((arrived, message))
 
@@ -109,7 +116,7 @@ class Session:
         self.next_id += 1
         request_id = self.next_id
         sent = self.send({"id": request_id, "method": method, "params": params})
-        arrived, message, _ = self.wait_for(lambda m: m.get("id") == request_id and "method" not in m)
+        arrived, message, _ = self.wait_for(lambda m: m.get("id") == request_id and "method" not in m, keep=True)
         return arrived - sent, message.get("result")
 
     def diagnostics(self, uri: str, version: int) -> tuple[float, list[dict], list[tuple[float, dict]]]:
@@ -360,10 +367,11 @@ def _code_actions(session: Session, uri: str, diagnostics: list[dict], lines: in
 
 
 def _code_actions_during_a_check(session: Session, uri: str, text: str) -> dict:
-    """Code actions while the server analyses a change on its worker thread (the cursor moves
-    while the user types): they are answered without waiting for the analysis."""
+    """Code actions while the server analyses a change on its worker (the cursor moves while the
+    user types): they are answered without waiting for the analysis. The change adds an import,
+    which every statement's findings may depend on: the file is analysed whole, for seconds."""
     version = 1_000
-    edited = text.replace("\n", "\nstep = 0  # moved\n", 1)
+    edited = at_the_top(text, "import os  # moved")
     session.send(
         {
             "method": "textDocument/didChange",
