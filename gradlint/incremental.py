@@ -26,13 +26,14 @@ from gradlint.analysis.async_keywords import repair_async_keywords
 from gradlint.engine import LintOutcome, after_noqa, analyse_text, past_prefilter, rules_for
 from gradlint.model import Edit, Finding, Fix, Location
 from gradlint.noqa import NoqaLines
-from gradlint.pieces import Piece, Statement, plan_pieces, respanned, statement_of, statement_rows, statement_sources, statements_at
+from gradlint.pieces import Piece, Statement, plan_pieces, statement_of, statement_sources, statement_spans, statements_at
 from gradlint.rules import file_rule_codes, rule_for_failure
 from gradlint.rules.file_rule import FileFailure
 from gradlint.source import FileText, LineIndex, answers_hold, lines_with_ends
 
 if TYPE_CHECKING:
     from gradlint.model.project import ProjectFacts
+    from gradlint.rules.info import RuleInfo
 
 # Past this share of the file, the statements to analyse again are analysed in the whole file:
 # a reduced text of most of it costs as much, and the whole file needs no planning.
@@ -54,12 +55,6 @@ class _Entry:
     findings: tuple[Finding, ...]
 
 
-@dataclass
-class _Version:
-    lines: list[str]
-    spans: list[tuple[int, int]]
-
-
 class IncrementalAnalysis:
     """`analyse_text` for successive versions of one document: the same findings, computed from
     what changed since the last version it analysed."""
@@ -70,7 +65,7 @@ class IncrementalAnalysis:
         # What the analyses behind the entries asked of the whole file's text, with the answers:
         # an entry holds while the text answers the same (`weights_only=False` written elsewhere).
         self._asked: dict[tuple[str, object], bool] = {}
-        self._last: Optional[_Version] = None
+        self._last: Optional[tuple[list[str], list[tuple[int, int]]]] = None  # the last version's lines and statement rows
         self._facts: dict[str, tuple] = {}
         self._planned: Optional[tuple[list, list[Piece]]] = None
         self._sources: list[str] = []  # the text of each statement of the version being analysed
@@ -90,7 +85,7 @@ class IncrementalAnalysis:
         if self._setting is None or self._setting[:3] != setting[:3] or self._setting[3] != project or not answers_hold(self._asked, text):
             self._setting, self._entries, self._asked = setting, {}, {}
         lines = lines_with_ends(text)
-        spans = self._spans(text, lines)
+        spans = statement_spans(text, lines, self._last)
         if spans is None:
             self._forget()
             self.reused = 0
@@ -99,7 +94,7 @@ class IncrementalAnalysis:
             self._facts = {}
         self._sources = sources = statement_sources(lines, spans)
         statements = statements_at(lines, spans, self._facts, sources)
-        self._last = _Version(lines, spans)
+        self._last = (lines, spans)
         pieces = self._plan(statements)
         keys = [_key(statements, sources, piece) for piece in pieces]
         found = [self._found(key, statements, piece) for key, piece in zip(keys, pieces)]
@@ -132,13 +127,6 @@ class IncrementalAnalysis:
             self._planned = (names, plan_pieces(statements, sys.maxsize, 1))
         return self._planned[1]
 
-    def _spans(self, text: str, lines: list[str]) -> Optional[list[tuple[int, int]]]:
-        """The rows of each top-level statement of `text`: the last version's, where the lines
-        are the same, and the changed rows tokenized again; None when it does not tokenize."""
-        last = self._last
-        spans = respanned(last.lines, last.spans, lines) if last is not None else None
-        return spans if spans is not None else statement_rows(text, len(lines))
-
     def _forget(self) -> None:
         self._last, self._entries, self._asked = None, {}, {}
 
@@ -159,7 +147,7 @@ class IncrementalAnalysis:
         pieces: list[Piece],
         keys: list[tuple],
         missing: list[int],
-        rules: list,
+        rules: list["RuleInfo"],
         path: str,
         codes: frozenset[str],
         project: Optional["ProjectFacts"],

@@ -629,15 +629,9 @@ def respanned(old: list[str], spans: list[tuple[int, int]], lines: list[str]) ->
     bracket or a string open, start indented or with `else:`, end with a lone decorator...)."""
     if not spans:
         return None
-    prefix = 0
-    limit = min(len(old), len(lines))
-    while prefix < limit and old[prefix] == lines[prefix]:
-        prefix += 1
+    prefix, suffix = common_ends(old, lines)
     if prefix == len(old) == len(lines):
         return list(spans)
-    suffix = 0
-    while suffix < limit - prefix and old[-1 - suffix] == lines[-1 - suffix]:
-        suffix += 1
     starts = [first for first, _ in spans]
     # The statements from the one holding the line above the change to the one holding the line
     # below it: a change at a statement's edge may join it to its neighbour.
@@ -655,3 +649,25 @@ def respanned(old: list[str], spans: list[tuple[int, int]], lines: list[str]) ->
     found.starts[0] = 1
     middle = [(start + top - 1, end + top - 1) for start, end in zip(found.starts, [s - 1 for s in found.starts[1:]] + [rows])]
     return [*spans[:first], *middle, *((a + shift, b + shift) for a, b in spans[last_number + 1 :])]
+
+
+def common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many lines `new` starts with as `old` does, and how many of the rest it ends with."""
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
+
+
+def statement_spans(
+    text: str, lines: list[str], earlier: Optional[tuple[list[str], list[tuple[int, int]]]] = None
+) -> Optional[list[tuple[int, int]]]:
+    """The (first row, last row) of each top-level statement of `text` (its `lines`): from the
+    `earlier` version's (lines, spans) where that can decide them, else by tokenizing the text;
+    None when it does not tokenize."""
+    spans = respanned(*earlier, lines) if earlier is not None else None
+    return spans if spans is not None else statement_rows(text, len(lines))

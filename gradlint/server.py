@@ -221,9 +221,17 @@ class GradlintServer:
         safe fixes: it is then ready about when the diagnostics are published (the editor asks for
         it on save). It is computed under the last check's settings; the check's own, if they
         differ, start it again."""
-        known, document = self.checked.get(uri), self.documents.text(uri)
-        if known is not None and document is not None and known.has_safe_fix and self.client.fix_all:
-            self.fix_all_of(CheckedDocument(uri, document.text, document.version, known.name, known.settings, (), (), known.positions))
+        current = self.unchecked(uri)
+        if current is not None and self.checked[uri].has_safe_fix and self.client.fix_all:
+            self.fix_all_of(current)
+
+    def unchecked(self, uri: str) -> Optional[CheckedDocument]:
+        """The document's current text, not yet checked, under its last check's name and settings
+        (no findings); None for a document closed or never checked."""
+        document, known = self.documents.text(uri), self.checked.get(uri)
+        if document is None or known is None:
+            return None
+        return CheckedDocument(uri, document.text, document.version, known.name, known.settings, (), (), known.positions)
 
     async def _check(self, uri: str, text: str, version: Optional[int], language_id: Optional[str]) -> None:
         try:
@@ -458,10 +466,9 @@ class GradlintServer:
         edit; None when nothing changes or the text changed while they were computed."""
         checked = self.fresh(uri)
         if checked is None:  # a change not yet checked: its fix-all is computed for its text alone
-            document, known = self.documents.text(uri), self.checked.get(uri)
-            if document is None or known is None:
+            checked = self.unchecked(uri)
+            if checked is None:
                 return None
-            checked = CheckedDocument(uri, document.text, document.version, known.name, known.settings, (), (), known.positions)
         fix = self.fix_all_of(checked)
         fixed = await asyncio.shield(fix.result)  # a cancelled request leaves the computation to the next one
         self.trace(f"answered fix-all for {uri} version {fix.version}")

@@ -17,7 +17,7 @@ from typing import Optional
 import libcst as cst
 
 from gradlint.engine import parse
-from gradlint.pieces import respanned, statement_rows, statement_sources
+from gradlint.pieces import common_ends, statement_sources, statement_spans
 from gradlint.source import lines_with_ends
 
 # The trees of the statements of this many of the last texts are kept: the steps of the fix of a
@@ -47,12 +47,12 @@ class StatementTrees:
     def of(self, text: str) -> Optional[list[StatementTree]]:
         """The statements of `text` in order, covering it; None when it does not tokenize."""
         lines = lines_with_ends(text)
-        closest = max(self._texts, key=lambda known: _lines_in_common(known[0], lines), default=None)
-        spans = respanned(*closest, lines) if closest is not None else None
+        # The texts of successive steps of a fix differ all over, the same step's texts of
+        # successive versions only where edited: the closest earlier text decides the rows.
+        closest = max(self._texts, key=lambda known: sum(common_ends(known[0], lines)), default=None)
+        spans = statement_spans(text, lines, closest)
         if spans is None:
-            spans = statement_rows(text, len(lines))
-            if spans is None:
-                return None
+            return None
         self._texts.append((lines, spans))
         trees, seen, offset = [], {}, 0
         for (first_row, _), source in zip(spans, statement_sources(lines, spans)):
@@ -80,16 +80,3 @@ class StatementTrees:
         for texts in self._recent:
             known.update(texts)
         self._known = known
-
-
-def _lines_in_common(old: list[str], new: list[str]) -> int:
-    """How many lines `new` starts and ends with as `old` does: the texts of successive steps of
-    a fix differ all over, the same step's texts of successive versions only where edited."""
-    limit = min(len(old), len(new))
-    prefix = 0
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    return prefix + suffix
