@@ -23,7 +23,7 @@ from gradlint.config import (
     split_codes,
 )
 from gradlint.docs import render_rule
-from gradlint.interrupts import InterruptedExit, end_process, exit_interrupted, handle_termination
+from gradlint.interrupts import InterruptedExit, end_process, exit_interrupted, handle_termination, ignore_after_the_run
 from gradlint.files import MAX_FILE_BYTES, SourceReadError, describe_os_error, read_source, write_output_atomic
 from gradlint.terminal import ProgressBar, use_color, wants_progress
 from gradlint.report import FORMATS, HUMAN_FORMATS, RenderOptions, render, render_fix_summary, render_fixed_only, render_statistics
@@ -857,6 +857,9 @@ def main() -> None:
             exit_interrupted(interrupt)
     except InterruptedExit as done:
         end_process(done)
+    except SystemExit:
+        ignore_after_the_run()
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

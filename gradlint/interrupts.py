@@ -57,6 +57,14 @@ def end_process(done: InterruptedExit) -> NoReturn:
     os._exit(done.code if isinstance(done.code, int) else 1)
 
 
+def ignore_after_the_run() -> None:
+    """The run is over and what it reports is written: SIGINT and SIGTERM have nothing left to
+    stop. Arriving during the interpreter's shutdown (the pool's workers joined, threads ended),
+    they would end the process by the signal (-2, -15) instead of with the run's exit code."""
+    for signum in HANDLED:
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def quiet_worker() -> None:
     """A pool worker leaves SIGINT and SIGTERM (a terminal's Ctrl-C, or a `kill` of the whole process
     group, reaches it too) to the main process, which stops the run and shuts the pool down: a
